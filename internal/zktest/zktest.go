@@ -1,0 +1,413 @@
+// Package zktest runs a throwaway ZooKeeper for a package's tests.
+//
+// Every test package that needs ZooKeeper calls Main from its TestMain:
+//
+//	func TestMain(m *testing.M) { zktest.Main(m) }
+//
+// Main starts one Apache ZooKeeper 3.8 server (through ../shared/scripts/zk-test-server)
+// on a free loopback port in a temporary directory, runs the tests and stops it.
+// Before starting, it stops servers that an earlier, crashed test run left
+// behind (found by their pid files under the shared base directory).
+//
+// When the zookeeper package is not installed:
+//   - with CI=true the run fails: CI must test against the real server;
+//   - otherwise the tests that ask for a server run against the embedded
+//     server if one is registered (see Embedded), and skip with a clear message if not.
+package zktest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ErrNotInstalled means the zookeeper package (Java server) is not installed.
+var ErrNotInstalled = errors.New("Apache ZooKeeper is not installed (run ../shared/scripts/zk-test-server install as root)")
+
+// Embedded, when set, starts an in-process ZooKeeper-protocol server and
+// returns its address and a stop function. Main uses it when Apache
+// ZooKeeper is not installed and CI is unset. It is set by the package that
+// provides the embedded server (a blank import in the test package).
+var Embedded func() (addr string, stop func(), err error)
+
+var (
+	shared     *Server // the package-wide server started by Main
+	sharedAddr string  // its address (or the embedded server's)
+	skipReason string  // set when there is no server and tests must skip
+	kind       = "apache"
+)
+
+// Main starts the package's ZooKeeper, runs the tests and stops it. It never returns.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ReapStale()
+	srv, err := Start(Options{})
+	switch {
+	case err == nil:
+		shared, sharedAddr = srv, srv.Addr()
+		defer srv.Stop()
+	case errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "true":
+		fmt.Fprintf(os.Stderr, "zktest: CI=true and %v\n", err)
+		return 1
+	case errors.Is(err, ErrNotInstalled) && Embedded != nil:
+		addr, stop, eerr := Embedded()
+		if eerr != nil {
+			fmt.Fprintf(os.Stderr, "zktest: embedded server: %v\n", eerr)
+			return 1
+		}
+		defer stop()
+		sharedAddr, kind = addr, "embedded"
+	case errors.Is(err, ErrNotInstalled):
+		skipReason = "skipping: " + err.Error()
+	default:
+		fmt.Fprintf(os.Stderr, "zktest: %v\n", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// Addr returns the host:port of the package's server, or skips the test when
+// there is none.
+func Addr(t testing.TB) string {
+	t.Helper()
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	if sharedAddr == "" {
+		t.Fatal("zktest: no server; call zktest.Main from TestMain")
+	}
+	return sharedAddr
+}
+
+// Kind reports which server the package runs against: "apache" or "embedded".
+func Kind() string { return kind }
+
+// SharedServer returns the Apache server started by Main (nil when the
+// package runs against the embedded server or skips).
+func SharedServer() *Server { return shared }
+
+var chrootSeq struct {
+	sync.Mutex
+	n int
+}
+
+// Chroot creates a fresh, unique znode for the calling test and returns the
+// connect string rooted there ("127.0.0.1:PORT/ktopo-test/<name>-<n>"), so
+// tests sharing one server never see each other's data.
+func Chroot(t testing.TB) string {
+	t.Helper()
+	addr := Addr(t)
+	chrootSeq.Lock()
+	chrootSeq.n++
+	n := chrootSeq.n
+	chrootSeq.Unlock()
+	name := strings.NewReplacer("/", "_", " ", "_", "#", "_").Replace(t.Name())
+	root := fmt.Sprintf("/ktopo-test/%s-%d-%d", name, os.Getpid(), n)
+	conn := Connect(t, addr)
+	if err := CreateAll(conn, root); err != nil {
+		t.Fatalf("zktest: create chroot %s: %v", root, err)
+	}
+	return addr + root
+}
+
+// CreateAll creates path and any missing parents with no data.
+func CreateAll(conn *zk.Conn, path string) error {
+	cur := ""
+	for _, part := range strings.Split(strings.Trim(path, "/"), "/") {
+		cur += "/" + part
+		if _, err := conn.Create(cur, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Connect opens a plain go-zookeeper connection to addr (host:port, no
+// chroot), waits for the session and closes it when the test ends.
+func Connect(t testing.TB, addr string) *zk.Conn {
+	t.Helper()
+	conn, ev, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(testLogger{t}))
+	if err != nil {
+		t.Fatalf("zktest: connect %s: %v", addr, err)
+	}
+	t.Cleanup(conn.Close)
+	deadline := time.After(15 * time.Second)
+	for {
+		select {
+		case e := <-ev:
+			if e.State == zk.StateHasSession {
+				return conn
+			}
+		case <-deadline:
+			t.Fatalf("zktest: no session with %s after 15s", addr)
+		}
+	}
+}
+
+type testLogger struct{ t testing.TB }
+
+func (l testLogger) Printf(format string, args ...any) {
+	defer func() { _ = recover() }() // the test may have ended; go-zookeeper logs late
+	l.t.Logf("zk: "+format, args...)
+}
+
+// Options tune a dedicated server.
+type Options struct {
+	// TickTime in ms (default 2000); session timeouts are clamped to [2, 20] ticks.
+	TickTime int
+	// Port to bind; 0 picks a free one.
+	Port int
+	// Dir for the server's files; empty creates a temporary one (removed by Stop).
+	Dir string
+}
+
+// Server is one Apache ZooKeeper process started through the script.
+type Server struct {
+	dir     string
+	port    int
+	tick    int
+	ownsDir bool
+}
+
+// Addr is the server's "127.0.0.1:PORT".
+func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
+
+// Dir is the directory holding the server's config, data and logs.
+func (s *Server) Dir() string { return s.dir }
+
+// StartServer starts a dedicated server for one test (stopped at cleanup).
+// It skips the test when Apache ZooKeeper is not installed and CI is unset.
+func StartServer(t testing.TB, o Options) *Server {
+	t.Helper()
+	s, err := Start(o)
+	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") != "true" {
+		t.Skip("skipping: " + err.Error())
+	}
+	if err != nil {
+		t.Fatalf("zktest: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Start starts an Apache ZooKeeper server.
+func Start(o Options) (*Server, error) {
+	script, err := Script()
+	if err != nil {
+		return nil, err
+	}
+	if out, err := exec.Command(script, "check").CombinedOutput(); err != nil {
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == 3 {
+			return nil, ErrNotInstalled
+		}
+		return nil, fmt.Errorf("%s check: %v: %s", script, err, out)
+	}
+	s := &Server{dir: o.Dir, tick: o.TickTime, port: o.Port}
+	if s.dir == "" {
+		base := baseDir()
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			return nil, err
+		}
+		d, err := os.MkdirTemp(base, strconv.Itoa(os.Getpid())+"-")
+		if err != nil {
+			return nil, err
+		}
+		s.dir, s.ownsDir = d, true
+	}
+	// The owner file lets a later run tell whether this server is orphaned.
+	if err := os.WriteFile(filepath.Join(s.dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		if o.Port == 0 {
+			if s.port, err = freePort(); err != nil {
+				return nil, err
+			}
+		}
+		if lastErr = s.start(); lastErr == nil {
+			return s, nil
+		}
+		if o.Port != 0 {
+			break
+		}
+	}
+	if s.ownsDir {
+		_ = os.RemoveAll(s.dir)
+	}
+	return nil, lastErr
+}
+
+func (s *Server) start() error {
+	script, err := Script()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(script, "start", strconv.Itoa(s.port), s.dir)
+	cmd.Env = os.Environ()
+	if s.tick > 0 {
+		cmd.Env = append(cmd.Env, "ZK_TICK_TIME="+strconv.Itoa(s.tick))
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("zk-test-server start %d %s: %v: %s", s.port, s.dir, err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// Stop stops the server and removes its directory if Start created it.
+func (s *Server) Stop() {
+	s.stop()
+	if s.ownsDir {
+		_ = os.RemoveAll(s.dir)
+	}
+}
+
+func (s *Server) stop() {
+	script, err := Script()
+	if err != nil {
+		return
+	}
+	_ = exec.Command(script, "stop", s.dir).Run()
+}
+
+// Restart stops the server and starts it again on the same port with the
+// same data directory (its tree survives; sessions may expire meanwhile).
+func (s *Server) Restart() error {
+	s.stop()
+	return s.start()
+}
+
+// Kill stops the server (SIGTERM, then SIGKILL) but keeps its directory, so
+// Restart can bring it back with its data.
+func (s *Server) Kill() { s.stop() }
+
+// FourLetter sends a four-letter word and returns the reply.
+func (s *Server) FourLetter(word string) (string, error) {
+	return FourLetter(s.Addr(), word)
+}
+
+// FourLetter sends a four-letter word to addr and returns the reply.
+func FourLetter(addr, word string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(3 * time.Second))
+	if _, err := c.Write([]byte(word)); err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	_, err = buf.ReadFrom(c)
+	return buf.String(), err
+}
+
+// ReapStale stops servers left behind by test processes that no longer run.
+func ReapStale() {
+	script, err := Script()
+	if err != nil {
+		return
+	}
+	entries, err := os.ReadDir(baseDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		dir := filepath.Join(baseDir(), e.Name())
+		b, err := os.ReadFile(filepath.Join(dir, "owner.pid"))
+		if err != nil {
+			if info, serr := os.Stat(dir); serr == nil && time.Since(info.ModTime()) > time.Hour {
+				_ = exec.Command(script, "stop", dir).Run()
+				_ = os.RemoveAll(dir)
+			}
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || alive(pid) {
+			continue
+		}
+		_ = exec.Command(script, "stop", dir).Run()
+		_ = os.RemoveAll(dir)
+	}
+}
+
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func baseDir() string { return filepath.Join(os.TempDir(), "ktopo-zktest") }
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Script locates zk-test-server: $KTOPO_ZK_TEST_SERVER, else
+// ../shared/scripts/zk-test-server beside the module root.
+func Script() (string, error) {
+	if p := os.Getenv("KTOPO_ZK_TEST_SERVER"); p != "" {
+		return p, nil
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(root, "..", "shared", "scripts", "zk-test-server")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("%w: %s not found (set KTOPO_ZK_TEST_SERVER)", ErrNotInstalled, p)
+	}
+	return p, nil
+}
+
+// ModuleRoot returns the directory holding go.mod, found upwards from the
+// working directory (go test runs in the package directory).
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("zktest: go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// SharedDir returns ../shared beside the module root (spec, test vectors).
+func SharedDir() (string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "..", "shared"), nil
+}
