@@ -1,0 +1,84 @@
+package assign
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Error classes used when adding partitions.
+const (
+	BrokerNotAvailable      = "BrokerNotAvailableException"
+	messageOnlyIncrease     = "The number of partitions for a topic can only be increased. Topic %s currently has %d partitions, %d would not be an increase."
+	messageMissingPartition = "Unexpected existing replica assignment for topic '%s', partition id 0 is missing. Assignment: %s"
+)
+
+// AddPartitions computes the replicas of the partitions added to a topic
+// when its partition count grows to numPartitions, as AdminZkClient's
+// createNewPartitionsAssignment does (spec §2.6). brokers are the registered
+// brokers, sorted by id with the rack mode already applied. newReplicas, when
+// not nil, is a manual assignment of the new partitions only (in order);
+// otherwise AdminUtils places them, starting from the broker that leads
+// partition 0. The result holds only the new partitions.
+func AddPartitions(topic string, existing Assignment, numPartitions int, newReplicas [][]int, brokers []Broker) (Assignment, error) {
+	p0, ok := existing[0]
+	if !ok {
+		return nil, errorf(AdminOperation, messageMissingPartition, topic, ScalaString(existing))
+	}
+	toAdd := numPartitions - len(existing)
+	if toAdd <= 0 {
+		return nil, errorf(InvalidPartitions, messageOnlyIncrease, topic, len(existing), numPartitions)
+	}
+	rf := len(p0)
+	if newReplicas != nil {
+		if len(newReplicas) != toAdd {
+			return nil, errorf(InvalidReplicaAssignment, "Increasing the number of partitions by %d but %d assignments provided.", toAdd, len(newReplicas))
+		}
+		out := make(Assignment, toAdd)
+		for i, rs := range newReplicas {
+			out[len(existing)+i] = rs
+		}
+		return out, validateNewPartitions(out, rf, brokers)
+	}
+	start := 0
+	for i, b := range brokers {
+		if b.ID >= p0[0] {
+			start = i
+			break
+		}
+	}
+	o := Options{StartIndex: start, ReplicaShift: -1, StartPartition: len(existing)}
+	res, err := Assign(brokers, toAdd, rf, o)
+	return res.Assignment, err
+}
+
+// validateNewPartitions is AdminZkClient.validateReplicaAssignment.
+func validateNewPartitions(a Assignment, rf int, brokers []Broker) error {
+	live := make([]int, len(brokers))
+	for i, b := range brokers {
+		live[i] = b.ID
+	}
+	var badIDs, badRFs []string
+	for _, p := range a.Partitions() {
+		rs := a[p]
+		if len(rs) == 0 {
+			return errorf(InvalidReplicaAssignment, "Cannot have replication factor of 0 for partition id %d.", p)
+		}
+		if dups := duplicates(rs); len(dups) > 0 {
+			return errorf(InvalidReplicaAssignment, "Duplicate brokers not allowed in replica assignment: %s for partition id %d.", joinInts(dups, ", "), p)
+		}
+		for _, r := range rs {
+			if !slices.Contains(live, r) {
+				return errorf(BrokerNotAvailable, "Some brokers specified for partition id %d are not available. Specified brokers: %s, available brokers: %s.", p, joinInts(rs, ", "), joinInts(live, ", "))
+			}
+		}
+		if len(rs) != rf {
+			badIDs = append(badIDs, fmt.Sprint(p))
+			badRFs = append(badRFs, fmt.Sprint(len(rs)))
+		}
+	}
+	if len(badIDs) > 0 {
+		return errorf(InvalidReplicaAssignment, "Inconsistent replication factor between partitions, partition 0 has %d while partitions [%s] have replication factors [%s], respectively.", rf, strings.Join(badIDs, ", "), strings.Join(badRFs, ", "))
+	}
+	return nil
+}
