@@ -162,7 +162,7 @@ func TestPlanTextFits80Columns(t *testing.T) {
 	if strings.Contains(out, "\x1b[") {
 		t.Error("ANSI codes in output that is not a terminal")
 	}
-	if !strings.Contains(out, "1012") || strings.Count(out, "partition ") != 1 {
+	if !strings.Contains(out, "1012") || strings.Count(out, "\npartition ") != 1 {
 		t.Errorf("want one block with all brokers:\n%s", out)
 	}
 }
