@@ -779,20 +779,21 @@ func (m *Mirror) handle(r result) {
 			m.setPresent(n, r.data, r.stat)
 		}
 	case r.op == opGet && noNode:
+		// No watch is set on a missing node, and a data watch armed by an
+		// earlier read has fired with the deletion (maybe before that read's
+		// reply was handled here, which set the flag again).
+		m.setWatch(n, kData, false)
 		m.setAbsent(n)
-		if n.watchAbsent() && n.wantData() {
-			m.push(n, kData, opExists)
-		}
+		m.followAbsent(n, kData)
 	case r.op == opChildren && r.err == nil:
 		m.setWatch(n, kList, true)
 		if n.wantList() {
 			m.setChildren(n, r.kids)
 		}
 	case r.op == opChildren && noNode:
+		m.setWatch(n, kList, false)
 		m.listGone(n)
-		if n.watchAbsent() && n.wantList() {
-			m.push(n, kList, opExists)
-		}
+		m.followAbsent(n, kList)
 	case r.op == opExists && r.err == nil:
 		m.setWatch(n, k, true)
 		if r.exists {
@@ -821,6 +822,23 @@ func (m *Mirror) handle(r result) {
 	}
 	if !n.keep() {
 		m.forget(n)
+	}
+}
+
+// followAbsent makes sure a node found missing is noticed when it comes
+// back. A read of a missing node sets no watch. Nodes followed while absent
+// get an exist watch. A listed child is covered by its parent's listing,
+// but only by one served after this read: a listing served earlier may have
+// been processed already (replies reach the loop through different
+// workers, not in wire order), so the parent is listed again.
+func (m *Mirror) followAbsent(n *node, k int) {
+	want := k == kData && n.wantData() || k == kList && n.wantList()
+	switch {
+	case !want:
+	case n.watchAbsent():
+		m.push(n, k, opExists)
+	case n.parent != nil:
+		m.schedule(n.parent, kList)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/ktopo/ktopo/internal/zktest"
 )
+
+var seedsFlag = flag.Int("seeds", 0, "seeds for TestMirrorRandom (default 12, 2 with -short)")
 
 // kafkaShape is an example of the shape the cluster package gives a Mirror:
 // Kafka's znodes, with partition states derived from topic assignments.
@@ -372,7 +375,7 @@ func (s *sim) anyTopic() (string, bool) {
 
 func (s *sim) step() {
 	c := s.c
-	switch s.r.IntN(12) {
+	switch s.r.IntN(14) {
 	case 0, 1: // create a topic (config, then assignment, as AdminZkClient does)
 		s.next++
 		t := fmt.Sprintf("t%d", s.next)
@@ -470,7 +473,32 @@ func (s *sim) step() {
 		} else {
 			s.ok(err, zk.ErrNotEmpty)
 		}
+	case 12, 13:
+		s.bounce()
 	}
+}
+
+// bounce is a broker restarting quickly, or a topic deleted and created
+// again with the same name: a listed node deleted and re-created between
+// two listings of its parent.
+func (s *sim) bounce() {
+	c := s.c
+	if s.r.IntN(2) == 0 {
+		id := s.r.IntN(5) + 1
+		p := "/brokers/ids/" + strconv.Itoa(id)
+		s.ok(c.Delete(p, -1), zk.ErrNoNode)
+		s.must(ignore(c.Create(p, fmt.Appendf(nil, `{"version":5,"host":"b%d","port":%d}`, id, 9000+s.r.IntN(999)), zk.FlagEphemeral, open)))
+		s.brokers[id] = true
+		return
+	}
+	t, ok := s.anyTopic()
+	if !ok {
+		return
+	}
+	s.deleteTree("/brokers/topics/" + t)
+	n := 1 + s.r.IntN(4)
+	s.must(ignore(c.Create("/brokers/topics/"+t, assignment(n, 3), 0, open)))
+	s.topics[t] = n
 }
 
 // deleteTree deletes p and everything below it, children first.
@@ -588,10 +616,15 @@ func TestMirrorNilAndEmpty(t *testing.T) {
 // TestMirrorRandom applies random Kafka-like mutation sequences while the
 // mirror runs; after each quiet period the mirror and its consumer equal a
 // fresh full read.
+//
+// go test ./zkwatch -run MirrorRandom -seeds 200 runs more seeds.
 func TestMirrorRandom(t *testing.T) {
 	seeds, rounds := 12, 6
 	if testing.Short() {
 		seeds, rounds = 2, 3
+	}
+	if *seedsFlag > 0 {
+		seeds = *seedsFlag
 	}
 	shape := kafkaShape()
 	for seed := range seeds {
