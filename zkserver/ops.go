@@ -787,16 +787,20 @@ func decodeMulti(d *proto.Decoder) ([]multiOp, bool) {
 			op.path, op.data, op.acl, op.flags = d.String(), d.Buffer(), d.ACLs(), d.Int()
 			if typ == proto.OpCreateTTL {
 				op.ttl = d.Long()
-			} else {
-				// Op.create re-derives the opcode from the flags.
-				switch m, _ := parseFlags(op.flags); {
-				case m.ttl:
-					op.typ = proto.OpCreateTTL
-				case m.container:
-					op.typ = proto.OpCreateContainer
-				default:
-					op.typ = proto.OpCreate
-				}
+			}
+			// ZooKeeper's Op.create re-derives the opcode from the flags
+			// (unknown flags count as persistent and fail later with -8).
+			switch m, _ := parseFlags(op.flags); {
+			case m.ttl && typ != proto.OpCreateTTL:
+				// A TTL mode in a plain create record: 3.8 fails to cast the
+				// record and answers the whole multi with -5.
+				return nil, false
+			case m.ttl:
+				op.typ = proto.OpCreateTTL
+			case m.container:
+				op.typ, op.ttl = proto.OpCreateContainer, -1
+			default:
+				op.typ, op.ttl = proto.OpCreate, -1
 			}
 		case proto.OpDelete:
 			op.path, op.version = d.String(), d.Int()
