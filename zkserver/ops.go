@@ -51,7 +51,7 @@ func (s *Server) dispatch(c *conn, frame []byte) bool {
 		s.read(c, xid, op, body)
 		s.mu.RUnlock()
 	case proto.OpCreate, proto.OpCreate2, proto.OpCreateContainer, proto.OpCreateTTL, proto.OpDelete,
-		proto.OpSetData, proto.OpSetACL, proto.OpCheck, proto.OpMulti, proto.OpReconfig:
+		proto.OpSetData, proto.OpSetACL, proto.OpCheck, proto.OpMulti, proto.OpReconfig, proto.OpDeleteContainer:
 		s.mu.Lock()
 		s.write(c, xid, op, body)
 		s.mu.Unlock()
@@ -67,8 +67,7 @@ func (s *Server) dispatch(c *conn, frame []byte) bool {
 		s.mu.Unlock()
 		return false
 	default:
-		// Unknown opcode (also sasl, createSession, deleteContainer from a
-		// client): -6 with zxid -1, then the connection closes (spec §5).
+		// Unknown opcode (also sasl and createSession from a client): -6 with zxid -1, then the connection closes (spec §5).
 		c.sendAndClose(headerOnly(xid, -1, proto.ErrUnimplemented))
 		return false
 	}
@@ -571,6 +570,12 @@ func (s *Server) write(c *conn, xid, op int32, body []byte) {
 	case proto.OpReconfig:
 		fail(proto.ErrReconfigDisabled)
 
+	case proto.OpDeleteContainer:
+		// 3.8 takes this server-internal op from clients too, but reads the
+		// path from the whole frame buffer, header included: the NUL bytes
+		// of the header make it -8 BadArguments, always (a zxid is used).
+		fail(proto.ErrBadArguments)
+
 	case proto.OpMulti:
 		s.multi(w, xid, d)
 	}
@@ -654,9 +659,9 @@ func (s *Server) create(w *writeCtx, op int32, path string, data []byte, acl []p
 	}
 	s.tree.addNode(path, parent, n, w.zxid, w.undo)
 	if n.isEphemeral() {
-		eph := w.c.sess.ephemerals
-		eph[path] = struct{}{}
-		w.undo.add(func() { delete(eph, path) })
+		ss := w.c.sess
+		ss.addEphemeral(path)
+		w.undo.add(func() { delete(ss.ephemerals, path) })
 	}
 	w.fired = append(w.fired, trigger{proto.OpCreate, path})
 	return path, n, 0
@@ -688,8 +693,9 @@ func (s *Server) delete(w *writeCtx, path string, version int32) int32 {
 	s.tree.removeNode(path, n, w.zxid, w.undo)
 	if n.isEphemeral() {
 		if owner := s.sessions[n.owner]; owner != nil {
+			seq := owner.ephemerals[path]
 			delete(owner.ephemerals, path)
-			w.undo.add(func() { owner.ephemerals[path] = struct{}{} })
+			w.undo.add(func() { owner.ephemerals[path] = seq })
 		}
 	}
 	w.fired = append(w.fired, trigger{proto.OpDelete, path})

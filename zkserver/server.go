@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,9 +98,18 @@ type session struct {
 	id         int64
 	passwd     []byte
 	timeout    time.Duration
-	lastTouch  atomic.Int64 // server-clock nanoseconds of the last frame
-	conn       *conn        // guarded by Server.mu
-	ephemerals map[string]struct{}
+	lastTouch  atomic.Int64      // server-clock nanoseconds of the last frame
+	conn       *conn             // guarded by Server.mu
+	ephemerals map[string]uint64 // path → insertion sequence (see javaCloseOrder)
+	ephPeak    int               // most ephemerals held at once
+	ephSeq     uint64
+}
+
+// addEphemeral records a new ephemeral of the session.
+func (ss *session) addEphemeral(path string) {
+	ss.ephSeq++
+	ss.ephemerals[path] = ss.ephSeq
+	ss.ephPeak = max(ss.ephPeak, len(ss.ephemerals))
 }
 
 // Server is a running embedded ZooKeeper server.
@@ -324,7 +332,7 @@ func (s *Server) newSessionLocked(timeout time.Duration) *session {
 	}
 	pw := make([]byte, 16)
 	_, _ = rand.Read(pw)
-	ss := &session{id: id, passwd: pw, timeout: timeout, ephemerals: map[string]struct{}{}}
+	ss := &session{id: id, passwd: pw, timeout: timeout, ephemerals: map[string]uint64{}}
 	ss.lastTouch.Store(s.now())
 	s.sessions[id] = ss
 	return ss
@@ -336,13 +344,8 @@ func (s *Server) newSessionLocked(timeout time.Duration) *session {
 func (s *Server) closeSessionLocked(ss *session) int64 {
 	zxid := s.zxid.Add(1)
 	delete(s.sessions, ss.id)
-	paths := make([]string, 0, len(ss.ephemerals))
-	for p := range ss.ephemerals {
-		paths = append(paths, p)
-	}
-	// Deepest first is not needed (ephemerals have no children), but a
-	// stable order keeps events deterministic.
-	slices.Sort(paths)
+	// Delete in ZooKeeper's order so watchers get events in the same order.
+	paths := javaCloseOrder(ss.ephemerals, ss.ephPeak)
 	var events []pendingEvent
 	for _, p := range paths {
 		if n := s.tree.nodes[p]; n != nil && n.owner == ss.id {
