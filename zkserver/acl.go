@@ -98,7 +98,7 @@ func fixupACL(c *conn, acl []proto.ACL) ([]proto.ACL, bool) {
 			// Expanded to the connection's authenticated ids; ip ids are not
 			// "authenticated" in ZooKeeper's sense.
 			found := false
-			for _, id := range c.auth {
+			for _, id := range authOrder(c.auth) {
 				if id.scheme == "digest" {
 					found = true
 					out = append(out, proto.ACL{Perms: a.Perms, Scheme: id.scheme, ID: id.id})

@@ -241,3 +241,12 @@ func compareLogs(t *testing.T, apache, embedded []string) {
 		t.Logf("transcript:\n%s", strings.Join(apache, "\n"))
 	}
 }
+
+// apacheAvailable reports whether this package runs against Apache ZooKeeper.
+func apacheAvailable() bool { return zktest.Kind() == "apache" }
+
+// startApache starts a dedicated Apache ZooKeeper (fresh tree).
+func startApache(t *testing.T) string {
+	t.Helper()
+	return zktest.StartServer(t, zktest.Options{}).Addr()
+}

@@ -20,9 +20,33 @@ func javaStringHash(s string) int32 {
 }
 
 // javaBucket is HashMap's bucket index for a String key in a table of size n.
-func javaBucket(s string, n int) int {
-	h := uint32(javaStringHash(s))
+func javaBucket(s string, n int) int { return bucketOf(javaStringHash(s), n) }
+
+// bucketOf spreads a Java hash code as HashMap and ConcurrentHashMap do and
+// returns its bucket in a table of size n.
+func bucketOf(hash int32, n int) int {
+	h := uint32(hash)
 	return int((h ^ h>>16) & uint32(n-1))
+}
+
+// javaIDHash is the jute-generated hashCode of an Id{scheme, id} record.
+func javaIDHash(scheme, id string) int32 {
+	r := int32(17)
+	r = 37*r + javaStringHash(scheme)
+	r = 37*r + javaStringHash(id)
+	return r
+}
+
+// authOrder returns a connection's auth ids in the iteration order of 3.8's
+// ServerCnxn.authInfo (a set backed by a ConcurrentHashMap): whoAmI lists
+// them, and an "auth" ACL expands to them, in this order.
+func authOrder(ids []authID) []authID {
+	out := slices.Clone(ids)
+	n := setCapacity(len(ids))
+	slices.SortStableFunc(out, func(a, b authID) int {
+		return bucketOf(javaIDHash(a.scheme, a.id), n) - bucketOf(javaIDHash(b.scheme, b.id), n)
+	})
+	return out
 }
 
 // tableSizeFor is HashMap.tableSizeFor: the next power of two ≥ c.

@@ -253,12 +253,12 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 		}
 		var out []string
 		all := strings.TrimSpace(prefix) == "" || strings.TrimSpace(prefix) == "/"
-		for p := range c.sess.ephemerals {
+		// In the order of 3.8's HashSet clone, as the real server lists them.
+		for _, p := range javaCloseOrder(c.sess.ephemerals, c.sess.ephPeak) {
 			if all || strings.HasPrefix(p, prefix) {
 				out = append(out, p)
 			}
 		}
-		slices.Sort(out)
 		if out == nil {
 			out = []string{}
 		}
@@ -270,7 +270,7 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 	case proto.OpWhoAmI:
 		e, off := reply(xid, zxid, 0, 64)
 		e.Int(int32(len(c.auth)))
-		for _, a := range c.auth {
+		for _, a := range authOrder(c.auth) {
 			user := a.id
 			if a.scheme == "digest" {
 				user, _, _ = strings.Cut(a.id, ":")
