@@ -190,7 +190,7 @@ func (c *conn) readLoop() {
 			return
 		}
 		// Back-pressure: wait for the writer before reading more.
-		for c.queuedBytes() > highWater {
+		for c.queuedBytes() > min(highWater, c.s.cfg.MaxQueuedBytes/2) {
 			select {
 			case <-c.drained:
 			case <-c.closed:

@@ -53,6 +53,12 @@ func (s *Server) dispatch(c *conn, frame []byte) bool {
 	case proto.OpCreate, proto.OpCreate2, proto.OpCreateContainer, proto.OpCreateTTL, proto.OpDelete,
 		proto.OpSetData, proto.OpSetACL, proto.OpCheck, proto.OpMulti, proto.OpReconfig, proto.OpDeleteContainer:
 		s.mu.Lock()
+		if s.sessions[c.sess.id] != c.sess {
+			// The session expired or was closed while this connection still
+			// had requests in flight: nothing more may change for it.
+			s.mu.Unlock()
+			return false
+		}
 		s.write(c, xid, op, body)
 		s.mu.Unlock()
 	case proto.OpCloseSession:

@@ -353,7 +353,7 @@ func (s *Server) closeSessionLocked(ss *session) int64 {
 			s.triggerDelete(p, &events)
 		}
 	}
-	ss.ephemerals = nil
+	clear(ss.ephemerals)
 	s.deliver(events)
 	return zxid
 }
