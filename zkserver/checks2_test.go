@@ -73,6 +73,22 @@ func oddRequests(h *H) {
 	try("truncated create", proto.OpCreate, []byte{0, 0, 0, 2, '/', 'a'})
 	try("checkWatches bad type", proto.OpCheckWatches, []byte{0, 0, 0, 1, '/', 0, 0, 0, 4})
 	try("notification op(0)", 0, nil)
+	try("sasl(102)", proto.OpSASL, []byte{0, 0, 0, 0})
+	ttlBody := func(p string, flags int32, ttl int64) []byte {
+		var e proto.Encoder
+		createBody(p, nil, openACL, flags)(&e)
+		e.Long(ttl)
+		return e.B
+	}
+	// Not compared: createTTL with flags 0 and ttl -1 makes 3.8.0 throw in
+	// its final processor and shut the whole server down (see
+	// COMPATIBILITY.md); createSession (-10) from a client opens a second
+	// session on the connection.
+	try("createTTL(21) flags 0 ttl 5", proto.OpCreateTTL, ttlBody(h.P("t1"), 0, 5))
+	try("createTTL(21) flags 7", proto.OpCreateTTL, ttlBody(h.P("t2"), 7, 5))
+	var e proto.Encoder
+	createBody(h.P("c15"), nil, openACL, 4)(&e)
+	try("create2(15) flags 4", proto.OpCreate2, e.B)
 	try("huge string length", proto.OpExists, []byte{0x7f, 0, 0, 0, '/', 0})
 }
 

@@ -43,6 +43,12 @@ func (s *Server) dispatch(c *conn, frame []byte) bool {
 		c.send(headerOnly(proto.XidPing, s.zxid.Load(), 0))
 	case proto.OpAuth:
 		return s.authPacket(c, xid, body)
+	case proto.OpSASL:
+		// No SASL here; 3.8 without SASL answers an empty token this way.
+		e, off := reply(xid, 0, 0, 4)
+		e.Buffer(nil)
+		e.EndFrame(off)
+		c.send(e.B)
 	case proto.OpExists, proto.OpGetData, proto.OpGetACL, proto.OpGetChildren, proto.OpGetChildren2,
 		proto.OpSync, proto.OpGetAllChildrenNumber, proto.OpGetEphemerals, proto.OpWhoAmI,
 		proto.OpMultiRead, proto.OpCheckWatches, proto.OpRemoveWatches, proto.OpSetWatches,
@@ -73,7 +79,7 @@ func (s *Server) dispatch(c *conn, frame []byte) bool {
 		s.mu.Unlock()
 		return false
 	default:
-		// Unknown opcode (also sasl and createSession from a client): -6 with zxid -1, then the connection closes (spec §5).
+		// Unknown opcode (also createSession from a client): -6 with zxid -1, then the connection closes (spec §5).
 		c.sendAndClose(headerOnly(xid, -1, proto.ErrUnimplemented))
 		return false
 	}
@@ -623,8 +629,10 @@ func (s *Server) create(w *writeCtx, op int32, path string, data []byte, acl []p
 	if mode.ttl {
 		return "", nil, proto.ErrUnimplemented // extended types are disabled
 	}
-	if ttl >= 0 {
-		return "", nil, proto.ErrBadArguments // a ttl for a non-TTL mode
+	if ttl >= 0 || op == proto.OpCreateTTL {
+		// A ttl for a non-TTL mode. (Op 21 with a negative ttl makes 3.8.0
+		// crash; -8 is what its validation meant to answer.)
+		return "", nil, proto.ErrBadArguments
 	}
 	slash := strings.LastIndexByte(path, '/')
 	if slash < 0 || strings.IndexByte(path, 0) >= 0 {
