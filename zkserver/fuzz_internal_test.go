@@ -61,7 +61,9 @@ func dispatchSeeds() [][]byte {
 	}
 	pw := func(p string) func(e *proto.Encoder) { return func(e *proto.Encoder) { e.String(p); e.Bool(true) } }
 	po := func(p string) func(e *proto.Encoder) { return func(e *proto.Encoder) { e.String(p) } }
-	pv := func(p string, v int32) func(e *proto.Encoder) { return func(e *proto.Encoder) { e.String(p); e.Int(v) } }
+	pv := func(p string, v int32) func(e *proto.Encoder) {
+		return func(e *proto.Encoder) { e.String(p); e.Int(v) }
+	}
 	mop := func(typ int32, body func(e *proto.Encoder)) func(e *proto.Encoder) {
 		return func(e *proto.Encoder) { e.Int(typ); e.Bool(false); e.Int(-1); body(e) }
 	}
