@@ -13,6 +13,15 @@
 // write that caused it and any later reply, but no socket is ever written
 // under the lock. A connection whose queue grows past Config.MaxQueuedBytes
 // is disconnected, so one slow client cannot stall or bloat the server.
+//
+// Every change of state goes through Server.write (or the session create and
+// close paths) with mu held and a zxid taken: that is where a transaction
+// log would append the decoded request, its zxid, time and session, and
+// replaying the log through the same functions would rebuild the tree; a
+// snapshot is a walk of tree.nodes. Nodes are compact (no stored path,
+// interned ACLs, lazily allocated child sets).
+//
+// Differences from ZooKeeper 3.8 are listed in COMPATIBILITY.md.
 package zkserver
 
 import (
