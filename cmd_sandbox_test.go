@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
@@ -45,6 +47,7 @@ func TestSandboxEmpty(t *testing.T) {
 		t.Fatalf("root: children %v cversion %d, want the pristine [zookeeper] and -1", kids, stat.Cversion)
 	}
 	conn.Close()
+	browseWithZkCli(t, addr)
 
 	if err := syscall.Kill(syscall.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -64,6 +67,23 @@ func TestSandboxRequiresEmpty(t *testing.T) {
 	code := run([]string{"sandbox"}, strings.NewReader(""), &stdout, &stderr)
 	if code == 0 || !strings.Contains(stderr.String(), "--empty") {
 		t.Fatalf("exit %d, stderr %q: want a failure that names --empty", code, stderr.String())
+	}
+}
+
+// browseWithZkCli lists the sandbox with the Java client (zkCli.sh's main
+// class) when it is installed.
+func browseWithZkCli(t *testing.T, addr string) {
+	t.Helper()
+	java, err := exec.LookPath("java")
+	const jar = "/usr/share/java/zookeeper.jar"
+	if _, jerr := os.Stat(jar); err != nil || jerr != nil {
+		t.Log("Java ZooKeeper client not installed: zkCli browse not checked")
+		return
+	}
+	cmd := exec.Command(java, "-cp", jar+":/usr/share/java/slf4j-nop.jar", "org.apache.zookeeper.ZooKeeperMain", "-server", addr, "ls", "-R", "/")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "/zookeeper/config\n/zookeeper/quota\n") {
+		t.Fatalf("zkCli ls -R / on the sandbox: %v\n%s", err, out)
 	}
 }
 

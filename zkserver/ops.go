@@ -306,14 +306,14 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 		found := false
 		if typ == 1 || typ == 3 {
 			if op == proto.OpCheckWatches {
-				found = s.childW.contains(path, c) || found
+				found = s.childW.contains(path) || found
 			} else {
 				found = s.childW.remove(path, c) || found
 			}
 		}
 		if typ == 2 || typ == 3 {
 			if op == proto.OpCheckWatches {
-				found = s.dataW.contains(path, c) || found
+				found = s.dataW.contains(path) || found
 			} else {
 				found = s.dataW.remove(path, c) || found
 			}

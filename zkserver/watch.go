@@ -57,13 +57,8 @@ func (w *watchTable) remove(path string, c *conn) bool {
 }
 
 // contains mirrors 3.8's WatchManager.containsWatcher, including its quirk:
-// at the path itself any watcher counts, not only this connection's.
-func (w *watchTable) contains(path string, c *conn) bool {
-	if len(w.paths[path]) > 0 {
-		return true
-	}
-	return w.paths[path][c] == watchRecursive
-}
+// it only asks whether anyone watches the path, not this connection.
+func (w *watchTable) contains(path string) bool { return len(w.paths[path]) > 0 }
 
 // count returns the number of (path, connection) pairs.
 func (w *watchTable) count() int {
