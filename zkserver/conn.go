@@ -30,13 +30,12 @@ type conn struct {
 	closed chan struct{}
 	once   sync.Once
 
-	qmu      sync.Mutex
-	queue    [][]byte
-	queued   int
-	closing  bool // a final message is queued: close once it is written
-	wake     chan struct{}
-	drained  chan struct{}
-	received int64
+	qmu     sync.Mutex
+	queue   [][]byte
+	queued  int
+	closing bool // a final message is queued: close once it is written
+	wake    chan struct{}
+	drained chan struct{}
 
 	watchPaths map[watchKey]struct{} // guarded by Server.wmu
 }
