@@ -6,7 +6,7 @@ import (
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
 )
 
-// expiryCheck covers X1, X1b, X2 and W16 through expiry: an idle session
+// expiryCheck covers X1, X1b, X2 and W16 through expiry (run by T1): an idle session
 // expires after its timeout, its ephemerals go in one transaction, watchers
 // hear of it, its connection is closed silently and re-attaching fails.
 func expiryCheck(timeout int32) func(h *H) {
@@ -94,7 +94,6 @@ func oddRequests(h *H) {
 
 func init() {
 	checks = append(checks,
-		check{id: "X1", fresh: true, tick: 500 * time.Millisecond, fn: expiryCheck(1000)},
 		check{id: "X1-4000ms", fresh: true, slow: true, fn: expiryCheck(4000)},
 		check{id: "ODD", fn: oddRequests},
 		check{id: "SW2", fn: func(h *H) {

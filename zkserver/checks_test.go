@@ -208,7 +208,8 @@ var checks = []check{
 	}},
 
 	// Initial tree (fresh server).
-	{id: "T1", fresh: true, fn: func(h *H) {
+	// T1 also runs X1 (expiry) afterwards: one dedicated server for both.
+	{id: "T1", fresh: true, tick: 500 * time.Millisecond, fn: func(h *H) {
 		r := session(h.t, h.addr, 30000)
 		h.sid(r.sid)
 		h.base = 0
@@ -249,6 +250,7 @@ var checks = []check{
 		mntr := fourLetter(h, "mntr")
 		h.eq("mntrState", strings.Contains(mntr, "zk_server_state\tstandalone\n"), true)
 		h.eq("mntrZnodes", strings.Contains(mntr, "zk_znode_count\t7\n"), true)
+		expiryCheck(1000)(h)
 	}},
 
 	// create.

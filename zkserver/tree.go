@@ -1,9 +1,9 @@
 package zkserver
 
 import (
-	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -57,6 +57,7 @@ type tree struct {
 	nodes      map[string]*node
 	acls       map[string]*aclList
 	containers map[string]struct{}
+	lastACL    *aclList
 	ephemerals int // count of ephemeral nodes (mntr)
 	dataBytes  int64
 }
@@ -84,18 +85,27 @@ func newTree() *tree {
 	return t
 }
 
-// intern returns the shared copy of an ACL list.
+// intern returns the shared copy of an ACL list. Bulk loads use one ACL
+// over and over, so the last list is checked first.
 func (t *tree) intern(acl []proto.ACL) *aclList {
-	var b strings.Builder
+	if t.lastACL != nil && slices.Equal(t.lastACL.acl, acl) {
+		return t.lastACL
+	}
+	var b []byte
 	for _, a := range acl {
-		fmt.Fprintf(&b, "%d\x00%s\x00%s\x00", a.Perms, a.Scheme, a.ID)
+		b = strconv.AppendInt(b, int64(a.Perms), 10)
+		b = append(b, 0)
+		b = append(b, a.Scheme...)
+		b = append(b, 0)
+		b = append(b, a.ID...)
+		b = append(b, 0)
 	}
-	k := b.String()
-	if l, ok := t.acls[k]; ok {
-		return l
+	l, ok := t.acls[string(b)]
+	if !ok {
+		l = &aclList{acl: slices.Clone(acl)}
+		t.acls[string(b)] = l
 	}
-	l := &aclList{acl: slices.Clone(acl)}
-	t.acls[k] = l
+	t.lastACL = l
 	return l
 }
 
