@@ -1,7 +1,9 @@
 package zkserver_test
 
 import (
+	"errors"
 	"io"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,9 +41,10 @@ func TestSlowClientCannotStallOthers(t *testing.T) {
 		t.Fatalf("the slow client is still connected after %d notifications for it", ops)
 	}
 	t.Logf("slow client disconnected after %d writes", ops)
-	// Its connection ends once we read what was sent before the cut.
+	// Its connection ends once we read what was sent before the cut (EOF,
+	// or a reset: the server closed with our requests still unread).
 	_ = slow.nc.SetReadDeadline(time.Now().Add(20 * time.Second))
-	if _, err := io.Copy(io.Discard, slow.nc); err != nil {
+	if _, err := io.Copy(io.Discard, slow.nc); err != nil && !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("slow connection not closed: %v", err)
 	}
 	if _, _, err := fast.Get("/x"); err != nil {
