@@ -112,12 +112,12 @@ func init() {
 			h.c.create(h.P("p/c"), nil, 0)
 			h.c.create(h.P("r"), nil, 0)
 			h.c.create(h.P("r/c"), nil, 0)
-			h.eq("events", h.evs(r.waitEvents(5, time.Second)), "[1:3:$P/p 4:3:$P/p 1:3:$P/r 1:3:$P/r/c]")
+			h.eq("events", h.evs(h.expectEvents(r, 4)), "[1:3:$P/p 4:3:$P/p 1:3:$P/r 1:3:$P/r/c]")
 			// A standard watch registered on a persistent path makes it one-shot (3.8).
 			r.getData(h.P("p"), true)
 			h.c.setData(h.P("p"), nil, -1)
 			h.c.setData(h.P("p"), nil, -1)
-			h.eq("downgraded", h.evs(r.waitEvents(2, 500*time.Millisecond)), "[3:3:$P/p]")
+			h.eq("downgraded", h.evs(h.expectEvents(r, 1)), "[3:3:$P/p]")
 			// Op 19 with plain flags still makes a container (its txn type decides).
 			f = h.c.call(proto.OpCreateContainer, createBody(h.P("c0"), nil, openACL, 0))
 			h.eq("container19flags0", f.err, int32(0))

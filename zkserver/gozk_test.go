@@ -232,13 +232,14 @@ func TestGoZookeeper(t *testing.T) {
 				t.Parallel()
 			}
 			got := map[string][]string{}
+			prefix := fmt.Sprintf("/gozk%d", runSeq.Add(1))
 			for _, tg := range tgs {
 				t.Run(tg.name, func(t *testing.T) {
 					addr := tg.addr
 					if it.fresh {
 						addr = tg.fresh(t, 500*time.Millisecond)
 					}
-					got[tg.name] = it.fn(t, addr, fmt.Sprintf("/gozk%d", runSeq.Add(1)))
+					got[tg.name] = it.fn(t, addr, prefix)
 					t.Logf("%v", got[tg.name])
 				})
 			}

@@ -75,10 +75,11 @@ type H struct {
 	c      *raw // the check's main session
 }
 
-func newH(t *testing.T, tg *target, id, addr string) *H {
-	h := &H{t: t, tg: tg, addr: addr, sids: map[int64]string{0: "0"}}
-	h.prefix = fmt.Sprintf("/cf%d-%s", runSeq.Add(1), id)
-	return h
+// newH prepares a check run. Both targets get the same prefix: some orders
+// (a closing session's ephemerals) follow Java's string hashes, so the
+// paths must be identical, not just equal after normalisation.
+func newH(t *testing.T, tg *target, prefix, addr string) *H {
+	return &H{t: t, tg: tg, addr: addr, prefix: prefix, sids: map[int64]string{0: "0"}}
 }
 
 // start opens the main session, creates the check's prefix node and takes
@@ -173,6 +174,14 @@ func (h *H) evs(ev []event) string {
 	return "[" + b.String() + "]"
 }
 
+// expectEvents waits (generously) for n events on r, then briefly for any
+// extra one, and returns them all.
+func (h *H) expectEvents(r *raw, n int) []event {
+	h.t.Helper()
+	ev := r.waitEvents(n, 10*time.Second)
+	return append(ev, r.waitEvents(1, 300*time.Millisecond)...)
+}
+
 // stat decodes a reply body that is a Stat.
 func stat(f frame) proto.Stat { return f.dec().Stat() }
 
@@ -201,6 +210,7 @@ func TestConformance(t *testing.T) {
 				t.Parallel()
 			}
 			logs := map[string][]string{}
+			prefix := fmt.Sprintf("/cf%d-%s", runSeq.Add(1), ck.id)
 			for _, tg := range tgs {
 				if ck.only != "" && tg.name != ck.only {
 					continue
@@ -210,7 +220,7 @@ func TestConformance(t *testing.T) {
 					if ck.fresh {
 						addr = tg.fresh(t, ck.tick)
 					}
-					h := newH(t, tg, ck.id, addr)
+					h := newH(t, tg, prefix, addr)
 					ck.fn(h)
 					logs[tg.name] = h.log
 				})

@@ -27,9 +27,9 @@ func kazooPython(t *testing.T) string {
 func TestKazoo(t *testing.T) {
 	py := kazooPython(t)
 	outs := map[string]string{}
+	prefix := fmt.Sprintf("/kazoo%d", runSeq.Add(1))
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
-			prefix := fmt.Sprintf("/kazoo%d", runSeq.Add(1))
 			cmd := exec.Command(py, "testdata/kazoo_session.py", tg.addr, prefix)
 			done := make(chan struct{})
 			go func() {
