@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ktopo/ktopo/internal/zktest"
 	"github.com/ktopo/ktopo/zkserver"
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
 )
@@ -83,22 +84,8 @@ func FuzzConn(f *testing.F) {
 			t.Fatalf("server neither closed nor finished the connection within 5s of EOF")
 		}
 		// The server still serves new connections.
-		if reply, err := fourLetterAddr(addr, "ruok"); err != nil || reply != "imok" {
+		if reply, err := zktest.FourLetter(addr, "ruok"); err != nil || reply != "imok" {
 			t.Fatalf("server stopped answering: %q %v", reply, err)
 		}
 	})
-}
-
-func fourLetterAddr(addr, word string) (string, error) {
-	c, err := net.DialTimeout("tcp", addr, 3*time.Second)
-	if err != nil {
-		return "", err
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(3 * time.Second))
-	if _, err := c.Write([]byte(word)); err != nil {
-		return "", err
-	}
-	b, err := io.ReadAll(c)
-	return string(b), err
 }
