@@ -17,6 +17,15 @@ import (
 // get back-pressure instead of unbounded buffering.
 const highWater = 1 << 20
 
+// mark ends a queued frame: its end offset in conn.out and the zxid that
+// was current when it was queued. With a transaction log the frame may
+// only leave once the log is durable up to that zxid: it may show state
+// (or a zxid) that a crash would otherwise take back.
+type mark struct {
+	end  int
+	zxid int64
+}
+
 // authID is one of a connection's authenticated identities.
 type authID struct{ scheme, id string }
 
@@ -31,9 +40,10 @@ type conn struct {
 	once   sync.Once
 
 	qmu     sync.Mutex
-	queue   [][]byte
-	queued  int
-	closing bool // a final message is queued: close once it is written
+	out     []byte // queued frames, in order
+	marks   []mark // one per queued frame
+	queued  int    // bytes queued or being written
+	closing bool   // a final message is queued: close once it is written
 	wake    chan struct{}
 	drained chan struct{}
 
@@ -61,22 +71,24 @@ func (c *conn) close() {
 	c.once.Do(func() {
 		c.qmu.Lock()
 		c.closing = true
-		c.queue = nil
+		c.out, c.marks = nil, nil
 		c.qmu.Unlock()
 		close(c.closed)
 		_ = c.nc.Close()
 	})
 }
 
-// send queues a frame. It never blocks: past MaxQueuedBytes the connection
-// is closed instead.
+// send queues a copy of a frame. It never blocks: past MaxQueuedBytes the
+// connection is closed instead.
 func (c *conn) send(frame []byte) {
+	tag := c.s.zxid.Load()
 	c.qmu.Lock()
 	if c.closing {
 		c.qmu.Unlock()
 		return
 	}
-	c.queue = append(c.queue, frame)
+	c.out = append(c.out, frame...)
+	c.marks = append(c.marks, mark{end: len(c.out), zxid: tag})
 	c.queued += len(frame)
 	over := c.queued > c.s.cfg.MaxQueuedBytes
 	c.qmu.Unlock()
@@ -109,40 +121,71 @@ func (c *conn) queuedBytes() int {
 	return c.queued
 }
 
+// writeLoop sends queued frames, as many as are ready per system call.
+// Frames wait for the transaction log (see mark); in memory-only mode all
+// are ready at once.
 func (c *conn) writeLoop() {
 	defer c.s.wg.Done()
+	var buf []byte                // the frames being written (double buffer with c.out)
+	var durableCh <-chan struct{} // set while the head frame waits for the log
 	for {
 		select {
 		case <-c.wake:
+		case <-durableCh:
 		case <-c.closed:
 			return
 		}
+		durableCh = nil
 		for {
+			durable := c.s.durableZxid()
 			c.qmu.Lock()
-			bufs := c.queue
-			c.queue = nil
-			closing := c.closing
-			c.qmu.Unlock()
-			if len(bufs) == 0 {
+			k := 0
+			for k < len(c.marks) && c.marks[k].zxid <= durable {
+				k++
+			}
+			if k == 0 {
+				waiting, closing := len(c.marks) > 0, c.closing
+				c.qmu.Unlock()
+				if waiting {
+					// Take the channel, then look again, so an advance in
+					// between is not missed.
+					ch := c.s.log.waitChan()
+					if c.s.durableZxid() != durable {
+						continue
+					}
+					durableCh = ch
+					break
+				}
 				if closing {
 					c.close()
 					return
 				}
 				break
 			}
-			n := 0
-			for _, b := range bufs {
-				n += len(b)
+			end := c.marks[k-1].end
+			if k == len(c.marks) {
+				buf, c.out = c.out, buf[:0]
+				c.marks = c.marks[:0]
+			} else {
+				buf = append(buf[:0], c.out[:end]...)
+				c.out = c.out[:copy(c.out, c.out[end:])]
+				c.marks = c.marks[:copy(c.marks, c.marks[k:])]
+				for i := range c.marks {
+					c.marks[i].end -= end
+				}
 			}
-			nb := net.Buffers(bufs)
-			if _, err := nb.WriteTo(c.nc); err != nil {
+			c.qmu.Unlock()
+			if _, err := c.nc.Write(buf); err != nil {
 				c.close()
 				return
 			}
-			c.s.sent.Add(int64(len(bufs)))
+			c.s.sent.Add(int64(k))
 			c.qmu.Lock()
-			c.queued -= n
+			c.queued -= len(buf)
 			c.qmu.Unlock()
+			if cap(buf) > 4<<20 {
+				buf = nil // do not keep a burst's buffer for the connection's life
+			}
 			select {
 			case c.drained <- struct{}{}:
 			default:

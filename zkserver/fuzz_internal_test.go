@@ -147,7 +147,7 @@ func FuzzDispatch(f *testing.F) {
 		}
 		// Keep the queue from filling up across iterations.
 		c.qmu.Lock()
-		c.queue, c.queued = nil, 0
+		c.out, c.marks, c.queued = nil, nil, 0
 		c.qmu.Unlock()
 	})
 }

@@ -14,7 +14,13 @@ import (
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
 )
 
-func TestMain(m *testing.M) { zktest.Main(m) }
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(childDataDirEnv); dir != "" {
+		// Re-executed by TestCrashRecovery as the server to kill.
+		os.Exit(childServer(dir))
+	}
+	zktest.Main(m)
+}
 
 // target is one server implementation under test.
 type target struct {

@@ -470,6 +470,8 @@ type writeCtx struct {
 	now   int64 // wall clock ms
 	undo  *undoLog
 	fired []trigger // watch triggers, run only once the transaction stands
+	txn   []txnOp   // effects for the transaction log (only with a log)
+	log   bool
 }
 
 // trigger is a watch trigger waiting for its transaction to succeed.
@@ -497,7 +499,12 @@ func (s *Server) commit(w *writeCtx) {
 // write executes a state-changing request; mu is held exclusively. Every
 // write consumes a zxid, failed or not (spec §8.0).
 func (s *Server) write(c *conn, xid, op int32, body []byte) {
-	w := &writeCtx{c: c, zxid: s.zxid.Add(1), now: time.Now().UnixMilli()}
+	w := &writeCtx{c: c, zxid: s.zxid.Add(1), now: time.Now().UnixMilli(), log: s.log != nil}
+	if w.log {
+		// One record per zxid, failed writes included (no ops), so the
+		// restarted server's zxid is never below one a client has seen.
+		defer func() { s.logOps(w.zxid, w.now, w.txn) }()
+	}
 	d := proto.NewDecoder(body)
 	fail := func(code int32) { c.send(headerOnly(xid, w.zxid, code)) }
 	switch op {
@@ -672,6 +679,9 @@ func (s *Server) create(w *writeCtx, op int32, path string, data []byte, acl []p
 		n.owner = w.c.sess.id
 	}
 	s.tree.addNode(path, parent, n, w.zxid, w.undo)
+	if w.log {
+		w.txn = append(w.txn, txnOp{typ: txCreate, path: path, data: n.data, acl: n.acl.acl, owner: n.owner})
+	}
 	if n.isEphemeral() {
 		ss := w.c.sess
 		ss.addEphemeral(path)
@@ -705,6 +715,9 @@ func (s *Server) delete(w *writeCtx, path string, version int32) int32 {
 		return proto.ErrNotEmpty
 	}
 	s.tree.removeNode(path, n, w.zxid, w.undo)
+	if w.log {
+		w.txn = append(w.txn, txnOp{typ: txDelete, path: path})
+	}
 	if n.isEphemeral() {
 		if owner := s.sessions[n.owner]; owner != nil {
 			seq := owner.ephemerals[path]
@@ -732,6 +745,9 @@ func (s *Server) setData(w *writeCtx, path string, data []byte, version int32) (
 		return nil, proto.ErrBadVersion
 	}
 	s.tree.setData(n, bytes.Clone(data), w.zxid, w.now, w.undo)
+	if w.log {
+		w.txn = append(w.txn, txnOp{typ: txSetData, path: path, data: n.data})
+	}
 	w.fired = append(w.fired, trigger{proto.OpSetData, path})
 	return n, 0
 }
@@ -757,6 +773,9 @@ func (s *Server) setACL(w *writeCtx, path string, acl []proto.ACL, version int32
 	}
 	n.acl = s.tree.intern(fixed)
 	n.aversion++
+	if w.log {
+		w.txn = append(w.txn, txnOp{typ: txSetACL, path: path, acl: n.acl.acl})
+	}
 	return n, 0
 }
 
@@ -888,6 +907,7 @@ func (s *Server) multi(w *writeCtx, xid int32, d *proto.Decoder) {
 	if failed >= 0 {
 		undo.rollback()
 		w.fired = nil
+		w.txn = nil
 	}
 	s.commit(w)
 	e, off := reply(xid, w.zxid, 0, 128*len(ops))

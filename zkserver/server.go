@@ -15,10 +15,14 @@
 // is disconnected, so one slow client cannot stall or bloat the server.
 //
 // Every change of state goes through Server.write (or the session create and
-// close paths) with mu held and a zxid taken: that is where a transaction
-// log would append the decoded request, its zxid, time and session, and
-// replaying the log through the same functions would rebuild the tree; a
-// snapshot is a walk of tree.nodes. Nodes are compact (no stored path,
+// close paths, or the container check) with mu held and a zxid taken. With
+// Config.DataDir set, each of them appends one record of its effects to a
+// transaction log there, and every frame a connection sends waits until the
+// log is durable up to the zxid current when the frame was queued: a write
+// is acknowledged only once it is on disk, and many concurrent writes share
+// one fsync (group commit). Snapshots are walks of tree.nodes; on start the
+// newest one is loaded and the log after it replayed (persist.go). Without
+// DataDir nothing touches the disk. Nodes are compact (no stored path,
 // interned ACLs, lazily allocated child sets).
 //
 // Differences from ZooKeeper 3.8 are listed in COMPATIBILITY.md.
@@ -29,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,6 +77,16 @@ type Config struct {
 	FourLetterWords []string
 	// Logger gets diagnostics; nil discards them.
 	Logger Logger
+	// DataDir, when set, makes the tree durable: a transaction log and
+	// snapshots live there, and a server started on the same directory
+	// continues where the last one stopped (or crashed), with the same
+	// zxids. Sessions and their ephemeral nodes end with the process. Empty
+	// keeps everything in memory and never touches the disk.
+	DataDir string
+	// SnapshotEvery is how many log records (transactions) are written
+	// between snapshots (default 100,000, ZooKeeper's snapCount); a
+	// snapshot is also taken after 64 MiB of log.
+	SnapshotEvery int
 }
 
 func (c *Config) setDefaults() {
@@ -98,6 +113,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.FourLetterWords == nil {
 		c.FourLetterWords = []string{"ruok", "srvr", "mntr"}
+	}
+	if c.SnapshotEvery <= 0 {
+		c.SnapshotEvery = defaultSnapshotEvery
 	}
 }
 
@@ -143,25 +161,30 @@ type Server struct {
 	received atomic.Int64
 	sent     atomic.Int64
 
+	// Persistence (nil log: memory only).
+	log       *txnLog
+	txnBuf    proto.Encoder // record body scratch; guarded by mu (exclusive)
+	snapKick  chan struct{}
+	snapshots atomic.Int64 // snapshots written since start
+	goodSnaps []int64      // zxids of the newest snapshots known intact; snapshot goroutine only
+	recovered recovery
+	unlockDir func()
+
 	closed   chan struct{}
 	closeErr error
+	failErr  error // the I/O error that stopped the server (set before closed)
 	once     sync.Once
+	failOnce sync.Once
+	stopOnce sync.Once
 	wg       sync.WaitGroup
 }
 
-// Start listens on cfg.Addr and serves until Close.
+// Start listens on cfg.Addr and serves until Close. With cfg.DataDir it
+// first restores the tree from the directory (see Config.DataDir).
 func Start(cfg Config) (*Server, error) {
 	cfg.setDefaults()
-	ln := cfg.Listener
-	if ln == nil {
-		var err error
-		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
-			return nil, fmt.Errorf("zkserver: %w", err)
-		}
-	}
 	s := &Server{
 		cfg:      cfg,
-		ln:       ln,
 		start:    time.Now(),
 		tree:     newTree(),
 		sessions: map[int64]*session{},
@@ -169,7 +192,22 @@ func Start(cfg Config) (*Server, error) {
 		childW:   newWatchTable(),
 		conns:    map[*conn]struct{}{},
 		closed:   make(chan struct{}),
+		snapKick: make(chan struct{}, 1),
 	}
+	if cfg.DataDir != "" {
+		if err := s.openDataDir(); err != nil {
+			return nil, fmt.Errorf("zkserver: %w", err)
+		}
+	}
+	ln := cfg.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+			s.stopPersistence(false)
+			return nil, fmt.Errorf("zkserver: %w", err)
+		}
+	}
+	s.ln = ln
 	// Session ids as ZooKeeper's SessionTrackerImpl makes them for server id
 	// 1: top byte 0x01, then milliseconds; +1 per session.
 	ms := time.Now().UnixMilli()
@@ -178,7 +216,74 @@ func Start(cfg Config) (*Server, error) {
 	go s.acceptLoop()
 	go s.expiryLoop()
 	go s.containerLoop()
+	if s.log != nil {
+		s.log.start()
+		s.wg.Add(1)
+		go s.snapshotLoop()
+		if s.recovered.replayed > 0 || s.recovered.sessions > 0 {
+			s.kickSnapshot() // so the next start replays less
+		}
+	}
 	return s, nil
+}
+
+// openDataDir locks the data directory and restores the tree from it.
+func (s *Server) openDataDir() error {
+	dir := s.cfg.DataDir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	s.unlockDir = unlock
+	rec, err := s.recover()
+	if err != nil {
+		s.stopPersistence(false)
+		return err
+	}
+	s.recovered = rec
+	s.logf("data directory %s: snapshot 0x%x, %d transactions replayed, %d ephemerals of %d ended sessions deleted; zxid 0x%x",
+		dir, max(rec.snapshot, 0), rec.replayed, rec.ephemerals, rec.sessions, s.zxid.Load())
+	return nil
+}
+
+// stopPersistence flushes and closes the log and releases the directory.
+func (s *Server) stopPersistence(started bool) error {
+	var err error
+	if s.log != nil {
+		err = s.log.close(started)
+	}
+	if s.unlockDir != nil {
+		s.unlockDir()
+	}
+	return err
+}
+
+// fail stops the server after an I/O error of the transaction log: nothing
+// can be acknowledged any more.
+func (s *Server) fail(err error) {
+	s.failOnce.Do(func() {
+		s.logf("%v; stopping the server", err)
+		s.failErr = err
+		go s.Close()
+	})
+}
+
+// Done is closed when the server stops: Close was called, or the
+// transaction log failed (see Err).
+func (s *Server) Done() <-chan struct{} { return s.closed }
+
+// Err returns the error that stopped the server on its own (a failed write
+// or sync of the transaction log), or nil.
+func (s *Server) Err() error {
+	select {
+	case <-s.closed:
+		return s.failErr
+	default:
+		return nil
+	}
 }
 
 // Addr returns the bound host:port.
@@ -186,10 +291,15 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Close stops listening, closes every connection (sessions are dropped
 // without running their close transactions) and waits for the goroutines.
+// With a data directory, what was logged is synced and the directory
+// released. It returns the error that stopped the server, if one did.
 func (s *Server) Close() error {
 	s.once.Do(func() {
 		close(s.closed)
 		s.closeErr = s.ln.Close()
+		if errors.Is(s.closeErr, net.ErrClosed) {
+			s.closeErr = nil
+		}
 		s.connMu.Lock()
 		for c := range s.conns {
 			c.close()
@@ -197,8 +307,13 @@ func (s *Server) Close() error {
 		s.connMu.Unlock()
 	})
 	s.wg.Wait()
-	if errors.Is(s.closeErr, net.ErrClosed) {
-		return nil
+	s.stopOnce.Do(func() {
+		if err := s.stopPersistence(true); err != nil && s.closeErr == nil {
+			s.closeErr = err
+		}
+	})
+	if s.failErr != nil {
+		return s.failErr
 	}
 	return s.closeErr
 }
@@ -321,6 +436,7 @@ func (s *Server) containerLoop() {
 				zxid := s.zxid.Add(1)
 				var events []pendingEvent
 				s.tree.removeNode(p, n, zxid, nil)
+				s.logOps(zxid, time.Now().UnixMilli(), []txnOp{{typ: txDelete, path: p}})
 				s.triggerDelete(p, &events)
 				s.deliver(events)
 			}
@@ -332,7 +448,7 @@ func (s *Server) containerLoop() {
 // newSessionLocked creates a session (one zxid, as ZooKeeper's
 // createSession transaction). Caller holds mu exclusively.
 func (s *Server) newSessionLocked(timeout time.Duration) *session {
-	s.zxid.Add(1)
+	zxid := s.zxid.Add(1)
 	id := s.nextID
 	s.nextID++
 	for id == 0 || id == containerOwner || s.sessions[id] != nil {
@@ -344,6 +460,7 @@ func (s *Server) newSessionLocked(timeout time.Duration) *session {
 	ss := &session{id: id, passwd: pw, timeout: timeout, ephemerals: map[string]uint64{}}
 	ss.lastTouch.Store(s.now())
 	s.sessions[id] = ss
+	s.logSession(zxid, recCreateSess, id)
 	return ss
 }
 
@@ -353,6 +470,7 @@ func (s *Server) newSessionLocked(timeout time.Duration) *session {
 func (s *Server) closeSessionLocked(ss *session) int64 {
 	zxid := s.zxid.Add(1)
 	delete(s.sessions, ss.id)
+	s.logSession(zxid, recCloseSession, ss.id)
 	// Delete in ZooKeeper's order so watchers get events in the same order.
 	paths := javaCloseOrder(ss.ephemerals, ss.ephPeak)
 	var events []pendingEvent

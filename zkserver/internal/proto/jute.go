@@ -65,6 +65,15 @@ func (d *Decoder) Long() int64 {
 	return int64(binary.BigEndian.Uint64(p))
 }
 
+// Byte reads one byte.
+func (d *Decoder) Byte() byte {
+	p := d.take(1)
+	if p == nil {
+		return 0
+	}
+	return p[0]
+}
+
 // Bool reads a jute boolean (non-zero is true).
 func (d *Decoder) Bool() bool {
 	p := d.take(1)
@@ -186,6 +195,9 @@ func (e *Encoder) Int(v int32) { e.B = binary.BigEndian.AppendUint32(e.B, uint32
 
 // Long appends a jute long.
 func (e *Encoder) Long(v int64) { e.B = binary.BigEndian.AppendUint64(e.B, uint64(v)) }
+
+// Byte appends one byte.
+func (e *Encoder) Byte(v byte) { e.B = append(e.B, v) }
 
 // Bool appends a jute boolean.
 func (e *Encoder) Bool(v bool) {
