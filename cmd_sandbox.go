@@ -14,8 +14,9 @@ import (
 
 func newSandboxCmd() *cobra.Command {
 	var (
-		empty  bool
-		listen string
+		empty   bool
+		listen  string
+		dataDir string
 	)
 	cmd := &cobra.Command{
 		Use:   "sandbox",
@@ -25,7 +26,12 @@ func newSandboxCmd() *cobra.Command {
 With --empty it serves a pristine tree (only /zookeeper, as a fresh Apache
 ZooKeeper 3.8 has) and writes nothing of its own: other tools and tests can
 use it as a throwaway ZooKeeper. The bound address is printed on standard
-output as "listening on HOST:PORT". It runs until SIGINT or SIGTERM.`,
+output as "listening on HOST:PORT". It runs until SIGINT or SIGTERM.
+
+With --data-dir the tree is kept in DIR (transaction log and snapshots,
+synced before each write is acknowledged) and a later run on the same DIR
+continues from it; sessions and ephemeral nodes end with the process.
+Without it nothing is written to disk.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !empty {
@@ -35,17 +41,21 @@ output as "listening on HOST:PORT". It runs until SIGINT or SIGTERM.`,
 			// caller that signals as soon as it reads it is handled.
 			ctx, stop := signal.NotifyContext(contextOf(c), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			srv, err := zkserver.Start(zkserver.Config{Addr: listen})
+			srv, err := zkserver.Start(zkserver.Config{Addr: listen, DataDir: dataDir})
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(c.OutOrStdout(), "listening on %s\n", srv.Addr())
-			<-ctx.Done()
+			select {
+			case <-ctx.Done():
+			case <-srv.Done(): // the data directory failed
+			}
 			return srv.Close()
 		},
 	}
 	cmd.Flags().BoolVar(&empty, "empty", false, "serve only the bare ZooKeeper server: pristine tree, no brokers, no writes of its own")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to serve ZooKeeper on (port 0 picks a free one)")
+	cmd.Flags().StringVar(&dataDir, "data-dir", "", "keep the ZooKeeper tree in this directory across runs (default: in memory only)")
 	return cmd
 }
 
