@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
@@ -46,6 +48,18 @@ type conn struct {
 	closing bool   // a final message is queued: close once it is written
 	wake    chan struct{}
 	drained chan struct{}
+
+	// Frames are written by whoever holds flushMu: the reader goroutine,
+	// right after the requests it has buffered are answered (no hand-off,
+	// one system call per burst), or the writer goroutine for everything
+	// else (notifications caused by other connections, frames that waited
+	// for the log). inline is set while the reader will flush itself, so
+	// send need not wake the writer.
+	flushMu sync.Mutex
+	wbuf    []byte // the frames being written (double buffer with out)
+	inline  atomic.Bool
+
+	scratch proto.Encoder // reply encoding; reader goroutine only
 
 	watchPaths map[watchKey]struct{} // guarded by Server.wmu
 }
@@ -97,10 +111,42 @@ func (c *conn) send(frame []byte) {
 		c.close()
 		return
 	}
+	if !c.inline.Load() {
+		c.wakeWriter()
+	}
+}
+
+func (c *conn) wakeWriter() {
 	select {
 	case c.wake <- struct{}{}:
 	default:
 	}
+}
+
+// reply starts a reply frame with its header in the connection's scratch
+// encoder (send copies it); finish it with EndFrame. Only the reader
+// goroutine, which runs the requests, calls it.
+func (c *conn) reply(xid int32, zxid int64, err int32, sizeHint int) (*proto.Encoder, int) {
+	e := &c.scratch
+	if cap(e.B) > 64<<10 {
+		e.B = nil // do not keep a big reply's buffer
+	}
+	e.B = slices.Grow(e.B[:0], 20+sizeHint)
+	off := e.BeginFrame()
+	e.Int(xid)
+	e.Long(zxid)
+	e.Int(err)
+	return e, off
+}
+
+// sendHeader queues a body-less reply (every error reply, spec §4).
+func (c *conn) sendHeader(xid int32, zxid int64, err int32) {
+	var b [20]byte
+	binary.BigEndian.PutUint32(b[0:], 16)
+	binary.BigEndian.PutUint32(b[4:], uint32(xid))
+	binary.BigEndian.PutUint64(b[8:], uint64(zxid))
+	binary.BigEndian.PutUint32(b[16:], uint32(err))
+	c.send(b[:])
 }
 
 // sendAndClose queues a last frame; the connection closes once it is out.
@@ -109,10 +155,7 @@ func (c *conn) sendAndClose(frame []byte) {
 	c.qmu.Lock()
 	c.closing = true
 	c.qmu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
+	c.wakeWriter()
 }
 
 func (c *conn) queuedBytes() int {
@@ -121,13 +164,93 @@ func (c *conn) queuedBytes() int {
 	return c.queued
 }
 
-// writeLoop sends queued frames, as many as are ready per system call.
-// Frames wait for the transaction log (see mark); in memory-only mode all
-// are ready at once.
+// flushState is what a flush left behind.
+type flushState int
+
+const (
+	flushIdle    flushState = iota // nothing queued
+	flushWaiting                   // frames wait for the transaction log
+	flushClosed                    // the connection is closed (or must close now)
+)
+
+// flushLocked writes every queued frame that is ready, as many per system
+// call as there are. Frames wait for the transaction log (see mark); in
+// memory-only mode all are ready at once. Caller holds flushMu.
+func (c *conn) flushLocked() flushState {
+	for {
+		durable := c.s.durableZxid()
+		c.qmu.Lock()
+		k := 0
+		for k < len(c.marks) && c.marks[k].zxid <= durable {
+			k++
+		}
+		if k == 0 {
+			waiting, closing := len(c.marks) > 0, c.closing
+			c.qmu.Unlock()
+			switch {
+			case waiting:
+				return flushWaiting
+			case closing:
+				c.close()
+				return flushClosed
+			}
+			return flushIdle
+		}
+		end := c.marks[k-1].end
+		buf := c.wbuf
+		if k == len(c.marks) {
+			buf, c.out = c.out, buf[:0]
+			c.marks = c.marks[:0]
+		} else {
+			buf = append(buf[:0], c.out[:end]...)
+			c.out = c.out[:copy(c.out, c.out[end:])]
+			c.marks = c.marks[:copy(c.marks, c.marks[k:])]
+			for i := range c.marks {
+				c.marks[i].end -= end
+			}
+		}
+		c.qmu.Unlock()
+		if _, err := c.nc.Write(buf); err != nil {
+			c.close()
+			return flushClosed
+		}
+		c.s.sent.Add(int64(k))
+		c.qmu.Lock()
+		c.queued -= len(buf)
+		c.qmu.Unlock()
+		if cap(buf) > 256<<10 {
+			buf = nil // do not keep a burst's buffer for the connection's life
+		}
+		c.wbuf = buf
+		select {
+		case c.drained <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// flushInline is the reader's flush after a burst of requests. If the
+// writer is busy (it then writes these frames too) or frames wait for the
+// log, the writer is woken to see to them.
+func (c *conn) flushInline() {
+	c.inline.Store(false)
+	if !c.flushMu.TryLock() {
+		c.wakeWriter()
+		return
+	}
+	st := c.flushLocked()
+	c.flushMu.Unlock()
+	if st == flushWaiting {
+		c.wakeWriter()
+	}
+}
+
+// writeLoop sends what the reader does not: notifications caused by other
+// connections, frames that waited for the log, the last frame before a
+// close.
 func (c *conn) writeLoop() {
 	defer c.s.wg.Done()
-	var buf []byte                // the frames being written (double buffer with c.out)
-	var durableCh <-chan struct{} // set while the head frame waits for the log
+	var durableCh <-chan struct{} // set while frames wait for the log
 	for {
 		select {
 		case <-c.wake:
@@ -136,60 +259,20 @@ func (c *conn) writeLoop() {
 			return
 		}
 		durableCh = nil
-		for {
-			durable := c.s.durableZxid()
-			c.qmu.Lock()
-			k := 0
-			for k < len(c.marks) && c.marks[k].zxid <= durable {
-				k++
-			}
-			if k == 0 {
-				waiting, closing := len(c.marks) > 0, c.closing
-				c.qmu.Unlock()
-				if waiting {
-					// Take the channel, then look again, so an advance in
-					// between is not missed.
-					ch := c.s.log.waitChan()
-					if c.s.durableZxid() != durable {
-						continue
-					}
-					durableCh = ch
-					break
-				}
-				if closing {
-					c.close()
-					return
-				}
-				break
-			}
-			end := c.marks[k-1].end
-			if k == len(c.marks) {
-				buf, c.out = c.out, buf[:0]
-				c.marks = c.marks[:0]
-			} else {
-				buf = append(buf[:0], c.out[:end]...)
-				c.out = c.out[:copy(c.out, c.out[end:])]
-				c.marks = c.marks[:copy(c.marks, c.marks[k:])]
-				for i := range c.marks {
-					c.marks[i].end -= end
-				}
-			}
-			c.qmu.Unlock()
-			if _, err := c.nc.Write(buf); err != nil {
-				c.close()
-				return
-			}
-			c.s.sent.Add(int64(k))
-			c.qmu.Lock()
-			c.queued -= len(buf)
-			c.qmu.Unlock()
-			if cap(buf) > 4<<20 {
-				buf = nil // do not keep a burst's buffer for the connection's life
-			}
-			select {
-			case c.drained <- struct{}{}:
-			default:
-			}
+		var ch <-chan struct{}
+		if c.s.log != nil {
+			// Taken before the flush looks at the durable zxid, so an
+			// advance in between is not missed.
+			ch = c.s.log.waitChan()
+		}
+		c.flushMu.Lock()
+		st := c.flushLocked()
+		c.flushMu.Unlock()
+		switch st {
+		case flushClosed:
+			return
+		case flushWaiting:
+			durableCh = ch
 		}
 	}
 }
@@ -217,22 +300,42 @@ func (c *conn) readLoop() {
 		return
 	}
 	var buf []byte
+	limit := min(highWater, c.s.cfg.MaxQueuedBytes/2)
 	for {
+		fresh := r.Buffered() < 4
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			return
 		}
+		fresh = fresh || r.Buffered() < int(binary.BigEndian.Uint32(hdr[:]))
 		frame, ok := c.readPayload(r, hdr[:], buf)
 		if !ok {
 			return
 		}
 		buf = frame[:0]
 		c.s.received.Add(1)
-		c.sess.lastTouch.Store(c.s.now())
+		if fresh {
+			// This frame needed a read from the socket: it arrived now.
+			// Frames already buffered arrived with an earlier one, which
+			// touched the session then (reading the clock per frame costs).
+			c.sess.lastTouch.Store(c.s.now())
+		}
+		c.inline.Store(true)
 		if !c.s.dispatch(c, frame) {
+			c.inline.Store(false)
+			c.wakeWriter()
 			return
 		}
+		// Answer a burst of pipelined requests with one write, once the
+		// last one buffered is done (or the replies grow big).
+		if !frameBuffered(r) || c.queuedBytes() >= flushAt {
+			c.flushInline()
+		}
 		// Back-pressure: wait for the writer before reading more.
-		for c.queuedBytes() > min(highWater, c.s.cfg.MaxQueuedBytes/2) {
+		for c.queuedBytes() > limit {
+			c.flushInline()
+			if c.queuedBytes() <= limit {
+				break
+			}
 			select {
 			case <-c.drained:
 			case <-c.closed:
@@ -242,6 +345,24 @@ func (c *conn) readLoop() {
 	}
 }
 
+// flushAt is the size of queued replies at which the reader writes them
+// even though more requests are buffered.
+const flushAt = 64 << 10
+
+// frameBuffered reports whether a whole next frame is already buffered.
+func frameBuffered(r *bufio.Reader) bool {
+	if r.Buffered() < 4 {
+		return false
+	}
+	h, _ := r.Peek(4)
+	n := int(int32(binary.BigEndian.Uint32(h)))
+	return n >= 0 && r.Buffered()-4 >= n
+}
+
+// discardLimit bounds how much of a rejected, oversized frame is read
+// before the connection is closed.
+const discardLimit = 16 << 20
+
 // readPayload reads a frame body of the length in hdr, reusing buf. A
 // negative or too large length closes the connection (ZooKeeper's "Len
 // error"): ok is false.
@@ -249,6 +370,14 @@ func (c *conn) readPayload(r *bufio.Reader, hdr []byte, buf []byte) ([]byte, boo
 	n := int32(binary.BigEndian.Uint32(hdr))
 	if n < 0 || int(n) > c.s.cfg.MaxFrameSize {
 		c.s.logf("connection %s: frame length %d out of range, closing", c.nc.RemoteAddr(), n)
+		if n > 0 && n <= discardLimit {
+			// Take in what the client is sending before closing: closing
+			// with unread input resets the connection, and a client still
+			// writing the frame would see a write error instead of the
+			// end of the stream.
+			_ = c.nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+			_, _ = r.Discard(int(n))
+		}
 		return nil, false
 	}
 	if cap(buf) < int(n) {

@@ -26,9 +26,15 @@ import (
 // directory (see TestMain), for TestCrashRecovery to kill.
 const childDataDirEnv = "ZKSERVER_TEST_CHILD_DATADIR"
 
+// childMemory as the data directory runs the child without one.
+const childMemory = ":memory:"
+
 // childServer serves until killed and prints its address on stdout.
 func childServer(dir string) int {
 	every, _ := strconv.Atoi(os.Getenv("ZKSERVER_TEST_CHILD_SNAPSHOT_EVERY"))
+	if dir == childMemory {
+		dir = ""
+	}
 	s, err := zkserver.Start(zkserver.Config{DataDir: dir, SnapshotEvery: every, Logger: stderrLogger{}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -51,7 +57,7 @@ type child struct {
 	stderr *bytes.Buffer
 }
 
-func startChild(t *testing.T, dir string, snapshotEvery int) *child {
+func startChild(t testing.TB, dir string, snapshotEvery int) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childDataDirEnv+"="+dir, "ZKSERVER_TEST_CHILD_SNAPSHOT_EVERY="+strconv.Itoa(snapshotEvery))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,6 +19,10 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(childDataDirEnv); dir != "" {
 		// Re-executed by TestCrashRecovery as the server to kill.
 		os.Exit(childServer(dir))
+	}
+	if slices.Contains(os.Args, "-test.fuzzworker") {
+		// Fuzz targets need no shared server: do not start one per worker.
+		os.Exit(m.Run())
 	}
 	zktest.Main(m)
 }

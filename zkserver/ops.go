@@ -10,19 +10,14 @@ import (
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
 )
 
-// reply starts a reply frame with its header; finish it with EndFrame.
-func reply(xid int32, zxid int64, err int32, sizeHint int) (proto.Encoder, int) {
-	e := proto.Encoder{B: make([]byte, 0, 20+sizeHint)}
+// headerOnly encodes a body-less reply, for the last frame of a connection
+// (others use conn.sendHeader).
+func headerOnly(xid int32, zxid int64, err int32) []byte {
+	e := proto.Encoder{B: make([]byte, 0, 20)}
 	off := e.BeginFrame()
 	e.Int(xid)
 	e.Long(zxid)
 	e.Int(err)
-	return e, off
-}
-
-// headerOnly encodes a body-less reply (every error reply, spec §4).
-func headerOnly(xid int32, zxid int64, err int32) []byte {
-	e, off := reply(xid, zxid, err, 0)
 	e.EndFrame(off)
 	return e.B
 }
@@ -40,12 +35,12 @@ func (s *Server) dispatch(c *conn, frame []byte) bool {
 	body := d.Rest()
 	switch op {
 	case proto.OpPing:
-		c.send(headerOnly(proto.XidPing, s.zxid.Load(), 0))
+		c.sendHeader(proto.XidPing, s.zxid.Load(), 0)
 	case proto.OpAuth:
 		return s.authPacket(c, xid, body)
 	case proto.OpSASL:
 		// No SASL here; 3.8 without SASL answers an empty token this way.
-		e, off := reply(xid, 0, 0, 4)
+		e, off := c.reply(xid, 0, 0, 4)
 		e.Buffer(nil)
 		e.EndFrame(off)
 		c.send(e.B)
@@ -95,17 +90,17 @@ func (s *Server) authPacket(c *conn, xid int32, body []byte) bool {
 	cred := d.Buffer()
 	switch {
 	case d.Err() != nil:
-		c.send(headerOnly(xid, 0, proto.ErrMarshalling))
+		c.sendHeader(xid, 0, proto.ErrMarshalling)
 	case scheme == "digest":
 		id := digestID(string(cred))
 		if s.cfg.SuperDigest != "" && id == s.cfg.SuperDigest {
 			c.addAuth("super", "")
 		}
 		c.addAuth("digest", id)
-		c.send(headerOnly(xid, 0, 0))
+		c.sendHeader(xid, 0, 0)
 	case scheme == "ip":
 		c.addAuth("ip", c.ip)
-		c.send(headerOnly(xid, 0, 0))
+		c.sendHeader(xid, 0, 0)
 	default:
 		s.logf("connection %s: auth scheme %q not supported, closing", c.nc.RemoteAddr(), scheme)
 		c.sendAndClose(headerOnly(xid, 0, proto.ErrAuthFailed))
@@ -118,72 +113,74 @@ func (s *Server) authPacket(c *conn, xid int32, body []byte) bool {
 func (s *Server) read(c *conn, xid, op int32, body []byte) {
 	zxid := s.zxid.Load()
 	d := proto.NewDecoder(body)
-	fail := func(code int32) { c.send(headerOnly(xid, zxid, code)) }
+	fail := func(code int32) { c.sendHeader(xid, zxid, code) }
 	switch op {
+	// Paths are looked up without copying them out of the request; a
+	// string is made only for a watch.
 	case proto.OpExists:
-		path, watch := d.String(), d.Bool()
+		path, watch := d.StringBytes(), d.Bool()
 		if d.Err() != nil {
 			fail(proto.ErrMarshalling)
 			return
 		}
-		if strings.IndexByte(path, 0) >= 0 {
+		if bytes.IndexByte(path, 0) >= 0 {
 			fail(proto.ErrBadArguments)
 			return
 		}
 		if watch {
 			// exists registers its watch even when the node is missing.
 			s.wmu.Lock()
-			s.dataW.add(path, c, watchStandard)
+			s.dataW.add(string(path), c, watchStandard)
 			s.wmu.Unlock()
 		}
-		n := s.tree.get(path)
+		n := s.tree.getBytes(path)
 		if n == nil {
 			fail(proto.ErrNoNode)
 			return
 		}
 		st := n.stat()
-		e, off := reply(xid, zxid, 0, 68)
+		e, off := c.reply(xid, zxid, 0, 68)
 		e.Stat(&st)
 		e.EndFrame(off)
 		c.send(e.B)
 
 	case proto.OpGetData:
-		path, watch := d.String(), d.Bool()
+		path, watch := d.StringBytes(), d.Bool()
 		if d.Err() != nil {
 			fail(proto.ErrMarshalling)
 			return
 		}
-		n, code := s.readable(c, path, proto.PermRead)
+		n, code := s.readableBytes(c, path, proto.PermRead)
 		if code != 0 {
 			fail(code)
 			return
 		}
 		if watch {
 			s.wmu.Lock()
-			s.dataW.add(path, c, watchStandard)
+			s.dataW.add(string(path), c, watchStandard)
 			s.wmu.Unlock()
 		}
 		st := n.stat()
-		e, off := reply(xid, zxid, 0, 72+len(n.data))
+		e, off := c.reply(xid, zxid, 0, 72+len(n.data))
 		e.Buffer(n.data)
 		e.Stat(&st)
 		e.EndFrame(off)
 		c.send(e.B)
 
 	case proto.OpGetChildren, proto.OpGetChildren2:
-		path, watch := d.String(), d.Bool()
+		path, watch := d.StringBytes(), d.Bool()
 		if d.Err() != nil {
 			fail(proto.ErrMarshalling)
 			return
 		}
-		n, code := s.readable(c, path, proto.PermRead)
+		n, code := s.readableBytes(c, path, proto.PermRead)
 		if code != 0 {
 			fail(code)
 			return
 		}
 		if watch {
 			s.wmu.Lock()
-			s.childW.add(path, c, watchStandard)
+			s.childW.add(string(path), c, watchStandard)
 			s.wmu.Unlock()
 		}
 		kids := sortedChildren(n)
@@ -191,7 +188,7 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 		for _, k := range kids {
 			size += 4 + len(k)
 		}
-		e, off := reply(xid, zxid, 0, size)
+		e, off := c.reply(xid, zxid, 0, size)
 		e.Strings(kids)
 		if op == proto.OpGetChildren2 {
 			st := n.stat()
@@ -224,7 +221,7 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 			acl = masked
 		}
 		st := n.stat()
-		e, off := reply(xid, zxid, 0, 80+32*len(acl))
+		e, off := c.reply(xid, zxid, 0, 80+32*len(acl))
 		e.ACLs(acl)
 		e.Stat(&st)
 		e.EndFrame(off)
@@ -236,7 +233,7 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 			fail(proto.ErrMarshalling)
 			return
 		}
-		e, off := reply(xid, zxid, 0, 4+len(path))
+		e, off := c.reply(xid, zxid, 0, 4+len(path))
 		e.String(path)
 		e.EndFrame(off)
 		c.send(e.B)
@@ -252,7 +249,7 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 			fail(code)
 			return
 		}
-		e, off := reply(xid, zxid, 0, 4)
+		e, off := c.reply(xid, zxid, 0, 4)
 		e.Int(int32(s.tree.countDescendants(path, n)))
 		e.EndFrame(off)
 		c.send(e.B)
@@ -274,13 +271,13 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 		if out == nil {
 			out = []string{}
 		}
-		e, off := reply(xid, zxid, 0, 64*len(out))
+		e, off := c.reply(xid, zxid, 0, 64*len(out))
 		e.Strings(out)
 		e.EndFrame(off)
 		c.send(e.B)
 
 	case proto.OpWhoAmI:
-		e, off := reply(xid, zxid, 0, 64)
+		e, off := c.reply(xid, zxid, 0, 64)
 		e.Int(int32(len(c.auth)))
 		for _, a := range authOrder(c.auth) {
 			user := a.id
@@ -323,7 +320,7 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 			fail(proto.ErrNoWatcher)
 			return
 		}
-		c.send(headerOnly(xid, zxid, 0))
+		c.sendHeader(xid, zxid, 0)
 
 	case proto.OpSetWatches, proto.OpSetWatches2:
 		rel := d.Long()
@@ -337,7 +334,7 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 			return
 		}
 		s.setWatches(c, rel, data, exist, child, persistent, recursive)
-		c.send(headerOnly(xid, zxid, 0))
+		c.sendHeader(xid, zxid, 0)
 
 	case proto.OpAddWatch:
 		path, mode := d.String(), d.Int()
@@ -353,11 +350,23 @@ func (s *Server) read(c *conn, xid, op int32, body []byte) {
 			s.dataW.add(path, c, watchRecursive)
 		}
 		s.wmu.Unlock()
-		e, off := reply(xid, zxid, 0, 4)
+		e, off := c.reply(xid, zxid, 0, 4)
 		e.Int(0)
 		e.EndFrame(off)
 		c.send(e.B)
 	}
+}
+
+// readableBytes is readable for a path still in the request buffer.
+func (s *Server) readableBytes(c *conn, path []byte, perm int32) (*node, int32) {
+	n := s.tree.getBytes(path)
+	if n == nil {
+		return nil, proto.ErrNoNode
+	}
+	if !allowed(c, n.acl, perm) {
+		return nil, proto.ErrNoAuth
+	}
+	return n, 0
 }
 
 // readable looks a node up for a read that needs perm: -101 when missing,
@@ -418,23 +427,23 @@ func (s *Server) setWatches(c *conn, rel int64, data, exist, child, persistent, 
 // multiRead answers op 22: getData and getChildren ops, each with its own
 // result or error; never fails as a whole (spec §11).
 func (s *Server) multiRead(c *conn, xid int32, zxid int64, d *proto.Decoder) {
-	e, off := reply(xid, zxid, 0, 256)
+	e, off := c.reply(xid, zxid, 0, 256)
 	for {
 		typ, done, _ := d.Int(), d.Bool(), d.Int()
 		if d.Err() != nil {
-			c.send(headerOnly(xid, zxid, proto.ErrMarshalling))
+			c.sendHeader(xid, zxid, proto.ErrMarshalling)
 			return
 		}
 		if done {
 			break
 		}
 		if typ != proto.OpGetData && typ != proto.OpGetChildren {
-			c.send(headerOnly(xid, zxid, proto.ErrMarshalling))
+			c.sendHeader(xid, zxid, proto.ErrMarshalling)
 			return
 		}
 		path, _ := d.String(), d.Bool()
 		if d.Err() != nil {
-			c.send(headerOnly(xid, zxid, proto.ErrMarshalling))
+			c.sendHeader(xid, zxid, proto.ErrMarshalling)
 			return
 		}
 		n, code := s.readable(c, path, proto.PermRead)
@@ -506,7 +515,7 @@ func (s *Server) write(c *conn, xid, op int32, body []byte) {
 		defer func() { s.logOps(w.zxid, w.now, w.txn) }()
 	}
 	d := proto.NewDecoder(body)
-	fail := func(code int32) { c.send(headerOnly(xid, w.zxid, code)) }
+	fail := func(code int32) { c.sendHeader(xid, w.zxid, code) }
 	switch op {
 	case proto.OpCreate, proto.OpCreate2, proto.OpCreateContainer, proto.OpCreateTTL:
 		path, data, acl, flags := d.String(), d.Buffer(), d.ACLs(), d.Int()
@@ -524,7 +533,7 @@ func (s *Server) write(c *conn, xid, op int32, body []byte) {
 			return
 		}
 		s.commit(w)
-		e, off := reply(xid, w.zxid, 0, 72+len(actual))
+		e, off := c.reply(xid, w.zxid, 0, 72+len(actual))
 		e.String(actual)
 		if op != proto.OpCreate {
 			st := n.stat()
@@ -544,7 +553,7 @@ func (s *Server) write(c *conn, xid, op int32, body []byte) {
 			return
 		}
 		s.commit(w)
-		c.send(headerOnly(xid, w.zxid, 0))
+		c.sendHeader(xid, w.zxid, 0)
 
 	case proto.OpSetData:
 		path, data, version := d.String(), d.Buffer(), d.Int()
@@ -559,7 +568,7 @@ func (s *Server) write(c *conn, xid, op int32, body []byte) {
 		}
 		s.commit(w)
 		st := n.stat()
-		e, off := reply(xid, w.zxid, 0, 68)
+		e, off := c.reply(xid, w.zxid, 0, 68)
 		e.Stat(&st)
 		e.EndFrame(off)
 		c.send(e.B)
@@ -576,7 +585,7 @@ func (s *Server) write(c *conn, xid, op int32, body []byte) {
 			return
 		}
 		st := n.stat()
-		e, off := reply(xid, w.zxid, 0, 68)
+		e, off := c.reply(xid, w.zxid, 0, 68)
 		e.Stat(&st)
 		e.EndFrame(off)
 		c.send(e.B)
@@ -871,7 +880,7 @@ type multiResult struct {
 func (s *Server) multi(w *writeCtx, xid int32, d *proto.Decoder) {
 	ops, ok := decodeMulti(d)
 	if !ok {
-		w.c.send(headerOnly(xid, w.zxid, proto.ErrMarshalling))
+		w.c.sendHeader(xid, w.zxid, proto.ErrMarshalling)
 		return
 	}
 	var undo undoLog
@@ -910,7 +919,7 @@ func (s *Server) multi(w *writeCtx, xid int32, d *proto.Decoder) {
 		w.txn = nil
 	}
 	s.commit(w)
-	e, off := reply(xid, w.zxid, 0, 128*len(ops))
+	e, off := w.c.reply(xid, w.zxid, 0, 128*len(ops))
 	for i, r := range results {
 		if failed >= 0 {
 			code := int32(0)

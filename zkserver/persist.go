@@ -214,7 +214,7 @@ func (s *Server) recover() (recovery, error) {
 	next := z + 1
 	for i := start; i < len(logs); i++ {
 		path := filepath.Join(dir, logName(logs[i]))
-		tornAt, err := s.replayLog(path, t, eph, &next, &rec.replayed)
+		tornAt, err := replayLog(path, t, eph, &next, &rec.replayed)
 		if err != nil {
 			return rec, err
 		}
@@ -274,7 +274,7 @@ func (s *Server) recover() (recovery, error) {
 
 // replayLog applies a log file's records after *next-1. It returns the
 // offset of a torn record (-1 when the file ends cleanly).
-func (s *Server) replayLog(path string, t *tree, eph ownerIndex, next *int64, replayed *int) (int64, error) {
+func replayLog(path string, t *tree, eph ownerIndex, next *int64, replayed *int) (int64, error) {
 	// Read-write: what a killed process left in the page cache is synced
 	// before the new log builds on it.
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -285,7 +285,16 @@ func (s *Server) replayLog(path string, t *tree, eph ownerIndex, next *int64, re
 	if err := f.Sync(); err != nil {
 		return -1, err
 	}
-	lr, err := openLogReader(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return -1, err
+	}
+	return replayFile(f, fi.Size(), path, t, eph, next, replayed)
+}
+
+// replayFile is replayLog on an open file (path names it in errors).
+func replayFile(f io.ReaderAt, size int64, path string, t *tree, eph ownerIndex, next *int64, replayed *int) (int64, error) {
+	lr, err := openLogReader(f, size)
 	if err == io.EOF {
 		return 0, nil // shorter than its header
 	}
@@ -298,7 +307,7 @@ func (s *Server) replayLog(path string, t *tree, eph ownerIndex, next *int64, re
 		case err == io.EOF:
 			return -1, nil
 		case errors.Is(err, errTorn):
-			at, bad, serr := scanDurable(path, lr.off, *next)
+			at, bad, serr := scanDurable(f, size, lr.off, *next)
 			if serr != nil {
 				return -1, serr
 			}
@@ -334,7 +343,11 @@ func holdsRecords(path string) bool {
 		return false
 	}
 	defer f.Close()
-	lr, err := openLogReader(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	lr, err := openLogReader(f, fi.Size())
 	if err != nil {
 		return false
 	}
@@ -430,17 +443,30 @@ func (s *Server) snapshot() error {
 	if err != nil {
 		return err
 	}
-	s.mu.RLock()
-	z := s.zxid.Load()
-	if !s.log.rotate(z) {
+	var z int64
+	for {
+		s.mu.RLock()
+		z = s.zxid.Load()
+		retry, rerr := s.log.rotate(z)
+		if rerr != nil || retry == nil {
+			if rerr == nil {
+				err = s.tree.writeSnapshot(f, z)
+			} else {
+				err = rerr
+			}
+			s.mu.RUnlock()
+			break
+		}
 		s.mu.RUnlock()
-		f.Close()
-		_ = os.Remove(tmp)
-		s.kickSnapshot() // try again once the previous rotation is done
-		return nil
+		// The previous rotation is still pending: wait for the committer.
+		select {
+		case <-retry:
+		case <-s.closed:
+			f.Close()
+			_ = os.Remove(tmp)
+			return nil
+		}
 	}
-	err = s.tree.writeSnapshot(f, z)
-	s.mu.RUnlock()
 	if err == nil {
 		err = f.Sync()
 	}
@@ -458,6 +484,7 @@ func (s *Server) snapshot() error {
 		return err
 	}
 	s.snapshots.Add(1)
+	s.logf("snapshot %s written", snapName(z))
 	s.goodSnaps = append(s.goodSnaps, z)
 	if len(s.goodSnaps) > 2 {
 		s.goodSnaps = s.goodSnaps[len(s.goodSnaps)-2:]

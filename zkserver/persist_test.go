@@ -413,6 +413,7 @@ func TestSnapshotsReplaceLogs(t *testing.T) {
 		}
 	}
 	before := dumpTree(t, c)
+	waitSnapshots(t, dir, 2)
 	closeServer(t, s)
 	snaps, logs := dataDirFiles(t, dir)
 	if len(snaps) != 2 || len(logs) > 4 {
@@ -423,6 +424,23 @@ func TestSnapshotsReplaceLogs(t *testing.T) {
 	waitState(t, ev, zk.StateHasSession)
 	if d := diffTrees(before, dumpTree(t, c2)); d != "" {
 		t.Fatalf("tree after restart differs:\n%s", d)
+	}
+}
+
+// waitSnapshots waits until dir holds n snapshots (they are written in the
+// background).
+func waitSnapshots(t testing.TB, dir string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		snaps, _ := dataDirFiles(t, dir)
+		if len(snaps) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("snapshots %v after 30s, want %d", snaps, n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -578,6 +596,7 @@ func TestDamagedSnapshot(t *testing.T) {
 		}
 	}
 	before := dumpTree(t, c)
+	waitSnapshots(t, dir, 2)
 	closeServer(t, s)
 	snaps, _ := dataDirFiles(t, dir)
 	if len(snaps) != 2 {

@@ -135,7 +135,16 @@ func readSnapshot(path string) (loadedTree, error) {
 		return loadedTree{}, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
+	fi, err := f.Stat()
+	if err != nil {
+		return loadedTree{}, err
+	}
+	return decodeSnapshot(f, fi.Size())
+}
+
+// decodeSnapshot reads a snapshot of size bytes from r.
+func decodeSnapshot(r io.Reader, size int64) (loadedTree, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
 	cr := &crcReader{r: br}
 	var hdr [headerSize + 16]byte
 	if _, err := io.ReadFull(cr, hdr[:]); err != nil {
@@ -149,11 +158,13 @@ func readSnapshot(path string) (loadedTree, error) {
 	}
 	zxid := int64(binary.BigEndian.Uint64(hdr[12:]))
 	count := binary.BigEndian.Uint64(hdr[20:])
-	if count == 0 || count > 1<<40 {
+	// A node entry takes at least 64 bytes: a count the file cannot hold
+	// is damage (and must not size the map).
+	if count == 0 || count > uint64(size)/64 {
 		return loadedTree{}, fmt.Errorf("bad node count %d", count)
 	}
 	t := &tree{
-		nodes:      make(map[string]*node, min(count, 1<<24)),
+		nodes:      make(map[string]*node, count),
 		acls:       map[string]*aclList{},
 		containers: map[string]struct{}{},
 	}
@@ -165,14 +176,14 @@ func readSnapshot(path string) (loadedTree, error) {
 		if _, err := io.ReadFull(cr, lb[:]); err != nil {
 			return loadedTree{}, fmt.Errorf("entry %d: %w", nodes, noEOF(err))
 		}
-		size := binary.BigEndian.Uint32(lb[:])
-		if size == 0 || size > maxRecord {
-			return loadedTree{}, fmt.Errorf("entry %d: bad length %d", nodes, size)
+		n := binary.BigEndian.Uint32(lb[:])
+		if n == 0 || int64(n) > size {
+			return loadedTree{}, fmt.Errorf("entry %d: bad length %d", nodes, n)
 		}
-		if cap(buf) < int(size) {
-			buf = make([]byte, size)
+		if cap(buf) < int(n) {
+			buf = make([]byte, n)
 		}
-		p := buf[:size]
+		p := buf[:n]
 		if _, err := io.ReadFull(cr, p); err != nil {
 			return loadedTree{}, fmt.Errorf("entry %d: %w", nodes, noEOF(err))
 		}

@@ -117,6 +117,14 @@ func (t *tree) get(path string) *node {
 	return t.nodes[path]
 }
 
+// getBytes is get for a path in a request buffer (no copy is made).
+func (t *tree) getBytes(path []byte) *node {
+	if len(path) == 0 {
+		return t.nodes["/"]
+	}
+	return t.nodes[string(path)]
+}
+
 // parentPath returns the path before the last slash ("" for top-level nodes).
 func parentPath(path string) string {
 	return path[:strings.LastIndexByte(path, '/')]

@@ -283,15 +283,19 @@ func (l *txnLog) append(zxid, now int64, kind uint8, body []byte) (records int, 
 
 // rotate makes records after zxid go to a new log file. Called with
 // Server.mu held (shared is enough: it excludes appends), so the split
-// falls exactly after zxid.
-func (l *txnLog) rotate(zxid int64) bool {
+// falls exactly after zxid. It returns a channel to wait on (and retry)
+// when the previous rotation has not happened yet.
+func (l *txnLog) rotate(zxid int64) (retry <-chan struct{}, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.split >= 0 || l.failed != nil {
-		return false // the previous rotation has not happened yet
+	if l.failed != nil {
+		return nil, l.failed
+	}
+	if l.split >= 0 {
+		return l.advanced, nil
 	}
 	if l.fileFirst == zxid+1 {
-		return true // the newest file already starts there (nothing logged since)
+		return nil, nil // the newest file already starts there (nothing logged since)
 	}
 	l.split, l.splitZxid, l.fileFirst = len(l.pending), zxid+1, zxid+1
 	l.records, l.bytes = 0, 0
@@ -299,7 +303,7 @@ func (l *txnLog) rotate(zxid int64) bool {
 	case l.kick <- struct{}{}:
 	default:
 	}
-	return true
+	return nil, nil
 }
 
 // waitChan returns a channel closed when the durable zxid next advances.
@@ -397,9 +401,10 @@ func (l *txnLog) close(started bool) error {
 
 // logReader reads the records of one log file.
 type logReader struct {
-	r   *bufio.Reader
-	off int64 // offset of the next record
-	buf []byte
+	r    *bufio.Reader
+	off  int64 // offset of the next record
+	size int64 // of the file
+	buf  []byte
 }
 
 // errTorn marks a record that is incomplete or fails its CRC: the end of
@@ -408,8 +413,8 @@ var errTorn = errors.New("torn or corrupt record")
 
 // openLogReader checks a log file's header. A file shorter than the
 // header (a crash right after it was created) reads as empty.
-func openLogReader(f *os.File) (*logReader, error) {
-	lr := &logReader{r: bufio.NewReaderSize(f, 1<<20), off: headerSize}
+func openLogReader(ra io.ReaderAt, size int64) (*logReader, error) {
+	lr := &logReader{r: bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 64<<10), off: headerSize, size: size}
 	var hdr [headerSize]byte
 	n, err := io.ReadFull(lr.r, hdr[:])
 	switch {
@@ -442,20 +447,18 @@ func allZero(b []byte) bool {
 // that is cut short or fails its CRC (the caller truncates there).
 func (lr *logReader) next() (record, error) {
 	var hdr [recordHeader]byte
-	n, err := io.ReadFull(lr.r, hdr[:])
-	if err == io.EOF {
+	_, err := io.ReadFull(lr.r, hdr[:])
+	switch {
+	case err == io.EOF:
 		return record{}, io.EOF
-	}
-	if err != nil {
-		if err == io.ErrUnexpectedEOF {
-			_ = n
-			return record{}, errTorn
-		}
+	case err == io.ErrUnexpectedEOF:
+		return record{}, errTorn
+	case err != nil:
 		return record{}, err
 	}
 	size := binary.BigEndian.Uint32(hdr[:])
-	if size < recordFixed || size > maxRecord {
-		return record{}, errTorn
+	if size < recordFixed || size > maxRecord || int64(size) > lr.size-lr.off-recordHeader {
+		return record{}, errTorn // (a length past the end is a cut record)
 	}
 	if cap(lr.buf) < int(size) {
 		lr.buf = make([]byte, size)
@@ -484,12 +487,12 @@ func (lr *logReader) next() (record, error) {
 // been synced. Finding one means the bad record was acknowledged: damage,
 // not a torn write, and cutting there would lose acknowledged transactions.
 // The length of the bad record cannot be trusted, so every offset is tried.
-func scanDurable(path string, off, next int64) (found int64, ok bool, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
+func scanDurable(ra io.ReaderAt, size, off, next int64) (found int64, ok bool, err error) {
+	b := make([]byte, size-off)
+	if _, err := ra.ReadAt(b, off); err != nil && err != io.EOF {
 		return 0, false, err
 	}
-	for i := off + 1; i+recordHeader+recordFixed <= int64(len(b)); i++ {
+	for i := int64(1); i+recordHeader+recordFixed <= int64(len(b)); i++ {
 		size := int64(binary.BigEndian.Uint32(b[i:]))
 		if size < recordFixed || size > int64(len(b))-i-recordHeader {
 			continue
@@ -501,7 +504,7 @@ func scanDurable(path string, off, next int64) (found int64, ok bool, err error)
 			continue
 		}
 		if crc32.Checksum(p, castagnoli) == binary.BigEndian.Uint32(b[i+4:]) {
-			return i, true, nil
+			return off + i, true, nil
 		}
 	}
 	return 0, false, nil

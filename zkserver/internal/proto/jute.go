@@ -112,6 +112,21 @@ func (d *Decoder) NullableString() (s string, ok bool) {
 	return string(p), p != nil
 }
 
+// StringBytes reads a jute ustring without copying it: the result aliases
+// the decoder's input (nil for null). Map lookups with string(b) do not
+// allocate.
+func (d *Decoder) StringBytes() []byte {
+	n := d.Int()
+	if d.err != nil || n == -1 {
+		return nil
+	}
+	if n < -1 {
+		d.err = fmt.Errorf("jute: negative length %d", n)
+		return nil
+	}
+	return d.take(int(n))
+}
+
 // String reads a jute ustring; null reads as "".
 func (d *Decoder) String() string {
 	s, _ := d.NullableString()
