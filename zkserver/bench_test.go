@@ -393,6 +393,76 @@ func BenchmarkMultiCreate(b *testing.B) {
 	}
 }
 
+// mntrValue reads one numeric mntr key.
+func mntrValue(b *testing.B, addr, key string) float64 {
+	out, err := zktest.FourLetter(addr, "mntr")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(line, "\t"); ok && k == key {
+			f, _ := strconv.ParseFloat(v, 64)
+			return f
+		}
+	}
+	b.Fatalf("mntr of %s has no %s", addr, key)
+	return 0
+}
+
+// BenchmarkConcurrentWrites: setData of 150 bytes from many connections,
+// each with one request in flight (as go-zookeeper clients write): with a
+// durable log, group commit lets concurrent writes share an fsync. The
+// log shows the fsyncs each server made and the writes per fsync (mntr's
+// zk_cnt_fsynctime, zk_sum_sync_processor_batch_size).
+func BenchmarkConcurrentWrites(b *testing.B) {
+	skipShort(b)
+	srvs := servers(b, "embedded-durable", "apache-fsync")
+	data := make([]byte, 150)
+	for _, conns := range []int{1, 16, 64} {
+		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
+			sessions := map[string][]*raw{}
+			for _, s := range srvs {
+				for i := range conns {
+					r := session(b, s.addr, 30000)
+					if f := r.create(fmt.Sprintf("/cw-%d-%d", conns, i), nil, 0); f.err != 0 && f.err != proto.ErrNodeExists {
+						b.Fatalf("create: %d", f.err)
+					}
+					sessions[s.kind] = append(sessions[s.kind], r)
+				}
+			}
+			perSync := map[string][]float64{}
+			compare(b, "writes/s", srvs, func(s *benchServer, _ int) float64 {
+				syncs0, recs0 := mntrValue(b, s.addr, "zk_cnt_fsynctime"), mntrValue(b, s.addr, "zk_sum_sync_processor_batch_size")
+				var total atomic.Int64
+				var wg sync.WaitGroup
+				for i, r := range sessions[s.kind] {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						path := fmt.Sprintf("/cw-%d-%d", conns, i)
+						p := &pipeline{r: r, op: proto.OpSetData, depth: 1,
+							req: func(e *proto.Encoder, _ int) { e.String(path); e.Buffer(data); e.Int(-1) }}
+						n, took, err := p.run(time.Second)
+						if err != nil {
+							b.Error(err)
+						}
+						total.Add(int64(float64(n) / took.Seconds()))
+					}()
+				}
+				wg.Wait()
+				syncs, recs := mntrValue(b, s.addr, "zk_cnt_fsynctime")-syncs0, mntrValue(b, s.addr, "zk_sum_sync_processor_batch_size")-recs0
+				if syncs > 0 {
+					perSync[s.kind] = append(perSync[s.kind], recs/syncs)
+				}
+				return float64(total.Load())
+			})
+			for _, s := range srvs {
+				b.Logf("%-17s transactions per fsync by round: %s", s.kind, fmtRounds(perSync[s.kind]))
+			}
+		})
+	}
+}
+
 var heapUsed = regexp.MustCompile(`generation\s+total \d+K, used (\d+)K`)
 
 // jvmHeap returns the JVM's live heap after a full collection.

@@ -53,6 +53,22 @@ func (s *Server) fourLetter(word string) string {
 		fmt.Fprintf(&b, "zk_min_latency\t0\nzk_max_latency\t0\n")
 		fmt.Fprintf(&b, "zk_approximate_data_size\t%d\n", st.dataSize)
 		fmt.Fprintf(&b, "zk_uptime\t%d\n", time.Since(s.start).Milliseconds())
+		// The transaction log's fsyncs (count, total ms) and records per
+		// fsync, under ZooKeeper's names; zero without a data directory.
+		var syncs, nanos, synced int64
+		if s.log != nil {
+			syncs, nanos, synced = s.log.syncs.Load(), s.log.syncNanos.Load(), s.log.synced.Load()
+		}
+		avg := func(sum, n int64) float64 {
+			if n == 0 {
+				return 0
+			}
+			return float64(sum) / float64(n)
+		}
+		fmt.Fprintf(&b, "zk_avg_fsynctime\t%.1f\nzk_cnt_fsynctime\t%d\nzk_sum_fsynctime\t%d\n",
+			avg(nanos, syncs)/1e6, syncs, nanos/1e6)
+		fmt.Fprintf(&b, "zk_avg_sync_processor_batch_size\t%.1f\nzk_cnt_sync_processor_batch_size\t%d\nzk_sum_sync_processor_batch_size\t%d\n",
+			avg(synced, syncs), syncs, synced)
 	default:
 		// Whitelisted but not implemented here.
 		return word + " is not executed because it is not in the whitelist.\n"

@@ -3,6 +3,7 @@ package zkserver
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -148,5 +149,85 @@ func TestLogReaderStopsAtTornRecord(t *testing.T) {
 	}
 	if len(zxids) != 4 || zxids[3] != 4 {
 		t.Fatalf("read %v before the torn record, want 1..4", zxids)
+	}
+}
+
+// bigTree returns a tree of n znodes of 150 bytes under /bench (names as
+// long as Kafka topic paths), built as n/1000 multi transactions, and the
+// records that built it.
+func bigTree(n int) (*tree, [][]txnOp) {
+	t := newTree()
+	acl := aclOpenAll
+	data := make([]byte, 150)
+	var txns [][]txnOp
+	zxid := int64(0)
+	for i := 0; i < n; i += 1000 {
+		parent := fmt.Sprintf("/bench%03d", i/1000)
+		ops := []txnOp{{typ: txCreate, path: parent, acl: acl}}
+		for j := range min(1000, n-i) {
+			ops = append(ops, txnOp{typ: txCreate, path: fmt.Sprintf("%s/bench-topic-name-%06d", parent, j), data: data, acl: acl})
+		}
+		zxid++
+		if err := t.applyOps(zxid, 1000, ops, ownerIndex{}); err != nil {
+			panic(err)
+		}
+		txns = append(txns, ops)
+	}
+	return t, txns
+}
+
+// BenchmarkSnapshot100k: writing (what happens under the read lock: writes
+// wait meanwhile) and loading a snapshot of 100,000 znodes of 150 bytes.
+func BenchmarkSnapshot100k(b *testing.B) {
+	t, _ := bigTree(100_000)
+	path := filepath.Join(b.TempDir(), snapName(1))
+	b.Run("write", func(b *testing.B) {
+		for b.Loop() {
+			f, err := os.Create(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := t.writeSnapshot(f, 1); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+		fi, _ := os.Stat(path)
+		b.ReportMetric(float64(fi.Size())/(1<<20), "MiB")
+	})
+	b.Run("load", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := readSnapshot(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkReplay100k: replaying a log of 100 multis of 1,000 creates.
+func BenchmarkReplay100k(b *testing.B) {
+	_, txns := bigTree(100_000)
+	dir := b.TempDir()
+	l, err := openLog(dir, 1, func(error) {})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var e proto.Encoder
+	for i, ops := range txns {
+		e.B = e.B[:0]
+		encodeTxnOps(&e, ops)
+		l.append(int64(i+1), 1000, recTxn, e.B)
+	}
+	if err := l.close(false); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, logName(1))
+	fi, _ := os.Stat(path)
+	b.ReportMetric(float64(fi.Size())/(1<<20), "MiB")
+	for b.Loop() {
+		next, n := int64(1), 0
+		if _, err := replayLog(path, newTree(), ownerIndex{}, &next, &n); err != nil || n != len(txns) {
+			b.Fatal(err, n)
+		}
 	}
 }

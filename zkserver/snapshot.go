@@ -16,7 +16,7 @@ import (
 // A snapshot file is the tree after one zxid:
 //
 //	header: snapMagic | uint32 version | int64 zxid | int64 node count
-//	entries: uint32 length | payload, parents before their children
+//	entries: uint32 length | payload, nodes in any order
 //	  payload kind 1, ACL list definition: ACL vector (indexes count from 0)
 //	  payload kind 2, node: path | data (nullable) | int32 ACL index |
 //	    czxid mzxid pzxid ctime mtime owner (int64) | version aversion childCreates (int32)
@@ -63,11 +63,7 @@ func (t *tree) writeSnapshot(w io.Writer, zxid int64) error {
 		return err
 	}
 	aclIndex := map[*aclList]int32{}
-	stack := []string{"/"}
-	for len(stack) > 0 {
-		path := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		n := t.nodes[path]
+	for path, n := range t.nodes {
 		idx, ok := aclIndex[n.acl]
 		if !ok {
 			idx = int32(len(aclIndex))
@@ -93,9 +89,6 @@ func (t *tree) writeSnapshot(w io.Writer, zxid int64) error {
 		e.Int(n.childCreates)
 		if err := entry(); err != nil {
 			return err
-		}
-		for c := range n.children {
-			stack = append(stack, joinPath(path, c))
 		}
 	}
 	e.B = append(e.B, 0, 0, 0, 0, snapEnd)
@@ -203,6 +196,9 @@ func decodeSnapshot(r io.Reader, size int64) (loadedTree, error) {
 			if t.nodes["/"] == nil {
 				return loadedTree{}, errors.New("no root node")
 			}
+			if err := t.link(); err != nil {
+				return loadedTree{}, err
+			}
 			return loadedTree{tree: t, zxid: zxid}, nil
 		case snapACL:
 			acl := d.ACLs()
@@ -238,23 +234,14 @@ func noEOF(err error) error {
 	return err
 }
 
-// restore inserts a node read from a snapshot; its parent must be there.
+// restore inserts a node read from a snapshot (link then connects the
+// nodes to their parents).
 func (t *tree) restore(path string, n *node) error {
 	if _, dup := t.nodes[path]; dup {
 		return fmt.Errorf("node %q twice", path)
 	}
-	if path != "/" {
-		if !strings.HasPrefix(path, "/") {
-			return fmt.Errorf("bad path %q", path)
-		}
-		parent := t.nodes[watchParent(parentPath(path))]
-		if parent == nil {
-			return fmt.Errorf("node %q before its parent", path)
-		}
-		if parent.children == nil {
-			parent.children = map[string]struct{}{}
-		}
-		parent.children[path[strings.LastIndexByte(path, '/')+1:]] = struct{}{}
+	if path != "/" && (!strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/")) {
+		return fmt.Errorf("bad path %q", path)
 	}
 	t.nodes[path] = n
 	if n.isEphemeral() {
@@ -264,5 +251,24 @@ func (t *tree) restore(path string, n *node) error {
 		t.containers[path] = struct{}{}
 	}
 	t.dataBytes += int64(len(n.data))
+	return nil
+}
+
+// link fills in the child sets of a restored tree; every node's parent
+// must be there.
+func (t *tree) link() error {
+	for path := range t.nodes {
+		if path == "/" {
+			continue
+		}
+		parent := t.nodes[watchParent(parentPath(path))]
+		if parent == nil {
+			return fmt.Errorf("node %q without its parent", path)
+		}
+		if parent.children == nil {
+			parent.children = map[string]struct{}{}
+		}
+		parent.children[path[strings.LastIndexByte(path, '/')+1:]] = struct{}{}
+	}
 	return nil
 }

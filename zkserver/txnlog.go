@@ -2,6 +2,7 @@ package zkserver
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
 )
@@ -107,8 +109,32 @@ type record struct {
 	ops    []txnOp
 }
 
+// aclCache keeps the last ACL vector decoded: a log repeats one ACL over
+// and over, and each decoded copy costs three allocations.
+type aclCache struct {
+	raw []byte
+	acl []proto.ACL
+}
+
+// decode reads an ACL vector, reusing the last one when the bytes match.
+// Decoded lists are shared, never modified (the tree interns them).
+func (c *aclCache) decode(d *proto.Decoder) []proto.ACL {
+	rest := d.Rest()
+	if c != nil && c.raw != nil && len(rest) >= len(c.raw) && bytes.Equal(rest[:len(c.raw)], c.raw) {
+		d.Skip(len(c.raw))
+		return c.acl
+	}
+	before := d.Remaining()
+	acl := d.ACLs()
+	if c != nil && d.Err() == nil {
+		c.raw = append(c.raw[:0], rest[:before-d.Remaining()]...)
+		c.acl = acl
+	}
+	return acl
+}
+
 // decodeRecord decodes a payload whose CRC has been checked.
-func decodeRecord(p []byte) (record, error) {
+func decodeRecord(p []byte, acls *aclCache) (record, error) {
 	d := proto.NewDecoder(p)
 	var r record
 	r.zxid, r.synced, r.time = d.Long(), d.Long(), d.Long()
@@ -131,12 +157,12 @@ func decodeRecord(p []byte) (record, error) {
 			case txCreate:
 				op.data = cloneNullable(d.Buffer())
 				op.owner = d.Long()
-				op.acl = d.ACLs()
+				op.acl = acls.decode(d)
 			case txDelete:
 			case txSetData:
 				op.data = cloneNullable(d.Buffer())
 			case txSetACL:
-				op.acl = d.ACLs()
+				op.acl = acls.decode(d)
 			default:
 				return r, fmt.Errorf("unknown op type %d", op.typ)
 			}
@@ -189,10 +215,14 @@ type txnLog struct {
 	records   int   // records appended since the last rotation
 	bytes     int64 // bytes appended since the last rotation
 
-	durable atomic.Int64 // every record up to this zxid is on disk
-	kick    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
+	durable  atomic.Int64 // every record up to this zxid is on disk
+	pendingN int          // records in pending (mu)
+	// What the committer did, for mntr (ZooKeeper's fsynctime and
+	// sync_processor_batch_size): syncs, their total time, records per sync.
+	syncs, syncNanos, synced atomic.Int64
+	kick                     chan struct{}
+	stop                     chan struct{}
+	done                     chan struct{}
 }
 
 // openLog creates a fresh log file for records from firstZxid on (an
@@ -270,6 +300,7 @@ func (l *txnLog) append(zxid, now int64, kind uint8, body []byte) (records int, 
 	binary.BigEndian.PutUint32(b[off+4:], crc32.Checksum(b[off+recordHeader:], castagnoli))
 	l.pending = b
 	l.last = zxid
+	l.pendingN++
 	l.records++
 	l.bytes += int64(recordHeader + n)
 	records, bytes = l.records, l.bytes
@@ -335,7 +366,8 @@ func (l *txnLog) flush() {
 		l.mu.Unlock()
 		return
 	}
-	l.pending, l.spare, l.split = l.spare[:0], nil, -1
+	batch := l.pendingN
+	l.pending, l.spare, l.split, l.pendingN = l.spare[:0], nil, -1, 0
 	l.mu.Unlock()
 
 	rest := buf
@@ -352,6 +384,9 @@ func (l *txnLog) flush() {
 	}
 	if err == nil {
 		err = l.writeSync(rest)
+	}
+	if err == nil && batch > 0 {
+		l.synced.Add(int64(batch))
 	}
 
 	l.mu.Lock()
@@ -378,7 +413,11 @@ func (l *txnLog) writeSync(b []byte) error {
 	if _, err := l.f.Write(b); err != nil {
 		return err
 	}
-	return l.f.Sync()
+	start := time.Now()
+	err := l.f.Sync()
+	l.syncNanos.Add(int64(time.Since(start)))
+	l.syncs.Add(1)
+	return err
 }
 
 // close flushes what is pending and stops the committer (or, when it never
@@ -405,6 +444,7 @@ type logReader struct {
 	off  int64 // offset of the next record
 	size int64 // of the file
 	buf  []byte
+	acls aclCache
 }
 
 // errTorn marks a record that is incomplete or fails its CRC: the end of
@@ -473,7 +513,7 @@ func (lr *logReader) next() (record, error) {
 	if crc32.Checksum(p, castagnoli) != binary.BigEndian.Uint32(hdr[4:]) {
 		return record{}, errTorn
 	}
-	rec, err := decodeRecord(p)
+	rec, err := decodeRecord(p, &lr.acls)
 	if err != nil {
 		// The CRC matched, so this is not a torn write: refuse it.
 		return record{}, fmt.Errorf("record at offset %d: %v", lr.off, err)

@@ -31,6 +31,9 @@ func (d *Decoder) Err() error { return d.err }
 // Remaining is the number of unread bytes.
 func (d *Decoder) Remaining() int { return len(d.b) - d.off }
 
+// Skip consumes n bytes.
+func (d *Decoder) Skip(n int) { d.take(n) }
+
 // Rest returns the unread bytes without consuming them.
 func (d *Decoder) Rest() []byte { return d.b[d.off:] }
 
