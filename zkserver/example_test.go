@@ -2,6 +2,7 @@ package zkserver_test
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -35,3 +36,34 @@ func Example() {
 type nopLogger struct{}
 
 func (nopLogger) Printf(string, ...any) {}
+
+// A server with a data directory keeps its tree across restarts (and
+// crashes); sessions and their ephemeral nodes end with the process.
+func Example_dataDir() {
+	dir, err := os.MkdirTemp("", "zkserver-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	for run := range 2 {
+		srv, err := zkserver.Start(zkserver.Config{DataDir: dir})
+		if err != nil {
+			panic(err)
+		}
+		conn, _, err := zk.Connect([]string{srv.Addr()}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(nopLogger{}))
+		if err != nil {
+			panic(err)
+		}
+		if run == 0 {
+			conn.Create("/kept", []byte("v1"), 0, zk.WorldACL(zk.PermAll))
+			conn.Create("/session-bound", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+		}
+		children, _, _ := conn.Children("/")
+		fmt.Println(run, children)
+		srv.Close()
+		conn.Close()
+	}
+	// Output:
+	// 0 [kept session-bound zookeeper]
+	// 1 [kept zookeeper]
+}

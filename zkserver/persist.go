@@ -17,19 +17,28 @@ import (
 // Persistence (Config.DataDir). Every state change already goes through one
 // place with Server.mu held exclusively and a zxid taken (write,
 // newSessionLocked, closeSessionLocked, the container check); each appends
-// one record to the transaction log there. Replies and notifications are
+// one record to the transaction log there, failed writes included, so the
+// log holds every zxid ever handed out. Replies and notifications are
 // tagged with the zxid current when they were queued and held back until
-// the log is durable up to it (conn.writeLoop), so no client sees a state
-// — or a zxid — that a crash could take back.
+// the log is durable up to it (conn.flushLocked), so no client sees a
+// state — or a zxid — that a crash could take back. One committer
+// goroutine writes and fsyncs whatever has accumulated (group commit).
 //
-// On start the newest valid snapshot is loaded and the log after it
+// Snapshots are taken after SnapshotEvery records (or 64 MiB of log): the
+// log is switched to a new file at the snapshot's zxid, the tree streamed
+// to a temporary file under the read lock, synced and renamed. Once a
+// snapshot is in place, files older than the previous good snapshot are
+// removed, so one damaged snapshot still leaves a way back.
+//
+// On start the newest valid snapshot is loaded and the logs after it
 // replayed through the same tree functions the live server uses, which
 // keeps every stat field, cversion, pzxid and sequence counter exact. A
 // torn record at the end of the newest log (a crash mid-write) is cut off;
-// it was never acknowledged. Sessions end with the process, as the brief
-// for the sandbox asks: ephemerals found after replay are deleted, one
-// closeSession transaction per owner (what ZooKeeper 3.8 does when the
-// restored sessions expire), before the first client is served.
+// it was never acknowledged. A damaged record that a later intact record
+// shows was synced stops the start instead. Sessions end with the process:
+// ephemerals found after replay are deleted, one closeSession transaction
+// per owner (what ZooKeeper 3.8 does when the restored sessions expire),
+// before the first client is served.
 
 // defaultSnapshotEvery is ZooKeeper's snapCount.
 const defaultSnapshotEvery = 100_000
@@ -403,10 +412,13 @@ func (s *Server) logSession(zxid int64, kind uint8, id int64) {
 }
 
 func (s *Server) appendRecord(zxid, now int64, kind uint8, body []byte) {
-	records, bytes := s.log.append(zxid, now, kind, body)
-	if records >= s.cfg.SnapshotEvery || bytes >= snapshotBytes {
+	if s.snapshotDue(s.log.append(zxid, now, kind, body)) {
 		s.kickSnapshot()
 	}
+}
+
+func (s *Server) snapshotDue(records int, bytes int64) bool {
+	return records >= s.cfg.SnapshotEvery || bytes >= snapshotBytes
 }
 
 func (s *Server) kickSnapshot() {
@@ -425,6 +437,11 @@ func (s *Server) snapshotLoop() {
 			return
 		case <-s.snapKick:
 		}
+		// A kick queued before the last snapshot's rotation is stale.
+		if !s.snapshotDue(s.log.since()) && !s.snapStartup {
+			continue
+		}
+		s.snapStartup = false
 		if err := s.snapshot(); err != nil {
 			// Not fatal: the log still holds everything.
 			s.logf("snapshot: %v", err)
@@ -447,6 +464,12 @@ func (s *Server) snapshot() error {
 	for {
 		s.mu.RLock()
 		z = s.zxid.Load()
+		if len(s.goodSnaps) > 0 && s.goodSnaps[len(s.goodSnaps)-1] == z {
+			s.mu.RUnlock() // nothing new since the last one
+			f.Close()
+			_ = os.Remove(tmp)
+			return nil
+		}
 		retry, rerr := s.log.rotate(z)
 		if rerr != nil || retry == nil {
 			if rerr == nil {

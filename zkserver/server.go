@@ -1,18 +1,23 @@
-// Package zkserver is a standalone, in-memory server that speaks the Apache
-// ZooKeeper client protocol and behaves as ZooKeeper 3.8 standalone does
-// (spec zookeeper-server.md): sessions, ephemeral, sequential and container
+// Package zkserver is a standalone server that speaks the Apache ZooKeeper
+// client protocol and behaves as ZooKeeper 3.8 standalone does (spec
+// zookeeper-server.md): sessions, ephemeral, sequential and container
 // nodes, versions and stat fields, one-shot and persistent watches, multi,
-// digest ACLs and the ruok/srvr/mntr four-letter words.
+// digest ACLs and the ruok/srvr/mntr four-letter words. The tree lives in
+// memory, and optionally also on disk (Config.DataDir).
 //
 // Design: every connection has a reader goroutine that decodes and executes
-// its requests in order and a writer goroutine that drains an ordered
-// outbound queue. Requests run under one RWMutex: writes hold it exclusively
-// (the single ordered write path, which also numbers zxids), reads share it.
-// Replies and watch notifications are appended to the connections' queues
-// while the lock is held, so a notification always precedes the reply of the
+// its requests in order and an ordered outbound queue (one buffer).
+// Requests run under one RWMutex: writes hold it exclusively (the single
+// ordered write path, which also numbers zxids), reads share it. Replies
+// and watch notifications are appended to the connections' queues while
+// the lock is held, so a notification always precedes the reply of the
 // write that caused it and any later reply, but no socket is ever written
-// under the lock. A connection whose queue grows past Config.MaxQueuedBytes
-// is disconnected, so one slow client cannot stall or bloat the server.
+// under the lock. The reader writes its replies itself once the requests
+// it has buffered are answered (one system call per burst of pipelined
+// requests, no goroutine hand-off); a writer goroutine per connection sends
+// the rest (notifications caused by others, frames waiting for the log). A
+// connection whose queue grows past Config.MaxQueuedBytes is disconnected,
+// so one slow client cannot stall or bloat the server.
 //
 // Every change of state goes through Server.write (or the session create and
 // close paths, or the container check) with mu held and a zxid taken. With
@@ -162,13 +167,14 @@ type Server struct {
 	sent     atomic.Int64
 
 	// Persistence (nil log: memory only).
-	log       *txnLog
-	txnBuf    proto.Encoder // record body scratch; guarded by mu (exclusive)
-	snapKick  chan struct{}
-	snapshots atomic.Int64 // snapshots written since start
-	goodSnaps []int64      // zxids of the newest snapshots known intact; snapshot goroutine only
-	recovered recovery
-	unlockDir func()
+	log         *txnLog
+	txnBuf      proto.Encoder // record body scratch; guarded by mu (exclusive)
+	snapKick    chan struct{}
+	snapshots   atomic.Int64 // snapshots written since start
+	goodSnaps   []int64      // zxids of the newest snapshots known intact; snapshot goroutine only
+	snapStartup bool         // take a snapshot once started; set before the snapshot goroutine starts
+	recovered   recovery
+	unlockDir   func()
 
 	closed   chan struct{}
 	closeErr error
@@ -221,7 +227,8 @@ func Start(cfg Config) (*Server, error) {
 		s.wg.Add(1)
 		go s.snapshotLoop()
 		if s.recovered.replayed > 0 || s.recovered.sessions > 0 {
-			s.kickSnapshot() // so the next start replays less
+			s.snapStartup = true // so the next start replays less
+			s.kickSnapshot()
 		}
 	}
 	return s, nil

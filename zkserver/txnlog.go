@@ -337,6 +337,13 @@ func (l *txnLog) rotate(zxid int64) (retry <-chan struct{}, err error) {
 	return nil, nil
 }
 
+// since reports what was appended since the last rotation.
+func (l *txnLog) since() (records int, bytes int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.records, l.bytes
+}
+
 // waitChan returns a channel closed when the durable zxid next advances.
 // Take it before reading durable, so an advance in between is not missed.
 func (l *txnLog) waitChan() <-chan struct{} {
