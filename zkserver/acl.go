@@ -72,6 +72,9 @@ func ipMatches(ip, id string) bool {
 // fixupACL validates and expands an ACL list for create and setACL
 // (PrepRequestProcessor.fixupACL, spec §13.3). ok is false for -114.
 func fixupACL(c *conn, acl []proto.ACL) ([]proto.ACL, bool) {
+	if len(acl) == 1 && acl[0].Scheme == "world" && acl[0].ID == "anyone" {
+		return acl, true // the common case, without copies (callers never modify it)
+	}
 	// Remove exact duplicates, keeping the first occurrence.
 	uniq := make([]proto.ACL, 0, len(acl))
 	for _, a := range acl {

@@ -128,7 +128,7 @@ func (c *conn) wakeWriter() {
 // goroutine, which runs the requests, calls it.
 func (c *conn) reply(xid int32, zxid int64, err int32, sizeHint int) (*proto.Encoder, int) {
 	e := &c.scratch
-	if cap(e.B) > 64<<10 {
+	if cap(e.B) > 256<<10 {
 		e.B = nil // do not keep a big reply's buffer
 	}
 	e.B = slices.Grow(e.B[:0], 20+sizeHint)

@@ -821,6 +821,7 @@ type multiOp struct {
 // type inside it, or a truncated record (reply -5).
 func decodeMulti(d *proto.Decoder) ([]multiOp, bool) {
 	var ops []multiOp
+	var acls aclCache // the ops of a multi usually share one ACL
 	for {
 		typ, done, _ := d.Int(), d.Bool(), d.Int()
 		if d.Err() != nil {
@@ -832,7 +833,7 @@ func decodeMulti(d *proto.Decoder) ([]multiOp, bool) {
 		op := multiOp{typ: typ, ttl: -1}
 		switch typ {
 		case proto.OpCreate, proto.OpCreate2, proto.OpCreateContainer, proto.OpCreateTTL:
-			op.path, op.data, op.acl, op.flags = d.String(), d.Buffer(), d.ACLs(), d.Int()
+			op.path, op.data, op.acl, op.flags = d.String(), d.Buffer(), acls.decode(d), d.Int()
 			if typ == proto.OpCreateTTL {
 				op.ttl = d.Long()
 			}

@@ -217,6 +217,9 @@ func (t *tree) addNode(path string, parent *node, n *node, zxid int64, u *undoLo
 		t.containers[path] = struct{}{}
 	}
 	t.dataBytes += int64(len(n.data))
+	if u == nil {
+		return // (no closure is allocated outside a multi)
+	}
 	u.add(func() {
 		children := parent.children
 		*parent = old
@@ -247,6 +250,9 @@ func (t *tree) removeNode(path string, n *node, zxid int64, u *undoLog) {
 	_, wasContainer := t.containers[path]
 	delete(t.containers, path)
 	t.dataBytes -= int64(len(n.data))
+	if u == nil {
+		return
+	}
 	u.add(func() {
 		children := parent.children
 		*parent = old
@@ -271,6 +277,9 @@ func (t *tree) setData(n *node, data []byte, zxid, now int64, u *undoLog) {
 	n.version++
 	n.mzxid = zxid
 	n.mtime = now
+	if u == nil {
+		return
+	}
 	u.add(func() {
 		children := n.children
 		*n = old
