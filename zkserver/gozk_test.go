@@ -243,9 +243,7 @@ func TestGoZookeeper(t *testing.T) {
 					t.Logf("%v", got[tg.name])
 				})
 			}
-			if a, e := got["apache"], got["embedded"]; a != nil && e != nil {
-				compareLogs(t, a, e)
-			}
+			compareTargets(t, got)
 		})
 	}
 }

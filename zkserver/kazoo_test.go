@@ -52,10 +52,12 @@ func TestKazoo(t *testing.T) {
 			}
 		})
 	}
-	if a, e := outs["apache"], outs["embedded"]; a != "" && e != "" {
-		compareLogs(t, strings.Split(a, "\n"), strings.Split(e, "\n"))
-		if t.Failed() {
-			t.Logf("apache:\n%s\nembedded:\n%s", a, e)
-		}
+	logs := map[string][]string{}
+	for name, out := range outs {
+		logs[name] = strings.Split(out, "\n")
+	}
+	compareTargets(t, logs)
+	if t.Failed() {
+		t.Logf("outputs:\n%v", outs)
 	}
 }
