@@ -9,7 +9,7 @@ import "charm.land/bubbles/v2/key"
 
 // Global bindings work on every screen (unless a text field has focus).
 type Global struct {
-	Quit, Help, Back, Command                key.Binding
+	Quit, Help, Back, Command              key.Binding
 	Overview, Topics, Tree, Events, Create key.Binding
 }
 

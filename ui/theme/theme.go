@@ -46,10 +46,10 @@ func (k Ink) Plain() bool { return k.pre == "" }
 // Palette is the set of role colours.
 type Palette struct {
 	Text, Muted, Subtle, Accent, AccentText color.Color
-	Online, Offline, Warning, Danger         color.Color
-	Leader, Controller, Flash, SelectedBg    color.Color
-	Live, ReadOnly, Production, Sandbox      color.Color
-	BadgeText                                color.Color
+	Online, Offline, Warning, Danger        color.Color
+	Leader, Controller, Flash, SelectedBg   color.Color
+	Live, ReadOnly, Production, Sandbox     color.Color
+	BadgeText                               color.Color
 }
 
 // FlashSteps is the length of the flash ramps.
