@@ -696,7 +696,7 @@ func TestChangeJSON(t *testing.T) {
 		want string
 	}{
 		{Change{Kind: ChangeLeaderMoved, Topic: "t", Partition: 0, From: 1, To: -1, Epoch: 4, Path: "/p", Zxid: 9, Time: 10},
-			`{"kind":"leader_moved","topic":"t","partition":0,"from":1,"to":-1,"leader_epoch":4,"path":"/p","zxid":9,"time":10}`},
+			`{"kind":"leader_moved","topic":"t","partition":0,"from":1,"to":-1,"leader_epoch":4,"path":"/p","zxid":9,"mtime":10}`},
 		{Change{Kind: ChangeBrokerGone, Broker: 0}, `{"kind":"broker_gone","broker":0}`},
 		{Change{Kind: ChangeBrokerRegistered, Broker: 2, Rack: "r", BrokerEpoch: 77}, `{"kind":"broker_registered","broker":2,"rack":"r","broker_epoch":77}`},
 		{Change{Kind: ChangeControllerMoved, From: -1, To: 2, Epoch: 1}, `{"kind":"controller_moved","from":-1,"to":2,"epoch":1}`},
