@@ -152,6 +152,7 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 		return err
 	}
 	defer w.Close()
+	w.LostAfter = cf.requestTimeout
 	if _, err := w.Loaded(ctx); err != nil {
 		return err
 	}
