@@ -75,7 +75,9 @@ and ISR, and previews the exact replica assignment Kafka would make.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())
 	})
-	root.AddCommand(newVersionCmd(), newPlanCmd())
+	cf := &connFlags{}
+	cf.register(root)
+	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(), newTopicsCmd(cf), newBrokersCmd(cf))
 	return root
 }
 

@@ -91,6 +91,7 @@ type Model struct {
 	markersDirty    bool
 	topicSetChanged bool
 
+	batch   uint64        // number of Apply calls
 	pending []*topicState // topics changed since the last Snapshot (unsealed)
 	changed bool          // anything changed since the last Snapshot
 	snap    *Snapshot     // the last snapshot: current while !changed, else the base of the next
@@ -123,9 +124,10 @@ type brokerNode struct {
 }
 
 type topicState struct {
-	t       *Topic
-	hasNode bool // /brokers/topics/<t> exists
-	pending bool // in Model.pending
+	t            *Topic
+	hasNode      bool   // /brokers/topics/<t> exists
+	pending      bool   // in Model.pending
+	createdBatch uint64 // Model.batch in which the topic znode appeared
 }
 
 // NewModel returns an empty model.
@@ -159,6 +161,7 @@ func NewModel(o ModelOptions) *Model {
 // node is ignored). A znode that cannot be decoded is recorded (see
 // Snapshot.Errors) and yields one znode_invalid change; the batch goes on.
 func (m *Model) Apply(events []NodeEvent, reset bool) []Change {
+	m.batch++
 	// Pre-size the result: a reset batch (the first load: ~one change per
 	// node) would otherwise spend most of its time growing the slice.
 	if reset {
@@ -542,7 +545,24 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 	}
 	a, err := DecodeTopicAssignment(ev.Data)
 	m.noteErr(ev.Path, err, ev)
-	created := !ts.hasNode // (partitions known by state only were not counted globally)
+	// Partitions known by state only were not counted globally before the
+	// topic znode existed.
+	wasVisible := ts.hasNode
+	// A new czxid means the topic was deleted and created again meanwhile
+	// (seen in reset batches); its state znodes arrive as their own events.
+	recreated := wasVisible && ev.Stat.Czxid != 0 && ts.t.Czxid != 0 && ev.Stat.Czxid != ts.t.Czxid
+	if recreated {
+		m.emit(Change{Kind: ChangeTopicDeleted, Path: ev.Path, Topic: name})
+		// States older than the new topic znode belong to the old topic.
+		for i := len(ts.t.Partitions) - 1; i >= 0; i-- {
+			if p := ts.t.Partitions[i]; p.HasState && p.StateMzxid != 0 && p.StateMzxid < ev.Stat.Czxid {
+				m.applyState(name, p.ID, &NodeEvent{Type: NodeDeleted, Path: PartitionStatePath(name, p.ID)}, true)
+			}
+		}
+	}
+	created := !wasVisible || recreated
+	// After an unreadable assignment there is nothing to compare with.
+	compare := !created && ts.t.Err == nil
 	t := m.mutable(ts)
 	ts.hasNode = true
 	t.ID, t.Version, t.Err = a.TopicID, a.Version, err
@@ -586,7 +606,7 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 			np.InAssignment, np.Replicas, np.Adding, np.Removing = false, nil, nil, nil
 		}
 		parts[i] = np
-		if !created {
+		if compare {
 			if np.InAssignment && !prev.InAssignment {
 				added = append(added, id)
 			}
@@ -594,14 +614,15 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 		}
 	}
 	for i := range old {
-		m.account(t, &old[i], -1, !created)
+		m.account(t, &old[i], -1, wasVisible)
 	}
 	t.Partitions = parts
 	for i := range parts {
 		m.account(t, &parts[i], 1, true)
 	}
 	if created {
-		m.topicSetChanged = true
+		ts.createdBatch = m.batch
+		m.topicSetChanged = m.topicSetChanged || !wasVisible
 		m.emit(Change{Kind: ChangeTopicCreated, Path: ev.Path, Zxid: ev.Stat.Mzxid, Time: ev.Stat.Mtime,
 			Topic: name, TopicID: t.ID, PartitionCount: len(a.Partitions), ReplicationFactor: t.ReplicationFactor()})
 	} else if len(added) > 0 {
@@ -769,7 +790,9 @@ func (m *Model) applyConfig(name string, ev *NodeEvent, del bool) {
 			m.account(t, &t.Partitions[i], 1, ts.hasNode)
 		}
 	}
-	if keys := configDiff(oldEntries, entries); len(keys) > 0 && ts.hasNode {
+	// A config read in the batch that created the topic is part of the
+	// creation (the mirror may report it after the topic znode).
+	if keys := configDiff(oldEntries, entries); len(keys) > 0 && ts.hasNode && ts.createdBatch != m.batch {
 		m.emit(Change{Kind: ChangeConfigChanged, Path: ev.Path, Zxid: ev.Stat.Mzxid, Time: ev.Stat.Mtime,
 			Topic: name, Keys: keys})
 	}
