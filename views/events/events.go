@@ -17,8 +17,7 @@ import (
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/views/internal/filter"
-	"github.com/ktopo/ktopo/views/internal/input"
-	"github.com/ktopo/ktopo/views/internal/rows"
+	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/views/nav"
 )
 
@@ -187,7 +186,7 @@ func New(st theme.Styles, km keys.Map, loc *time.Location) *Model {
 		loc = time.Local
 	}
 	m := &Model{st: st, list: km.List, fk: km.Filter, loc: loc, cap: DefaultCapacity, follow: true}
-	m.input = input.New(st, "/")
+	m.input = theme.NewInput(st, "/")
 	m.input.Placeholder = "topic substring, or ~regex"
 	m.renderRow = m.row
 	return m
@@ -208,7 +207,7 @@ func (m *Model) SetSize(w, h int) {
 }
 
 // SetStyles implements ui.Screen.
-func (m *Model) SetStyles(st theme.Styles) { m.st = st; input.Restyle(&m.input, st) }
+func (m *Model) SetStyles(st theme.Styles) { m.st = st; theme.StyleInput(&m.input, st) }
 
 // Capturing reports that the filter field has the keyboard.
 func (m *Model) Capturing() bool { return m.typing }

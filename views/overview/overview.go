@@ -15,7 +15,7 @@ import (
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/views/anim"
-	"github.com/ktopo/ktopo/views/internal/rows"
+	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/views/nav"
 )
 
@@ -266,7 +266,7 @@ func (m *Model) View() string {
 		}
 		r := &m.racks[ri]
 		label := r.Label()
-		stats := " " + strconv.Itoa(len(r.Brokers)) + " brokers · " + rows.Count(r.Leaders) + "/" + rows.Count(r.Replicas) + " led"
+		stats := " " + plural(len(r.Brokers), "broker") + " · " + rows.Count(r.Leaders) + "/" + rows.Count(r.Replicas) + " led"
 		if rows.Width(label)+rows.Width(stats) > cw {
 			stats = ""
 		}
@@ -331,10 +331,10 @@ func (m *Model) header() []string {
 	}
 	l1 := " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S("  ·  "+m.connect+"  ·  ") + st.Controller.S(ctrl)
 	h := s.Health()
-	live := 0
+	nLive := 0
 	for i := range s.Brokers() {
 		if s.Brokers()[i].Live {
-			live++
+			nLive++
 		}
 	}
 	nb := len(s.Brokers())
@@ -347,14 +347,18 @@ func (m *Model) header() []string {
 		}
 		return st.Muted.S(label+" ") + v + "   "
 	}
-	brokers := st.Bold.S(strconv.Itoa(live))
-	if live < nb {
-		brokers = st.Danger.S(strconv.Itoa(live))
+	brokers := st.Bold.S(strconv.Itoa(nLive))
+	if nLive < nb {
+		brokers = st.Danger.S(strconv.Itoa(nLive))
 	}
-	l2 := " " + st.Muted.S("brokers ") + brokers + st.Muted.S("/"+strconv.Itoa(nb)+" live   ") +
+	urp, minISR, live := "under-replicated", "under-min-ISR", " live   "
+	if m.w < 100 {
+		urp, minISR, live = "URP", "<minISR", "   " // short labels fit 80 columns
+	}
+	l2 := " " + st.Muted.S("brokers ") + brokers + st.Muted.S("/"+strconv.Itoa(nb)+live) +
 		count("topics", len(s.Topics()), st.Bold) + count("partitions", h.Partitions, st.Bold) +
-		count("under-replicated", h.UnderReplicated, st.Warning) + count("offline", h.Offline, st.Danger) +
-		count("under-min-ISR", h.UnderMinISR, st.Danger)
+		count(urp, h.UnderReplicated, st.Warning) + count("offline", h.Offline, st.Danger) +
+		count(minISR, h.UnderMinISR, st.Danger)
 	return []string{rows.Clip(l1, m.w), rows.Clip(l2, m.w), ""}
 }
 
@@ -370,14 +374,19 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	case !b.Live:
 		border = st.Danger
 	}
-	out[0] = border.S("╭" + strings.Repeat("─", w-2) + "╮")
-	out[cardH-1] = border.S("╰" + strings.Repeat("─", w-2) + "╯")
+	// The selected card has a double border: visible without colour too.
+	tl, tr, bl, br, hz, vt := "╭", "╮", "╰", "╯", "─", "│"
+	if selected {
+		tl, tr, bl, br, hz, vt = "╔", "╗", "╚", "╝", "═", "║"
+	}
+	out[0] = border.S(tl + strings.Repeat(hz, w-2) + tr)
+	out[cardH-1] = border.S(bl + strings.Repeat(hz, w-2) + br)
 	line := func(i int, left string, leftW int, right string, rightW int) {
 		gap := iw - leftW - rightW
 		if gap < 1 {
 			right, rightW, gap = "", 0, iw-leftW
 		}
-		out[i] = border.S("│") + " " + left + rows.Spaces(gap) + right + " " + border.S("│")
+		out[i] = border.S(vt) + " " + left + rows.Spaces(gap) + right + " " + border.S(vt)
 	}
 	// line 1: id and badge
 	title := rows.Fit("broker "+strconv.Itoa(b.ID), min(iw, 12))
@@ -396,10 +405,6 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	default:
 		badge, bw = st.Online.S("online"), 6
 	}
-	if selected {
-		title = "▸ " + rows.Fit(title, max(iw-2-bw-1, 1))
-		tw = rows.Width(title)
-	}
 	line(1, titleInk.S(title), tw, badge, bw)
 	// line 2: address or where it was last seen
 	addr := b.Addr()
@@ -416,7 +421,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	addr = rows.Fit(addr, iw)
 	line(2, ink.S(addr), iw, "", 0)
 	// line 3: replicas and leaders
-	rep := rows.Count(b.Replicas) + " replicas · " + rows.Count(b.Leaders) + " leaders"
+	rep := plural(b.Replicas, "replica") + " · " + plural(b.Leaders, "leader")
 	if rows.Width(rep) > iw {
 		rep = rows.Count(b.Replicas) + " rep · " + rows.Count(b.Leaders) + " lead"
 	}
@@ -443,4 +448,12 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	pref = rows.Fit(pref, iw)
 	line(4, pink.S(pref), iw, "", 0)
 	return out
+}
+
+// plural renders "1 broker", "2 brokers".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return rows.Count(n) + " " + word + "s"
 }

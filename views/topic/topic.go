@@ -16,7 +16,7 @@ import (
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/views/anim"
 	"github.com/ktopo/ktopo/views/internal/part"
-	"github.com/ktopo/ktopo/views/internal/rows"
+	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/views/nav"
 )
 
@@ -225,9 +225,6 @@ func (m *Model) View() string {
 	}
 	t := m.t
 	title := " " + st.Bold.S("Topic ") + st.Accent.S(t.Name)
-	if t.ID != "" {
-		title += st.Muted.S("  id " + t.ID)
-	}
 	h := m.health
 	title += st.Muted.S("  ·  " + rows.Count(len(t.Partitions)) + " partitions · RF " + strconv.Itoa(t.ReplicationFactor()) +
 		" · min ISR " + strconv.Itoa(t.MinISR))
@@ -264,7 +261,11 @@ func (m *Model) View() string {
 	if m.unhealthy {
 		show = "  ·  " + st.Warning.S("only unhealthy: "+strconv.Itoa(m.win.N))
 	}
-	lines = append(lines, rows.Clip(" "+cfg+show, m.w))
+	id := ""
+	if t.ID != "" {
+		id = st.Muted.S("id "+t.ID+"  ·  ")
+	}
+	lines = append(lines, rows.Clip(" "+id+cfg+show, m.w))
 	iw := m.isrW()
 	rw := m.replW + 2
 	hdr := " " + rows.FitRight("PART", cPart-2) + "  " + rows.Fit("LEADER", cLeader) + rows.Fit("REPLICAS", rw) + rows.Fit("ISR", iw) +

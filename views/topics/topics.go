@@ -18,8 +18,7 @@ import (
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/views/anim"
 	"github.com/ktopo/ktopo/views/internal/filter"
-	"github.com/ktopo/ktopo/views/internal/input"
-	"github.com/ktopo/ktopo/views/internal/rows"
+	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/views/nav"
 )
 
@@ -69,7 +68,7 @@ type Model struct {
 // New returns the screen.
 func New(st theme.Styles, km keys.Map, anims *anim.Set) *Model {
 	m := &Model{st: st, list: km.List, fk: km.Filter, anims: anims, health: map[*cluster.Topic]cluster.TopicHealth{}}
-	m.input = input.New(st, "/")
+	m.input = theme.NewInput(st, "/")
 	m.input.Placeholder = "substring, or ~regex"
 	m.renderRow = m.row
 	return m
@@ -86,7 +85,7 @@ func (m *Model) SetSize(w, h int) {
 }
 
 // SetStyles implements ui.Screen.
-func (m *Model) SetStyles(st theme.Styles) { m.st = st; input.Restyle(&m.input, st) }
+func (m *Model) SetStyles(st theme.Styles) { m.st = st; theme.StyleInput(&m.input, st) }
 
 // Capturing reports that the filter field has the keyboard.
 func (m *Model) Capturing() bool { return m.typing }

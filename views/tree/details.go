@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/views/internal/rows"
+	"github.com/ktopo/ktopo/internal/rows"
 )
 
 // details returns the right pane for n, cached until n's data, stat or the

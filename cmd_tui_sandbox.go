@@ -1,0 +1,23 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log"
+
+	"github.com/ktopo/ktopo/ui"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// sandboxRun is a running sandbox for the TUI.
+type sandboxRun struct {
+	conn    *zkwatch.Conn
+	connect string
+	control ui.SandboxControl
+	close   func()
+}
+
+// startSandbox starts the embedded ZooKeeper and the simulated cluster.
+func startSandbox(ctx context.Context, logger *log.Logger) (*sandboxRun, error) {
+	return nil, errors.New("the sandbox is not available yet: give a cluster with --zookeeper host:port[/chroot]")
+}
