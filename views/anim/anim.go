@@ -141,9 +141,6 @@ func (s *Set) Step(msg FrameMsg) tea.Cmd {
 	if msg.Time.After(s.now) {
 		s.now = msg.Time
 	}
-	if msg.Gen != s.gen || !s.ticking {
-		return nil // a superseded chain
-	}
 	fading := false
 	var next time.Duration = -1
 	for k, d := range s.deltas {
@@ -158,6 +155,9 @@ func (s *Set) Step(msg FrameMsg) tea.Cmd {
 		if left := Hold - el; next < 0 || left < next {
 			next = left
 		}
+	}
+	if msg.Gen != s.gen || !s.ticking {
+		return nil // a superseded chain (or a manual step): no new tick
 	}
 	switch {
 	case fading:

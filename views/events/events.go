@@ -82,7 +82,7 @@ func Words(k cluster.ChangeKind) string {
 	case cluster.ChangeTopicCreated:
 		return "topic created"
 	case cluster.ChangeTopicMarkedForDeletion:
-		return "marked for deletion"
+		return "delete requested"
 	case cluster.ChangeTopicDeleted:
 		return "topic deleted"
 	case cluster.ChangePartitionsAdded:
@@ -140,7 +140,7 @@ func Details(c *cluster.Change) string {
 	case cluster.ChangePartitionAppeared:
 		return "leader " + rows.Broker(c.Leader) + "  ISR " + rows.Ints(c.ISR)
 	case cluster.ChangeLeaderMoved:
-		return rows.Broker(c.From) + " → " + rows.Broker(c.To) + "  (leader epoch " + strconv.Itoa(c.Epoch) + ")"
+		return rows.Broker(c.From) + " → " + rows.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
 	case cluster.ChangeIsrShrank:
 		return "−" + rows.Ints(c.Removed) + "  ISR now " + rows.Ints(c.ISR)
 	case cluster.ChangeIsrExpanded:
@@ -393,7 +393,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 				c := &m.Entry(m.win.Cursor).Change
 				if c.Topic != "" && c.Kind != cluster.ChangeTopicDeleted {
 					p := -1
-					if strings.Contains(Where(c), "-") && c.Kind != cluster.ChangeTopicCreated {
+					switch c.Kind {
+					case cluster.ChangeLeaderMoved, cluster.ChangeIsrShrank, cluster.ChangeIsrExpanded, cluster.ChangePartitionAppeared,
+						cluster.ChangeReassignmentStarted, cluster.ChangeReassignmentFinished:
 						p = c.Partition
 					}
 					return nav.Cmd(nav.OpenTopicMsg{Topic: c.Topic, Partition: p})
@@ -419,8 +421,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 
 const (
 	cTime  = 14
-	cKind  = 20
-	cWhere = 26
+	cKind = 18
 )
 
 // View implements ui.Screen.
@@ -461,7 +462,7 @@ func (m *Model) View() string {
 	return rows.Lines(lines, m.h)
 }
 
-func (m *Model) whereW() int { return min(max(cWhere, m.w/4), 48) }
+func (m *Model) whereW() int { return min(max(m.w/5, 18), 40) }
 
 func (m *Model) row(e *Entry, selected bool) string {
 	st := &m.st

@@ -432,7 +432,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	var pref string
 	pink := st.Muted
 	if pc.preferred == 0 {
-		pref = "preferred leader of none"
+		pref = "preferred of none"
 	} else {
 		pct := pc.led * 100 / pc.preferred
 		pref = "preferred " + rows.Count(pc.led) + "/" + rows.Count(pc.preferred) + " " + strconv.Itoa(pct) + "%"

@@ -73,17 +73,6 @@ func (m *Model) buildDetails(n *node, w int) []string {
 			}
 		}
 	}
-	section("Data")
-	switch {
-	case n.data == nil:
-		add(st.Muted.S("(none)"))
-	case len(n.data) == 0:
-		add(st.Muted.S("(empty)"))
-	default:
-		for _, l := range pretty(n.data, 200) {
-			add(l)
-		}
-	}
 	if s := n.stat; s != nil {
 		section("Stat")
 		kv("czxid", zxid(s.Czxid))
@@ -101,6 +90,17 @@ func (m *Model) buildDetails(n *node, w int) []string {
 		}
 		kv("dataLength", strconv.Itoa(int(s.DataLength)))
 		kv("numChildren", strconv.Itoa(int(s.NumChildren)))
+	}
+	section("Data")
+	switch {
+	case n.data == nil:
+		add(st.Muted.S("(none)"))
+	case len(n.data) == 0:
+		add(st.Muted.S("(empty)"))
+	default:
+		for _, l := range pretty(n.data, 200) {
+			add(l)
+		}
 	}
 	return out
 }
