@@ -150,7 +150,9 @@ func (a *App) statusBar() string {
 		}
 		left = ink.S(rows.Fit(" "+a.status, lw))
 	} else {
-		bs := append(a.Focused().ShortHelp(), a.km.Global.Help, a.km.Global.Command, a.km.Global.Back, a.km.Global.Quit)
+		// "? help" first: on a narrow terminal the rest is cut.
+		bs := append([]key.Binding{a.km.Global.Help}, a.Focused().ShortHelp()...)
+		bs = append(bs, a.km.Global.Command, a.km.Global.Back, a.km.Global.Quit)
 		a.help.SetWidth(lw - 1)
 		h := " " + a.help.ShortHelpView(enabled(bs))
 		if hw := rows.Width(stripANSI(h)); hw > lw-1 {
@@ -202,6 +204,9 @@ func (a *App) helpView(h int) string {
 		legend = append(legend, " "+st.Muted.S("Sandbox: on the overview select a broker and press x to kill it; x again restarts it."))
 	}
 	lines = append(lines, legend...)
+	for i := range lines {
+		lines[i] = rows.Clip(lines[i], a.w)
+	}
 	return rows.Lines(lines, h)
 }
 
