@@ -35,7 +35,7 @@ type fakeSource struct {
 func newSource() *fakeSource { return &fakeSource{ch: make(chan zkwatch.Batch, 8)} }
 
 func (s *fakeSource) Batches() <-chan zkwatch.Batch { return s.ch }
-func (s *fakeSource) Stats() zkwatch.Stats           { return zkwatch.Stats{Nodes: 96, Watches: 120} }
+func (s *fakeSource) Stats() zkwatch.Stats          { return zkwatch.Stats{Nodes: 96, Watches: 120} }
 func (s *fakeSource) OpenSubtree(p string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -14,10 +14,10 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/views/internal/filter"
-	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/views/nav"
 )
 
@@ -420,7 +420,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 }
 
 const (
-	cTime  = 14
+	cTime = 14
 	cKind = 18
 )
 

@@ -12,11 +12,11 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/views/anim"
 	"github.com/ktopo/ktopo/views/internal/part"
-	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/views/nav"
 )
 
@@ -263,7 +263,7 @@ func (m *Model) View() string {
 	}
 	id := ""
 	if t.ID != "" {
-		id = st.Muted.S("id "+t.ID+"  ·  ")
+		id = st.Muted.S("id " + t.ID + "  ·  ")
 	}
 	lines = append(lines, rows.Clip(" "+id+cfg+show, m.w))
 	iw := m.isrW()

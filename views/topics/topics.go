@@ -14,11 +14,11 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/views/anim"
 	"github.com/ktopo/ktopo/views/internal/filter"
-	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/views/nav"
 )
 

@@ -25,9 +25,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
-	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/views/nav"
 )
 
