@@ -5,6 +5,7 @@ package rows
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -92,7 +93,30 @@ func Width(s string) int {
 	if isASCII(s) {
 		return len(s)
 	}
+	if n, ok := narrowRunes(s); ok {
+		return n
+	}
 	return ansi.StringWidth(s)
+}
+
+// narrowRunes counts the runes of s when each is surely one column wide
+// (the arrows, dashes and box characters the screens use), so the common
+// case skips grapheme segmentation.
+func narrowRunes(s string) (int, bool) {
+	n := 0
+	for _, r := range s {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			return 0, false
+		case r >= 0x300 && r < 0x370, r >= 0x1100, r == utf8.RuneError:
+			if r >= 0x2000 && r < 0x2c00 { // punctuation, arrows, symbols, box drawing
+				break
+			}
+			return 0, false
+		}
+		n++
+	}
+	return n, true
 }
 
 // Fit pads or truncates plain text to exactly w columns (an ellipsis marks
@@ -113,6 +137,17 @@ func Fit(s string, w int) string {
 	}
 	if isASCII(s) {
 		return s[:w-1] + "…"
+	}
+	if _, ok := narrowRunes(s); ok {
+		i, k := 0, 0
+		for j := range s {
+			if k == w-1 {
+				i = j
+				break
+			}
+			k++
+		}
+		return s[:i] + "…"
 	}
 	t := ansi.Truncate(s, w-1, "") + "…"
 	if tw := ansi.StringWidth(t); tw < w {
