@@ -13,8 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/live"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -35,8 +33,8 @@ JSON object per line (and nothing else on standard output), flushed per event.`,
   ktopo events --output json | jq 'select(.kind == "leader_moved")'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return fmt.Errorf("invalid --output %q: want text or json", output)
+			if err := checkOutput(output); err != nil {
+				return err
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -49,16 +47,11 @@ JSON object per line (and nothing else on standard output), flushed per event.`,
 }
 
 func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, asJSON bool) error {
-	conn, err := cf.connect(ctx)
+	w, _, closeWatch, err := cf.watch(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	w, err := live.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
-	if err != nil {
-		return err
-	}
-	defer w.Close()
+	defer closeWatch()
 	bw := bufio.NewWriter(out)
 	defer bw.Flush()
 	loaded := false
