@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/live"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -58,6 +60,28 @@ func (f *connFlags) connect(ctx context.Context) (*zkwatch.Conn, error) {
 		ReadOnly:       f.readOnly,
 		Logger:         zkLogger(),
 	})
+}
+
+// watch connects and starts a live mirror of the cluster; close ends both.
+func (f *connFlags) watch(ctx context.Context) (w *live.Watch, conn *zkwatch.Conn, close func(), err error) {
+	conn, err = f.connect(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	w, err = live.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
+	if err != nil {
+		conn.Close()
+		return nil, nil, nil, err
+	}
+	return w, conn, func() { w.Close(); conn.Close() }, nil
+}
+
+// checkOutput validates an --output value.
+func checkOutput(output string) error {
+	if output != "text" && output != "json" {
+		return fmt.Errorf("invalid --output %q: want text or json", output)
+	}
+	return nil
 }
 
 // LogPath is where ktopo writes its log (go-zookeeper's lines among them):

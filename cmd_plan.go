@@ -65,8 +65,8 @@ same plan can be reproduced.`,
 
 func runPlan(c *cobra.Command, cf *connFlags, f planFlags) error {
 	fl := c.Flags()
-	if f.output != "text" && f.output != "json" {
-		return fmt.Errorf("invalid --output %q: want text or json", f.output)
+	if err := checkOutput(f.output); err != nil {
+		return err
 	}
 	fromCluster := cf.connectString() != "" && !fl.Changed("brokers")
 	if !fl.Changed("brokers") && !fromCluster {

@@ -142,16 +142,11 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	}
 
 	ctx := c.Context()
-	conn, err := cf.connect(ctx)
+	w, conn, closeWatch, err := cf.watch(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	w, err := live.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
-	if err != nil {
-		return err
-	}
-	defer w.Close()
+	defer closeWatch()
 	w.LostAfter = cf.requestTimeout
 	if _, err := w.Loaded(ctx); err != nil {
 		return err
@@ -298,8 +293,8 @@ func newTopicsDescribeCmd(cf *connFlags) *cobra.Command {
   ktopo topics describe --under-min-isr-partitions --output json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if f.output != "text" && f.output != "json" {
-				return fmt.Errorf("invalid --output %q: want text or json", f.output)
+			if err := checkOutput(f.output); err != nil {
+				return err
 			}
 			filter, err := report.NewTopicFilter(f.topic, f.excludeInternal)
 			if err != nil {
@@ -406,8 +401,8 @@ func newBrokersCmd(cf *connFlags) *cobra.Command {
 		Short: "List brokers: id, rack, endpoints, controller, registration",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return fmt.Errorf("invalid --output %q: want text or json", output)
+			if err := checkOutput(output); err != nil {
+				return err
 			}
 			return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
 				if output == "json" {
