@@ -27,8 +27,11 @@ const DefaultCapacity = 50_000
 // Entry is one timeline row.
 type Entry struct {
 	// Time in ms since the epoch: the znode's mtime, else the arrival time.
-	Time   int64
-	Change cluster.Change
+	Time int64
+	// Change points into the batch's change slice (never modified), so an
+	// entry is two words: the timeline moves little memory when it drops
+	// its oldest quarter.
+	Change *cluster.Change
 }
 
 // Group is a kind filter.
@@ -242,7 +245,7 @@ func (m *Model) passes(e *Entry) bool {
 // Append adds changes at time now (ms; used when a change has no time).
 func (m *Model) Append(changes []cluster.Change, now int64) {
 	for i := range changes {
-		e := Entry{Time: changes[i].Time, Change: changes[i]}
+		e := Entry{Time: changes[i].Time, Change: &changes[i]}
 		if e.Time == 0 {
 			e.Time = now
 		}
@@ -256,6 +259,7 @@ func (m *Model) Append(changes []cluster.Change, now int64) {
 		// Drop a quarter at once: amortised O(1) per event.
 		drop := min(len(m.all), over+m.cap/4)
 		m.all = append(m.all[:0], m.all[drop:]...)
+		clear(m.all[len(m.all):cap(m.all)]) // release the dropped batches
 		m.base += int64(drop)
 		if m.shown != nil {
 			k := 0
@@ -390,7 +394,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return m.input.Focus()
 		case key.Matches(msg, m.list.Open):
 			if m.win.N > 0 {
-				c := &m.Entry(m.win.Cursor).Change
+				c := m.Entry(m.win.Cursor).Change
 				if c.Topic != "" && c.Kind != cluster.ChangeTopicDeleted {
 					p := -1
 					switch c.Kind {
@@ -472,7 +476,7 @@ func (m *Model) row(e *Entry, selected bool) string {
 		}
 		return k
 	}
-	c := &e.Change
+	c := e.Change
 	ts := time.UnixMilli(e.Time).In(m.loc).Format("15:04:05.000")
 	kInk := st.Text
 	switch c.Kind {
