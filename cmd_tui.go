@@ -134,6 +134,9 @@ func runTUI(c *cobra.Command, cf *connFlags, f tuiFlags) error {
 	}
 	defer mirror.Close()
 	cfg.Source, cfg.Browser = mirror, conn
+	if cfg.Mode != ui.ModeReadOnly {
+		cfg.Writer = conn // the creation wizard writes through the same session
+	}
 	logger.Printf("TUI on %s (%s)", cfg.Connect, modeName(cfg.Mode))
 	p := tea.NewProgram(ui.New(cfg), tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {

@@ -68,33 +68,9 @@ func (p Plan) Reproduce() string {
 	return s
 }
 
-// Warnings lists what an operator should know about the plan's spread.
-func (p Plan) Warnings() []string {
-	var w []string
-	st := p.Stats
-	racks := 0
-	for _, r := range st.Racks {
-		if r.Rack != assign.NoRack {
-			racks++
-		}
-	}
-	if !st.EvenReplicas {
-		w = append(w, "replicas are not spread evenly over the brokers")
-	}
-	if !st.EvenLeaders {
-		w = append(w, "leaders are not spread evenly over the brokers")
-	}
-	for _, r := range st.RacksWithoutReplicas {
-		w = append(w, fmt.Sprintf("rack %s receives no replica", r))
-	}
-	if racks > 0 && p.ReplicationFactor > racks {
-		w = append(w, fmt.Sprintf("replication factor %d is larger than the number of racks (%d): some racks hold several replicas of a partition", p.ReplicationFactor, racks))
-	}
-	if racks > 1 && st.MinRacksSpanned < min(p.ReplicationFactor, racks) {
-		w = append(w, fmt.Sprintf("some partitions span only %d rack(s)", st.MinRacksSpanned))
-	}
-	return w
-}
+// Warnings lists what an operator should know about the plan's spread
+// (assign.Stats.Warnings).
+func (p Plan) Warnings() []string { return p.Stats.Warnings(p.ReplicationFactor) }
 
 // WriteText prints the plan as a matrix of partitions by brokers, brokers
 // grouped under their racks, with totals per broker and per rack.

@@ -4,11 +4,20 @@
 // that own the data, focused or not. It routes keys (global bindings
 // first, then the focused screen), lays the screens out between a header
 // and a status bar, shows the full help, the `:` command line and a stack
-// of pushed screens (topic, broker, later the creation wizard).
+// of pushed screens (topic, broker, the creation wizard).
+//
+// Work that outlives its screen lives here too: when the user closes the
+// creation wizard while the topic is being written or brought online, the
+// wizard (a Task) moves from the screen stack to the App's background task
+// list. The App keeps feeding it snapshots and the results of its commands
+// (nav.TaskMsg), shows its progress in the status bar, and announces the
+// outcome there when it finishes; the events screen keeps the record of
+// every partition coming online, as for any change.
 package ui
 
 import (
 	"log"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +32,7 @@ import (
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/views/anim"
+	"github.com/ktopo/ktopo/views/create"
 	"github.com/ktopo/ktopo/views/events"
 	"github.com/ktopo/ktopo/views/overview"
 	"github.com/ktopo/ktopo/views/topic"
@@ -57,6 +67,31 @@ type Capturer interface {
 // shell pops it.
 type Backer interface {
 	Back() bool
+}
+
+// Task is a screen whose work can outlive it (the creation wizard). When
+// the user closes it, Detach reports whether work is still in flight; if
+// so the shell keeps it in a background list, feeds it snapshots and the
+// nav.TaskMsg results addressed to its TaskID, and shows TaskStatus in the
+// status bar until done, when the final line is shown once and the task
+// is dropped.
+type Task interface {
+	TaskID() int
+	Detach() bool
+	TaskStatus() (line string, done bool)
+}
+
+// Modal is a screen that may show a popup (the wizard's confirmation);
+// the shell composites a non-empty Modal() centred over the screen.
+type Modal interface {
+	Modal() string
+}
+
+// Pacer is implemented by a SandboxControl whose simulated controller and
+// brokers can be slowed down, so that each step is visible.
+type Pacer interface {
+	SetPace(d time.Duration)
+	Pace() time.Duration
 }
 
 // Source is the live mirror of the cluster (*zkwatch.Mirror).
@@ -113,9 +148,13 @@ type Config struct {
 	Production bool
 	// NoColor selects the attributes-only theme (NO_COLOR).
 	NoColor bool
-	// NewCreate, when set, builds the topic-creation screen (`c`,
-	// `:create`), pushed on the screen stack. Nil disables creation.
-	NewCreate func(*cluster.Snapshot) Screen
+	// Writer is the ZooKeeper session topics are created through (a
+	// *zkwatch.Conn). It enables the creation wizard (`c`, `:create`)
+	// unless Mode is ModeReadOnly; nil disables it.
+	Writer cluster.ZK
+	// Rand draws the wizard's random start index and replica shift (nil:
+	// randomly seeded; tests fix it).
+	Rand *rand.Rand
 	// Now is the clock (default time.Now); Location the time zone of the
 	// times shown (default local).
 	Now      func() time.Time
@@ -152,6 +191,11 @@ type App struct {
 	tabs     [tabCount]Screen
 	active   int
 	stack    []Screen
+	// tasks are closed screens whose work still runs (see Task).
+	tasks []Screen
+	// paceSeq orders the sandbox pace changes (see paceOrder).
+	paceSeq   uint64
+	paceOrder *paceOrder
 
 	w, h     int
 	help     help.Model
@@ -188,14 +232,14 @@ func New(cfg Config) *App {
 		cfg.Location = time.Local
 	}
 	a := &App{cfg: cfg, km: keys.Default(), anims: anim.NewSet(theme.FlashSteps),
-		model: cluster.NewModel(cluster.ModelOptions{}), help: help.New()}
+		model: cluster.NewModel(cluster.ModelOptions{}), help: help.New(), paceOrder: &paceOrder{}}
 	if cfg.NoColor {
 		a.st = theme.Mono()
 	} else {
 		a.st = theme.New(true)
 	}
 	a.km.SetSandbox(cfg.Sandbox != nil && cfg.Mode == ModeSandbox)
-	a.km.Global.Create.SetEnabled(cfg.NewCreate != nil && cfg.Mode != ModeReadOnly)
+	a.km.Global.Create.SetEnabled(cfg.Writer != nil && cfg.Mode != ModeReadOnly)
 	a.overview = overview.New(a.st, a.km, a.anims)
 	a.overview.SetConnect(cfg.Connect)
 	a.topics = topics.New(a.st, a.km, a.anims)
@@ -259,6 +303,9 @@ func (a *App) Focused() Screen {
 
 // Stack returns the pushed screens, bottom first.
 func (a *App) Stack() []Screen { return a.stack }
+
+// Tasks returns the closed screens whose work still runs.
+func (a *App) Tasks() []Screen { return a.tasks }
 
 // Status returns the status line message.
 func (a *App) Status() (string, bool) { return a.status, a.statusErr }
@@ -346,6 +393,9 @@ func (a *App) layout() {
 	for _, s := range a.stack {
 		s.SetSize(a.w, ch)
 	}
+	for _, s := range a.tasks {
+		s.SetSize(a.w, ch)
+	}
 	a.help.SetWidth(a.w)
 	a.cmd.SetWidth(max(a.w-4, 10))
 }
@@ -364,6 +414,9 @@ func (a *App) restyle(st theme.Styles) {
 		s.SetStyles(st)
 	}
 	for _, s := range a.stack {
+		s.SetStyles(st)
+	}
+	for _, s := range a.tasks {
 		s.SetStyles(st)
 	}
 	a.help.Styles = st.Help
@@ -410,6 +463,7 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 			a.flash(changes, now)
 			cmd = a.anims.Kick()
 		}
+		cmd = tea.Batch(cmd, a.finishTasks())
 	} else if a.state == zkwatch.StateConnected && !a.resyncing {
 		a.lastData = now
 	}
@@ -420,9 +474,10 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 }
 
 func (a *App) allScreens() []Screen {
-	out := make([]Screen, 0, tabCount+len(a.stack))
+	out := make([]Screen, 0, tabCount+len(a.stack)+len(a.tasks))
 	out = append(out, a.tabs[:]...)
-	return append(out, a.stack...)
+	out = append(out, a.stack...)
+	return append(out, a.tasks...)
 }
 
 // flash starts the animations of changed cells.
@@ -491,7 +546,9 @@ type clearStatusMsg struct{ id int }
 // switchTab shows tab i, clearing the screen stack.
 func (a *App) switchTab(i int) tea.Cmd {
 	a.showHelp = false
-	a.stack = nil
+	for len(a.stack) > 0 {
+		a.dropTop()
+	}
 	prev := a.active
 	a.active = i
 	var cmds []tea.Cmd
@@ -524,11 +581,57 @@ func (a *App) pop() tea.Cmd {
 	if len(a.stack) == 0 {
 		return nil
 	}
-	a.stack = a.stack[:len(a.stack)-1]
+	a.dropTop()
 	if len(a.stack) == 0 && a.active == TabTree {
 		return a.tree.SetVisible(true)
 	}
 	return nil
+}
+
+// dropTop removes the top screen; a Task with work in flight moves to the
+// background list.
+func (a *App) dropTop() {
+	n := len(a.stack)
+	top := a.stack[n-1]
+	a.stack = a.stack[:n-1]
+	if t, ok := top.(Task); ok && t.Detach() {
+		a.tasks = append(a.tasks, top)
+	}
+}
+
+// task finds the screen with a task id: on the stack or in the background.
+func (a *App) task(id int) (Screen, bool) {
+	for _, s := range a.stack {
+		if t, ok := s.(Task); ok && t.TaskID() == id {
+			return s, false
+		}
+	}
+	for _, s := range a.tasks {
+		if t, ok := s.(Task); ok && t.TaskID() == id {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// finishTasks drops the background tasks that finished and shows the
+// outcome of the last one in the status bar.
+func (a *App) finishTasks() tea.Cmd {
+	var cmd tea.Cmd
+	kept := a.tasks[:0]
+	for _, s := range a.tasks {
+		line, done := s.(Task).TaskStatus()
+		if !done {
+			kept = append(kept, s)
+			continue
+		}
+		if line != "" {
+			cmd = a.setStatus(line, strings.Contains(line, "failed"))
+		}
+	}
+	clear(a.tasks[len(kept):])
+	a.tasks = kept
+	return cmd
 }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -587,10 +690,22 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (a *App) openCreate() tea.Cmd {
-	if a.cfg.NewCreate == nil || a.cfg.Mode == ModeReadOnly {
-		return a.setStatus("Topic creation is not available yet (it comes with the creation wizard).", true)
+	switch {
+	case a.cfg.Mode == ModeReadOnly:
+		return a.setStatus("Read-only mode: topic creation is disabled.", true)
+	case a.cfg.Writer == nil:
+		return a.setStatus("Topic creation is not available: this session cannot write to ZooKeeper.", true)
 	}
-	return a.push(a.cfg.NewCreate(a.snap))
+	if n := len(a.stack); n > 0 {
+		if _, ok := a.stack[n-1].(*create.Model); ok {
+			return nil // already open
+		}
+	}
+	o := create.Options{Styles: a.st, Keys: a.km, Anims: a.anims, Writer: a.cfg.Writer, Now: a.cfg.Now, Rand: a.cfg.Rand}
+	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
+		o.CanPace, o.Pace = true, p.Pace()
+	}
+	return a.push(create.New(o))
 }
 
 // commands of the `:` line, with their aliases.

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"strconv"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
@@ -34,7 +35,22 @@ type sandboxDoneMsg struct {
 func (a *App) handleRequest(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case nav.OpenTopicMsg:
+		if msg.Replace {
+			a.pop()
+		}
 		return a.openTopic(msg.Topic, msg.Partition), true
+	case nav.CloseMsg:
+		return a.pop(), true
+	case nav.TaskMsg:
+		s, background := a.task(msg.Task)
+		if s == nil {
+			return nil, true // closed and finished: nobody waits for it
+		}
+		cmd := s.Update(msg.Msg)
+		if background {
+			cmd = tea.Batch(cmd, a.finishTasks())
+		}
+		return cmd, true
 	case nav.OpenBrokerMsg:
 		return a.push(overview.NewBroker(a.st, a.km, msg.Broker)), true
 	case nav.StatusMsg:
@@ -113,6 +129,23 @@ func (a *App) probe(path string) tea.Cmd {
 	}
 }
 
+// paceOrder applies pace changes in the order the user asked for them:
+// each runs in its own command goroutine, so a quick p p p could land out
+// of order.
+type paceOrder struct {
+	mu      sync.Mutex
+	applied uint64
+}
+
+func (o *paceOrder) apply(seq uint64, set func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if seq > o.applied {
+		set()
+		o.applied = seq
+	}
+}
+
 // sandboxAction runs a sandbox control call off the event loop.
 func (a *App) sandboxAction(msg nav.SandboxMsg) tea.Cmd {
 	sb := a.cfg.Sandbox
@@ -143,6 +176,18 @@ func (a *App) sandboxAction(msg nav.SandboxMsg) tea.Cmd {
 		return tea.Batch(a.setStatus("Running a preferred leader election…", false), func() tea.Msg {
 			s, err := sb.ElectPreferred(topic)
 			return sandboxDoneMsg{text: "Preferred leader election: " + s, err: err}
+		})
+	case nav.SetPace:
+		p, ok := sb.(Pacer)
+		if !ok {
+			return a.setStatus("This sandbox cannot change its pace.", true)
+		}
+		d := msg.Pace
+		a.paceSeq++
+		seq, order := a.paceSeq, a.paceOrder
+		return tea.Batch(a.setStatus("Sandbox pace: "+d.String()+" per controller step.", false), func() tea.Msg {
+			order.apply(seq, func() { p.SetPace(d) })
+			return nil
 		})
 	case nav.MoveController:
 		return tea.Batch(a.setStatus("Moving the controller…", false), func() tea.Msg {

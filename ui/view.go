@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -59,7 +60,7 @@ func (a *App) render() string {
 	if a.showHelp {
 		b.WriteString(a.helpView(ch))
 	} else {
-		b.WriteString(a.Focused().View())
+		b.WriteString(a.withModal(a.Focused().View(), ch))
 	}
 	b.WriteByte('\n')
 	b.WriteString(a.statusBar())
@@ -143,7 +144,16 @@ func (a *App) statusBar() string {
 	rightS := dot + st.Muted.S(right)
 	lw := max(a.w-rw, 0)
 	var left string
-	if a.status != "" {
+	task := ""
+	for _, s := range a.tasks {
+		if line, _ := s.(Task).TaskStatus(); line != "" {
+			task = line
+			break
+		}
+	}
+	if a.status == "" && task != "" {
+		left = st.Accent.S(rows.Fit(" ⟳ "+task, lw))
+	} else if a.status != "" {
 		ink := st.Text
 		if a.statusErr {
 			ink = st.Error
@@ -193,12 +203,16 @@ func (a *App) helpView(h int) string {
 	for _, l := range strings.Split(a.help.FullHelpView(groups), "\n") {
 		lines = append(lines, " "+l)
 	}
+	createCmd := ""
+	if g.Create.Enabled() {
+		createCmd = " :create"
+	}
 	legend := []string{
 		"",
 		" " + st.Bold.S("Reading the screens"),
 		" " + st.Leader.S("3") + st.Muted.S(" in a replica list is the partition's leader; ") + st.Danger.S("4!") + st.Muted.S(" is a replica out of the ISR."),
 		" " + st.Muted.S("A changed cell flashes and shows old→new for a few seconds. Mouse wheel scrolls."),
-		" " + st.Muted.S("Commands: :overview :topics :tree :events :topic NAME :q   (tab completes)"),
+		" " + st.Muted.S("Commands: :overview :topics :tree :events :topic NAME"+createCmd+" :q   (tab completes)"),
 	}
 	if a.cfg.Mode == ModeSandbox {
 		legend = append(legend, " "+st.Muted.S("Sandbox: on the overview select a broker and press x to kill it; x again restarts it."))
@@ -208,6 +222,23 @@ func (a *App) helpView(h int) string {
 		lines[i] = rows.Clip(lines[i], a.w)
 	}
 	return rows.Lines(lines, h)
+}
+
+// withModal composites the focused screen's popup, if any, centred over
+// its content (a lipgloss layer, as gh-dash does).
+func (a *App) withModal(content string, h int) string {
+	m, ok := a.Focused().(Modal)
+	if !ok {
+		return content
+	}
+	pop := m.Modal()
+	if pop == "" {
+		return content
+	}
+	pw, ph := lipgloss.Width(pop), lipgloss.Height(pop)
+	x, y := max((a.w-pw)/2, 0), max((h-ph)/2, 0)
+	out := lipgloss.NewCompositor(lipgloss.NewLayer(content), lipgloss.NewLayer(pop).X(x).Y(y).Z(1)).Render()
+	return rows.Lines(strings.Split(out, "\n"), h)
 }
 
 // stripANSI removes escape sequences (for measuring help output).

@@ -28,6 +28,19 @@ type Tree struct {
 	Expand, Collapse, Toggle, Raw key.Binding
 }
 
+// Wizard bindings of the topic-creation wizard (form, preview, confirm,
+// progress). Its text fields take every other key.
+type Wizard struct {
+	// Form.
+	Next, Prev, Clear, Toggle, Submit key.Binding
+	// Preview.
+	Reroll, StepBack, StepForward, Written, ScrollUp, ScrollDown, ColumnsLeft, ColumnsRight key.Binding
+	// Confirmation popup.
+	Confirm, Cancel key.Binding
+	// Progress and summary.
+	Pace, OpenTopic key.Binding
+}
+
 // Sandbox actions, enabled only when ktopo runs its own sandbox cluster.
 type Sandbox struct {
 	Kill, Elect, MoveController key.Binding
@@ -39,6 +52,7 @@ type Map struct {
 	List    List
 	Filter  Filter
 	Tree    Tree
+	Wizard  Wizard
 	Sandbox Sandbox
 }
 
@@ -85,6 +99,25 @@ func Default() Map {
 			Collapse: b([]string{"left", "h"}, "←/h", "collapse"),
 			Toggle:   b([]string{"enter", "space"}, "enter", "toggle"),
 			Raw:      b([]string{"r"}, "r", "raw data"),
+		},
+		Wizard: Wizard{
+			Next:         b([]string{"tab", "down"}, "tab/↓", "next field"),
+			Prev:         b([]string{"shift+tab", "up"}, "shift+tab/↑", "previous field"),
+			Clear:        b([]string{"ctrl+u"}, "ctrl+u", "clear field"),
+			Toggle:       b([]string{"space", "left", "right"}, "space/←/→", "rack mode"),
+			Submit:       b([]string{"enter"}, "enter", "preview"),
+			Reroll:       b([]string{"r"}, "r", "re-roll start index"),
+			StepBack:     b([]string{"left", "h"}, "←/→", "step start index"),
+			StepForward:  b([]string{"right", "l"}, "→", "next start index"),
+			Written:      b([]string{"w"}, "w", "what is written"),
+			ScrollUp:     b([]string{"up", "k", "pgup"}, "↑/↓", "scroll"),
+			ScrollDown:   b([]string{"down", "j", "pgdown", "space"}, "↓", "scroll down"),
+			ColumnsLeft:  b([]string{"<", ","}, "</>", "scroll brokers"),
+			ColumnsRight: b([]string{">", "."}, ">", "brokers right"),
+			Confirm:      b([]string{"y"}, "y", "create"),
+			Cancel:       b([]string{"n"}, "n", "cancel"),
+			Pace:         b([]string{"p"}, "p", "sandbox pace"),
+			OpenTopic:    b([]string{"enter"}, "enter", "open topic"),
 		},
 		Sandbox: Sandbox{
 			Kill:           b([]string{"x"}, "x", "kill/restart broker"),

@@ -4,12 +4,32 @@
 // named in the imperative.
 package nav
 
-import tea "charm.land/bubbletea/v2"
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
 
 // OpenTopicMsg asks the shell to show a topic (Partition -1: no cursor).
+// Replace closes the sending screen (the top of the stack) first.
 type OpenTopicMsg struct {
 	Topic     string
 	Partition int
+	Replace   bool
+}
+
+// CloseMsg asks the shell to close the sending screen (the top of the
+// stack), as esc does; a screen with work in flight moves to the
+// background (see ui.Task).
+type CloseMsg struct{}
+
+// TaskMsg carries the result of a screen's asynchronous work back to that
+// screen, wherever it is by then: focused, under other screens, or in the
+// shell's background list after the user closed it. Task is the screen's
+// TaskID; a task the shell no longer knows drops the message.
+type TaskMsg struct {
+	Task int
+	Msg  tea.Msg
 }
 
 // OpenBrokerMsg asks the shell to list a broker's partitions.
@@ -26,6 +46,9 @@ const (
 	ElectPreferred
 	// MoveController makes the controller resign.
 	MoveController
+	// SetPace sets the sandbox's pace (the delay before each controller
+	// and broker step) to Pace.
+	SetPace
 )
 
 // SandboxMsg asks the shell to run a sandbox action.
@@ -33,6 +56,7 @@ type SandboxMsg struct {
 	Action SandboxAction
 	Broker int
 	Topic  string
+	Pace   time.Duration
 }
 
 // StatusMsg asks the shell to show a line in the status bar.
