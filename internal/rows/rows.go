@@ -246,7 +246,12 @@ func Lines(lines []string, h int) string {
 	if len(lines) > h {
 		lines = lines[:h]
 	}
+	n := h
+	for _, l := range lines {
+		n += len(l)
+	}
 	var b strings.Builder
+	b.Grow(n)
 	for i := 0; i < h; i++ {
 		if i > 0 {
 			b.WriteByte('\n')

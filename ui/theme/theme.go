@@ -40,6 +40,18 @@ func (k Ink) S(s string) string {
 	return k.pre + s + k.post
 }
 
+// Put paints s into b without building an intermediate string (for row
+// renderers that paint many cells).
+func (k Ink) Put(b *strings.Builder, s string) {
+	if k.pre == "" || s == "" {
+		b.WriteString(s)
+		return
+	}
+	b.WriteString(k.pre)
+	b.WriteString(s)
+	b.WriteString(k.post)
+}
+
 // Plain reports whether the ink adds nothing.
 func (k Ink) Plain() bool { return k.pre == "" }
 

@@ -179,3 +179,7 @@ func brokerGone(id int) zkwatch.Event {
 func zkEvent(path string, data []byte) zkwatch.Event {
 	return zkwatch.Event{Type: zkwatch.Created, Path: path, Data: data, Stat: stat(1_700_000_000_000, 0, data)}
 }
+
+func nodeEvents(evs ...zkwatch.Event) []cluster.NodeEvent {
+	return live.NodeEvents(zkwatch.Batch{Events: evs})
+}

@@ -266,9 +266,14 @@ func (p *preview) page(d int) {
 
 // visibleCols returns the columns that fit from colOff.
 func (p *preview) visibleCols() (from, to int) {
+	from, to, _ = p.visibleColsW()
+	return from, to
+}
+
+// visibleColsW also returns the width the columns take.
+func (p *preview) visibleColsW() (from, to, used int) {
 	avail := p.w - labelCol - racksCol - 2
 	from = min(p.colOff, max(len(p.cols)-1, 0))
-	used := 0
 	to = from
 	for to < len(p.cols) {
 		cw := p.cw + p.gapBefore(to, from)
@@ -278,7 +283,7 @@ func (p *preview) visibleCols() (from, to int) {
 		used += cw
 		to++
 	}
-	return from, to
+	return from, to, used
 }
 
 // gapBefore is the separator before column i (two columns at a rack
@@ -407,7 +412,15 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 	if p.showOps {
 		return p.opsView(st, lines)
 	}
-	from, to := p.visibleCols()
+	from, to, used := p.visibleColsW()
+	// Rows that surely fit skip the (costly) clipping of styled text.
+	fits := labelCol+used+racksCol <= p.w
+	clip := func(s string) string {
+		if fits {
+			return s
+		}
+		return rows.Clip(s, p.w)
+	}
 	// rack headings and broker ids
 	var rh, bh strings.Builder
 	rh.WriteString(rows.Spaces(labelCol))
@@ -452,9 +465,11 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 	lines = append(lines, rows.Clip(rh.String(), p.w), rows.Clip(bh.String(), p.w))
 	wf, wt := p.win.Visible()
 	for i := wf; i < wt; i++ {
-		lines = append(lines, rows.Clip(p.renderRow(st, i, from, to), p.w))
+		lines = append(lines, clip(p.renderRow(st, i, from, to)))
 	}
-	lines = append(lines, p.totals(st, from, to)...)
+	for _, l := range p.totals(st, from, to) {
+		lines = append(lines, clip(l))
+	}
 	for _, l := range p.warnLines() {
 		lines = append(lines, st.Warning.S(l))
 	}
@@ -478,7 +493,7 @@ func (p *preview) totals(st *theme.Styles, from, to int) []string {
 			}
 			b.WriteString(ink.S(rows.FitRight(strconv.Itoa(val(&p.cols[j])), p.cw)))
 		}
-		return rows.Clip(b.String(), p.w)
+		return b.String()
 	}
 	rack := func(label string, val func(g *pgroup) int) string {
 		var b strings.Builder
@@ -497,7 +512,7 @@ func (p *preview) totals(st *theme.Styles, from, to int) []string {
 			cell := strconv.Itoa(val(&g))
 			b.WriteString(rows.FitRight(cell, p.cw) + rows.Spaces(w-sep-p.cw))
 		}
-		return rows.Clip(b.String(), p.w)
+		return b.String()
 	}
 	return []string{
 		row("replicas", st.Text, func(c *pcol) int { return c.replicas }),

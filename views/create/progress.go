@@ -45,6 +45,11 @@ type tracker struct {
 	cellW int
 	per   int // cells per grid row
 	idW   int
+	rf    int
+	// idText are the padded partition ids; marks the phase marks in the
+	// current theme (set by view).
+	idText, tmText []string
+	marks          [cluster.PhaseInSync + 1]string
 
 	renderRow func(st *theme.Styles, r int) string
 }
@@ -66,7 +71,13 @@ func newTracker(plan *cluster.TopicPlan, s *cluster.Snapshot, now time.Time, ani
 	if n > 0 {
 		t.idW = max(len(strconv.Itoa(t.ids[n-1])), len(strconv.Itoa(t.ids[0])))
 	}
+	t.idText, t.tmText = make([]string, n), make([]string, n)
+	for i, id := range t.ids {
+		t.idText[i] = rows.FitRight(strconv.Itoa(id), t.idW)
+		t.tmText[i] = rows.Spaces(6)
+	}
 	t.renderRow = t.row
+	t.rf = rfOf(plan)
 	if s != nil {
 		t.ctrl = s.Controller().BrokerID
 	}
@@ -113,6 +124,7 @@ func (t *tracker) observe(s *cluster.Snapshot, now time.Time) {
 		if pp.Phase == cluster.PhaseInSync && t.insyncAt[i] < 0 {
 			t.insyncAt[i] = at
 		}
+		t.tmText[i] = t.timeText(i)
 		if t.anims != nil {
 			t.anims.Start(anim.Key{Topic: t.plan.Name, Partition: pp.ID, Field: anim.FieldState}, old.String(), pp.Phase.String(), now)
 		}
@@ -235,36 +247,42 @@ func mark(st *theme.Styles, p cluster.Phase) string {
 // row renders grid row r.
 func (t *tracker) row(st *theme.Styles, r int) string {
 	var b strings.Builder
-	b.WriteString(" ")
+	b.Grow(t.per * (t.cellW + 80))
+	b.WriteByte(' ')
 	for c := 0; c < t.per; c++ {
 		i := r*t.per + c
 		if i >= len(t.ids) {
 			break
 		}
-		id := t.ids[i]
 		ph := t.phase[i]
 		idInk := st.Text
 		if ph == cluster.PhaseNonExistent {
 			idInk = st.Subtle
 		}
-		if lvl := flashLevel(t, id); lvl >= 0 {
+		if lvl := flashLevel(t, t.ids[i]); lvl >= 0 {
 			idInk = st.FlashRamp[lvl]
 		}
-		tm := ""
-		switch {
-		case ph == cluster.PhaseInSync && t.insyncAt[i] != t.onlineAt[i]:
-			tm = ms(t.insyncAt[i])
-		case ph >= cluster.PhaseOnline:
-			tm = ms(t.onlineAt[i])
-		}
-		b.WriteString(idInk.S(rows.FitRight(strconv.Itoa(id), t.idW)))
+		idInk.Put(&b, t.idText[i])
 		b.WriteByte(' ')
-		b.WriteString(mark(st, ph))
+		b.WriteString(t.marks[ph])
 		b.WriteByte(' ')
-		b.WriteString(st.Muted.S(rows.Fit(tm, 6)))
+		st.Muted.Put(&b, t.tmText[i])
 		b.WriteString("  ")
 	}
 	return b.String()
+}
+
+// timeText is partition i's time, padded to 6 columns (kept in tmText,
+// refreshed when the partition moves).
+func (t *tracker) timeText(i int) string {
+	tm := ""
+	switch ph := t.phase[i]; {
+	case ph == cluster.PhaseInSync && t.insyncAt[i] != t.onlineAt[i]:
+		tm = ms(t.insyncAt[i])
+	case ph >= cluster.PhaseOnline:
+		tm = ms(t.onlineAt[i])
+	}
+	return rows.Fit(tm, 6)
 }
 
 // flashLevel is the fade step of partition id's last phase change, -1
@@ -293,7 +311,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	lines := make([]string, 0, t.h)
 	n := len(t.ids)
 	title := " " + st.Bold.S("Creating ") + st.Accent.S(t.plan.Name) + st.Muted.S("  ·  "+rows.Count(n)+" partitions × RF "+
-		strconv.Itoa(rfOf(t.plan)))
+		strconv.Itoa(t.rf))
 	if canPace {
 		title += st.Muted.S("  ·  sandbox pace " + pace.String() + " (p)")
 	}
@@ -370,10 +388,13 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	legend := " " + mark(st, cluster.PhaseNonExistent) + st.Muted.S(" not yet  ") + mark(st, cluster.PhaseNew) + st.Muted.S(" new  ") +
 		mark(st, cluster.PhaseOnline) + st.Muted.S(" online (leader)  ") + mark(st, cluster.PhaseInSync) + st.Muted.S(" in sync (full ISR)  ") +
 		mark(st, cluster.PhaseOffline) + st.Muted.S(" no leader  ·  ms after the write")
+	for p := range t.marks {
+		t.marks[p] = mark(st, cluster.Phase(p))
+	}
 	t.win.SetH(max(t.h-len(lines)-1, 1))
 	from, to := t.win.Visible()
 	for r := from; r < to; r++ {
-		lines = append(lines, rows.Clip(t.renderRow(st, r), t.w))
+		lines = append(lines, t.renderRow(st, r)) // fits: per = (w-2)/cellW
 	}
 	lines = append(lines, rows.Clip(legend, t.w))
 	return lines
