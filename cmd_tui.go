@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -21,12 +22,14 @@ import (
 // tuiFlags are the root command's own flags.
 type tuiFlags struct {
 	context string
+	pace    time.Duration
 }
 
 // setupTUI makes the root command open the TUI and registers --context.
 func setupTUI(root *cobra.Command, cf *connFlags) {
 	var f tuiFlags
 	root.PersistentFlags().StringVar(&f.context, "context", "", "use the named cluster of "+displayPath(config.Path()))
+	root.Flags().DurationVar(&f.pace, "pace", 0, "sandbox only: delay before each step of the simulated controller and brokers, to watch them (p in the creation wizard changes it)")
 	root.Args = cobra.NoArgs
 	root.Long += `
 
@@ -110,7 +113,7 @@ func runTUI(c *cobra.Command, cf *connFlags, f tuiFlags) error {
 		NoColor: os.Getenv("NO_COLOR") != "", Logger: logger, Debug: os.Getenv("KTOPO_DEBUG") != ""}
 	var conn *zkwatch.Conn
 	if t.connect == "" {
-		sb, err := startSandbox(ctx, logger)
+		sb, err := startSandbox(ctx, logger, f.pace)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/fakectl"
 	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/internal/zktest"
 )
@@ -243,4 +245,63 @@ func TestScreenshots(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		tm.keys("q")
 	}
+}
+
+// TestTUICreateEndToEnd creates a topic through the wizard in the built
+// ktopo, in a real terminal, on a real ZooKeeper with a (fake) controller
+// running beside it, and checks ZooKeeper holds exactly the previewed map.
+func TestTUICreateEndToEnd(t *testing.T) {
+	needTmux(t)
+	connect := zktest.Chroot(t)
+	addr, root, _ := strings.Cut(connect, "/")
+	root = "/" + root
+	conn := zktest.Connect(t, addr)
+	spec := fixture.Spec{ClusterID: "hDx3q9bTRmWvZ1o8cPzKXg", Brokers: 6, Racks: 3, Controller: 1, ControllerEpoch: 7,
+		Time: 1_700_000_000_000, Topics: []fixture.Topic{{Name: "orders", Partitions: 6, RF: 3}}}
+	writeCluster(t, conn, root, spec)
+	ctl := fakectl.Start(connectTest(t, connect), 50*time.Millisecond)
+	defer ctl.Stop()
+	bin := buildKtopo(t)
+	tm := startTmux(t, 120, 40, []string{"KTOPO_LOG=" + filepath.Join(t.TempDir(), "ktopo.log"), "TERM=xterm-256color"}, bin, "--zookeeper", connect)
+	tm.waitFor("overview", 15*time.Second, "rack-a", "LIVE")
+
+	tm.keys("c")
+	tm.waitFor("form", 5*time.Second, "Create a topic", "Replication factor")
+	tm.keys("e", "2", "e", "/")
+	tm.waitFor("invalid name", 5*time.Second, "contains one or more characters other than ASCII alphanumerics")
+	tm.keys("BSpace", "Tab", "C-u", "1", "2", "Tab", "C-u", "3", "Enter")
+	s := tm.waitFor("preview", 5*time.Second, "Preview e2e", "start index", "rack-a", "after: replicas")
+	var start, shift int
+	i := strings.Index(s, "start index ")
+	if _, err := fmt.Sscanf(s[i:], "start index %d, replica shift %d", &start, &shift); err != nil {
+		t.Fatalf("the preview shows no start index: %v\n%s", err, s)
+	}
+	tm.keys("Enter")
+	tm.waitFor("confirmation", 5*time.Second, "Create topic e2e?", "[ Create ]")
+	tm.keys("y")
+	shot := tm.waitFor("online", 15*time.Second, "Topic e2e is online", "12/12 online")
+	if os.Getenv("KTOPO_SHOW") != "" {
+		t.Logf("preview:\n%s\nsummary:\n%s", s, shot)
+	}
+	// ZooKeeper holds the previewed map: Kafka's placement with the start
+	// index and shift the preview showed.
+	data, _, err := conn.Get(root + cluster.TopicPath("e2e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := cluster.DecodeTopicAssignment(data)
+	if err != nil {
+		t.Fatalf("written %s: %v", data, err)
+	}
+	var brokers []assign.Broker
+	for id := 1; id <= spec.Brokers; id++ {
+		brokers = append(brokers, assign.BR(id, spec.Rack(id)))
+	}
+	want, _ := assign.Assign(brokers, 12, 3, assign.Options{StartIndex: start, ReplicaShift: shift, StartPartition: -1})
+	if fmt.Sprint(a.Partitions) != fmt.Sprint(map[int][]int(want.Assignment)) {
+		t.Fatalf("written %v, previewed start %d shift %d = %v", a.Partitions, start, shift, want.Assignment)
+	}
+	tm.keys("Enter")
+	tm.waitFor("topic screen", 5*time.Second, "Topic e2e", "REPLICAS")
+	tm.keys("q")
 }

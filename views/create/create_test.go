@@ -782,3 +782,49 @@ func TestMouseAndKeysNeverPanic(t *testing.T) {
 		t.Fatalf("%s\n%s", m.Stage(), ansi.Strip(m.View()))
 	}
 }
+
+// TestTopicAppearsBeforeConfirm: the mirror shows the topic (created by
+// someone else) before the confirmation: the re-check refuses with
+// Kafka's message and writes nothing.
+func TestTopicAppearsBeforeConfirm(t *testing.T) {
+	e := openPreview(t, 200, 58)
+	plan := e.m.Plan()
+	e.apply(topicWritten(plan, 1)...)
+	create(t, e)
+	if e.m.Stage() != "preview" || len(e.z.multi) != 0 {
+		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
+	}
+	if !strings.Contains(view(e), "Not created: Topic 'payments' already exists.") {
+		t.Fatalf("%s", view(e))
+	}
+}
+
+// TestColumnsScroll: brokers that do not fit scroll sideways.
+func TestColumnsScroll(t *testing.T) {
+	e := newEnv(t, 60, 30)
+	e.typeText("wide")
+	e.m.form.focusField(fManual)
+	var parts []string
+	for p := 0; p < 20; p++ {
+		parts = append(parts, fmt.Sprintf("%d:%d", 101+p, 201+p))
+	}
+	e.typeText(strings.Join(parts, ","))
+	e.press("enter")
+	if e.m.Stage() != "preview" {
+		t.Fatalf("stage %s: %s", e.m.Stage(), e.m.form.msg)
+	}
+	out := view(e)
+	if !strings.Contains(out, "brokers 1–") {
+		t.Fatalf("no hint of more brokers:\n%s", out)
+	}
+	from, _ := e.m.pv.visibleCols()
+	e.press(">")
+	if f, _ := e.m.pv.visibleCols(); f <= from {
+		t.Fatal("> scrolls the brokers")
+	}
+	e.press("<", "<")
+	if f, _ := e.m.pv.visibleCols(); f != 0 {
+		t.Fatal("< scrolls back")
+	}
+	checkSize(t, view(e), 60, 30)
+}

@@ -243,7 +243,8 @@ func (p *preview) warnLines() []string {
 		out = append(out, wrap("⚠ "+w, p.w, 1)...)
 	}
 	if limit := max(p.h/3, 1); len(out) > limit {
-		out = append(out[:limit-1], " ⚠ … and more: see `ktopo topics create --validate-only`")
+		more := len(out) - limit + 1
+		out = append(out[:limit-1], " ⚠ … "+strconv.Itoa(more)+" more lines of warnings (a taller window shows them)")
 	}
 	return out
 }
@@ -382,7 +383,7 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 	lines = append(lines, rows.Clip(title, p.w))
 	var info string
 	if plan.Manual {
-		info = " " + st.Muted.S("Placed by hand: no start index. Partitions and replicas exactly as typed.")
+		info = " " + st.Muted.S("No start index or shift: every replica exactly where the manual assignment puts it.")
 	} else {
 		repro := "--start-index " + strconv.Itoa(p.start)
 		if p.shift != p.start {
@@ -452,16 +453,6 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 	if p.racks > 0 {
 		bh.WriteString(st.Header.S(rows.FitRight("racks", racksCol)))
 	}
-	more := ""
-	if from > 0 {
-		more += "‹ "
-	}
-	if to < len(p.cols) {
-		more += strconv.Itoa(len(p.cols)-to) + " more brokers ›  (< > scroll)"
-	}
-	if more != "" {
-		rh.WriteString("  " + st.Muted.S(more))
-	}
 	lines = append(lines, rows.Clip(rh.String(), p.w), rows.Clip(bh.String(), p.w))
 	wf, wt := p.win.Visible()
 	for i := wf; i < wt; i++ {
@@ -474,6 +465,9 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 		lines = append(lines, st.Warning.S(l))
 	}
 	legend := " "
+	if from > 0 || to < len(p.cols) {
+		legend += st.Accent.S("brokers "+strconv.Itoa(from+1)+"–"+strconv.Itoa(to)+" of "+strconv.Itoa(len(p.cols))) + st.Muted.S(" < >  ·  ")
+	}
 	if len(p.parts) > p.win.H {
 		legend += st.Accent.S("rows "+strconv.Itoa(wf+1)+"–"+strconv.Itoa(wt)+" of "+rows.Count(len(p.parts))) + st.Muted.S(" ↑↓  ·  ")
 	}
