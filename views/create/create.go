@@ -93,6 +93,7 @@ type Model struct {
 	// the shell's background list and stops its clock ticks.
 	detached bool
 	ticking  bool
+	noTicks  bool // tests: no clock ticks
 	pace     time.Duration
 }
 
@@ -342,7 +343,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // tick keeps the elapsed time moving while the wizard is on screen and
 // waits; it stops when the topic is online, failed, or in the background.
 func (m *Model) tick() tea.Cmd {
-	if m.ticking || m.detached || (m.stage != stageWriting && m.stage != stageProgress) {
+	if m.ticking || m.detached || m.noTicks || (m.stage != stageWriting && m.stage != stageProgress) {
 		return nil
 	}
 	m.ticking = true

@@ -609,7 +609,7 @@ func TestProgress(t *testing.T) {
 	if e.m.Stage() != "progress" || e.m.tr.pr.Online != 6 || e.m.tr.pr.InSync != 5 {
 		t.Fatalf("stage %s online %d sync %d", e.m.Stage(), e.m.tr.pr.Online, e.m.tr.pr.InSync)
 	}
-	if line, done := e.m.TaskStatus(); done || line != "Creating topic payments: 6/12 partitions online" {
+	if line, done := e.m.TaskStatus(); done || line != "Creating topic payments: 6/12 partitions online — waiting: followers to catch up: partition 5 (leaders add them to the ISR)" {
 		t.Fatalf("status %q", line)
 	}
 	e.now = e.now.Add(1500 * time.Millisecond)

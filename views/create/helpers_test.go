@@ -46,9 +46,30 @@ func newEnv(t testing.TB, w, h int) *env {
 	e := &env{model: spec().Model(), anims: anim.NewSet(theme.FlashSteps), z: &fakeZK{}, now: t0}
 	e.m = New(Options{Styles: theme.New(true), Keys: keys.Default(), Anims: e.anims, Writer: e.z,
 		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2))})
+	e.m.noTicks = true // so that every command answers: run waits for them
 	e.m.SetSize(w, h)
 	e.m.SetSnapshot(e.model.Snapshot())
 	return e
+}
+
+// run runs a command and the commands of any batch it returns, waiting
+// for each (the wizard's commands all answer: no ticks in tests).
+func run(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range b {
+			out = append(out, run(c)...)
+		}
+		return out
+	}
+	if msg == nil {
+		return nil
+	}
+	return []tea.Msg{msg}
 }
 
 // typeText types s into the focused field.
@@ -63,7 +84,7 @@ func (e *env) typeText(s string) {
 func (e *env) press(ks ...string) []tea.Msg {
 	var out []tea.Msg
 	for _, k := range ks {
-		out = append(out, e.deliver(fixture.Run(e.m.Update(fixture.Key(k))))...)
+		out = append(out, e.deliver(run(e.m.Update(fixture.Key(k))))...)
 	}
 	return out
 }
@@ -75,7 +96,7 @@ func (e *env) deliver(msgs []tea.Msg) []tea.Msg {
 			if _, tick := tm.Msg.(tickMsg); tick {
 				continue
 			}
-			out = append(out, e.deliver(fixture.Run(e.m.Update(tm.Msg)))...)
+			out = append(out, e.deliver(run(e.m.Update(tm.Msg)))...)
 			continue
 		}
 		out = append(out, msg)

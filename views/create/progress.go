@@ -37,6 +37,7 @@ type tracker struct {
 	syncIn int64 // ms to the last partition in sync, -1 while not
 	first  int64 // ms to the first partition online, -1 while none
 	ctrl   int   // the controller's broker id, -1 none
+	seen   bool  // the mirror has shown the topic
 	lost   []int // planned brokers not registered now
 	anims  *anim.Set
 
@@ -110,6 +111,7 @@ func (t *tracker) observe(s *cluster.Snapshot, now time.Time) {
 	if topic != nil && t.ctime == 0 {
 		t.ctime = topic.Ctime
 	}
+	t.seen = t.seen || topic != nil
 	for _, pp := range t.pr.Partitions {
 		i, ok := t.idx[pp.ID]
 		if !ok || pp.Phase == t.phase[i] {
@@ -179,22 +181,27 @@ func (t *tracker) since(topic *cluster.Topic, id int, now time.Time) int64 {
 // waiting says what the partitions not yet online or in sync wait for.
 func (t *tracker) waiting() []string {
 	var w []string
-	if t.wrote && !t.pr.Exists {
+	switch {
+	case t.wrote && !t.pr.Exists && t.seen:
+		w = append(w, "nothing: "+t.plan.TopicPath+" was deleted meanwhile")
+	case t.wrote && !t.pr.Exists:
 		w = append(w, "ZooKeeper's watch to report "+t.plan.TopicPath)
 	}
 	w = append(w, t.pr.Waiting...)
-	if len(t.lost) > 0 && t.syncIn < 0 {
+	if t.pr.Online > t.pr.InSync {
 		var parts []int
 		for _, pp := range t.pr.Partitions {
 			if pp.Phase == cluster.PhaseOnline {
 				parts = append(parts, pp.ID)
 			}
 		}
-		s := plural(len(t.lost), "broker ", "brokers ") + joinInts(t.lost) + plural(len(t.lost), " is", " are") + " not registered"
-		if len(parts) > 0 {
-			s += ": " + plural(len(parts), "partition ", "partitions ") + rows.Ints(parts) + " wait for " + plural(len(t.lost), "it", "them") + " to rejoin the ISR"
+		if len(t.lost) > 0 {
+			w = append(w, plural(len(t.lost), "broker ", "brokers ")+joinInts(t.lost)+plural(len(t.lost), " is", " are")+" not registered: "+
+				plural(len(parts), "partition ", "partitions ")+rows.Ints(parts)+" wait for "+plural(len(t.lost), "it", "them")+" to rejoin the ISR")
+		} else {
+			w = append(w, "followers to catch up: "+plural(len(parts), "partition ", "partitions ")+rows.Ints(parts)+
+				" (leaders add them to the ISR)")
 		}
-		w = append(w, s)
 	}
 	return w
 }
@@ -384,6 +391,9 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 			lines = append(lines, st.Warning.S(l))
 		}
 	}
+	if !t.isDone {
+		lines = append(lines, rows.Clip("  "+st.Muted.S("esc closes this view; the creation goes on, followed in the status bar"), t.w))
+	}
 	lines = append(lines, "")
 	legend := " " + mark(st, cluster.PhaseNonExistent) + st.Muted.S(" not yet  ") + mark(st, cluster.PhaseNew) + st.Muted.S(" new  ") +
 		mark(st, cluster.PhaseOnline) + st.Muted.S(" online (leader)  ") + mark(st, cluster.PhaseInSync) + st.Muted.S(" in sync (full ISR)  ") +
@@ -391,6 +401,8 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	for p := range t.marks {
 		t.marks[p] = mark(st, cluster.Phase(p))
 	}
+	// The grid gets what the lines above leave (layout, recomputed per
+	// frame because the waiting lines come and go).
 	t.win.SetH(max(t.h-len(lines)-1, 1))
 	from, to := t.win.Visible()
 	for r := from; r < to; r++ {
