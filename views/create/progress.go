@@ -1,6 +1,7 @@
 package create
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,11 @@ type tracker struct {
 	first  int64 // ms to the first partition online, -1 while none
 	ctrl   int   // the controller's broker id, -1 none
 	seen   bool  // the mirror has shown the topic
+
+	// what the last observation saw (see observe)
+	observed  bool
+	lastTopic *cluster.Topic
+	lastLive  []int
 	lost   []int // planned brokers not registered now
 	anims  *anim.Set
 
@@ -105,9 +111,17 @@ func (t *tracker) done() bool { return t.isDone }
 // flashes those that moved.
 func (t *tracker) observe(s *cluster.Snapshot, now time.Time) {
 	t.now = now
+	topic := s.Topic(t.plan.Name)
+	// A *Topic never changes once in a snapshot: when neither it, the
+	// controller nor the live brokers changed, neither did the progress
+	// (a batch about other topics costs nothing here).
+	live := s.LiveBrokerIDs()
+	if t.observed && topic == t.lastTopic && s.Controller().BrokerID == t.ctrl && slices.Equal(live, t.lastLive) {
+		return
+	}
+	t.observed, t.lastTopic, t.lastLive = true, topic, live
 	t.ctrl = s.Controller().BrokerID
 	t.pr = cluster.TopicProgress(s, t.plan.Name, t.planned)
-	topic := s.Topic(t.plan.Name)
 	if topic != nil && t.ctime == 0 {
 		t.ctime = topic.Ctime
 	}
