@@ -44,8 +44,8 @@ type tracker struct {
 	observed  bool
 	lastTopic *cluster.Topic
 	lastLive  []int
-	lost   []int // planned brokers not registered now
-	anims  *anim.Set
+	lost      []int // planned brokers not registered now
+	anims     *anim.Set
 
 	w, h  int
 	win   rows.Window
