@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -64,6 +65,14 @@ func moved(format string, args ...any) error {
 func isMoved(err error) bool {
 	var m *controllerMovedError
 	return errors.As(err, &m)
+}
+
+// logf formats and logs only when level is enabled (state-change lines
+// come by the thousand for big topics).
+func logf(l *slog.Logger, level slog.Level, format string, args ...any) {
+	if l.Enabled(context.Background(), level) {
+		l.Log(context.Background(), level, fmt.Sprintf(format, args...))
+	}
 }
 
 func (c *controller) isActive() bool { return c.activeControllerID == c.b.id }
@@ -366,7 +375,7 @@ func (c *controller) elect() error {
 	}
 	c.activeControllerID = id
 	if id != -1 {
-		c.log.Debug(fmt.Sprintf("Broker %d has been elected as the controller, so stopping the election process.", id))
+		logf(c.log, slog.LevelDebug, "Broker %d has been elected as the controller, so stopping the election process.", id)
 		return nil
 	}
 	epoch, zkVersion, err := c.registerControllerAndIncrementControllerEpoch()
@@ -387,7 +396,7 @@ func (c *controller) elect() error {
 			return err
 		}
 		if c.activeControllerID != -1 {
-			c.log.Debug(fmt.Sprintf("Broker %d was elected as controller instead of broker %d", c.activeControllerID, c.b.id), "err", err)
+			logf(c.log, slog.LevelDebug, "Broker %d was elected as controller instead of broker %d", c.activeControllerID, c.b.id)
 		} else {
 			c.log.Warn("A controller has been elected but just resigned, this will result in another round of election", "err", err)
 		}
@@ -410,8 +419,8 @@ func (c *controller) registerControllerAndIncrementControllerEpoch() (int, int32
 		return 0, 0, err
 	}
 	newEpoch := curEpoch + 1
-	c.log.Debug(fmt.Sprintf("Try to create %s and increment controller epoch to %d with expected controller epoch zkVersion %d",
-		cluster.ControllerPath, newEpoch, curVersion))
+	logf(c.log, slog.LevelDebug, "Try to create %s and increment controller epoch to %d with expected controller epoch zkVersion %d",
+		cluster.ControllerPath, newEpoch, curVersion)
 	data := cluster.EncodeController(cluster.NewControllerInfo(2, c.b.id, ts))
 	var res []zk.MultiResponse
 	err = c.b.retry(func() (err error) {

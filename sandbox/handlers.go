@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -734,7 +735,7 @@ func (c *controller) processAlterPartition(e *evAlterPartition) error {
 	default:
 		li := finished[e.p]
 		c.cc.leadership[e.p] = leaderIsrAndControllerEpoch{leaderAndIsr: li, controllerEpoch: c.cc.epoch}
-		c.log.Debug(fmt.Sprintf("ISR for partition %s updated to %s and zkVersion updated to version %d", e.p, joinInts(li.isr), li.partitionEpoch))
+		logf(c.log, slog.LevelDebug, "ISR for partition %s updated to %s and zkVersion updated to version %d", e.p, joinInts(li.isr), li.partitionEpoch)
 		e.reply(li, errNone)
 	}
 	return nil

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -91,8 +92,8 @@ func (c *controller) psmDoHandleStateChanges(ps []tp, target partitionState, str
 	switch target {
 	case newPartition:
 		for _, p := range valid {
-			c.stateLog.Info(fmt.Sprintf("Changed partition %s state from %s to %s with assigned replicas %s",
-				p, c.cc.partitionStates[p], newPartition, joinInts(c.cc.replicas(p))))
+			logf(c.stateLog, slog.LevelInfo, "Changed partition %s state from %s to %s with assigned replicas %s",
+				p, c.cc.partitionStates[p], newPartition, joinInts(c.cc.replicas(p)))
 			c.cc.partitionStates[p] = newPartition
 		}
 	case onlinePartition:
@@ -111,8 +112,8 @@ func (c *controller) psmDoHandleStateChanges(ps []tp, target partitionState, str
 				return nil, err
 			}
 			for _, p := range ok {
-				c.stateLog.Info(fmt.Sprintf("Changed partition %s from %s to %s with state %s",
-					p, c.cc.partitionStates[p], onlinePartition, c.cc.leadership[p].leaderAndIsr))
+				logf(c.stateLog, slog.LevelInfo, "Changed partition %s from %s to %s with state %s",
+					p, c.cc.partitionStates[p], onlinePartition, c.cc.leadership[p].leaderAndIsr)
 				c.cc.partitionStates[p] = onlinePartition
 			}
 		}
@@ -123,8 +124,8 @@ func (c *controller) psmDoHandleStateChanges(ps []tp, target partitionState, str
 			}
 			for p, r := range results {
 				if r.err == nil {
-					c.stateLog.Info(fmt.Sprintf("Changed partition %s from %s to %s with state %s",
-						p, c.cc.partitionStates[p], onlinePartition, r.li))
+					logf(c.stateLog, slog.LevelInfo, "Changed partition %s from %s to %s with state %s",
+						p, c.cc.partitionStates[p], onlinePartition, r.li)
 					c.cc.partitionStates[p] = onlinePartition
 				}
 			}
@@ -132,7 +133,7 @@ func (c *controller) psmDoHandleStateChanges(ps []tp, target partitionState, str
 		}
 	case offlinePartition, nonExistentPartition:
 		for _, p := range valid {
-			c.stateLog.Debug(fmt.Sprintf("Changed partition %s state from %s to %s", p, c.cc.partitionStates[p], target))
+			logf(c.stateLog, slog.LevelDebug, "Changed partition %s state from %s to %s", p, c.cc.partitionStates[p], target)
 			c.cc.partitionStates[p] = target
 		}
 	}

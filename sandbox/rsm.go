@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/go-zookeeper/zk"
@@ -111,8 +112,8 @@ func (c *controller) rsmDoHandleStateChanges(id int, rs []replicaKey, target rep
 		}
 		for _, p := range sortedTPs(updated) {
 			li := updated[p]
-			c.stateLog.Info(fmt.Sprintf("Partition %s state changed to (Leader:%d,ISR:%s,LeaderRecoveryState:%s,LeaderEpoch:%d,ControllerEpoch:%d) after removing replica %d from the ISR as part of transition to %s",
-				p, li.leader, joinInts(li.isr), li.recoveryName(), li.leaderEpoch, li.controllerEpoch, id, offlineReplica))
+			logf(c.stateLog, slog.LevelInfo, "Partition %s state changed to (Leader:%d,ISR:%s,LeaderRecoveryState:%s,LeaderEpoch:%d,ControllerEpoch:%d) after removing replica %d from the ISR as part of transition to %s",
+				p, li.leader, joinInts(li.isr), li.recoveryName(), li.leaderEpoch, li.controllerEpoch, id, offlineReplica)
 			if !c.cc.isTopicQueuedUpForDeletion(p.topic) {
 				var recipients []int
 				for _, r := range c.cc.replicas(p) {

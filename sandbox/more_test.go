@@ -1,0 +1,161 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ktopo/ktopo/cluster"
+)
+
+// TestDemoTopics: the demo topics are created like ktopo creates topics
+// (config + v3 topic znode with id, Kafka's rack-aware assignment on the
+// brokers sorted by id) and go online.
+func TestDemoTopics(t *testing.T) {
+	e := newEnv(t, Config{Brokers: 6, Racks: 3, DemoTopics: true})
+	for _, d := range DemoTopics() {
+		cfg := e.get(cluster.TopicConfigPath(d.Name))
+		if string(cfg.data) != string(cluster.EncodeEntityConfig(d.Config)) {
+			t.Errorf("%s config = %s", d.Name, cfg.data)
+		}
+		a, err := cluster.DecodeTopicAssignment(e.get(cluster.TopicPath(d.Name)).data)
+		if err != nil || a.Version != 3 || a.TopicID == "" || len(a.Partitions) != d.Partitions {
+			t.Fatalf("%s: %+v (%v)", d.Name, a, err)
+		}
+		want := map[int]*st{}
+		for p, r := range a.Partitions {
+			if len(r) != d.ReplicationFactor {
+				t.Errorf("%s-%d: replicas %v", d.Name, p, r)
+			}
+			racks := map[string]bool{}
+			for _, b := range r {
+				racks[RackName((b-1)%3)] = true
+			}
+			if len(racks) != min(len(r), 3) {
+				t.Errorf("%s-%d: replicas %v not spread over racks", d.Name, p, r)
+			}
+			want[p] = s(r[0], 0, 1, 0, r...)
+		}
+		e.waitStates(d.Name, want)
+	}
+}
+
+// TestAutoRebalance: with auto.leader.rebalance enabled, leadership goes
+// back to the preferred replica once it is in sync.
+func TestAutoRebalance(t *testing.T) {
+	e := newEnv(t, Config{Brokers: 3, AutoRebalanceInterval: 100 * time.Millisecond})
+	e.createTopic("t", map[int][]int{0: {2, 3}, 1: {3, 2}}, nil)
+	e.waitStates("t", map[int]*st{0: s(2, 0, 1, 0, 2, 3), 1: s(3, 0, 1, 0, 3, 2)})
+	e.kill(2)
+	e.waitStates("t", map[int]*st{0: s(3, 1, 1, 1, 3), 1: s(3, 1, 1, 1, 3)})
+	e.restart(2)
+	e.waitStates("t", map[int]*st{0: s(2, 2, 1, 3, 3, 2), 1: s(3, 1, 1, 2, 3, 2)})
+}
+
+// TestChurn kills and restarts random brokers (the controller included)
+// without waiting for the controller, then restarts all and checks that
+// the cluster converges: every partition led, every replica back in the
+// ISR, Kafka's invariants held, no ISR notification written.
+func TestChurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("repetition test skipped in -short mode")
+	}
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint("seed-", seed), func(t *testing.T) { churn(t, seed) })
+	}
+}
+
+func churn(t *testing.T, seed uint64) {
+	e := newEnv(t, Config{Brokers: 5, Racks: 3})
+	topics := map[string]map[int][]int{
+		"c1": rackAwareAssignment(t, 5, 3, 20, 3),
+		"c2": rackAwareAssignment(t, 5, 3, 10, 2),
+	}
+	for _, name := range sortedKeys(topics) {
+		e.createTopic(name, topics[name], nil)
+	}
+	rng := rand.New(rand.NewPCG(seed, 11))
+	down := map[int]bool{}
+	for round := range 40 {
+		var up []int
+		for id := 1; id <= 5; id++ {
+			if !down[id] {
+				up = append(up, id)
+			}
+		}
+		switch op := rng.IntN(10); {
+		case op < 4 && len(up) > 2:
+			id := up[rng.IntN(len(up))]
+			t.Logf("round %d: kill %d", round, id)
+			e.kill(id)
+			down[id] = true
+		case op < 7 && len(down) > 0:
+			ids := sortedInts(down)
+			id := ids[rng.IntN(len(ids))]
+			t.Logf("round %d: restart %d", round, id)
+			e.restart(id)
+			delete(down, id)
+		case op < 8:
+			id := up[rng.IntN(len(up))]
+			t.Logf("round %d: bounce %d", round, id)
+			e.kill(id)
+			e.restart(id)
+		case op < 9 && len(up) > 1:
+			t.Logf("round %d: move controller", round)
+			if err := e.c.MoveController(); err != nil && !errors.Is(err, ErrNoController) {
+				t.Fatal(err)
+			}
+		default:
+			t.Logf("round %d: elect preferred", round)
+			if _, err := e.c.ElectPreferred(context.Background(), ""); err != nil && !errors.Is(err, ErrNoController) {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, id := range sortedInts(down) {
+		e.restart(id)
+	}
+	waitFor(t, "a converged cluster", func() (bool, string) {
+		ctrl, epoch := e.controller()
+		if ctrl < 1 {
+			return false, "no controller"
+		}
+		var b strings.Builder
+		ok := true
+		for _, name := range sortedKeys(topics) {
+			for p, replicas := range topics[name] {
+				n := e.get(cluster.PartitionStatePath(name, p))
+				ps, err := cluster.DecodePartitionState(n.data)
+				if err != nil {
+					ok = false
+					fmt.Fprintf(&b, "%s-%d: %v\n", name, p, err)
+					continue
+				}
+				if ps.ControllerEpoch > epoch || !slices.Contains(ps.ISR, ps.Leader) && ps.Leader >= 0 {
+					t.Fatalf("%s-%d: invariant broken: %s (controller epoch %d)", name, p, n.data, epoch)
+				}
+				for _, r := range ps.ISR {
+					if !slices.Contains(replicas, r) {
+						t.Fatalf("%s-%d: ISR member %d not a replica: %s", name, p, r, n.data)
+					}
+				}
+				if ps.Leader < 0 || len(ps.ISR) != len(replicas) {
+					ok = false
+					fmt.Fprintf(&b, "%s-%d: %s\n", name, p, n.data)
+				}
+			}
+		}
+		return ok, b.String()
+	})
+	if kids, _, _ := e.zk.Children(cluster.IsrChangeNotificationPath); len(kids) != 0 {
+		t.Errorf("isr change notifications: %v", kids)
+	}
+	// The converged cluster still deletes topics.
+	e.create(cluster.DeleteTopicPath("c2"), nil)
+	e.waitGone(topicPaths("c2")...)
+}
