@@ -44,20 +44,26 @@ type broker struct {
 
 	// Replica manager state, owned by the inbox goroutine.
 	parts  map[tp]*localPartition
-	parked map[tp]map[int]msgFetch // fetches that arrived before the leader knew its new epoch
-	timers map[*time.Timer]struct{}
-	tmu    sync.Mutex
+	parked map[tp]map[int]fetchReq // fetches that arrived before the leader knew its new epoch
+	// Follower side: partitions this broker fetches without being in
+	// their ISR, by leader, re-sent every fetchInterval (a real follower
+	// fetches continuously, so a restarted leader sees it again).
+	fetching     map[tp]fetchTarget
+	fetchTicking bool
+	timers       map[*time.Timer]struct{}
+	tmu          sync.Mutex
 }
 
 func newBroker(cl *Cluster, id int, rack string, inc uint64) *broker {
 	b := &broker{
 		cl: cl, id: id, rack: rack, inc: inc,
-		log:    cl.log.With("broker", id),
-		inbox:  newQueue[brokerMsg](),
-		stop:   make(chan struct{}),
-		parts:  map[tp]*localPartition{},
-		parked: map[tp]map[int]msgFetch{},
-		timers: map[*time.Timer]struct{}{},
+		log:      cl.log.With("broker", id),
+		inbox:    newQueue[brokerMsg](),
+		stop:     make(chan struct{}),
+		parts:    map[tp]*localPartition{},
+		parked:   map[tp]map[int]fetchReq{},
+		fetching: map[tp]fetchTarget{},
+		timers:   map[*time.Timer]struct{}{},
 	}
 	b.ctrl = newController(b)
 	return b
@@ -151,9 +157,10 @@ func (b *broker) stopped() bool {
 
 // onSessionEvent turns a session expiry into Kafka's Expire and
 // RegisterBrokerAndReelect events (go-zookeeper opens the new session by
-// itself).
+// itself), and tells the watcher which watches fired.
 func (b *broker) onSessionEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
+		b.ctrl.w.fired(ev)
 		return
 	}
 	switch ev.State {
@@ -351,14 +358,35 @@ type msgStopReplica struct {
 	from            *controller
 }
 
-// msgFetch stands for a follower's fetch requests: "I follow you for p at
-// leaderEpoch".
+// msgFetch stands for a follower's fetch requests to one leader: "I
+// follow you for these partitions at these leader epochs".
 type msgFetch struct {
+	follower int
+	inc      uint64
+	parts    []fetchReq
+}
+
+// fetchReq is one partition of a fetch.
+type fetchReq struct {
 	p           tp
 	follower    int
 	inc         uint64
 	leaderEpoch int
 }
+
+// msgFetchReply tells a follower which partitions it is in sync for (in
+// the ISR), so that it stops sending fetches for them.
+type msgFetchReply struct{ inSync []fetchReq }
+
+// msgFetchTick re-sends the follower's pending fetches.
+type msgFetchTick struct{}
+
+type fetchTarget struct {
+	leader      int
+	leaderEpoch int
+}
+
+const fetchInterval = 100 * time.Millisecond
 
 type msgIsrCheck struct{ p tp }
 
@@ -411,7 +439,24 @@ func (b *broker) runInbox() {
 		case *msgStopReplica:
 			b.stopReplicas(m)
 		case *msgFetch:
-			b.handleFetch(*m)
+			var inSync []fetchReq
+			for _, f := range m.parts {
+				if b.handleFetch(f) {
+					inSync = append(inSync, f)
+				}
+			}
+			if len(inSync) > 0 {
+				b.cl.deliver(m.follower, &msgFetchReply{inSync: inSync})
+			}
+		case *msgFetchReply:
+			for _, f := range m.inSync {
+				if t, ok := b.fetching[f.p]; ok && t.leaderEpoch == f.leaderEpoch {
+					delete(b.fetching, f.p)
+				}
+			}
+		case *msgFetchTick:
+			b.fetchTicking = false
+			b.sendFetches()
 		case *msgIsrCheck:
 			b.maybeExpandIsr(m.p)
 		case *msgAlterPartitionResponse:
@@ -451,6 +496,7 @@ func (b *broker) becomeLeaderOrFollower(m *msgLeaderAndIsr) {
 			lp.fetchers, lp.inflight = cur.fetchers, cur.inflight
 		}
 		b.parts[ps.p] = lp
+		delete(b.fetching, ps.p)
 		switch {
 		case lp.leader == b.id:
 			// A new leader marks the partition RECOVERED locally (Partition.makeLeader);
@@ -461,8 +507,29 @@ func (b *broker) becomeLeaderOrFollower(m *msgLeaderAndIsr) {
 				b.handleFetch(parked[id])
 			}
 		case lp.leader >= 0 && !slices.Contains(lp.isr, b.id):
-			b.cl.deliver(lp.leader, &msgFetch{p: ps.p, follower: b.id, inc: b.inc, leaderEpoch: lp.leaderEpoch})
+			b.fetching[ps.p] = fetchTarget{leader: lp.leader, leaderEpoch: lp.leaderEpoch}
 		}
+	}
+	b.sendFetches()
+}
+
+// sendFetches sends the pending fetches, one message per leader, and
+// schedules the next round while any is pending.
+func (b *broker) sendFetches() {
+	if len(b.fetching) == 0 {
+		return
+	}
+	byLeader := map[int][]fetchReq{}
+	for _, p := range sortedTPs(b.fetching) {
+		t := b.fetching[p]
+		byLeader[t.leader] = append(byLeader[t.leader], fetchReq{p: p, follower: b.id, inc: b.inc, leaderEpoch: t.leaderEpoch})
+	}
+	for _, l := range sortedInts(byLeader) {
+		b.cl.deliver(l, &msgFetch{follower: b.id, inc: b.inc, parts: byLeader[l]})
+	}
+	if !b.fetchTicking {
+		b.fetchTicking = true
+		b.after(fetchInterval, &msgFetchTick{})
 	}
 }
 
@@ -470,33 +537,39 @@ func (b *broker) stopReplicas(m *msgStopReplica) {
 	for _, p := range m.parts {
 		delete(b.parts, p)
 		delete(b.parked, p)
+		delete(b.fetching, p)
 	}
 	if m.delete && m.from != nil {
 		m.from.events.push(&evStopReplicaResponse{replica: b.id, parts: m.parts, controllerEpoch: m.controllerEpoch})
 	}
 }
 
-// handleFetch records a follower that fetches from this leader. A fetch for
-// a leader epoch this broker has not seen yet waits for its LeaderAndIsr.
-func (b *broker) handleFetch(f msgFetch) {
+// handleFetch records a follower that fetches from this leader; it
+// reports whether the follower is in the ISR already. A fetch for a leader
+// epoch this broker has not seen yet waits for its LeaderAndIsr.
+func (b *broker) handleFetch(f fetchReq) (inSync bool) {
 	lp := b.parts[f.p]
 	if lp == nil || lp.leaderEpoch < f.leaderEpoch {
 		m := b.parked[f.p]
 		if m == nil {
-			m = map[int]msgFetch{}
+			m = map[int]fetchReq{}
 			b.parked[f.p] = m
 		}
 		m[f.follower] = f
-		return
+		return false
 	}
-	if lp.leaderEpoch != f.leaderEpoch || lp.leader != b.id || slices.Contains(lp.isr, f.follower) {
-		return
+	if lp.leaderEpoch != f.leaderEpoch || lp.leader != b.id {
+		return false
+	}
+	if slices.Contains(lp.isr, f.follower) {
+		return true
 	}
 	if st, ok := lp.fetchers[f.follower]; ok && st.inc == f.inc {
-		return
+		return false
 	}
 	lp.fetchers[f.follower] = fetchState{since: time.Now(), inc: f.inc}
 	b.after(b.cl.catchUpDelay(), &msgIsrCheck{p: f.p})
+	return false
 }
 
 // maybeExpandIsr is the leader's side of ISR expansion: a follower that has

@@ -282,8 +282,9 @@ type ElectionSummary struct {
 
 // ElectPreferred runs a preferred leader election (as Kafka's Admin API
 // electLeaders(PREFERRED) does) for every partition of topic, or of all
-// topics when topic is "". It waits for the controller's answer.
-func (cl *Cluster) ElectPreferred(ctx context.Context, topic string) (ElectionSummary, error) {
+// topics when topic is "". It waits for the controller's answer (with a
+// pace set, the election itself is paced).
+func (cl *Cluster) ElectPreferred(topic string) (ElectionSummary, error) {
 	var sum ElectionSummary
 	if cl.isClosed() {
 		return sum, ErrClosed
@@ -297,8 +298,6 @@ func (cl *Cluster) ElectPreferred(ctx context.Context, topic string) (ElectionSu
 	var r electionReply
 	select {
 	case r = <-reply:
-	case <-ctx.Done():
-		return sum, context.Cause(ctx)
 	case <-c.b.stop:
 		return sum, ErrNoController
 	}

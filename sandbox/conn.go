@@ -164,7 +164,9 @@ func (z zkLogger) Printf(format string, args ...any) {
 type dialOptions struct {
 	sessionTimeout time.Duration
 	logger         *slog.Logger
-	// onEvent receives every session event, on go-zookeeper's goroutine;
+	// onEvent receives every event (session events and fired watches, with
+	// chroot-relative paths) on go-zookeeper's receive goroutine, before
+	// the watch channels and before the replies that follow on the wire;
 	// it must not block.
 	onEvent func(zk.Event)
 }
@@ -187,6 +189,13 @@ func connectSession(ctx context.Context, connect string, o dialOptions) (zkConn,
 			once.Do(func() { close(ready) })
 		}
 		if o.onEvent != nil {
+			if ev.Path != "" && cs.chroot != "" {
+				if ev.Path == cs.chroot {
+					ev.Path = "/"
+				} else {
+					ev.Path = strings.TrimPrefix(ev.Path, cs.chroot)
+				}
+			}
 			o.onEvent(ev)
 		}
 	}

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -96,9 +95,7 @@ func RunCommand(c *Cluster, line string) string {
 		if len(args) == 1 {
 			topic = args[0]
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		sum, err := c.ElectPreferred(ctx, topic)
+		sum, err := c.ElectPreferred(topic)
 		if err != nil {
 			return answer("", err)
 		}

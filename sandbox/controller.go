@@ -32,6 +32,9 @@ type controller struct {
 	// are ignored.
 	term   int
 	sitOut bool
+	// startupDone is closed once the broker's first election attempt is
+	// decided (before a failover, which can take long on a big cluster).
+	startupDone chan struct{}
 
 	tmu    sync.Mutex
 	timers map[*time.Timer]struct{}
@@ -92,8 +95,9 @@ func (c *controller) process(ev event) {
 	var err error
 	switch e := ev.(type) {
 	case *evStartup:
+		c.startupDone = e.done
 		err = c.processStartup()
-		close(e.done)
+		c.startupAttempted()
 	case *evControllerChange:
 		err = c.maybeResign()
 	case *evReelect:
@@ -231,6 +235,25 @@ func (w *watcher) disarm(k watchKey) {
 	w.mu.Unlock()
 }
 
+// fired records that the server consumed the watches an event fires. It
+// runs on go-zookeeper's receive goroutine before the replies that follow
+// the event, so a read issued after a write sees the watch as gone
+// (clearing it later, when the event is read from its channel, could
+// leave a node without a watch).
+func (w *watcher) fired(ev zk.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch ev.Type {
+	case zk.EventNodeCreated, zk.EventNodeDataChanged:
+		delete(w.armed, watchKey{false, ev.Path})
+	case zk.EventNodeChildrenChanged:
+		delete(w.armed, watchKey{true, ev.Path})
+	case zk.EventNodeDeleted, zk.EventNotWatching:
+		delete(w.armed, watchKey{false, ev.Path})
+		delete(w.armed, watchKey{true, ev.Path})
+	}
+}
+
 // follow waits for one watch to fire and enqueues the event its handler
 // (looked up when it fires) maps it to.
 func (w *watcher) follow(k watchKey, ch <-chan zk.Event) {
@@ -244,7 +267,6 @@ func (w *watcher) follow(k watchKey, ch <-chan zk.Event) {
 		select {
 		case e, ok := <-ch:
 			w.mu.Lock()
-			delete(w.armed, k)
 			h := w.handlers[k]
 			w.mu.Unlock()
 			if !ok || e.Type == zk.EventNotWatching || h == nil {
@@ -329,6 +351,13 @@ func (c *controller) controllerChangeHandler(t zk.EventType) event {
 	return nil
 }
 
+func (c *controller) startupAttempted() {
+	if c.startupDone != nil {
+		close(c.startupDone)
+		c.startupDone = nil
+	}
+}
+
 func (c *controller) registerControllerChangeHandler() error {
 	c.w.register(controllerKey, c.controllerChangeHandler)
 	_, _, err := c.exists(cluster.ControllerPath)
@@ -379,6 +408,7 @@ func (c *controller) elect() error {
 		return nil
 	}
 	epoch, zkVersion, err := c.registerControllerAndIncrementControllerEpoch()
+	c.startupAttempted()
 	if err == nil {
 		c.cc = newControllerContext()
 		c.cc.epoch, c.cc.epochZkVersion = epoch, zkVersion

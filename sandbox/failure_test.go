@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -75,7 +74,7 @@ func TestBrokerFailure(t *testing.T) {
 				"pair": {0: s(3, 1, 1, 2, 3, 2)},
 			}},
 			{"elect preferred", func(t *testing.T, e *env) {
-				sum, err := e.c.ElectPreferred(context.Background(), "")
+				sum, err := e.c.ElectPreferred("")
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -518,9 +518,15 @@ func (c *controller) processReplicaLeaderElection(e *evReplicaLeaderElection) er
 			results[p] = electionOutcome{err: errInvalidTopic, msg: "The topic is being deleted"}
 		default:
 			l, ok := c.cc.leadership[p]
-			if ok && l.leader == replicas[0] {
+			switch {
+			case !ok:
+				// Not initialised yet (Kafka's controller would fail the
+				// whole request on the missing leadership here).
+				results[p] = electionOutcome{err: errPreferredLeaderNotAvailable,
+					msg: fmt.Sprintf("LeaderAndIsr information doesn't exist for partition %s in %s state", p, c.cc.partitionStates[p])}
+			case l.leader == replicas[0]:
 				results[p] = electionOutcome{leader: l.leader, err: errElectionNotNeeded}
-			} else {
+			default:
 				electable = append(electable, p)
 			}
 		}

@@ -1,16 +1,21 @@
 package sandbox
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/zktest"
 )
 
 // TestDemoTopics: the demo topics are created like ktopo creates topics
@@ -65,7 +70,11 @@ func TestChurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("repetition test skipped in -short mode")
 	}
-	for seed := range uint64(4) {
+	seeds := uint64(4)
+	if n, err := strconv.ParseUint(os.Getenv("KTOPO_CHURN_SEEDS"), 10, 32); err == nil {
+		seeds = n // more seeds for a soak run
+	}
+	for seed := range seeds {
 		t.Run(fmt.Sprint("seed-", seed), func(t *testing.T) { churn(t, seed) })
 	}
 }
@@ -112,7 +121,7 @@ func churn(t *testing.T, seed uint64) {
 			}
 		default:
 			t.Logf("round %d: elect preferred", round)
-			if _, err := e.c.ElectPreferred(context.Background(), ""); err != nil && !errors.Is(err, ErrNoController) {
+			if _, err := e.c.ElectPreferred(""); err != nil && !errors.Is(err, ErrNoController) {
 				t.Fatal(err)
 			}
 		}
@@ -158,4 +167,116 @@ func churn(t *testing.T, seed uint64) {
 	// The converged cluster still deletes topics.
 	e.create(cluster.DeleteTopicPath("c2"), nil)
 	e.waitGone(topicPaths("c2")...)
+}
+
+// TestSessionExpiry: when the brokers' sessions expire (their connections
+// cut for longer than the session timeout while ZooKeeper runs on), they
+// register again (new broker epochs), a controller is elected with the
+// next epoch and the cluster keeps working (Kafka's Expire and
+// RegisterBrokerAndReelect events).
+func TestSessionExpiry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("session expiry skipped in -short mode")
+	}
+	srv := zktest.StartServer(t, zktest.Options{TickTime: 200})
+	proxy := newCutProxy(t, srv.Addr())
+	e := newEnv(t, Config{Connect: proxy.addr() + "/expiry", Brokers: 3, SessionTimeout: time.Second})
+	e.zk = testSession(t, srv.Addr()+"/expiry") // the test's own session does not go through the proxy
+	e.createTopic("t", map[int][]int{0: {2, 3}}, nil)
+	e.waitStates("t", map[int]*st{0: s(2, 0, 1, 0, 2, 3)})
+	_, before, err := e.zk.Get(cluster.BrokerIDPath(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.cut(true)
+	// Wait until the server has expired the sessions: the registrations go.
+	waitFor(t, "the sessions to expire", func() (bool, string) {
+		kids := e.registered()
+		return len(kids) == 0, fmt.Sprint(kids)
+	})
+	proxy.cut(false)
+	waitFor(t, "re-registration and a new controller", func() (bool, string) {
+		n := e.get(cluster.BrokerIDPath(2))
+		_, stat, _ := e.zk.Get(cluster.BrokerIDPath(2))
+		id, epoch := e.controller()
+		seen := fmt.Sprintf("broker 2 %v, controller %d epoch %d, brokers %v", n.exists, id, epoch, e.registered())
+		return n.exists && stat != nil && stat.Czxid > before.Czxid && id > 0 && epoch == 2 && len(e.registered()) == 3, seen
+	})
+	e.createTopic("after", map[int][]int{0: {3, 1}}, nil)
+	e.waitStates("after", map[int]*st{0: s(3, 0, 2, 0, 3, 1)})
+	// Both topics still have their leaders; the old one's state was
+	// written by epoch 1 and is left alone.
+	e.waitStates("t", map[int]*st{0: s(2, 0, 1, 0, 2, 3)})
+}
+
+// cutProxy forwards TCP connections to a server and can cut them all (and
+// refuse new ones) to simulate a network partition.
+type cutProxy struct {
+	t      testing.TB
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	conns  map[net.Conn]bool
+	down   bool
+}
+
+func newCutProxy(t testing.TB, target string) *cutProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{t: t, ln: ln, target: target, conns: map[net.Conn]bool{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		p.cut(true)
+	})
+	return p
+}
+
+func (p *cutProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *cutProxy) serve(c net.Conn) {
+	p.mu.Lock()
+	if p.down {
+		p.mu.Unlock()
+		c.Close()
+		return
+	}
+	s, err := net.Dial("tcp", p.target)
+	if err != nil {
+		p.mu.Unlock()
+		c.Close()
+		return
+	}
+	p.conns[c], p.conns[s] = true, true
+	p.mu.Unlock()
+	go func() { io.Copy(s, c); s.Close() }()
+	io.Copy(c, s)
+	c.Close()
+}
+
+// cut closes every forwarded connection and refuses new ones (down), or
+// lets connections through again.
+func (p *cutProxy) cut(down bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = down
+	if down {
+		for c := range p.conns {
+			c.Close()
+		}
+		p.conns = map[net.Conn]bool{}
+	}
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -67,9 +68,12 @@ func TestStartupWrites(t *testing.T) {
 	if n := e.get(cluster.ControllerEpochPath); string(n.data) != "1" || n.version != 1 {
 		t.Errorf("/controller_epoch = %q v%d, want \"1\" v1", n.data, n.version)
 	}
-	if n := e.get(cluster.FeaturePath); string(n.data) != `{"version":2,"status":1,"features":{}}` {
-		t.Errorf("/feature = %q", n.data)
-	}
+	// /feature is written by the controller's failover, which may still
+	// run when Start returns.
+	waitFor(t, "/feature", func() (bool, string) {
+		n := e.get(cluster.FeaturePath)
+		return string(n.data) == `{"version":2,"status":1,"features":{}}` && n.version == 0, fmt.Sprintf("%q v%d", n.data, n.version)
+	})
 	st, err := e.c.Status()
 	if err != nil {
 		t.Fatal(err)

@@ -135,7 +135,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	if err := c.MoveController(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ElectPreferred(context.Background(), "orders"); err != nil {
+	if _, err := c.ElectPreferred("orders"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Status(); err != nil {
