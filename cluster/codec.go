@@ -285,7 +285,7 @@ outer:
 // Members are gated by version as in Kafka's BrokerIdZNode.encode: endpoints
 // from v2, rack from v3 (only when set; a decoded "rack":null is kept),
 // listener_security_protocol_map from v4, features from v5. A Host of ""
-// is written as null.
+// is written as null from v2 on (Kafka's null host).
 func EncodeBroker(b BrokerRegistration) []byte {
 	out := make([]byte, 0, 256)
 	out = append(out, '{')
@@ -334,7 +334,7 @@ func EncodeBroker(b BrokerRegistration) []byte {
 	out = append(out, `,"port":`...)
 	out = strconv.AppendInt(out, int64(b.Port), 10)
 	out = append(out, `,"host":`...)
-	if b.Host == "" {
+	if b.Host == "" && b.Version >= 2 {
 		out = append(out, "null"...)
 	} else {
 		out = appendJSONString(out, b.Host)

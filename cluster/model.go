@@ -91,9 +91,10 @@ type Model struct {
 	markersDirty    bool
 	topicSetChanged bool
 
+	batch   uint64        // number of Apply calls
 	pending []*topicState // topics changed since the last Snapshot (unsealed)
 	changed bool          // anything changed since the last Snapshot
-	snap    *Snapshot     // the last snapshot, valid while !changed
+	snap    *Snapshot     // the last snapshot: current while !changed, else the base of the next
 	changes []Change      // the batch being applied
 }
 
@@ -123,9 +124,10 @@ type brokerNode struct {
 }
 
 type topicState struct {
-	t       *Topic
-	hasNode bool // /brokers/topics/<t> exists
-	pending bool // in Model.pending
+	t            *Topic
+	hasNode      bool   // /brokers/topics/<t> exists
+	pending      bool   // in Model.pending
+	createdBatch uint64 // Model.batch in which the topic znode appeared
 }
 
 // NewModel returns an empty model.
@@ -159,7 +161,14 @@ func NewModel(o ModelOptions) *Model {
 // node is ignored). A znode that cannot be decoded is recorded (see
 // Snapshot.Errors) and yields one znode_invalid change; the batch goes on.
 func (m *Model) Apply(events []NodeEvent, reset bool) []Change {
-	m.changes = nil
+	m.batch++
+	// Pre-size the result: a reset batch (the first load: ~one change per
+	// node) would otherwise spend most of its time growing the slice.
+	if reset {
+		m.changes = make([]Change, 0, len(events)+8)
+	} else {
+		m.changes = make([]Change, 0, min(len(events), 64))
+	}
 	ctrlFrom, epochFrom := m.controllerID(), m.ctrlEpoch.epoch
 	var seen *resetSeen
 	if reset {
@@ -181,9 +190,6 @@ func (m *Model) Apply(events []NodeEvent, reset bool) []Change {
 		m.changed = true
 		m.changes = append(m.changes, Change{Kind: ChangeControllerMoved, Path: ControllerPath,
 			Zxid: m.ctrl.mzxid, Time: m.ctrl.ctime, From: ctrlFrom, To: to, Epoch: epoch})
-	}
-	if m.changed {
-		m.snap = nil
 	}
 	return m.changes
 }
@@ -277,6 +283,9 @@ func (m *Model) applyBroker(id int, ev *NodeEvent, del bool) {
 	reg, err := DecodeBroker(ev.Data)
 	m.noteErr(ev.Path, err, ev)
 	nb := &brokerNode{reg: reg, err: err, czxid: ev.Stat.Czxid, mzxid: ev.Stat.Mzxid, ctime: ev.Stat.Ctime}
+	if nb.czxid == 0 && old != nil { // stat unknown: same registration
+		nb.czxid, nb.ctime = old.czxid, old.ctime
+	}
 	m.brokers[id] = nb
 	if err == nil || reg.RackPresence != Absent || len(reg.Endpoints) > 0 {
 		m.lastKnown[id] = reg
@@ -437,10 +446,14 @@ func (m *Model) dropIfEmpty(ts *topicState) {
 }
 
 // account adds (sign +1) or removes (-1) a partition's contribution to the
-// topic's and the cluster's counts and to the per-broker replica counts.
-func (m *Model) account(t *Topic, p *Partition, sign int) {
+// topic's counts and, when global (the topic znode exists, so the topic is
+// in snapshots), to the cluster's counts and the per-broker counts.
+func (m *Model) account(t *Topic, p *Partition, sign int, global bool) {
 	h := partitionHealth(p, t.MinISR)
 	t.Health.add(h, sign)
+	if !global {
+		return
+	}
 	m.totals.add(h, sign)
 	for _, r := range p.Replicas {
 		bump(m.replicaCount, r, sign)
@@ -452,10 +465,13 @@ func (m *Model) account(t *Topic, p *Partition, sign int) {
 
 // accountDiff replaces old's contribution by nw's, skipping replica
 // bookkeeping when the replica list is the same slice.
-func (m *Model) accountDiff(t *Topic, old, nw *Partition) {
+func (m *Model) accountDiff(t *Topic, old, nw *Partition, global bool) {
 	hOld, hNew := partitionHealth(old, t.MinISR), partitionHealth(nw, t.MinISR)
 	t.Health.add(hOld, -1)
 	t.Health.add(hNew, 1)
+	if !global {
+		return
+	}
 	m.totals.add(hOld, -1)
 	m.totals.add(hNew, 1)
 	if !sameSlice(old.Replicas, nw.Replicas) {
@@ -507,7 +523,7 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 		t := m.mutable(ts)
 		for i := range t.Partitions {
 			p := &t.Partitions[i]
-			m.account(t, p, -1)
+			m.account(t, p, -1, true)
 			if p.StateErr != nil {
 				m.clearErr(PartitionStatePath(name, p.ID))
 			}
@@ -529,7 +545,24 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 	}
 	a, err := DecodeTopicAssignment(ev.Data)
 	m.noteErr(ev.Path, err, ev)
-	created := !ts.hasNode
+	// Partitions known by state only were not counted globally before the
+	// topic znode existed.
+	wasVisible := ts.hasNode
+	// A new czxid means the topic was deleted and created again meanwhile
+	// (seen in reset batches); its state znodes arrive as their own events.
+	recreated := wasVisible && ev.Stat.Czxid != 0 && ts.t.Czxid != 0 && ev.Stat.Czxid != ts.t.Czxid
+	if recreated {
+		m.emit(Change{Kind: ChangeTopicDeleted, Path: ev.Path, Topic: name})
+		// States older than the new topic znode belong to the old topic.
+		for i := len(ts.t.Partitions) - 1; i >= 0; i-- {
+			if p := ts.t.Partitions[i]; p.HasState && p.StateMzxid != 0 && p.StateMzxid < ev.Stat.Czxid {
+				m.applyState(name, p.ID, &NodeEvent{Type: NodeDeleted, Path: PartitionStatePath(name, p.ID)}, true)
+			}
+		}
+	}
+	created := !wasVisible || recreated
+	// After an unreadable assignment there is nothing to compare with.
+	compare := !created && ts.t.Err == nil
 	t := m.mutable(ts)
 	ts.hasNode = true
 	t.ID, t.Version, t.Err = a.TopicID, a.Version, err
@@ -573,7 +606,7 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 			np.InAssignment, np.Replicas, np.Adding, np.Removing = false, nil, nil, nil
 		}
 		parts[i] = np
-		if !created {
+		if compare {
 			if np.InAssignment && !prev.InAssignment {
 				added = append(added, id)
 			}
@@ -581,14 +614,15 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 		}
 	}
 	for i := range old {
-		m.account(t, &old[i], -1)
+		m.account(t, &old[i], -1, wasVisible)
 	}
 	t.Partitions = parts
 	for i := range parts {
-		m.account(t, &parts[i], 1)
+		m.account(t, &parts[i], 1, true)
 	}
 	if created {
-		m.topicSetChanged = true
+		ts.createdBatch = m.batch
+		m.topicSetChanged = m.topicSetChanged || !wasVisible
 		m.emit(Change{Kind: ChangeTopicCreated, Path: ev.Path, Zxid: ev.Stat.Mzxid, Time: ev.Stat.Mtime,
 			Topic: name, TopicID: t.ID, PartitionCount: len(a.Partitions), ReplicationFactor: t.ReplicationFactor()})
 	} else if len(added) > 0 {
@@ -613,18 +647,19 @@ func (m *Model) reassignmentChange(topic string, ev *NodeEvent, prev, np *Partit
 
 // setPartition stores np (replacing the partition with its id), or removes
 // the partition when it is neither assigned nor has a state.
-func (m *Model) setPartition(t *Topic, np Partition) {
+func (m *Model) setPartition(ts *topicState, np Partition) {
+	t := ts.t
 	i, ok := t.find(np.ID)
 	keep := np.InAssignment || np.HasState
 	switch {
 	case ok && keep:
-		m.accountDiff(t, &t.Partitions[i], &np)
+		m.accountDiff(t, &t.Partitions[i], &np, ts.hasNode)
 		t.Partitions[i] = np
 	case ok:
-		m.account(t, &t.Partitions[i], -1)
+		m.account(t, &t.Partitions[i], -1, ts.hasNode)
 		t.Partitions = slices.Delete(t.Partitions, i, i+1)
 	case keep:
-		m.account(t, &np, 1)
+		m.account(t, &np, 1, ts.hasNode)
 		if n := len(t.Partitions); n == 0 || t.Partitions[n-1].ID < np.ID {
 			t.Partitions = append(t.Partitions, np)
 		} else {
@@ -648,7 +683,7 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 		np := t.Partitions[i]
 		np.HasState, np.Leader, np.LeaderEpoch, np.ControllerEpoch, np.ISR = false, NoLeader, 0, 0, nil
 		np.LeaderRecoveryState, np.StateVersion, np.StateMzxid, np.StateMtime, np.StateErr = 0, 0, 0, 0, nil
-		m.setPartition(t, np)
+		m.setPartition(ts, np)
 		m.clearErr(ev.Path)
 		m.dropIfEmpty(ts)
 		return
@@ -674,7 +709,7 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 	if err == nil && old.HasState && old.StateErr == nil && slices.Equal(old.ISR, np.ISR) {
 		np.ISR = old.ISR // keep sharing the slice
 	}
-	m.setPartition(t, np)
+	m.setPartition(ts, np)
 	if err != nil {
 		return
 	}
@@ -748,14 +783,16 @@ func (m *Model) applyConfig(name string, ev *NodeEvent, del bool) {
 	}
 	if minISR != t.MinISR {
 		for i := range t.Partitions {
-			m.account(t, &t.Partitions[i], -1)
+			m.account(t, &t.Partitions[i], -1, ts.hasNode)
 		}
 		t.MinISR = minISR
 		for i := range t.Partitions {
-			m.account(t, &t.Partitions[i], 1)
+			m.account(t, &t.Partitions[i], 1, ts.hasNode)
 		}
 	}
-	if keys := configDiff(oldEntries, entries); len(keys) > 0 && ts.hasNode {
+	// A config read in the batch that created the topic is part of the
+	// creation (the mirror may report it after the topic znode).
+	if keys := configDiff(oldEntries, entries); len(keys) > 0 && ts.hasNode && ts.createdBatch != m.batch {
 		m.emit(Change{Kind: ChangeConfigChanged, Path: ev.Path, Zxid: ev.Stat.Mzxid, Time: ev.Stat.Mtime,
 			Topic: name, Keys: keys})
 	}

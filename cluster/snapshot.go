@@ -459,3 +459,17 @@ func (s *Snapshot) BrokerMetadatas(mode RackAwareMode, brokerList []int) ([]assi
 	}
 	return BrokerMetadatas(reg, mode, nil)
 }
+
+// RegisteredBrokers returns the live brokers as assignment inputs, sorted by
+// id, with their racks (for showing where replicas land, whatever the rack
+// mode). Brokers whose registration cannot be decoded are left out.
+func (s *Snapshot) RegisteredBrokers() []assign.Broker {
+	out := make([]assign.Broker, 0, len(s.brokers))
+	for i := range s.brokers {
+		if b := &s.brokers[i]; b.Live && b.Err == nil {
+			out = append(out, assign.Broker{ID: b.ID, Rack: b.Rack, HasRack: b.HasRack})
+		}
+	}
+	slices.SortFunc(out, func(a, b assign.Broker) int { return a.ID - b.ID })
+	return out
+}

@@ -236,7 +236,7 @@ func TopicDoesNotExistError(t string) error {
 // (TopicAlreadyMarkedForDeletionException "topic <t> is already marked for
 // deletion"; kafka-topics prints TopicAlreadyMarkedMessage instead of failing).
 func ValidateTopicDelete(t string, existing ExistingTopics) error {
-	if !existing.TopicExists(t) {
+	if existing == nil || !existing.TopicExists(t) {
 		return kafkaErr(ClassUnknownTopicOrPartition, "Topic `"+t+"` to delete does not exist")
 	}
 	if IsInternalTopic(t) {

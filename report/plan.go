@@ -25,8 +25,11 @@ type Plan struct {
 	RackAwareDisabled bool
 	// StartPartition is the first partition id.
 	StartPartition int
-	Result         assign.Result
-	Stats          assign.Stats
+	// Manual marks an assignment given by hand (--replica-assignment):
+	// there is no start index or shift to show.
+	Manual bool
+	Result assign.Result
+	Stats  assign.Stats
 }
 
 // NewPlan summarises an assignment result for display.
@@ -117,8 +120,12 @@ func (p Plan) WriteText(w io.Writer, s Style) error {
 	if nracks > 0 {
 		fmt.Fprintf(&b, " in %s", plural(nracks, "rack"))
 	}
-	fmt.Fprintf(&b, ", %s\n", mode)
-	fmt.Fprintf(&b, "Start index %d, replica shift %d (reproduce with %s)\n\n", p.Result.StartIndex, p.Result.ReplicaShift, p.Reproduce())
+	if p.Manual {
+		b.WriteString(", manual assignment (--replica-assignment)\n\n")
+	} else {
+		fmt.Fprintf(&b, ", %s\n", mode)
+		fmt.Fprintf(&b, "Start index %d, replica shift %d (reproduce with %s)\n\n", p.Result.StartIndex, p.Result.ReplicaShift, p.Reproduce())
+	}
 
 	for _, chunk := range p.columnChunks(s.Width) {
 		p.writeMatrix(&b, chunk, s)

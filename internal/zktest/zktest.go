@@ -11,8 +11,8 @@
 //
 // When the zookeeper package is not installed:
 //   - with CI=true the run fails: CI must test against the real server;
-//   - otherwise the tests that ask for a server run against the embedded
-//     server if one is registered (see Embedded), and skip with a clear message if not.
+//   - otherwise the tests run against ktopo's embedded server (package
+//     zkserver), started in-process; Kind reports "embedded" then.
 package zktest
 
 import (
@@ -31,21 +31,16 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/ktopo/ktopo/zkserver"
 )
 
 // ErrNotInstalled means the zookeeper package (Java server) is not installed.
 var ErrNotInstalled = errors.New("Apache ZooKeeper is not installed (run ../shared/scripts/zk-test-server install as root)")
 
-// Embedded, when set, starts an in-process ZooKeeper-protocol server and
-// returns its address and a stop function. Main uses it when Apache
-// ZooKeeper is not installed and CI is unset. It is set by the package that
-// provides the embedded server (a blank import in the test package).
-var Embedded func() (addr string, stop func(), err error)
-
 var (
 	shared     *Server // the package-wide server started by Main
 	sharedAddr string  // its address (or the embedded server's)
-	skipReason string  // set when there is no server and tests must skip
 	kind       = "apache"
 )
 
@@ -64,16 +59,16 @@ func run(m *testing.M) int {
 	case errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "true":
 		fmt.Fprintf(os.Stderr, "zktest: CI=true and %v\n", err)
 		return 1
-	case errors.Is(err, ErrNotInstalled) && Embedded != nil:
-		addr, stop, eerr := Embedded()
+	case errors.Is(err, ErrNotInstalled):
+		// No Java server here: use the embedded one so the tests still run.
+		es, eerr := zkserver.Start(zkserver.Config{})
 		if eerr != nil {
 			fmt.Fprintf(os.Stderr, "zktest: embedded server: %v\n", eerr)
 			return 1
 		}
-		defer stop()
-		sharedAddr, kind = addr, "embedded"
-	case errors.Is(err, ErrNotInstalled):
-		skipReason = "skipping: " + err.Error()
+		defer es.Close()
+		fmt.Fprintf(os.Stderr, "zktest: %v; running against the embedded server (zkserver) at %s\n", err, es.Addr())
+		sharedAddr, kind = es.Addr(), "embedded"
 	default:
 		fmt.Fprintf(os.Stderr, "zktest: %v\n", err)
 		return 1
@@ -81,13 +76,9 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// Addr returns the host:port of the package's server, or skips the test when
-// there is none.
+// Addr returns the host:port of the package's server.
 func Addr(t testing.TB) string {
 	t.Helper()
-	if skipReason != "" {
-		t.Skip(skipReason)
-	}
 	if sharedAddr == "" {
 		t.Fatal("zktest: no server; call zktest.Main from TestMain")
 	}

@@ -2,6 +2,7 @@ package zktest
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,11 +29,46 @@ func TestRoundTrip(t *testing.T) {
 	if string(data) != "world" || stat.Version != 0 {
 		t.Fatalf("got %q version %d, want \"world\" version 0", data, stat.Version)
 	}
-	if Kind() == "apache" {
-		reply, err := FourLetter(Addr(t), "ruok")
-		if err != nil || reply != "imok" {
-			t.Fatalf("ruok: %q %v", reply, err)
+	reply, err := FourLetter(Addr(t), "ruok")
+	if err != nil || reply != "imok" {
+		t.Fatalf("ruok: %q %v", reply, err)
+	}
+	t.Logf("server kind=%s", Kind())
+}
+
+// TestEmbeddedFallback runs TestRoundTrip in a child test process whose
+// zk-test-server reports "not installed" (exit 3): with CI unset, Main must
+// run the tests against the embedded server instead of skipping.
+func TestEmbeddedFallback(t *testing.T) {
+	if os.Getenv("ZKTEST_CHILD") != "" {
+		t.Skip("child process")
+	}
+	fake := filepath.Join(t.TempDir(), "zk-test-server")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho 'zk-test-server: missing: java' >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(ci string) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestRoundTrip$", "-test.v", "-test.count=1")
+		env := []string{"KTOPO_ZK_TEST_SERVER=" + fake, "ZKTEST_CHILD=1"}
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "CI=") && !strings.HasPrefix(kv, "KTOPO_ZK_TEST_SERVER=") {
+				env = append(env, kv)
+			}
 		}
+		if ci != "" {
+			env = append(env, "CI="+ci)
+		}
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("")
+	if err != nil || !strings.Contains(out, "server kind=embedded") || !strings.Contains(out, "--- PASS: TestRoundTrip") {
+		t.Fatalf("without CI: want TestRoundTrip to pass on the embedded server; err=%v\n%s", err, out)
+	}
+	out, err = run("true")
+	if err == nil || !strings.Contains(out, "CI=true") {
+		t.Fatalf("with CI=true: want the run to fail; err=%v\n%s", err, out)
 	}
 }
 

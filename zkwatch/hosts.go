@@ -1,0 +1,170 @@
+package zkwatch
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// hostProvider is go-zookeeper's round robin over resolved addresses (the
+// semantics of zk.DNSHostProvider) with two differences: a host that does
+// not resolve is skipped instead of failing the whole list, and it tells
+// Connect each time every address has been tried once (retryStart), which is
+// when go-zookeeper gives up on queued requests.
+type hostProvider struct {
+	mu      sync.Mutex
+	servers []string
+	curr    int
+	last    int
+	onRetry func()
+}
+
+// resolve looks up every "host:port" and returns "ip:port" entries and the
+// host name each came from (for TLS server name checks). Hosts that do not
+// resolve are reported to logf; it fails only when none does.
+func resolve(ctx context.Context, servers []string, logf func(string, ...any)) ([]string, map[string]string, error) {
+	var found []string
+	var errs []string
+	names := map[string]string{}
+	for _, s := range servers {
+		host, port, err := net.SplitHostPort(s)
+		if err != nil {
+			return nil, nil, fmt.Errorf("zookeeper %s: %v", s, err)
+		}
+		if ip := net.ParseIP(host); ip != nil {
+			found = append(found, net.JoinHostPort(host, port))
+			continue
+		}
+		addrs, err := net.DefaultResolver.LookupHost(ctx, host)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("zookeeper %s: %v", s, err))
+			logf("cannot resolve %s: %v", s, err)
+			continue
+		}
+		for _, a := range addrs {
+			found = append(found, net.JoinHostPort(a, port))
+			names[net.JoinHostPort(a, port)] = host
+		}
+	}
+	if len(found) == 0 {
+		return nil, nil, errors.New(strings.Join(errs, "; "))
+	}
+	rand.Shuffle(len(found), func(i, j int) { found[i], found[j] = found[j], found[i] })
+	return found, names, nil
+}
+
+// Init is part of zk.HostProvider; the list was resolved beforehand.
+func (hp *hostProvider) Init([]string) error {
+	hp.curr, hp.last = -1, -1
+	return nil
+}
+
+// Len is part of zk.HostProvider.
+func (hp *hostProvider) Len() int {
+	hp.mu.Lock()
+	defer hp.mu.Unlock()
+	return len(hp.servers)
+}
+
+// Next is part of zk.HostProvider.
+func (hp *hostProvider) Next() (string, bool) {
+	hp.mu.Lock()
+	hp.curr = (hp.curr + 1) % len(hp.servers)
+	retryStart := hp.curr == hp.last
+	if hp.last == -1 {
+		hp.last = 0
+	}
+	s, cb := hp.servers[hp.curr], hp.onRetry
+	hp.mu.Unlock()
+	if retryStart && cb != nil {
+		cb()
+	}
+	return s, retryStart
+}
+
+// Connected is part of zk.HostProvider.
+func (hp *hostProvider) Connected() {
+	hp.mu.Lock()
+	hp.last = hp.curr
+	hp.mu.Unlock()
+}
+
+// dialTracker wraps the dialer and remembers, per address, why the last
+// dial failed (cleared by a successful dial), so that Connect can name the
+// address and the cause.
+type dialTracker struct {
+	dial zk.Dialer
+	mu   sync.Mutex
+	errs map[string]error
+}
+
+func newDialTracker(d zk.Dialer) *dialTracker {
+	return &dialTracker{dial: d, errs: map[string]error{}}
+}
+
+func (t *dialTracker) Dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	c, err := t.dial(network, addr, timeout)
+	t.mu.Lock()
+	if err != nil {
+		t.errs[addr] = err
+	} else {
+		delete(t.errs, addr)
+	}
+	t.mu.Unlock()
+	return c, err
+}
+
+// allFailed reports, when every address in servers failed its last dial,
+// an error naming each address and its cause.
+func (t *dialTracker) allFailed(servers []string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var parts []string
+	for _, s := range servers {
+		err, ok := t.errs[s]
+		if !ok {
+			return nil
+		}
+		parts = append(parts, fmt.Sprintf("zookeeper %s: %s", s, dialCause(err)))
+	}
+	return errors.New(strings.Join(parts, "; "))
+}
+
+// dialCause shortens a dial error to "connect: <reason>": the net.OpError
+// wrapper repeats the address the message already names.
+func dialCause(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		err = op.Err
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "connect: ") {
+		msg = "connect: " + msg
+	}
+	return msg
+}
+
+// tlsDialer dials TCP and runs the TLS handshake within the timeout
+// go-zookeeper passes. Without a ServerName in cfg, the certificate is
+// checked against the host name the address was resolved from.
+func tlsDialer(cfg *tls.Config, names map[string]string) zk.Dialer {
+	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		c := cfg.Clone()
+		if c.ServerName == "" {
+			if name, ok := names[addr]; ok {
+				c.ServerName = name
+			} else if host, _, err := net.SplitHostPort(addr); err == nil {
+				c.ServerName = host
+			}
+		}
+		return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, c)
+	}
+}
