@@ -12,15 +12,28 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/zkserver"
 )
 
 // BenchmarkCreateOnline measures, for a 1,000-partition RF 3 topic on 6
 // brokers (pace 0), the time from the creating multi's reply until every
 // state znode exists with a leader, as a watcher sees it. Budget: 2 s.
 func BenchmarkCreateOnline(b *testing.B) {
+	b.Run("apache-zookeeper", func(b *testing.B) { benchCreateOnline(b, "") })
+	b.Run("embedded-zkserver", func(b *testing.B) {
+		srv, err := zkserver.Start(zkserver.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer srv.Close()
+		benchCreateOnline(b, srv.Addr()+"/bench")
+	})
+}
+
+func benchCreateOnline(b *testing.B, connect string) {
 	// Info-level logging into a discarding text handler: the formatting a
 	// log file would cost, without the disk.
-	e := newEnv(b, Config{Brokers: 6, Racks: 3, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e := newEnv(b, Config{Connect: connect, Brokers: 6, Racks: 3, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	assignment := rackAwareAssignment(b, 6, 3, 1000, 3)
 	var took []time.Duration
 	b.ResetTimer()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ktopo/ktopo/zkwatch"
 	"log/slog"
 	"slices"
 	"sync"
@@ -71,7 +72,7 @@ type Cluster struct {
 
 	// admin is a client session (not a broker's) for the demo topics and
 	// Status.
-	admin zkConn
+	admin *zkwatch.Conn
 
 	active    atomic.Pointer[controller]
 	clusterID atomic.Value // string
@@ -98,8 +99,8 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	case cfg.Pace < 0 || cfg.CatchUpDelay < 0 || cfg.AutoRebalanceInterval < 0:
 		return nil, errors.New("sandbox: durations must not be negative")
 	}
-	if _, err := parseConnect(cfg.Connect); err != nil {
-		return nil, err
+	if _, err := zkwatch.ParseConnectString(cfg.Connect); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	if cfg.SessionTimeout == 0 {
 		cfg.SessionTimeout = 18 * time.Second
@@ -133,7 +134,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		}
 	}
 	if cfg.DemoTopics {
-		if err := cl.createDemoTopics(); err != nil {
+		if err := cl.createDemoTopics(ctx); err != nil {
 			_ = cl.Close()
 			return nil, err
 		}

@@ -14,7 +14,8 @@ import (
 func TestCreateTopic(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		byHand string // topic znode JSON written by hand; "" = ktopo-style multi
+		byHand string // topic znode JSON written by hand, without config
+		id     bool   // written with a topic id (broker-side CreateTopics)
 		assign map[int][]int
 		want   map[int]*st
 	}{
@@ -25,6 +26,15 @@ func TestCreateTopic(t *testing.T) {
 				0: {leader: 2, isr: []int{2, 3, 1}, controllerEpoch: 1},
 				1: {leader: 3, isr: []int{3, 1, 2}, controllerEpoch: 1},
 				2: {leader: 1, isr: []int{1, 2, 3}, controllerEpoch: 1},
+			},
+		},
+		{
+			name:   "with-topic-id",
+			id:     true,
+			assign: map[int][]int{0: {1, 2}, 1: {2, 3}},
+			want: map[int]*st{
+				0: {leader: 1, isr: []int{1, 2}, controllerEpoch: 1},
+				1: {leader: 2, isr: []int{2, 3}, controllerEpoch: 1},
 			},
 		},
 		{
@@ -41,12 +51,15 @@ func TestCreateTopic(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, Config{Brokers: 3, Racks: 3})
 			const topic = "events"
-			var before []byte
-			if tc.byHand == "" {
-				e.createTopic(topic, tc.assign, map[string]string{"retention.ms": "1000"})
-				before = e.get(cluster.TopicPath(topic)).data
-			} else {
+			id := ""
+			switch {
+			case tc.byHand != "":
 				e.create(cluster.TopicPath(topic), []byte(tc.byHand))
+			case tc.id:
+				id = cluster.NewTopicID().String()
+				e.createTopicWithID(topic, tc.assign, map[string]string{"retention.ms": "1000"}, id)
+			default:
+				e.createTopic(topic, tc.assign, map[string]string{"retention.ms": "1000"})
 			}
 			e.waitStates(topic, tc.want)
 			tn := e.get(cluster.TopicPath(topic))
@@ -57,17 +70,22 @@ func TestCreateTopic(t *testing.T) {
 			if _, err := cluster.ParseUUID(a.TopicID); err != nil {
 				t.Fatalf("topic_id %q: %v", a.TopicID, err)
 			}
-			if tc.byHand == "" {
-				if tn.version != 0 || string(tn.data) != string(before) {
-					t.Errorf("topic znode rewritten: v%d %s", tn.version, tn.data)
+			// A topic written without a topic id gets one before its
+			// partitions are created: one setData (v1), the rest kept.
+			want := string(cluster.EncodeTopicAssignment(cluster.NewTopicAssignment(tc.assign, a.TopicID)))
+			wantVersion := int32(1)
+			if tc.id {
+				wantVersion = 0
+				if a.TopicID != id {
+					t.Errorf("topic id %s, want %s", a.TopicID, id)
 				}
+			}
+			if tn.version != wantVersion || string(tn.data) != want {
+				t.Errorf("topic znode = %s (v%d), want %s (v%d)", tn.data, tn.version, want, wantVersion)
+			}
+			if tc.byHand == "" {
 				if got := string(e.get(cluster.TopicConfigPath(topic)).data); got != `{"version":1,"config":{"retention.ms":"1000"}}` {
 					t.Errorf("config = %s", got)
-				}
-			} else {
-				want := `{"version":3,"partitions":{"0":[3],"1":[3],"2":[3]},"adding_replicas":{},"removing_replicas":{},"topic_id":"` + a.TopicID + `"}`
-				if tn.version != 1 || string(tn.data) != want {
-					t.Errorf("topic znode = %s (v%d), want %s (v1)", tn.data, tn.version, want)
 				}
 			}
 			for p := range tc.assign {
@@ -118,10 +136,11 @@ func TestAddPartitions(t *testing.T) {
 	e := newEnv(t, Config{Brokers: 3})
 	e.createTopic("t", map[int][]int{0: {1, 2}}, nil)
 	e.waitStates("t", map[int]*st{0: {leader: 1, isr: []int{1, 2}, controllerEpoch: 1}})
-	a, _ := cluster.DecodeTopicAssignment(e.get(cluster.TopicPath("t")).data)
+	n := e.get(cluster.TopicPath("t"))
+	a, _ := cluster.DecodeTopicAssignment(n.data)
 	a.Partitions[1] = []int{2, 3}
 	a.Partitions[2] = []int{3, 1}
-	if _, err := e.zk.Set(cluster.TopicPath("t"), cluster.EncodeTopicAssignment(a), 0); err != nil {
+	if _, err := e.zk.Set(cluster.TopicPath("t"), cluster.EncodeTopicAssignment(a), n.version); err != nil {
 		t.Fatal(err)
 	}
 	e.waitStates("t", map[int]*st{

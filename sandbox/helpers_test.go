@@ -210,11 +210,24 @@ func (e *env) waitStates(topic string, want map[int]*st) {
 	waitFor(e.t, "partition states of "+topic, func() (bool, string) { return e.states(topic, want) })
 }
 
-// createTopic writes a topic like ktopo does (config + v3 topic znode with
-// a topic id, one multi).
+// createTopic writes a topic the way "ktopo topics create" does (config
+// znode + version 3 topic znode without topic id, one multi); the
+// controller adds the topic id.
 func (e *env) createTopic(topic string, assignment map[int][]int, config map[string]string) {
 	e.t.Helper()
-	if err := CreateTopicLikeKtopo(e.zk, topic, assignment, config); err != nil {
+	e.createTopicWithID(topic, assignment, config, "")
+}
+
+// createTopicWithID writes the topic with a topic id, as a 2.8+ broker
+// handling CreateTopics does.
+func (e *env) createTopicWithID(topic string, assignment map[int][]int, config map[string]string, id string) {
+	e.t.Helper()
+	a := cluster.NewTopicAssignment(assignment, id)
+	_, err := e.zk.Multi(
+		&zk.CreateRequest{Path: cluster.TopicConfigPath(topic), Data: cluster.EncodeEntityConfig(config), Acl: openACL},
+		&zk.CreateRequest{Path: cluster.TopicPath(topic), Data: cluster.EncodeTopicAssignment(a), Acl: openACL},
+	)
+	if err != nil {
 		e.t.Fatalf("create topic %s: %v", topic, err)
 	}
 }

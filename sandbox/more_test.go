@@ -28,9 +28,15 @@ func TestDemoTopics(t *testing.T) {
 		if string(cfg.data) != string(cluster.EncodeEntityConfig(d.Config)) {
 			t.Errorf("%s config = %s", d.Name, cfg.data)
 		}
-		a, err := cluster.DecodeTopicAssignment(e.get(cluster.TopicPath(d.Name)).data)
-		if err != nil || a.Version != 3 || a.TopicID == "" || len(a.Partitions) != d.Partitions {
-			t.Fatalf("%s: %+v (%v)", d.Name, a, err)
+		var a cluster.TopicAssignment
+		waitFor(t, d.Name+"'s topic id", func() (bool, string) {
+			var err error
+			n := e.get(cluster.TopicPath(d.Name))
+			a, err = cluster.DecodeTopicAssignment(n.data)
+			return err == nil && a.TopicID != "" && n.version == 1, string(n.data)
+		})
+		if a.Version != 3 || len(a.Partitions) != d.Partitions {
+			t.Fatalf("%s: %+v", d.Name, a)
 		}
 		want := map[int]*st{}
 		for p, r := range a.Partitions {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 )
 
@@ -224,4 +225,34 @@ func (s Status) String() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-var _ = strconv.Itoa
+// registeredBrokers reads /brokers/ids and each registration's rack.
+func registeredBrokers(conn zkConn) ([]assign.Broker, error) {
+	kids, _, err := conn.Children(cluster.BrokerIDsPath)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: list %s: %w", cluster.BrokerIDsPath, err)
+	}
+	var out []assign.Broker
+	for _, k := range kids {
+		id, err := strconv.Atoi(k)
+		if err != nil {
+			continue
+		}
+		data, _, err := conn.Get(cluster.BrokerIDPath(id))
+		if errors.Is(err, zk.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		reg, err := cluster.DecodeBroker(data)
+		if err != nil {
+			continue
+		}
+		b := assign.Broker{ID: id}
+		if reg.HasRack() {
+			b.Rack, b.HasRack = reg.Rack, true
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
