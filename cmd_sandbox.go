@@ -81,7 +81,7 @@ The brokers' and controller's log goes to ktopo's log file.`,
 				}
 				connect = srv.Addr()
 			}
-			logger := slog.New(slog.NewTextHandler(openLog(), &slog.HandlerOptions{Level: slog.LevelInfo})).With("component", "sandbox")
+			logger := slog.New(slog.NewTextHandler(openLog(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 			sb, err := sandbox.Start(ctx, sandbox.Config{
 				Connect: connect, Brokers: brokers, Racks: racks, DemoTopics: demoTopics, Pace: pace,
 				SessionTimeout: cf.sessionTimeout, Logger: logger,

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -669,5 +668,3 @@ const (
 	alterPartitionRetryBackoff  = 100 * time.Millisecond
 	alterPartitionCheckInterval = 500 * time.Millisecond
 )
-
-func itoa(i int) string { return strconv.Itoa(i) }

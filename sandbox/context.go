@@ -37,13 +37,6 @@ func (r replicaKey) String() string {
 	return fmt.Sprintf("[Topic=%s,Partition=%d,Replica=%d]", r.topic, r.partition, r.replica)
 }
 
-func compareReplica(a, b replicaKey) int {
-	if c := compareTP(a.tp, b.tp); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.replica, b.replica)
-}
-
 // partitionState is the controller's partition state (spec §4.3).
 type partitionState uint8
 

@@ -14,9 +14,11 @@
 // Kafka 3.x in ZooKeeper mode with inter.broker.protocol ≥ 2.8 (a
 // consistent modern cluster):
 //
-//   - Each broker has its own ZooKeeper session. At startup it creates the
-//     persistent paths of §1.2 and /cluster/id ({"version":"1","id":…};
-//     a racing creator loses with NODEEXISTS and re-reads), then registers
+//   - Each broker has its own ZooKeeper session (a chroot-aware zkwatch
+//     connection). At startup it creates the persistent paths of §1.2 (every
+//     broker does, as Kafka's do; NODEEXISTS is ignored) and /cluster/id
+//     ({"version":"1","id":…}; a racing creator loses with NODEEXISTS and
+//     re-reads), then registers
 //     /brokers/ids/<id> as Kafka does: one multi of an empty EPHEMERAL
 //     create and a setData with version 0, so the znode is born with
 //     dataVersion 1; its czxid is the broker epoch. The JSON is version 5:
@@ -55,7 +57,9 @@
 //     unclean.leader.election.enable is true (then
 //     "leader_recovery_state":1).
 //   - ISR expansion through AlterPartition (IBP ≥ 2.7-IV2, §4.9): a
-//     returning follower fetches from its leader; after a catch-up delay
+//     follower outside the ISR keeps fetching from its leader (an
+//     in-process message re-sent every 100 ms until the leader reports it
+//     in sync, so a restarted leader sees it again); after a catch-up delay
 //     the leader (a sandbox broker) asks the controller, an in-process call
 //     standing for the RPC, with its leader epoch and partition epoch; the
 //     controller validates it (stale broker epoch, fenced leader epoch,
@@ -75,6 +79,13 @@
 //     when the broker returns): remove-from-ISR writes, then the topic
 //     subtree deleted depth first, its config and its marker, all fenced.
 //     A marker for an unknown topic is deleted.
+//
+// Demo topics (Config.DemoTopics) are created through ktopo's own creation
+// pipeline, as "ktopo topics create" does (cluster.PlanTopic with Kafka's
+// rack-aware assignment and a random start on the brokers sorted by id,
+// cluster.CreateTopic writing the config and topic znodes in one multi,
+// without topic id), so the controller's first write for each is the
+// topic_id setData.
 //
 // # Batching and pace
 //
@@ -114,11 +125,22 @@
 //   - MoveController has no Kafka counterpart (Kafka operators delete
 //     /controller by hand): the controller resigns like
 //     triggerControllerMove and sits out the next election.
+//   - Kafka's controller fails a whole preferred election request that names
+//     a partition without leadership information; the sandbox reports that
+//     partition as PREFERRED_LEADER_NOT_AVAILABLE and elects the others.
+//   - Forgetting a topic whose znode was deleted by hand also forgets its
+//     partition and replica states (Kafka keeps them as stale entries).
+//   - Kafka's ordered small sets append a follower added to the ISR; for
+//     replication factors above 4 Kafka's hash-set order may differ.
 //
 // # Use
 //
 //	c, err := sandbox.Start(ctx, sandbox.Config{Connect: "127.0.0.1:2181/sandbox", Brokers: 6, Racks: 3, DemoTopics: true})
+//	if err != nil { … }
 //	defer c.Close()
 //	c.Kill(3)
 //	sandbox.Control(c, os.Stdin, os.Stdout) // "kill 3", "restart 3", "status", …
+//
+// "ktopo sandbox" runs this on the embedded ZooKeeper (zkserver) or on
+// --zookeeper.
 package sandbox

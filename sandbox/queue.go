@@ -50,9 +50,3 @@ func (q *queue[T]) pop(stop <-chan struct{}) (v T, ok bool) {
 		}
 	}
 }
-
-func (q *queue[T]) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.items) - q.head
-}

@@ -13,7 +13,7 @@ import (
 func TestStartupWrites(t *testing.T) {
 	e := newEnv(t, Config{Brokers: 4, Racks: 3})
 	for _, p := range cluster.PersistentPaths(true) {
-		if n := e.get(p); !n.exists || n.data != nil && len(n.data) != 0 || n.version != 0 {
+		if n := e.get(p); !n.exists || len(n.data) != 0 || n.version != 0 {
 			t.Errorf("%s: exists=%v data=%q version=%d, want an empty node at version 0", p, n.exists, n.data, n.version)
 		}
 	}
