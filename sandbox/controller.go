@@ -177,7 +177,9 @@ func (c *controller) stopTimers() {
 // ---------------------------------------------------------------------------
 // Watches (Kafka's ZooKeeperClient handler registry): a read of a path
 // sets a watch exactly when a handler is registered for it, and a fired
-// watch becomes the event the handler maps it to.
+// watch becomes the event the handler maps it to. Fired watches arrive
+// through the session's event callback (fired), not through the watch
+// channels, which are left alone.
 
 type watchKey struct {
 	child bool
@@ -235,62 +237,60 @@ func (w *watcher) disarm(k watchKey) {
 	w.mu.Unlock()
 }
 
-// fired records that the server consumed the watches an event fires. It
-// runs on go-zookeeper's receive goroutine before the replies that follow
-// the event, so a read issued after a write sees the watch as gone
-// (clearing it later, when the event is read from its channel, could
-// leave a node without a watch).
+// fired dispatches a fired watch, on go-zookeeper's receive goroutine and
+// so in the server's order (as Kafka's ZooKeeper event thread calls its
+// handlers), before the replies that follow the event on the wire: the
+// watch is known to be gone before a read issued after a write, and the
+// handler's event is queued before anything that follows. Only watches
+// this controller set (armed) are dispatched.
 func (w *watcher) fired(ev zk.Event) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	var keys []watchKey
 	switch ev.Type {
 	case zk.EventNodeCreated, zk.EventNodeDataChanged:
-		delete(w.armed, watchKey{false, ev.Path})
+		keys = []watchKey{{false, ev.Path}}
 	case zk.EventNodeChildrenChanged:
-		delete(w.armed, watchKey{true, ev.Path})
-	case zk.EventNodeDeleted, zk.EventNotWatching:
+		keys = []watchKey{{true, ev.Path}}
+	case zk.EventNodeDeleted:
+		keys = []watchKey{{false, ev.Path}, {true, ev.Path}}
+	case zk.EventNotWatching:
+		// The session expired or closed: its watches are gone.
+		w.mu.Lock()
 		delete(w.armed, watchKey{false, ev.Path})
 		delete(w.armed, watchKey{true, ev.Path})
-	}
-}
-
-// follow waits for one watch to fire and enqueues the event its handler
-// (looked up when it fires) maps it to.
-func (w *watcher) follow(k watchKey, ch <-chan zk.Event) {
-	if ch == nil {
-		w.disarm(k)
+		w.mu.Unlock()
+		return
+	default:
 		return
 	}
-	w.b.wg.Add(1)
-	go func() {
-		defer w.b.wg.Done()
-		select {
-		case e, ok := <-ch:
-			w.mu.Lock()
-			h := w.handlers[k]
-			w.mu.Unlock()
-			if !ok || e.Type == zk.EventNotWatching || h == nil {
-				return
-			}
-			if ev := h(e.Type); ev != nil {
-				w.push(ev)
-			}
-		case <-w.b.stop:
+	var events []event
+	w.mu.Lock()
+	for _, k := range keys {
+		if !w.armed[k] {
+			continue
 		}
-	}()
+		delete(w.armed, k)
+		if h := w.handlers[k]; h != nil {
+			if e := h(ev.Type); e != nil {
+				events = append(events, e)
+			}
+		}
+	}
+	w.mu.Unlock()
+	for _, e := range events {
+		w.push(e)
+	}
 }
 
 // get reads a node, setting a data watch when a handler is registered.
 func (c *controller) get(p string) (data []byte, stat *zk.Stat, err error) {
 	k := watchKey{false, p}
 	if c.w.shouldArm(k) {
-		var ch <-chan zk.Event
-		err = c.b.retry(func() (err error) { data, stat, ch, err = c.b.conn.GetW(p); return err })
+		err = c.b.retry(func() (err error) { data, stat, _, err = c.b.conn.GetW(p); return err })
 		if err != nil {
+			// No watch is set on a failed read (a missing node included).
 			c.w.disarm(k)
 			return nil, nil, err
 		}
-		c.w.follow(k, ch)
 		return data, stat, nil
 	}
 	err = c.b.retry(func() (err error) { data, stat, err = c.b.conn.Get(p); return err })
@@ -302,13 +302,11 @@ func (c *controller) get(p string) (data []byte, stat *zk.Stat, err error) {
 func (c *controller) exists(p string) (ok bool, stat *zk.Stat, err error) {
 	k := watchKey{false, p}
 	if c.w.shouldArm(k) {
-		var ch <-chan zk.Event
-		err = c.b.retry(func() (err error) { ok, stat, ch, err = c.b.conn.ExistsW(p); return err })
+		err = c.b.retry(func() (err error) { ok, stat, _, err = c.b.conn.ExistsW(p); return err })
 		if err != nil {
 			c.w.disarm(k)
 			return false, nil, err
 		}
-		c.w.follow(k, ch)
 		return ok, stat, nil
 	}
 	err = c.b.retry(func() (err error) { ok, stat, err = c.b.conn.Exists(p); return err })
@@ -320,12 +318,9 @@ func (c *controller) exists(p string) (ok bool, stat *zk.Stat, err error) {
 func (c *controller) children(p string) (kids []string, err error) {
 	k := watchKey{true, p}
 	if c.w.shouldArm(k) {
-		var ch <-chan zk.Event
-		err = c.b.retry(func() (err error) { kids, _, ch, err = c.b.conn.ChildrenW(p); return err })
+		err = c.b.retry(func() (err error) { kids, _, _, err = c.b.conn.ChildrenW(p); return err })
 		if err != nil {
 			c.w.disarm(k)
-		} else {
-			c.w.follow(k, ch)
 		}
 	} else {
 		err = c.b.retry(func() (err error) { kids, _, err = c.b.conn.Children(p); return err })
