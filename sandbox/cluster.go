@@ -229,6 +229,14 @@ func (cl *Cluster) Restart(id int) error {
 
 func (cl *Cluster) known(id int) bool { return id >= 1 && id <= cl.cfg.Brokers }
 
+// Running reports whether the sandbox runs broker id now (it is one of
+// 1..N and not killed).
+func (cl *Cluster) Running(id int) bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.brokers[id] != nil
+}
+
 // MoveController makes the active controller resign (a fenced delete of
 // /controller) and sit out the next election, so that another broker
 // becomes controller with the next epoch. It waits (up to 10 s) for the
@@ -279,6 +287,11 @@ type ElectionSummary struct {
 	NotNeeded int
 	// Failed partitions, one line each: "orders-3: PREFERRED_LEADER_NOT_AVAILABLE: …".
 	Failed []string
+}
+
+// String is a one-line summary: "3 elected, 5 not needed, 1 failed".
+func (s ElectionSummary) String() string {
+	return fmt.Sprintf("%d elected, %d not needed, %d failed", s.Elected, s.NotNeeded, len(s.Failed))
 }
 
 // ElectPreferred runs a preferred leader election (as Kafka's Admin API

@@ -99,7 +99,7 @@ func RunCommand(c *Cluster, line string) string {
 		if err != nil {
 			return answer("", err)
 		}
-		msg := fmt.Sprintf("preferred leader election: %d elected, %d not needed, %d failed", sum.Elected, sum.NotNeeded, len(sum.Failed))
+		msg := "preferred leader election: " + sum.String()
 		for _, f := range sum.Failed {
 			msg += "\n  " + f
 		}
