@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/ktopo/ktopo/zkwatch"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -407,7 +406,9 @@ func (cl *Cluster) Close() error {
 		b.waitStopped(5 * time.Second)
 	}
 	for _, b := range bs {
-		b.conn.Close()
+		if b.conn != nil {
+			b.conn.Close()
+		}
 	}
 	for _, b := range bs {
 		b.wg.Wait()
@@ -461,6 +462,5 @@ func (cl *Cluster) brokerAlive(id int, inc uint64) bool {
 func (cl *Cluster) runningIDs() []int {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
-	ids := sortedInts(cl.brokers)
-	return slices.Clip(ids)
+	return sortedInts(cl.brokers)
 }

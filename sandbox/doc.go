@@ -11,8 +11,10 @@
 //
 // # What is emulated
 //
-// Kafka 3.x in ZooKeeper mode with inter.broker.protocol ≥ 2.8 (a
-// consistent modern cluster):
+// Kafka 3.x in ZooKeeper mode with a modern inter.broker.protocol (a
+// consistent cluster of 3.4–3.9 brokers at IBP ≥ 3.3: topic ids (≥ 2.8),
+// AlterPartition (≥ 2.7-IV2), leader recovery state (≥ 3.2), /feature v2
+// (≥ 3.3), /controller v2 (3.4+)):
 //
 //   - Each broker has its own ZooKeeper session (a chroot-aware zkwatch
 //     connection). At startup it creates the persistent paths of §1.2 (every

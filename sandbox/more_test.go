@@ -293,6 +293,10 @@ func (p *cutProxy) cut(down bool) {
 // the broker bounces, so that it sees only the new registration.
 func TestBounce(t *testing.T) {
 	e := newEnv(t, Config{Brokers: 3})
+	// Start returns before the controller has handled every registration:
+	// a topic online means its queue holds nothing older.
+	e.createTopic("sentinel", map[int][]int{0: {1, 2, 3}}, nil)
+	e.waitStates("sentinel", map[int]*st{0: s(1, 0, 1, 0, 1, 2, 3)})
 	e.c.SetPace(time.Minute)
 	e.createTopic("b", map[int][]int{0: {2, 3}, 1: {3, 2}}, nil)
 	e.kill(2)
