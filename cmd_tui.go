@@ -29,7 +29,7 @@ type tuiFlags struct {
 func setupTUI(root *cobra.Command, cf *connFlags) {
 	var f tuiFlags
 	root.PersistentFlags().StringVar(&f.context, "context", "", "use the named cluster of "+displayPath(config.Path()))
-	root.Flags().DurationVar(&f.pace, "pace", 0, "sandbox only: delay before each step of the simulated controller and brokers, to watch them (p in the creation wizard changes it)")
+	root.Flags().DurationVar(&f.pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
 	root.Args = cobra.NoArgs
 	root.Long += `
 
