@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,9 +15,9 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/internal/fakectl"
 	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/sandbox"
 )
 
 // tmuxTerm runs a command in a detached tmux session of a private server
@@ -248,22 +249,23 @@ func TestScreenshots(t *testing.T) {
 }
 
 // TestTUICreateEndToEnd creates a topic through the wizard in the built
-// ktopo, in a real terminal, on a real ZooKeeper with a (fake) controller
-// running beside it, and checks ZooKeeper holds exactly the previewed map.
+// ktopo, in a real terminal, on a real ZooKeeper with a sandbox cluster
+// (brokers and controller) running beside it, and checks ZooKeeper holds
+// exactly the previewed map.
 func TestTUICreateEndToEnd(t *testing.T) {
 	needTmux(t)
 	connect := zktest.Chroot(t)
 	addr, root, _ := strings.Cut(connect, "/")
 	root = "/" + root
 	conn := zktest.Connect(t, addr)
-	spec := fixture.Spec{ClusterID: "hDx3q9bTRmWvZ1o8cPzKXg", Brokers: 6, Racks: 3, Controller: 1, ControllerEpoch: 7,
-		Time: 1_700_000_000_000, Topics: []fixture.Topic{{Name: "orders", Partitions: 6, RF: 3}}}
-	writeCluster(t, conn, root, spec)
-	ctl := fakectl.Start(connectTest(t, connect), 50*time.Millisecond)
-	defer ctl.Stop()
+	sb, err := sandbox.Start(context.Background(), sandbox.Config{Connect: connect, Brokers: 6, Racks: 3, Pace: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
 	bin := buildKtopo(t)
 	tm := startTmux(t, 120, 40, []string{"KTOPO_LOG=" + filepath.Join(t.TempDir(), "ktopo.log"), "TERM=xterm-256color"}, bin, "--zookeeper", connect)
-	tm.waitFor("overview", 15*time.Second, "rack-a", "LIVE")
+	tm.waitFor("overview", 15*time.Second, "rack-a", "rack-c", "LIVE", "★")
 
 	tm.keys("c")
 	tm.waitFor("form", 5*time.Second, "Create a topic", "Replication factor")
@@ -294,8 +296,8 @@ func TestTUICreateEndToEnd(t *testing.T) {
 		t.Fatalf("written %s: %v", data, err)
 	}
 	var brokers []assign.Broker
-	for id := 1; id <= spec.Brokers; id++ {
-		brokers = append(brokers, assign.BR(id, spec.Rack(id)))
+	for id := 1; id <= 6; id++ {
+		brokers = append(brokers, assign.BR(id, sandbox.RackName((id-1)%3)))
 	}
 	want, _ := assign.Assign(brokers, 12, 3, assign.Options{StartIndex: start, ReplicaShift: shift, StartPartition: -1})
 	if fmt.Sprint(a.Partitions) != fmt.Sprint(map[int][]int(want.Assignment)) {
@@ -303,5 +305,29 @@ func TestTUICreateEndToEnd(t *testing.T) {
 	}
 	tm.keys("Enter")
 	tm.waitFor("topic screen", 5*time.Second, "Topic e2e", "REPLICAS")
+	tm.keys("q")
+}
+
+// TestTUISandboxCreate creates a topic through the wizard on ktopo's own
+// sandbox, slowed down with --pace, and leaves the creation running in
+// the background (the pace key is tested in ui's TestFlowBrokerDies).
+func TestTUISandboxCreate(t *testing.T) {
+	needTmux(t)
+	bin := buildKtopo(t)
+	home := t.TempDir()
+	tm := startTmux(t, 120, 40, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "KTOPO_ZOOKEEPER=", "KTOPO_LOG=" + filepath.Join(home, "ktopo.log"),
+		"TERM=xterm-256color"}, bin, "--pace", "300ms")
+	tm.waitFor("overview", 20*time.Second, "SANDBOX", "rack-a", "broker 6")
+	tm.keys("c")
+	tm.waitFor("form", 5*time.Second, "Create a topic", "6 live brokers in 3 racks")
+	tm.keys("w", "a", "t", "c", "h", "e", "d", "Enter")
+	tm.waitFor("preview", 5*time.Second, "Preview watched", "start index")
+	tm.keys("r", "Enter", "Enter")
+	tm.waitFor("progress", 10*time.Second, "Creating watched", "sandbox pace 300ms (p)", "/12 online")
+	tm.keys("Escape")
+	tm.waitFor("background", 5*time.Second, "⟳ Creating topic watched:")
+	tm.waitFor("done", 40*time.Second, "Topic watched created: all 12 partitions online")
+	tm.keys("4")
+	tm.waitFor("events", 5*time.Second, "partition online", "watched-")
 	tm.keys("q")
 }

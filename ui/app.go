@@ -193,7 +193,7 @@ type App struct {
 	stack    []Screen
 	// tasks are closed screens whose work still runs (see Task).
 	tasks []Screen
-	// paceSeq orders the sandbox pace changes (see paceOrder).
+	// paceSeq is the newest pace request seen (see paceOrder).
 	paceSeq   uint64
 	paceOrder *paceOrder
 

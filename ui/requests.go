@@ -131,7 +131,7 @@ func (a *App) probe(path string) tea.Cmd {
 
 // paceOrder applies pace changes in the order the user asked for them:
 // each runs in its own command goroutine, so a quick p p p could land out
-// of order.
+// of order. Requests without a sequence number (0) always apply.
 type paceOrder struct {
 	mu      sync.Mutex
 	applied uint64
@@ -140,9 +140,9 @@ type paceOrder struct {
 func (o *paceOrder) apply(seq uint64, set func()) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if seq > o.applied {
+	if seq == 0 || seq > o.applied {
 		set()
-		o.applied = seq
+		o.applied = max(o.applied, seq)
 	}
 }
 
@@ -182,9 +182,13 @@ func (a *App) sandboxAction(msg nav.SandboxMsg) tea.Cmd {
 		if !ok {
 			return a.setStatus("This sandbox cannot change its pace.", true)
 		}
-		d := msg.Pace
-		a.paceSeq++
-		seq, order := a.paceSeq, a.paceOrder
+		// Requests reach the shell in any order (each came from its own
+		// command): apply only the newest, here and in the command.
+		if msg.Seq != 0 && msg.Seq < a.paceSeq {
+			return nil
+		}
+		a.paceSeq = max(a.paceSeq, msg.Seq)
+		d, seq, order := msg.Pace, msg.Seq, a.paceOrder
 		return tea.Batch(a.setStatus("Sandbox pace: "+d.String()+" per controller step.", false), func() tea.Msg {
 			order.apply(seq, func() { p.SetPace(d) })
 			return nil

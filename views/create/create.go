@@ -440,7 +440,7 @@ func (m *Model) nextPace() tea.Cmd {
 		}
 	}
 	m.pace = paces[(i+1)%len(paces)]
-	return nav.Cmd(nav.SandboxMsg{Action: nav.SetPace, Pace: m.pace})
+	return nav.Cmd(nav.SandboxMsg{Action: nav.SetPace, Pace: m.pace, Seq: nav.NextSeq()})
 }
 
 func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {

@@ -5,6 +5,7 @@
 package nav
 
 import (
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -57,7 +58,16 @@ type SandboxMsg struct {
 	Broker int
 	Topic  string
 	Pace   time.Duration
+	// Seq orders SetPace requests (from NextSeq): commands deliver their
+	// messages in any order, so the shell drops a request older than one
+	// it already applied.
+	Seq uint64
 }
+
+var seq atomic.Uint64
+
+// NextSeq returns a number larger than every one returned before.
+func NextSeq() uint64 { return seq.Add(1) }
 
 // StatusMsg asks the shell to show a line in the status bar.
 type StatusMsg struct {
