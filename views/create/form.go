@@ -68,7 +68,7 @@ func (f *form) init(st theme.Styles) {
 func (f *form) setWidth(w int) {
 	f.w = w
 	for i := range f.in {
-		f.in[i].SetWidth(max(w-labelW-3, 8))
+		f.in[i].SetWidth(max(w-labelW-4, 8)) // and a column for the cursor
 	}
 }
 

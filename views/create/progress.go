@@ -387,18 +387,15 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	bw := max(min(t.w-rows.Width(counts)-4, 60), 10)
 	lines = append(lines, "", rows.Clip("  "+t.bar(st, bw)+st.Bold.S(counts), t.w))
 	if t.isDone {
-		lines = append(lines, "")
-		s := st.Online.S("✓ ") + st.Bold.S("Topic "+t.plan.Name+" is online: ") + "every partition has a leader, " + ms(t.doneIn) +
-			" after the write"
+		lines = append(lines, "", rows.Clip(" "+st.Online.S("✓ ")+st.Bold.S("Topic "+t.plan.Name+" is online: ")+
+			plural(n, "its partition has a leader", "all "+strconv.Itoa(n)+" partitions have a leader"), t.w))
+		detail := "write took " + t.took.Round(time.Millisecond).String() + " · first leader " + ms(t.first) + " · last " + ms(t.doneIn)
 		if t.syncIn >= 0 {
-			s += "; all in sync " + ms(t.syncIn)
+			detail += " · all in sync " + ms(t.syncIn)
 		} else {
-			s += "; " + strconv.Itoa(t.pr.InSync) + " of " + strconv.Itoa(n) + " in sync so far"
+			detail += " · " + strconv.Itoa(t.pr.InSync) + "/" + strconv.Itoa(n) + " in sync so far"
 		}
-		lines = append(lines, rows.Clip(" "+s, t.w))
-		detail := "write " + t.took.Round(time.Millisecond).String() + " · first partition online " + ms(t.first) + " · last " + ms(t.doneIn) +
-			"  (ZooKeeper's clock)"
-		lines = append(lines, rows.Clip(" "+st.Muted.S(detail), t.w))
+		lines = append(lines, rows.Clip("   "+st.Muted.S(detail), t.w))
 	}
 	for _, w := range t.waiting() {
 		for _, l := range wrap("waiting for: "+w, t.w, 2) {
@@ -410,8 +407,13 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	}
 	lines = append(lines, "")
 	legend := " " + mark(st, cluster.PhaseNonExistent) + st.Muted.S(" not yet  ") + mark(st, cluster.PhaseNew) + st.Muted.S(" new  ") +
-		mark(st, cluster.PhaseOnline) + st.Muted.S(" online (leader)  ") + mark(st, cluster.PhaseInSync) + st.Muted.S(" in sync (full ISR)  ") +
-		mark(st, cluster.PhaseOffline) + st.Muted.S(" no leader  ·  ms after the write")
+		mark(st, cluster.PhaseOnline) + st.Muted.S(" online (leader elected)  ") + mark(st, cluster.PhaseInSync) + st.Muted.S(" in sync (full ISR)  ") +
+		mark(st, cluster.PhaseOffline) + st.Muted.S(" no leader  ·  times after the write (ZooKeeper's clock)")
+	if t.w < 112 {
+		legend = " " + mark(st, cluster.PhaseNonExistent) + st.Muted.S(" not yet ") + mark(st, cluster.PhaseNew) + st.Muted.S(" new ") +
+			mark(st, cluster.PhaseOnline) + st.Muted.S(" leader ") + mark(st, cluster.PhaseInSync) + st.Muted.S(" full ISR ") +
+			mark(st, cluster.PhaseOffline) + st.Muted.S(" no leader · times after the write")
+	}
 	for p := range t.marks {
 		t.marks[p] = mark(st, cluster.Phase(p))
 	}
