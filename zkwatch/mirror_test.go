@@ -543,9 +543,12 @@ func TestMirrorBasic(t *testing.T) {
 		t.Fatalf("tree %q, want %q", got, want)
 	}
 	st := m.Stats()
-	// Watches: 5 lists (4 exist, 1 child... whatever exists) + reads; check
-	// the data bytes and counts that are certain.
-	if st.Nodes != 3 || st.Loads != 1 || st.Loading || st.Bytes != int64(len(tree["/brokers/topics/a"].Data)+len(tree["/brokers/topics/a/partitions/0/state"].Data)+1) {
+	// One request per node that matters: 5 listings, the topic, its two
+	// derived states and the 4 single reads; a missing node costs a second
+	// request (exists, to watch for its creation): state 1 and 3 reads.
+	// Watches: 5 child, 3 data, 4 exist.
+	if st.Nodes != 3 || st.Loads != 1 || st.Loading || st.Requests != 5+1+2+4+4 || st.Watches != 12 ||
+		st.Bytes != int64(len(tree["/brokers/topics/a"].Data)+len(tree["/brokers/topics/a/partitions/0/state"].Data)+1) {
 		t.Fatalf("stats %+v", st)
 	}
 	// The derived state of partition 1 does not exist yet: it is
