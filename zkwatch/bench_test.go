@@ -141,11 +141,12 @@ func (discard) Printf(string, ...any) {}
 
 // bareRead is the yardstick: plain go-zookeeper calls, inflight at a time
 // on one connection: list the topics, get every topic, get every partition
-// state its assignment names. It returns the number of znodes read.
-func bareRead(addr, root string, inflight int) (int, error) {
+// state its assignment names. It returns the number of znodes read and the
+// time and CPU the reads took (after the session is established).
+func bareRead(addr, root string, inflight int) (int, time.Duration, time.Duration, error) {
 	conn, ev, err := zk.Connect([]string{addr}, 30*time.Second, zk.WithLogInfo(false), zk.WithLogger(discard{}))
 	if err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
 	defer conn.Close()
 	for e := range ev {
@@ -153,6 +154,12 @@ func bareRead(addr, root string, inflight int) (int, error) {
 			break
 		}
 	}
+	start, cpu := time.Now(), cpuTime()
+	n, err := bareReads(conn, root, inflight)
+	return n, time.Since(start), cpuTime() - cpu, err
+}
+
+func bareReads(conn *zk.Conn, root string, inflight int) (int, error) {
 	topics, _, err := conn.Children(root + "/brokers/topics")
 	if err != nil {
 		return 0, err
@@ -200,7 +207,7 @@ func bareRead(addr, root string, inflight int) (int, error) {
 // mirrorLoad connects, mirrors the Kafka shape and waits for the reset
 // batch. It returns the load time (NewMirror to the reset received), the
 // nodes and the heap the mirror holds.
-func mirrorLoad(b *testing.B, cs string, concurrency int) (time.Duration, int, uint64) {
+func mirrorLoad(b *testing.B, cs string, concurrency int) (time.Duration, time.Duration, int, uint64) {
 	c, err := Connect(b.Context(), cs, Options{Logger: discard{}})
 	if err != nil {
 		b.Fatal(err)
@@ -209,7 +216,7 @@ func mirrorLoad(b *testing.B, cs string, concurrency int) (time.Duration, int, u
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	m, err := NewMirror(c, kafkaShape(), MirrorOptions{Concurrency: concurrency})
 	if err != nil {
 		b.Fatal(err)
@@ -222,11 +229,12 @@ func mirrorLoad(b *testing.B, cs string, concurrency int) (time.Duration, int, u
 			break
 		}
 	}
-	d := time.Since(start)
+	d, cpu := time.Since(start), cpuTime()-cpu
+	mirrorRequests = m.Stats().Requests
 	runtime.GC()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
-	return d, nodes, after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
+	return d, cpu, nodes, after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
 }
 
 // cpuTime is the process's user+system CPU time so far: the client-side
@@ -236,6 +244,8 @@ func cpuTime() time.Duration {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+var mirrorRequests int64
 
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
@@ -264,18 +274,16 @@ func BenchmarkLoad(b *testing.B) {
 		var nodes, reads int
 		var heap uint64
 		for range *benchRounds {
-			start, cpu := time.Now(), cpuTime()
-			n, err := bareRead(addr, root, 128)
+			n, d, cpu, err := bareRead(addr, root, 128)
 			if err != nil {
 				b.Fatal(err)
 			}
-			bare = append(bare, time.Since(start))
-			bareCPU = append(bareCPU, cpuTime()-cpu)
+			bare = append(bare, d)
+			bareCPU = append(bareCPU, cpu)
 			reads = n
 			for _, conc := range concs {
-				cpu := cpuTime()
-				d, nn, h := mirrorLoad(b, cs, conc)
-				mirrorCPU[conc] = append(mirrorCPU[conc], cpuTime()-cpu)
+				d, cpu, nn, h := mirrorLoad(b, cs, conc)
+				mirrorCPU[conc] = append(mirrorCPU[conc], cpu)
 				mirror[conc] = append(mirror[conc], d)
 				nodes, heap = nn, h
 			}
@@ -285,6 +293,7 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportMetric(float64(median(bareCPU).Milliseconds()), "bare-cpu-ms")
 		b.ReportMetric(float64(reads), "bare-reads")
 		b.ReportMetric(float64(nodes), "mirror-nodes")
+		b.ReportMetric(float64(mirrorRequests), "mirror-requests")
 		b.ReportMetric(float64(heap)/(1<<20), "mirror-MiB")
 		for _, conc := range concs {
 			mm := median(mirror[conc])
@@ -362,7 +371,7 @@ func BenchmarkEventLatency(b *testing.B) {
 	for b.Loop() {
 		r := newRand(1)
 		var wg sync.WaitGroup
-		writers := 4
+		writers := 16
 		start := time.Now()
 		for wi := range writers {
 			wg.Go(func() {
