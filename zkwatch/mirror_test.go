@@ -732,17 +732,58 @@ func TestMirrorServerRestart(t *testing.T) {
 	shape := kafkaShape()
 	m, r := startMirror(t, c, shape)
 	converge(t, c, m, r, shape)
+	// Writes stream in from another session while the server goes down, so
+	// the mirror has re-reads in flight when it dies.
+	w := connect(t, srv.Addr(), Options{SessionTimeout: 20 * time.Second, RequestTimeout: time.Second})
+	stop := churn(w, m.Tree())
+	time.Sleep(300 * time.Millisecond)
 	// The sim's ephemeral nodes belong to c's session, which survives.
 	srv.Kill()
 	waitFor(t, "disconnected state", 10*time.Second, func() bool { return r.sawState(StateDisconnected) })
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(2 * time.Second)
+	stop()
 	for range 60 {
 		s.step()
 	}
 	converge(t, c, m, r, shape)
 	t.Logf("loads %d, resets %d, stats %+v", m.Stats().Loads, r.resetCount(), m.Stats())
+}
+
+// churn rewrites the given nodes' data from c, as fast as it can, until
+// the returned func is called. Errors (a server going away) are ignored.
+func churn(c *Conn, tree map[string]Node) (stop func()) {
+	var paths []string
+	for p, n := range tree {
+		if n.Stat != nil && n.Stat.EphemeralOwner == 0 {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := w; ; i += 4 {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				p := paths[i%len(paths)]
+				data, _, err := c.Get(p)
+				if err == nil {
+					_, err = c.Set(p, append(data[:len(data):len(data)], ' '), -1)
+				}
+				if err != nil {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		})
+	}
+	return func() { close(done); wg.Wait() }
 }
 
 // TestMirrorSessionExpiry: the mirror's connection is cut until the server
