@@ -164,7 +164,7 @@ func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 			dial = tlsDialer(opts.TLS, names)
 		}
 	}
-	tracker := newDialTracker(dial)
+	tracker := newDialTracker(dial, names)
 	// exhausted fires each time go-zookeeper has tried every address once;
 	// if every one of those attempts failed to dial, Connect gives up.
 	exhausted := make(chan struct{}, 1)
@@ -221,6 +221,8 @@ wait:
 				msg += ": " + last
 			} else if err := tracker.allFailed(addrs); err != nil {
 				msg += ": " + err.Error()
+			} else if addr := tracker.connected(); addr != "" {
+				msg += ": " + addr + " accepted the connection but did not complete the session handshake"
 			}
 			return fail(errors.New(msg))
 		}

@@ -270,7 +270,7 @@ func TestConnectErrors(t *testing.T) {
 	p.Stall()
 	_, err = Connect(ctx, p.Addr(), Options{ConnectTimeout: time.Second, Logger: tlog{t}})
 	want := fmt.Sprintf("no session with %s within 1s", p.Addr())
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "did not complete the session handshake") {
 		t.Fatalf("stalled server: %v, want %q…", err, want)
 	}
 	// ctx cancellation ends the wait too.

@@ -101,13 +101,15 @@ func (hp *hostProvider) Connected() {
 // dial failed (cleared by a successful dial), so that Connect can name the
 // address and the cause.
 type dialTracker struct {
-	dial zk.Dialer
-	mu   sync.Mutex
-	errs map[string]error
+	dial   zk.Dialer
+	names  map[string]string // resolved address → host name given
+	mu     sync.Mutex
+	errs   map[string]error
+	lastOK string // address of the last successful dial
 }
 
-func newDialTracker(d zk.Dialer) *dialTracker {
-	return &dialTracker{dial: d, errs: map[string]error{}}
+func newDialTracker(d zk.Dialer, names map[string]string) *dialTracker {
+	return &dialTracker{dial: d, names: names, errs: map[string]error{}}
 }
 
 func (t *dialTracker) Dial(network, addr string, timeout time.Duration) (net.Conn, error) {
@@ -117,9 +119,30 @@ func (t *dialTracker) Dial(network, addr string, timeout time.Duration) (net.Con
 		t.errs[addr] = err
 	} else {
 		delete(t.errs, addr)
+		t.lastOK = addr
 	}
 	t.mu.Unlock()
 	return c, err
+}
+
+// name shows a resolved address with the host name it came from.
+func (t *dialTracker) name(addr string) string {
+	if host, ok := t.names[addr]; ok {
+		if _, port, err := net.SplitHostPort(addr); err == nil {
+			return net.JoinHostPort(host, port) + " (" + addr + ")"
+		}
+	}
+	return addr
+}
+
+// connected names the last address a dial reached ("" if none).
+func (t *dialTracker) connected() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lastOK == "" {
+		return ""
+	}
+	return t.name(t.lastOK)
 }
 
 // allFailed reports, when every address in servers failed its last dial,
@@ -133,7 +156,7 @@ func (t *dialTracker) allFailed(servers []string) error {
 		if !ok {
 			return nil
 		}
-		parts = append(parts, fmt.Sprintf("zookeeper %s: %s", s, dialCause(err)))
+		parts = append(parts, fmt.Sprintf("zookeeper %s: %s", t.name(s), dialCause(err)))
 	}
 	return errors.New(strings.Join(parts, "; "))
 }
