@@ -978,6 +978,46 @@ func TestMirrorConnClosed(t *testing.T) {
 	_ = m.Close()
 }
 
+// TestMirrorDerivePanics: a Derive that panics on some data costs those
+// derived paths, not the mirror.
+func TestMirrorDerivePanics(t *testing.T) {
+	c := connect(t, zktest.Chroot(t), Options{})
+	shape := Shape{
+		Lists: []List{{Path: "/l", ReadChildren: true}},
+		Derive: func(path string, data []byte) []string {
+			if string(data) == "boom" {
+				panic("bad data")
+			}
+			if strings.HasPrefix(path, "/l/") {
+				return []string{"/d/" + string(data)}
+			}
+			return nil
+		},
+	}
+	for _, p := range []string{"/l", "/d/x"} {
+		if err := c.CreateAll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []string{"a", "b"} {
+		data := "x"
+		if n == "b" {
+			data = "boom"
+		}
+		if _, err := c.Create("/l/"+n, []byte(data), 0, open); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, r := startMirror(t, c, shape)
+	waitFor(t, "load", 10*time.Second, func() bool { return r.resetCount() == 1 })
+	if _, ok := m.Get("/d/x"); !ok || m.Stats().Errors != 1 {
+		t.Fatalf("derived node missing or errors %d", m.Stats().Errors)
+	}
+	if _, ok := m.Get("/l/b"); !ok {
+		t.Fatal("the node whose Derive panicked is not mirrored")
+	}
+}
+
 func TestMirrorBadShape(t *testing.T) {
 	c := connect(t, zktest.Chroot(t), Options{})
 	for _, s := range []Shape{{Reads: []string{"rel"}}, {Lists: []List{{Path: "/a/"}}}} {
