@@ -143,7 +143,10 @@ func (discard) Printf(string, ...any) {}
 // on one connection: list the topics, get every topic, get every partition
 // state its assignment names. It returns the number of znodes read and the
 // time and CPU the reads took (after the session is established).
-func bareRead(addr, root string, inflight int) (int, time.Duration, time.Duration, error) {
+//
+// With watch, it uses GetW (and ignores the watches): the same work the
+// server does for the mirror, which sets a watch with every read.
+func bareRead(addr, root string, inflight int, watch bool) (int, time.Duration, time.Duration, error) {
 	conn, ev, err := zk.Connect([]string{addr}, 30*time.Second, zk.WithLogInfo(false), zk.WithLogger(discard{}))
 	if err != nil {
 		return 0, 0, 0, err
@@ -155,11 +158,11 @@ func bareRead(addr, root string, inflight int) (int, time.Duration, time.Duratio
 		}
 	}
 	start, cpu := time.Now(), cpuTime()
-	n, err := bareReads(conn, root, inflight)
+	n, err := bareReads(conn, root, inflight, watch)
 	return n, time.Since(start), cpuTime() - cpu, err
 }
 
-func bareReads(conn *zk.Conn, root string, inflight int) (int, error) {
+func bareReads(conn *zk.Conn, root string, inflight int, watch bool) (int, error) {
 	topics, _, err := conn.Children(root + "/brokers/topics")
 	if err != nil {
 		return 0, err
@@ -177,7 +180,13 @@ func bareReads(conn *zk.Conn, root string, inflight int) (int, error) {
 	for range inflight {
 		wg.Go(func() {
 			for p := range work {
-				data, _, err := conn.Get(p)
+				var data []byte
+				var err error
+				if watch {
+					data, _, _, err = conn.GetW(p)
+				} else {
+					data, _, err = conn.Get(p)
+				}
 				reads.Add(1)
 				if err != nil && !errors.Is(err, zk.ErrNoNode) {
 					firstErr.CompareAndSwap(nil, &err)
@@ -255,7 +264,8 @@ func median(ds []time.Duration) time.Duration {
 
 // BenchmarkLoad compares the Mirror's first load with the bare pipelined
 // reader (128 in flight), in alternating rounds, and reports the medians.
-// Budget: mirror ≤ 1.5 × bare.
+// Budget: mirror ≤ 1.5 × bare. It also times the bare reader with GetW
+// instead of Get, to show what the watches alone cost the server.
 func BenchmarkLoad(b *testing.B) {
 	cs := benchTree(b)
 	addr, root := cs[:strings.Index(cs, "/")], cs[strings.Index(cs, "/"):]
@@ -270,16 +280,22 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	for b.Loop() {
 		bare, bareCPU := []time.Duration{}, []time.Duration{}
+		bareW := []time.Duration{}
 		mirror, mirrorCPU := map[int][]time.Duration{}, map[int][]time.Duration{}
 		var nodes, reads int
 		var heap uint64
 		for range *benchRounds {
-			n, d, cpu, err := bareRead(addr, root, 128)
+			n, d, cpu, err := bareRead(addr, root, 128, false)
 			if err != nil {
 				b.Fatal(err)
 			}
 			bare = append(bare, d)
 			bareCPU = append(bareCPU, cpu)
+			_, d, _, err = bareRead(addr, root, 128, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			bareW = append(bareW, d)
 			reads = n
 			for _, conc := range concs {
 				d, cpu, nn, h := mirrorLoad(b, cs, conc)
@@ -291,6 +307,7 @@ func BenchmarkLoad(b *testing.B) {
 		mb := median(bare)
 		b.ReportMetric(float64(mb.Milliseconds()), "bare-ms")
 		b.ReportMetric(float64(median(bareCPU).Milliseconds()), "bare-cpu-ms")
+		b.ReportMetric(float64(median(bareW).Milliseconds()), "bare-getw-ms")
 		b.ReportMetric(float64(reads), "bare-reads")
 		b.ReportMetric(float64(nodes), "mirror-nodes")
 		b.ReportMetric(float64(mirrorRequests), "mirror-requests")
@@ -304,7 +321,7 @@ func BenchmarkLoad(b *testing.B) {
 			b.ReportMetric(float64(mm.Milliseconds()), name+"-ms")
 			b.ReportMetric(float64(mm)/float64(mb), name+"/bare")
 			b.ReportMetric(float64(median(mirrorCPU[conc]).Milliseconds()), name+"-cpu-ms")
-			b.Logf("%s: %v cpu %v (bare %v cpu %v)", name, mirror[conc], mirrorCPU[conc], bare, bareCPU)
+			b.Logf("%s: %v cpu %v (bare %v cpu %v; bare with GetW %v)", name, mirror[conc], mirrorCPU[conc], bare, bareCPU, bareW)
 		}
 	}
 }

@@ -789,10 +789,10 @@ func churn(c *Conn, tree map[string]Node) (stop func()) {
 // TestMirrorSessionExpiry: the mirror's connection is cut until the server
 // expires its session. The mirror then reloads from scratch and sends a
 // reset: it converges, and the expired session's ephemeral node is gone.
+//
+// It runs under -short too (one extra JVM, a few seconds): expiry handling
+// is what a long-running TUI depends on most.
 func TestMirrorSessionExpiry(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dedicated server")
-	}
 	srv := zktest.StartServer(t, zktest.Options{TickTime: 500})
 	p := startProxy(t, srv.Addr())
 	c := connect(t, p.Addr(), Options{SessionTimeout: time.Second})
