@@ -164,7 +164,7 @@ func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 			dial = tlsDialer(opts.TLS, names)
 		}
 	}
-	tracker := newDialTracker(dial, names)
+	tracker := newDialTracker(dial, names, handshakeTimeout(opts.SessionTimeout))
 	// exhausted fires each time go-zookeeper has tried every address once;
 	// if every one of those attempts failed to dial, Connect gives up.
 	exhausted := make(chan struct{}, 1)
