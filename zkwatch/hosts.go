@@ -104,7 +104,7 @@ func (hp *hostProvider) Connected() {
 // address and the cause.
 type dialTracker struct {
 	dial   zk.Dialer
-	hs     time.Duration // handshake timeout
+	hs     time.Duration     // handshake timeout
 	names  map[string]string // resolved address → host name given
 	mu     sync.Mutex
 	errs   map[string]error
