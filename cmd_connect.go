@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -11,19 +12,33 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/config"
 	"github.com/ktopo/ktopo/live"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // connFlags are the root's persistent connection flags.
 type connFlags struct {
+	contextName    string
 	zookeeper      string
 	readOnly       bool
 	digest         string
 	sessionTimeout time.Duration
 	requestTimeout time.Duration
+
+	flags    *pflag.FlagSet // the root's persistent flags, to tell given from default
+	resolved *target        // --context applied (once)
+}
+
+// target is the cluster a command works on.
+type target struct {
+	connect    string
+	context    string
+	readOnly   bool
+	production bool
 }
 
 // envZookeeper stands for --zookeeper in every command except sandbox.
@@ -31,6 +46,8 @@ const envZookeeper = "KTOPO_ZOOKEEPER"
 
 func (f *connFlags) register(c *cobra.Command) {
 	pf := c.PersistentFlags()
+	f.flags = pf
+	pf.StringVar(&f.contextName, "context", "", "use the named cluster of "+displayPath(config.Path()))
 	pf.StringVar(&f.zookeeper, "zookeeper", "", "ZooKeeper connect string host:port[,host:port…][/chroot] (env "+envZookeeper+")")
 	pf.BoolVar(&f.readOnly, "read-only", false, "never write to ZooKeeper")
 	pf.StringVar(&f.digest, "zk-digest", "", "ZooKeeper digest authentication, user:password")
@@ -46,11 +63,50 @@ func (f *connFlags) connectString() string {
 	return os.Getenv(envZookeeper)
 }
 
-// connect opens a session with the cluster named by --zookeeper.
+// target applies --context (once): the context's connect string, digest,
+// session timeout and read-only setting, unless given as flags.
+func (f *connFlags) target() (target, error) {
+	if f.resolved != nil {
+		return *f.resolved, nil
+	}
+	t := target{readOnly: f.readOnly, connect: f.connectString()}
+	if f.contextName != "" {
+		changed := func(name string) bool { return f.flags != nil && f.flags.Changed(name) }
+		if changed("zookeeper") {
+			return t, errors.New("--zookeeper and --context name two clusters: give one of them")
+		}
+		file, err := config.Load(config.Path())
+		if err != nil {
+			return t, err
+		}
+		ctx, err := file.Context(f.contextName)
+		if err != nil {
+			return t, err
+		}
+		f.zookeeper = ctx.Zookeeper
+		if !changed("zk-digest") && ctx.Digest != "" {
+			f.digest = ctx.Digest
+		}
+		if !changed("session-timeout") && ctx.SessionTimeout > 0 {
+			f.sessionTimeout = ctx.SessionTimeout
+		}
+		f.readOnly = f.readOnly || ctx.ReadOnly
+		t = target{connect: ctx.Zookeeper, context: f.contextName, readOnly: f.readOnly, production: ctx.Production}
+	}
+	f.resolved = &t
+	return t, nil
+}
+
+// connect opens a session with the cluster named by --zookeeper (or
+// $KTOPO_ZOOKEEPER, or --context).
 func (f *connFlags) connect(ctx context.Context) (*zkwatch.Conn, error) {
-	cs := f.connectString()
+	t, err := f.target()
+	if err != nil {
+		return nil, err
+	}
+	cs := t.connect
 	if cs == "" {
-		return nil, fmt.Errorf("no cluster given: use --zookeeper host:port[/chroot] or set %s", envZookeeper)
+		return nil, fmt.Errorf("no cluster given: use --zookeeper host:port[/chroot], --context NAME or set %s", envZookeeper)
 	}
 	return zkwatch.Connect(ctx, cs, zkwatch.Options{
 		SessionTimeout: f.sessionTimeout,

@@ -51,6 +51,9 @@ The brokers' and controller's log goes to ktopo's log file.`,
 			// variable that stands for it elsewhere is deliberately ignored.
 			external := cf.zookeeper
 			switch {
+			case cf.contextName != "":
+				// A context names a real cluster: the sandbox never runs there.
+				return errors.New("the sandbox only runs on an address given on its own command line (--zookeeper or --listen), not on a --context")
 			case empty && external != "":
 				return errors.New("--empty serves the embedded ZooKeeper; it cannot be combined with --zookeeper")
 			case external != "" && c.Flags().Changed("listen"):

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -606,4 +608,40 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// TestContextForCommands: --context works for every cluster command, flags
+// win over the context, and the sandbox refuses contexts.
+func TestContextForCommands(t *testing.T) {
+	addr := seed(t)
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	if err := os.MkdirAll(filepath.Join(dir, "ktopo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "contexts:\n  lab:\n    zookeeper: " + addr + "\n    read-only: true\n"
+	if err := os.WriteFile(filepath.Join(dir, "ktopo", "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "topics", "list", "--context", "lab")
+	if code != 0 || !strings.Contains(out, "orders\n") {
+		t.Fatalf("list --context: %d %q %q", code, out, errOut)
+	}
+	// The context is read-only: writes are refused.
+	code, _, errOut = runCLI(t, "topics", "delete", "--context", "lab", "--topic", "orders")
+	if code != 1 || !strings.Contains(errOut, "read-only mode") {
+		t.Errorf("delete on a read-only context: %d %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "brokers", "--context", "lab", "--zookeeper", addr)
+	if code != 1 || !strings.Contains(errOut, "--zookeeper and --context name two clusters") {
+		t.Errorf("both: %d %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "brokers", "--context", "nope")
+	if code != 1 || !strings.Contains(errOut, "nope") {
+		t.Errorf("unknown context: %d %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "sandbox", "--context", "lab")
+	if code != 1 || !strings.Contains(errOut, "not on a --context") {
+		t.Errorf("sandbox --context: %d %q", code, errOut)
+	}
 }

@@ -19,17 +19,10 @@ import (
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
-// tuiFlags are the root command's own flags.
-type tuiFlags struct {
-	context string
-	pace    time.Duration
-}
-
-// setupTUI makes the root command open the TUI and registers --context.
+// setupTUI makes the root command open the TUI and registers --pace.
 func setupTUI(root *cobra.Command, cf *connFlags) {
-	var f tuiFlags
-	root.PersistentFlags().StringVar(&f.context, "context", "", "use the named cluster of "+displayPath(config.Path()))
-	root.Flags().DurationVar(&f.pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
+	var pace time.Duration
+	root.Flags().DurationVar(&pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
 	root.Args = cobra.NoArgs
 	root.Long += `
 
@@ -43,7 +36,7 @@ Contexts (named clusters with connect string, digest auth, read-only and
 production flags) live in ` + displayPath(config.Path()) + `.
 ktopo logs to ` + displayPath(LogPath()) + ` (set KTOPO_LOG to change it),
 never to the terminal. NO_COLOR=1 turns colours off.`
-	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c, cf, f) }
+	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c, cf, pace) }
 }
 
 // displayPath shortens the home directory to ~.
@@ -54,49 +47,8 @@ func displayPath(p string) string {
 	return p
 }
 
-// target is the cluster the TUI opens.
-type target struct {
-	connect    string
-	context    string
-	readOnly   bool
-	production bool
-}
-
-// resolveTarget applies --context to the connection flags: the context's
-// connect string, digest and read-only setting, unless given as flags.
-func resolveTarget(c *cobra.Command, cf *connFlags, name string) (target, error) {
-	pf := c.Flags()
-	t := target{readOnly: cf.readOnly}
-	if name == "" {
-		t.connect = cf.connectString()
-		return t, nil
-	}
-	if pf.Changed("zookeeper") {
-		return t, errors.New("--zookeeper and --context name two clusters: give one of them")
-	}
-	file, err := config.Load(config.Path())
-	if err != nil {
-		return t, err
-	}
-	ctx, err := file.Context(name)
-	if err != nil {
-		return t, err
-	}
-	cf.zookeeper = ctx.Zookeeper
-	if !pf.Changed("zk-digest") && ctx.Digest != "" {
-		cf.digest = ctx.Digest
-	}
-	if !pf.Changed("session-timeout") && ctx.SessionTimeout > 0 {
-		cf.sessionTimeout = ctx.SessionTimeout
-	}
-	cf.readOnly = cf.readOnly || ctx.ReadOnly
-	t.connect, t.context = ctx.Zookeeper, name
-	t.readOnly, t.production = cf.readOnly, ctx.Production
-	return t, nil
-}
-
-func runTUI(c *cobra.Command, cf *connFlags, f tuiFlags) error {
-	t, err := resolveTarget(c, cf, f.context)
+func runTUI(c *cobra.Command, cf *connFlags, pace time.Duration) error {
+	t, err := cf.target()
 	if err != nil {
 		return err
 	}
@@ -113,7 +65,7 @@ func runTUI(c *cobra.Command, cf *connFlags, f tuiFlags) error {
 		NoColor: os.Getenv("NO_COLOR") != "", Logger: logger, Debug: os.Getenv("KTOPO_DEBUG") != ""}
 	var conn *zkwatch.Conn
 	if t.connect == "" {
-		sb, err := startSandbox(ctx, logger, f.pace)
+		sb, err := startSandbox(ctx, logger, pace)
 		if err != nil {
 			return err
 		}

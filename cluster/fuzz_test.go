@@ -321,7 +321,7 @@ func checkInvariants(t *testing.T, s *Snapshot) {
 	for _, tp := range s.Topics() {
 		var h TopicHealth
 		for i := range tp.Partitions {
-			p := &tp.Partitions[i]
+			p := tp.Partitions[i]
 			if i > 0 && tp.Partitions[i-1].ID >= p.ID {
 				t.Fatalf("%s: partitions out of order", tp.Name)
 			}
@@ -343,7 +343,7 @@ func checkInvariants(t *testing.T, s *Snapshot) {
 		th := s.TopicHealth(tp)
 		off := 0
 		for i := range tp.Partitions {
-			if s.PartitionOffline(&tp.Partitions[i]) {
+			if s.PartitionOffline(tp.Partitions[i]) {
 				off++
 			}
 		}

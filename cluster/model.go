@@ -521,8 +521,7 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 			return
 		}
 		t := m.mutable(ts)
-		for i := range t.Partitions {
-			p := &t.Partitions[i]
+		for _, p := range t.Partitions {
 			m.account(t, p, -1, true)
 			if p.StateErr != nil {
 				m.clearErr(PartitionStatePath(name, p.ID))
@@ -573,29 +572,26 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 	for p := range a.Partitions {
 		ids = append(ids, p)
 	}
-	for i := range t.Partitions {
-		p := &t.Partitions[i]
+	for _, p := range t.Partitions {
 		if _, ok := a.Partitions[p.ID]; !ok && p.HasState {
 			ids = append(ids, p.ID)
 		}
 	}
 	slices.Sort(ids)
 	old := t.Partitions
-	parts := make([]Partition, len(ids))
+	parts := make([]*Partition, len(ids))
 	var added []int
 	j := 0
 	for i, id := range ids {
 		for j < len(old) && old[j].ID < id {
 			j++
 		}
-		var prev Partition
 		hadPrev := j < len(old) && old[j].ID == id
+		prev := &Partition{ID: id, Leader: NoLeader}
 		if hadPrev {
 			prev = old[j]
-		} else {
-			prev = Partition{ID: id, Leader: NoLeader}
 		}
-		np := prev
+		np := *prev
 		if r, ok := a.Partitions[id]; ok {
 			np.InAssignment = true
 			if !slices.Equal(prev.Replicas, r) || !prev.InAssignment {
@@ -605,20 +601,26 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 		} else {
 			np.InAssignment, np.Replicas, np.Adding, np.Removing = false, nil, nil, nil
 		}
-		parts[i] = np
+		// Partitions are immutable once built: keep sharing an unchanged one.
+		if hadPrev && np.InAssignment == prev.InAssignment && slices.Equal(np.Replicas, prev.Replicas) &&
+			slices.Equal(np.Adding, prev.Adding) && slices.Equal(np.Removing, prev.Removing) {
+			parts[i] = prev
+		} else {
+			parts[i] = &np
+		}
 		if compare {
 			if np.InAssignment && !prev.InAssignment {
 				added = append(added, id)
 			}
-			m.reassignmentChange(name, ev, &prev, &np)
+			m.reassignmentChange(name, ev, prev, &np)
 		}
 	}
-	for i := range old {
-		m.account(t, &old[i], -1, wasVisible)
+	for _, p := range old {
+		m.account(t, p, -1, wasVisible)
 	}
 	t.Partitions = parts
-	for i := range parts {
-		m.account(t, &parts[i], 1, true)
+	for _, p := range parts {
+		m.account(t, p, 1, true)
 	}
 	if created {
 		ts.createdBatch = m.batch
@@ -653,18 +655,18 @@ func (m *Model) setPartition(ts *topicState, np Partition) {
 	keep := np.InAssignment || np.HasState
 	switch {
 	case ok && keep:
-		m.accountDiff(t, &t.Partitions[i], &np, ts.hasNode)
-		t.Partitions[i] = np
+		m.accountDiff(t, t.Partitions[i], &np, ts.hasNode)
+		t.Partitions[i] = &np
 	case ok:
-		m.account(t, &t.Partitions[i], -1, ts.hasNode)
+		m.account(t, t.Partitions[i], -1, ts.hasNode)
 		t.Partitions = slices.Delete(t.Partitions, i, i+1)
 	case keep:
 		m.account(t, &np, 1, ts.hasNode)
 		if n := len(t.Partitions); n == 0 || t.Partitions[n-1].ID < np.ID {
-			t.Partitions = append(t.Partitions, np)
+			t.Partitions = append(t.Partitions, &np)
 		} else {
-			at, _ := slices.BinarySearchFunc(t.Partitions, np.ID, func(p Partition, id int) int { return p.ID - id })
-			t.Partitions = slices.Insert(t.Partitions, at, np)
+			at, _ := slices.BinarySearchFunc(t.Partitions, np.ID, func(p *Partition, id int) int { return p.ID - id })
+			t.Partitions = slices.Insert(t.Partitions, at, &np)
 		}
 	}
 }
@@ -680,7 +682,7 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 			return
 		}
 		t := m.mutable(ts)
-		np := t.Partitions[i]
+		np := *t.Partitions[i]
 		np.HasState, np.Leader, np.LeaderEpoch, np.ControllerEpoch, np.ISR = false, NoLeader, 0, 0, nil
 		np.LeaderRecoveryState, np.StateVersion, np.StateMzxid, np.StateMtime, np.StateErr = 0, 0, 0, 0, nil
 		m.setPartition(ts, np)
@@ -696,7 +698,7 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 	t := m.mutable(ts)
 	old := Partition{ID: id, Leader: NoLeader}
 	if ok {
-		old = t.Partitions[i]
+		old = *t.Partitions[i]
 	}
 	np := old
 	np.HasState, np.StateVersion, np.StateMzxid, np.StateMtime = true, ev.Stat.Version, ev.Stat.Mzxid, ev.Stat.Mtime
@@ -782,12 +784,12 @@ func (m *Model) applyConfig(name string, ev *NodeEvent, del bool) {
 		}
 	}
 	if minISR != t.MinISR {
-		for i := range t.Partitions {
-			m.account(t, &t.Partitions[i], -1, ts.hasNode)
+		for _, p := range t.Partitions {
+			m.account(t, p, -1, ts.hasNode)
 		}
 		t.MinISR = minISR
-		for i := range t.Partitions {
-			m.account(t, &t.Partitions[i], 1, ts.hasNode)
+		for _, p := range t.Partitions {
+			m.account(t, p, 1, ts.hasNode)
 		}
 	}
 	// A config read in the batch that created the topic is part of the
@@ -918,8 +920,8 @@ func (m *Model) sweep(seen *resetSeen) {
 			st = &seenTopic{}
 		}
 		var gone []int
-		for i := range ts.t.Partitions {
-			if p := &ts.t.Partitions[i]; p.HasState && !st.states[p.ID] {
+		for _, p := range ts.t.Partitions {
+			if p.HasState && !st.states[p.ID] {
 				gone = append(gone, p.ID)
 			}
 		}

@@ -140,7 +140,8 @@ type Topic struct {
 	Version int
 	// Partitions sorted by id: those in the assignment plus any with a
 	// state znode only.
-	Partitions []Partition
+	// Each *Partition is immutable and may be shared with other snapshots.
+	Partitions []*Partition
 	// Err is a *DecodeError when the topic znode is malformed (Partitions
 	// then hold what could be decoded, possibly nothing).
 	Err error
@@ -170,7 +171,7 @@ type Topic struct {
 // Partition returns partition id, or nil.
 func (t *Topic) Partition(id int) *Partition {
 	if i, ok := t.find(id); ok {
-		return &t.Partitions[i]
+		return t.Partitions[i]
 	}
 	return nil
 }
@@ -403,8 +404,7 @@ func (s *Snapshot) TopicHealth(t *Topic) TopicHealth {
 	h := t.Health
 	h.Offline = h.NoLeader
 	if s.deadLeaders {
-		for i := range t.Partitions {
-			p := &t.Partitions[i]
+		for _, p := range t.Partitions {
 			if p.HasLeader() && !s.IsLive(p.Leader) {
 				h.Offline++
 			}

@@ -5,8 +5,10 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
@@ -23,7 +25,10 @@ func Shape() zkwatch.Shape {
 	return s
 }
 
-// NodeEvents converts a batch's node events for cluster.Model.Apply.
+// NodeEvents converts a batch's node events for cluster.Model.Apply, in
+// ZooKeeper's write order: by the zxid of each node's last write
+// (deletions, whose zxid the mirror does not know, first), so the model's
+// changes come out in the order they happened.
 func NodeEvents(b zkwatch.Batch) []cluster.NodeEvent {
 	out := make([]cluster.NodeEvent, len(b.Events))
 	for i, e := range b.Events {
@@ -41,6 +46,7 @@ func NodeEvents(b zkwatch.Batch) []cluster.NodeEvent {
 		}
 		out[i] = ne
 	}
+	slices.SortStableFunc(out, func(a, b cluster.NodeEvent) int { return cmp.Compare(a.Stat.Mzxid, b.Stat.Mzxid) })
 	return out
 }
 

@@ -159,9 +159,15 @@ func (p Plan) groups(spacing int) []group {
 		}
 		bss := byRack[k]
 		slices.SortFunc(bss, func(a, b assign.BrokerStats) int { return a.ID - b.ID })
+		span := 0
 		for _, bs := range bss {
 			width := max(3, len(strconv.Itoa(bs.ID))+spacing, len(strconv.Itoa(bs.Replicas))+spacing)
 			g.cols = append(g.cols, column{stat: bs, width: width})
+			span += width
+		}
+		// Widen the rack's last column so that its name fits above it.
+		if need := len([]rune(g.rack)) + 1; g.rack != assign.NoRack && need > span {
+			g.cols[len(g.cols)-1].width += need - span
 		}
 		out = append(out, g)
 	}

@@ -129,7 +129,7 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f TopicFilter, d DescribeFi
 			b.WriteByte('\n')
 		}
 		for i := range t.Partitions {
-			p := &t.Partitions[i]
+			p := t.Partitions[i]
 			if !p.InAssignment || !d.match(s, t, p) {
 				continue
 			}
@@ -221,7 +221,7 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f TopicFilter, d Descri
 			dj.Configs[e.Key] = e.Value
 		}
 		for i := range t.Partitions {
-			p := &t.Partitions[i]
+			p := t.Partitions[i]
 			if !p.InAssignment || !d.match(s, t, p) {
 				continue
 			}

@@ -66,7 +66,7 @@ func (b *Broker) SetSnapshot(s *cluster.Snapshot) {
 		idx, ok := b.cache[t]
 		if !ok {
 			for pi := range t.Partitions {
-				p := &t.Partitions[pi]
+				p := t.Partitions[pi]
 				for _, r := range p.Replicas {
 					if r == b.id {
 						idx = append(idx, int32(pi))
@@ -80,7 +80,7 @@ func (b *Broker) SetSnapshot(s *cluster.Snapshot) {
 		}
 		for _, pi := range idx {
 			b.refs = append(b.refs, ref{int32(ti), pi})
-			if p := &t.Partitions[pi]; p.HasLeader() && p.Leader == b.id {
+			if p := t.Partitions[pi]; p.HasLeader() && p.Leader == b.id {
 				b.leaders++
 			}
 		}
@@ -182,7 +182,7 @@ func (b *Broker) row(r ref, selected bool) string {
 		return k
 	}
 	t := b.snap.Topics()[r.t]
-	p := &t.Partitions[r.p]
+	p := t.Partitions[r.p]
 	role, rink := "follower", st.Text
 	switch {
 	case p.HasLeader() && p.Leader == b.id:

@@ -107,7 +107,7 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 func topicPref(t *cluster.Topic) map[int]prefCount {
 	out := map[int]prefCount{}
 	for i := range t.Partitions {
-		p := &t.Partitions[i]
+		p := t.Partitions[i]
 		pl := p.PreferredLeader()
 		if pl < 0 || !p.InAssignment {
 			continue

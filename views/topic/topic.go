@@ -100,9 +100,9 @@ func (m *Model) Shown() []int {
 
 func (m *Model) partition(i int) *cluster.Partition {
 	if m.idx == nil {
-		return &m.t.Partitions[i]
+		return m.t.Partitions[i]
 	}
-	return &m.t.Partitions[m.idx[i]]
+	return m.t.Partitions[m.idx[i]]
 }
 
 // rebuild recomputes the shown partitions when the topic, the snapshot
@@ -128,7 +128,7 @@ func (m *Model) rebuild() {
 	} else {
 		idx := make([]int32, 0, 16)
 		for i := range m.t.Partitions {
-			if !part.Of(m.snap, m.t, &m.t.Partitions[i]).Healthy() {
+			if !part.Of(m.snap, m.t, m.t.Partitions[i]).Healthy() {
 				idx = append(idx, int32(i))
 			}
 		}
