@@ -74,11 +74,8 @@ func TopicProgress(s *Snapshot, topic string, planned map[int][]int) Progress {
 	pr := Progress{Topic: topic}
 	t := s.Topic(topic)
 	pr.Exists = t != nil
-	ids := make([]int, 0, len(planned))
-	for id := range planned {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	ids := sortedIDs(planned)
+	pr.Partitions = make([]PartitionProgress, 0, len(ids))
 	var unregistered []int
 	newCount := 0
 	for _, id := range ids {
@@ -144,4 +141,22 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// sortedIDs returns the partition ids of a in ascending order; the usual
+// 0..n−1 needs no sort.
+func sortedIDs(a map[int][]int) []int {
+	ids := make([]int, len(a))
+	for i := range ids {
+		if _, ok := a[i]; !ok {
+			ids = ids[:0]
+			for id := range a {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			return ids
+		}
+		ids[i] = i
+	}
+	return ids
 }
