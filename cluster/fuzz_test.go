@@ -318,6 +318,7 @@ func checkInvariants(t *testing.T, s *Snapshot) {
 	t.Helper()
 	var total TopicHealth
 	replicas, leaders := map[int]int{}, map[int]int{}
+	preferred, preferredLed := map[int]int{}, map[int]int{}
 	for _, tp := range s.Topics() {
 		var h TopicHealth
 		for i := range tp.Partitions {
@@ -334,6 +335,12 @@ func checkInvariants(t *testing.T, s *Snapshot) {
 			}
 			if p.HasLeader() {
 				leaders[p.Leader]++
+			}
+			if pl := p.PreferredLeader(); pl >= 0 && p.InAssignment {
+				preferred[pl]++
+				if p.HasLeader() && p.Leader == pl {
+					preferredLed[pl]++
+				}
 			}
 		}
 		if h != tp.Health {
@@ -359,6 +366,9 @@ func checkInvariants(t *testing.T, s *Snapshot) {
 	for _, b := range s.Brokers() {
 		if b.Replicas != replicas[b.ID] || b.Leaders != leaders[b.ID] {
 			t.Fatalf("broker %d: %d/%d, recount %d/%d", b.ID, b.Replicas, b.Leaders, replicas[b.ID], leaders[b.ID])
+		}
+		if b.Preferred != preferred[b.ID] || b.PreferredLed != preferredLed[b.ID] {
+			t.Fatalf("broker %d: preferred %d/%d, recount %d/%d", b.ID, b.PreferredLed, b.Preferred, preferredLed[b.ID], preferred[b.ID])
 		}
 		delete(replicas, b.ID)
 		delete(leaders, b.ID)

@@ -78,6 +78,8 @@ type Model struct {
 	topics       map[string]*topicState
 	replicaCount map[int]int // broker → replicas in assignments
 	leaderCount  map[int]int // broker → partitions led
+	prefCount    map[int]int // broker → partitions whose preferred leader it is
+	prefLed      map[int]int // broker → of those, the ones it leads
 	totals       TopicHealth // over all topics, Offline excluded
 
 	reassign        *ReassignPartitions
@@ -142,6 +144,8 @@ func NewModel(o ModelOptions) *Model {
 		topics:       map[string]*topicState{},
 		replicaCount: map[int]int{},
 		leaderCount:  map[int]int{},
+		prefCount:    map[int]int{},
+		prefLed:      map[int]int{},
 		isrNotes:     map[string]bool{},
 		logDirEvents: map[string]bool{},
 		badNodes:     map[string]NodeError{},
@@ -461,6 +465,18 @@ func (m *Model) account(t *Topic, p *Partition, sign int, global bool) {
 	if p.HasLeader() {
 		bump(m.leaderCount, p.Leader, sign)
 	}
+	m.accountPreferred(p, sign)
+}
+
+// accountPreferred counts p for its preferred leader (first replica of an
+// assigned partition), and whether that broker leads it.
+func (m *Model) accountPreferred(p *Partition, sign int) {
+	if pl := p.PreferredLeader(); pl >= 0 && p.InAssignment {
+		bump(m.prefCount, pl, sign)
+		if p.HasLeader() && p.Leader == pl {
+			bump(m.prefLed, pl, sign)
+		}
+	}
 }
 
 // accountDiff replaces old's contribution by nw's, skipping replica
@@ -497,6 +513,8 @@ func (m *Model) accountDiff(t *Topic, old, nw *Partition, global bool) {
 			bump(m.leaderCount, nl, 1)
 		}
 	}
+	m.accountPreferred(old, -1)
+	m.accountPreferred(nw, 1)
 }
 
 func bump(c map[int]int, k, d int) {
@@ -1072,7 +1090,8 @@ func (m *Model) buildBrokers(s *Snapshot) {
 	var none, unknown *Rack
 	var named []Rack
 	for i, id := range ids {
-		b := Broker{ID: id, Replicas: m.replicaCount[id], Leaders: m.leaderCount[id], IsController: id == ctrl}
+		b := Broker{ID: id, Replicas: m.replicaCount[id], Leaders: m.leaderCount[id], IsController: id == ctrl,
+			Preferred: m.prefCount[id], PreferredLed: m.prefLed[id]}
 		if n := m.brokers[id]; n != nil {
 			b.Live, b.Registration, b.Err, b.Epoch = true, n.reg, n.err, n.czxid
 			b.RegisteredAt = n.ctime

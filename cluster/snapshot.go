@@ -230,7 +230,10 @@ type Broker struct {
 	RegisteredAt int64
 	// Replicas and Leaders count the partitions the broker holds and leads.
 	Replicas, Leaders int
-	IsController      bool
+	// Preferred counts the partitions whose preferred leader (first
+	// replica) it is; PreferredLed those of them it leads.
+	Preferred, PreferredLed int
+	IsController            bool
 }
 
 // Addr returns host:port for display.

@@ -26,9 +26,6 @@ const (
 	headH    = 4 // cluster lines + blank + rack header
 )
 
-// prefCount is a broker's preferred-leader tally.
-type prefCount struct{ preferred, led int }
-
 // Model is the overview screen.
 type Model struct {
 	st      theme.Styles
@@ -41,10 +38,6 @@ type Model struct {
 	connect string
 
 	racks []cluster.Rack
-	pref  map[int]prefCount
-	// per-topic tallies, reused while a *Topic is unchanged (topics are
-	// immutable, so the pointer is the version)
-	prefCache map[*cluster.Topic]map[int]prefCount
 
 	rack, pos int // cursor: rack column, card within it
 	rackOff   int // first visible rack column
@@ -56,8 +49,7 @@ type Model struct {
 
 // New returns the screen.
 func New(st theme.Styles, km keys.Map, anims *anim.Set) *Model {
-	m := &Model{st: st, list: km.List, sandbox: km.Sandbox, anims: anims,
-		pref: map[int]prefCount{}, prefCache: map[*cluster.Topic]map[int]prefCount{}}
+	m := &Model{st: st, list: km.List, sandbox: km.Sandbox, anims: anims}
 	m.renderCard = m.card
 	return m
 }
@@ -77,49 +69,15 @@ func (m *Model) SetConnect(s string) { m.connect = s }
 // SetSandbox enables the sandbox keys.
 func (m *Model) SetSandbox(km keys.Sandbox) { m.sandbox = km }
 
-// SetSnapshot shows a new snapshot. The preferred-leader tallies are
-// recomputed only for topics that changed.
+// SetSnapshot shows a new snapshot. The preferred-leader shares come from
+// the model, which keeps them per broker as partitions change.
 func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	if s == m.snap {
 		return
 	}
 	m.snap = s
 	m.racks = s.Racks()
-	clear(m.pref)
-	seen := make(map[*cluster.Topic]map[int]prefCount, len(s.Topics()))
-	for _, t := range s.Topics() {
-		tally, ok := m.prefCache[t]
-		if !ok {
-			tally = topicPref(t)
-		}
-		seen[t] = tally
-		for b, c := range tally {
-			p := m.pref[b]
-			p.preferred += c.preferred
-			p.led += c.led
-			m.pref[b] = p
-		}
-	}
-	m.prefCache = seen
 	m.clamp()
-}
-
-func topicPref(t *cluster.Topic) map[int]prefCount {
-	out := map[int]prefCount{}
-	for i := range t.Partitions {
-		p := t.Partitions[i]
-		pl := p.PreferredLeader()
-		if pl < 0 || !p.InAssignment {
-			continue
-		}
-		c := out[pl]
-		c.preferred++
-		if p.HasLeader() && p.Leader == pl {
-			c.led++
-		}
-		out[pl] = c
-	}
-	return out
 }
 
 // Selected returns the broker under the cursor.
@@ -428,14 +386,13 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	rep = rows.Fit(rep, iw)
 	line(3, st.Text.S(rep), iw, "", 0)
 	// line 4: preferred-leader share
-	pc := m.pref[b.ID]
 	var pref string
 	pink := st.Muted
-	if pc.preferred == 0 {
+	if b.Preferred == 0 {
 		pref = "preferred of none"
 	} else {
-		pct := pc.led * 100 / pc.preferred
-		pref = "preferred " + rows.Count(pc.led) + "/" + rows.Count(pc.preferred) + " " + strconv.Itoa(pct) + "%"
+		pct := b.PreferredLed * 100 / b.Preferred
+		pref = "preferred " + rows.Count(b.PreferredLed) + "/" + rows.Count(b.Preferred) + " " + strconv.Itoa(pct) + "%"
 		switch {
 		case pct == 100:
 			pink = st.Online

@@ -2,6 +2,7 @@ package overview
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -94,8 +95,12 @@ func TestPreferredShare(t *testing.T) {
 	m := newScreen(fixture.Small(), 80, 24)
 	// broker 5 is the preferred leader of 3 partitions and leads 2 of them
 	// (orders-4 is led by its second replica).
-	if got := m.pref[5]; got != (prefCount{preferred: 3, led: 2}) {
-		t.Fatalf("broker 5: %+v", got)
+	b, ok := m.snap.Broker(5)
+	if !ok || b.Preferred != 3 || b.PreferredLed != 2 {
+		t.Fatalf("broker 5: %+v", b)
+	}
+	if !strings.Contains(m.View(), "preferred 2/3 66%") {
+		t.Fatalf("card does not show the share:\n%s", m.View())
 	}
 }
 
