@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ktopo/ktopo/assign"
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/report"
+	"github.com/ktopo/ktopo/zkwatch"
 )
 
 type planFlags struct {
@@ -25,7 +28,7 @@ type planFlags struct {
 	output         string
 }
 
-func newPlanCmd() *cobra.Command {
+func newPlanCmd(cf *connFlags) *cobra.Command {
 	var f planFlags
 	c := &cobra.Command{
 		Use:   "plan",
@@ -35,14 +38,18 @@ func newPlanCmd() *cobra.Command {
 partitions by brokers, brokers grouped under their racks.
 
 --brokers lists brokers as ID or ID:RACK, comma-separated, in the order Kafka
-would receive them (the order matters to the rack-unaware algorithm).
+would receive them (the order matters to the rack-unaware algorithm). With
+--zookeeper instead, the cluster's registered brokers are used as kafka-topics
+uses them (sorted by id; racks required on all or none unless
+--disable-rack-aware).
 --start-index fixes Kafka's start index and replica shift (default -1: random,
 drawn independently, as Kafka does); the output says which were used so the
 same plan can be reproduced.`,
 		Example: `  ktopo plan --brokers 0:rackA,1:rackB,2:rackA,3:rackB --partitions 12 --replication-factor 2
-  ktopo plan --brokers 1,2,3 --partitions 6 --replication-factor 3 --start-index 0 --output json`,
+  ktopo plan --brokers 1,2,3 --partitions 6 --replication-factor 3 --start-index 0 --output json
+  ktopo plan --zookeeper zk1:2181/kafka --partitions 24 --replication-factor 3`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runPlan(c, f) },
+		RunE: func(c *cobra.Command, _ []string) error { return runPlan(c, cf, f) },
 	}
 	fl := c.Flags()
 	fl.StringVar(&f.brokers, "brokers", "", "brokers as ID or ID:RACK, comma-separated, in order")
@@ -56,13 +63,14 @@ same plan can be reproduced.`,
 	return c
 }
 
-func runPlan(c *cobra.Command, f planFlags) error {
+func runPlan(c *cobra.Command, cf *connFlags, f planFlags) error {
 	fl := c.Flags()
-	if f.output != "text" && f.output != "json" {
-		return fmt.Errorf("invalid --output %q: want text or json", f.output)
+	if err := checkOutput(f.output); err != nil {
+		return err
 	}
-	if !fl.Changed("brokers") {
-		return fmt.Errorf(`Missing required argument "[brokers]"`)
+	fromCluster := cf.connectString() != "" && !fl.Changed("brokers")
+	if !fl.Changed("brokers") && !fromCluster {
+		return fmt.Errorf(`Missing required argument "[brokers]" (or give --zookeeper to use a cluster's brokers)`)
 	}
 	// A flag given as 0 or negative is a value for Kafka to judge, not a missing flag.
 	for _, name := range []string{"partitions", "replication-factor"} {
@@ -73,16 +81,34 @@ func runPlan(c *cobra.Command, f planFlags) error {
 	if f.replicaShift >= 0 && f.startIndex < 0 {
 		return fmt.Errorf("--replica-shift needs --start-index")
 	}
-	brokers, err := parseBrokerList(f.brokers)
-	if err != nil {
-		return err
-	}
-	given := brokers
-	if f.disableRack {
-		// Disabled only drops the racks; AdminUtils keeps the order given.
-		given = make([]assign.Broker, len(brokers))
-		for i, b := range brokers {
-			given[i] = assign.B(b.ID)
+	var shown, given []assign.Broker
+	if fromCluster {
+		// AdminZkClient's path: registered brokers, sorted, rack mode applied.
+		mode := cluster.RackAwareEnforced
+		if f.disableRack {
+			mode = cluster.RackAwareDisabled
+		}
+		err := withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+			var err error
+			shown = s.RegisteredBrokers()
+			given, err = s.BrokerMetadatas(mode, nil)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if shown, err = parseBrokerList(f.brokers); err != nil {
+			return err
+		}
+		given = shown
+		if f.disableRack {
+			// Disabled only drops the racks; AdminUtils keeps the order given.
+			given = make([]assign.Broker, len(shown))
+			for i, b := range shown {
+				given[i] = assign.B(b.ID)
+			}
 		}
 	}
 	opts := assign.Options{StartIndex: f.startIndex, ReplicaShift: f.replicaShift, StartPartition: f.startPartition}
@@ -90,7 +116,7 @@ func runPlan(c *cobra.Command, f planFlags) error {
 	if err != nil {
 		return err
 	}
-	plan := report.NewPlan(brokers, f.partitions, f.rf, f.disableRack, res)
+	plan := report.NewPlan(shown, f.partitions, f.rf, f.disableRack, res)
 	out := c.OutOrStdout()
 	if f.output == "json" {
 		return plan.WriteJSON(out)

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"io"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,7 +16,9 @@ import (
 func TestSandboxDataDir(t *testing.T) {
 	dir := t.TempDir()
 	for run := range 2 {
-		addr, stop := startSandbox(t, "sandbox", "--empty", "--data-dir", dir)
+		out, done, stderr := runSandbox(t, strings.NewReader(""), "sandbox", "--empty", "--data-dir", dir)
+		addr := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(readUntil(t, out, "listening on ")), "listening on "))
+		go io.Copy(io.Discard, out)
 		conn, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(nopLogger{}))
 		if err != nil {
 			t.Fatal(err)
@@ -38,43 +39,56 @@ func TestSandboxDataDir(t *testing.T) {
 				t.Fatalf("second run: ephemeral /gone exists=%v (%v); sessions end with the process", ok, err)
 			}
 		}
-		stop() // SIGINT while the session is open
+		interrupt(t, done, stderr) // while the session is open
 		conn.Close()
 	}
 }
 
-// startSandbox runs ktopo in-process and returns the address it prints and
-// a func that stops it with SIGINT.
-func startSandbox(t *testing.T, args ...string) (string, func()) {
-	t.Helper()
-	pr, pw := io.Pipe()
-	var stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(args, strings.NewReader(""), pw, &stderr)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the address line: %v (stderr %q)", err, stderr.String())
-	}
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok {
-		t.Fatalf("first line %q, want \"listening on HOST:PORT\"", line)
-	}
-	go io.Copy(io.Discard, pr)
-	return addr, func() {
-		t.Helper()
-		if err := syscall.Kill(syscall.Getpid(), syscall.SIGINT); err != nil {
+// TestSandboxDataDirCluster: the simulated cluster's topics survive a
+// restart with --data-dir; the brokers register again and a new controller
+// is elected with the next epoch.
+func TestSandboxDataDirCluster(t *testing.T) {
+	t.Setenv(envZookeeper, "127.0.0.1:1/must-not-be-used")
+	dir := t.TempDir()
+	for run := range 2 {
+		args := []string{"sandbox", "--brokers", "3", "--data-dir", dir}
+		if run == 0 {
+			args = append(args, "--demo-topics")
+		}
+		out, done, stderr := runSandbox(t, strings.NewReader(""), args...)
+		addr := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(readUntil(t, out, "listening on ")), "listening on "))
+		readUntil(t, out, "sandbox: 3 brokers")
+		go io.Copy(io.Discard, out)
+		conn, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(nopLogger{}))
+		if err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Fatalf("exit status %d, stderr %q", code, stderr.String())
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			ids, _, _ := conn.Children("/brokers/ids")
+			topics, _, _ := conn.Children("/brokers/topics")
+			// The first run elects the first controller; the second, after
+			// the restart, the next one.
+			epoch, _, _ := conn.Get("/controller_epoch")
+			_, _, errCtl := conn.Get("/controller")
+			if len(ids) == 3 && slices.Contains(topics, "orders") && errCtl == nil && string(epoch) == []string{"1", "2"}[run] {
+				break
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("sandbox did not stop on SIGINT")
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d: brokers %v, topics %v, /controller_epoch %q (controller: %v) after 30s; want 3 brokers, the demo topics and epoch %d",
+					run, ids, topics, epoch, errCtl, run+1)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
+		conn.Close()
+		interrupt(t, done, stderr)
+	}
+}
+
+func TestSandboxDataDirNeedsEmbedded(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"sandbox", "--zookeeper", "127.0.0.1:1", "--data-dir", t.TempDir()}, strings.NewReader(""), &stdout, &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), "--data-dir") {
+		t.Fatalf("exit %d, stderr %q; want a failure naming --data-dir", code, stderr.String())
 	}
 }

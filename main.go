@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -34,12 +35,17 @@ func (e *exitError) Unwrap() error { return e.err }
 // are printed once, as "Error: <message>", never with a usage dump: a bad
 // value is not a usage mistake.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runContext is run with a context that ends long-running commands.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
@@ -75,7 +81,10 @@ and ISR, and previews the exact replica assignment Kafka would make.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())
 	})
-	root.AddCommand(newVersionCmd(), newPlanCmd(), newSandboxCmd())
+	cf := &connFlags{}
+	cf.register(root)
+	setupTUI(root, cf)
+	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(cf), newTopicsCmd(cf), newBrokersCmd(cf), newEventsCmd(cf))
 	return root
 }
 

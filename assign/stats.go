@@ -1,6 +1,7 @@
 package assign
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 )
@@ -136,4 +137,34 @@ func spread(bs []BrokerStats, f func(BrokerStats) int) int {
 		lo, hi = min(lo, f(b)), max(hi, f(b))
 	}
 	return hi - lo
+}
+
+// Warnings lists what an operator should know about the spread of an
+// assignment with replication factor rf: uneven replicas or leaders, racks
+// without a replica, rf larger than the number of racks, partitions on
+// fewer racks than they could span. Nil when there is nothing to say.
+func (s Stats) Warnings(rf int) []string {
+	var w []string
+	racks := 0
+	for _, r := range s.Racks {
+		if r.Rack != NoRack {
+			racks++
+		}
+	}
+	if !s.EvenReplicas {
+		w = append(w, "replicas are not spread evenly over the brokers")
+	}
+	if !s.EvenLeaders {
+		w = append(w, "leaders are not spread evenly over the brokers")
+	}
+	for _, r := range s.RacksWithoutReplicas {
+		w = append(w, fmt.Sprintf("rack %s receives no replica", r))
+	}
+	if racks > 0 && rf > racks {
+		w = append(w, fmt.Sprintf("replication factor %d is larger than the number of racks (%d): some racks hold several replicas of a partition", rf, racks))
+	}
+	if racks > 1 && s.MinRacksSpanned < min(rf, racks) {
+		w = append(w, fmt.Sprintf("some partitions span only %d rack(s)", s.MinRacksSpanned))
+	}
+	return w
 }

@@ -95,7 +95,7 @@ type Change struct {
 }
 
 // MarshalJSON writes {"kind":...} followed by the fields of that kind, then
-// "path", "zxid" and "time" when known:
+// "path", "zxid" and "mtime" (the write's time in ms) when known:
 //
 //	broker_registered          broker, rack, broker_epoch
 //	broker_updated, broker_gone broker
@@ -210,7 +210,7 @@ func (c Change) MarshalJSON() ([]byte, error) {
 		num("zxid", c.Zxid)
 	}
 	if c.Time != 0 {
-		num("time", c.Time)
+		num("mtime", c.Time)
 	}
 	return append(b, '}'), nil
 }

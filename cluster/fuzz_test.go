@@ -318,10 +318,11 @@ func checkInvariants(t *testing.T, s *Snapshot) {
 	t.Helper()
 	var total TopicHealth
 	replicas, leaders := map[int]int{}, map[int]int{}
+	preferred, preferredLed := map[int]int{}, map[int]int{}
 	for _, tp := range s.Topics() {
 		var h TopicHealth
 		for i := range tp.Partitions {
-			p := &tp.Partitions[i]
+			p := tp.Partitions[i]
 			if i > 0 && tp.Partitions[i-1].ID >= p.ID {
 				t.Fatalf("%s: partitions out of order", tp.Name)
 			}
@@ -335,6 +336,12 @@ func checkInvariants(t *testing.T, s *Snapshot) {
 			if p.HasLeader() {
 				leaders[p.Leader]++
 			}
+			if pl := p.PreferredLeader(); pl >= 0 && p.InAssignment {
+				preferred[pl]++
+				if p.HasLeader() && p.Leader == pl {
+					preferredLed[pl]++
+				}
+			}
 		}
 		if h != tp.Health {
 			t.Fatalf("%s: health %+v, recount %+v", tp.Name, tp.Health, h)
@@ -343,7 +350,7 @@ func checkInvariants(t *testing.T, s *Snapshot) {
 		th := s.TopicHealth(tp)
 		off := 0
 		for i := range tp.Partitions {
-			if s.PartitionOffline(&tp.Partitions[i]) {
+			if s.PartitionOffline(tp.Partitions[i]) {
 				off++
 			}
 		}
@@ -359,6 +366,9 @@ func checkInvariants(t *testing.T, s *Snapshot) {
 	for _, b := range s.Brokers() {
 		if b.Replicas != replicas[b.ID] || b.Leaders != leaders[b.ID] {
 			t.Fatalf("broker %d: %d/%d, recount %d/%d", b.ID, b.Replicas, b.Leaders, replicas[b.ID], leaders[b.ID])
+		}
+		if b.Preferred != preferred[b.ID] || b.PreferredLed != preferredLed[b.ID] {
+			t.Fatalf("broker %d: preferred %d/%d, recount %d/%d", b.ID, b.PreferredLed, b.Preferred, preferredLed[b.ID], preferred[b.ID])
 		}
 		delete(replicas, b.ID)
 		delete(leaders, b.ID)

@@ -79,7 +79,7 @@ func (m *jmember) is(k string) bool {
 
 // name returns the decoded key.
 func (m *jmember) name() string {
-	if !m.esc {
+	if !m.esc && utf8.Valid(m.key) {
 		return string(m.key)
 	}
 	q := make([]byte, 0, len(m.key)+2)

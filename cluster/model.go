@@ -78,6 +78,8 @@ type Model struct {
 	topics       map[string]*topicState
 	replicaCount map[int]int // broker → replicas in assignments
 	leaderCount  map[int]int // broker → partitions led
+	prefCount    map[int]int // broker → partitions whose preferred leader it is
+	prefLed      map[int]int // broker → of those, the ones it leads
 	totals       TopicHealth // over all topics, Offline excluded
 
 	reassign        *ReassignPartitions
@@ -91,6 +93,7 @@ type Model struct {
 	markersDirty    bool
 	topicSetChanged bool
 
+	batch   uint64        // number of Apply calls
 	pending []*topicState // topics changed since the last Snapshot (unsealed)
 	changed bool          // anything changed since the last Snapshot
 	snap    *Snapshot     // the last snapshot: current while !changed, else the base of the next
@@ -123,9 +126,10 @@ type brokerNode struct {
 }
 
 type topicState struct {
-	t       *Topic
-	hasNode bool // /brokers/topics/<t> exists
-	pending bool // in Model.pending
+	t            *Topic
+	hasNode      bool   // /brokers/topics/<t> exists
+	pending      bool   // in Model.pending
+	createdBatch uint64 // Model.batch in which the topic znode appeared
 }
 
 // NewModel returns an empty model.
@@ -140,6 +144,8 @@ func NewModel(o ModelOptions) *Model {
 		topics:       map[string]*topicState{},
 		replicaCount: map[int]int{},
 		leaderCount:  map[int]int{},
+		prefCount:    map[int]int{},
+		prefLed:      map[int]int{},
 		isrNotes:     map[string]bool{},
 		logDirEvents: map[string]bool{},
 		badNodes:     map[string]NodeError{},
@@ -159,6 +165,7 @@ func NewModel(o ModelOptions) *Model {
 // node is ignored). A znode that cannot be decoded is recorded (see
 // Snapshot.Errors) and yields one znode_invalid change; the batch goes on.
 func (m *Model) Apply(events []NodeEvent, reset bool) []Change {
+	m.batch++
 	// Pre-size the result: a reset batch (the first load: ~one change per
 	// node) would otherwise spend most of its time growing the slice.
 	if reset {
@@ -458,6 +465,18 @@ func (m *Model) account(t *Topic, p *Partition, sign int, global bool) {
 	if p.HasLeader() {
 		bump(m.leaderCount, p.Leader, sign)
 	}
+	m.accountPreferred(p, sign)
+}
+
+// accountPreferred counts p for its preferred leader (first replica of an
+// assigned partition), and whether that broker leads it.
+func (m *Model) accountPreferred(p *Partition, sign int) {
+	if pl := p.PreferredLeader(); pl >= 0 && p.InAssignment {
+		bump(m.prefCount, pl, sign)
+		if p.HasLeader() && p.Leader == pl {
+			bump(m.prefLed, pl, sign)
+		}
+	}
 }
 
 // accountDiff replaces old's contribution by nw's, skipping replica
@@ -494,6 +513,8 @@ func (m *Model) accountDiff(t *Topic, old, nw *Partition, global bool) {
 			bump(m.leaderCount, nl, 1)
 		}
 	}
+	m.accountPreferred(old, -1)
+	m.accountPreferred(nw, 1)
 }
 
 func bump(c map[int]int, k, d int) {
@@ -518,8 +539,7 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 			return
 		}
 		t := m.mutable(ts)
-		for i := range t.Partitions {
-			p := &t.Partitions[i]
+		for _, p := range t.Partitions {
 			m.account(t, p, -1, true)
 			if p.StateErr != nil {
 				m.clearErr(PartitionStatePath(name, p.ID))
@@ -542,7 +562,24 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 	}
 	a, err := DecodeTopicAssignment(ev.Data)
 	m.noteErr(ev.Path, err, ev)
-	created := !ts.hasNode // (partitions known by state only were not counted globally)
+	// Partitions known by state only were not counted globally before the
+	// topic znode existed.
+	wasVisible := ts.hasNode
+	// A new czxid means the topic was deleted and created again meanwhile
+	// (seen in reset batches); its state znodes arrive as their own events.
+	recreated := wasVisible && ev.Stat.Czxid != 0 && ts.t.Czxid != 0 && ev.Stat.Czxid != ts.t.Czxid
+	if recreated {
+		m.emit(Change{Kind: ChangeTopicDeleted, Path: ev.Path, Topic: name})
+		// States older than the new topic znode belong to the old topic.
+		for i := len(ts.t.Partitions) - 1; i >= 0; i-- {
+			if p := ts.t.Partitions[i]; p.HasState && p.StateMzxid != 0 && p.StateMzxid < ev.Stat.Czxid {
+				m.applyState(name, p.ID, &NodeEvent{Type: NodeDeleted, Path: PartitionStatePath(name, p.ID)}, true)
+			}
+		}
+	}
+	created := !wasVisible || recreated
+	// After an unreadable assignment there is nothing to compare with.
+	compare := !created && ts.t.Err == nil
 	t := m.mutable(ts)
 	ts.hasNode = true
 	t.ID, t.Version, t.Err = a.TopicID, a.Version, err
@@ -553,29 +590,26 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 	for p := range a.Partitions {
 		ids = append(ids, p)
 	}
-	for i := range t.Partitions {
-		p := &t.Partitions[i]
+	for _, p := range t.Partitions {
 		if _, ok := a.Partitions[p.ID]; !ok && p.HasState {
 			ids = append(ids, p.ID)
 		}
 	}
 	slices.Sort(ids)
 	old := t.Partitions
-	parts := make([]Partition, len(ids))
+	parts := make([]*Partition, len(ids))
 	var added []int
 	j := 0
 	for i, id := range ids {
 		for j < len(old) && old[j].ID < id {
 			j++
 		}
-		var prev Partition
 		hadPrev := j < len(old) && old[j].ID == id
+		prev := &Partition{ID: id, Leader: NoLeader}
 		if hadPrev {
 			prev = old[j]
-		} else {
-			prev = Partition{ID: id, Leader: NoLeader}
 		}
-		np := prev
+		np := *prev
 		if r, ok := a.Partitions[id]; ok {
 			np.InAssignment = true
 			if !slices.Equal(prev.Replicas, r) || !prev.InAssignment {
@@ -585,23 +619,30 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 		} else {
 			np.InAssignment, np.Replicas, np.Adding, np.Removing = false, nil, nil, nil
 		}
-		parts[i] = np
-		if !created {
+		// Partitions are immutable once built: keep sharing an unchanged one.
+		if hadPrev && np.InAssignment == prev.InAssignment && slices.Equal(np.Replicas, prev.Replicas) &&
+			slices.Equal(np.Adding, prev.Adding) && slices.Equal(np.Removing, prev.Removing) {
+			parts[i] = prev
+		} else {
+			parts[i] = &np
+		}
+		if compare {
 			if np.InAssignment && !prev.InAssignment {
 				added = append(added, id)
 			}
-			m.reassignmentChange(name, ev, &prev, &np)
+			m.reassignmentChange(name, ev, prev, &np)
 		}
 	}
-	for i := range old {
-		m.account(t, &old[i], -1, !created)
+	for _, p := range old {
+		m.account(t, p, -1, wasVisible)
 	}
 	t.Partitions = parts
-	for i := range parts {
-		m.account(t, &parts[i], 1, true)
+	for _, p := range parts {
+		m.account(t, p, 1, true)
 	}
 	if created {
-		m.topicSetChanged = true
+		ts.createdBatch = m.batch
+		m.topicSetChanged = m.topicSetChanged || !wasVisible
 		m.emit(Change{Kind: ChangeTopicCreated, Path: ev.Path, Zxid: ev.Stat.Mzxid, Time: ev.Stat.Mtime,
 			Topic: name, TopicID: t.ID, PartitionCount: len(a.Partitions), ReplicationFactor: t.ReplicationFactor()})
 	} else if len(added) > 0 {
@@ -632,18 +673,18 @@ func (m *Model) setPartition(ts *topicState, np Partition) {
 	keep := np.InAssignment || np.HasState
 	switch {
 	case ok && keep:
-		m.accountDiff(t, &t.Partitions[i], &np, ts.hasNode)
-		t.Partitions[i] = np
+		m.accountDiff(t, t.Partitions[i], &np, ts.hasNode)
+		t.Partitions[i] = &np
 	case ok:
-		m.account(t, &t.Partitions[i], -1, ts.hasNode)
+		m.account(t, t.Partitions[i], -1, ts.hasNode)
 		t.Partitions = slices.Delete(t.Partitions, i, i+1)
 	case keep:
 		m.account(t, &np, 1, ts.hasNode)
 		if n := len(t.Partitions); n == 0 || t.Partitions[n-1].ID < np.ID {
-			t.Partitions = append(t.Partitions, np)
+			t.Partitions = append(t.Partitions, &np)
 		} else {
-			at, _ := slices.BinarySearchFunc(t.Partitions, np.ID, func(p Partition, id int) int { return p.ID - id })
-			t.Partitions = slices.Insert(t.Partitions, at, np)
+			at, _ := slices.BinarySearchFunc(t.Partitions, np.ID, func(p *Partition, id int) int { return p.ID - id })
+			t.Partitions = slices.Insert(t.Partitions, at, &np)
 		}
 	}
 }
@@ -659,7 +700,7 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 			return
 		}
 		t := m.mutable(ts)
-		np := t.Partitions[i]
+		np := *t.Partitions[i]
 		np.HasState, np.Leader, np.LeaderEpoch, np.ControllerEpoch, np.ISR = false, NoLeader, 0, 0, nil
 		np.LeaderRecoveryState, np.StateVersion, np.StateMzxid, np.StateMtime, np.StateErr = 0, 0, 0, 0, nil
 		m.setPartition(ts, np)
@@ -675,7 +716,7 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 	t := m.mutable(ts)
 	old := Partition{ID: id, Leader: NoLeader}
 	if ok {
-		old = t.Partitions[i]
+		old = *t.Partitions[i]
 	}
 	np := old
 	np.HasState, np.StateVersion, np.StateMzxid, np.StateMtime = true, ev.Stat.Version, ev.Stat.Mzxid, ev.Stat.Mtime
@@ -761,15 +802,17 @@ func (m *Model) applyConfig(name string, ev *NodeEvent, del bool) {
 		}
 	}
 	if minISR != t.MinISR {
-		for i := range t.Partitions {
-			m.account(t, &t.Partitions[i], -1, ts.hasNode)
+		for _, p := range t.Partitions {
+			m.account(t, p, -1, ts.hasNode)
 		}
 		t.MinISR = minISR
-		for i := range t.Partitions {
-			m.account(t, &t.Partitions[i], 1, ts.hasNode)
+		for _, p := range t.Partitions {
+			m.account(t, p, 1, ts.hasNode)
 		}
 	}
-	if keys := configDiff(oldEntries, entries); len(keys) > 0 && ts.hasNode {
+	// A config read in the batch that created the topic is part of the
+	// creation (the mirror may report it after the topic znode).
+	if keys := configDiff(oldEntries, entries); len(keys) > 0 && ts.hasNode && ts.createdBatch != m.batch {
 		m.emit(Change{Kind: ChangeConfigChanged, Path: ev.Path, Zxid: ev.Stat.Mzxid, Time: ev.Stat.Mtime,
 			Topic: name, Keys: keys})
 	}
@@ -895,8 +938,8 @@ func (m *Model) sweep(seen *resetSeen) {
 			st = &seenTopic{}
 		}
 		var gone []int
-		for i := range ts.t.Partitions {
-			if p := &ts.t.Partitions[i]; p.HasState && !st.states[p.ID] {
+		for _, p := range ts.t.Partitions {
+			if p.HasState && !st.states[p.ID] {
 				gone = append(gone, p.ID)
 			}
 		}
@@ -1047,7 +1090,8 @@ func (m *Model) buildBrokers(s *Snapshot) {
 	var none, unknown *Rack
 	var named []Rack
 	for i, id := range ids {
-		b := Broker{ID: id, Replicas: m.replicaCount[id], Leaders: m.leaderCount[id], IsController: id == ctrl}
+		b := Broker{ID: id, Replicas: m.replicaCount[id], Leaders: m.leaderCount[id], IsController: id == ctrl,
+			Preferred: m.prefCount[id], PreferredLed: m.prefLed[id]}
 		if n := m.brokers[id]; n != nil {
 			b.Live, b.Registration, b.Err, b.Epoch = true, n.reg, n.err, n.czxid
 			b.RegisteredAt = n.ctime

@@ -527,6 +527,8 @@ func TestModelMalformedZNodes(t *testing.T) {
 	if bt := s.Topic("bad"); bt.Err == nil || len(bt.Partitions) != 1 {
 		t.Errorf("%+v", bt)
 	}
+	// Fixing an unreadable assignment is not "partitions added".
+	wantChanges(t, apply(t, m, []NodeEvent{z.set(TopicPath("bad"), topicJSON(map[int][]int{0: {1, 2}, 1: {2, 1}}))}, false))
 	// The same bad data again is not reported twice; a fix clears it.
 	wantChanges(t, apply(t, m, []NodeEvent{z.set(BrokerIDPath(9), `{"version":5}`)}, false))
 	wantChanges(t, apply(t, m, []NodeEvent{
@@ -534,7 +536,7 @@ func TestModelMalformedZNodes(t *testing.T) {
 		z.del(BrokerIDPath(9)),
 		z.set(ControllerEpochPath, "2"),
 	}, false), "broker_gone 9", "controller_moved 1 -> 1 (epoch 2)")
-	if errs := m.Snapshot().Errors(); len(errs) != 2 {
+	if errs := m.Snapshot().Errors(); len(errs) != 1 || errs[0].Path != TopicConfigPath("cfg") {
 		t.Errorf("%+v", errs)
 	}
 }
@@ -561,6 +563,15 @@ func TestModelResetWithDifferences(t *testing.T) {
 	if old.Topic("orders").Partition(1).Leader != 2 || old.Topic("fresh") != nil || !old.IsLive(2) {
 		t.Error("old snapshot modified")
 	}
+	// A topic deleted and created again while away: deleted + created.
+	z.del(PartitionStatePath("fresh", 0))
+	z.del(TopicPath("fresh"))
+	z.create(TopicPath("fresh"), topicJSON(map[int][]int{0: {3}}))
+	z.create(PartitionStatePath("fresh", 0), stateJSON(2, 3, 0, 3))
+	wantChanges(t, apply(t, m, z.all(), true),
+		"topic_deleted fresh",
+		"topic_created fresh: 1 partitions, replication factor 1",
+		"partition_appeared fresh-0: leader 3, isr [3]")
 	// A reset that drops everything.
 	z2 := newFakeZK()
 	cs := apply(t, m, z2.all(), true)
@@ -595,11 +606,17 @@ func TestModelOutOfOrderEvents(t *testing.T) {
 	if r := s.Racks(); len(r) != 1 || r[0].Kind != RackNone || r[0].Label() != "(no rack)" {
 		t.Errorf("%+v", r)
 	}
+	// A config reported after its topic in the creating batch is part of
+	// the creation.
+	wantChanges(t, apply(t, m, []NodeEvent{
+		z.create(TopicPath("u"), topicJSON(map[int][]int{0: {1}})),
+		z.create(TopicConfigPath("u"), `{"version":1,"config":{"retention.ms":"1"}}`),
+	}, false), "topic_created u: 1 partitions, replication factor 1")
 	// Deletion events for unknown nodes and Changed events for new ones.
 	apply(t, m, []NodeEvent{{Type: NodeDeleted, Path: "/brokers/ids/77"}, {Type: NodeDeleted, Path: TopicPath("nope")},
 		{Type: NodeDeleted, Path: PartitionStatePath("nope", 1)}, {Type: NodeDeleted, Path: TopicConfigPath("nope")},
 		{Type: NodeDeleted, Path: DeleteTopicPath("nope")}}, false)
-	if len(m.topics) != 1 {
+	if len(m.topics) != 2 {
 		t.Errorf("phantom topics: %v", slices.Collect(maps.Keys(m.topics)))
 	}
 	wantChanges(t, apply(t, m, []NodeEvent{{Type: NodeChanged, Path: BrokerIDPath(5), Data: []byte(brokerJSON(5, "x")), Stat: Stat{Czxid: 9, Mzxid: 9}}}, false),
@@ -696,7 +713,7 @@ func TestChangeJSON(t *testing.T) {
 		want string
 	}{
 		{Change{Kind: ChangeLeaderMoved, Topic: "t", Partition: 0, From: 1, To: -1, Epoch: 4, Path: "/p", Zxid: 9, Time: 10},
-			`{"kind":"leader_moved","topic":"t","partition":0,"from":1,"to":-1,"leader_epoch":4,"path":"/p","zxid":9,"time":10}`},
+			`{"kind":"leader_moved","topic":"t","partition":0,"from":1,"to":-1,"leader_epoch":4,"path":"/p","zxid":9,"mtime":10}`},
 		{Change{Kind: ChangeBrokerGone, Broker: 0}, `{"kind":"broker_gone","broker":0}`},
 		{Change{Kind: ChangeBrokerRegistered, Broker: 2, Rack: "r", BrokerEpoch: 77}, `{"kind":"broker_registered","broker":2,"rack":"r","broker_epoch":77}`},
 		{Change{Kind: ChangeControllerMoved, From: -1, To: 2, Epoch: 1}, `{"kind":"controller_moved","from":-1,"to":2,"epoch":1}`},

@@ -140,7 +140,8 @@ type Topic struct {
 	Version int
 	// Partitions sorted by id: those in the assignment plus any with a
 	// state znode only.
-	Partitions []Partition
+	// Each *Partition is immutable and may be shared with other snapshots.
+	Partitions []*Partition
 	// Err is a *DecodeError when the topic znode is malformed (Partitions
 	// then hold what could be decoded, possibly nothing).
 	Err error
@@ -170,7 +171,7 @@ type Topic struct {
 // Partition returns partition id, or nil.
 func (t *Topic) Partition(id int) *Partition {
 	if i, ok := t.find(id); ok {
-		return &t.Partitions[i]
+		return t.Partitions[i]
 	}
 	return nil
 }
@@ -229,7 +230,10 @@ type Broker struct {
 	RegisteredAt int64
 	// Replicas and Leaders count the partitions the broker holds and leads.
 	Replicas, Leaders int
-	IsController      bool
+	// Preferred counts the partitions whose preferred leader (first
+	// replica) it is; PreferredLed those of them it leads.
+	Preferred, PreferredLed int
+	IsController            bool
 }
 
 // Addr returns host:port for display.
@@ -403,8 +407,7 @@ func (s *Snapshot) TopicHealth(t *Topic) TopicHealth {
 	h := t.Health
 	h.Offline = h.NoLeader
 	if s.deadLeaders {
-		for i := range t.Partitions {
-			p := &t.Partitions[i]
+		for _, p := range t.Partitions {
 			if p.HasLeader() && !s.IsLive(p.Leader) {
 				h.Offline++
 			}
@@ -458,4 +461,18 @@ func (s *Snapshot) BrokerMetadatas(mode RackAwareMode, brokerList []int) ([]assi
 		reg = append(reg, assign.Broker{ID: b.ID, Rack: b.Rack, HasRack: b.HasRack})
 	}
 	return BrokerMetadatas(reg, mode, nil)
+}
+
+// RegisteredBrokers returns the live brokers as assignment inputs, sorted by
+// id, with their racks (for showing where replicas land, whatever the rack
+// mode). Brokers whose registration cannot be decoded are left out.
+func (s *Snapshot) RegisteredBrokers() []assign.Broker {
+	out := make([]assign.Broker, 0, len(s.brokers))
+	for i := range s.brokers {
+		if b := &s.brokers[i]; b.Live && b.Err == nil {
+			out = append(out, assign.Broker{ID: b.ID, Rack: b.Rack, HasRack: b.HasRack})
+		}
+	}
+	slices.SortFunc(out, func(a, b assign.Broker) int { return a.ID - b.ID })
+	return out
 }

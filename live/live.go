@@ -5,8 +5,11 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -22,7 +25,10 @@ func Shape() zkwatch.Shape {
 	return s
 }
 
-// NodeEvents converts a batch's node events for cluster.Model.Apply.
+// NodeEvents converts a batch's node events for cluster.Model.Apply, in
+// ZooKeeper's write order: by the zxid of each node's last write
+// (deletions, whose zxid the mirror does not know, first), so the model's
+// changes come out in the order they happened.
 func NodeEvents(b zkwatch.Batch) []cluster.NodeEvent {
 	out := make([]cluster.NodeEvent, len(b.Events))
 	for i, e := range b.Events {
@@ -40,6 +46,7 @@ func NodeEvents(b zkwatch.Batch) []cluster.NodeEvent {
 		}
 		out[i] = ne
 	}
+	slices.SortStableFunc(out, func(a, b cluster.NodeEvent) int { return cmp.Compare(a.Stat.Mzxid, b.Stat.Mzxid) })
 	return out
 }
 
@@ -48,6 +55,14 @@ func NodeEvents(b zkwatch.Batch) []cluster.NodeEvent {
 type Watch struct {
 	Mirror *zkwatch.Mirror
 	Model  *cluster.Model
+	// LostAfter, when positive, makes Next fail once the session has been
+	// unusable (disconnected, connecting) for that long: what a one-shot
+	// command wants. Zero waits for ZooKeeper to come back, as a long-lived
+	// watcher should.
+	LostAfter time.Duration
+
+	conn      *zkwatch.Conn
+	lostSince time.Time // zero while connected
 }
 
 // Open starts a mirror of the Kafka subtrees on conn.
@@ -56,18 +71,34 @@ func Open(conn *zkwatch.Conn, model cluster.ModelOptions, mirror zkwatch.MirrorO
 	if err != nil {
 		return nil, err
 	}
-	return &Watch{Mirror: m, Model: cluster.NewModel(model)}, nil
+	return &Watch{Mirror: m, Model: cluster.NewModel(model), conn: conn}, nil
 }
 
 // Next waits for the next batch, applies it and returns it with the model's
 // changes. It fails when ctx ends or the mirror closes.
 func (w *Watch) Next(ctx context.Context) (zkwatch.Batch, []cluster.Change, error) {
+	var lost <-chan time.Time
+	if w.LostAfter > 0 && !w.lostSince.IsZero() {
+		t := time.NewTimer(time.Until(w.lostSince.Add(w.LostAfter)))
+		defer t.Stop()
+		lost = t.C
+	}
 	select {
 	case <-ctx.Done():
 		return zkwatch.Batch{}, nil, ctx.Err()
+	case <-lost:
+		return zkwatch.Batch{}, nil, fmt.Errorf("lost the connection to zookeeper %s: no session for %s", w.conn.Server(), w.LostAfter)
 	case b, ok := <-w.Mirror.Batches():
 		if !ok {
 			return zkwatch.Batch{}, nil, fmt.Errorf("zookeeper mirror closed")
+		}
+		if n := len(b.States); n > 0 {
+			switch {
+			case b.States[n-1] == zkwatch.StateConnected:
+				w.lostSince = time.Time{}
+			case w.lostSince.IsZero():
+				w.lostSince = time.Now()
+			}
 		}
 		return b, w.Model.Apply(NodeEvents(b), b.Reset), nil
 	}

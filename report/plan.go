@@ -25,8 +25,11 @@ type Plan struct {
 	RackAwareDisabled bool
 	// StartPartition is the first partition id.
 	StartPartition int
-	Result         assign.Result
-	Stats          assign.Stats
+	// Manual marks an assignment given by hand (--replica-assignment):
+	// there is no start index or shift to show.
+	Manual bool
+	Result assign.Result
+	Stats  assign.Stats
 }
 
 // NewPlan summarises an assignment result for display.
@@ -65,33 +68,9 @@ func (p Plan) Reproduce() string {
 	return s
 }
 
-// Warnings lists what an operator should know about the plan's spread.
-func (p Plan) Warnings() []string {
-	var w []string
-	st := p.Stats
-	racks := 0
-	for _, r := range st.Racks {
-		if r.Rack != assign.NoRack {
-			racks++
-		}
-	}
-	if !st.EvenReplicas {
-		w = append(w, "replicas are not spread evenly over the brokers")
-	}
-	if !st.EvenLeaders {
-		w = append(w, "leaders are not spread evenly over the brokers")
-	}
-	for _, r := range st.RacksWithoutReplicas {
-		w = append(w, fmt.Sprintf("rack %s receives no replica", r))
-	}
-	if racks > 0 && p.ReplicationFactor > racks {
-		w = append(w, fmt.Sprintf("replication factor %d is larger than the number of racks (%d): some racks hold several replicas of a partition", p.ReplicationFactor, racks))
-	}
-	if racks > 1 && st.MinRacksSpanned < min(p.ReplicationFactor, racks) {
-		w = append(w, fmt.Sprintf("some partitions span only %d rack(s)", st.MinRacksSpanned))
-	}
-	return w
-}
+// Warnings lists what an operator should know about the plan's spread
+// (assign.Stats.Warnings).
+func (p Plan) Warnings() []string { return p.Stats.Warnings(p.ReplicationFactor) }
 
 // WriteText prints the plan as a matrix of partitions by brokers, brokers
 // grouped under their racks, with totals per broker and per rack.
@@ -117,8 +96,12 @@ func (p Plan) WriteText(w io.Writer, s Style) error {
 	if nracks > 0 {
 		fmt.Fprintf(&b, " in %s", plural(nracks, "rack"))
 	}
-	fmt.Fprintf(&b, ", %s\n", mode)
-	fmt.Fprintf(&b, "Start index %d, replica shift %d (reproduce with %s)\n\n", p.Result.StartIndex, p.Result.ReplicaShift, p.Reproduce())
+	if p.Manual {
+		b.WriteString(", manual assignment (--replica-assignment)\n\n")
+	} else {
+		fmt.Fprintf(&b, ", %s\n", mode)
+		fmt.Fprintf(&b, "Start index %d, replica shift %d (reproduce with %s)\n\n", p.Result.StartIndex, p.Result.ReplicaShift, p.Reproduce())
+	}
 
 	for _, chunk := range p.columnChunks(s.Width) {
 		p.writeMatrix(&b, chunk, s)
@@ -176,9 +159,15 @@ func (p Plan) groups(spacing int) []group {
 		}
 		bss := byRack[k]
 		slices.SortFunc(bss, func(a, b assign.BrokerStats) int { return a.ID - b.ID })
+		span := 0
 		for _, bs := range bss {
 			width := max(3, len(strconv.Itoa(bs.ID))+spacing, len(strconv.Itoa(bs.Replicas))+spacing)
 			g.cols = append(g.cols, column{stat: bs, width: width})
+			span += width
+		}
+		// Widen the rack's last column so that its name fits above it.
+		if need := len([]rune(g.rack)) + 1; g.rack != assign.NoRack && need > span {
+			g.cols[len(g.cols)-1].width += need - span
 		}
 		out = append(out, g)
 	}

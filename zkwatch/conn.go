@@ -119,7 +119,10 @@ type listener struct{ fn func(zk.Event) }
 // Connect opens a session with the servers of a connect string
 // ("host:port[,host:port…][/chroot]") and waits for it, for at most
 // opts.ConnectTimeout (and ctx). It fails fast when every server refuses
-// the connection, naming each address and the cause.
+// the connection, naming each address and the cause. A server that accepts
+// the connection but does not answer the session handshake is given up on
+// after 2/3 of the session timeout (at most 5 s) and the next one is tried,
+// here and on every reconnect.
 func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 	cs, err := ParseConnectString(connect)
 	if err != nil {
@@ -164,7 +167,7 @@ func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 			dial = tlsDialer(opts.TLS, names)
 		}
 	}
-	tracker := newDialTracker(dial)
+	tracker := newDialTracker(dial, names, handshakeTimeout(opts.SessionTimeout))
 	// exhausted fires each time go-zookeeper has tried every address once;
 	// if every one of those attempts failed to dial, Connect gives up.
 	exhausted := make(chan struct{}, 1)
@@ -221,6 +224,8 @@ wait:
 				msg += ": " + last
 			} else if err := tracker.allFailed(addrs); err != nil {
 				msg += ": " + err.Error()
+			} else if addr := tracker.connected(); addr != "" {
+				msg += ": " + addr + " accepted the connection but did not complete the session handshake"
 			}
 			return fail(errors.New(msg))
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"reflect"
 	"slices"
 	"strings"
@@ -270,7 +272,7 @@ func TestConnectErrors(t *testing.T) {
 	p.Stall()
 	_, err = Connect(ctx, p.Addr(), Options{ConnectTimeout: time.Second, Logger: tlog{t}})
 	want := fmt.Sprintf("no session with %s within 1s", p.Addr())
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "did not complete the session handshake") {
 		t.Fatalf("stalled server: %v, want %q…", err, want)
 	}
 	// ctx cancellation ends the wait too.
@@ -447,4 +449,57 @@ func waitState(t *testing.T, ch <-chan zk.State, want zk.State) {
 			t.Fatalf("no %v", want)
 		}
 	}
+}
+
+// TestHandshakeTimeout: a server that accepts the connection but never
+// answers the handshake (a restarting ZooKeeper does this) is given up on
+// after the handshake timeout, and the next attempt gets the session.
+// go-zookeeper alone would wait 10 × 2/3 × 3 s = 20 s, past the connect
+// timeout.
+func TestHandshakeTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	defer func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	}()
+	wg.Go(func() {
+		for first := true; ; first = false {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			if first {
+				continue // accepted, never served
+			}
+			up, err := net.Dial("tcp", zktest.Addr(t))
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, up)
+			mu.Unlock()
+			wg.Go(func() { _, _ = io.Copy(up, c); up.Close() })
+			wg.Go(func() { _, _ = io.Copy(c, up); c.Close() })
+		}
+	})
+	c := connect(t, ln.Addr().String(), Options{SessionTimeout: 3 * time.Second, ConnectTimeout: 15 * time.Second})
+	if _, _, err := c.Exists("/"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
 }

@@ -1,11 +1,3 @@
-// Package zkwatch connects to ZooKeeper and keeps live in-memory mirrors of
-// chosen subtrees.
-//
-// It knows nothing about Kafka: the caller describes what to mirror with a
-// Shape. Conn wraps go-zookeeper with what the library lacks (chroot, a
-// deadline on every request, clear connection errors, a read-only switch);
-// Mirror keeps a watched copy of the nodes a Shape names and emits coalesced
-// Batches of node events.
 package zkwatch
 
 import (

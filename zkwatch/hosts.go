@@ -3,12 +3,14 @@ package zkwatch
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -101,25 +103,53 @@ func (hp *hostProvider) Connected() {
 // dial failed (cleared by a successful dial), so that Connect can name the
 // address and the cause.
 type dialTracker struct {
-	dial zk.Dialer
-	mu   sync.Mutex
-	errs map[string]error
+	dial   zk.Dialer
+	hs     time.Duration     // handshake timeout
+	names  map[string]string // resolved address → host name given
+	mu     sync.Mutex
+	errs   map[string]error
+	lastOK string // address of the last successful dial
 }
 
-func newDialTracker(d zk.Dialer) *dialTracker {
-	return &dialTracker{dial: d, errs: map[string]error{}}
+func newDialTracker(d zk.Dialer, names map[string]string, handshake time.Duration) *dialTracker {
+	return &dialTracker{dial: d, hs: handshake, names: names, errs: map[string]error{}}
 }
 
+// Dial is the zk.Dialer go-zookeeper uses.
 func (t *dialTracker) Dial(network, addr string, timeout time.Duration) (net.Conn, error) {
 	c, err := t.dial(network, addr, timeout)
+	if err == nil {
+		c = newHandshakeConn(c, t.hs)
+	}
 	t.mu.Lock()
 	if err != nil {
 		t.errs[addr] = err
 	} else {
 		delete(t.errs, addr)
+		t.lastOK = addr
 	}
 	t.mu.Unlock()
 	return c, err
+}
+
+// name shows a resolved address with the host name it came from.
+func (t *dialTracker) name(addr string) string {
+	if host, ok := t.names[addr]; ok {
+		if _, port, err := net.SplitHostPort(addr); err == nil {
+			return net.JoinHostPort(host, port) + " (" + addr + ")"
+		}
+	}
+	return addr
+}
+
+// connected names the last address a dial reached ("" if none).
+func (t *dialTracker) connected() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lastOK == "" {
+		return ""
+	}
+	return t.name(t.lastOK)
 }
 
 // allFailed reports, when every address in servers failed its last dial,
@@ -133,7 +163,7 @@ func (t *dialTracker) allFailed(servers []string) error {
 		if !ok {
 			return nil
 		}
-		parts = append(parts, fmt.Sprintf("zookeeper %s: %s", s, dialCause(err)))
+		parts = append(parts, fmt.Sprintf("zookeeper %s: %s", t.name(s), dialCause(err)))
 	}
 	return errors.New(strings.Join(parts, "; "))
 }
@@ -167,4 +197,69 @@ func tlsDialer(cfg *tls.Config, names map[string]string) zk.Dialer {
 		}
 		return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, c)
 	}
+}
+
+// handshakeConn bounds the session handshake. go-zookeeper waits for the
+// server's reply to its ConnectRequest for ten times 2/3 of the session
+// timeout (two minutes with Kafka's 18 s), and a server that accepted the
+// connection but never answers (seen with a ZooKeeper 3.8 that was still
+// loading its database after a restart: the connection stays open, unserved)
+// would stall the client that long. Until the reply has been read, every
+// read deadline go-zookeeper sets is clamped to the handshake deadline; after
+// that the connection is untouched.
+type handshakeConn struct {
+	net.Conn
+	deadline time.Time
+	done     atomic.Bool
+	hdr      [4]byte
+	got      int // reply bytes read so far (header included)
+}
+
+func newHandshakeConn(c net.Conn, timeout time.Duration) *handshakeConn {
+	h := &handshakeConn{Conn: c, deadline: time.Now().Add(timeout)}
+	_ = c.SetReadDeadline(h.deadline)
+	return h
+}
+
+// Read is net.Conn's; it follows the reply's length prefix to tell when the
+// handshake is over. Reads come from one goroutine at a time.
+func (h *handshakeConn) Read(p []byte) (int, error) {
+	n, err := h.Conn.Read(p)
+	if !h.done.Load() {
+		for _, b := range p[:n] {
+			if h.got < 4 {
+				h.hdr[h.got] = b
+			}
+			h.got++
+			if h.got >= 4 && h.got-4 >= int(binary.BigEndian.Uint32(h.hdr[:])) {
+				h.done.Store(true)
+				break
+			}
+		}
+	}
+	return n, err
+}
+
+// SetReadDeadline is net.Conn's, clamped during the handshake.
+func (h *handshakeConn) SetReadDeadline(t time.Time) error {
+	if !h.done.Load() && (t.IsZero() || t.After(h.deadline)) {
+		t = h.deadline
+	}
+	return h.Conn.SetReadDeadline(t)
+}
+
+// SetDeadline is net.Conn's, clamped during the handshake.
+func (h *handshakeConn) SetDeadline(t time.Time) error {
+	if err := h.Conn.SetWriteDeadline(t); err != nil {
+		return err
+	}
+	return h.SetReadDeadline(t)
+}
+
+// handshakeTimeout is how long a server may take to answer the session
+// handshake: 2/3 of the session timeout (go-zookeeper's receive timeout),
+// at most 5 s and at least 500 ms. A healthy server answers in
+// milliseconds; go-zookeeper retries after a timeout.
+func handshakeTimeout(session time.Duration) time.Duration {
+	return min(max(session*2/3, 500*time.Millisecond), 5*time.Second)
 }

@@ -1061,6 +1061,19 @@ func (m *Mirror) forget(n *node) {
 	}
 }
 
+// callDerive runs Shape.Derive; a panic in it (a decoder bug meeting odd
+// data) is logged and means no derived paths, rather than a dead mirror.
+func (m *Mirror) callDerive(n *node) (paths []string) {
+	defer func() {
+		if r := recover(); r != nil {
+			m.stats.Errors++
+			m.conn.log.Printf("zkwatch: Derive(%s) panicked: %v", n.path, r)
+			paths = nil
+		}
+	}()
+	return m.shape.Derive(n.path, n.data)
+}
+
 // derive recomputes the paths n's data names and follows or releases them.
 func (m *Mirror) derive(n *node) {
 	var key *zk.Stat
@@ -1073,7 +1086,7 @@ func (m *Mirror) derive(n *node) {
 	n.dkey = key
 	var want []string
 	if key != nil && m.shape.Derive != nil {
-		for _, p := range m.shape.Derive(n.path, n.data) {
+		for _, p := range m.callDerive(n) {
 			if p == n.path || validatePath(p) != nil {
 				continue
 			}

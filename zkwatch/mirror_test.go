@@ -543,9 +543,12 @@ func TestMirrorBasic(t *testing.T) {
 		t.Fatalf("tree %q, want %q", got, want)
 	}
 	st := m.Stats()
-	// Watches: 5 lists (4 exist, 1 child... whatever exists) + reads; check
-	// the data bytes and counts that are certain.
-	if st.Nodes != 3 || st.Loads != 1 || st.Loading || st.Bytes != int64(len(tree["/brokers/topics/a"].Data)+len(tree["/brokers/topics/a/partitions/0/state"].Data)+1) {
+	// One request per node that matters: 5 listings, the topic, its two
+	// derived states and the 4 single reads; a missing node costs a second
+	// request (exists, to watch for its creation): state 1 and 3 reads.
+	// Watches: 5 child, 3 data, 4 exist.
+	if st.Nodes != 3 || st.Loads != 1 || st.Loading || st.Requests != 5+1+2+4+4 || st.Watches != 12 ||
+		st.Bytes != int64(len(tree["/brokers/topics/a"].Data)+len(tree["/brokers/topics/a/partitions/0/state"].Data)+1) {
 		t.Fatalf("stats %+v", st)
 	}
 	// The derived state of partition 1 does not exist yet: it is
@@ -729,10 +732,35 @@ func TestMirrorServerRestart(t *testing.T) {
 	shape := kafkaShape()
 	m, r := startMirror(t, c, shape)
 	converge(t, c, m, r, shape)
+	// Writes stream in from another session while the server goes down, so
+	// the mirror has re-reads in flight when it dies.
+	w := connect(t, srv.Addr(), Options{SessionTimeout: 20 * time.Second, RequestTimeout: time.Second})
+	tree := m.Tree()
+	stop := churn(w, tree)
+	time.Sleep(300 * time.Millisecond)
+	// The writes stop just before the kill: with forceSync=no a server
+	// killed mid-write can lose its last transactions, and a client that
+	// saw them is then refused by the restarted server forever
+	// (go-zookeeper-notes §2.14). The mirror's re-reads still run, and
+	// opening a subtree puts more reads in flight as the server dies.
+	stop()
+	time.Sleep(50 * time.Millisecond)
+	if err := m.OpenSubtree("/brokers"); err != nil {
+		t.Fatal(err)
+	}
 	// The sim's ephemeral nodes belong to c's session, which survives.
 	srv.Kill()
 	waitFor(t, "disconnected state", 10*time.Second, func() bool { return r.sawState(StateDisconnected) })
 	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	stop = churn(w, tree)
+	time.Sleep(time.Second)
+	stop()
+	// A client that connects while the server still loads its database may
+	// wait out the handshake timeout before it retries.
+	waitFor(t, "reconnection", 30*time.Second, func() bool { return c.State() == StateConnected })
+	if err := m.CloseSubtree("/brokers"); err != nil {
 		t.Fatal(err)
 	}
 	for range 60 {
@@ -742,13 +770,47 @@ func TestMirrorServerRestart(t *testing.T) {
 	t.Logf("loads %d, resets %d, stats %+v", m.Stats().Loads, r.resetCount(), m.Stats())
 }
 
+// churn rewrites the given nodes' data from c, as fast as it can, until
+// the returned func is called. Errors (a server going away) are ignored.
+func churn(c *Conn, tree map[string]Node) (stop func()) {
+	var paths []string
+	for p, n := range tree {
+		if n.Stat != nil && n.Stat.EphemeralOwner == 0 {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := w; ; i += 4 {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				p := paths[i%len(paths)]
+				data, _, err := c.Get(p)
+				if err == nil {
+					_, err = c.Set(p, append(data[:len(data):len(data)], ' '), -1)
+				}
+				if err != nil {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		})
+	}
+	return func() { close(done); wg.Wait() }
+}
+
 // TestMirrorSessionExpiry: the mirror's connection is cut until the server
 // expires its session. The mirror then reloads from scratch and sends a
 // reset: it converges, and the expired session's ephemeral node is gone.
+//
+// It runs under -short too (one extra JVM, a few seconds): expiry handling
+// is what a long-running TUI depends on most.
 func TestMirrorSessionExpiry(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dedicated server")
-	}
 	srv := zktest.StartServer(t, zktest.Options{TickTime: 500})
 	p := startProxy(t, srv.Addr())
 	c := connect(t, p.Addr(), Options{SessionTimeout: time.Second})
@@ -932,6 +994,46 @@ func TestMirrorConnClosed(t *testing.T) {
 		return r.closed
 	})
 	_ = m.Close()
+}
+
+// TestMirrorDerivePanics: a Derive that panics on some data costs those
+// derived paths, not the mirror.
+func TestMirrorDerivePanics(t *testing.T) {
+	c := connect(t, zktest.Chroot(t), Options{})
+	shape := Shape{
+		Lists: []List{{Path: "/l", ReadChildren: true}},
+		Derive: func(path string, data []byte) []string {
+			if string(data) == "boom" {
+				panic("bad data")
+			}
+			if strings.HasPrefix(path, "/l/") {
+				return []string{"/d/" + string(data)}
+			}
+			return nil
+		},
+	}
+	for _, p := range []string{"/l", "/d/x"} {
+		if err := c.CreateAll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []string{"a", "b"} {
+		data := "x"
+		if n == "b" {
+			data = "boom"
+		}
+		if _, err := c.Create("/l/"+n, []byte(data), 0, open); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, r := startMirror(t, c, shape)
+	waitFor(t, "load", 10*time.Second, func() bool { return r.resetCount() == 1 })
+	if _, ok := m.Get("/d/x"); !ok || m.Stats().Errors != 1 {
+		t.Fatalf("derived node missing or errors %d", m.Stats().Errors)
+	}
+	if _, ok := m.Get("/l/b"); !ok {
+		t.Fatal("the node whose Derive panicked is not mirrored")
+	}
 }
 
 func TestMirrorBadShape(t *testing.T) {

@@ -1,0 +1,247 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/ktopo/ktopo/assign"
+)
+
+// TopicRequest is a topic to create, as kafka-topics --create takes it.
+type TopicRequest struct {
+	Name string
+	// Partitions and ReplicationFactor place replicas with Kafka's
+	// AdminUtils; they are ignored when Assignment is set.
+	Partitions, ReplicationFactor int
+	// Assignment is a manual assignment (--replica-assignment).
+	Assignment assign.Assignment
+	// Config holds the overrides for /config/topics/<t>.
+	Config map[string]string
+	// RackAware is Enforced by default, Disabled with --disable-rack-aware.
+	RackAware RackAwareMode
+	// StartIndex and ReplicaShift fix AdminUtils' random choices (< 0: draw
+	// them, with Rand if set). See assign.Options.
+	StartIndex, ReplicaShift int
+	Rand                     *rand.Rand
+	// TopicID, when set, is written into the topic znode (what a 2.8+
+	// broker with IBP ≥ 2.8 does); empty lets the controller add one.
+	TopicID string
+}
+
+// TopicPlan is a validated topic creation: the assignment and the exact
+// znodes and JSON that creating it writes.
+type TopicPlan struct {
+	Name string
+	// Brokers are the registered brokers as AdminZkClient hands them to
+	// AdminUtils: sorted by id, rack mode applied. Registered keeps every
+	// known rack, for display.
+	Brokers, Registered []assign.Broker
+	// Manual is true for a --replica-assignment plan.
+	Manual bool
+	// Result is the assignment and the start index and shift that made it.
+	Result assign.Result
+	// Config is the overrides, written as ConfigJSON to ConfigPath.
+	Config     map[string]string
+	ConfigPath string
+	ConfigJSON []byte
+	// TopicPath and TopicJSON: the topic znode with the assignment.
+	TopicPath string
+	TopicJSON []byte
+}
+
+// Assignment is the planned assignment.
+func (p *TopicPlan) Assignment() assign.Assignment { return p.Result.Assignment }
+
+// PlanTopic validates req against the cluster and computes its assignment,
+// in kafka-topics' order (ZooKeeper mode): the config overrides (checked
+// when the options are parsed), then the brokers and AdminUtils' checks
+// (automatic placement: partitions, replication factor, racks), then
+// AdminZkClient.validateTopicCreate (name, deletion marker, existence,
+// collisions, assignment, config). Errors are *KafkaError.
+func PlanTopic(s *Snapshot, req TopicRequest) (*TopicPlan, error) {
+	if err := ValidateTopicConfig(req.Config); err != nil {
+		return nil, err
+	}
+	p := &TopicPlan{Name: req.Name, Registered: s.RegisteredBrokers(), Config: req.Config}
+	if req.Assignment != nil {
+		p.Manual = true
+		p.Result = assign.Result{Assignment: req.Assignment, StartIndex: -1, ReplicaShift: -1}
+		p.Brokers = p.Registered
+	} else {
+		brokers, err := s.BrokerMetadatas(req.RackAware, nil)
+		if err != nil {
+			return nil, err
+		}
+		p.Brokers = brokers
+		opts := assign.Options{StartIndex: req.StartIndex, ReplicaShift: req.ReplicaShift, StartPartition: -1, Rand: req.Rand}
+		res, err := assign.Assign(brokers, req.Partitions, req.ReplicationFactor, opts)
+		if err != nil {
+			return nil, asKafkaError(err)
+		}
+		p.Result = res
+	}
+	if err := ValidateTopicCreate(req.Name, p.Result.Assignment, req.Config, s); err != nil {
+		return nil, err
+	}
+	p.ConfigPath = TopicConfigPath(req.Name)
+	p.ConfigJSON = EncodeEntityConfig(req.Config)
+	p.TopicPath = TopicPath(req.Name)
+	p.TopicJSON = EncodeTopicAssignment(NewTopicAssignment(p.Result.Assignment, req.TopicID))
+	return p, nil
+}
+
+// ZK is what topic creation and deletion need from a ZooKeeper session,
+// with go-zookeeper's signatures (*zk.Conn and *zkwatch.Conn both fit).
+type ZK interface {
+	Exists(path string) (bool, *zk.Stat, error)
+	Multi(ops ...any) ([]zk.MultiResponse, error)
+}
+
+// CreateTopic writes the plan: the config znode (created, or set when an
+// orphan from an earlier crash exists) and the topic znode, in one
+// ZooKeeper multi, so that a crash or a race never leaves half a topic.
+// Missing parent containers are created in the same multi. When another
+// creator wins the race, it returns Kafka's TopicExistsException ("Topic
+// '<t>' already exists.") and nothing is written.
+func CreateTopic(z ZK, p *TopicPlan) error {
+	var lastErr error
+	// A concurrent writer can invalidate what we read (a config node
+	// appearing, a parent created); re-read and try again a few times.
+	for range 3 {
+		ops, err := createOps(z, p)
+		if err != nil {
+			return err
+		}
+		results, err := z.Multi(ops...)
+		if err == nil {
+			return nil
+		}
+		failed := failedOp(ops, results)
+		if cr, ok := failed.(*zk.CreateRequest); ok && cr.Path == p.TopicPath && errors.Is(err, zk.ErrNodeExists) {
+			return kafkaErr(ClassTopicExists, "Topic '"+p.Name+"' already exists.")
+		}
+		if !errors.Is(err, zk.ErrNodeExists) && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrBadVersion) {
+			return fmt.Errorf("create topic %s: %w", p.Name, err)
+		}
+		lastErr = err
+	}
+	return fmt.Errorf("create topic %s: concurrent changes to its znodes: %w", p.Name, lastErr)
+}
+
+// CreateOps returns the multi that CreateTopic would send now (for
+// --validate-only and the wizard's "what will be written" view).
+func CreateOps(z ZK, p *TopicPlan) ([]any, error) { return createOps(z, p) }
+
+func createOps(z ZK, p *TopicPlan) ([]any, error) {
+	acl := zk.WorldACL(zk.PermAll)
+	var ops []any
+	for _, dir := range []string{ConfigTopicsPath, BrokerTopicsPath} {
+		missing, err := missingParents(z, dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range missing {
+			ops = append(ops, &zk.CreateRequest{Path: m, Data: nil, Acl: acl})
+		}
+	}
+	ok, _, err := z.Exists(p.ConfigPath)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
+	}
+	if ok {
+		// An orphan config (a creator crashed between Kafka's two writes):
+		// Kafka overwrites it unconditionally.
+		ops = append(ops, &zk.SetDataRequest{Path: p.ConfigPath, Data: p.ConfigJSON, Version: -1})
+	} else {
+		ops = append(ops, &zk.CreateRequest{Path: p.ConfigPath, Data: p.ConfigJSON, Acl: acl})
+	}
+	ops = append(ops, &zk.CreateRequest{Path: p.TopicPath, Data: p.TopicJSON, Acl: acl})
+	return ops, nil
+}
+
+// missingParents returns dir and its ancestors that do not exist, top first.
+func missingParents(z ZK, dir string) ([]string, error) {
+	var missing []string
+	for d := dir; d != "/" && d != ""; d = d[:strings.LastIndexByte(d, '/')] {
+		ok, _, err := z.Exists(d)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", d, err)
+		}
+		if ok {
+			break
+		}
+		missing = append(missing, d)
+	}
+	slices.Reverse(missing)
+	return missing, nil
+}
+
+// failedOp returns the op whose result carries the multi's error.
+func failedOp(ops []any, results []zk.MultiResponse) any {
+	for i, r := range results {
+		if r.Error != nil && i < len(ops) {
+			return ops[i]
+		}
+	}
+	return nil
+}
+
+// DescribeOps renders multi ops as "create PATH DATA" / "set PATH DATA"
+// lines, for showing exactly what will be written.
+func DescribeOps(ops []any) []string {
+	out := make([]string, 0, len(ops))
+	for _, op := range ops {
+		switch o := op.(type) {
+		case *zk.CreateRequest:
+			out = append(out, "create "+o.Path+" "+dataText(o.Data))
+		case *zk.SetDataRequest:
+			out = append(out, "set    "+o.Path+" "+dataText(o.Data))
+		case *zk.DeleteRequest:
+			out = append(out, "delete "+o.Path)
+		case *zk.CheckVersionRequest:
+			out = append(out, "check  "+o.Path+" version "+strconv.Itoa(int(o.Version)))
+		}
+	}
+	return out
+}
+
+func dataText(b []byte) string {
+	if b == nil {
+		return "(no data)"
+	}
+	return string(b)
+}
+
+// DeleteTopic creates /admin/delete_topics/<t> (with missing parents) as
+// kafka-topics --delete does in ZooKeeper mode, after Kafka's checks
+// (ValidateTopicDelete). An existing marker gives the
+// TopicAlreadyMarkedForDeletionException kafka-topics reports as
+// "Topic <t> is already marked for deletion.".
+func DeleteTopic(z ZK, t string, existing ExistingTopics) error {
+	if err := ValidateTopicDelete(t, existing); err != nil {
+		return err
+	}
+	missing, err := missingParents(z, DeleteTopicsPath)
+	if err != nil {
+		return err
+	}
+	acl := zk.WorldACL(zk.PermAll)
+	var ops []any
+	for _, m := range missing {
+		ops = append(ops, &zk.CreateRequest{Path: m, Acl: acl})
+	}
+	ops = append(ops, &zk.CreateRequest{Path: DeleteTopicPath(t), Acl: acl})
+	if _, err := z.Multi(ops...); err != nil {
+		if errors.Is(err, zk.ErrNodeExists) {
+			return kafkaErr(ClassTopicAlreadyMarkedForDeletion, "topic "+t+" is already marked for deletion")
+		}
+		return fmt.Errorf("mark topic %s for deletion: %w", t, err)
+	}
+	return nil
+}

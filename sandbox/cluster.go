@@ -1,0 +1,466 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/ktopo/ktopo/zkwatch"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config describes a sandbox cluster.
+type Config struct {
+	// Connect is the ZooKeeper connect string, "host:port[,host:port…][/chroot]".
+	// The chroot is created when missing, as Kafka brokers do.
+	Connect string
+	// Brokers is the number of brokers (ids 1..Brokers); 0 means 6.
+	Brokers int
+	// Racks spreads the brokers round-robin over racks "rack-a",
+	// "rack-b", …; 0 gives brokers without rack information.
+	Racks int
+	// DemoTopics creates a few topics of different shapes after the
+	// brokers have registered (see DemoTopics).
+	DemoTopics bool
+	// Pace is a delay before each controller write batch, so that every
+	// transition can be watched; with a pace, new partitions are
+	// initialised one at a time. 0 runs as fast as possible. See SetPace.
+	Pace time.Duration
+	// CatchUpDelay is how long a follower fetches before its leader asks
+	// the controller to add it back to the ISR. 0 derives it from the pace:
+	// 300 ms + 3 × pace.
+	CatchUpDelay time.Duration
+	// AutoRebalanceInterval enables Kafka's automatic preferred leader
+	// election (auto.leader.rebalance.enable, imbalance > 10 %) checked
+	// every interval (first check after min(5 s, interval)); 0 disables it.
+	AutoRebalanceInterval time.Duration
+	// SessionTimeout of each broker's ZooKeeper session; 0 means 18 s
+	// (Kafka's zookeeper.session.timeout.ms).
+	SessionTimeout time.Duration
+	// ConnectTimeout bounds each session establishment; 0 means 10 s.
+	ConnectTimeout time.Duration
+	// Logger receives the brokers' and controllers' log lines (Kafka's
+	// wording); nil discards them.
+	Logger *slog.Logger
+}
+
+// Errors returned by Cluster.
+var (
+	// ErrNoController: no sandbox broker is the active controller (a broker
+	// of another cluster may be, or the election is still running).
+	ErrNoController = errors.New("sandbox: no sandbox broker is the active controller")
+	// ErrClosed: the cluster was closed.
+	ErrClosed = errors.New("sandbox: cluster closed")
+)
+
+// Cluster is a running sandbox: simulated brokers, each with its own
+// ZooKeeper session and controller module.
+type Cluster struct {
+	cfg Config
+	log *slog.Logger
+
+	mu      sync.Mutex
+	brokers map[int]*broker // running incarnations
+	racks   map[int]string
+	nextInc uint64
+	closed  bool
+	// ops serialises Kill/Restart/MoveController/Close.
+	ops sync.Mutex
+
+	// admin is a client session (not a broker's) for the demo topics and
+	// Status.
+	admin *zkwatch.Conn
+
+	active    atomic.Pointer[controller]
+	clusterID atomic.Value // string
+
+	pace        atomic.Int64
+	paceMu      sync.Mutex
+	paceChanged chan struct{}
+}
+
+// Start starts cfg.Brokers brokers on cfg.Connect, one after the other,
+// each running Kafka's startup writes, registration and controller
+// election (on an empty cluster broker 1 becomes the controller with epoch
+// 1), then creates the demo topics when asked. It returns once every
+// broker is registered; the controller works on in the background.
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	if cfg.Brokers == 0 {
+		cfg.Brokers = 6
+	}
+	switch {
+	case cfg.Brokers < 0 || cfg.Brokers > 1000:
+		return nil, fmt.Errorf("sandbox: Brokers must be between 1 and 1000, not %d", cfg.Brokers)
+	case cfg.Racks < 0:
+		return nil, fmt.Errorf("sandbox: Racks must not be negative, not %d", cfg.Racks)
+	case cfg.Pace < 0 || cfg.CatchUpDelay < 0 || cfg.AutoRebalanceInterval < 0:
+		return nil, errors.New("sandbox: durations must not be negative")
+	}
+	if _, err := zkwatch.ParseConnectString(cfg.Connect); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	if cfg.SessionTimeout == 0 {
+		cfg.SessionTimeout = 18 * time.Second
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	cl := &Cluster{cfg: cfg, log: cfg.Logger, brokers: map[int]*broker{}, racks: map[int]string{},
+		paceChanged: make(chan struct{})}
+	if cl.log == nil {
+		cl.log = discardLogger()
+	}
+	cl.pace.Store(int64(cfg.Pace))
+	cl.clusterID.Store("")
+	for id := 1; id <= cfg.Brokers; id++ {
+		if cfg.Racks > 0 {
+			cl.racks[id] = RackName((id - 1) % cfg.Racks)
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
+	admin, err := connectSession(actx, cfg.Connect, dialOptions{sessionTimeout: cfg.SessionTimeout, logger: cl.log})
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	cl.admin = admin
+	for id := 1; id <= cfg.Brokers; id++ {
+		if err := cl.startBroker(ctx, id); err != nil {
+			_ = cl.Close()
+			return nil, err
+		}
+	}
+	if cfg.DemoTopics {
+		if err := cl.createDemoTopics(ctx); err != nil {
+			_ = cl.Close()
+			return nil, err
+		}
+	}
+	return cl, nil
+}
+
+// RackName is the name of the i-th rack (from 0): "rack-a" … "rack-z",
+// then "rack-aa", "rack-ab", ….
+func RackName(i int) string {
+	s := ""
+	for {
+		s = string(rune('a'+i%26)) + s
+		i = i/26 - 1
+		if i < 0 {
+			return "rack-" + s
+		}
+	}
+}
+
+func (cl *Cluster) startBroker(ctx context.Context, id int) error {
+	cl.mu.Lock()
+	if cl.closed {
+		cl.mu.Unlock()
+		return ErrClosed
+	}
+	cl.nextInc++
+	b := newBroker(cl, id, cl.racks[id], cl.nextInc)
+	// Known before it registers, so that the controller's first requests
+	// to it are delivered.
+	cl.brokers[id] = b
+	cl.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, cl.cfg.ConnectTimeout)
+	defer cancel()
+	if err := b.start(ctx); err != nil {
+		cl.mu.Lock()
+		if cl.brokers[id] == b {
+			delete(cl.brokers, id)
+		}
+		cl.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// Kill crashes broker id: its ZooKeeper session is closed at once, so its
+// registration (and /controller, if it was the controller) disappears
+// immediately, and its goroutines stop without another write.
+func (cl *Cluster) Kill(id int) error {
+	cl.ops.Lock()
+	defer cl.ops.Unlock()
+	cl.mu.Lock()
+	if cl.closed {
+		cl.mu.Unlock()
+		return ErrClosed
+	}
+	b := cl.brokers[id]
+	if b == nil {
+		cl.mu.Unlock()
+		if !cl.known(id) {
+			return fmt.Errorf("sandbox: there is no broker %d (brokers are 1..%d)", id, cl.cfg.Brokers)
+		}
+		return fmt.Errorf("sandbox: broker %d is not running", id)
+	}
+	delete(cl.brokers, id)
+	cl.mu.Unlock()
+	b.log.Info("killed")
+	b.kill()
+	return nil
+}
+
+// Restart starts broker id again with a new session: it registers anew
+// (a new broker epoch) and takes part in controller elections.
+func (cl *Cluster) Restart(id int) error {
+	cl.ops.Lock()
+	defer cl.ops.Unlock()
+	if !cl.known(id) {
+		return fmt.Errorf("sandbox: there is no broker %d (brokers are 1..%d)", id, cl.cfg.Brokers)
+	}
+	cl.mu.Lock()
+	running := cl.brokers[id] != nil
+	closed := cl.closed
+	cl.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case running:
+		return fmt.Errorf("sandbox: broker %d is already running", id)
+	}
+	return cl.startBroker(context.Background(), id)
+}
+
+func (cl *Cluster) known(id int) bool { return id >= 1 && id <= cl.cfg.Brokers }
+
+// Running reports whether the sandbox runs broker id now (it is one of
+// 1..N and not killed).
+func (cl *Cluster) Running(id int) bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.brokers[id] != nil
+}
+
+// MoveController makes the active controller resign (a fenced delete of
+// /controller) and sit out the next election, so that another broker
+// becomes controller with the next epoch. It waits (up to 10 s) for the
+// new controller.
+func (cl *Cluster) MoveController() error {
+	cl.ops.Lock()
+	defer cl.ops.Unlock()
+	if cl.isClosed() {
+		return ErrClosed
+	}
+	c := cl.activeController()
+	if c == nil {
+		return ErrNoController
+	}
+	cl.mu.Lock()
+	others := len(cl.brokers) - 1
+	cl.mu.Unlock()
+	if others < 1 {
+		return fmt.Errorf("sandbox: broker %d is the only running broker; no other broker can take over", c.b.id)
+	}
+	reply := make(chan error, 1)
+	c.events.push(&evMoveController{reply: reply})
+	select {
+	case err := <-reply:
+		if err != nil {
+			return err
+		}
+	case <-c.b.stop:
+		return ErrNoController
+	case <-time.After(30 * time.Second):
+		return errors.New("sandbox: the controller did not answer within 30s")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if n := cl.activeController(); n != nil && n != c {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return errors.New("sandbox: the controller resigned but no broker took over within 10s")
+}
+
+// ElectionSummary is the outcome of ElectPreferred.
+type ElectionSummary struct {
+	// Elected partitions now led by their preferred replica.
+	Elected int
+	// NotNeeded partitions were already led by it (ELECTION_NOT_NEEDED).
+	NotNeeded int
+	// Failed partitions, one line each: "orders-3: PREFERRED_LEADER_NOT_AVAILABLE: …".
+	Failed []string
+}
+
+// String is a one-line summary: "3 elected, 5 not needed, 1 failed".
+func (s ElectionSummary) String() string {
+	return fmt.Sprintf("%d elected, %d not needed, %d failed", s.Elected, s.NotNeeded, len(s.Failed))
+}
+
+// ElectPreferred runs a preferred leader election (as Kafka's Admin API
+// electLeaders(PREFERRED) does) for every partition of topic, or of all
+// topics when topic is "". It waits for the controller's answer (with a
+// pace set, the election itself is paced).
+func (cl *Cluster) ElectPreferred(topic string) (ElectionSummary, error) {
+	var sum ElectionSummary
+	if cl.isClosed() {
+		return sum, ErrClosed
+	}
+	c := cl.activeController()
+	if c == nil {
+		return sum, ErrNoController
+	}
+	reply := make(chan electionReply, 1)
+	c.events.push(&evReplicaLeaderElection{trigger: adminClientTriggered, topic: topic, reply: reply})
+	var r electionReply
+	select {
+	case r = <-reply:
+	case <-c.b.stop:
+		return sum, ErrNoController
+	}
+	if r.err != nil {
+		return sum, r.err
+	}
+	for _, p := range sortedTPs(r.results) {
+		o := r.results[p]
+		switch o.err {
+		case errNone:
+			sum.Elected++
+		case errElectionNotNeeded:
+			sum.NotNeeded++
+		default:
+			line := p.String() + ": " + o.err.String()
+			if o.msg != "" {
+				line += ": " + o.msg
+			}
+			sum.Failed = append(sum.Failed, line)
+		}
+	}
+	return sum, nil
+}
+
+// SetPace changes the pace at run time; a pause in progress is shortened
+// or lengthened at once.
+func (cl *Cluster) SetPace(d time.Duration) {
+	if d < 0 {
+		d = 0
+	}
+	cl.pace.Store(int64(d))
+	cl.paceMu.Lock()
+	close(cl.paceChanged)
+	cl.paceChanged = make(chan struct{})
+	cl.paceMu.Unlock()
+}
+
+// Pace returns the current pace.
+func (cl *Cluster) Pace() time.Duration { return time.Duration(cl.pace.Load()) }
+
+func (cl *Cluster) catchUpDelay() time.Duration {
+	if cl.cfg.CatchUpDelay > 0 {
+		return cl.cfg.CatchUpDelay
+	}
+	return 300*time.Millisecond + 3*cl.Pace()
+}
+
+// pause waits for the pace (re-read when it changes) or until stop closes.
+func (cl *Cluster) pause(stop <-chan struct{}) error {
+	start := time.Now()
+	for {
+		d := cl.Pace() - time.Since(start)
+		if d <= 0 {
+			return nil
+		}
+		cl.paceMu.Lock()
+		changed := cl.paceChanged
+		cl.paceMu.Unlock()
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-changed:
+			t.Stop()
+		case <-stop:
+			t.Stop()
+			return errStopped
+		}
+	}
+}
+
+// Close stops every broker: first all their goroutines (so none reacts to
+// another's departure), then their sessions, whose ephemeral znodes
+// disappear. Nothing else is written. Close is idempotent.
+func (cl *Cluster) Close() error {
+	cl.ops.Lock()
+	defer cl.ops.Unlock()
+	cl.mu.Lock()
+	if cl.closed {
+		cl.mu.Unlock()
+		return nil
+	}
+	cl.closed = true
+	bs := make([]*broker, 0, len(cl.brokers))
+	for _, id := range sortedInts(cl.brokers) {
+		bs = append(bs, cl.brokers[id])
+	}
+	cl.brokers = map[int]*broker{}
+	cl.mu.Unlock()
+	for _, b := range bs {
+		b.halt()
+	}
+	for _, b := range bs {
+		b.waitStopped(5 * time.Second)
+	}
+	for _, b := range bs {
+		if b.conn != nil {
+			b.conn.Close()
+		}
+	}
+	for _, b := range bs {
+		b.wg.Wait()
+		b.cleanup()
+	}
+	cl.admin.Close()
+	return nil
+}
+
+func (cl *Cluster) isClosed() bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.closed
+}
+
+func (cl *Cluster) setClusterID(id string) { cl.clusterID.Store(id) }
+
+func (cl *Cluster) setActive(c *controller) { cl.active.Store(c) }
+
+func (cl *Cluster) clearActive(c *controller) { cl.active.CompareAndSwap(c, nil) }
+
+// activeController returns the sandbox's active controller, if any.
+func (cl *Cluster) activeController() *controller {
+	c := cl.active.Load()
+	if c == nil || c.b.stopped() {
+		return nil
+	}
+	return c
+}
+
+// deliver hands a request to the running incarnation of broker id;
+// requests to a stopped broker are dropped.
+func (cl *Cluster) deliver(id int, m brokerMsg) {
+	cl.mu.Lock()
+	b := cl.brokers[id]
+	cl.mu.Unlock()
+	if b != nil && !b.stopped() {
+		b.inbox.push(m)
+	}
+}
+
+// brokerAlive reports whether incarnation inc of broker id still runs.
+func (cl *Cluster) brokerAlive(id int, inc uint64) bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	b := cl.brokers[id]
+	return b != nil && b.inc == inc && !b.stopped()
+}
+
+// runningIDs returns the ids of running brokers.
+func (cl *Cluster) runningIDs() []int {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return sortedInts(cl.brokers)
+}

@@ -1,0 +1,67 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/live"
+)
+
+// DemoTopic is one topic Config.DemoTopics creates.
+type DemoTopic struct {
+	Name              string
+	Partitions        int
+	ReplicationFactor int // capped at the number of brokers
+	Config            map[string]string
+}
+
+// DemoTopics returns the demo topics: a few shapes, with and without
+// config overrides, and the internal __consumer_offsets topic with the
+// partitions and configs a 3.x broker gives it.
+func DemoTopics() []DemoTopic {
+	return []DemoTopic{
+		{Name: "orders", Partitions: 12, ReplicationFactor: 3, Config: map[string]string{}},
+		{Name: "payments", Partitions: 6, ReplicationFactor: 3, Config: map[string]string{"min.insync.replicas": "2"}},
+		{Name: "clicks", Partitions: 24, ReplicationFactor: 2, Config: map[string]string{"retention.ms": "86400000"}},
+		{Name: "audit-log", Partitions: 3, ReplicationFactor: 3, Config: map[string]string{"cleanup.policy": "compact"}},
+		{Name: "__consumer_offsets", Partitions: 50, ReplicationFactor: 3, Config: map[string]string{
+			"cleanup.policy": "compact", "compression.type": "producer", "segment.bytes": "104857600"}},
+	}
+}
+
+// createDemoTopics creates the demo topics that do not exist yet through
+// ktopo's own creation pipeline (cluster.PlanTopic and cluster.CreateTopic,
+// as "ktopo topics create" does): Kafka's rack-aware assignment with a
+// random start on the registered brokers sorted by id, the config and topic
+// znodes in one multi, no topic id (the controller adds one), from the
+// cluster's client session (not a broker's).
+func (cl *Cluster) createDemoTopics(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, cl.cfg.ConnectTimeout)
+	defer cancel()
+	for _, t := range DemoTopics() {
+		// A fresh snapshot per topic: the validation sees the topics made
+		// just before.
+		snap, err := live.Load(ctx, cl.admin, cluster.ModelOptions{})
+		if err != nil {
+			return fmt.Errorf("sandbox: read the cluster: %w", err)
+		}
+		rf := min(t.ReplicationFactor, len(snap.RegisteredBrokers()))
+		plan, err := cluster.PlanTopic(snap, cluster.TopicRequest{Name: t.Name, Partitions: t.Partitions,
+			ReplicationFactor: rf, Config: t.Config, RackAware: cluster.RackAwareEnforced, StartIndex: -1, ReplicaShift: -1})
+		if cluster.ErrorClass(err) == cluster.ClassTopicExists {
+			cl.log.Info(fmt.Sprintf("demo topic %s already exists", t.Name))
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("sandbox: demo topic %s: %w", t.Name, err)
+		}
+		if err := cluster.CreateTopic(cl.admin, plan); err != nil {
+			if cluster.ErrorClass(err) == cluster.ClassTopicExists {
+				continue
+			}
+			return fmt.Errorf("sandbox: create demo topic %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,748 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/cluster"
+)
+
+// ---------------------------------------------------------------------------
+// Brokers (spec §4.7)
+
+func (c *controller) processBrokerChange() error {
+	if !c.isActive() {
+		return nil
+	}
+	cur, err := c.getAllBrokerAndEpochsInCluster()
+	if err != nil {
+		return err
+	}
+	var newIDs, deadIDs, bouncedIDs []int
+	for id, epoch := range cur {
+		known, ok := c.cc.liveBrokers[id]
+		switch {
+		case !ok:
+			newIDs = append(newIDs, id)
+		case epoch > known:
+			bouncedIDs = append(bouncedIDs, id)
+		}
+	}
+	for id := range c.cc.liveBrokers {
+		if _, ok := cur[id]; !ok {
+			deadIDs = append(deadIDs, id)
+		}
+	}
+	slices.Sort(newIDs)
+	slices.Sort(deadIDs)
+	slices.Sort(bouncedIDs)
+	c.log.Info(fmt.Sprintf("Newly added brokers: %s, deleted brokers: %s, bounced brokers: %s, all live brokers: %s",
+		joinInts(newIDs), joinInts(deadIDs), joinInts(bouncedIDs), joinInts(sortedInts(cur))))
+	if len(newIDs) > 0 {
+		for _, id := range newIDs {
+			c.cc.liveBrokers[id] = cur[id]
+		}
+		if err := c.onBrokerStartup(newIDs); err != nil {
+			return err
+		}
+	}
+	if len(bouncedIDs) > 0 {
+		for _, id := range bouncedIDs {
+			delete(c.cc.liveBrokers, id)
+		}
+		if err := c.onBrokerFailure(bouncedIDs); err != nil {
+			return err
+		}
+		for _, id := range bouncedIDs {
+			c.cc.liveBrokers[id] = cur[id]
+		}
+		if err := c.onBrokerStartup(bouncedIDs); err != nil {
+			return err
+		}
+	}
+	if len(deadIDs) > 0 {
+		for _, id := range deadIDs {
+			delete(c.cc.liveBrokers, id)
+		}
+		if err := c.onBrokerFailure(deadIDs); err != nil {
+			return err
+		}
+	}
+	if len(newIDs)+len(deadIDs)+len(bouncedIDs) > 0 {
+		c.log.Info(fmt.Sprintf("Updated broker epochs cache: %s", brokerEpochsString(c.cc.liveBrokers)))
+	}
+	return nil
+}
+
+func (c *controller) onBrokerStartup(ids []int) error {
+	c.log.Info(fmt.Sprintf("New broker startup callback for %s", joinInts(ids)))
+	set := map[int]bool{}
+	for _, id := range ids {
+		set[id] = true
+	}
+	replicas := c.cc.replicasOnBrokers(set)
+	if err := c.rsmHandleStateChanges(replicas, onlineReplica); err != nil {
+		return err
+	}
+	if _, err := c.triggerOnlinePartitionStateChange(); err != nil {
+		return err
+	}
+	var deleting []string
+	for _, r := range replicas {
+		if c.cc.isTopicQueuedUpForDeletion(r.topic) && !slices.Contains(deleting, r.topic) {
+			deleting = append(deleting, r.topic)
+		}
+	}
+	if len(deleting) > 0 {
+		c.log.Info(fmt.Sprintf("Some replicas %s for topics scheduled for deletion %s are on the newly restarted brokers %s. Signaling restart of topic deletion for these topics",
+			replicasString(replicas, deleting), joinStrings(deleting), joinInts(ids)))
+		if err := c.resumeDeletionForTopics(deleting); err != nil {
+			return err
+		}
+	}
+	return c.registerBrokerModificationsHandler(ids)
+}
+
+func replicasString(rs []replicaKey, topics []string) string {
+	var parts []string
+	for _, r := range rs {
+		if slices.Contains(topics, r.topic) {
+			parts = append(parts, r.String())
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func (c *controller) onBrokerFailure(ids []int) error {
+	c.log.Info(fmt.Sprintf("Broker failure callback for %s", joinInts(ids)))
+	set := map[int]bool{}
+	for _, id := range ids {
+		set[id] = true
+	}
+	if err := c.onReplicasBecomeOffline(c.cc.replicasOnBrokers(set)); err != nil {
+		return err
+	}
+	c.unregisterBrokerModificationsHandler(ids)
+	return nil
+}
+
+// onReplicasBecomeOffline: partitions led by an offline replica go
+// OfflinePartition, New/Offline partitions are elected (Offline strategy),
+// then the offline replicas go OfflineReplica (removed from the ISRs).
+func (c *controller) onReplicasBecomeOffline(rs []replicaKey) error {
+	var forDeletion, notForDeletion []replicaKey
+	for _, r := range rs {
+		if c.cc.isTopicQueuedUpForDeletion(r.topic) {
+			forDeletion = append(forDeletion, r)
+		} else {
+			notForDeletion = append(notForDeletion, r)
+		}
+	}
+	if _, err := c.psmHandleStateChanges(c.cc.partitionsWithOfflineLeader(), offlinePartition, nil); err != nil {
+		return err
+	}
+	if _, err := c.triggerOnlinePartitionStateChange(); err != nil {
+		return err
+	}
+	if err := c.rsmHandleStateChanges(notForDeletion, offlineReplica); err != nil {
+		return err
+	}
+	if len(forDeletion) > 0 {
+		return c.failReplicaDeletion(forDeletion)
+	}
+	return nil
+}
+
+func (c *controller) processBrokerModification(id int) error {
+	if !c.isActive() {
+		return nil
+	}
+	// Reading re-arms the watch; sandbox brokers never change their
+	// endpoints, so there is nothing to propagate.
+	_, _, err := c.get(cluster.BrokerIDPath(id))
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	return err
+}
+
+// ---------------------------------------------------------------------------
+// Topics (spec §4.6)
+
+// topicAssignment is a decoded topic znode.
+type topicAssignment struct {
+	topic      string
+	topicID    string
+	partitions map[int][]int
+	adding     map[int][]int
+	removing   map[int][]int
+}
+
+func (c *controller) getReplicaAssignmentAndTopicIDForTopics(topics []string) ([]topicAssignment, error) {
+	paths := make([]string, len(topics))
+	for i, t := range topics {
+		paths[i] = cluster.TopicPath(t)
+	}
+	reads, err := c.getMany(paths, true)
+	if err != nil {
+		return nil, err
+	}
+	var out []topicAssignment
+	for i, r := range reads {
+		if r.err != nil {
+			if errors.Is(r.err, zk.ErrNoNode) {
+				continue
+			}
+			return nil, r.err
+		}
+		a, err := cluster.DecodeTopicAssignment(r.data)
+		if err != nil {
+			c.log.Error(fmt.Sprintf("Failed to decode the assignment of topic %s", topics[i]), "err", err)
+			continue
+		}
+		out = append(out, topicAssignment{topic: topics[i], topicID: a.TopicID,
+			partitions: a.Partitions, adding: a.AddingReplicas, removing: a.RemovingReplicas})
+	}
+	return out, nil
+}
+
+// processTopicIDs gives every topic without a topic_id one, rewriting its
+// znode (fenced, any version) before its partitions are created
+// (KafkaController.processTopicIds with IBP ≥ 2.8).
+func (c *controller) processTopicIDs(as []topicAssignment) error {
+	var ops []any
+	var idx []int
+	for i := range as {
+		if as[i].topicID != "" {
+			continue
+		}
+		as[i].topicID = cluster.NewTopicID().String()
+		a := cluster.TopicAssignment{Version: 3, Partitions: as[i].partitions, AddingReplicas: as[i].adding,
+			RemovingReplicas: as[i].removing, TopicID: as[i].topicID}
+		ops = append(ops, &zk.SetDataRequest{Path: cluster.TopicPath(as[i].topic), Data: cluster.EncodeTopicAssignment(a), Version: -1})
+		idx = append(idx, i)
+	}
+	if len(ops) > 0 {
+		errs, err := c.runBatched(ops)
+		if err != nil {
+			return err
+		}
+		for j, e := range errs {
+			if e != nil {
+				return fmt.Errorf("set topic id of %s: %w", as[idx[j]].topic, e)
+			}
+		}
+	}
+	for _, a := range as {
+		c.cc.topicIDs[a.topic] = a.topicID
+	}
+	return nil
+}
+
+func (c *controller) processTopicChange() error {
+	if !c.isActive() {
+		return nil
+	}
+	topics, err := c.children(cluster.BrokerTopicsPath)
+	if err != nil {
+		return err
+	}
+	now := map[string]bool{}
+	for _, t := range topics {
+		now[t] = true
+	}
+	var added, deleted []string
+	for _, t := range topics {
+		if !c.cc.allTopics[t] {
+			added = append(added, t)
+		}
+	}
+	for _, t := range sortedKeys(c.cc.allTopics) {
+		if !now[t] {
+			deleted = append(deleted, t)
+		}
+	}
+	slices.Sort(added)
+	c.cc.allTopics = now
+	c.registerPartitionModificationsHandlers(added)
+	assignments, err := c.getReplicaAssignmentAndTopicIDForTopics(added)
+	if err != nil {
+		return err
+	}
+	for _, t := range deleted {
+		c.cc.removeTopic(t)
+	}
+	if err := c.processTopicIDs(assignments); err != nil {
+		return err
+	}
+	var newPartitions []tp
+	for _, a := range assignments {
+		for p, r := range a.partitions {
+			c.cc.setAssignment(tp{a.topic, p}, r)
+			newPartitions = append(newPartitions, tp{a.topic, p})
+		}
+	}
+	slices.SortFunc(newPartitions, compareTP)
+	c.log.Info(fmt.Sprintf("New topics: [Set(%s)], deleted topics: [Set(%s)]", joinStrings(added), joinStrings(deleted)))
+	if len(newPartitions) > 0 {
+		return c.onNewPartitionCreation(newPartitions)
+	}
+	return nil
+}
+
+func (c *controller) processPartitionModifications(topic string) error {
+	if !c.isActive() {
+		return nil
+	}
+	as, err := c.getReplicaAssignmentAndTopicIDForTopics([]string{topic})
+	if err != nil || len(as) == 0 {
+		return err
+	}
+	a := as[0]
+	var toAdd []tp
+	for p := range a.partitions {
+		if c.cc.replicas(tp{topic, p}) == nil {
+			toAdd = append(toAdd, tp{topic, p})
+		}
+	}
+	slices.SortFunc(toAdd, compareTP)
+	if c.cc.isTopicQueuedUpForDeletion(topic) {
+		if len(toAdd) > 0 {
+			ids := make([]string, len(toAdd))
+			for i, p := range toAdd {
+				ids[i] = strconv.Itoa(p.partition)
+			}
+			c.log.Warn(fmt.Sprintf("Skipping adding partitions %s for topic %s since it is currently being deleted", strings.Join(ids, ","), topic))
+			return c.restorePartitionReplicaAssignment(topic, a)
+		}
+		c.log.Info("Ignoring partition change during topic deletion as no new partitions are added")
+		return nil
+	}
+	if len(toAdd) == 0 {
+		return nil
+	}
+	c.log.Info(fmt.Sprintf("New partitions to be added %s", tpsString(toAdd)))
+	for _, p := range toAdd {
+		c.cc.setAssignment(p, a.partitions[p.partition])
+	}
+	return c.onNewPartitionCreation(toAdd)
+}
+
+// restorePartitionReplicaAssignment writes back the assignment of the
+// partitions that have a znode under partitions/, dropping new ones.
+func (c *controller) restorePartitionReplicaAssignment(topic string, a topicAssignment) error {
+	c.log.Info(fmt.Sprintf("Restoring the partition replica assignment for topic %s", topic))
+	kids, err := c.children(cluster.TopicPartitionsPath(topic))
+	if err != nil {
+		return err
+	}
+	parts := map[int][]int{}
+	for p := range a.partitions {
+		if slices.Contains(kids, strconv.Itoa(p)) {
+			parts[p] = c.cc.replicas(tp{topic, p})
+		}
+	}
+	ta := cluster.TopicAssignment{Version: 3, Partitions: parts, AddingReplicas: map[int][]int{},
+		RemovingReplicas: map[int][]int{}, TopicID: c.cc.topicIDs[topic]}
+	_, err = c.fenced(&zk.SetDataRequest{Path: cluster.TopicPath(topic), Data: cluster.EncodeTopicAssignment(ta), Version: -1})
+	return err
+}
+
+// onNewPartitionCreation: New → NewReplica → Online (initialise) →
+// OnlineReplica (spec §4.6).
+func (c *controller) onNewPartitionCreation(ps []tp) error {
+	c.log.Info(fmt.Sprintf("New partition creation callback for %s", tpsString(ps)))
+	if _, err := c.psmHandleStateChanges(ps, newPartition, nil); err != nil {
+		return err
+	}
+	if err := c.rsmHandleStateChanges(c.cc.replicasForPartitions(ps), newReplica); err != nil {
+		return err
+	}
+	if _, err := c.psmHandleStateChanges(ps, onlinePartition, &offlineElection); err != nil {
+		return err
+	}
+	return c.rsmHandleStateChanges(c.cc.replicasForPartitions(ps), onlineReplica)
+}
+
+// ---------------------------------------------------------------------------
+// Notifications
+
+// deleteNotifications lists path's children (re-arming the watch) and
+// deletes them, fenced; only those selected by keep when it is not nil.
+func (c *controller) deleteNotifications(path string, names []string) ([]string, error) {
+	if names == nil {
+		kids, err := c.children(path)
+		if err != nil {
+			return nil, err
+		}
+		names = kids
+	}
+	slices.Sort(names)
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = path + "/" + n
+	}
+	return names, c.fencedDeletes(paths)
+}
+
+// processIsrChangeNotification handles isr_change_<seq> nodes written by
+// leaders running an old IBP (the sandbox's own leaders use
+// AlterPartition): refresh the cache from the state znodes, then delete
+// the notifications.
+func (c *controller) processIsrChangeNotification() error {
+	if !c.isActive() {
+		return nil
+	}
+	kids, err := c.children(cluster.IsrChangeNotificationPath)
+	if err != nil || len(kids) == 0 {
+		return err
+	}
+	slices.Sort(kids)
+	paths := make([]string, len(kids))
+	for i, k := range kids {
+		paths[i] = cluster.IsrChangeNotificationPath + "/" + k
+	}
+	reads, err := c.getMany(paths, false)
+	if err != nil {
+		return err
+	}
+	var ps []tp
+	for _, r := range reads {
+		if r.err != nil {
+			continue
+		}
+		n, err := cluster.DecodeIsrChangeNotification(r.data)
+		if err != nil {
+			continue
+		}
+		for _, x := range n.Partitions {
+			p := tp{x.Topic, x.Partition}
+			if !slices.Contains(ps, p) && c.cc.replicas(p) != nil {
+				ps = append(ps, p)
+			}
+		}
+	}
+	if err := c.updateLeaderAndIsrCache(ps); err != nil {
+		return err
+	}
+	_, err = c.deleteNotifications(cluster.IsrChangeNotificationPath, kids)
+	return err
+}
+
+// processLogDirEventNotification deletes log_dir_event_<seq> nodes (the
+// sandbox's brokers have no log directories to fail).
+func (c *controller) processLogDirEventNotification() error {
+	if !c.isActive() {
+		return nil
+	}
+	kids, err := c.children(cluster.LogDirEventNotificationPath)
+	if err != nil || len(kids) == 0 {
+		return err
+	}
+	c.log.Info(fmt.Sprintf("Deleting log dir event notifications %s (log directory failures are not simulated)", joinStrings(kids)))
+	_, err = c.deleteNotifications(cluster.LogDirEventNotificationPath, kids)
+	return err
+}
+
+func (c *controller) processPartitionReassignment() error {
+	if !c.isActive() {
+		return nil
+	}
+	c.warnReassignment()
+	return nil
+}
+
+func (c *controller) warnReassignment() {
+	c.log.Warn(fmt.Sprintf("%s exists: partition reassignment is not simulated by the sandbox; the node is left untouched",
+		cluster.ReassignPartitionsPath))
+}
+
+// ---------------------------------------------------------------------------
+// Preferred replica election (spec §4.11)
+
+func (c *controller) processReplicaLeaderElection(e *evReplicaLeaderElection) error {
+	reply := func(r electionReply) {
+		if e.reply != nil {
+			e.reply <- r
+		}
+	}
+	if !c.isActive() {
+		reply(electionReply{err: ErrNoController})
+		return nil
+	}
+	var partitions []tp
+	if e.trigger == adminClientTriggered {
+		if e.topic == "" {
+			partitions = c.cc.allPartitions()
+		} else if partitions = c.cc.partitionsForTopic(e.topic); len(partitions) == 0 {
+			reply(electionReply{err: fmt.Errorf("sandbox: topic %q does not exist", e.topic)})
+			return nil
+		}
+	} else {
+		ok, _, err := c.exists(cluster.PreferredReplicaElectionPath)
+		if err != nil || !ok {
+			return err
+		}
+		data, _, err := c.get(cluster.PreferredReplicaElectionPath)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n, err := cluster.DecodePreferredReplicaElection(data)
+		if err != nil {
+			return err
+		}
+		for _, x := range n.Partitions {
+			if p := (tp{x.Topic, x.Partition}); !slices.Contains(partitions, p) {
+				partitions = append(partitions, p)
+			}
+		}
+	}
+	results := map[tp]electionOutcome{}
+	var electable []tp
+	for _, p := range partitions {
+		replicas := c.cc.replicas(p)
+		switch {
+		case replicas == nil:
+			c.log.Info(fmt.Sprintf("Skipping replica leader election (PREFERRED) for partition %s by %s since it doesn't exist.", p, e.trigger))
+			results[p] = electionOutcome{err: errUnknownTopicOrPartition, msg: "The partition does not exist."}
+		case c.cc.isTopicQueuedUpForDeletion(p.topic):
+			c.log.Warn(fmt.Sprintf("Skipping replica leader election (PREFERRED) for partitions %s by %s since the respective topics are being deleted", p, e.trigger))
+			results[p] = electionOutcome{err: errInvalidTopic, msg: "The topic is being deleted"}
+		default:
+			l, ok := c.cc.leadership[p]
+			switch {
+			case !ok:
+				// Not initialised yet (Kafka's controller would fail the
+				// whole request on the missing leadership here).
+				results[p] = electionOutcome{err: errPreferredLeaderNotAvailable,
+					msg: fmt.Sprintf("LeaderAndIsr information doesn't exist for partition %s in %s state", p, c.cc.partitionStates[p])}
+			case l.leader == replicas[0]:
+				results[p] = electionOutcome{leader: l.leader, err: errElectionNotNeeded}
+			default:
+				electable = append(electable, p)
+			}
+		}
+	}
+	outcome, err := c.onReplicaElection(electable, e.trigger)
+	if err != nil {
+		reply(electionReply{err: err})
+		return err
+	}
+	for _, p := range electable {
+		r, ok := outcome[p]
+		switch {
+		case !ok:
+			results[p] = electionOutcome{err: errPreferredLeaderNotAvailable,
+				msg: fmt.Sprintf("Failed to elect leader for partition %s under strategy %s", p, preferredElection)}
+		case r.err != nil:
+			results[p] = electionOutcome{err: errPreferredLeaderNotAvailable, msg: r.err.Error()}
+		default:
+			results[p] = electionOutcome{leader: r.li.leader}
+		}
+	}
+	reply(electionReply{results: results})
+	return nil
+}
+
+// onReplicaElection runs a preferred election; ZooKeeper-triggered runs
+// then delete /admin/preferred_replica_election (fenced) and re-arm its
+// existence watch.
+func (c *controller) onReplicaElection(ps []tp, trigger electionTrigger) (map[tp]electionResult, error) {
+	c.log.Info(fmt.Sprintf("Starting replica leader election (PREFERRED) for partitions %s triggered by %s", tpsString(ps), trigger))
+	results, err := c.psmHandleStateChanges(ps, onlinePartition, &preferredElection)
+	if err != nil {
+		return nil, err
+	}
+	if trigger != autoTriggered {
+		for _, p := range ps {
+			if r, ok := results[p]; ok && r.err != nil {
+				c.log.Error(fmt.Sprintf("Error completing replica leader election (PREFERRED) for partition %s", p), "err", r.err)
+			}
+		}
+	}
+	if trigger != adminClientTriggered {
+		for _, p := range ps {
+			l := c.cc.leadership[p]
+			if replicas := c.cc.replicas(p); len(replicas) > 0 && l.leader == replicas[0] {
+				c.log.Info(fmt.Sprintf("Partition %s completed preferred replica leader election. New leader is %d", p, replicas[0]))
+			} else if len(replicas) > 0 {
+				c.log.Warn(fmt.Sprintf("Partition %s failed to complete preferred replica leader election to %d. Leader is still %d", p, replicas[0], l.leader))
+			}
+		}
+		if trigger == zkTriggered {
+			if err := c.fencedDeletes([]string{cluster.PreferredReplicaElectionPath}); err != nil {
+				return nil, err
+			}
+			c.events.push(&evReplicaLeaderElection{trigger: zkTriggered})
+		}
+	}
+	return results, nil
+}
+
+// fetchPendingPreferredReplicaElections reads the partitions named in
+// /admin/preferred_replica_election that still need an election.
+func (c *controller) fetchPendingPreferredReplicaElections() ([]tp, error) {
+	data, _, err := c.get(cluster.PreferredReplicaElectionPath)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	n, err := cluster.DecodePreferredReplicaElection(data)
+	if err != nil {
+		c.log.Error("Failed to decode "+cluster.PreferredReplicaElectionPath, "err", err)
+		return nil, nil
+	}
+	var pending []tp
+	for _, x := range n.Partitions {
+		p := tp{x.Topic, x.Partition}
+		replicas := c.cc.replicas(p)
+		if replicas == nil || c.cc.isTopicQueuedUpForDeletion(p.topic) || slices.Contains(pending, p) {
+			continue
+		}
+		if l, ok := c.cc.leadership[p]; ok && l.leader == replicas[0] {
+			continue
+		}
+		pending = append(pending, p)
+	}
+	c.log.Info(fmt.Sprintf("Partitions undergoing preferred replica election: %s", tpsString(pending)))
+	return pending, nil
+}
+
+// processAutoPreferredReplicaLeaderElection is checkAndTriggerAutoLeaderRebalance:
+// for every broker whose share of partitions it prefers but does not lead
+// exceeds 10 %, a preferred election of those partitions.
+func (c *controller) processAutoPreferredReplicaLeaderElection(e *evAutoPreferredReplicaLeaderElection) error {
+	if !c.isActive() || e.term != c.term {
+		return nil
+	}
+	defer c.schedule(c.b.cl.cfg.AutoRebalanceInterval, &evAutoPreferredReplicaLeaderElection{term: c.term})
+	byPreferred := map[int][]tp{}
+	for _, p := range c.cc.allPartitions() {
+		if c.cc.isTopicQueuedUpForDeletion(p.topic) {
+			continue
+		}
+		if r := c.cc.replicas(p); len(r) > 0 {
+			byPreferred[r[0]] = append(byPreferred[r[0]], p)
+		}
+	}
+	for _, b := range sortedInts(byPreferred) {
+		ps := byPreferred[b]
+		var notPreferred []tp
+		for _, p := range ps {
+			if l, ok := c.cc.leadership[p]; ok && l.leader != b {
+				notPreferred = append(notPreferred, p)
+			}
+		}
+		ratio := float64(len(notPreferred)) / float64(len(ps))
+		if ratio <= leaderImbalancePerBrokerPercentage/100 {
+			continue
+		}
+		var candidates []tp
+		for _, p := range notPreferred {
+			l := c.cc.leadership[p]
+			if !c.cc.isTopicQueuedUpForDeletion(p.topic) && c.cc.allTopics[p.topic] &&
+				preferredReplicaPartitionLeaderElection(c.cc.replicas(p), l.isr, c.cc.isReplicaOnline) >= 0 {
+				candidates = append(candidates, p)
+			}
+		}
+		if _, err := c.onReplicaElection(candidates, autoTriggered); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const leaderImbalancePerBrokerPercentage = 10.0
+
+// ---------------------------------------------------------------------------
+// AlterPartition (spec §4.9, IBP ≥ 2.7-IV2)
+
+func (c *controller) processAlterPartition(e *evAlterPartition) error {
+	if !c.isActive() {
+		e.reply(leaderAndIsr{}, errNotController)
+		return nil
+	}
+	epoch, ok := c.cc.liveBrokers[e.brokerID]
+	if !ok {
+		c.log.Info(fmt.Sprintf("Ignoring AlterPartition due to unknown broker %d", e.brokerID))
+		e.reply(leaderAndIsr{}, errStaleBrokerEpoch)
+		return nil
+	}
+	if epoch != e.brokerEpoch {
+		c.log.Info(fmt.Sprintf("Ignoring AlterPartition due to stale broker epoch %d and local broker epoch %d for broker %d",
+			e.brokerEpoch, epoch, e.brokerID))
+		e.reply(leaderAndIsr{}, errStaleBrokerEpoch)
+		return nil
+	}
+	l, ok := c.cc.leadership[e.p]
+	if !ok {
+		e.reply(leaderAndIsr{}, errUnknownTopicOrPartition)
+		return nil
+	}
+	cur, req := l.leaderAndIsr, e.proposed
+	switch {
+	case req.partitionEpoch > cur.partitionEpoch || req.leaderEpoch > cur.leaderEpoch:
+		e.reply(leaderAndIsr{}, errNotController)
+		return nil
+	case req.leaderEpoch < cur.leaderEpoch:
+		e.reply(leaderAndIsr{}, errFencedLeaderEpoch)
+		return nil
+	case req.equalsAllowStalePartitionEpoch(cur):
+		e.reply(cur, errNone)
+		return nil
+	case req.partitionEpoch < cur.partitionEpoch:
+		e.reply(leaderAndIsr{}, errInvalidUpdateVersion)
+		return nil
+	case req.recovering && len(req.isr) > 1:
+		c.log.Info(fmt.Sprintf("Rejecting AlterPartition from node %d for %s because leader is recovering and ISR is greater than 1: %s",
+			e.brokerID, e.p, req))
+		e.reply(leaderAndIsr{}, errInvalidRequest)
+		return nil
+	case !cur.recovering && req.recovering:
+		c.log.Info(fmt.Sprintf("Rejecting AlterPartition from node %d for %s because the leader recovery state cannot change from RECOVERED to RECOVERING: %s",
+			e.brokerID, e.p, req))
+		e.reply(leaderAndIsr{}, errInvalidRequest)
+		return nil
+	}
+	var ineligible []int
+	for _, r := range req.isr {
+		if !c.cc.isReplicaOnline(r) {
+			ineligible = append(ineligible, r)
+		}
+	}
+	if len(ineligible) > 0 {
+		c.log.Info(fmt.Sprintf("Rejecting AlterPartition request from node %d for %s because it specified ineligible replicas Set(%s) in the new ISR %s.",
+			e.brokerID, e.p, joinInts(ineligible), joinInts(req.isr)))
+		e.reply(leaderAndIsr{}, errIneligibleReplica)
+		return nil
+	}
+	finished, retry, failed, err := c.updateLeaderAndIsr(map[tp]leaderAndIsr{e.p: req}, c.cc.epoch)
+	if err != nil {
+		e.reply(leaderAndIsr{}, errNotController)
+		return err
+	}
+	switch {
+	case len(retry) > 0:
+		c.log.Info(fmt.Sprintf("Failed to update ISR to %s for partition %s, bad ZK version.", req, e.p))
+		e.reply(leaderAndIsr{}, errInvalidUpdateVersion)
+	case len(failed) > 0:
+		c.log.Error(fmt.Sprintf("Failed to update ISR for partition %s", e.p), "err", failed[e.p])
+		e.reply(leaderAndIsr{}, errUnknownServerError)
+	default:
+		li := finished[e.p]
+		c.cc.leadership[e.p] = leaderIsrAndControllerEpoch{leaderAndIsr: li, controllerEpoch: c.cc.epoch}
+		logf(c.log, slog.LevelDebug, "ISR for partition %s updated to %s and zkVersion updated to version %d", e.p, joinInts(li.isr), li.partitionEpoch)
+		e.reply(li, errNone)
+	}
+	return nil
+}

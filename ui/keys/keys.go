@@ -1,0 +1,138 @@
+// Package keys holds ktopo's key bindings: one Default map in groups. It is
+// a leaf package; each screen receives only the groups it uses. A binding
+// that does not apply (a sandbox action on a real cluster, creation before
+// the wizard exists) is disabled, never hidden with an if: help skips
+// disabled bindings, so the help screen never lies.
+package keys
+
+import "charm.land/bubbles/v2/key"
+
+// Global bindings work on every screen (unless a text field has focus).
+type Global struct {
+	Quit, Help, Back, Command              key.Binding
+	Overview, Topics, Tree, Events, Create key.Binding
+}
+
+// List moves a cursor through rows.
+type List struct {
+	Up, Down, PageUp, PageDown, Top, Bottom, Left, Right, Open key.Binding
+}
+
+// Filter and sort bindings of list screens.
+type Filter struct {
+	Filter, Clear, Sort, Kind, Follow, Unhealthy key.Binding
+}
+
+// Tree bindings of the ZooKeeper browser.
+type Tree struct {
+	Expand, Collapse, Toggle, Raw key.Binding
+}
+
+// Wizard bindings of the topic-creation wizard (form, preview, confirm,
+// progress). Its text fields take every other key.
+type Wizard struct {
+	// Form.
+	Next, Prev, Clear, Toggle, Submit key.Binding
+	// Preview.
+	Reroll, StepBack, StepForward, Written, ScrollUp, ScrollDown, ColumnsLeft, ColumnsRight key.Binding
+	// Confirmation popup.
+	Confirm, Cancel key.Binding
+	// Progress and summary.
+	Pace, OpenTopic key.Binding
+}
+
+// Sandbox actions, enabled only when ktopo runs its own sandbox cluster.
+type Sandbox struct {
+	Kill, Elect, MoveController key.Binding
+}
+
+// Map is the whole key map.
+type Map struct {
+	Global  Global
+	List    List
+	Filter  Filter
+	Tree    Tree
+	Wizard  Wizard
+	Sandbox Sandbox
+}
+
+func b(keys []string, k, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
+}
+
+// Default returns a fresh map (never a shared mutable global). Sandbox
+// actions and Create start disabled; the shell enables what applies.
+func Default() Map {
+	m := Map{
+		Global: Global{
+			Quit:     b([]string{"q", "ctrl+c"}, "q", "quit"),
+			Help:     b([]string{"?"}, "?", "help"),
+			Back:     b([]string{"esc"}, "esc", "back"),
+			Command:  b([]string{":"}, ":", "command"),
+			Overview: b([]string{"1"}, "1", "overview"),
+			Topics:   b([]string{"2"}, "2", "topics"),
+			Tree:     b([]string{"3"}, "3", "zk tree"),
+			Events:   b([]string{"4"}, "4", "events"),
+			Create:   b([]string{"c"}, "c", "create topic"),
+		},
+		List: List{
+			Up:       b([]string{"up", "k"}, "↑/k", "up"),
+			Down:     b([]string{"down", "j"}, "↓/j", "down"),
+			PageUp:   b([]string{"pgup", "ctrl+b", "ctrl+u"}, "pgup", "page up"),
+			PageDown: b([]string{"pgdown", "ctrl+f", "ctrl+d", "space"}, "pgdn", "page down"),
+			Top:      b([]string{"home", "g"}, "g", "top"),
+			Bottom:   b([]string{"end", "G"}, "G", "bottom"),
+			Left:     b([]string{"left", "h"}, "←/h", "left"),
+			Right:    b([]string{"right", "l"}, "→/l", "right"),
+			Open:     b([]string{"enter"}, "enter", "open"),
+		},
+		Filter: Filter{
+			Filter:    b([]string{"/"}, "/", "filter (~ for regex)"),
+			Clear:     b([]string{"esc"}, "esc", "clear filter"),
+			Sort:      b([]string{"s"}, "s", "sort column"),
+			Kind:      b([]string{"K"}, "K", "kind filter"),
+			Follow:    b([]string{"f"}, "f", "follow"),
+			Unhealthy: b([]string{"u"}, "u", "only unhealthy"),
+		},
+		Tree: Tree{
+			Expand:   b([]string{"right", "l"}, "→/l", "expand"),
+			Collapse: b([]string{"left", "h"}, "←/h", "collapse"),
+			Toggle:   b([]string{"enter", "space"}, "enter", "toggle"),
+			Raw:      b([]string{"r"}, "r", "raw data"),
+		},
+		Wizard: Wizard{
+			Next:         b([]string{"tab", "down"}, "tab/↓", "next field"),
+			Prev:         b([]string{"shift+tab", "up"}, "shift+tab/↑", "previous field"),
+			Clear:        b([]string{"ctrl+u"}, "ctrl+u", "clear field"),
+			Toggle:       b([]string{"space", "left", "right"}, "space/←/→", "rack mode"),
+			Submit:       b([]string{"enter"}, "enter", "preview"),
+			Reroll:       b([]string{"r"}, "r", "re-roll start index"),
+			StepBack:     b([]string{"left", "h"}, "←/→", "step start index"),
+			StepForward:  b([]string{"right", "l"}, "→", "next start index"),
+			Written:      b([]string{"w"}, "w", "what is written"),
+			ScrollUp:     b([]string{"up", "k", "pgup"}, "↑/↓", "scroll"),
+			ScrollDown:   b([]string{"down", "j", "pgdown", "space"}, "↓", "scroll down"),
+			ColumnsLeft:  b([]string{"<", ","}, "</>", "scroll brokers"),
+			ColumnsRight: b([]string{">", "."}, ">", "brokers right"),
+			Confirm:      b([]string{"y"}, "y", "create"),
+			Cancel:       b([]string{"n"}, "n", "cancel"),
+			Pace:         b([]string{"p"}, "p", "sandbox pace"),
+			OpenTopic:    b([]string{"enter"}, "enter", "open topic"),
+		},
+		Sandbox: Sandbox{
+			Kill:           b([]string{"x"}, "x", "kill/restart broker"),
+			Elect:          b([]string{"p"}, "p", "preferred election"),
+			MoveController: b([]string{"m"}, "m", "move controller"),
+		},
+	}
+	m.Global.Create.SetEnabled(false)
+	m.SetSandbox(false)
+	return m
+}
+
+// SetSandbox enables or disables the sandbox actions.
+func (m *Map) SetSandbox(on bool) {
+	m.Sandbox.Kill.SetEnabled(on)
+	m.Sandbox.Elect.SetEnabled(on)
+	m.Sandbox.MoveController.SetEnabled(on)
+}

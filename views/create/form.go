@@ -1,0 +1,511 @@
+package create
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/assign"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/theme"
+)
+
+// field is a form field, in tab order.
+type field uint8
+
+const (
+	fName field = iota
+	fPartitions
+	fRF
+	fRack
+	fConfigs
+	fManual
+	nFields
+)
+
+var labels = [nFields]string{"Name", "Partitions", "Replication factor", "Rack-aware", "Configs", "Manual assignment"}
+
+// labelW is the width of the label column.
+const labelW = 22
+
+// form holds the form's fields and their validation. Validation runs on
+// every change (in Update, never in View) and stores Kafka's messages.
+type form struct {
+	in       [nFields]textinput.Model // fRack has no text
+	rackOff  bool                     // --disable-rack-aware
+	focus    field
+	touched  [nFields]bool
+	errs     [nFields]string
+	warns    [nFields]string
+	hints    [nFields]string
+	ok       [nFields]string
+	msg      string // why enter did not lead to the preview
+	defaults bool
+	w        int
+	cfgKeys  []cluster.TopicConfigKey
+}
+
+func (f *form) init(st theme.Styles) {
+	for i := range f.in {
+		ti := theme.NewInput(st, "")
+		ti.KeyMap.AcceptSuggestion = key.NewBinding(key.WithDisabled())
+		ti.KeyMap.NextSuggestion = key.NewBinding(key.WithKeys("ctrl+n"))
+		ti.KeyMap.PrevSuggestion = key.NewBinding(key.WithKeys("ctrl+p"))
+		f.in[i] = ti
+	}
+	f.in[fName].Placeholder = "e.g. orders"
+	f.in[fConfigs].Placeholder = "key=value …  (tab completes keys)"
+	f.in[fConfigs].ShowSuggestions = true
+	f.in[fManual].Placeholder = "optional, e.g. 1:2:3,2:3:1 (replaces partitions and RF)"
+	f.cfgKeys = cluster.TopicConfigKeys()
+	f.focusField(fName)
+}
+
+func (f *form) setWidth(w int) {
+	f.w = w
+	for i := range f.in {
+		f.in[i].SetWidth(max(w-labelW-4, 8)) // and a column for the cursor
+	}
+}
+
+func (f *form) focusField(fl field) {
+	for i := range f.in {
+		f.in[i].Blur()
+	}
+	f.focus = fl
+	if fl != fRack {
+		f.in[fl].Focus()
+		f.in[fl].CursorEnd()
+	}
+}
+
+func (f *form) blur() {
+	for i := range f.in {
+		f.in[i].Blur()
+	}
+}
+
+// setDefaults fills partitions and replication factor from the cluster
+// the first time one is known: twice the live brokers (an even spread) and
+// three replicas, or fewer on a small cluster.
+func (f *form) setDefaults(s *cluster.Snapshot) {
+	if f.defaults {
+		return
+	}
+	f.defaults = true
+	live := len(s.LiveBrokerIDs())
+	if !f.touched[fPartitions] && f.in[fPartitions].Value() == "" {
+		f.in[fPartitions].SetValue(strconv.Itoa(max(2*live, 1)))
+	}
+	if !f.touched[fRF] && f.in[fRF].Value() == "" {
+		f.in[fRF].SetValue(strconv.Itoa(max(min(3, live), 1)))
+	}
+}
+
+func (f *form) manual() bool { return strings.TrimSpace(f.in[fManual].Value()) != "" }
+
+func (f *form) mode() cluster.RackAwareMode {
+	if f.rackOff {
+		return cluster.RackAwareDisabled
+	}
+	return cluster.RackAwareEnforced
+}
+
+// update handles a key or a paste in the form.
+func (f *form) update(msg tea.Msg, s *cluster.Snapshot) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
+		case "tab":
+			if f.focus == fConfigs && f.complete() {
+				f.afterEdit(s)
+				return nil
+			}
+			f.move(1)
+			return nil
+		case "down":
+			f.move(1)
+			return nil
+		case "shift+tab", "up":
+			f.move(-1)
+			return nil
+		case "ctrl+u":
+			if f.focus != fRack {
+				f.in[f.focus].SetValue("")
+				f.touched[f.focus] = true
+				f.afterEdit(s)
+			}
+			return nil
+		}
+		if f.focus == fRack {
+			switch k.String() {
+			case "space", "left", "right", "h", "l":
+				f.rackOff = !f.rackOff
+				f.touched[fRack] = true
+				f.afterEdit(s)
+			}
+			return nil
+		}
+	}
+	if f.focus == fRack {
+		return nil
+	}
+	before := f.in[f.focus].Value()
+	var cmd tea.Cmd
+	f.in[f.focus], cmd = f.in[f.focus].Update(msg)
+	if f.in[f.focus].Value() != before {
+		f.touched[f.focus] = true
+		f.msg = ""
+	}
+	f.afterEdit(s)
+	return cmd
+}
+
+func (f *form) move(d int) {
+	f.focusField(field((int(f.focus) + d + int(nFields)) % int(nFields)))
+	f.msg = ""
+}
+
+// afterEdit refreshes completions, validation and hints.
+func (f *form) afterEdit(s *cluster.Snapshot) {
+	if f.focus == fConfigs {
+		f.suggest()
+	}
+	if s != nil {
+		f.validate(s)
+	}
+}
+
+// suggest offers completions for the config token being typed: the keys
+// with its prefix, or the valid values of an enumerated key.
+func (f *form) suggest() {
+	in := &f.in[fConfigs]
+	v := in.Value()
+	if in.Position() != len([]rune(v)) {
+		in.SetSuggestions(nil)
+		return
+	}
+	start := strings.LastIndexAny(v, " \t") + 1
+	prefix, tok := v[:start], v[start:]
+	var out []string
+	if k, val, ok := strings.Cut(tok, "="); ok {
+		if ck, found := cluster.LookupTopicConfig(k); found {
+			for _, e := range enumValues(ck) {
+				if strings.HasPrefix(e, val) && e != val {
+					out = append(out, prefix+k+"="+e)
+				}
+			}
+		}
+	} else if tok != "" {
+		for _, ck := range f.cfgKeys {
+			if strings.HasPrefix(ck.Name, tok) {
+				out = append(out, prefix+ck.Name+"=")
+			}
+		}
+	}
+	in.SetSuggestions(out)
+}
+
+// enumValues lists the values of a key with a fixed set ("[a, b]",
+// booleans), nil for others.
+func enumValues(k cluster.TopicConfigKey) []string {
+	if k.Type == cluster.TypeBoolean {
+		return []string{"true", "false"}
+	}
+	v := k.ValidValues
+	if !strings.HasPrefix(v, "[") || !strings.HasSuffix(v, "]") || strings.Contains(v, "...") || strings.Contains(v, ":") {
+		return nil
+	}
+	return strings.Split(v[1:len(v)-1], ", ")
+}
+
+// complete accepts the shown completion; false when there is none.
+func (f *form) complete() bool {
+	in := &f.in[fConfigs]
+	if len(in.MatchedSuggestions()) == 0 {
+		return false
+	}
+	s := in.CurrentSuggestion()
+	if s == "" || s == in.Value() {
+		return false
+	}
+	in.SetValue(s)
+	in.CursorEnd()
+	f.touched[fConfigs] = true
+	return true
+}
+
+// configTokens splits the configs field into key=value entries.
+func (f *form) configTokens() []string { return strings.Fields(f.in[fConfigs].Value()) }
+
+// tokenAtCursor is the config entry the cursor is in.
+func (f *form) tokenAtCursor() string {
+	v := []rune(f.in[fConfigs].Value())
+	pos := min(f.in[fConfigs].Position(), len(v))
+	i, j := pos, pos
+	for i > 0 && v[i-1] != ' ' && v[i-1] != '\t' {
+		i--
+	}
+	for j < len(v) && v[j] != ' ' && v[j] != '\t' {
+		j++
+	}
+	return string(v[i:j])
+}
+
+// parseCount parses a numeric field as joptsimple does for kafka-topics'
+// integer options.
+func parseCount(s, option string) (int, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+	if err != nil {
+		return 0, wizardError("Cannot parse argument '" + s + "' of option " + option)
+	}
+	return int(n), nil
+}
+
+// validate recomputes every field's message against s.
+func (f *form) validate(s *cluster.Snapshot) {
+	f.errs, f.warns, f.hints, f.ok = [nFields]string{}, [nFields]string{}, [nFields]string{}, [nFields]string{}
+	name := f.in[fName].Value()
+	if err := cluster.ValidateTopicNameAvailable(name, s); err != nil {
+		f.errs[fName] = err.Error()
+	} else {
+		f.ok[fName] = "available"
+		if cluster.HasCollisionChars(name) {
+			f.warns[fName] = cluster.CollisionWarning
+		}
+	}
+	f.hints[fName] = "letters, digits, '.', '_' and '-'; at most 249"
+
+	live := len(s.LiveBrokerIDs())
+	racks := 0
+	for _, r := range s.Racks() {
+		if r.Kind == cluster.RackNamed && r.Live > 0 {
+			racks++
+		}
+	}
+	if f.manual() {
+		msg := "replaced by the manual assignment"
+		f.hints[fPartitions], f.hints[fRF], f.hints[fRack] = msg, msg, "not used with a manual assignment"
+	} else {
+		p, perr := parseCount(f.in[fPartitions].Value(), "partitions")
+		rf, rerr := parseCount(f.in[fRF].Value(), "replication-factor")
+		switch {
+		case perr != nil:
+			f.errs[fPartitions] = perr.Error()
+		case p <= 0:
+			f.errs[fPartitions] = assign.MessagePartitionsMustBePositive
+		}
+		// The replication factor and racks are checked whatever the
+		// partitions say, so that every field shows its own message.
+		if rerr != nil {
+			f.errs[fRF] = rerr.Error()
+		} else if err := cluster.CheckPlacement(s, max(p, 1), rf, f.mode()); err != nil {
+			f.errs[fieldOf(err)] = err.Error()
+		}
+		if f.errs[fPartitions] == "" && f.errs[fRF] == "" && f.errs[fRack] == "" {
+			f.ok[fPartitions] = strconv.Itoa(p*rf) + " replicas in all"
+			if live > 0 {
+				f.ok[fPartitions] += ", about " + strconv.Itoa((p*rf+live-1)/live) + " per broker"
+			}
+		}
+		f.hints[fRF] = "copies of each partition, at most the " + strconv.Itoa(live) + " live brokers"
+		if f.rackOff {
+			f.hints[fRack] = "racks are ignored (--disable-rack-aware); space switches"
+		} else {
+			f.hints[fRack] = "a partition's replicas go to different racks (" + strconv.Itoa(racks) + " racks); space switches"
+		}
+	}
+	f.validateConfigs()
+	if f.manual() {
+		a, err := assign.ParseReplicaAssignment(f.in[fManual].Value())
+		if err == nil {
+			err = cluster.ValidateAssignment(a)
+		}
+		if err != nil {
+			f.errs[fManual] = err.Error()
+		} else {
+			ps := a.Partitions()
+			f.ok[fManual] = strconv.Itoa(len(ps)) + " partitions, replication factor " + strconv.Itoa(len(a[ps[0]]))
+			var unknown []int
+			for _, id := range ps {
+				for _, r := range a[id] {
+					if !s.IsLive(r) && !contains(unknown, r) {
+						unknown = append(unknown, r)
+					}
+				}
+			}
+			if len(unknown) > 0 {
+				slices.Sort(unknown)
+				f.warns[fManual] = plural(len(unknown), "broker ", "brokers ") + joinInts(unknown) + plural(len(unknown), " is", " are") +
+					" not registered: Kafka accepts this, but such partitions stay offline until one registers"
+			}
+		}
+	}
+	f.hints[fManual] = "one replica list per partition, leader first, e.g. 1:2:3,2:3:1"
+}
+
+// validateConfigs checks each entry as typed, then the cross-key rules.
+func (f *form) validateConfigs() {
+	toks := f.configTokens()
+	cur := ""
+	if f.focus == fConfigs {
+		cur = f.tokenAtCursor()
+	}
+	for _, t := range toks {
+		k, v, ok := strings.Cut(t, "=")
+		if !ok || strings.Contains(v, "=") {
+			if t == cur {
+				continue // still being typed
+			}
+			_, err := cluster.ParseConfigArgs([]string{t})
+			f.errs[fConfigs] = err.Error()
+			break
+		}
+		if err := cluster.ValidateTopicConfigValue(strings.TrimSpace(k), v); err != nil {
+			if t == cur && v == "" {
+				continue
+			}
+			f.errs[fConfigs] = err.Error()
+			break
+		}
+	}
+	if f.errs[fConfigs] == "" && len(toks) > 0 {
+		if cfg, err := cluster.ParseConfigArgs(completeTokens(toks)); err == nil {
+			f.ok[fConfigs] = strconv.Itoa(len(cfg)) + plural(len(cfg), " override", " overrides")
+		} else if !errors.Is(err, &cluster.KafkaError{Class: cluster.ClassIllegalArgument}) {
+			f.errs[fConfigs] = err.Error()
+		}
+	}
+	f.hints[fConfigs] = configHint(f.tokenAtCursor(), f.cfgKeys)
+}
+
+// completeTokens drops entries still lacking a value.
+func completeTokens(toks []string) []string {
+	out := toks[:0:0]
+	for _, t := range toks {
+		if k, v, ok := strings.Cut(t, "="); ok && k != "" && v != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// configHint describes the key being typed: type, default, valid values
+// and what it does, or the keys that match its prefix.
+func configHint(tok string, ks []cluster.TopicConfigKey) string {
+	k, _, _ := strings.Cut(tok, "=")
+	if k == "" {
+		return "space-separated key=value entries; tab completes keys and values, ctrl+n/ctrl+p pick another"
+	}
+	if ck, ok := cluster.LookupTopicConfig(k); ok {
+		s := ck.Name + " (" + ck.Type.String() + ", default " + quoteEmpty(ck.Default)
+		if ck.ValidValues != "" {
+			s += ", valid " + ck.ValidValues
+		}
+		if ck.Since != "" {
+			s += ", Kafka " + ck.Since + "+"
+		}
+		if ck.Deprecated != "" {
+			s += ", deprecated in " + ck.Deprecated
+		}
+		return s + "): " + ck.Doc
+	}
+	var match []string
+	for _, ck := range ks {
+		if strings.HasPrefix(ck.Name, k) {
+			match = append(match, ck.Name)
+		}
+	}
+	switch {
+	case len(match) == 0:
+		return "no topic config starts with " + k
+	case len(match) > 4:
+		return strconv.Itoa(len(match)) + " keys: " + strings.Join(match[:4], ", ") + ", …"
+	}
+	return strings.Join(match, ", ")
+}
+
+func quoteEmpty(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// request builds the creation request, failing in kafka-topics' order on
+// what the form alone can check (numbers, configs, the manual
+// assignment); PlanTopic checks the rest.
+func (f *form) request(s *cluster.Snapshot) (cluster.TopicRequest, field, error) {
+	req := cluster.TopicRequest{Name: f.in[fName].Value(), RackAware: f.mode()}
+	if !f.manual() {
+		var err error
+		if req.Partitions, err = parseCount(f.in[fPartitions].Value(), "partitions"); err != nil {
+			return req, fPartitions, err
+		}
+		if req.ReplicationFactor, err = parseCount(f.in[fRF].Value(), "replication-factor"); err != nil {
+			return req, fRF, err
+		}
+	}
+	cfg, err := cluster.ParseConfigArgs(f.configTokens())
+	if err != nil {
+		return req, fConfigs, err
+	}
+	req.Config = cfg
+	if f.manual() {
+		if req.Assignment, err = assign.ParseReplicaAssignment(f.in[fManual].Value()); err != nil {
+			return req, fManual, err
+		}
+	}
+	return req, 0, nil
+}
+
+// fail shows why the form cannot go on and puts the cursor on the field.
+func (f *form) fail(fl field, err error) {
+	f.msg = "Cannot preview: " + err.Error()
+	for i := range f.touched {
+		f.touched[i] = true
+	}
+	f.focusField(fl)
+}
+
+// fieldOf is the form field a creation error is about.
+func fieldOf(err error) field {
+	msg := err.Error()
+	var ae *assign.Error
+	class := cluster.ErrorClass(err)
+	if errors.As(err, &ae) {
+		class = ae.Class
+	}
+	switch class {
+	case cluster.ClassInvalidTopic, cluster.ClassTopicExists:
+		return fName
+	case assign.InvalidPartitions:
+		return fPartitions
+	case assign.InvalidReplicationFactor:
+		return fRF
+	case cluster.ClassInvalidConfiguration, cluster.ClassConfig, cluster.ClassIllegalArgument:
+		return fConfigs
+	case cluster.ClassInvalidReplicaAssignment, assign.NumberFormat, assign.AdminCommandFailed:
+		return fManual
+	case cluster.ClassAdminOperation:
+		if strings.HasPrefix(msg, "Partition ") {
+			return fManual
+		}
+		return fRack
+	}
+	return fRack
+}
+
+func joinInts(xs []int) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(x))
+	}
+	return b.String()
+}
