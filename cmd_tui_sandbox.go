@@ -4,6 +4,7 @@ import (
 	"context"
 	"log"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/ktopo/ktopo/sandbox"
@@ -47,11 +48,12 @@ func startSandbox(ctx context.Context, logger *log.Logger, pace time.Duration) (
 		srv.Close()
 		return nil, err
 	}
-	go paceWhenOnline(ctx, sb, logger, pace)
+	control := sandboxControl{c: sb, chosen: new(atomic.Bool)}
+	go paceWhenOnline(ctx, control, logger, pace)
 	return &sandboxRun{
 		conn:    conn,
 		connect: connect,
-		control: sandboxControl{sb},
+		control: control,
 		close: func() {
 			conn.Close()
 			sb.Close()
@@ -61,8 +63,9 @@ func startSandbox(ctx context.Context, logger *log.Logger, pace time.Duration) (
 }
 
 // paceWhenOnline sets pace once every demo partition has a leader (or
-// after 30 s).
-func paceWhenOnline(ctx context.Context, sb *sandbox.Cluster, logger *log.Logger, pace time.Duration) {
+// after 30 s), unless the user chose a pace in the meantime.
+func paceWhenOnline(ctx context.Context, ctl sandboxControl, logger *log.Logger, pace time.Duration) {
+	sb := ctl.c
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		st, err := sb.Status()
@@ -78,12 +81,19 @@ func paceWhenOnline(ctx context.Context, sb *sandbox.Cluster, logger *log.Logger
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	if ctl.chosen.Load() || ctx.Err() != nil {
+		return
+	}
 	sb.SetPace(pace)
 	logger.Printf("sandbox: pace %s", pace)
 }
 
 // sandboxControl adapts *sandbox.Cluster to the TUI's actions.
-type sandboxControl struct{ c *sandbox.Cluster }
+// chosen is set once the user changes the pace.
+type sandboxControl struct {
+	c      *sandbox.Cluster
+	chosen *atomic.Bool
+}
 
 func (s sandboxControl) Kill(id int) error    { return s.c.Kill(id) }
 func (s sandboxControl) Restart(id int) error { return s.c.Restart(id) }
@@ -93,7 +103,10 @@ func (s sandboxControl) MoveController() error {
 func (s sandboxControl) Running(id int) bool { return s.c.Running(id) }
 
 // SetPace and Pace implement ui.Pacer (the creation wizard's pace key).
-func (s sandboxControl) SetPace(d time.Duration) { s.c.SetPace(d) }
+func (s sandboxControl) SetPace(d time.Duration) {
+	s.chosen.Store(true)
+	s.c.SetPace(d)
+}
 
 // Pace returns the simulated controller's current pace.
 func (s sandboxControl) Pace() time.Duration { return s.c.Pace() }

@@ -703,7 +703,7 @@ func (a *App) openCreate() tea.Cmd {
 	}
 	o := create.Options{Styles: a.st, Keys: a.km, Anims: a.anims, Writer: a.cfg.Writer, Now: a.cfg.Now, Rand: a.cfg.Rand}
 	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
-		o.CanPace, o.Pace = true, p.Pace()
+		o.Pace = p.Pace
 	}
 	return a.push(create.New(o))
 }

@@ -55,9 +55,9 @@ type Options struct {
 	// index and replica shift (default: randomly seeded).
 	Now  func() time.Time
 	Rand *rand.Rand
-	// CanPace enables the pace key (the sandbox); Pace is its current value.
-	CanPace bool
-	Pace    time.Duration
+	// Pace reads the sandbox controller's current pace, which can change
+	// while the wizard is open; non-nil enables the pace key (sandbox only).
+	Pace func() time.Duration
 }
 
 type stage uint8
@@ -94,7 +94,10 @@ type Model struct {
 	detached bool
 	ticking  bool
 	noTicks  bool // tests: no clock ticks
-	pace     time.Duration
+	// pace is the pace last chosen with the pace key (paceSet); until then
+	// the sandbox's own, read at each render.
+	pace    time.Duration
+	paceSet bool
 }
 
 // New returns a wizard with an empty, focused name field.
@@ -106,8 +109,8 @@ func New(o Options) *Model {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, id: int(taskIDs.Add(1)), now: o.Now, rng: rng, pace: o.Pace}
-	m.km.Pace.SetEnabled(o.CanPace)
+	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, id: int(taskIDs.Add(1)), now: o.Now, rng: rng}
+	m.km.Pace.SetEnabled(o.Pace != nil)
 	m.form.init(m.st)
 	m.pv.start, m.pv.shift = -1, -1
 	m.pv.renderRow = m.pv.row
@@ -432,14 +435,22 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 // paces are the values the pace key cycles through.
 var paces = []time.Duration{0, 250 * time.Millisecond, time.Second, 3 * time.Second}
 
+// currentPace is the pace shown: the one chosen here, else the sandbox's.
+func (m *Model) currentPace() time.Duration {
+	if m.paceSet || m.opt.Pace == nil {
+		return m.pace
+	}
+	return m.opt.Pace()
+}
+
 func (m *Model) nextPace() tea.Cmd {
-	i := 0
+	i, cur := 0, m.currentPace()
 	for j, p := range paces {
-		if p <= m.pace {
+		if p <= cur {
 			i = j
 		}
 	}
-	m.pace = paces[(i+1)%len(paces)]
+	m.pace, m.paceSet = paces[(i+1)%len(paces)], true
 	return nav.Cmd(nav.SandboxMsg{Action: nav.SetPace, Pace: m.pace, Seq: nav.NextSeq()})
 }
 

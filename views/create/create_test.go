@@ -735,9 +735,21 @@ func TestDetach(t *testing.T) {
 
 func TestPace(t *testing.T) {
 	e := openPreview(t, 80, 22)
-	e.m.opt.CanPace = true
+	// The sandbox's pace changes after the wizard opened (the TUI's
+	// sandbox slows down once its demo topics are online): the wizard
+	// shows the pace of the moment, and the key cycles on from it.
+	sandboxPace := time.Duration(0)
+	e.m.opt.Pace = func() time.Duration { return sandboxPace }
 	e.m.km.Pace.SetEnabled(true)
 	create(t, e)
+	if !strings.Contains(view(e), "sandbox pace 0s (p)") {
+		t.Fatal(view(e))
+	}
+	sandboxPace = 300 * time.Millisecond
+	if !strings.Contains(view(e), "sandbox pace 300ms (p)") {
+		t.Fatal(view(e))
+	}
+	sandboxPace = 0
 	var got []nav.SandboxMsg
 	for range 5 {
 		for _, m := range e.press("p") {

@@ -20,7 +20,7 @@ func (m *Model) View() string {
 	case stagePreview:
 		lines = m.pv.view(st, m.form.in[fName].Value())
 	default:
-		lines = m.tr.view(st, m.stage, m.pace, m.opt.CanPace)
+		lines = m.tr.view(st, m.stage, m.currentPace(), m.opt.Pace != nil)
 	}
 	return rows.Lines(lines, m.h)
 }
