@@ -49,6 +49,10 @@ type ModelOptions struct {
 	// DefaultMinISR is the min.insync.replicas of topics without an
 	// override (the brokers' setting); 0 means Kafka's default, 1.
 	DefaultMinISR int
+	// NoChanges makes Apply record no changes (it returns nil): for
+	// one-shot readers that only want the snapshot. A first load's
+	// changes (one per znode) are a fifth of its memory.
+	NoChanges bool
 }
 
 // Model is the live Kafka picture built from ZooKeeper node events. It is
@@ -61,6 +65,7 @@ type ModelOptions struct {
 // nothing changed, otherwise O(topics) pointer copies + O(brokers), never
 // O(partitions).
 type Model struct {
+	noChanges bool
 	defMinISR int
 	seq       uint64
 
@@ -139,6 +144,7 @@ func NewModel(o ModelOptions) *Model {
 	}
 	return &Model{
 		defMinISR:    o.DefaultMinISR,
+		noChanges:    o.NoChanges,
 		brokers:      map[int]*brokerNode{},
 		lastKnown:    map[int]BrokerRegistration{},
 		topics:       map[string]*topicState{},
@@ -168,9 +174,12 @@ func (m *Model) Apply(events []NodeEvent, reset bool) []Change {
 	m.batch++
 	// Pre-size the result: a reset batch (the first load: ~one change per
 	// node) would otherwise spend most of its time growing the slice.
-	if reset {
+	switch {
+	case m.noChanges:
+		m.changes = nil
+	case reset:
 		m.changes = make([]Change, 0, len(events)+8)
-	} else {
+	default:
 		m.changes = make([]Change, 0, min(len(events), 64))
 	}
 	ctrlFrom, epochFrom := m.controllerID(), m.ctrlEpoch.epoch
@@ -192,7 +201,7 @@ func (m *Model) Apply(events []NodeEvent, reset bool) []Change {
 	}
 	if to, epoch := m.controllerID(), m.ctrlEpoch.epoch; to != ctrlFrom || epoch != epochFrom {
 		m.changed = true
-		m.changes = append(m.changes, Change{Kind: ChangeControllerMoved, Path: ControllerPath,
+		m.emit(Change{Kind: ChangeControllerMoved, Path: ControllerPath,
 			Zxid: m.ctrl.mzxid, Time: m.ctrl.ctime, From: ctrlFrom, To: to, Epoch: epoch})
 	}
 	return m.changes
@@ -240,7 +249,11 @@ func unchanged(have bool, haveMzxid int64, ev *NodeEvent) bool {
 	return have && ev.Stat.Mzxid != 0 && haveMzxid == ev.Stat.Mzxid
 }
 
-func (m *Model) emit(c Change) { m.changes = append(m.changes, c) }
+func (m *Model) emit(c Change) {
+	if !m.noChanges {
+		m.changes = append(m.changes, c)
+	}
+}
 
 // noteErr records or clears a decode error of path.
 func (m *Model) noteErr(path string, err error, ev *NodeEvent) {

@@ -801,3 +801,31 @@ func TestModelGarbage(t *testing.T) {
 	}
 	_ = fmt.Sprint(m.Snapshot().Errors())
 }
+
+// TestModelNoChanges: a model that records no changes builds the same
+// picture, batch after batch.
+func TestModelNoChanges(t *testing.T) {
+	z, m := newCluster(t)
+	quiet := NewModel(ModelOptions{NoChanges: true})
+	if cs := quiet.Apply(z.all(), true); cs != nil {
+		t.Fatalf("first load recorded %d changes", len(cs))
+	}
+	batches := [][]NodeEvent{
+		{z.del(BrokerIDPath(2)), z.set(PartitionStatePath("orders", 1), stateJSON(1, 3, 1, 3, 1))},
+		{z.create(ControllerPath, string(EncodeController(NewControllerInfo(2, 3, 2))))},
+	}
+	for _, b := range batches {
+		if len(apply(t, m, b, false)) == 0 {
+			t.Fatal("the recording model saw no change")
+		}
+		if cs := quiet.Apply(b, false); cs != nil {
+			t.Fatalf("recorded %v", kinds(cs))
+		}
+		if got, want := deepTopics(quiet.Snapshot()), deepTopics(m.Snapshot()); got != want {
+			t.Fatalf("topics differ:\n%s\nwant\n%s", got, want)
+		}
+		if got, want := fmt.Sprintf("%+v", quiet.Snapshot().Controller()), fmt.Sprintf("%+v", m.Snapshot().Controller()); got != want {
+			t.Fatalf("controller %+v, want %+v", got, want)
+		}
+	}
+}

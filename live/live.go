@@ -121,9 +121,12 @@ func (w *Watch) Loaded(ctx context.Context) ([]cluster.Change, error) {
 // Close stops the mirror.
 func (w *Watch) Close() error { return w.Mirror.Close() }
 
-// Load reads the cluster once through the mirror and returns its snapshot.
+// Load reads the cluster once through the mirror, without watches or
+// changes, and returns its snapshot: a picture as consistent as a
+// sequence of reads gives (kafka-topics --describe gives no more).
 func Load(ctx context.Context, conn *zkwatch.Conn, model cluster.ModelOptions) (*cluster.Snapshot, error) {
-	w, err := Open(conn, model, zkwatch.MirrorOptions{})
+	model.NoChanges = true
+	w, err := Open(conn, model, zkwatch.MirrorOptions{Once: true})
 	if err != nil {
 		return nil, err
 	}

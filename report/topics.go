@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -208,9 +209,12 @@ type partitionJSON struct {
 // WriteDescribe (report options select partitions; topics without a
 // matching partition are left out).
 func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f TopicFilter, d DescribeFilter) error {
-	out := struct {
-		Topics []describeJSON `json:"topics"`
-	}{Topics: []describeJSON{}}
+	// Streamed a topic at a time (the same bytes as encoding the whole
+	// {"topics":[...]} object): 100,000 partitions need no copy of the
+	// whole document in memory.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(`{"topics":[`)
+	n := 0
 	for _, t := range f.Topics(s) {
 		dj := describeJSON{Name: t.Name, ID: t.ID, PartitionCount: assigned(t), ReplicationFactor: t.ReplicationFactor(),
 			Configs: map[string]string{}, MarkedForDeletion: t.MarkedForDeletion, Partitions: []partitionJSON{}}
@@ -241,9 +245,20 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f TopicFilter, d Descri
 		if d.any() && len(dj.Partitions) == 0 {
 			continue
 		}
-		out.Topics = append(out.Topics, dj)
+		b, err := json.Marshal(dj)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
 	}
-	return json.NewEncoder(w).Encode(out)
+	bw.WriteString("]}\n")
+	return bw.Flush()
 }
 
 // partitionState names a partition's state as the controller would.

@@ -602,8 +602,10 @@ func populateKafka(b *testing.B, addr string, topics, partitions int) {
 }
 
 // BenchmarkMirrorLoad: the time ktopo takes to load a cluster of 10,000
-// topics × 10 partitions through its mirror (live.Load: zkwatch.Mirror
-// with live.Shape, decoded into the cluster model) from each server.
+// topics × 10 partitions through its mirror as the TUI does (live.Open:
+// zkwatch.Mirror with live.Shape, a watch on every znode, decoded into the
+// cluster model; live.Load, for one-shot commands, sets no watches) from
+// each server.
 func BenchmarkMirrorLoad(b *testing.B) {
 	skipShort(b)
 	const topics, partitions = 10_000, 10
@@ -621,11 +623,16 @@ func BenchmarkMirrorLoad(b *testing.B) {
 		}
 		defer conn.Close()
 		start := time.Now()
-		snap, err := live.Load(ctx, conn, cluster.ModelOptions{})
-		took := time.Since(start)
+		w, err := live.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
+		defer w.Close()
+		if _, err := w.Loaded(ctx); err != nil {
+			b.Fatal(err)
+		}
+		snap := w.Model.Snapshot()
+		took := time.Since(start)
 		if n := len(snap.Topics()); n != topics {
 			b.Fatalf("%s: loaded %d topics, want %d", s.kind, n, topics)
 		}

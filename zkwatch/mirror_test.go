@@ -1044,3 +1044,64 @@ func TestMirrorBadShape(t *testing.T) {
 		}
 	}
 }
+
+// TestMirrorOnce: a mirror with Once reads the same tree as a watching one
+// but leaves no watch on the server (mntr's zk_watch_count is unchanged).
+func TestMirrorOnce(t *testing.T) {
+	cs := zktest.Chroot(t)
+	c := connect(t, cs, Options{})
+	s := newSim(t, c, 1)
+	s.must(ignore(c.Create("/brokers/topics/a", assignment(2, 1), 0, open)))
+	s.must(c.CreateAll("/brokers/topics/a/partitions/0"))
+	s.must(ignore(c.Create("/brokers/topics/a/partitions/0/state", stateJSON(1, 0), 0, open)))
+	s.must(ignore(c.Create("/controller_epoch", []byte("7"), 0, open)))
+	watches := func() string {
+		t.Helper()
+		reply, err := zktest.FourLetter(zktest.Addr(t), "mntr")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(reply, "\n") {
+			if v, ok := strings.CutPrefix(line, "zk_watch_count"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+		t.Fatalf("mntr has no zk_watch_count:\n%s", reply)
+		return ""
+	}
+	before := watches()
+	m, err := NewMirror(c, kafkaShape(), MirrorOptions{Once: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var got []string
+	timeout := time.After(10 * time.Second)
+	for len(got) == 0 {
+		select {
+		case b := <-m.Batches():
+			if len(b.Events) == 0 {
+				continue
+			}
+			if !b.Reset {
+				t.Fatalf("first batch with events is not a reset: %+v", b)
+			}
+			for _, e := range b.Events {
+				got = append(got, e.Path)
+			}
+		case <-timeout:
+			t.Fatal("no first load in 10s")
+		}
+	}
+	slices.Sort(got)
+	want := []string{"/brokers/topics/a", "/brokers/topics/a/partitions/0/state", "/controller_epoch"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("loaded %q, want %q", got, want)
+	}
+	if st := m.Stats(); st.Watches != 0 || st.Nodes != 3 || st.Loads != 1 {
+		t.Fatalf("stats %+v; want 3 nodes, no watches", st)
+	}
+	if after := watches(); after != before {
+		t.Fatalf("zk_watch_count %s before the load, %s after: the mirror set watches", before, after)
+	}
+}
