@@ -517,14 +517,21 @@ func (s *sim) deleteTree(p string) {
 func ignore[T any](_ T, err error) error { return err }
 
 // TestMirrorBasic: a first load, a reset batch, and changes as events.
-func TestMirrorBasic(t *testing.T) {
-	cs := zktest.Chroot(t)
-	c := connect(t, cs, Options{})
+// smallTree is a topic "a" of two partitions, only partition 0 with a
+// state, and a controller epoch, in a fresh chroot.
+func smallTree(t *testing.T) (*Conn, *sim) {
+	t.Helper()
+	c := connect(t, zktest.Chroot(t), Options{})
 	s := newSim(t, c, 1)
 	s.must(ignore(c.Create("/brokers/topics/a", assignment(2, 1), 0, open)))
 	s.must(c.CreateAll("/brokers/topics/a/partitions/0"))
 	s.must(ignore(c.Create("/brokers/topics/a/partitions/0/state", stateJSON(1, 0), 0, open)))
 	s.must(ignore(c.Create("/controller_epoch", []byte("7"), 0, open)))
+	return c, s
+}
+
+func TestMirrorBasic(t *testing.T) {
+	c, s := smallTree(t)
 
 	shape := kafkaShape()
 	m, r := startMirror(t, c, shape)
@@ -1048,13 +1055,7 @@ func TestMirrorBadShape(t *testing.T) {
 // TestMirrorOnce: a mirror with Once reads the same tree as a watching one
 // but leaves no watch on the server (mntr's zk_watch_count is unchanged).
 func TestMirrorOnce(t *testing.T) {
-	cs := zktest.Chroot(t)
-	c := connect(t, cs, Options{})
-	s := newSim(t, c, 1)
-	s.must(ignore(c.Create("/brokers/topics/a", assignment(2, 1), 0, open)))
-	s.must(c.CreateAll("/brokers/topics/a/partitions/0"))
-	s.must(ignore(c.Create("/brokers/topics/a/partitions/0/state", stateJSON(1, 0), 0, open)))
-	s.must(ignore(c.Create("/controller_epoch", []byte("7"), 0, open)))
+	c, _ := smallTree(t)
 	watches := func() string {
 		t.Helper()
 		reply, err := zktest.FourLetter(zktest.Addr(t), "mntr")

@@ -86,48 +86,40 @@ func (d *Decoder) Bool() bool {
 // Buffer reads a jute buffer; -1 gives nil, 0 gives an empty non-nil slice.
 // The result aliases the decoder's input.
 func (d *Decoder) Buffer() []byte {
-	n := d.Int()
-	if d.err != nil || n == -1 {
-		return nil
-	}
-	if n < -1 {
-		d.err = fmt.Errorf("jute: negative length %d", n)
-		return nil
-	}
-	p := d.take(int(n))
+	p, _ := d.field()
 	if p == nil {
 		return nil
 	}
 	return p[:len(p):len(p)]
 }
 
-// NullableString reads a jute ustring, reporting null (-1) as ok=false.
-func (d *Decoder) NullableString() (s string, ok bool) {
+// field reads a length-prefixed jute field (buffer or ustring) without
+// copying it; null (-1) gives nil and ok=false.
+func (d *Decoder) field() (p []byte, ok bool) {
 	n := d.Int()
 	if d.err != nil || n == -1 {
-		return "", false
+		return nil, false
 	}
 	if n < -1 {
 		d.err = fmt.Errorf("jute: negative length %d", n)
-		return "", false
+		return nil, false
 	}
-	p := d.take(int(n))
-	return string(p), p != nil
+	p = d.take(int(n))
+	return p, p != nil
+}
+
+// NullableString reads a jute ustring, reporting null (-1) as ok=false.
+func (d *Decoder) NullableString() (s string, ok bool) {
+	p, ok := d.field()
+	return string(p), ok
 }
 
 // StringBytes reads a jute ustring without copying it: the result aliases
 // the decoder's input (nil for null). Map lookups with string(b) do not
 // allocate.
 func (d *Decoder) StringBytes() []byte {
-	n := d.Int()
-	if d.err != nil || n == -1 {
-		return nil
-	}
-	if n < -1 {
-		d.err = fmt.Errorf("jute: negative length %d", n)
-		return nil
-	}
-	return d.take(int(n))
+	p, _ := d.field()
+	return p
 }
 
 // String reads a jute ustring; null reads as "".
