@@ -652,6 +652,10 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	focused := a.Focused()
 	if c, ok := focused.(Capturer); ok && c.Capturing() {
+		if key.Matches(msg, g.FieldHelp) {
+			a.showHelp = true
+			return nil
+		}
 		return focused.Update(msg)
 	}
 	switch {

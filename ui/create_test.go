@@ -517,6 +517,23 @@ func TestCreateScreens(t *testing.T) {
 			})
 		}
 	}
+	// In the form, ? and q are text; f1 opens the help, any key closes it
+	// and the form keeps what was typed.
+	a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka", Now: func() time.Time { return t0 }})
+	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	load(a, wizardSpec())
+	press(a, "c", "a", "?", "q")
+	if a.ShowingHelp() || !strings.Contains(screen(a), "a?q") {
+		t.Fatalf("? and q did not type into the name:\n%s", screen(a))
+	}
+	press(a, "f1")
+	if !a.ShowingHelp() {
+		t.Fatalf("f1 did not open the help:\n%s", screen(a))
+	}
+	press(a, "x")
+	if a.ShowingHelp() || !strings.Contains(screen(a), "a?q") || len(a.Stack()) != 1 {
+		t.Fatalf("after closing the help:\n%s", screen(a))
+	}
 	ro, _, _ := newApp(t, ModeReadOnly)
 	ro.cfg.Writer = &fakeWriter{}
 	ro.update(tea.WindowSizeMsg{Width: 80, Height: 24})

@@ -160,9 +160,16 @@ func (a *App) statusBar() string {
 		}
 		left = ink.S(rows.Fit(" "+a.status, lw))
 	} else {
-		// "? help" first: on a narrow terminal the rest is cut.
-		bs := append([]key.Binding{a.km.Global.Help}, a.Focused().ShortHelp()...)
-		bs = append(bs, a.km.Global.Command, a.km.Global.Back, a.km.Global.Quit)
+		// "? help" first: on a narrow terminal the rest is cut. While a
+		// text field has the keys, ? : and q are text: name the keys that
+		// still act.
+		g := &a.km.Global
+		bs := append([]key.Binding{g.Help}, a.Focused().ShortHelp()...)
+		bs = append(bs, g.Command, g.Back, g.Quit)
+		if c, ok := a.Focused().(Capturer); ok && c.Capturing() {
+			bs = append([]key.Binding{g.FieldHelp}, a.Focused().ShortHelp()...)
+			bs = append(bs, g.Back, g.FieldQuit)
+		}
 		a.help.SetWidth(lw - 1)
 		h := " " + a.help.ShortHelpView(enabled(bs))
 		if hw := rows.Width(stripANSI(h)); hw > lw-1 {

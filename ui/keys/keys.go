@@ -8,9 +8,11 @@ package keys
 import "charm.land/bubbles/v2/key"
 
 // Global bindings work on every screen (unless a text field has focus).
+// While one has, keys type into it: only FieldHelp, FieldQuit and esc act.
 type Global struct {
 	Quit, Help, Back, Command              key.Binding
 	Overview, Topics, Tree, Events, Create key.Binding
+	FieldHelp, FieldQuit                   key.Binding
 }
 
 // List moves a cursor through rows.
@@ -65,15 +67,18 @@ func b(keys []string, k, desc string) key.Binding {
 func Default() Map {
 	m := Map{
 		Global: Global{
-			Quit:     b([]string{"q", "ctrl+c"}, "q", "quit"),
-			Help:     b([]string{"?"}, "?", "help"),
-			Back:     b([]string{"esc"}, "esc", "back"),
-			Command:  b([]string{":"}, ":", "command"),
-			Overview: b([]string{"1"}, "1", "overview"),
-			Topics:   b([]string{"2"}, "2", "topics"),
-			Tree:     b([]string{"3"}, "3", "zk tree"),
-			Events:   b([]string{"4"}, "4", "events"),
-			Create:   b([]string{"c"}, "c", "create topic"),
+			Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
+			Help:    b([]string{"?", "f1"}, "?", "help"),
+			Back:    b([]string{"esc"}, "esc", "back"),
+			Command: b([]string{":"}, ":", "command"),
+			// In a text field "?" and "q" are text.
+			FieldHelp: b([]string{"f1"}, "f1", "help"),
+			FieldQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
+			Overview:  b([]string{"1"}, "1", "overview"),
+			Topics:    b([]string{"2"}, "2", "topics"),
+			Tree:      b([]string{"3"}, "3", "zk tree"),
+			Events:    b([]string{"4"}, "4", "events"),
+			Create:    b([]string{"c"}, "c", "create topic"),
 		},
 		List: List{
 			Up:       b([]string{"up", "k"}, "↑/k", "up"),
