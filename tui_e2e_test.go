@@ -318,6 +318,19 @@ func TestTUISandboxCreate(t *testing.T) {
 	tm := startTmux(t, 120, 40, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "KTOPO_ZOOKEEPER=", "KTOPO_LOG=" + filepath.Join(home, "ktopo.log"),
 		"TERM=xterm-256color"}, bin, "--pace", "300ms")
 	tm.waitFor("overview", 20*time.Second, "SANDBOX", "rack-a", "broker 6")
+	// The sandbox slows to --pace only once its demo topics are online: wait
+	// for that (its log says so), or a slow machine would create the topic
+	// at full speed before the pace applies.
+	logPath := filepath.Join(home, "ktopo.log")
+	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "sandbox: pace 300ms") {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(logPath)
+			t.Fatalf("the sandbox never logged its pace:\n%s", b)
+		}
+	}
 	tm.keys("c")
 	tm.waitFor("form", 5*time.Second, "Create a topic", "6 live brokers in 3 racks")
 	tm.keys("w", "a", "t", "c", "h", "e", "d", "Enter")
