@@ -220,6 +220,7 @@ func (a *App) helpView(h int) string {
 		" " + st.Leader.S("3") + st.Muted.S(" in a replica list is the partition's leader; ") + st.Danger.S("4!") + st.Muted.S(" is a replica out of the ISR."),
 		" " + st.Muted.S("A changed cell flashes and shows old→new for a few seconds. Mouse wheel scrolls."),
 		" " + st.Muted.S("Commands: :overview :topics :tree :events :topic NAME"+createCmd+" :q   (tab completes)"),
+		" " + st.Muted.S("In a text field keys are typed: f1 help, esc back, ctrl+c quit."),
 	}
 	if a.cfg.Mode == ModeSandbox {
 		legend = append(legend, " "+st.Muted.S("Sandbox: on the overview select a broker and press x to kill it; x again restarts it."))
