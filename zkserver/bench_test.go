@@ -642,7 +642,7 @@ func BenchmarkMirrorLoad(b *testing.B) {
 }
 
 func benchConn(b *testing.B, addr string) *zk.Conn {
-	c, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(tlog{b}))
+	c, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(zktest.NewLogger(b)))
 	if err != nil {
 		b.Fatal(err)
 	}

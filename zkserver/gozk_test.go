@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/ktopo/ktopo/internal/zktest"
 )
 
 // proxy forwards TCP to a server and can cut or block the traffic, to
@@ -81,16 +83,9 @@ func (p *proxy) block(b bool) {
 	}
 }
 
-type tlog struct{ t testing.TB }
-
-func (l tlog) Printf(f string, a ...any) {
-	defer func() { _ = recover() }()
-	l.t.Logf("zk: "+f, a...)
-}
-
 func gozk(t *testing.T, addr string, timeout time.Duration) (*zk.Conn, <-chan zk.Event) {
 	t.Helper()
-	c, ev, err := zk.Connect([]string{addr}, timeout, zk.WithLogInfo(false), zk.WithLogger(tlog{t}))
+	c, ev, err := zk.Connect([]string{addr}, timeout, zk.WithLogInfo(false), zk.WithLogger(zktest.NewLogger(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/ktopo/ktopo/internal/zktest"
 	"github.com/ktopo/ktopo/zkserver"
 )
 
@@ -127,7 +128,7 @@ func diffTrees(want, got map[string]znode) string {
 func durable(t testing.TB, dir string, cfg zkserver.Config) *zkserver.Server {
 	t.Helper()
 	cfg.DataDir = dir
-	cfg.Logger = tlog{t}
+	cfg.Logger = zktest.NewLogger(t)
 	s, err := zkserver.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -539,7 +540,7 @@ func TestDamagedLog(t *testing.T) {
 			offs = offs[:len(offs)-1]
 			dm.do(t, path, offs)
 
-			s2, err := zkserver.Start(zkserver.Config{DataDir: dir, Logger: tlog{t}})
+			s2, err := zkserver.Start(zkserver.Config{DataDir: dir, Logger: zktest.NewLogger(t)})
 			if dm.fail != "" {
 				if err == nil || !strings.Contains(err.Error(), dm.fail) || !strings.Contains(err.Error(), path) {
 					t.Fatalf("start: %v, want an error naming %s and saying %q", err, path, dm.fail)

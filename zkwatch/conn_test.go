@@ -18,18 +18,10 @@ import (
 	"github.com/ktopo/ktopo/internal/zktest"
 )
 
-// tlog sends go-zookeeper's log lines to the test log.
-type tlog struct{ t testing.TB }
-
-func (l tlog) Printf(format string, args ...any) {
-	defer func() { _ = recover() }() // go-zookeeper may log after the test ended
-	l.t.Logf("zk: "+format, args...)
-}
-
 func connect(t testing.TB, cs string, o Options) *Conn {
 	t.Helper()
 	if o.Logger == nil {
-		o.Logger = tlog{t}
+		o.Logger = zktest.NewLogger(t)
 	}
 	c, err := Connect(context.Background(), cs, o)
 	if err != nil {
@@ -214,7 +206,7 @@ var (
 
 func TestMissingChroot(t *testing.T) {
 	base := zktest.Chroot(t)
-	_, err := Connect(context.Background(), base+"/nope", Options{Logger: tlog{t}})
+	_, err := Connect(context.Background(), base+"/nope", Options{Logger: zktest.NewLogger(t)})
 	if !errors.Is(err, ErrNoChroot) || !strings.Contains(err.Error(), "/nope") {
 		t.Fatalf("got %v, want ErrNoChroot naming the chroot", err)
 	}
@@ -270,7 +262,7 @@ func TestConnectErrors(t *testing.T) {
 	// A server that accepts TCP but never answers the handshake.
 	p := startProxy(t, zktest.Addr(t))
 	p.Stall()
-	_, err = Connect(ctx, p.Addr(), Options{ConnectTimeout: time.Second, Logger: tlog{t}})
+	_, err = Connect(ctx, p.Addr(), Options{ConnectTimeout: time.Second, Logger: zktest.NewLogger(t)})
 	want := fmt.Sprintf("no session with %s within 1s", p.Addr())
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "did not complete the session handshake") {
 		t.Fatalf("stalled server: %v, want %q…", err, want)
@@ -278,7 +270,7 @@ func TestConnectErrors(t *testing.T) {
 	// ctx cancellation ends the wait too.
 	cctx, cancel := context.WithCancel(ctx)
 	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
-	_, err = Connect(cctx, p.Addr(), Options{ConnectTimeout: time.Hour, Logger: tlog{t}})
+	_, err = Connect(cctx, p.Addr(), Options{ConnectTimeout: time.Hour, Logger: zktest.NewLogger(t)})
 	if err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Fatalf("cancelled connect: %v", err)
 	}

@@ -952,7 +952,7 @@ func TestMirrorNoLeak(t *testing.T) {
 		s.step()
 	}
 	ignoreCurrent := goleak.IgnoreCurrent()
-	c, err := Connect(t.Context(), cs, Options{Logger: tlog{t}})
+	c, err := Connect(t.Context(), cs, Options{Logger: zktest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -985,7 +985,7 @@ func TestMirrorNoLeak(t *testing.T) {
 // TestMirrorConnClosed: closing the Conn under a running mirror ends it and
 // closes its batch channel.
 func TestMirrorConnClosed(t *testing.T) {
-	c, err := Connect(t.Context(), zktest.Chroot(t), Options{Logger: tlog{t}})
+	c, err := Connect(t.Context(), zktest.Chroot(t), Options{Logger: zktest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

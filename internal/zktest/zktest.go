@@ -132,7 +132,7 @@ func CreateAll(conn *zk.Conn, path string) error {
 // chroot), waits for the session and closes it when the test ends.
 func Connect(t testing.TB, addr string) *zk.Conn {
 	t.Helper()
-	conn, ev, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(testLogger{t}))
+	conn, ev, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(NewLogger(t)))
 	if err != nil {
 		t.Fatalf("zktest: connect %s: %v", addr, err)
 	}
@@ -148,13 +148,6 @@ func Connect(t testing.TB, addr string) *zk.Conn {
 			t.Fatalf("zktest: no session with %s after 15s", addr)
 		}
 	}
-}
-
-type testLogger struct{ t testing.TB }
-
-func (l testLogger) Printf(format string, args ...any) {
-	defer func() { _ = recover() }() // the test may have ended; go-zookeeper logs late
-	l.t.Logf("zk: "+format, args...)
 }
 
 // Options tune a dedicated server.

@@ -101,7 +101,7 @@ func TestRestartKeepsData(t *testing.T) {
 		t.Skip("starts a second JVM")
 	}
 	s := StartServer(t, Options{})
-	conn, _, err := zk.Connect([]string{s.Addr()}, 10e9, zk.WithLogInfo(false), zk.WithLogger(testLogger{t}))
+	conn, _, err := zk.Connect([]string{s.Addr()}, 10e9, zk.WithLogInfo(false), zk.WithLogger(NewLogger(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
