@@ -9,6 +9,7 @@ import (
 	"github.com/ktopo/ktopo/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
+	"github.com/ktopo/ktopo/views/internal/cursor"
 	"github.com/ktopo/ktopo/views/internal/part"
 	"github.com/ktopo/ktopo/views/nav"
 )
@@ -104,18 +105,7 @@ func (b *Broker) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
-		case key.Matches(msg, b.list.Up):
-			b.win.Move(-1)
-		case key.Matches(msg, b.list.Down):
-			b.win.Move(1)
-		case key.Matches(msg, b.list.PageUp):
-			b.win.Page(-1)
-		case key.Matches(msg, b.list.PageDown):
-			b.win.Page(1)
-		case key.Matches(msg, b.list.Top):
-			b.win.To(0)
-		case key.Matches(msg, b.list.Bottom):
-			b.win.To(b.win.N - 1)
+		case cursor.Move(&b.win, &b.list, msg):
 		case key.Matches(msg, b.list.Open):
 			if b.win.Cursor < len(b.refs) {
 				r := b.refs[b.win.Cursor]

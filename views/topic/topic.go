@@ -16,6 +16,7 @@ import (
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/views/anim"
+	"github.com/ktopo/ktopo/views/internal/cursor"
 	"github.com/ktopo/ktopo/views/internal/part"
 	"github.com/ktopo/ktopo/views/nav"
 )
@@ -166,18 +167,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
-		case key.Matches(msg, m.list.Up):
-			m.win.Move(-1)
-		case key.Matches(msg, m.list.Down):
-			m.win.Move(1)
-		case key.Matches(msg, m.list.PageUp):
-			m.win.Page(-1)
-		case key.Matches(msg, m.list.PageDown):
-			m.win.Page(1)
-		case key.Matches(msg, m.list.Top):
-			m.win.To(0)
-		case key.Matches(msg, m.list.Bottom):
-			m.win.To(m.win.N - 1)
+		case cursor.Move(&m.win, &m.list, msg):
 		case key.Matches(msg, m.fk.Unhealthy):
 			m.unhealthy = !m.unhealthy
 			m.rebuild()
