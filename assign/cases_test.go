@@ -3,16 +3,16 @@ package assign
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ktopo/ktopo/internal/testvectors"
 )
 
 // The test vectors come from Kafka's own test suites, unchanged, in
-// ../shared/testdata/assignment-cases.json beside the module root.
+// internal/testvectors/assignment-cases.json (embedded).
 
 type caseBroker struct {
 	ID   int     `json:"id"`
@@ -88,10 +88,7 @@ type vectors struct {
 
 func loadVectors(t testing.TB) vectors {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "testdata", "assignment-cases.json"))
-	if err != nil {
-		t.Fatalf("test vectors: %v", err)
-	}
+	b := testvectors.AssignmentCases
 	var v vectors
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,6 @@
 //
 // The package does no I/O of its own and imports neither Bubble Tea nor
 // zkwatch: callers feed it NodeEvents and read Snapshots. The behaviour it
-// reproduces is described in ../shared/spec/kafka-zk.md; section numbers in
+// reproduces is described in docs/spec/kafka-zk.md; section numbers in
 // comments ("§1.5") refer to that document.
 package cluster

@@ -3,18 +3,17 @@ package cluster
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ktopo/ktopo/internal/testvectors"
+
 	"github.com/ktopo/ktopo/assign"
-	"github.com/ktopo/ktopo/internal/zktest"
 )
 
-// assignmentCases is the part of ../shared/testdata/assignment-cases.json
+// assignmentCases is the part of internal/testvectors/assignment-cases.json
 // this package tests.
 type assignmentCases struct {
 	BrokerMetadataCases []struct {
@@ -66,16 +65,8 @@ type assignmentCases struct {
 
 func loadCases(t *testing.T) assignmentCases {
 	t.Helper()
-	dir, err := zktest.SharedDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "testdata", "assignment-cases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var c assignmentCases
-	if err := json.Unmarshal(data, &c); err != nil {
+	if err := json.Unmarshal(testvectors.AssignmentCases, &c); err != nil {
 		t.Fatal(err)
 	}
 	return c

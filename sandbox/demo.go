@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/live"
+	"github.com/ktopo/ktopo/clusterwatch"
 )
 
 // DemoTopic is one topic Config.DemoTopics creates.
@@ -42,7 +42,7 @@ func (cl *Cluster) createDemoTopics(ctx context.Context) error {
 	for _, t := range DemoTopics() {
 		// A fresh snapshot per topic: the validation sees the topics made
 		// just before.
-		snap, err := live.Load(ctx, cl.admin, cluster.ModelOptions{})
+		snap, err := clusterwatch.Load(ctx, cl.admin, cluster.ModelOptions{})
 		if err != nil {
 			return fmt.Errorf("sandbox: read the cluster: %w", err)
 		}

@@ -5,7 +5,7 @@
 //
 // The sandbox is a ZooKeeper client like any other and makes exactly the
 // ZooKeeper writes Kafka's brokers and controller make (spec
-// ../shared/spec/kafka-zk.md §1.2–1.5, §4, §5): the same znodes, the same
+// docs/spec/kafka-zk.md §1.2–1.5, §4, §5): the same znodes, the same
 // JSON (through the cluster package's encoders) and the same version
 // semantics. Section numbers in comments refer to that spec.
 //

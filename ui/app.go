@@ -28,16 +28,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/live"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/screens/create"
+	"github.com/ktopo/ktopo/ui/screens/events"
+	"github.com/ktopo/ktopo/ui/screens/overview"
+	"github.com/ktopo/ktopo/ui/screens/topic"
+	"github.com/ktopo/ktopo/ui/screens/topics"
+	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/ui/theme"
-	"github.com/ktopo/ktopo/views/anim"
-	"github.com/ktopo/ktopo/views/create"
-	"github.com/ktopo/ktopo/views/events"
-	"github.com/ktopo/ktopo/views/overview"
-	"github.com/ktopo/ktopo/views/topic"
-	"github.com/ktopo/ktopo/views/topics"
-	"github.com/ktopo/ktopo/views/tree"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -439,7 +439,7 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	if len(b.Events) > 0 || b.Reset {
-		nodes := live.NodeEvents(b)
+		nodes := clusterwatch.NodeEvents(b)
 		changes := a.model.Apply(nodes, b.Reset)
 		a.snap = a.model.Snapshot()
 		a.tree.Apply(nodes, b.Reset)

@@ -16,9 +16,9 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/internal/fixture"
-	"github.com/ktopo/ktopo/views/anim"
-	"github.com/ktopo/ktopo/views/topic"
-	"github.com/ktopo/ktopo/views/tree"
+	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/screens/topic"
+	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 

@@ -19,11 +19,11 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/internal/zktest"
-	"github.com/ktopo/ktopo/live"
 	"github.com/ktopo/ktopo/sandbox"
-	"github.com/ktopo/ktopo/views/create"
+	"github.com/ktopo/ktopo/ui/screens/create"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -146,7 +146,7 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 	t.Cleanup(func() { sb.Close() })
 	f.conn = connectZK(t, f.addr)
 	ui := connectZK(t, f.addr)
-	mirror, err := zkwatch.NewMirror(ui, live.Shape(), zkwatch.MirrorOptions{})
+	mirror, err := zkwatch.NewMirror(ui, clusterwatch.Shape(), zkwatch.MirrorOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/rows"
 )
 
 // debugStats collects View durations when KTOPO_DEBUG is set.

@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/fixture"
-	"github.com/ktopo/ktopo/views/topic"
+	"github.com/ktopo/ktopo/ui/screens/topic"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 

@@ -7,9 +7,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
-	"github.com/ktopo/ktopo/views/nav"
-	"github.com/ktopo/ktopo/views/overview"
-	"github.com/ktopo/ktopo/views/tree"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/screens/overview"
+	"github.com/ktopo/ktopo/ui/screens/tree"
 )
 
 // probedMsg is a probe's answer with the watch of its listing.

@@ -7,7 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/ktopo/ktopo/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 

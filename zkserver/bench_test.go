@@ -21,15 +21,15 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/zktest"
-	"github.com/ktopo/ktopo/live"
 	"github.com/ktopo/ktopo/zkserver"
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // The benchmarks below compare the embedded server with Apache ZooKeeper
-// 3.8 (started through ../shared/scripts/zk-test-server) in the same run.
+// 3.8 (started through scripts/zk-test-server) in the same run.
 // Each runs its workload in several rounds, alternating the servers (and
 // their order) so that load from elsewhere on the machine hits both
 // alike, and reports the median of each. Run them with
@@ -602,9 +602,9 @@ func populateKafka(b *testing.B, addr string, topics, partitions int) {
 }
 
 // BenchmarkMirrorLoad: the time ktopo takes to load a cluster of 10,000
-// topics × 10 partitions through its mirror as the TUI does (live.Open:
-// zkwatch.Mirror with live.Shape, a watch on every znode, decoded into the
-// cluster model; live.Load, for one-shot commands, sets no watches) from
+// topics × 10 partitions through its mirror as the TUI does (clusterwatch.Open:
+// zkwatch.Mirror with clusterwatch.Shape, a watch on every znode, decoded into the
+// cluster model; clusterwatch.Load, for one-shot commands, sets no watches) from
 // each server.
 func BenchmarkMirrorLoad(b *testing.B) {
 	skipShort(b)
@@ -623,7 +623,7 @@ func BenchmarkMirrorLoad(b *testing.B) {
 		}
 		defer conn.Close()
 		start := time.Now()
-		w, err := live.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
+		w, err := clusterwatch.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

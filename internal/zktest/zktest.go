@@ -4,7 +4,7 @@
 //
 //	func TestMain(m *testing.M) { zktest.Main(m) }
 //
-// Main starts one Apache ZooKeeper 3.8 server (through ../shared/scripts/zk-test-server)
+// Main starts one Apache ZooKeeper 3.8 server (through scripts/zk-test-server)
 // on a free loopback port in a temporary directory, runs the tests and stops it.
 // Before starting, it stops servers that an earlier, crashed test run left
 // behind (found by their pid files under the shared base directory).
@@ -36,7 +36,7 @@ import (
 )
 
 // ErrNotInstalled means the zookeeper package (Java server) is not installed.
-var ErrNotInstalled = errors.New("Apache ZooKeeper is not installed (run ../shared/scripts/zk-test-server install as root)")
+var ErrNotInstalled = errors.New("Apache ZooKeeper is not installed (run scripts/zk-test-server install as root)")
 
 var (
 	shared     *Server // the package-wide server started by Main
@@ -351,8 +351,8 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Script locates zk-test-server: $KTOPO_ZK_TEST_SERVER, else
-// ../shared/scripts/zk-test-server beside the module root.
+// Script locates zk-test-server: $KTOPO_ZK_TEST_SERVER, else the
+// module's scripts/zk-test-server.
 func Script() (string, error) {
 	if p := os.Getenv("KTOPO_ZK_TEST_SERVER"); p != "" {
 		return p, nil
@@ -361,7 +361,7 @@ func Script() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(root, "..", "shared", "scripts", "zk-test-server")
+	p := filepath.Join(root, "scripts", "zk-test-server")
 	if _, err := os.Stat(p); err != nil {
 		return "", fmt.Errorf("%w: %s not found (set KTOPO_ZK_TEST_SERVER)", ErrNotInstalled, p)
 	}
@@ -385,13 +385,4 @@ func ModuleRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-// SharedDir returns ../shared beside the module root (spec, test vectors).
-func SharedDir() (string, error) {
-	root, err := ModuleRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, "..", "shared"), nil
 }

@@ -1,0 +1,138 @@
+// Package live joins the ZooKeeper mirror (zkwatch, which knows nothing of
+// Kafka) to the Kafka model (cluster, which never imports zkwatch). The TUI
+// and the command-line readers use it so that every view of a cluster is
+// loaded through the same mirror and decoded by the same model.
+package clusterwatch
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// Shape is Kafka's mirror shape (cluster.KafkaMirrorShape) in zkwatch terms.
+func Shape() zkwatch.Shape {
+	ks := cluster.KafkaMirrorShape()
+	s := zkwatch.Shape{Reads: ks.Nodes, Derive: ks.Derive}
+	for _, c := range ks.Containers {
+		s.Lists = append(s.Lists, zkwatch.List{Path: c.Path, ReadChildren: c.ReadChildren})
+	}
+	return s
+}
+
+// NodeEvents converts a batch's node events for cluster.Model.Apply, in
+// ZooKeeper's write order: by the zxid of each node's last write
+// (deletions, whose zxid the mirror does not know, first), so the model's
+// changes come out in the order they happened.
+func NodeEvents(b zkwatch.Batch) []cluster.NodeEvent {
+	out := make([]cluster.NodeEvent, len(b.Events))
+	for i, e := range b.Events {
+		ne := cluster.NodeEvent{Path: e.Path, Data: e.Data}
+		switch e.Type {
+		case zkwatch.Created:
+			ne.Type = cluster.NodeCreated
+		case zkwatch.Changed:
+			ne.Type = cluster.NodeChanged
+		case zkwatch.Deleted:
+			ne.Type = cluster.NodeDeleted
+		}
+		if e.Stat != nil {
+			ne.Stat = *e.Stat
+		}
+		out[i] = ne
+	}
+	slices.SortStableFunc(out, func(a, b cluster.NodeEvent) int { return cmp.Compare(a.Stat.Mzxid, b.Stat.Mzxid) })
+	return out
+}
+
+// Watch is a mirror of a Kafka cluster applied to a model: the non-TUI way
+// to follow a cluster. It is not safe for concurrent use.
+type Watch struct {
+	Mirror *zkwatch.Mirror
+	Model  *cluster.Model
+	// LostAfter, when positive, makes Next fail once the session has been
+	// unusable (disconnected, connecting) for that long: what a one-shot
+	// command wants. Zero waits for ZooKeeper to come back, as a long-lived
+	// watcher should.
+	LostAfter time.Duration
+
+	conn      *zkwatch.Conn
+	lostSince time.Time // zero while connected
+}
+
+// Open starts a mirror of the Kafka subtrees on conn.
+func Open(conn *zkwatch.Conn, model cluster.ModelOptions, mirror zkwatch.MirrorOptions) (*Watch, error) {
+	m, err := zkwatch.NewMirror(conn, Shape(), mirror)
+	if err != nil {
+		return nil, err
+	}
+	return &Watch{Mirror: m, Model: cluster.NewModel(model), conn: conn}, nil
+}
+
+// Next waits for the next batch, applies it and returns it with the model's
+// changes. It fails when ctx ends or the mirror closes.
+func (w *Watch) Next(ctx context.Context) (zkwatch.Batch, []cluster.Change, error) {
+	var lost <-chan time.Time
+	if w.LostAfter > 0 && !w.lostSince.IsZero() {
+		t := time.NewTimer(time.Until(w.lostSince.Add(w.LostAfter)))
+		defer t.Stop()
+		lost = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return zkwatch.Batch{}, nil, ctx.Err()
+	case <-lost:
+		return zkwatch.Batch{}, nil, fmt.Errorf("lost the connection to zookeeper %s: no session for %s", w.conn.Server(), w.LostAfter)
+	case b, ok := <-w.Mirror.Batches():
+		if !ok {
+			return zkwatch.Batch{}, nil, fmt.Errorf("zookeeper mirror closed")
+		}
+		if n := len(b.States); n > 0 {
+			switch {
+			case b.States[n-1] == zkwatch.StateConnected:
+				w.lostSince = time.Time{}
+			case w.lostSince.IsZero():
+				w.lostSince = time.Now()
+			}
+		}
+		return b, w.Model.Apply(NodeEvents(b), b.Reset), nil
+	}
+}
+
+// Loaded waits until the first full load has been applied (the first reset
+// batch) and returns its changes.
+func (w *Watch) Loaded(ctx context.Context) ([]cluster.Change, error) {
+	for {
+		b, changes, err := w.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b.Reset {
+			return changes, nil
+		}
+	}
+}
+
+// Close stops the mirror.
+func (w *Watch) Close() error { return w.Mirror.Close() }
+
+// Load reads the cluster once through the mirror, without watches or
+// changes, and returns its snapshot: a picture as consistent as a
+// sequence of reads gives (kafka-topics --describe gives no more).
+func Load(ctx context.Context, conn *zkwatch.Conn, model cluster.ModelOptions) (*cluster.Snapshot, error) {
+	model.NoChanges = true
+	w, err := Open(conn, model, zkwatch.MirrorOptions{Once: true})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	if _, err := w.Loaded(ctx); err != nil {
+		return nil, err
+	}
+	return w.Model.Snapshot(), nil
+}

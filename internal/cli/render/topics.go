@@ -1,0 +1,376 @@
+package render
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ktopo/ktopo/cluster"
+)
+
+// TopicFilter selects topics the way kafka-topics' --topic does: a Java
+// regular expression matched against the whole name, where ',' separates
+// alternatives and quotes and blanks are dropped (Kafka's IncludeList).
+type TopicFilter struct {
+	re              *regexp.Regexp
+	excludeInternal bool
+}
+
+// NewTopicFilter compiles --topic (empty: every topic).
+func NewTopicFilter(pattern string, excludeInternal bool) (TopicFilter, error) {
+	f := TopicFilter{excludeInternal: excludeInternal}
+	if pattern == "" {
+		return f, nil
+	}
+	p := strings.TrimSpace(pattern)
+	p = strings.ReplaceAll(p, ",", "|")
+	p = strings.ReplaceAll(p, " ", "")
+	p = strings.Trim(p, `"'`)
+	re, err := regexp.Compile("^(?:" + p + ")$")
+	if err != nil {
+		return f, fmt.Errorf("invalid --topic %q: %v", pattern, err)
+	}
+	f.re = re
+	return f, nil
+}
+
+// Match reports whether the filter selects topic t.
+func (f TopicFilter) Match(t string) bool {
+	if f.excludeInternal && cluster.IsInternalTopic(t) {
+		return false
+	}
+	return f.re == nil || f.re.MatchString(t)
+}
+
+// Topics returns the matching topics of s in name order.
+func (f TopicFilter) Topics(s *cluster.Snapshot) []*cluster.Topic {
+	var out []*cluster.Topic
+	for _, t := range s.Topics() {
+		if f.Match(t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Names returns every topic name kafka-topics --list would consider: the
+// topics plus deletion markers of topics already gone are not included.
+func (f TopicFilter) Names(s *cluster.Snapshot) []string {
+	var out []string
+	for _, t := range f.Topics(s) {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// WriteList prints topic names, one per line, sorted; topics marked for
+// deletion are followed by " - marked for deletion" (kafka-topics --list
+// in ZooKeeper mode).
+func WriteList(w io.Writer, s *cluster.Snapshot, f TopicFilter) error {
+	var b strings.Builder
+	for _, t := range f.Topics(s) {
+		b.WriteString(t.Name)
+		if t.MarkedForDeletion {
+			b.WriteString(" - marked for deletion")
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// DescribeFilter holds kafka-topics' report options: when any is set, only
+// partitions matching at least one are printed, without topic lines.
+type DescribeFilter struct {
+	UnderReplicated bool
+	Unavailable     bool
+	UnderMinISR     bool
+}
+
+func (d DescribeFilter) any() bool { return d.UnderReplicated || d.Unavailable || d.UnderMinISR }
+
+func (d DescribeFilter) match(s *cluster.Snapshot, t *cluster.Topic, p *cluster.Partition) bool {
+	if !d.any() {
+		return true
+	}
+	noLeader := !p.HasLeader()
+	return d.UnderReplicated && p.UnderReplicated() ||
+		d.Unavailable && (noLeader || !s.IsLive(p.Leader)) ||
+		d.UnderMinISR && (noLeader || p.UnderMinISR(t.MinISR))
+}
+
+// WriteDescribe prints topics in kafka-topics --describe format (the 3.x
+// layout, ZooKeeper mode): a topic line
+//
+//	Topic: <t>	TopicId: <id>	PartitionCount: <n>	ReplicationFactor: <rf>	Configs: <k=v,…>[	MarkedForDeletion: true]
+//
+// then one line per partition, sorted by id:
+//
+//	<TAB>Topic: <t>	Partition: <p>	Leader: <id|none>	Replicas: <a,b>	Isr: <a,b>[	Adding Replicas: …	Removing Replicas: …][	MarkedForDeletion: true]
+//
+// With report options only matching partition lines are printed.
+func WriteDescribe(w io.Writer, s *cluster.Snapshot, f TopicFilter, d DescribeFilter) error {
+	var b strings.Builder
+	for _, t := range f.Topics(s) {
+		if !d.any() {
+			b.WriteString("Topic: " + t.Name)
+			if t.ID != "" {
+				b.WriteString("\tTopicId: " + t.ID)
+			}
+			fmt.Fprintf(&b, "\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: %s", assigned(t), t.ReplicationFactor(), configString(t))
+			if t.MarkedForDeletion {
+				b.WriteString("\tMarkedForDeletion: true")
+			}
+			b.WriteByte('\n')
+		}
+		for i := range t.Partitions {
+			p := t.Partitions[i]
+			if !p.InAssignment || !d.match(s, t, p) {
+				continue
+			}
+			leader := "none"
+			if p.HasLeader() {
+				leader = strconv.Itoa(p.Leader)
+			}
+			fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s", t.Name, p.ID, leader, ints(p.Replicas), ints(p.ISR))
+			if p.Reassigning() {
+				fmt.Fprintf(&b, "\tAdding Replicas: %s\tRemoving Replicas: %s", ints(p.Adding), ints(p.Removing))
+			}
+			if t.MarkedForDeletion {
+				b.WriteString("\tMarkedForDeletion: true")
+			}
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func assigned(t *cluster.Topic) int {
+	n := 0
+	for i := range t.Partitions {
+		if t.Partitions[i].InAssignment {
+			n++
+		}
+	}
+	return n
+}
+
+func configString(t *cluster.Topic) string {
+	parts := make([]string, len(t.Config))
+	for i, e := range t.Config {
+		parts[i] = e.Key + "=" + e.Value
+	}
+	return strings.Join(parts, ",")
+}
+
+func ints(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// describeJSON is --output json of topics describe.
+type describeJSON struct {
+	Name              string            `json:"name"`
+	ID                string            `json:"topicId,omitempty"`
+	PartitionCount    int               `json:"partitionCount"`
+	ReplicationFactor int               `json:"replicationFactor"`
+	Configs           map[string]string `json:"configs"`
+	MarkedForDeletion bool              `json:"markedForDeletion"`
+	Partitions        []partitionJSON   `json:"partitions"`
+	Error             string            `json:"error,omitempty"`
+}
+
+type partitionJSON struct {
+	Partition       int    `json:"partition"`
+	Leader          *int   `json:"leader"`
+	Replicas        []int  `json:"replicas"`
+	ISR             []int  `json:"isr"`
+	LeaderEpoch     int    `json:"leaderEpoch"`
+	Adding          []int  `json:"addingReplicas,omitempty"`
+	Removing        []int  `json:"removingReplicas,omitempty"`
+	UnderReplicated bool   `json:"underReplicated"`
+	Unavailable     bool   `json:"unavailable"`
+	UnderMinISR     bool   `json:"underMinIsr"`
+	State           string `json:"state"`
+	Error           string `json:"error,omitempty"`
+}
+
+// WriteDescribeJSON prints {"topics":[…]} with the same selection as
+// WriteDescribe (report options select partitions; topics without a
+// matching partition are left out).
+func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f TopicFilter, d DescribeFilter) error {
+	// Streamed a topic at a time (the same bytes as encoding the whole
+	// {"topics":[...]} object): 100,000 partitions need no copy of the
+	// whole document in memory.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(`{"topics":[`)
+	n := 0
+	for _, t := range f.Topics(s) {
+		dj := describeJSON{Name: t.Name, ID: t.ID, PartitionCount: assigned(t), ReplicationFactor: t.ReplicationFactor(),
+			Configs: map[string]string{}, MarkedForDeletion: t.MarkedForDeletion, Partitions: []partitionJSON{}}
+		if t.Err != nil {
+			dj.Error = t.Err.Error()
+		}
+		for _, e := range t.Config {
+			dj.Configs[e.Key] = e.Value
+		}
+		for i := range t.Partitions {
+			p := t.Partitions[i]
+			if !p.InAssignment || !d.match(s, t, p) {
+				continue
+			}
+			pj := partitionJSON{Partition: p.ID, Replicas: nonNil(p.Replicas), ISR: nonNil(p.ISR), LeaderEpoch: p.LeaderEpoch,
+				Adding: p.Adding, Removing: p.Removing, UnderReplicated: p.UnderReplicated(),
+				Unavailable: !p.HasLeader() || !s.IsLive(p.Leader), UnderMinISR: !p.HasLeader() || p.UnderMinISR(t.MinISR),
+				State: partitionState(s, p)}
+			if p.HasLeader() {
+				l := p.Leader
+				pj.Leader = &l
+			}
+			if p.StateErr != nil {
+				pj.Error = p.StateErr.Error()
+			}
+			dj.Partitions = append(dj.Partitions, pj)
+		}
+		if d.any() && len(dj.Partitions) == 0 {
+			continue
+		}
+		b, err := json.Marshal(dj)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("]}\n")
+	return bw.Flush()
+}
+
+// partitionState names a partition's state as the controller would.
+func partitionState(s *cluster.Snapshot, p *cluster.Partition) string {
+	switch {
+	case !p.HasState:
+		return "New"
+	case !p.HasLeader() || !s.IsLive(p.Leader):
+		return "Offline"
+	}
+	return "Online"
+}
+
+func nonNil(xs []int) []int {
+	if xs == nil {
+		return []int{}
+	}
+	return xs
+}
+
+// WriteBrokers prints the registered brokers (and offline brokers that hold
+// replicas) as a table: id, rack, endpoints, controller marker, JSON
+// version, registration time, replicas and leaders.
+func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tVERSION\tREGISTERED\tREPLICAS\tLEADERS")
+	ctrl := s.Controller()
+	for _, b := range s.Brokers() {
+		rack := "-"
+		if b.HasRack {
+			rack = b.Rack
+		}
+		eps := make([]string, 0, len(b.Registration.Endpoints))
+		for _, e := range b.Registration.Endpoints {
+			eps = append(eps, e.String())
+		}
+		endpoints := strings.Join(eps, ",")
+		version, registered := strconv.Itoa(b.Registration.Version), "-"
+		switch {
+		case !b.Live:
+			endpoints, version = "(offline: not registered)", "-"
+		case b.Err != nil:
+			endpoints = "(bad registration: " + b.Err.Error() + ")"
+		}
+		if b.Live && b.RegisteredAt > 0 {
+			registered = time.UnixMilli(b.RegisteredAt).UTC().Format("2006-01-02 15:04:05Z")
+		}
+		marker := ""
+		if b.IsController {
+			marker = "yes (epoch " + strconv.Itoa(ctrl.Epoch) + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", b.ID, rack, endpoints, marker, version, registered, b.Replicas, b.Leaders)
+	}
+	return tw.Flush()
+}
+
+// brokerJSON is one broker of `ktopo brokers --output json`.
+type brokersJSON struct {
+	ID           int      `json:"id"`
+	Live         bool     `json:"live"`
+	Rack         *string  `json:"rack"`
+	Host         string   `json:"host,omitempty"`
+	Port         int      `json:"port,omitempty"`
+	Endpoints    []string `json:"endpoints"`
+	Version      int      `json:"version,omitempty"`
+	Controller   bool     `json:"controller"`
+	Epoch        int64    `json:"brokerEpoch,omitempty"`
+	RegisteredAt int64    `json:"registeredAt,omitempty"`
+	Replicas     int      `json:"replicas"`
+	Leaders      int      `json:"leaders"`
+	Error        string   `json:"error,omitempty"`
+}
+
+// WriteBrokersJSON prints {"controller":{…},"brokers":[…]}.
+func WriteBrokersJSON(w io.Writer, s *cluster.Snapshot) error {
+	ctrl := s.Controller()
+	out := struct {
+		ClusterID  string        `json:"clusterId,omitempty"`
+		Controller *int          `json:"controller"`
+		Epoch      int           `json:"controllerEpoch"`
+		Brokers    []brokersJSON `json:"brokers"`
+	}{ClusterID: s.ClusterID(), Epoch: ctrl.Epoch, Brokers: []brokersJSON{}}
+	if ctrl.BrokerID >= 0 {
+		id := ctrl.BrokerID
+		out.Controller = &id
+	}
+	for _, b := range s.Brokers() {
+		bj := brokersJSON{ID: b.ID, Live: b.Live, Endpoints: []string{}, Controller: b.IsController,
+			Replicas: b.Replicas, Leaders: b.Leaders}
+		if b.HasRack {
+			r := b.Rack
+			bj.Rack = &r
+		}
+		if b.Live {
+			bj.Version, bj.Epoch, bj.RegisteredAt = b.Registration.Version, b.Epoch, b.RegisteredAt
+			bj.Host, bj.Port = b.Registration.Host, b.Registration.Port
+			for _, e := range b.Registration.Endpoints {
+				bj.Endpoints = append(bj.Endpoints, e.String())
+			}
+		}
+		if b.Err != nil {
+			bj.Error = b.Err.Error()
+		}
+		out.Brokers = append(out.Brokers, bj)
+	}
+	return json.NewEncoder(w).Encode(out)
+}
+
+// WriteNodeErrors names every znode the model could not decode, one line
+// each ("ktopo: bad znode <path>: <reason>"), for standard error.
+func WriteNodeErrors(w io.Writer, s *cluster.Snapshot) {
+	for _, e := range s.Errors() {
+		fmt.Fprintf(w, "ktopo: bad znode %s: %v\n", e.Path, e.Err)
+	}
+}

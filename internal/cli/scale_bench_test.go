@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/zktest"
+)
+
+// BenchmarkDescribeScale measures `ktopo topics describe --output json`, end
+// to end as a process, on 10,000 topics × 10 partitions (RF 3, partition
+// states as Kafka leaves them) in real ZooKeeper, against a bare pipelined
+// reader of the same znodes (list /brokers/topics, get every topic znode,
+// get every state named by the assignments; 128 requests in flight on one
+// connection). Rounds alternate; medians are reported, with the process's
+// peak RSS as /usr/bin/time reports it. Budget: ≤ 1.5× the bare reader,
+// under 300 MiB. Run with: go test -run '^$' -bench DescribeScale .
+func BenchmarkDescribeScale(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds a 110,000-znode tree")
+	}
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		b.Skip("needs /usr/bin/time (Debian package time)")
+	}
+	topics, parts := 10_000, 10
+	if s := os.Getenv("KTOPO_SCALE_TOPICS"); s != "" {
+		topics, _ = strconv.Atoi(s)
+	}
+	srv := zktest.StartServer(b, zktest.Options{})
+	conn := zktest.Connect(b, srv.Addr())
+	root := "/scale"
+	start := time.Now()
+	if err := buildScaleTree(conn, root, topics, parts); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("built %d topics × %d partitions in %s", topics, parts, time.Since(start).Round(time.Millisecond))
+	bin := filepath.Join(b.TempDir(), "ktopo")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ktopo/ktopo").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	var bare, proc []time.Duration
+	var rss []int
+	for range 5 {
+		t0 := time.Now()
+		n, err := bareScaleRead(srv.Addr(), root, 128)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bare = append(bare, time.Since(t0))
+		if want := 1 + topics + topics*parts; n != want {
+			b.Fatalf("bare reader read %d znodes, want %d", n, want)
+		}
+		t0 = time.Now()
+		cmd := exec.Command("/usr/bin/time", "-f", "%M", bin, "topics", "describe", "--zookeeper", srv.Addr()+root, "--output", "json")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("describe: %v: %s", err, stderr.String())
+		}
+		proc = append(proc, time.Since(t0))
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		kb, err := strconv.Atoi(lines[len(lines)-1])
+		if err != nil {
+			b.Fatalf("rss from %q: %v", stderr.String(), err)
+		}
+		rss = append(rss, kb)
+		if c := bytes.Count(stdout.Bytes(), []byte(`"partition":`)); c != topics*parts {
+			b.Fatalf("describe printed %d partitions, want %d", c, topics*parts)
+		}
+	}
+	mb, mp := median(bare), median(proc)
+	slices.Sort(rss)
+	b.ReportMetric(float64(mb.Milliseconds()), "bare-ms")
+	b.ReportMetric(float64(mp.Milliseconds()), "describe-ms")
+	b.ReportMetric(float64(mp)/float64(mb), "ratio")
+	b.ReportMetric(float64(rss[len(rss)/2])/1024, "peak-RSS-MiB")
+	b.Logf("bare %v, describe %v (ratio %.2f), peak RSS %d MiB (rounds: bare %v, describe %v)",
+		mb.Round(time.Millisecond), mp.Round(time.Millisecond), float64(mp)/float64(mb), rss[len(rss)/2]/1024, bare, proc)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// buildScaleTree writes brokers, topics and partition states under root
+// with multis of about 1,000 creates.
+func buildScaleTree(conn *zk.Conn, root string, topics, parts int) error {
+	acl := zk.WorldACL(zk.PermAll)
+	var ops []any
+	flush := func() error {
+		if len(ops) == 0 {
+			return nil
+		}
+		_, err := conn.Multi(ops...)
+		ops = ops[:0]
+		return err
+	}
+	add := func(path string, data []byte) error {
+		ops = append(ops, &zk.CreateRequest{Path: path, Data: data, Acl: acl})
+		if len(ops) >= 1000 {
+			return flush()
+		}
+		return nil
+	}
+	for _, p := range []string{root, root + "/brokers", root + "/brokers/ids", root + "/brokers/topics", root + "/config", root + "/config/topics"} {
+		if err := add(p, nil); err != nil {
+			return err
+		}
+	}
+	for id := 1; id <= 6; id++ {
+		reg := cluster.NewBrokerRegistration(5, []cluster.BrokerEndpoint{{Listener: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "kafka-" + strconv.Itoa(id), Port: 9092}},
+			-1, "rack-"+string(rune('a'+id%3)), 1_700_000_000_000, nil)
+		if err := add(root+cluster.BrokerIDPath(id), cluster.EncodeBroker(reg)); err != nil {
+			return err
+		}
+	}
+	for t := range topics {
+		name := fmt.Sprintf("topic-%05d", t)
+		a := map[int][]int{}
+		for p := range parts {
+			a[p] = []int{(t+p)%6 + 1, (t+p+1)%6 + 1, (t+p+2)%6 + 1}
+		}
+		if err := add(root+cluster.TopicPath(name), cluster.EncodeTopicAssignment(cluster.NewTopicAssignment(a, cluster.NewTopicID().String()))); err != nil {
+			return err
+		}
+		if err := add(root+cluster.TopicPartitionsPath(name), nil); err != nil {
+			return err
+		}
+		for p := range parts {
+			if err := add(root+cluster.PartitionPath(name, p), nil); err != nil {
+				return err
+			}
+			st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 1, Leader: a[p][0], ISR: a[p]})
+			if err := add(root+cluster.PartitionStatePath(name, p), st); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// bareScaleRead reads what describe needs with plain go-zookeeper calls,
+// inflight at a time on one new connection, and returns the znodes read.
+func bareScaleRead(addr, root string, inflight int) (int, error) {
+	conn, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(nopLogger{}))
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	names, _, err := conn.Children(root + "/brokers/topics")
+	if err != nil {
+		return 0, err
+	}
+	var mu sync.Mutex
+	var statePaths []string
+	var firstErr error
+	sem := make(chan struct{}, inflight)
+	var wg sync.WaitGroup
+	run := func(path string, then func([]byte)) {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			data, _, err := conn.Get(path)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			if then != nil && err == nil {
+				then(data)
+			}
+		}()
+	}
+	for _, n := range names {
+		run(root+cluster.TopicPath(n), func(data []byte) {
+			a, _ := cluster.DecodeTopicAssignment(data)
+			for p := range a.Partitions {
+				statePaths = append(statePaths, root+cluster.PartitionStatePath(n, p))
+			}
+		})
+	}
+	wg.Wait()
+	for _, p := range statePaths {
+		run(p, nil)
+	}
+	wg.Wait()
+	return 1 + len(names) + len(statePaths), firstErr
+}

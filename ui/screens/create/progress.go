@@ -1,0 +1,436 @@
+package create
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/theme"
+)
+
+// tracker follows a written plan until every partition is online, from
+// the snapshots the shell pushes. Partition times are ZooKeeper's: the
+// state znode's mtime minus the topic znode's ctime, so they are the
+// controller's real timings, not the mirror's latency.
+type tracker struct {
+	plan    *cluster.TopicPlan
+	planned map[int][]int
+	ids     []int
+	idx     map[int]int
+	phase   []cluster.Phase
+	// onlineAt and insyncAt: ms after the topic znode was written, -1
+	// while not reached.
+	onlineAt, insyncAt []int64
+
+	sent   time.Time     // local clock: when the write was sent
+	now    time.Time     // local clock: the last observation or tick
+	took   time.Duration // the multi's round trip
+	wrote  bool
+	err    error
+	ctime  int64 // the topic znode's ctime (ms), 0 until seen
+	pr     cluster.Progress
+	isDone bool
+	doneIn int64 // ms from the write to the last partition online
+	syncIn int64 // ms to the last partition in sync, -1 while not
+	first  int64 // ms to the first partition online, -1 while none
+	ctrl   int   // the controller's broker id, -1 none
+	seen   bool  // the mirror has shown the topic
+
+	// what the last observation saw (see observe)
+	observed  bool
+	lastTopic *cluster.Topic
+	lastLive  []int
+	lost      []int // planned brokers not registered now
+	anims     *anim.Set
+
+	w, h  int
+	win   rows.Window
+	cellW int
+	per   int // cells per grid row
+	idW   int
+	rf    int
+	// idText are the padded partition ids; marks the phase marks in the
+	// current theme (set by view).
+	idText, tmText []string
+	marks          [cluster.PhaseInSync + 1]string
+
+	renderRow func(st *theme.Styles, r int) string
+}
+
+func newTracker(plan *cluster.TopicPlan, s *cluster.Snapshot, now time.Time, anims *anim.Set) *tracker {
+	t := &tracker{plan: plan, anims: anims, planned: plan.Assignment(), ids: plan.Result.Assignment.Partitions(), sent: now, now: now,
+		doneIn: -1, syncIn: -1, first: -1, ctrl: -1}
+	t.idx = make(map[int]int, len(t.ids))
+	for i, id := range t.ids {
+		t.idx[id] = i
+	}
+	n := len(t.ids)
+	t.phase = make([]cluster.Phase, n)
+	t.onlineAt, t.insyncAt = make([]int64, n), make([]int64, n)
+	for i := range t.onlineAt {
+		t.onlineAt[i], t.insyncAt[i] = -1, -1
+	}
+	t.idW = 1
+	if n > 0 {
+		t.idW = max(len(strconv.Itoa(t.ids[n-1])), len(strconv.Itoa(t.ids[0])))
+	}
+	t.idText, t.tmText = make([]string, n), make([]string, n)
+	for i, id := range t.ids {
+		t.idText[i] = rows.FitRight(strconv.Itoa(id), t.idW)
+		t.tmText[i] = rows.Spaces(6)
+	}
+	t.renderRow = t.row
+	t.rf = rfOf(plan)
+	if s != nil {
+		t.ctrl = s.Controller().BrokerID
+	}
+	return t
+}
+
+func (t *tracker) setSize(w, h int) {
+	t.w, t.h = w, h
+	// cell: id, phase mark, time ("1234ms" at most 6), two blanks
+	t.cellW = t.idW + 1 + 1 + 1 + 6 + 2
+	t.per = max((w-2)/t.cellW, 1)
+	t.win.SetN((len(t.ids) + t.per - 1) / t.per)
+}
+
+func (t *tracker) written(took time.Duration) {
+	t.wrote, t.took = true, took
+}
+
+func (t *tracker) fail(err error) { t.err = err }
+
+func (t *tracker) done() bool { return t.isDone }
+
+// observe reads every partition's phase from s at local time now and
+// flashes those that moved.
+func (t *tracker) observe(s *cluster.Snapshot, now time.Time) {
+	t.now = now
+	topic := s.Topic(t.plan.Name)
+	// A *Topic never changes once in a snapshot: when neither it, the
+	// controller nor the live brokers changed, neither did the progress
+	// (a batch about other topics costs nothing here).
+	live := s.LiveBrokerIDs()
+	if t.observed && topic == t.lastTopic && s.Controller().BrokerID == t.ctrl && slices.Equal(live, t.lastLive) {
+		return
+	}
+	t.observed, t.lastTopic, t.lastLive = true, topic, live
+	t.ctrl = s.Controller().BrokerID
+	t.pr = cluster.TopicProgress(s, t.plan.Name, t.planned)
+	if topic != nil && t.ctime == 0 {
+		t.ctime = topic.Ctime
+	}
+	t.seen = t.seen || topic != nil
+	for _, pp := range t.pr.Partitions {
+		i, ok := t.idx[pp.ID]
+		if !ok || pp.Phase == t.phase[i] {
+			continue
+		}
+		old := t.phase[i]
+		t.phase[i] = pp.Phase
+		at := t.since(topic, pp.ID, now)
+		if pp.Phase >= cluster.PhaseOnline && t.onlineAt[i] < 0 {
+			t.onlineAt[i] = at
+		}
+		if pp.Phase == cluster.PhaseInSync && t.insyncAt[i] < 0 {
+			t.insyncAt[i] = at
+		}
+		t.tmText[i] = t.timeText(i)
+		if t.anims != nil {
+			t.anims.Start(anim.Key{Topic: t.plan.Name, Partition: pp.ID, Field: anim.FieldState}, old.String(), pp.Phase.String(), now)
+		}
+	}
+	t.first = -1
+	allOnline, allSync := int64(-1), int64(-1)
+	online, sync := 0, 0
+	for i := range t.ids {
+		if a := t.onlineAt[i]; a >= 0 {
+			online++
+			allOnline = max(allOnline, a)
+			if t.first < 0 || a < t.first {
+				t.first = a
+			}
+		}
+		if a := t.insyncAt[i]; a >= 0 {
+			sync++
+			allSync = max(allSync, a)
+		}
+	}
+	if !t.isDone && t.pr.Done() {
+		t.isDone, t.doneIn = true, allOnline
+	}
+	if sync == len(t.ids) && t.pr.InSync == len(t.ids) {
+		t.syncIn = allSync
+	}
+	t.lost = t.lost[:0]
+	seen := map[int]bool{}
+	for _, id := range t.ids {
+		for _, r := range t.planned[id] {
+			if !seen[r] && !s.IsLive(r) {
+				t.lost = append(t.lost, r)
+			}
+			seen[r] = true
+		}
+	}
+}
+
+// since is when partition id reached its current state, in ms after the
+// topic znode was written: ZooKeeper's times when it has them, else the
+// local clock.
+func (t *tracker) since(topic *cluster.Topic, id int, now time.Time) int64 {
+	if topic != nil && t.ctime > 0 {
+		if p := topic.Partition(id); p != nil && p.StateMtime > 0 {
+			return max(p.StateMtime-t.ctime, 0)
+		}
+		return 0
+	}
+	return max(now.Sub(t.sent).Milliseconds(), 0)
+}
+
+// waiting says what the partitions not yet online or in sync wait for.
+func (t *tracker) waiting() []string {
+	var w []string
+	switch {
+	case t.wrote && !t.pr.Exists && t.seen:
+		w = append(w, "nothing: "+t.plan.TopicPath+" was deleted meanwhile")
+	case t.wrote && !t.pr.Exists:
+		w = append(w, "ZooKeeper's watch to report "+t.plan.TopicPath)
+	}
+	w = append(w, t.pr.Waiting...)
+	if t.pr.Online > t.pr.InSync {
+		var parts []int
+		for _, pp := range t.pr.Partitions {
+			if pp.Phase == cluster.PhaseOnline {
+				parts = append(parts, pp.ID)
+			}
+		}
+		if len(t.lost) > 0 {
+			w = append(w, plural(len(t.lost), "broker ", "brokers ")+joinInts(t.lost)+plural(len(t.lost), " is", " are")+" not registered: "+
+				plural(len(parts), "partition ", "partitions ")+rows.Ints(parts)+" wait for "+plural(len(t.lost), "it", "them")+" to rejoin the ISR")
+		} else {
+			w = append(w, "followers to catch up: "+plural(len(parts), "partition ", "partitions ")+rows.Ints(parts)+
+				" (leaders add them to the ISR)")
+		}
+	}
+	return w
+}
+
+func ms(d int64) string {
+	switch {
+	case d < 0:
+		return ""
+	case d < 10_000:
+		return strconv.FormatInt(d, 10) + "ms"
+	case d < 100_000:
+		return strconv.FormatFloat(float64(d)/1000, 'f', 1, 64) + "s"
+	}
+	return strconv.FormatInt(d/1000, 10) + "s"
+}
+
+// summaryLine is the one-line outcome for the status bar.
+func (t *tracker) summaryLine() string {
+	n := len(t.ids)
+	s := "Topic " + t.plan.Name + " created: " + plural(n, "its partition", "all "+strconv.Itoa(n)+" partitions") + " online " +
+		ms(t.doneIn) + " after the write"
+	if t.syncIn >= 0 {
+		s += ", in sync " + ms(t.syncIn)
+	}
+	return s + "."
+}
+
+func (t *tracker) failLine() string {
+	if t.err == nil {
+		return ""
+	}
+	return t.err.Error()
+}
+
+// marks per phase.
+func mark(st *theme.Styles, p cluster.Phase) string {
+	switch p {
+	case cluster.PhaseNew:
+		return st.Muted.S("○")
+	case cluster.PhaseOffline:
+		return st.Danger.S("✗")
+	case cluster.PhaseOnline:
+		return st.Leader.S("◐")
+	case cluster.PhaseInSync:
+		return st.Online.S("●")
+	}
+	return st.Subtle.S("·")
+}
+
+// row renders grid row r.
+func (t *tracker) row(st *theme.Styles, r int) string {
+	var b strings.Builder
+	b.Grow(t.per * (t.cellW + 80))
+	b.WriteByte(' ')
+	for c := 0; c < t.per; c++ {
+		i := r*t.per + c
+		if i >= len(t.ids) {
+			break
+		}
+		ph := t.phase[i]
+		idInk := st.Text
+		if ph == cluster.PhaseNonExistent {
+			idInk = st.Subtle
+		}
+		if lvl := flashLevel(t, t.ids[i]); lvl >= 0 {
+			idInk = st.FlashRamp[lvl]
+		}
+		idInk.Put(&b, t.idText[i])
+		b.WriteByte(' ')
+		b.WriteString(t.marks[ph])
+		b.WriteByte(' ')
+		st.Muted.Put(&b, t.tmText[i])
+		b.WriteString("  ")
+	}
+	return b.String()
+}
+
+// timeText is partition i's time, padded to 6 columns (kept in tmText,
+// refreshed when the partition moves).
+func (t *tracker) timeText(i int) string {
+	tm := ""
+	switch ph := t.phase[i]; {
+	case ph == cluster.PhaseInSync && t.insyncAt[i] != t.onlineAt[i]:
+		tm = ms(t.insyncAt[i])
+	case ph >= cluster.PhaseOnline:
+		tm = ms(t.onlineAt[i])
+	}
+	return rows.Fit(tm, 6)
+}
+
+// flashLevel is the fade step of partition id's last phase change, -1
+// when it is not flashing.
+func flashLevel(t *tracker, id int) int {
+	if t.anims == nil {
+		return -1
+	}
+	return t.anims.Level(anim.Key{Topic: t.plan.Name, Partition: id, Field: anim.FieldState})
+}
+
+// bar is the whole topic's progress bar: online partitions solid, in-sync
+// ones in the online colour.
+func (t *tracker) bar(st *theme.Styles, width int) string {
+	n := len(t.ids)
+	if n == 0 || width <= 0 {
+		return ""
+	}
+	on := t.pr.Online * width / n
+	sync := t.pr.InSync * width / n
+	return st.Online.S(strings.Repeat("█", sync)) + st.Leader.S(strings.Repeat("█", on-sync)) + st.Subtle.S(strings.Repeat("░", width-on))
+}
+
+// view renders the creation: steps, bar, what it waits for, the grid.
+func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace bool) []string {
+	lines := make([]string, 0, t.h)
+	n := len(t.ids)
+	title := " " + st.Bold.S("Creating ") + st.Accent.S(t.plan.Name) + st.Muted.S("  ·  "+rows.Count(n)+" partitions × RF "+
+		strconv.Itoa(t.rf))
+	if canPace {
+		title += st.Muted.S("  ·  sandbox pace " + pace.String() + " (p)")
+	}
+	lines = append(lines, rows.Clip(title, t.w))
+	ok, run, bad, todo := st.Online.S("✓"), st.Accent.S("●"), st.Error.S("✗"), st.Subtle.S("·")
+	step := func(m, name, text string) string {
+		return rows.Clip("  "+m+" "+st.Bold.S(rows.Fit(name, 11))+text, t.w)
+	}
+	lines = append(lines, step(ok, "validate", st.Muted.S("Kafka's checks passed; the plan is the one previewed")))
+	multi := "config and assignment in one multi"
+	switch {
+	case t.err != nil:
+		lines = append(lines, step(bad, "write", st.Error.S(multi)))
+		for _, l := range wrap(t.err.Error(), t.w, 16) {
+			lines = append(lines, st.Error.S(l))
+		}
+		lines = append(lines, "")
+		explain := "Nothing was written: the config and the assignment go in one ZooKeeper multi, which is applied whole or not at all."
+		if cluster.MaybeWritten(t.err) {
+			explain = "The outcome is unknown: the request may have reached ZooKeeper before the connection failed. A multi is applied whole " +
+				"or not at all, so either the topic exists exactly as previewed or nothing was written; the topics screen shows which."
+		}
+		for _, l := range wrap(explain, t.w, 1) {
+			lines = append(lines, st.Text.S(l))
+		}
+		lines = append(lines, "", " "+st.Muted.S("enter or esc: back to the form, every value kept"))
+		return lines
+	case !t.wrote:
+		lines = append(lines, step(run, "write", st.Muted.S(multi+" …")))
+		lines = append(lines, step(todo, "controller", st.Muted.S("picks it up once written")))
+	default:
+		lines = append(lines, step(ok, "write", st.Muted.S(multi+" at "+t.sent.Format("15:04:05")+" · took "+t.took.Round(time.Millisecond).String())))
+		ctrl := "no active controller"
+		if t.ctrl >= 0 {
+			ctrl = "broker " + strconv.Itoa(t.ctrl)
+		}
+		switch {
+		case t.isDone:
+			lines = append(lines, step(ok, "controller", st.Muted.S(ctrl+" elected a leader for every partition")))
+		case !t.pr.Exists:
+			lines = append(lines, step(run, "controller", st.Muted.S("waiting for the topic znode to reach the mirror")))
+		default:
+			lines = append(lines, step(run, "controller", st.Muted.S(ctrl+" is initialising the partitions: "+
+				strconv.Itoa(t.pr.Online)+"/"+strconv.Itoa(n)+" have a leader")))
+		}
+	}
+	elapsed := t.now.Sub(t.sent).Round(100 * time.Millisecond)
+	counts := " " + strconv.Itoa(t.pr.Online) + "/" + strconv.Itoa(n) + " online · " + strconv.Itoa(t.pr.InSync) + " in sync"
+	if !t.isDone {
+		counts += " · " + elapsed.String()
+	}
+	bw := max(min(t.w-rows.Width(counts)-4, 60), 10)
+	lines = append(lines, "", rows.Clip("  "+t.bar(st, bw)+st.Bold.S(counts), t.w))
+	if t.isDone {
+		lines = append(lines, "", rows.Clip(" "+st.Online.S("✓ ")+st.Bold.S("Topic "+t.plan.Name+" is online: ")+
+			plural(n, "its partition has a leader", "all "+strconv.Itoa(n)+" partitions have a leader"), t.w))
+		detail := "write took " + t.took.Round(time.Millisecond).String() + " · first leader " + ms(t.first) + " · last " + ms(t.doneIn)
+		if t.syncIn >= 0 {
+			detail += " · all in sync " + ms(t.syncIn)
+		} else {
+			detail += " · " + strconv.Itoa(t.pr.InSync) + "/" + strconv.Itoa(n) + " in sync so far"
+		}
+		lines = append(lines, rows.Clip("   "+st.Muted.S(detail), t.w))
+	}
+	for _, w := range t.waiting() {
+		for _, l := range wrap("waiting for: "+w, t.w, 2) {
+			lines = append(lines, st.Warning.S(l))
+		}
+	}
+	if !t.isDone {
+		lines = append(lines, rows.Clip("  "+st.Muted.S("esc closes this view; the creation goes on, followed in the status bar"), t.w))
+	}
+	lines = append(lines, "")
+	legend := " " + mark(st, cluster.PhaseNonExistent) + st.Muted.S(" not yet  ") + mark(st, cluster.PhaseNew) + st.Muted.S(" new  ") +
+		mark(st, cluster.PhaseOnline) + st.Muted.S(" online (leader elected)  ") + mark(st, cluster.PhaseInSync) + st.Muted.S(" in sync (full ISR)  ") +
+		mark(st, cluster.PhaseOffline) + st.Muted.S(" no leader  ·  times after the write (ZooKeeper's clock)")
+	if t.w < 112 {
+		legend = " " + mark(st, cluster.PhaseNonExistent) + st.Muted.S(" not yet ") + mark(st, cluster.PhaseNew) + st.Muted.S(" new ") +
+			mark(st, cluster.PhaseOnline) + st.Muted.S(" leader ") + mark(st, cluster.PhaseInSync) + st.Muted.S(" full ISR ") +
+			mark(st, cluster.PhaseOffline) + st.Muted.S(" no leader · times after the write")
+	}
+	for p := range t.marks {
+		t.marks[p] = mark(st, cluster.Phase(p))
+	}
+	// The grid gets what the lines above leave (layout, recomputed per
+	// frame because the waiting lines come and go).
+	t.win.SetH(max(t.h-len(lines)-1, 1))
+	from, to := t.win.Visible()
+	for r := from; r < to; r++ {
+		lines = append(lines, t.renderRow(st, r)) // fits: per = (w-2)/cellW
+	}
+	lines = append(lines, rows.Clip(legend, t.w))
+	return lines
+}
+
+func rfOf(p *cluster.TopicPlan) int {
+	if ps := p.Result.Assignment.Partitions(); len(ps) > 0 {
+		return len(p.Result.Assignment[ps[0]])
+	}
+	return 0
+}

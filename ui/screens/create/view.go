@@ -1,0 +1,139 @@
+package create
+
+import (
+	"strconv"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/internal/rows"
+)
+
+// View implements ui.Screen.
+func (m *Model) View() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	st := &m.st
+	var lines []string
+	switch m.stage {
+	case stageForm:
+		lines = m.formView()
+	case stagePreview:
+		lines = m.pv.view(st, m.form.in[fName].Value())
+	default:
+		lines = m.tr.view(st, m.stage, m.currentPace(), m.opt.Pace != nil)
+	}
+	return rows.Lines(lines, m.h)
+}
+
+// Modal is the confirmation popup, composited by the shell over the
+// screen ("" when none is open).
+func (m *Model) Modal() string {
+	if m.stage != stagePreview || !m.pv.confirm || m.pv.plan == nil {
+		return ""
+	}
+	return m.pv.popup(&m.st, m.form.in[fName].Value())
+}
+
+func (m *Model) formView() []string {
+	st := &m.st
+	f := &m.form
+	lines := make([]string, 0, m.h)
+	title := " " + st.Bold.S("Create a topic")
+	if s := m.snap; s != nil {
+		live := len(s.LiveBrokerIDs())
+		racks := 0
+		for _, r := range s.Racks() {
+			if r.Kind == cluster.RackNamed && r.Live > 0 {
+				racks++
+			}
+		}
+		info := "  ·  " + strconv.Itoa(live) + " live brokers"
+		if racks > 0 {
+			info += " in " + strconv.Itoa(racks) + " racks"
+		}
+		if c := s.Controller().BrokerID; c >= 0 {
+			info += "  ·  controller " + strconv.Itoa(c)
+		} else {
+			info += "  ·  no controller"
+		}
+		title += st.Muted.S(info)
+	} else {
+		title += st.Muted.S("  ·  loading the cluster…")
+	}
+	lines = append(lines, rows.Clip(title, m.w), "")
+	manual := f.manual()
+	for i := range nFields {
+		fl := field(i)
+		focused := f.focus == fl
+		label := rows.Fit(labels[fl], labelW-3)
+		marker := "  "
+		lInk := st.Text
+		if focused {
+			marker = st.SelectedMark.S("› ")
+			lInk = st.Bold
+		}
+		disabled := manual && (fl == fPartitions || fl == fRF || fl == fRack)
+		if disabled {
+			lInk = st.Muted
+		}
+		var val string
+		if fl == fRack {
+			on, off := "○ enforced", "○ disabled"
+			if f.rackOff {
+				off = "◉ disabled"
+			} else {
+				on = "◉ enforced"
+			}
+			onInk, offInk := st.Text, st.Muted
+			if f.rackOff {
+				onInk, offInk = st.Muted, st.Text
+			}
+			if focused {
+				if f.rackOff {
+					offInk = st.Accent
+				} else {
+					onInk = st.Accent
+				}
+			}
+			if disabled {
+				onInk, offInk = st.Muted, st.Muted
+			}
+			val = onInk.S(on) + "   " + offInk.S(off)
+		} else {
+			val = f.in[fl].View()
+			if disabled && !focused {
+				val = st.Muted.S(f.in[fl].Value())
+			}
+		}
+		lines = append(lines, rows.Clip(" "+marker+lInk.S(label)+val, m.w))
+		// messages under the field: errors always once touched, warnings,
+		// and the focused field's hint
+		indent := labelW
+		if e := f.errs[fl]; e != "" && f.touched[fl] && !disabled {
+			for _, l := range wrap(e, m.w, indent) {
+				lines = append(lines, st.Error.S(l))
+			}
+		} else if ok := f.ok[fl]; ok != "" && !disabled && (f.touched[fl] || fl != fName) {
+			lines = append(lines, rows.Clip(rows.Spaces(indent)+st.Online.S("✓ "+ok), m.w))
+		}
+		if w := f.warns[fl]; w != "" && f.errs[fl] == "" {
+			for _, l := range wrap(w, m.w, indent) {
+				lines = append(lines, st.Warning.S(l))
+			}
+		}
+		if focused && f.hints[fl] != "" {
+			for _, l := range wrap(f.hints[fl], m.w, indent) {
+				lines = append(lines, st.Muted.S(l))
+			}
+		}
+	}
+	lines = append(lines, "")
+	if f.msg != "" {
+		for _, l := range wrap(f.msg, m.w, 1) {
+			lines = append(lines, st.Error.S(l))
+		}
+	} else {
+		lines = append(lines, rows.Clip(" "+st.Muted.S("enter previews where every replica goes; nothing is written before you confirm"), m.w))
+	}
+	return lines
+}

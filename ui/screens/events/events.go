@@ -1,0 +1,493 @@
+// Package events is the timeline of model changes: controller moves,
+// brokers joining and leaving, topics created and deleted, leader moves,
+// ISR shrinks and expands. One row each: the time, the kind in words and
+// the topic-partition with the details. It filters by kind (K) and topic
+// (/), and opens in follow mode with the newest rows visible.
+package events
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/internal/cursor"
+	"github.com/ktopo/ktopo/ui/internal/filter"
+	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/theme"
+)
+
+// DefaultCapacity is how many events the timeline keeps.
+const DefaultCapacity = 50_000
+
+// Entry is one timeline row.
+type Entry struct {
+	// Time in ms since the epoch: the znode's mtime, else the arrival time.
+	Time int64
+	// Change points into the batch's change slice (never modified), so an
+	// entry is two words: the timeline moves little memory when it drops
+	// its oldest quarter.
+	Change *cluster.Change
+}
+
+// Group is a kind filter.
+type Group uint8
+
+// Kind filters, in the order K cycles through them.
+const (
+	All Group = iota
+	Leaders
+	ISR
+	Brokers
+	Controller
+	Topics
+	Problems
+	groups
+)
+
+var groupNames = [...]string{"all kinds", "leader moves", "ISR changes", "brokers", "controller", "topics", "problems"}
+
+// String names the group.
+func (g Group) String() string { return groupNames[g] }
+
+// Of is the group of a kind.
+func Of(k cluster.ChangeKind) Group {
+	switch k {
+	case cluster.ChangeLeaderMoved:
+		return Leaders
+	case cluster.ChangeIsrShrank, cluster.ChangeIsrExpanded:
+		return ISR
+	case cluster.ChangeBrokerRegistered, cluster.ChangeBrokerGone, cluster.ChangeBrokerUpdated:
+		return Brokers
+	case cluster.ChangeControllerMoved:
+		return Controller
+	case cluster.ChangeZNodeInvalid:
+		return Problems
+	}
+	return Topics
+}
+
+// Words is the kind in words.
+func Words(k cluster.ChangeKind) string {
+	switch k {
+	case cluster.ChangeBrokerRegistered:
+		return "broker joined"
+	case cluster.ChangeBrokerUpdated:
+		return "broker updated"
+	case cluster.ChangeBrokerGone:
+		return "broker left"
+	case cluster.ChangeControllerMoved:
+		return "controller moved"
+	case cluster.ChangeTopicCreated:
+		return "topic created"
+	case cluster.ChangeTopicMarkedForDeletion:
+		return "delete requested"
+	case cluster.ChangeTopicDeleted:
+		return "topic deleted"
+	case cluster.ChangePartitionsAdded:
+		return "partitions added"
+	case cluster.ChangePartitionAppeared:
+		return "partition online"
+	case cluster.ChangeLeaderMoved:
+		return "leader moved"
+	case cluster.ChangeIsrShrank:
+		return "ISR shrank"
+	case cluster.ChangeIsrExpanded:
+		return "ISR expanded"
+	case cluster.ChangeConfigChanged:
+		return "config changed"
+	case cluster.ChangeReassignmentStarted:
+		return "reassigning"
+	case cluster.ChangeReassignmentFinished:
+		return "reassigned"
+	case cluster.ChangeZNodeInvalid:
+		return "bad znode"
+	}
+	return string(k)
+}
+
+// Where is the topic-partition (or broker) a change is about.
+func Where(c *cluster.Change) string {
+	switch c.Kind {
+	case cluster.ChangeBrokerRegistered, cluster.ChangeBrokerUpdated, cluster.ChangeBrokerGone:
+		return "broker " + strconv.Itoa(c.Broker)
+	case cluster.ChangeControllerMoved:
+		return ""
+	case cluster.ChangeTopicCreated, cluster.ChangeTopicMarkedForDeletion, cluster.ChangeTopicDeleted,
+		cluster.ChangePartitionsAdded, cluster.ChangeConfigChanged:
+		return c.Topic
+	case cluster.ChangeZNodeInvalid:
+		return c.Path
+	}
+	return c.Topic + "-" + strconv.Itoa(c.Partition)
+}
+
+// Details describes a change after its topic-partition.
+func Details(c *cluster.Change) string {
+	switch c.Kind {
+	case cluster.ChangeBrokerRegistered:
+		if c.Rack != "" {
+			return "rack " + c.Rack
+		}
+		return ""
+	case cluster.ChangeControllerMoved:
+		return "broker " + rows.Broker(c.From) + " → " + rows.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
+	case cluster.ChangeTopicCreated:
+		return strconv.Itoa(c.PartitionCount) + " partitions, RF " + strconv.Itoa(c.ReplicationFactor)
+	case cluster.ChangePartitionsAdded:
+		return "partitions " + rows.Ints(c.Partitions)
+	case cluster.ChangePartitionAppeared:
+		return "leader " + rows.Broker(c.Leader) + "  ISR " + rows.Ints(c.ISR)
+	case cluster.ChangeLeaderMoved:
+		return rows.Broker(c.From) + " → " + rows.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
+	case cluster.ChangeIsrShrank:
+		return "−" + rows.Ints(c.Removed) + "  ISR now " + rows.Ints(c.ISR)
+	case cluster.ChangeIsrExpanded:
+		return "+" + rows.Ints(c.Added) + "  ISR now " + rows.Ints(c.ISR)
+	case cluster.ChangeConfigChanged:
+		return strings.Join(c.Keys, ", ")
+	case cluster.ChangeReassignmentStarted:
+		return "adding " + rows.Ints(c.Added) + " removing " + rows.Ints(c.Removed)
+	case cluster.ChangeReassignmentFinished:
+		return "replicas " + rows.Ints(c.Replicas)
+	case cluster.ChangeZNodeInvalid:
+		return c.Error
+	}
+	return ""
+}
+
+// Model is the events screen.
+type Model struct {
+	st     theme.Styles
+	list   keys.List
+	fk     keys.Filter
+	loc    *time.Location
+	w, h   int
+	cap    int
+	base   int64 // sequence number of entries[0]
+	all    []Entry
+	group  Group
+	match  filter.Matcher
+	ferr   string
+	shown  []int64 // sequence numbers shown, nil = all
+	win    rows.Window
+	follow bool
+	input  textinput.Model
+	typing bool
+
+	renderRow func(e *Entry, selected bool) string
+}
+
+// New returns the screen; loc is the time zone of the timestamps (nil:
+// local time).
+func New(st theme.Styles, km keys.Map, loc *time.Location) *Model {
+	if loc == nil {
+		loc = time.Local
+	}
+	m := &Model{st: st, list: km.List, fk: km.Filter, loc: loc, cap: DefaultCapacity, follow: true}
+	m.input = theme.NewInput(st, "/")
+	m.input.Placeholder = "topic substring, or ~regex"
+	m.renderRow = m.row
+	return m
+}
+
+// SetCapacity changes how many events are kept.
+func (m *Model) SetCapacity(n int) { m.cap = max(n, 16) }
+
+// Title implements ui.Screen.
+func (m *Model) Title() string { return "Events" }
+
+// SetSize implements ui.Screen.
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.win.SetH(h - 2)
+	m.input.SetWidth(max(w-40, 10))
+	m.stick()
+}
+
+// SetStyles implements ui.Screen.
+func (m *Model) SetStyles(st theme.Styles) { m.st = st; theme.StyleInput(&m.input, st) }
+
+// Capturing reports that the filter field has the keyboard.
+func (m *Model) Capturing() bool { return m.typing }
+
+// Following reports follow mode.
+func (m *Model) Following() bool { return m.follow }
+
+// Len is the number of shown rows.
+func (m *Model) Len() int { return m.win.N }
+
+// Entry returns shown row i.
+func (m *Model) Entry(i int) *Entry {
+	if m.shown == nil {
+		return &m.all[i]
+	}
+	return &m.all[m.shown[i]-m.base]
+}
+
+func (m *Model) passes(e *Entry) bool {
+	if m.group != All && Of(e.Change.Kind) != m.group {
+		return false
+	}
+	if !m.match.Empty() {
+		t := e.Change.Topic
+		if t == "" || !m.match.Match(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// Append adds changes at time now (ms; used when a change has no time).
+func (m *Model) Append(changes []cluster.Change, now int64) {
+	for i := range changes {
+		e := Entry{Time: changes[i].Time, Change: &changes[i]}
+		if e.Time == 0 {
+			e.Time = now
+		}
+		seq := m.base + int64(len(m.all))
+		m.all = append(m.all, e)
+		if m.shown != nil && m.passes(&m.all[len(m.all)-1]) {
+			m.shown = append(m.shown, seq)
+		}
+	}
+	if over := len(m.all) - m.cap; over > 0 {
+		// Drop a quarter at once: amortised O(1) per event.
+		drop := min(len(m.all), over+m.cap/4)
+		m.all = append(m.all[:0], m.all[drop:]...)
+		clear(m.all[len(m.all):cap(m.all)]) // release the dropped batches
+		m.base += int64(drop)
+		if m.shown != nil {
+			k := 0
+			for k < len(m.shown) && m.shown[k] < m.base {
+				k++
+			}
+			m.shown = append(m.shown[:0], m.shown[k:]...)
+		}
+		m.win.Move(-drop) // keep the cursor on the same entry
+	}
+	m.setN()
+	m.stick()
+}
+
+func (m *Model) setN() {
+	if m.shown == nil {
+		m.win.SetN(len(m.all))
+	} else {
+		m.win.SetN(len(m.shown))
+	}
+}
+
+// stick keeps the newest row in view while following.
+func (m *Model) stick() {
+	if m.follow {
+		m.win.To(m.win.N - 1)
+	}
+}
+
+func (m *Model) refilter() {
+	if m.group == All && m.match.Empty() {
+		m.shown = nil
+	} else {
+		m.shown = make([]int64, 0, 64)
+		for i := range m.all {
+			if m.passes(&m.all[i]) {
+				m.shown = append(m.shown, m.base+int64(i))
+			}
+		}
+	}
+	m.setN()
+	m.stick()
+}
+
+// SetGroup sets the kind filter.
+func (m *Model) SetGroup(g Group) { m.group = g % groups; m.refilter() }
+
+// SetFilter sets the topic filter text.
+func (m *Model) SetFilter(s string) {
+	m.input.SetValue(s)
+	m.applyFilter()
+}
+
+func (m *Model) applyFilter() {
+	mt, err := filter.Compile(m.input.Value())
+	if err != nil {
+		m.ferr = err.Error()
+		return
+	}
+	m.ferr, m.match = "", mt
+	m.refilter()
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	return []key.Binding{m.fk.Kind, m.fk.Filter, m.fk.Follow, m.list.Open}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom},
+		{m.fk.Kind, m.fk.Filter, m.fk.Clear, m.fk.Follow, m.list.Open},
+	}
+}
+
+// Back handles esc: it clears filters first.
+func (m *Model) Back() bool {
+	if m.group != All || !m.match.Empty() || m.ferr != "" {
+		m.group = All
+		m.SetFilter("")
+		return true
+	}
+	return false
+}
+
+// Update implements ui.Screen.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if m.typing {
+		if k, ok := msg.(tea.KeyPressMsg); ok {
+			switch k.String() {
+			case "enter":
+				m.typing = false
+				m.input.Blur()
+				return nil
+			case "esc":
+				m.typing = false
+				m.input.Blur()
+				m.SetFilter("")
+				return nil
+			}
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		m.applyFilter()
+		return cmd
+	}
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case cursor.Move(&m.win, &m.list, msg):
+		case key.Matches(msg, m.fk.Follow):
+			m.follow = !m.follow
+			m.stick()
+			return nil
+		case key.Matches(msg, m.fk.Kind):
+			m.SetGroup(m.group + 1)
+			return nil
+		case key.Matches(msg, m.fk.Filter):
+			m.typing = true
+			return m.input.Focus()
+		case key.Matches(msg, m.list.Open):
+			if m.win.N > 0 {
+				c := m.Entry(m.win.Cursor).Change
+				if c.Topic != "" && c.Kind != cluster.ChangeTopicDeleted {
+					p := -1
+					switch c.Kind {
+					case cluster.ChangeLeaderMoved, cluster.ChangeIsrShrank, cluster.ChangeIsrExpanded, cluster.ChangePartitionAppeared,
+						cluster.ChangeReassignmentStarted, cluster.ChangeReassignmentFinished:
+						p = c.Partition
+					}
+					return nav.Cmd(nav.OpenTopicMsg{Topic: c.Topic, Partition: p})
+				}
+			}
+			return nil
+		default:
+			return nil
+		}
+		// Moving off the last row leaves follow mode; reaching it resumes.
+		m.follow = m.win.Bottom()
+	case tea.MouseWheelMsg:
+		switch msg.Mouse().Button {
+		case tea.MouseWheelUp:
+			m.win.Scroll(-3)
+		case tea.MouseWheelDown:
+			m.win.Scroll(3)
+		}
+		m.follow = m.win.Bottom()
+	}
+	return nil
+}
+
+const (
+	cTime = 14
+	cKind = 18
+)
+
+// View implements ui.Screen.
+func (m *Model) View() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	st := m.st
+	lines := make([]string, 0, m.h)
+	title := " " + st.Bold.S("Events") + st.Muted.S("  "+rows.Count(m.win.N)+" shown  ·  "+m.group.String())
+	if m.follow {
+		title += "  " + st.Online.S("● following")
+	} else {
+		title += "  " + st.Muted.S("○ paused (f to follow)")
+	}
+	switch {
+	case m.typing:
+		title += "   " + m.input.View()
+	case m.ferr != "":
+		title += "   " + st.Error.S(m.ferr)
+	case !m.match.Empty():
+		title += "   " + st.Accent.S("/"+m.match.Text())
+	}
+	lines = append(lines, rows.Clip(title, m.w))
+	hdr := " " + rows.Fit("TIME", cTime) + rows.Fit("KIND", cKind) + rows.Fit("WHERE", m.whereW()) + "DETAILS"
+	lines = append(lines, st.Header.S(rows.Fit(hdr, m.w)))
+	from, to := m.win.Visible()
+	for i := from; i < to; i++ {
+		lines = append(lines, m.renderRow(m.Entry(i), i == m.win.Cursor && !m.follow))
+	}
+	if m.win.N == 0 {
+		msg := "No changes yet. They appear here as the cluster changes."
+		if m.shown != nil {
+			msg = "No change matches the filter."
+		}
+		lines = append(lines, " "+st.Muted.S(msg))
+	}
+	return rows.Lines(lines, m.h)
+}
+
+func (m *Model) whereW() int { return min(max(m.w/5, 18), 40) }
+
+func (m *Model) row(e *Entry, selected bool) string {
+	st := &m.st
+	ink := func(k theme.Ink) theme.Ink {
+		if selected {
+			return theme.Ink{}
+		}
+		return k
+	}
+	c := e.Change
+	ts := time.UnixMilli(e.Time).In(m.loc).Format("15:04:05.000")
+	kInk := st.Text
+	switch c.Kind {
+	case cluster.ChangeBrokerGone, cluster.ChangeIsrShrank, cluster.ChangeTopicDeleted, cluster.ChangeZNodeInvalid:
+		kInk = st.Danger
+	case cluster.ChangeBrokerRegistered, cluster.ChangeIsrExpanded, cluster.ChangeTopicCreated, cluster.ChangePartitionAppeared:
+		kInk = st.Online
+	case cluster.ChangeLeaderMoved, cluster.ChangeControllerMoved:
+		kInk = st.Leader
+	case cluster.ChangeTopicMarkedForDeletion:
+		kInk = st.Warning
+	}
+	if c.Kind == cluster.ChangeLeaderMoved && c.To < 0 {
+		kInk = st.Danger
+	}
+	ww := m.whereW()
+	dw := max(m.w-1-cTime-cKind-ww, 0)
+	line := " " + ink(st.Muted).S(rows.Fit(ts, cTime)) + ink(kInk).S(rows.Fit(Words(c.Kind), cKind)) +
+		rows.Fit(Where(c), ww) + ink(st.Muted).S(rows.Fit(Details(c), dw))
+	if selected {
+		return st.Selected.S(line)
+	}
+	return line
+}

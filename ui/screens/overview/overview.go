@@ -1,0 +1,416 @@
+// Package overview is the cluster screen: a header with the cluster's
+// counts, then the racks as columns with a card per broker (id, address,
+// replicas, leaders, preferred-leader share), the controller badged with
+// its epoch and brokers that hold replicas while unregistered shown
+// offline in their last known rack (or under "unknown rack").
+package overview
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/theme"
+)
+
+const (
+	cardH    = 6 // lines per card, borders included
+	minCardW = 24
+	maxCardW = 38
+	headH    = 4 // cluster lines + blank + rack header
+)
+
+// Model is the overview screen.
+type Model struct {
+	st      theme.Styles
+	list    keys.List
+	sandbox keys.Sandbox
+	anims   *anim.Set
+	w, h    int
+
+	snap    *cluster.Snapshot
+	connect string
+
+	racks []cluster.Rack
+
+	rack, pos int // cursor: rack column, card within it
+	rackOff   int // first visible rack column
+	rowOff    int // first visible card row
+
+	// renderCard draws one card; a field so tests can count calls.
+	renderCard func(b *cluster.Broker, w int, selected bool) [cardH]string
+}
+
+// New returns the screen.
+func New(st theme.Styles, km keys.Map, anims *anim.Set) *Model {
+	m := &Model{st: st, list: km.List, sandbox: km.Sandbox, anims: anims}
+	m.renderCard = m.card
+	return m
+}
+
+// Title implements ui.Screen.
+func (m *Model) Title() string { return "Overview" }
+
+// SetSize implements ui.Screen.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.clamp() }
+
+// SetStyles implements ui.Screen.
+func (m *Model) SetStyles(st theme.Styles) { m.st = st }
+
+// SetConnect sets the connect string shown in the header.
+func (m *Model) SetConnect(s string) { m.connect = s }
+
+// SetSandbox enables the sandbox keys.
+func (m *Model) SetSandbox(km keys.Sandbox) { m.sandbox = km }
+
+// SetSnapshot shows a new snapshot. The preferred-leader shares come from
+// the model, which keeps them per broker as partitions change.
+func (m *Model) SetSnapshot(s *cluster.Snapshot) {
+	if s == m.snap {
+		return
+	}
+	m.snap = s
+	m.racks = s.Racks()
+	m.clamp()
+}
+
+// Selected returns the broker under the cursor.
+func (m *Model) Selected() (int, bool) {
+	if m.rack < len(m.racks) && m.pos < len(m.racks[m.rack].Brokers) {
+		return m.racks[m.rack].Brokers[m.pos], true
+	}
+	return 0, false
+}
+
+// Select puts the cursor on broker id.
+func (m *Model) Select(id int) {
+	for r := range m.racks {
+		for i, b := range m.racks[r].Brokers {
+			if b == id {
+				m.rack, m.pos = r, i
+				m.clamp()
+				return
+			}
+		}
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	return []key.Binding{m.list.Open, m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.list.Up, m.list.Down, m.list.Left, m.list.Right, m.list.Open},
+		{m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController},
+	}
+}
+
+// Update implements ui.Screen.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, m.list.Up):
+			m.pos--
+		case key.Matches(msg, m.list.Down):
+			m.pos++
+		case key.Matches(msg, m.list.Left):
+			m.rack--
+		case key.Matches(msg, m.list.Right):
+			m.rack++
+		case key.Matches(msg, m.list.Top):
+			m.pos = 0
+		case key.Matches(msg, m.list.Bottom):
+			m.pos = 1 << 30
+		case key.Matches(msg, m.list.PageDown):
+			m.pos += max(m.cardRows()-1, 1)
+		case key.Matches(msg, m.list.PageUp):
+			m.pos -= max(m.cardRows()-1, 1)
+		case key.Matches(msg, m.list.Open):
+			if id, ok := m.Selected(); ok {
+				return nav.Cmd(nav.OpenBrokerMsg{Broker: id})
+			}
+		case key.Matches(msg, m.sandbox.Kill):
+			if id, ok := m.Selected(); ok {
+				return nav.Cmd(nav.SandboxMsg{Action: nav.ToggleBroker, Broker: id})
+			}
+		case key.Matches(msg, m.sandbox.Elect):
+			return nav.Cmd(nav.SandboxMsg{Action: nav.ElectPreferred})
+		case key.Matches(msg, m.sandbox.MoveController):
+			return nav.Cmd(nav.SandboxMsg{Action: nav.MoveController})
+		}
+		m.clamp()
+	case tea.MouseWheelMsg:
+		switch msg.Mouse().Button {
+		case tea.MouseWheelUp:
+			m.pos--
+		case tea.MouseWheelDown:
+			m.pos++
+		}
+		m.clamp()
+	}
+	return nil
+}
+
+func (m *Model) cardRows() int { return max((m.h-headH)/cardH, 1) }
+
+func (m *Model) visibleRacks() (n, cw int) {
+	nr := max(len(m.racks), 1)
+	n = max(min(nr, (m.w+1)/(minCardW+1)), 1)
+	cw = min((m.w-(n-1))/n, maxCardW)
+	return n, max(cw, 8)
+}
+
+func (m *Model) clamp() {
+	if len(m.racks) == 0 {
+		m.rack, m.pos, m.rackOff, m.rowOff = 0, 0, 0, 0
+		return
+	}
+	m.rack = min(max(m.rack, 0), len(m.racks)-1)
+	m.pos = min(max(m.pos, 0), len(m.racks[m.rack].Brokers)-1)
+	n, _ := m.visibleRacks()
+	if m.rack < m.rackOff {
+		m.rackOff = m.rack
+	}
+	if m.rack >= m.rackOff+n {
+		m.rackOff = m.rack - n + 1
+	}
+	m.rackOff = min(max(m.rackOff, 0), max(len(m.racks)-n, 0))
+	rowsVis := m.cardRows()
+	if m.pos < m.rowOff {
+		m.rowOff = m.pos
+	}
+	if m.pos >= m.rowOff+rowsVis {
+		m.rowOff = m.pos - rowsVis + 1
+	}
+	most := 0
+	for i := range m.racks {
+		most = max(most, len(m.racks[i].Brokers))
+	}
+	m.rowOff = min(max(m.rowOff, 0), max(most-rowsVis, 0))
+}
+
+// View implements ui.Screen.
+func (m *Model) View() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	lines := make([]string, 0, m.h)
+	lines = append(lines, m.header()...)
+	if m.snap == nil || len(m.racks) == 0 {
+		msg := "No brokers registered."
+		if m.snap == nil {
+			msg = "Loading the cluster…"
+		}
+		lines = append(lines, "", " "+m.st.Muted.S(msg))
+		return rows.Lines(lines, m.h)
+	}
+	n, cw := m.visibleRacks()
+	from, to := m.rackOff, min(m.rackOff+n, len(m.racks))
+	// rack headers
+	var hb strings.Builder
+	for ri := from; ri < to; ri++ {
+		if ri > from {
+			hb.WriteByte(' ')
+		}
+		r := &m.racks[ri]
+		label := r.Label()
+		stats := " " + plural(len(r.Brokers), "broker") + " · " + rows.Count(r.Leaders) + "/" + rows.Count(r.Replicas) + " led"
+		if rows.Width(label)+rows.Width(stats) > cw {
+			stats = ""
+		}
+		ink := m.st.Accent
+		if ri == m.rack {
+			ink = m.st.SelectedMark
+		}
+		hb.WriteString(ink.S(label) + m.st.Muted.S(rows.Fit(stats, cw-rows.Width(label))))
+	}
+	lines = append(lines, hb.String())
+	vis := m.cardRows()
+	brokers := m.snap
+	for row := m.rowOff; row < m.rowOff+vis; row++ {
+		var block [cardH]strings.Builder
+		any := false
+		for ri := from; ri < to; ri++ {
+			var card [cardH]string
+			r := &m.racks[ri]
+			if row < len(r.Brokers) {
+				b, _ := brokers.Broker(r.Brokers[row])
+				card = m.renderCard(b, cw, ri == m.rack && row == m.pos)
+				any = true
+			} else {
+				for i := range card {
+					card[i] = rows.Spaces(cw)
+				}
+			}
+			for i := range card {
+				if ri > from {
+					block[i].WriteByte(' ')
+				}
+				block[i].WriteString(card[i])
+			}
+		}
+		if !any {
+			break
+		}
+		for i := range block {
+			lines = append(lines, block[i].String())
+		}
+	}
+	if extra := len(m.racks) - n; extra > 0 && len(lines) < m.h {
+		lines = append(lines, m.st.Muted.S(" racks "+strconv.Itoa(from+1)+"–"+strconv.Itoa(to)+" of "+strconv.Itoa(len(m.racks))+"  ←/→ to scroll"))
+	}
+	return rows.Lines(lines, m.h)
+}
+
+func (m *Model) header() []string {
+	st := m.st
+	if m.snap == nil {
+		return []string{" " + st.Bold.S("Cluster") + " " + st.Muted.S(m.connect), "", ""}
+	}
+	s := m.snap
+	id := s.ClusterID()
+	if id == "" {
+		id = "(no cluster id)"
+	}
+	c := s.Controller()
+	ctrl := "no controller"
+	if c.BrokerID >= 0 {
+		ctrl = "controller " + strconv.Itoa(c.BrokerID) + " (epoch " + strconv.Itoa(c.Epoch) + ")"
+	}
+	l1 := " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S("  ·  "+m.connect+"  ·  ") + st.Controller.S(ctrl)
+	h := s.Health()
+	nLive := 0
+	for i := range s.Brokers() {
+		if s.Brokers()[i].Live {
+			nLive++
+		}
+	}
+	nb := len(s.Brokers())
+	count := func(label string, n int, bad theme.Ink) string {
+		v := rows.Count(n)
+		if n > 0 {
+			v = bad.S(v)
+		} else {
+			v = st.Bold.S(v)
+		}
+		return st.Muted.S(label+" ") + v + "   "
+	}
+	brokers := st.Bold.S(strconv.Itoa(nLive))
+	if nLive < nb {
+		brokers = st.Danger.S(strconv.Itoa(nLive))
+	}
+	urp, minISR, live := "under-replicated", "under-min-ISR", " live   "
+	if m.w < 100 {
+		urp, minISR, live = "URP", "<minISR", "   " // short labels fit 80 columns
+	}
+	l2 := " " + st.Muted.S("brokers ") + brokers + st.Muted.S("/"+strconv.Itoa(nb)+live) +
+		count("topics", len(s.Topics()), st.Bold) + count("partitions", h.Partitions, st.Bold) +
+		count(urp, h.UnderReplicated, st.Warning) + count("offline", h.Offline, st.Danger) +
+		count(minISR, h.UnderMinISR, st.Danger)
+	return []string{rows.Clip(l1, m.w), rows.Clip(l2, m.w), ""}
+}
+
+// card draws a broker card of width w.
+func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
+	st := m.st
+	iw := w - 4 // borders and one space of padding on each side
+	var out [cardH]string
+	border := st.Subtle
+	switch {
+	case selected:
+		border = st.SelectedMark
+	case !b.Live:
+		border = st.Danger
+	}
+	// The selected card has a double border: visible without colour too.
+	tl, tr, bl, br, hz, vt := "╭", "╮", "╰", "╯", "─", "│"
+	if selected {
+		tl, tr, bl, br, hz, vt = "╔", "╗", "╚", "╝", "═", "║"
+	}
+	out[0] = border.S(tl + strings.Repeat(hz, w-2) + tr)
+	out[cardH-1] = border.S(bl + strings.Repeat(hz, w-2) + br)
+	line := func(i int, left string, leftW int, right string, rightW int) {
+		gap := iw - leftW - rightW
+		if gap < 1 {
+			right, rightW, gap = "", 0, iw-leftW
+		}
+		out[i] = border.S(vt) + " " + left + rows.Spaces(gap) + right + " " + border.S(vt)
+	}
+	// line 1: id and badge
+	title := rows.Fit("broker "+strconv.Itoa(b.ID), min(iw, 12))
+	tw := rows.Width(title)
+	titleInk := st.Bold
+	if lvl := m.anims.Level(anim.Key{Field: anim.FieldBroker, Partition: b.ID}); lvl >= 0 {
+		titleInk = st.FlashRamp[lvl]
+	}
+	badge, bw := "", 0
+	switch {
+	case !b.Live:
+		badge, bw = st.Danger.S("OFFLINE"), 7
+	case b.IsController:
+		t := "★ ctrl e" + strconv.Itoa(m.snap.Controller().Epoch)
+		badge, bw = st.Controller.S(t), rows.Width(t)
+	default:
+		badge, bw = st.Online.S("online"), 6
+	}
+	line(1, titleInk.S(title), tw, badge, bw)
+	// line 2: address or where it was last seen
+	addr := b.Addr()
+	ink := st.Muted
+	switch {
+	case !b.Live && !b.RackKnown:
+		addr, ink = "never registered", st.Offline
+	case !b.Live:
+		addr = "last seen " + addr
+		ink = st.Offline
+	case addr == "":
+		addr = "(no endpoint)"
+	}
+	addr = rows.Fit(addr, iw)
+	line(2, ink.S(addr), iw, "", 0)
+	// line 3: replicas and leaders
+	rep := plural(b.Replicas, "replica") + " · " + plural(b.Leaders, "leader")
+	if rows.Width(rep) > iw {
+		rep = rows.Count(b.Replicas) + " rep · " + rows.Count(b.Leaders) + " lead"
+	}
+	rep = rows.Fit(rep, iw)
+	line(3, st.Text.S(rep), iw, "", 0)
+	// line 4: preferred-leader share
+	var pref string
+	pink := st.Muted
+	if b.Preferred == 0 {
+		pref = "preferred of none"
+	} else {
+		pct := b.PreferredLed * 100 / b.Preferred
+		pref = "preferred " + rows.Count(b.PreferredLed) + "/" + rows.Count(b.Preferred) + " " + strconv.Itoa(pct) + "%"
+		switch {
+		case pct == 100:
+			pink = st.Online
+		case pct >= 50:
+			pink = st.Warning
+		default:
+			pink = st.Danger
+		}
+	}
+	pref = rows.Fit(pref, iw)
+	line(4, pink.S(pref), iw, "", 0)
+	return out
+}
+
+// plural renders "1 broker", "2 brokers".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return rows.Count(n) + " " + word + "s"
+}

@@ -1,0 +1,143 @@
+package overview
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/theme"
+)
+
+func newScreen(spec fixture.Spec, w, h int) *Model {
+	km := keys.Default()
+	km.SetSandbox(true)
+	m := New(theme.New(true), km, anim.NewSet(theme.FlashSteps))
+	m.SetConnect("zk1:2181/kafka")
+	m.SetSize(w, h)
+	m.SetSnapshot(spec.Model().Snapshot())
+	return m
+}
+
+var sizes = [][2]int{{80, 24}, {200, 60}}
+
+func TestView(t *testing.T) {
+	for _, sz := range sizes {
+		for _, tc := range []struct {
+			name string
+			keys []string
+		}{
+			{"initial", nil},
+			{"moved", []string{"right", "right", "down"}},
+			{"offline", []string{"right", "right", "down", "right"}},
+		} {
+			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
+				m := newScreen(fixture.Small(), sz[0], sz[1])
+				fixture.Press(m, tc.keys...)
+				golden.RequireEqual(t, ansi.Strip(m.View()))
+			})
+		}
+	}
+}
+
+func TestCursorAndActions(t *testing.T) {
+	m := newScreen(fixture.Small(), 200, 60)
+	if id, _ := m.Selected(); id != 1 {
+		t.Fatalf("first selection %d, want broker 1", id)
+	}
+	fixture.Press(m, "right", "down")
+	if id, _ := m.Selected(); id != 5 {
+		t.Fatalf("after right, down: broker %d, want 5", id)
+	}
+	// broker 6 went down after registering in rack-c: shown there, offline.
+	fixture.Press(m, "right", "down")
+	if id, _ := m.Selected(); id != 6 {
+		t.Fatalf("want broker 6 in rack-c, got %d", id)
+	}
+	b, _ := m.snap.Broker(6)
+	if b.Live || b.Rack != "rack-c" {
+		t.Fatalf("broker 6 = %+v", b)
+	}
+	msgs := fixture.Press(m, "enter")
+	if len(msgs) != 1 || msgs[0] != (nav.OpenBrokerMsg{Broker: 6}) {
+		t.Fatalf("enter: %v", msgs)
+	}
+	msgs = fixture.Press(m, "x")
+	if len(msgs) != 1 || msgs[0] != (nav.SandboxMsg{Action: nav.ToggleBroker, Broker: 6}) {
+		t.Fatalf("x: %v", msgs)
+	}
+	// broker 9 never registered: the unknown-rack column.
+	fixture.Press(m, "right")
+	if id, _ := m.Selected(); id != 9 {
+		t.Fatalf("want broker 9 under unknown rack, got %d", id)
+	}
+	if r := m.racks[m.rack]; r.Kind != cluster.RackUnknown {
+		t.Fatalf("rack %+v", r)
+	}
+}
+
+func TestSandboxKeysDisabled(t *testing.T) {
+	m := New(theme.New(true), keys.Default(), anim.NewSet(theme.FlashSteps))
+	m.SetSize(80, 24)
+	m.SetSnapshot(fixture.Small().Model().Snapshot())
+	if msgs := fixture.Press(m, "x", "p", "m"); len(msgs) != 0 {
+		t.Fatalf("sandbox keys outside the sandbox: %v", msgs)
+	}
+}
+
+func TestPreferredShare(t *testing.T) {
+	m := newScreen(fixture.Small(), 80, 24)
+	// broker 5 is the preferred leader of 3 partitions and leads 2 of them
+	// (orders-4 is led by its second replica).
+	b, ok := m.snap.Broker(5)
+	if !ok || b.Preferred != 3 || b.PreferredLed != 2 {
+		t.Fatalf("broker 5: %+v", b)
+	}
+	if !strings.Contains(m.View(), "preferred 2/3 66%") {
+		t.Fatalf("card does not show the share:\n%s", m.View())
+	}
+}
+
+// TestRenderCalls: the card renderer runs only for visible cards, however
+// many brokers there are.
+func TestRenderCalls(t *testing.T) {
+	for _, n := range []int{6, 60, 600} {
+		spec := fixture.Sized(1000)
+		spec.Brokers = n
+		m := newScreen(spec, 80, 24)
+		calls := 0
+		real := m.renderCard
+		m.renderCard = func(b *cluster.Broker, w int, sel bool) [cardH]string { calls++; return real(b, w, sel) }
+		m.View()
+		if limit := 24 + 2; calls > limit {
+			t.Fatalf("%d brokers: %d card renders for 24 lines", n, calls)
+		}
+	}
+}
+
+func BenchmarkView(b *testing.B) {
+	for _, n := range []int{100, 10_000, 100_000} {
+		spec := fixture.Sized(n)
+		snap := spec.Model().Snapshot()
+		for _, sz := range [][2]int{{200, 60}, {80, 24}} {
+			b.Run(fmt.Sprintf("overview/%dx%d/partitions=%d", sz[0], sz[1], n), func(b *testing.B) {
+				if testing.Short() && n > 10_000 {
+					b.Skip("large fixture skipped under -short")
+				}
+				m := New(theme.New(true), keys.Default(), anim.NewSet(theme.FlashSteps))
+				m.SetSize(sz[0], sz[1])
+				m.SetSnapshot(snap)
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = m.View()
+				}
+			})
+		}
+	}
+}

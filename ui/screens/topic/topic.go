@@ -1,0 +1,333 @@
+// Package topic is the screen of one topic: its id and configs, and a
+// partition table (partition, leader, replicas with the leader highlighted
+// and out-of-sync replicas marked, ISR, leader epoch, state). A change
+// flashes its cell and shows old → new for a moment; `u` shows only the
+// unhealthy partitions.
+package topic
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/internal/cursor"
+	"github.com/ktopo/ktopo/ui/internal/part"
+	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/theme"
+)
+
+const headLines = 3 // title, configs, column header
+
+// Model is the topic screen.
+type Model struct {
+	st      theme.Styles
+	list    keys.List
+	fk      keys.Filter
+	sandbox keys.Sandbox
+	anims   *anim.Set
+	w, h    int
+
+	name      string
+	snap      *cluster.Snapshot
+	t         *cluster.Topic // nil: deleted or not there yet
+	unhealthy bool
+	idx       []int32 // shown partitions (indexes into t.Partitions); nil = all
+	builtFor  *cluster.Topic
+	builtSnap *cluster.Snapshot
+	win       rows.Window
+	wantPart  int // partition id to put the cursor on once known, -1 none
+	replW     int
+	health    cluster.TopicHealth
+
+	renderRow func(p *cluster.Partition, selected bool) string
+}
+
+// New returns the screen for topic name, the cursor on partition (or -1).
+func New(st theme.Styles, km keys.Map, anims *anim.Set, name string, partition int) *Model {
+	m := &Model{st: st, list: km.List, fk: km.Filter, sandbox: km.Sandbox, anims: anims, name: name, wantPart: partition}
+	m.renderRow = m.row
+	return m
+}
+
+// Name is the topic shown.
+func (m *Model) Name() string { return m.name }
+
+// Title implements ui.Screen.
+func (m *Model) Title() string { return "Topic " + m.name }
+
+// SetSize implements ui.Screen.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.win.SetH(h - headLines) }
+
+// SetStyles implements ui.Screen.
+func (m *Model) SetStyles(st theme.Styles) { m.st = st }
+
+// SetSnapshot implements ui.SnapshotSetter.
+func (m *Model) SetSnapshot(s *cluster.Snapshot) {
+	if s == m.snap {
+		return
+	}
+	m.snap = s
+	m.t = s.Topic(m.name)
+	if m.t != nil {
+		m.health = s.TopicHealth(m.t)
+	}
+	m.rebuild()
+}
+
+// Unhealthy reports whether only unhealthy partitions are shown.
+func (m *Model) Unhealthy() bool { return m.unhealthy }
+
+// Cursor returns the partition id under the cursor, or -1.
+func (m *Model) Cursor() int {
+	if m.t == nil || m.win.N == 0 {
+		return -1
+	}
+	return m.partition(m.win.Cursor).ID
+}
+
+// Shown returns the ids of the shown partitions (for tests).
+func (m *Model) Shown() []int {
+	out := make([]int, m.win.N)
+	for i := range out {
+		out[i] = m.partition(i).ID
+	}
+	return out
+}
+
+func (m *Model) partition(i int) *cluster.Partition {
+	if m.idx == nil {
+		return m.t.Partitions[i]
+	}
+	return m.t.Partitions[m.idx[i]]
+}
+
+// rebuild recomputes the shown partitions when the topic, the snapshot
+// (liveness decides offline) or the filter changed, keeping the cursor on
+// the same partition.
+func (m *Model) rebuild() {
+	cur := m.wantPart
+	if cur < 0 {
+		cur = m.Cursor()
+	}
+	if m.t == nil {
+		m.idx, m.builtFor = nil, nil
+		m.win.SetN(0)
+		return
+	}
+	if m.t != m.builtFor {
+		m.replW = part.ReplicasWidth(m.t)
+	}
+	m.builtFor, m.builtSnap = m.t, m.snap
+	if !m.unhealthy {
+		m.idx = nil
+		m.win.SetN(len(m.t.Partitions))
+	} else {
+		idx := make([]int32, 0, 16)
+		for i := range m.t.Partitions {
+			if !part.Of(m.snap, m.t, m.t.Partitions[i]).Healthy() {
+				idx = append(idx, int32(i))
+			}
+		}
+		m.idx = idx
+		m.win.SetN(len(idx))
+	}
+	if cur >= 0 {
+		for i := 0; i < m.win.N; i++ {
+			if p := m.partition(i); p.ID >= cur {
+				m.win.To(i)
+				break
+			}
+		}
+		if m.wantPart >= 0 && m.win.N > 0 {
+			m.wantPart = -1
+		}
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	return []key.Binding{m.fk.Unhealthy, m.sandbox.Elect}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom},
+		{m.fk.Unhealthy, m.sandbox.Elect},
+	}
+}
+
+// Update implements ui.Screen.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case cursor.Move(&m.win, &m.list, msg):
+		case key.Matches(msg, m.fk.Unhealthy):
+			m.unhealthy = !m.unhealthy
+			m.rebuild()
+		case key.Matches(msg, m.sandbox.Elect):
+			return nav.Cmd(nav.SandboxMsg{Action: nav.ElectPreferred, Topic: m.name})
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Mouse().Button {
+		case tea.MouseWheelUp:
+			m.win.Scroll(-3)
+		case tea.MouseWheelDown:
+			m.win.Scroll(3)
+		}
+	}
+	return nil
+}
+
+// column widths
+const (
+	cPart   = 6
+	cLeader = 11
+	cEpoch  = 7
+)
+
+func (m *Model) isrW() int { return min(max(2*m.replW+3, 12), 40) }
+
+// View implements ui.Screen.
+func (m *Model) View() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	st := m.st
+	lines := make([]string, 0, m.h)
+	if m.t == nil {
+		lines = append(lines, " "+st.Bold.S("Topic "+m.name), "")
+		msg := "Loading…"
+		if m.snap != nil {
+			msg = "This topic does not exist (any more)."
+			if m.snap.MarkedForDeletion(m.name) {
+				msg = "This topic was deleted; its deletion marker is still there."
+			}
+		}
+		lines = append(lines, " "+st.Muted.S(msg))
+		return rows.Lines(lines, m.h)
+	}
+	t := m.t
+	title := " " + st.Bold.S("Topic ") + st.Accent.S(t.Name)
+	h := m.health
+	title += st.Muted.S("  ·  " + rows.Count(len(t.Partitions)) + " partitions · RF " + strconv.Itoa(t.ReplicationFactor()) +
+		" · min ISR " + strconv.Itoa(t.MinISR))
+	if h.UnderReplicated > 0 {
+		title += "  " + st.Warning.S(strconv.Itoa(h.UnderReplicated)+" under-replicated")
+	}
+	if h.Offline > 0 {
+		title += "  " + st.Danger.S(strconv.Itoa(h.Offline)+" offline")
+	}
+	if t.MarkedForDeletion {
+		title += "  " + st.Danger.S("MARKED FOR DELETION")
+	}
+	if t.Err != nil {
+		title += "  " + st.Error.S(t.Err.Error())
+	}
+	lines = append(lines, rows.Clip(title, m.w))
+	var cfg string
+	switch {
+	case t.ConfigErr != nil:
+		cfg = st.Error.S("config: " + t.ConfigErr.Error())
+	case len(t.Config) == 0:
+		cfg = st.Muted.S("no config overrides")
+	default:
+		var b strings.Builder
+		for i, e := range t.Config {
+			if i > 0 {
+				b.WriteString(st.Muted.S("  "))
+			}
+			b.WriteString(st.Muted.S(e.Key+"=") + e.Value)
+		}
+		cfg = b.String()
+	}
+	show := st.Muted.S("  ·  all partitions")
+	if m.unhealthy {
+		show = "  ·  " + st.Warning.S("only unhealthy: "+strconv.Itoa(m.win.N))
+	}
+	id := ""
+	if t.ID != "" {
+		id = st.Muted.S("id " + t.ID + "  ·  ")
+	}
+	lines = append(lines, rows.Clip(" "+id+cfg+show, m.w))
+	iw := m.isrW()
+	rw := m.replW + 2
+	hdr := " " + rows.FitRight("PART", cPart-2) + "  " + rows.Fit("LEADER", cLeader) + rows.Fit("REPLICAS", rw) + rows.Fit("ISR", iw) +
+		rows.FitRight("EPOCH", cEpoch-2) + "  STATE"
+	lines = append(lines, st.Header.S(rows.Fit(hdr, m.w)))
+	from, to := m.win.Visible()
+	for i := from; i < to; i++ {
+		lines = append(lines, m.renderRow(m.partition(i), i == m.win.Cursor))
+	}
+	if m.win.N == 0 {
+		msg := "No partitions."
+		if m.unhealthy {
+			msg = "Every partition is healthy."
+		}
+		lines = append(lines, " "+st.Online.S(msg))
+	}
+	return rows.Lines(lines, m.h)
+}
+
+func (m *Model) row(p *cluster.Partition, selected bool) string {
+	st := &m.st
+	ink := func(k theme.Ink) theme.Ink {
+		if selected {
+			return theme.Ink{}
+		}
+		return k
+	}
+	iw := m.isrW()
+	rw := m.replW + 2
+	s := part.Of(m.snap, m.t, p)
+	// leader cell, with old → new while a change is shown
+	lk := anim.Key{Topic: m.name, Partition: p.ID, Field: anim.FieldLeader}
+	leader := rows.Broker(p.Leader)
+	lInk := st.Leader
+	if !p.HasLeader() {
+		lInk = st.Danger
+	}
+	if d, ok := m.anims.Delta(lk); ok {
+		leader = d.Old + "→" + d.New
+	}
+	if lvl := m.anims.Level(lk); lvl >= 0 {
+		lInk = st.FlashRamp[lvl]
+	}
+	ik := anim.Key{Topic: m.name, Partition: p.ID, Field: anim.FieldISR}
+	isr := rows.Ints(p.ISR)
+	iInk := st.Text
+	if p.UnderReplicated() {
+		iInk = st.Warning
+	}
+	if d, ok := m.anims.Delta(ik); ok {
+		isr = d.Old + "→" + d.New
+	}
+	if lvl := m.anims.Level(ik); lvl >= 0 {
+		iInk = st.FlashRamp[lvl]
+	}
+	repl, replW := part.Replicas(st, m.snap, p, selected)
+	epoch := strconv.Itoa(p.LeaderEpoch)
+	if !p.HasState {
+		epoch = "-"
+	}
+	word := s.String()
+	line := " " + rows.FitRight(strconv.Itoa(p.ID), cPart-2) + "  " + ink(lInk).S(rows.Fit(leader, cLeader)) +
+		rows.PadStyled(repl, replW, rw) + ink(iInk).S(rows.Fit(isr, iw)) + rows.FitRight(epoch, cEpoch-2) + "  " +
+		ink(part.Ink(st, s)).S(word)
+	width := 1 + cPart + cLeader + max(replW, rw) + iw + cEpoch + len(word)
+	if width > m.w {
+		line = rows.Clip(line, m.w)
+	} else if selected {
+		line += rows.Spaces(m.w - width)
+	}
+	if selected {
+		return st.Selected.S(line)
+	}
+	return line
+}

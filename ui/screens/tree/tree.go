@@ -1,0 +1,643 @@
+// Package tree is the ZooKeeper browser: the tree on the left (expand and
+// collapse), the selected znode on the right with its data pretty-printed,
+// Kafka's meanings decoded (timestamps as times, broker endpoints, epochs)
+// and its stat. Everything shown is live.
+//
+// The nodes come from three places, and the screen asks the shell for the
+// last two with request messages:
+//   - the Kafka mirror (always loaded and watched): every batch's events
+//     reach Apply;
+//   - one-level probes (ProbeMsg) of the nodes above Kafka's data ("/",
+//     "/brokers", "/config", a topic, …), to list their other children;
+//     a probe is live (re-listed when its watch fires) while the node is
+//     expanded and the screen visible;
+//   - subtrees outside Kafka's (OpenSubtreeMsg: "/zookeeper", "/consumers",
+//     "/config/changes", …), loaded and watched by the mirror only while
+//     they are expanded and the screen is visible.
+package tree
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/internal/cursor"
+	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/theme"
+)
+
+// OpenSubtreeMsg asks the shell to load and watch a subtree.
+type OpenSubtreeMsg struct{ Path string }
+
+// CloseSubtreeMsg asks the shell to stop watching a subtree.
+type CloseSubtreeMsg struct{ Path string }
+
+// ProbeMsg asks the shell to list a node's children and read its data,
+// and to do it again whenever the children change, while Probing(Path).
+type ProbeMsg struct{ Path string }
+
+// ProbedMsg is a probe's result.
+type ProbedMsg struct {
+	Path     string
+	Children []string
+	Data     []byte
+	Stat     *cluster.Stat
+	Err      error
+}
+
+// How a node's children are known.
+type source uint8
+
+const (
+	srcMirror source = iota // Kafka's mirror lists them
+	srcProbe                // a one-level probe lists them
+	srcOpen                 // an opened subtree holds them
+)
+
+type node struct {
+	name, path string
+	parent     *node
+	kids       map[string]*node
+	sorted     []*node
+	sortDirty  bool
+
+	data     []byte
+	stat     *cluster.Stat
+	inMirror bool // data and stat come from the mirror
+	listed   bool // the parent's probe lists it
+	probed   bool // data and stat come from a probe
+}
+
+func (n *node) child(name string) *node {
+	if n.kids == nil {
+		n.kids = map[string]*node{}
+	}
+	c := n.kids[name]
+	if c == nil {
+		p := n.path + "/" + name
+		if n.path == "/" {
+			p = "/" + name
+		}
+		c = &node{name: name, path: p, parent: n}
+		n.kids[name] = c
+		n.sortDirty = true
+	}
+	return c
+}
+
+func (n *node) children() []*node {
+	if n.sortDirty {
+		n.sorted = n.sorted[:0]
+		for _, c := range n.kids {
+			n.sorted = append(n.sorted, c)
+		}
+		slices.SortFunc(n.sorted, func(a, b *node) int { return natural(a.name, b.name) })
+		n.sortDirty = false
+	}
+	return n.sorted
+}
+
+// natural orders numeric names by value, then everything else by bytes.
+func natural(a, b string) int {
+	ai, aerr := strconv.Atoi(a)
+	bi, berr := strconv.Atoi(b)
+	switch {
+	case aerr == nil && berr == nil:
+		return ai - bi
+	case aerr == nil:
+		return -1
+	case berr == nil:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+// row is a line of the flattened tree.
+type row struct {
+	n     *node
+	depth int
+}
+
+// Model is the tree screen.
+type Model struct {
+	st      theme.Styles
+	list    keys.List
+	tk      keys.Tree
+	loc     *time.Location
+	w, h    int
+	visible bool
+
+	root     *node
+	index    map[string]*node
+	expanded map[string]bool
+	opened   map[string]bool // subtrees asked for (while visible)
+	probing  map[string]bool // probes asked for (while visible)
+	waiting  map[string]bool // requested, no answer yet
+	flat     []row
+	flatOK   bool
+	win      rows.Window
+	selPath  string
+	raw      bool
+
+	detail    []string
+	detailKey detailKey
+
+	renderRow func(r row, selected bool) string
+}
+
+type detailKey struct {
+	n    *node
+	stat *cluster.Stat
+	data int
+	raw  bool
+	w    int
+}
+
+// New returns the screen; loc is the time zone of the times shown.
+func New(st theme.Styles, km keys.Map, loc *time.Location) *Model {
+	if loc == nil {
+		loc = time.Local
+	}
+	m := &Model{st: st, list: km.List, tk: km.Tree, loc: loc,
+		expanded: map[string]bool{"/": true}, opened: map[string]bool{}, probing: map[string]bool{}, waiting: map[string]bool{}}
+	m.reset()
+	m.renderRow = m.row
+	return m
+}
+
+func (m *Model) reset() {
+	m.root = &node{name: "/", path: "/"}
+	m.index = map[string]*node{"/": m.root}
+	m.flatOK = false
+}
+
+// Title implements ui.Screen.
+func (m *Model) Title() string { return "ZooKeeper" }
+
+// SetSize implements ui.Screen.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.win.SetH(h - 1) }
+
+// SetStyles implements ui.Screen.
+func (m *Model) SetStyles(st theme.Styles) { m.st = st; m.detailKey = detailKey{} }
+
+// Probing reports whether the screen still wants path probed.
+func (m *Model) Probing(path string) bool { return m.visible && m.probing[path] }
+
+// Apply takes a mirror batch.
+func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
+	if reset {
+		// Keep what probes found; the mirror part is replaced.
+		m.dropMirror(m.root)
+	}
+	for i := range events {
+		ev := &events[i]
+		if ev.Type == cluster.NodeDeleted {
+			if n := m.index[ev.Path]; n != nil {
+				n.inMirror, n.data, n.stat = false, nil, nil
+				m.prune(n)
+			}
+			continue
+		}
+		n := m.ensure(ev.Path)
+		n.inMirror = true
+		n.data = ev.Data
+		st := ev.Stat
+		n.stat = &st
+		if ev.Stat == (cluster.Stat{}) {
+			n.stat = nil // a names-only child: no data, no stat
+		}
+	}
+}
+
+func (m *Model) dropMirror(n *node) {
+	for _, c := range n.kids {
+		m.dropMirror(c)
+	}
+	if n.inMirror {
+		n.inMirror, n.data, n.stat = false, nil, nil
+		m.prune(n)
+	}
+}
+
+// ensure returns the node of path, creating it and its ancestors.
+func (m *Model) ensure(path string) *node {
+	if n := m.index[path]; n != nil {
+		return n
+	}
+	i := strings.LastIndexByte(path, '/')
+	parentPath := path[:i]
+	if parentPath == "" {
+		parentPath = "/"
+	}
+	p := m.ensure(parentPath)
+	n := p.child(path[i+1:])
+	m.index[path] = n
+	m.flatOK = false
+	return n
+}
+
+// prune removes n (and empty ancestors) once nothing holds it.
+func (m *Model) prune(n *node) {
+	for n != nil && n != m.root && !n.inMirror && !n.listed && len(n.kids) == 0 {
+		p := n.parent
+		delete(p.kids, n.name)
+		p.sortDirty = true
+		delete(m.index, n.path)
+		m.flatOK = false
+		n = p
+	}
+}
+
+// how says how the children of path are known.
+func how(path string) source {
+	info := cluster.ParsePath(path)
+	switch info.Kind {
+	case cluster.KindRoot, cluster.KindBrokers, cluster.KindTopic, cluster.KindTopicPartitions, cluster.KindPartition,
+		cluster.KindConfig, cluster.KindAdmin, cluster.KindCluster:
+		return srcProbe
+	case cluster.KindBrokerIDs, cluster.KindBrokerTopics, cluster.KindDeleteTopics,
+		cluster.KindIsrChangeNotifications, cluster.KindLogDirEventNotifications:
+		return srcMirror
+	case cluster.KindConfigEntityType:
+		if info.EntityType == "topics" {
+			return srcMirror
+		}
+	case cluster.KindBroker, cluster.KindPartitionState, cluster.KindController, cluster.KindControllerEpoch,
+		cluster.KindClusterID, cluster.KindTopicConfig, cluster.KindDeleteTopic, cluster.KindReassignPartitions,
+		cluster.KindPreferredReplicaElection, cluster.KindIsrChange, cluster.KindLogDirEvent:
+		return srcMirror // Kafka's own leaves: the mirror has them
+	}
+	return srcOpen
+}
+
+// inOpened reports whether path lies inside an opened subtree.
+func (m *Model) inOpened(path string) bool {
+	for p := range m.opened {
+		if p == path || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Probed takes a probe's answer.
+func (m *Model) Probed(msg ProbedMsg) {
+	delete(m.waiting, msg.Path)
+	if !m.probing[msg.Path] {
+		return
+	}
+	n := m.ensure(msg.Path)
+	if msg.Err != nil {
+		// The node is gone (or unreadable): forget what its probe listed.
+		for _, c := range n.kids {
+			c.listed = false
+			m.prune(c)
+		}
+		n.probed = false
+		return
+	}
+	if !n.inMirror {
+		n.data, n.stat, n.probed = msg.Data, msg.Stat, true
+	}
+	now := make(map[string]bool, len(msg.Children))
+	for _, name := range msg.Children {
+		now[name] = true
+		c := n.child(name)
+		if !c.listed {
+			c.listed = true
+			m.index[c.path] = c
+			m.flatOK = false
+		}
+	}
+	for name, c := range n.kids {
+		if !now[name] && c.listed {
+			c.listed = false
+			m.prune(c)
+		}
+	}
+}
+
+// SetVisible tells the screen whether it is shown. Leaving stops every
+// probe and closes every subtree; coming back asks for them again.
+func (m *Model) SetVisible(v bool) tea.Cmd {
+	if v == m.visible {
+		return nil
+	}
+	m.visible = v
+	var cmds []tea.Cmd
+	if !v {
+		for p := range m.opened {
+			cmds = append(cmds, nav.Cmd(CloseSubtreeMsg{Path: p}))
+		}
+		clear(m.opened)
+		clear(m.probing)
+		clear(m.waiting)
+		return tea.Batch(cmds...)
+	}
+	// Re-ask for every expanded node that is still reachable.
+	paths := make([]string, 0, len(m.expanded))
+	for p := range m.expanded {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths) // parents first
+	for _, p := range paths {
+		cmds = append(cmds, m.want(p))
+	}
+	return tea.Batch(cmds...)
+}
+
+// want asks for what an expanded node needs.
+func (m *Model) want(path string) tea.Cmd {
+	if !m.visible || m.inOpened(path) {
+		return nil
+	}
+	switch how(path) {
+	case srcProbe:
+		if !m.probing[path] {
+			m.probing[path] = true
+			m.waiting[path] = true
+			return nav.Cmd(ProbeMsg{Path: path})
+		}
+	case srcOpen:
+		if !m.opened[path] {
+			m.opened[path] = true
+			m.waiting[path] = true
+			return nav.Cmd(OpenSubtreeMsg{Path: path})
+		}
+	}
+	return nil
+}
+
+// unwant releases what a collapsed node held.
+func (m *Model) unwant(path string) tea.Cmd {
+	delete(m.probing, path)
+	delete(m.waiting, path)
+	if m.opened[path] {
+		delete(m.opened, path)
+		return nav.Cmd(CloseSubtreeMsg{Path: path})
+	}
+	return nil
+}
+
+// Expand expands path (and reports the requests it needs).
+func (m *Model) Expand(path string) tea.Cmd {
+	m.expanded[path] = true
+	m.flatOK = false
+	return m.want(path)
+}
+
+// Collapse collapses path, releasing it and every expanded node below.
+func (m *Model) Collapse(path string) tea.Cmd {
+	var cmds []tea.Cmd
+	for p := range m.expanded {
+		if p == path || (strings.HasPrefix(p, path+"/") || path == "/") {
+			if p == "/" && path != "/" {
+				continue
+			}
+			delete(m.expanded, p)
+			cmds = append(cmds, m.unwant(p))
+		}
+	}
+	m.flatOK = false
+	return tea.Batch(cmds...)
+}
+
+// Select puts the cursor on path, expanding its ancestors.
+func (m *Model) Select(path string) tea.Cmd {
+	var cmds []tea.Cmd
+	for p := parentOf(path); p != ""; p = parentOf(p) {
+		if !m.expanded[p] {
+			cmds = append(cmds, m.Expand(p))
+		}
+		if p == "/" {
+			break
+		}
+	}
+	m.selPath = path
+	m.flatten()
+	return tea.Batch(cmds...)
+}
+
+func parentOf(p string) string {
+	if p == "/" || p == "" {
+		return ""
+	}
+	i := strings.LastIndexByte(p, '/')
+	if i == 0 {
+		return "/"
+	}
+	return p[:i]
+}
+
+// Selected is the path under the cursor.
+func (m *Model) Selected() string {
+	m.flatten()
+	if m.win.N == 0 {
+		return ""
+	}
+	return m.flat[m.win.Cursor].n.path
+}
+
+// Expanded reports whether path is expanded.
+func (m *Model) Expanded(path string) bool { return m.expanded[path] }
+
+// Rows returns the visible tree paths (for tests).
+func (m *Model) Rows() []string {
+	m.flatten()
+	out := make([]string, len(m.flat))
+	for i, r := range m.flat {
+		out[i] = r.n.path
+	}
+	return out
+}
+
+// flatten rebuilds the visible rows after a structural change, keeping
+// the cursor on the same path (or its nearest surviving ancestor).
+func (m *Model) flatten() {
+	if m.flatOK {
+		return
+	}
+	if m.win.N > 0 && m.win.Cursor < len(m.flat) && m.selPath == "" {
+		m.selPath = m.flat[m.win.Cursor].n.path
+	}
+	m.flat = m.flat[:0]
+	var walk func(n *node, depth int)
+	walk = func(n *node, depth int) {
+		m.flat = append(m.flat, row{n, depth})
+		if m.expanded[n.path] {
+			for _, c := range n.children() {
+				walk(c, depth+1)
+			}
+		}
+	}
+	walk(m.root, 0)
+	m.flatOK = true
+	m.win.SetN(len(m.flat))
+	if m.selPath != "" {
+		for p := m.selPath; p != ""; p = parentOf(p) {
+			if i := m.find(p); i >= 0 {
+				m.win.To(i)
+				break
+			}
+		}
+	}
+	m.selPath = ""
+}
+
+func (m *Model) find(path string) int {
+	if m.index[path] == nil {
+		return -1
+	}
+	for i := range m.flat {
+		if m.flat[i].n.path == path {
+			return i
+		}
+	}
+	return -1
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	return []key.Binding{m.tk.Toggle, m.tk.Expand, m.tk.Collapse, m.tk.Raw}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom},
+		{m.tk.Toggle, m.tk.Expand, m.tk.Collapse, m.tk.Raw},
+	}
+}
+
+// Update implements ui.Screen.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	m.flatten()
+	switch msg := msg.(type) {
+	case ProbedMsg:
+		m.Probed(msg)
+		return nil
+	case tea.KeyPressMsg:
+		cur := m.win.Cursor
+		var n *node
+		if cur < len(m.flat) {
+			n = m.flat[cur].n
+		}
+		switch {
+		case cursor.Move(&m.win, &m.list, msg):
+		case key.Matches(msg, m.tk.Raw):
+			m.raw = !m.raw
+		case n == nil:
+		case key.Matches(msg, m.tk.Toggle):
+			m.selPath = n.path
+			if m.expanded[n.path] {
+				return m.Collapse(n.path)
+			}
+			return m.Expand(n.path)
+		case key.Matches(msg, m.tk.Expand):
+			m.selPath = n.path
+			if m.expanded[n.path] && len(n.kids) > 0 {
+				m.flatten()
+				m.win.Move(1) // already open: step into it
+				return nil
+			}
+			return m.Expand(n.path)
+		case key.Matches(msg, m.tk.Collapse):
+			if m.expanded[n.path] && n != m.root {
+				m.selPath = n.path
+				return m.Collapse(n.path)
+			}
+			if p := parentOf(n.path); p != "" {
+				m.selPath = p
+				m.flatOK = false
+			}
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Mouse().Button {
+		case tea.MouseWheelUp:
+			m.win.Scroll(-3)
+		case tea.MouseWheelDown:
+			m.win.Scroll(3)
+		}
+	}
+	return nil
+}
+
+func (m *Model) leftW() int { return min(max(m.w*2/5, 24), 64) }
+
+// View implements ui.Screen.
+func (m *Model) View() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	m.flatten()
+	st := m.st
+	lw := m.leftW()
+	rw := max(m.w-lw-3, 0)
+	var sel *node
+	if m.win.Cursor < len(m.flat) {
+		sel = m.flat[m.win.Cursor].n
+	}
+	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+rows.Count(len(m.index))+" znodes known")
+	lines := make([]string, 0, m.h)
+	lines = append(lines, rows.Clip(title, m.w))
+	detail := m.details(sel, rw)
+	from, to := m.win.Visible()
+	sep := st.Subtle.S("│")
+	for i := 0; i < m.h-1; i++ {
+		var left string
+		if j := from + i; j < to {
+			left = m.renderRow(m.flat[j], j == m.win.Cursor)
+		} else {
+			left = rows.Spaces(lw)
+		}
+		right := ""
+		if i < len(detail) {
+			right = detail[i]
+		}
+		lines = append(lines, left+" "+sep+" "+right)
+	}
+	return rows.Lines(lines, m.h)
+}
+
+func (m *Model) row(r row, selected bool) string {
+	st := &m.st
+	lw := m.leftW()
+	n := r.n
+	marker := "  "
+	switch {
+	case m.expanded[n.path] && (len(n.kids) > 0 || m.waiting[n.path]):
+		marker = "▾ "
+	case m.expanded[n.path]:
+		marker = "  "
+	case len(n.kids) > 0 || (n.stat != nil && n.stat.NumChildren > 0) || (!n.inMirror && !n.probed):
+		marker = "▸ "
+	}
+	indent := min(r.depth*2, lw/2)
+	name := n.name
+	if n == m.root {
+		name = "/"
+	}
+	suffix := ""
+	switch {
+	case m.waiting[n.path]:
+		suffix = " …"
+	case n.stat != nil && n.stat.EphemeralOwner != 0:
+		suffix = " eph"
+	}
+	plain := rows.Spaces(indent) + marker + name
+	text := rows.Fit(plain, lw-len(suffix)) + suffix
+	if selected {
+		return st.Selected.S(rows.Fit(text, lw))
+	}
+	ink := st.Text
+	if !n.inMirror && !n.probed && len(n.kids) == 0 {
+		ink = st.Muted // not loaded yet
+	}
+	return ink.S(rows.Fit(text, lw))
+}
