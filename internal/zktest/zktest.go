@@ -44,12 +44,15 @@ var (
 	kind       = "apache"
 )
 
-// Main starts the package's ZooKeeper, runs the tests and stops it. It never returns.
-func Main(m *testing.M) {
-	os.Exit(run(m))
+// Main starts the package's ZooKeeper, runs the tests and stops it. It never
+// returns. Each of after runs once the tests are done, before the server
+// stops: what lives on the package's server (a shared Kafka cluster) ends
+// first.
+func Main(m *testing.M, after ...func()) {
+	os.Exit(run(m, after))
 }
 
-func run(m *testing.M) int {
+func run(m *testing.M, after []func()) int {
 	ReapStale()
 	srv, err := Start(Options{})
 	switch {
@@ -73,7 +76,11 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "zktest: %v\n", err)
 		return 1
 	}
-	return m.Run()
+	code := m.Run()
+	for _, f := range after {
+		f()
+	}
+	return code
 }
 
 // Addr returns the host:port of the package's server.
@@ -115,6 +122,20 @@ func Chroot(t testing.TB) string {
 	}
 	return addr + root
 }
+
+// ChrootPath returns a fresh, unique chroot path for name on the package's
+// server ("/ktopo-test/<name>-<pid>-<n>"), without creating it: for what
+// outlives one test (a shared Kafka cluster creates its own chroot).
+func ChrootPath(name string) string {
+	chrootSeq.Lock()
+	chrootSeq.n++
+	n := chrootSeq.n
+	chrootSeq.Unlock()
+	return fmt.Sprintf("/ktopo-test/%s-%d-%d", name, os.Getpid(), n)
+}
+
+// SharedAddr returns the package's server address, or "" before Main.
+func SharedAddr() string { return sharedAddr }
 
 // CreateAll creates path and any missing parents with no data.
 func CreateAll(conn *zk.Conn, path string) error {
@@ -158,14 +179,18 @@ type Options struct {
 	Port int
 	// Dir for the server's files; empty creates a temporary one (removed by Stop).
 	Dir string
+	// Classpath, when set, is the server's whole class path: another
+	// ZooKeeper version than Debian's (kafkatest.FetchZooKeeper).
+	Classpath string
 }
 
 // Server is one Apache ZooKeeper process started through the script.
 type Server struct {
-	dir     string
-	port    int
-	tick    int
-	ownsDir bool
+	dir       string
+	port      int
+	tick      int
+	classpath string
+	ownsDir   bool
 }
 
 // Addr is the server's "127.0.0.1:PORT".
@@ -195,13 +220,17 @@ func Start(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if out, err := exec.Command(script, "check").CombinedOutput(); err != nil {
+	check := exec.Command(script, "check")
+	if o.Classpath != "" {
+		check.Env = append(os.Environ(), "ZK_CLASSPATH="+o.Classpath)
+	}
+	if out, err := check.CombinedOutput(); err != nil {
 		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == 3 {
 			return nil, ErrNotInstalled
 		}
 		return nil, fmt.Errorf("%s check: %v: %s", script, err, out)
 	}
-	s := &Server{dir: o.Dir, tick: o.TickTime, port: o.Port}
+	s := &Server{dir: o.Dir, tick: o.TickTime, port: o.Port, classpath: o.Classpath}
 	if s.dir == "" {
 		base := baseDir()
 		if err := os.MkdirAll(base, 0o755); err != nil {
@@ -246,6 +275,9 @@ func (s *Server) start() error {
 	cmd.Env = os.Environ()
 	if s.tick > 0 {
 		cmd.Env = append(cmd.Env, "ZK_TICK_TIME="+strconv.Itoa(s.tick))
+	}
+	if s.classpath != "" {
+		cmd.Env = append(cmd.Env, "ZK_CLASSPATH="+s.classpath)
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
