@@ -16,11 +16,12 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/kafkatest"
 	"github.com/ktopo/ktopo/internal/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
-func TestMain(m *testing.M) { zktest.Main(m) }
+func TestMain(m *testing.M) { zktest.Main(m, kafkatest.StopAll) }
 
 // kafkaTree is a Kafka-shaped tree as brokers of several versions leave it:
 // brokers with and without racks, topics of every JSON version, partition
