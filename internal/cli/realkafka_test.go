@@ -307,7 +307,7 @@ func TestRealKafkaDecodes(t *testing.T) {
 			}
 			run28 := func(class string, args ...string) {
 				t.Helper()
-				res, err := tool.Run(class, append([]string{"--zookeeper", c.Connect()}, args...)...)
+				res, err := tool.Tool(class, append([]string{"--zookeeper", c.Connect()}, args...)...)
 				if err != nil || res.Code != 0 {
 					t.Fatalf("%s %v: %v\n%s%s", class, args, err, res.Stdout, res.Stderr)
 				}

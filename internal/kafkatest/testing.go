@@ -101,6 +101,7 @@ func StopAll() {
 		}
 	}
 	shared.clusters = nil
+	stopRunners()
 }
 
 // Attach prints, when the test fails, what each broker of c logged while
