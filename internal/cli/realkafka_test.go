@@ -6,6 +6,7 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -434,5 +435,81 @@ func writeFile(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRealKafkaReassignmentInProgress: a reassignment that cannot finish
+// (its new replica is a registration with no broker behind it), started by
+// Kafka's own tool (3.9: the Admin API; 2.8: /admin/reassign_partitions),
+// is described by ktopo as 3.9's kafka-topics describes it: replication
+// factor without the replicas being added, Adding/Removing columns.
+func TestRealKafkaReassignmentInProgress(t *testing.T) {
+	tool39 := kafkatest.Require(t, kafkatest.Kafka39)
+	for _, v := range realVersions {
+		t.Run(v, func(t *testing.T) {
+			c := kafkatest.Shared(t, v)
+			topic := "moving-" + versionTag(v)
+			runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic, "--replica-assignment", "1:2,2:3", "--timeout", "90s")
+			conn := connectTest(t, c.Connect())
+			// Broker 4: registered, never there.
+			b1, _, err := conn.Get("/brokers/ids/1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fake := strings.ReplaceAll(string(b1), strconv.Itoa(c.Broker(1).Port), "1")
+			if _, err := conn.Create("/brokers/ids/4", []byte(fake), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = conn.Delete("/brokers/ids/4", -1) })
+			plan := filepath.Join(t.TempDir(), "plan.json")
+			writeFile(t, plan, `{"version":1,"partitions":[{"topic":"`+topic+`","partition":0,"replicas":[1,4]}]}`)
+			var res kafkatest.Result
+			if strings.HasPrefix(v, "2.") {
+				res, err = c.Dist().Tool("kafka.admin.ReassignPartitionsCommand", "--zookeeper", c.Connect(), "--execute", "--reassignment-json-file", plan)
+			} else {
+				res, err = tool39.Tool("org.apache.kafka.tools.reassign.ReassignPartitionsCommand", "--bootstrap-server", c.Bootstrap(), "--execute", "--reassignment-json-file", plan)
+			}
+			if err != nil || res.Code != 0 {
+				t.Fatalf("kafka-reassign-partitions --execute: %v\n%s%s", err, res.Stdout, res.Stderr)
+			}
+			waitUntil(t, "the controller starts the reassignment", func() bool {
+				b, _, err := conn.Get("/brokers/topics/" + topic)
+				return err == nil && strings.Contains(string(b), `"adding_replicas":{"0":[4]}`)
+			})
+			ours := runOK(t, "topics", "describe", "--zookeeper", c.Connect(), "--topic", topic)
+			want := "Topic: " + topic + "\tTopicId: " + topicID(conn, topic) + "\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: \n" +
+				"\tTopic: " + topic + "\tPartition: 0\tLeader: 1\tReplicas: 1,4,2\tIsr: 1,2\tAdding Replicas: 4\tRemoving Replicas: 2\n" +
+				"\tTopic: " + topic + "\tPartition: 1\tLeader: 2\tReplicas: 2,3\tIsr: 2,3\n"
+			if ours != want {
+				t.Errorf("ktopo describe during the reassignment:\n%s\nwant\n%s", ours, want)
+			}
+			// 3.9's describe says the same (Elr aside); 2.8's --zookeeper
+			// describe counts the replicas being added and has no columns
+			// for them (docs/compatibility.md).
+			res, err = c.Topics("--describe", "--topic", topic)
+			if err != nil || res.Code != 0 {
+				t.Fatalf("kafka-topics --describe: %v %+v", err, res)
+			}
+			if strings.HasPrefix(v, "2.") {
+				if !strings.Contains(res.Stdout, "ReplicationFactor: 3") || strings.Contains(res.Stdout, "Adding Replicas") {
+					t.Errorf("2.8's describe changed:\n%s", res.Stdout)
+				}
+			} else {
+				compareDescribe(t, v, describeRecords(t, ours), describeRecords(t, res.Stdout))
+			}
+			if got := runOK(t, "topics", "describe", "--zookeeper", c.Connect(), "--topic", topic, "--under-replicated-partitions"); got != "" {
+				t.Errorf("the moving partition is in sync (ISR 1,2 of RF 2), ktopo lists it as under-replicated:\n%s", got)
+			}
+			// Cancelled through the Admin API (2.8 accepts it for a
+			// reassignment started in ZooKeeper too): back to [1,2].
+			cancelled, err := tool39.Tool("org.apache.kafka.tools.reassign.ReassignPartitionsCommand", "--bootstrap-server", c.Bootstrap(), "--cancel", "--preserve-throttles", "--reassignment-json-file", plan)
+			if err != nil || cancelled.Code != 0 {
+				t.Fatalf("kafka-reassign-partitions --cancel: %v\n%s%s", err, cancelled.Stdout, cancelled.Stderr)
+			}
+			waitUntil(t, "the reassignment is cancelled", func() bool {
+				b, _, err := conn.Get("/brokers/topics/" + topic)
+				return err == nil && strings.Contains(string(b), `"adding_replicas":{}`) && strings.Contains(string(b), `"0":[1,2]`)
+			})
+		})
 	}
 }
