@@ -45,8 +45,15 @@ func (t *term) tmux(args ...string) error {
 	return nil
 }
 
-// close ends the tmux server and the program in it.
-func (t *term) close() { _ = t.tmux("kill-server") }
+// close ends the tmux server and the program in it, and removes the
+// server's socket, which tmux leaves behind.
+func (t *term) close() {
+	path, _ := exec.Command("tmux", "-L", t.socket, "display-message", "-p", "#{socket_path}").Output()
+	_ = t.tmux("kill-server")
+	if p := strings.TrimSpace(string(path)); strings.HasSuffix(p, "/"+t.socket) {
+		_ = os.Remove(p)
+	}
+}
 
 // capture returns the screen with its colours and attributes as SGR
 // sequences.
