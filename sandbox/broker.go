@@ -253,7 +253,7 @@ func (b *broker) ensureClusterID() error {
 	if !errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("read %s: %w", cluster.ClusterIDPath, err)
 	}
-	proposed := cluster.NewClusterID()
+	proposed := b.cl.newUUID().String() // cluster.NewClusterID, or from Config.Rand
 	err = b.createRecursive(cluster.ClusterIDPath, cluster.EncodeClusterID(proposed))
 	switch {
 	case err == nil:

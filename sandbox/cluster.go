@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ktopo/ktopo/zkwatch"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // Config describes a sandbox cluster.
@@ -44,6 +47,13 @@ type Config struct {
 	// Logger receives the brokers' and controllers' log lines (Kafka's
 	// wording); nil discards them.
 	Logger *slog.Logger
+	// Rand, when set, makes the sandbox's own random choices, so that one
+	// seed gives the same cluster on every run: the cluster id, and the
+	// demo topics' start indexes, replica shifts and topic ids (written
+	// with the topic, as a 2.8+ AdminZkClient does, instead of by the
+	// controller). Other topics still get random ids from the controller:
+	// Kafka tells a re-created topic by its new id. Nil draws at random.
+	Rand *rand.Rand
 }
 
 // Errors returned by Cluster.
@@ -75,6 +85,7 @@ type Cluster struct {
 
 	active    atomic.Pointer[controller]
 	clusterID atomic.Value // string
+	randMu    sync.Mutex   // guards cfg.Rand
 
 	pace        atomic.Int64
 	paceMu      sync.Mutex
@@ -425,6 +436,27 @@ func (cl *Cluster) isClosed() bool {
 }
 
 func (cl *Cluster) setClusterID(id string) { cl.clusterID.Store(id) }
+
+// newUUID draws a Kafka Uuid from Config.Rand, or at random without it.
+func (cl *Cluster) newUUID() cluster.UUID {
+	if cl.cfg.Rand == nil {
+		return cluster.NewTopicID()
+	}
+	cl.randMu.Lock()
+	defer cl.randMu.Unlock()
+	u, _ := cluster.NewTopicIDFrom(randReader{cl.cfg.Rand}) // a randReader never fails
+	return u
+}
+
+// randReader reads the bytes of a *rand.Rand's numbers.
+type randReader struct{ r *rand.Rand }
+
+func (rr randReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(rr.r.Uint64())
+	}
+	return len(p), nil
+}
 
 func (cl *Cluster) setActive(c *controller) { cl.active.Store(c) }
 

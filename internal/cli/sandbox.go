@@ -26,6 +26,7 @@ func newSandboxCmd(cf *connFlags) *cobra.Command {
 		demoTopics bool
 		pace       time.Duration
 		dataDir    string
+		seed       uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "sandbox",
@@ -100,10 +101,14 @@ The brokers' and controller's log goes to ktopo's log file.`,
 				connect = srv.Addr()
 			}
 			logger := slog.New(slog.NewTextHandler(openLog(), &slog.HandlerOptions{Level: slog.LevelInfo}))
-			sb, err := sandbox.Start(ctx, sandbox.Config{
+			cfg := sandbox.Config{
 				Connect: connect, Brokers: brokers, Racks: racks, DemoTopics: demoTopics, Pace: pace,
 				SessionTimeout: cf.sessionTimeout, Logger: logger,
-			})
+			}
+			if c.Flags().Changed("seed") {
+				cfg.Rand = sandboxFlags{seed: seed, seeded: true}.rand(sandboxStream)
+			}
+			sb, err := sandbox.Start(ctx, cfg)
 			if err != nil {
 				return err
 			}
@@ -135,6 +140,7 @@ The brokers' and controller's log goes to ktopo's log file.`,
 	f.IntVar(&racks, "racks", 3, "racks the brokers are spread over round-robin (0: no rack information)")
 	f.BoolVar(&demoTopics, "demo-topics", false, "create a few demo topics (orders, payments, clicks, audit-log, __consumer_offsets)")
 	f.DurationVar(&pace, "pace", 0, "delay before each controller step, to watch transitions (e.g. 300ms); change it at run time with \"pace\"")
+	f.Uint64Var(&seed, "seed", 0, "draw the cluster id and the demo topics' placements and ids from this seed, so that every run starts alike (default: random)")
 	return cmd
 }
 

@@ -485,7 +485,7 @@ func (m *Model) row(e *Entry, selected bool) string {
 	ww := m.whereW()
 	dw := max(m.w-1-cTime-cKind-ww, 0)
 	line := " " + ink(st.Muted).S(rows.Fit(ts, cTime)) + ink(kInk).S(rows.Fit(Words(c.Kind), cKind)) +
-		rows.Fit(Where(c), ww) + ink(st.Muted).S(rows.Fit(Details(c), dw))
+		rows.Fit(Where(c), ww-1) + " " + ink(st.Muted).S(rows.Fit(Details(c), dw))
 	if selected {
 		return st.Selected.S(line)
 	}
