@@ -319,7 +319,7 @@ func TestRealKafkaDecodes(t *testing.T) {
 				ids, _, err := conn.Children("/brokers/ids")
 				return err == nil && len(ids) == 0
 			})
-			run28("kafka.admin.ConfigCommand", "--alter", "--entity-type", "brokers", "--entity-default", "--add-config", "min.insync.replicas=2")
+			run28("kafka.admin.ConfigCommand", "--alter", "--entity-type", "brokers", "--entity-default", "--add-config", "log.cleaner.backoff.ms=20000")
 			run28("kafka.admin.ConfigCommand", "--alter", "--entity-type", "brokers", "--entity-name", "2", "--add-config", "log.cleaner.threads=2")
 			for path, data := range regs {
 				if _, err := conn.Create(path, data, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
