@@ -303,9 +303,7 @@ func TestRealKafkaDecodes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for _, b := range c.Brokers() {
-				b.Stop()
-			}
+			c.StopBrokers()
 			run28 := func(class string, args ...string) {
 				t.Helper()
 				res, err := tool.Tool(class, append([]string{"--zookeeper", c.Connect()}, args...)...)

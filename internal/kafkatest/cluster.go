@@ -405,15 +405,21 @@ func (c *Cluster) Controller() (id, epoch int, err error) {
 	return id, epoch, nil
 }
 
-// Stop stops every broker (SIGTERM, in parallel) and removes the directory
-// if Start made it.
-func (c *Cluster) Stop() {
+// StopBrokers stops every broker cleanly, in parallel, keeping the
+// cluster's directory so that Heal can start them again.
+func (c *Cluster) StopBrokers() {
 	var wg sync.WaitGroup
 	for _, b := range c.brokers {
 		wg.Add(1)
 		go func() { defer wg.Done(); b.Stop() }()
 	}
 	wg.Wait()
+}
+
+// Stop stops every broker (SIGTERM, in parallel) and removes the directory
+// if Start made it.
+func (c *Cluster) Stop() {
+	c.StopBrokers()
 	if c.ownsDir {
 		_ = os.RemoveAll(c.dir)
 	}
