@@ -55,7 +55,11 @@
 //     one registers.
 //   - Broker failure, bounce and return (§4.7, §5.3, §5.4) in Kafka's order
 //     (OfflinePartition, Offline election, OfflineReplica remove-from-ISR);
-//     the ISR is never emptied; unclean election only when the topic's
+//     the ISR is never emptied; replicas of several brokers going offline
+//     in one event (brokers lost together, a failover, a deletion) leave
+//     the ISRs broker by broker in Scala 2.13's HashMap order of the ids
+//     (5, 1, 6, 2, 3, 4 for 1..6), which decides the member an ISR keeps
+//     last, as on a real Kafka 3.9; unclean election only when the topic's
 //     unclean.leader.election.enable is true (then
 //     "leader_recovery_state":1).
 //   - ISR expansion through AlterPartition (IBP ≥ 2.7-IV2, §4.9): a
