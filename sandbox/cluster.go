@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ktopo/ktopo/zkwatch"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // Config describes a sandbox cluster.
@@ -69,8 +73,8 @@ type Cluster struct {
 	// ops serialises Kill/Restart/MoveController/Close.
 	ops sync.Mutex
 
-	// admin is a client session (not a broker's) for the demo topics and
-	// Status.
+	// admin is a client session (not a broker's) for the demo topics,
+	// Status and KillTogether.
 	admin *zkwatch.Conn
 
 	active    atomic.Pointer[controller]
@@ -203,6 +207,74 @@ func (cl *Cluster) Kill(id int) error {
 	b.log.Info("killed")
 	b.kill()
 	return nil
+}
+
+// KillTogether crashes several brokers at once, as when a rack loses
+// power: their goroutines stop, then their registrations (and /controller,
+// if one of them was the controller) are deleted in one ZooKeeper
+// transaction, as when ZooKeeper expires their sessions in the same tick,
+// and their sessions are closed. The controller sees them all gone in one
+// broker change (Kafka's "deleted brokers: 2,5"), not one after the other
+// as with successive Kills.
+func (cl *Cluster) KillTogether(ids ...int) error {
+	cl.ops.Lock()
+	defer cl.ops.Unlock()
+	cl.mu.Lock()
+	if cl.closed {
+		cl.mu.Unlock()
+		return ErrClosed
+	}
+	var bs []*broker
+	for _, id := range ids {
+		b := cl.brokers[id]
+		switch {
+		case !cl.known(id):
+			cl.mu.Unlock()
+			return fmt.Errorf("sandbox: there is no broker %d (brokers are 1..%d)", id, cl.cfg.Brokers)
+		case b == nil || slices.Contains(bs, b):
+			cl.mu.Unlock()
+			return fmt.Errorf("sandbox: broker %d is not running", id)
+		}
+		bs = append(bs, b)
+	}
+	for _, b := range bs {
+		delete(cl.brokers, b.id)
+	}
+	cl.mu.Unlock()
+	sessions := map[int64]bool{}
+	for _, b := range bs {
+		b.log.Info("killed")
+		sessions[b.conn.SessionID()] = true
+		b.halt()
+	}
+	for _, b := range bs {
+		b.waitStopped(5 * time.Second)
+	}
+	// Their ephemeral znodes, in one multi.
+	var ops []any
+	for _, p := range []string{cluster.ControllerPath} {
+		if _, st, err := cl.admin.Get(p); err == nil && sessions[st.EphemeralOwner] {
+			ops = append(ops, &zk.DeleteRequest{Path: p, Version: -1})
+		}
+	}
+	for _, b := range bs {
+		p := cluster.BrokerIDPath(b.id)
+		if _, st, err := cl.admin.Get(p); err == nil && sessions[st.EphemeralOwner] {
+			ops = append(ops, &zk.DeleteRequest{Path: p, Version: -1})
+		}
+	}
+	var err error
+	if len(ops) > 0 {
+		if _, err = cl.admin.Multi(ops...); err != nil {
+			err = fmt.Errorf("sandbox: delete the registrations of brokers %v: %w", ids, err)
+		}
+	}
+	for _, b := range bs {
+		b.conn.Close()
+		b.wg.Wait()
+		b.cleanup()
+	}
+	return err
 }
 
 // Restart starts broker id again with a new session: it registers anew

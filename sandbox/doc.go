@@ -113,7 +113,9 @@
 //   - No reassignment: /admin/reassign_partitions is watched but only
 //     logged and left untouched; API reassignments do not exist.
 //   - No controlled shutdown: Kill is a crash whose session has already
-//     expired; Close closes the sessions without any further write.
+//     expired (KillTogether: several, their registrations gone in one
+//     transaction, as sessions ZooKeeper expires in the same tick); Close
+//     closes the sessions without any further write.
 //   - Brokers keep no metadata cache: UpdateMetadata is not simulated, and
 //     LeaderAndIsr/StopReplica are in-process messages. StopReplica
 //     responses always succeed. Log directories never fail
