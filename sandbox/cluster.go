@@ -36,10 +36,16 @@ type Config struct {
 	// the controller to add it back to the ISR. 0 derives it from the pace:
 	// 300 ms + 3 × pace.
 	CatchUpDelay time.Duration
-	// AutoRebalanceInterval enables Kafka's automatic preferred leader
-	// election (auto.leader.rebalance.enable, imbalance > 10 %) checked
-	// every interval (first check after min(5 s, interval)); 0 disables it.
-	AutoRebalanceInterval time.Duration
+	// LeaderImbalanceCheckInterval is Kafka's
+	// leader.imbalance.check.interval.seconds: how often the active
+	// controller runs the automatic preferred leader election
+	// (auto.leader.rebalance.enable, on by default as in Kafka): a broker
+	// whose share of the partitions it prefers but does not lead is above
+	// 10 % gets them back. The first check comes 5 s after a controller
+	// takes over, as in Kafka. 0 means Kafka's 300 s.
+	LeaderImbalanceCheckInterval time.Duration
+	// NoAutoLeaderRebalance is auto.leader.rebalance.enable=false.
+	NoAutoLeaderRebalance bool
 	// SessionTimeout of each broker's ZooKeeper session; 0 means 18 s
 	// (Kafka's zookeeper.session.timeout.ms).
 	SessionTimeout time.Duration
@@ -99,7 +105,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, fmt.Errorf("sandbox: Brokers must be between 1 and 1000, not %d", cfg.Brokers)
 	case cfg.Racks < 0:
 		return nil, fmt.Errorf("sandbox: Racks must not be negative, not %d", cfg.Racks)
-	case cfg.Pace < 0 || cfg.CatchUpDelay < 0 || cfg.AutoRebalanceInterval < 0:
+	case cfg.Pace < 0 || cfg.CatchUpDelay < 0 || cfg.LeaderImbalanceCheckInterval < 0:
 		return nil, errors.New("sandbox: durations must not be negative")
 	}
 	if _, err := zkwatch.ParseConnectString(cfg.Connect); err != nil {
@@ -110,6 +116,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
+	}
+	if cfg.LeaderImbalanceCheckInterval == 0 {
+		cfg.LeaderImbalanceCheckInterval = 300 * time.Second
 	}
 	cl := &Cluster{cfg: cfg, log: cfg.Logger, brokers: map[int]*broker{}, racks: map[int]string{},
 		paceChanged: make(chan struct{})}

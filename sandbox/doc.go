@@ -78,8 +78,12 @@
 //     AlterPartition and appends it to the ISR (what Kafka's ordered small
 //     sets do for replication factors up to 4).
 //   - Preferred leader election (§4.11) on request (ElectPreferred, as the
-//     Admin API), from /admin/preferred_replica_election, and optional auto
-//     rebalance (imbalance > 10 %).
+//     Admin API), from /admin/preferred_replica_election, and the automatic
+//     rebalance, on by default as in Kafka (auto.leader.rebalance.enable):
+//     every Config.LeaderImbalanceCheckInterval (300 s by default; the first
+//     check 5 s after a controller takes over), a broker whose share of the
+//     partitions it prefers but does not lead is above 10 % gets back those
+//     whose preferred replica is live and in the ISR.
 //   - Topic deletion (§4.12, §5.6) from /admin/delete_topics, also while a
 //     replica's broker is down (the topic stays marked and deletion resumes
 //     when the broker returns): remove-from-ISR writes, then the topic

@@ -57,9 +57,10 @@ func TestDemoTopics(t *testing.T) {
 }
 
 // TestAutoRebalance: with auto.leader.rebalance enabled, leadership goes
-// back to the preferred replica once it is in sync.
+// back to the preferred replica once it is in sync (the first check 5 s
+// after the failover, then every interval).
 func TestAutoRebalance(t *testing.T) {
-	e := newEnv(t, Config{Brokers: 3, AutoRebalanceInterval: 100 * time.Millisecond})
+	e := newEnv(t, Config{Brokers: 3, LeaderImbalanceCheckInterval: 100 * time.Millisecond})
 	e.createTopic("t", map[int][]int{0: {2, 3}, 1: {3, 2}}, nil)
 	e.waitStates("t", map[int]*st{0: s(2, 0, 1, 0, 2, 3), 1: s(3, 0, 1, 0, 3, 2)})
 	e.kill(2)
