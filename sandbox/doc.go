@@ -75,8 +75,9 @@
 //     isr_change_notification nodes are written; the controller still
 //     watches /isr_change_notification and handles and deletes children
 //     that someone else writes. A leader adds one follower per
-//     AlterPartition and appends it to the ISR (what Kafka's ordered small
-//     sets do for replication factors up to 4).
+//     AlterPartition, in the order of Kafka's ISR set: appended up to four
+//     members, in Scala's hash order from five on ([1,2,4,5] plus 3 is
+//     [5,1,2,3,4], as on a real Kafka 3.9).
 //   - Preferred leader election (§4.11) on request (ElectPreferred, as the
 //     Admin API), from /admin/preferred_replica_election, and the automatic
 //     rebalance, on by default as in Kafka (auto.leader.rebalance.enable):
@@ -142,8 +143,6 @@
 //     partition as PREFERRED_LEADER_NOT_AVAILABLE and elects the others.
 //   - Forgetting a topic whose znode was deleted by hand also forgets its
 //     partition and replica states (Kafka keeps them as stale entries).
-//   - Kafka's ordered small sets append a follower added to the ISR; for
-//     replication factors above 4 Kafka's hash-set order may differ.
 //
 // # Use
 //
