@@ -6,8 +6,10 @@
 // The sandbox is a ZooKeeper client like any other and makes exactly the
 // ZooKeeper writes Kafka's brokers and controller make (spec
 // docs/spec/kafka-zk.md §1.2–1.5, §4, §5): the same znodes, the same
-// JSON (through the cluster package's encoders) and the same version
-// semantics. Section numbers in comments refer to that spec.
+// JSON values (through the cluster package's encoders) and the same
+// version semantics. Section numbers in comments refer to that spec. A test in
+// internal/fidelity runs one scenario on the sandbox and on a real Kafka 3.9
+// and compares the two trees; docs/sandbox-fidelity.md lists what differs.
 //
 // # What is emulated
 //
@@ -129,9 +131,11 @@
 //     controller removes dead replicas.
 //   - A broker that crashes keeps its state until it is restarted; a
 //     restart is a new incarnation with an empty replica manager.
-//   - Broker znodes and /feature advertise no features ("features":{}),
-//     where a real 3.x cluster advertises and finalizes e.g.
-//     metadata.version.
+//   - JSON member order: the sandbox writes znodes through ktopo's
+//     encoders, Kafka most of them from Scala hash maps, so broker
+//     registrations (Kafka puts rack before jmx_port), the controller's
+//     topic znode rewrite and /feature list the same members in another
+//     order. State znodes are byte for byte Kafka's.
 //   - delete.topic.enable is always true; unclean.leader.election.enable
 //     is read per topic at election time (a config change alone does not
 //     trigger an election).
