@@ -626,6 +626,7 @@ func (c *controller) processAutoPreferredReplicaLeaderElection(e *evAutoPreferre
 		return nil
 	}
 	defer c.schedule(c.b.cl.cfg.LeaderImbalanceCheckInterval, &evAutoPreferredReplicaLeaderElection{term: c.term})
+	c.log.Info("Processing automatic preferred replica leader election")
 	byPreferred := map[int][]tp{}
 	for _, p := range c.cc.allPartitions() {
 		if c.cc.isTopicQueuedUpForDeletion(p.topic) {
