@@ -139,7 +139,7 @@ func TestSandboxMatchesKafka(t *testing.T) {
 		h.live[id] = true
 	}
 	for _, a := range accepted {
-		a.re = regexp.MustCompile(a.path)
+		a.re, a.seen = regexp.MustCompile(a.path), false
 	}
 	h.sroot = zktest.ChrootPath("fidelity-sandbox")
 	var kerr, serr error
