@@ -261,10 +261,8 @@ func (cl *Cluster) KillTogether(ids ...int) error {
 	}
 	// Their ephemeral znodes, in one multi.
 	var ops []any
-	for _, p := range []string{cluster.ControllerPath} {
-		if _, st, err := cl.admin.Get(p); err == nil && sessions[st.EphemeralOwner] {
-			ops = append(ops, &zk.DeleteRequest{Path: p, Version: -1})
-		}
+	if _, st, err := cl.admin.Get(cluster.ControllerPath); err == nil && sessions[st.EphemeralOwner] {
+		ops = append(ops, &zk.DeleteRequest{Path: cluster.ControllerPath, Version: -1})
 	}
 	for _, b := range bs {
 		p := cluster.BrokerIDPath(b.id)
