@@ -157,6 +157,7 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	if s == nil || s == m.snap {
 		return
 	}
+	defer m.settle()
 	m.snap = s
 	m.form.setDefaults(s)
 	switch m.stage {
@@ -212,6 +213,7 @@ func (m *Model) Capturing() bool { return m.stage == stageForm }
 // popup or the znode view, returns from the preview or a failure to the
 // form with every value kept) before the shell closes it.
 func (m *Model) Back() bool {
+	defer m.settle()
 	switch m.stage {
 	case stagePreview:
 		switch {
@@ -292,6 +294,23 @@ func (m *Model) task(msg tea.Msg) tea.Msg { return nav.TaskMsg{Task: m.id, Msg: 
 
 // Update implements ui.Screen.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	cmd := m.update(msg)
+	m.settle()
+	return cmd
+}
+
+// settle brings what derives from the wizard's state up to date after a
+// change, wherever in the wizard the change was made: the preview's layout
+// depends on its note, warnings and size, and a stale one lets the rows
+// push the legend off the screen. Every entry point (Update, SetSnapshot,
+// Back, SetSize) ends here.
+func (m *Model) settle() {
+	if m.pv.plan != nil {
+		m.pv.layout()
+	}
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case topicCreatedMsg:
 		if m.stage != stageWriting {
@@ -384,7 +403,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, km.Submit):
 			if m.pv.plan != nil {
 				m.pv.confirm, m.pv.button = true, 0
-				m.pv.note, m.pv.noteErr = "", false
+				m.pv.setNote("", false)
 			}
 		case key.Matches(msg, km.Written):
 			if m.pv.showOps {
@@ -497,7 +516,7 @@ func (m *Model) submit() tea.Cmd {
 	}
 	m.stage = stagePreview
 	m.form.blur()
-	m.pv.note, m.pv.noteErr = "", false
+	m.pv.setNote("", false)
 	return nil
 }
 
@@ -558,10 +577,10 @@ func (m *Model) step(d int) {
 
 func (m *Model) replanPreview() {
 	if err := m.replan(m.pv.req); err != nil {
-		m.pv.note, m.pv.noteErr = err.Error(), true
+		m.pv.setNote(err.Error(), true)
 		return
 	}
-	m.pv.note, m.pv.noteErr = "", false
+	m.pv.setNote("", false)
 }
 
 // describeOps asks ZooKeeper what the multi would write now (which
@@ -603,17 +622,17 @@ func (m *Model) create() tea.Cmd {
 	}
 	fresh, err := cluster.PlanTopic(m.snap, req)
 	if err != nil {
-		m.pv.note, m.pv.noteErr = "Not created: "+err.Error(), true
+		m.pv.setNote("Not created: "+err.Error(), true)
 		return nil
 	}
 	if !cluster.SamePlan(shown, fresh) {
 		m.pv.set(req, fresh, m.snap)
-		m.pv.note, m.pv.noteErr = "Not created: the cluster changed since the preview ("+brokerChange(shown, fresh)+"), so the plan would differ. This is the new plan: check it and press enter again.", true
+		m.pv.setNote("Not created: the cluster changed since the preview ("+brokerChange(shown, fresh)+"), so the plan would differ. This is the new plan: check it and press enter again.", true)
 		return nil
 	}
 	z := m.opt.Writer
 	if z == nil {
-		m.pv.note, m.pv.noteErr = errNoWriter.Error(), true
+		m.pv.setNote(errNoWriter.Error(), true)
 		return nil
 	}
 	m.stage = stageWriting

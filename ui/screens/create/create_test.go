@@ -840,3 +840,30 @@ func TestColumnsScroll(t *testing.T) {
 	}
 	checkSize(t, view(e), 60, 30)
 }
+
+// TestNoteKeepsTheLegend: a note above the matrix (the re-check's "Not
+// created: the cluster changed…", a failed re-plan, …) takes lines from the
+// partition rows, never from the legend under the matrix, at any size.
+func TestNoteKeepsTheLegend(t *testing.T) {
+	for _, sz := range [][2]int{{80, 22}, {200, 58}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			e := openPreview(t, sz[0], sz[1])
+			e.apply(brokerGone(4))
+			create(t, e)
+			if !strings.HasPrefix(e.m.pv.note, "Not created: the cluster changed") {
+				t.Fatalf("note %q", e.m.pv.note)
+			}
+			checkSize(t, view(e), sz[0], sz[1])
+			for _, want := range []string{"L leader  F follower", "broker 4 is offline"} {
+				if !strings.Contains(view(e), want) {
+					t.Fatalf("%q fell off the screen:\n%s", want, view(e))
+				}
+			}
+			// The note goes with the next re-roll: the rows take the room again.
+			e.press("r")
+			if e.m.pv.note != "" || !strings.Contains(view(e), "L leader  F follower") {
+				t.Fatalf("after the note went:\n%s", view(e))
+			}
+		})
+	}
+}

@@ -64,6 +64,9 @@ type preview struct {
 	opsErr  error
 	opsWin  rows.Window
 
+	// note is the line above the matrix (why the last enter or re-plan
+	// did not go through); set it with setNote, which lays the preview out
+	// again: the note takes lines from the partition rows.
 	note    string
 	noteErr bool
 
@@ -202,6 +205,8 @@ func (p *preview) wrapOps() {
 	p.opsWin.SetH(max(p.h-4, 1))
 }
 
+// setNote shows s above the matrix ("" for none) and gives the partition
+// rows what the note leaves.
 func (p *preview) setNote(s string, isErr bool) {
 	p.note, p.noteErr = s, isErr
 	p.layout()
