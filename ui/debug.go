@@ -7,7 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 )
 
 // debugStats collects View durations when KTOPO_DEBUG is set.
@@ -32,8 +32,8 @@ func (d *debugStats) report(l *log.Logger) {
 	d.views = d.views[:0]
 }
 
-func brokerStr(id int) string { return rows.Broker(id) }
+func brokerStr(id int) string { return cell.Broker(id) }
 
-func ints(xs []int) string { return rows.Ints(xs) }
+func ints(xs []int) string { return cell.Ints(xs) }
 
 func itoa(n int) string { return strconv.Itoa(n) }

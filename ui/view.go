@@ -7,7 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -53,7 +53,7 @@ func (a *App) render() string {
 	b.WriteString(a.header())
 	b.WriteByte('\n')
 	if ban := a.banner(); ban != "" {
-		b.WriteString(a.st.Banner.S(rows.Fit(" ⚠ "+ban, a.w)))
+		b.WriteString(a.st.Banner.S(cell.Fit(" ⚠ "+ban, a.w)))
 		b.WriteByte('\n')
 	}
 	ch := a.contentHeight()
@@ -85,7 +85,7 @@ func (a *App) badge() (string, int) {
 			text += " PRODUCTION"
 		}
 	}
-	return style.Render(text), rows.Width(text) + 2
+	return style.Render(text), cell.Width(text) + 2
 }
 
 func (a *App) header() string {
@@ -109,21 +109,21 @@ func (a *App) header() string {
 	badge, bw := a.badge()
 	for _, s := range a.stack {
 		t := " › " + s.Title() + " "
-		if room := a.w - w - bw - 1; rows.Width(t) > room {
-			t = rows.Fit(t, max(room, 0))
+		if room := a.w - w - bw - 1; cell.Width(t) > room {
+			t = cell.Fit(t, max(room, 0))
 		}
-		put(st.TabActive.S(t), rows.Width(t))
+		put(st.TabActive.S(t), cell.Width(t))
 	}
 	if gap := a.w - w - bw; gap >= 1 {
-		return b.String() + rows.Spaces(gap) + badge
+		return b.String() + cell.Spaces(gap) + badge
 	}
-	return rows.Clip(b.String(), a.w)
+	return cell.Clip(b.String(), a.w)
 }
 
 func (a *App) statusBar() string {
 	st := a.st
 	if a.cmdOpen {
-		return rows.Clip(a.cmd.View(), a.w)
+		return cell.Clip(a.cmd.View(), a.w)
 	}
 	// right: connection and mirror counters
 	dot, word := st.Online.S("●"), "connected"
@@ -139,8 +139,8 @@ func (a *App) statusBar() string {
 	case !a.loaded:
 		dot, word = st.Warning.S("●"), "loading"
 	}
-	right := " " + word + " · " + rows.Count(a.stats.Nodes) + " znodes · " + rows.Count(a.stats.Watches) + " watches "
-	rw := rows.Width(right) + 1
+	right := " " + word + " · " + cell.Count(a.stats.Nodes) + " znodes · " + cell.Count(a.stats.Watches) + " watches "
+	rw := cell.Width(right) + 1
 	rightS := dot + st.Muted.S(right)
 	lw := max(a.w-rw, 0)
 	var left string
@@ -152,13 +152,13 @@ func (a *App) statusBar() string {
 		}
 	}
 	if a.status == "" && task != "" {
-		left = st.Accent.S(rows.Fit(" ⟳ "+task, lw))
+		left = st.Accent.S(cell.Fit(" ⟳ "+task, lw))
 	} else if a.status != "" {
 		ink := st.Text
 		if a.statusErr {
 			ink = st.Error
 		}
-		left = ink.S(rows.Fit(" "+a.status, lw))
+		left = ink.S(cell.Fit(" "+a.status, lw))
 	} else {
 		// "? help" first: on a narrow terminal the rest is cut. While a
 		// text field has the keys, ? : and q are text: name the keys that
@@ -172,14 +172,14 @@ func (a *App) statusBar() string {
 		}
 		a.help.SetWidth(lw - 1)
 		h := " " + a.help.ShortHelpView(enabled(bs))
-		if hw := rows.Width(stripANSI(h)); hw > lw-1 {
-			left = rows.PadStyled(rows.Clip(h, lw-1), lw-1, lw)
+		if hw := cell.Width(stripANSI(h)); hw > lw-1 {
+			left = cell.PadStyled(cell.Clip(h, lw-1), lw-1, lw)
 		} else {
-			left = rows.PadStyled(h, hw, lw)
+			left = cell.PadStyled(h, hw, lw)
 		}
 	}
 	if lw == 0 {
-		return rows.Clip(rightS, a.w)
+		return cell.Clip(rightS, a.w)
 	}
 	return left + rightS
 }
@@ -227,9 +227,9 @@ func (a *App) helpView(h int) string {
 	}
 	lines = append(lines, legend...)
 	for i := range lines {
-		lines[i] = rows.Clip(lines[i], a.w)
+		lines[i] = cell.Clip(lines[i], a.w)
 	}
-	return rows.Lines(lines, h)
+	return cell.Lines(lines, h)
 }
 
 // withModal composites the focused screen's popup, if any, centred over
@@ -246,7 +246,7 @@ func (a *App) withModal(content string, h int) string {
 	pw, ph := lipgloss.Width(pop), lipgloss.Height(pop)
 	x, y := max((a.w-pw)/2, 0), max((h-ph)/2, 0)
 	out := lipgloss.NewCompositor(lipgloss.NewLayer(content), lipgloss.NewLayer(pop).X(x).Y(y).Z(1)).Render()
-	return rows.Lines(strings.Split(out, "\n"), h)
+	return cell.Lines(strings.Split(out, "\n"), h)
 }
 
 // stripANSI removes escape sequences (for measuring help output).

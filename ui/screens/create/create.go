@@ -36,7 +36,8 @@ import (
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/anim"
-	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -350,14 +351,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.form.update(msg, m.snap)
 		}
 	case tea.MouseWheelMsg:
-		d := 0
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			d = -3
-		case tea.MouseWheelDown:
-			d = 3
-		}
-		m.scroll(d)
+		m.scroll(cursor.WheelStep * cursor.WheelNotch(msg))
 	}
 	return nil
 }
@@ -673,13 +667,13 @@ func brokerChange(a, b *cluster.TopicPlan) string {
 	}
 	s := ""
 	if len(left) > 0 {
-		s = plural(len(left), "broker ", "brokers ") + rows.Ints(left) + " left"
+		s = plural(len(left), "broker ", "brokers ") + cell.Ints(left) + " left"
 	}
 	if len(joined) > 0 {
 		if s != "" {
 			s += ", "
 		}
-		s += plural(len(joined), "broker ", "brokers ") + rows.Ints(joined) + " joined"
+		s += plural(len(joined), "broker ", "brokers ") + cell.Ints(joined) + " joined"
 	}
 	if s == "" {
 		s = "racks or registrations changed"

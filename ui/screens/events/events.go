@@ -14,9 +14,9 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/filter"
-	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -136,25 +136,25 @@ func Details(c *cluster.Change) string {
 		}
 		return ""
 	case cluster.ChangeControllerMoved:
-		return "broker " + rows.Broker(c.From) + " → " + rows.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
+		return "broker " + cell.Broker(c.From) + " → " + cell.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
 	case cluster.ChangeTopicCreated:
 		return strconv.Itoa(c.PartitionCount) + " partitions, RF " + strconv.Itoa(c.ReplicationFactor)
 	case cluster.ChangePartitionsAdded:
-		return "partitions " + rows.Ints(c.Partitions)
+		return "partitions " + cell.Ints(c.Partitions)
 	case cluster.ChangePartitionAppeared:
-		return "leader " + rows.Broker(c.Leader) + "  ISR " + rows.Ints(c.ISR)
+		return "leader " + cell.Broker(c.Leader) + "  ISR " + cell.Ints(c.ISR)
 	case cluster.ChangeLeaderMoved:
-		return rows.Broker(c.From) + " → " + rows.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
+		return cell.Broker(c.From) + " → " + cell.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
 	case cluster.ChangeIsrShrank:
-		return "−" + rows.Ints(c.Removed) + "  ISR now " + rows.Ints(c.ISR)
+		return "−" + cell.Ints(c.Removed) + "  ISR now " + cell.Ints(c.ISR)
 	case cluster.ChangeIsrExpanded:
-		return "+" + rows.Ints(c.Added) + "  ISR now " + rows.Ints(c.ISR)
+		return "+" + cell.Ints(c.Added) + "  ISR now " + cell.Ints(c.ISR)
 	case cluster.ChangeConfigChanged:
 		return strings.Join(c.Keys, ", ")
 	case cluster.ChangeReassignmentStarted:
-		return "adding " + rows.Ints(c.Added) + " removing " + rows.Ints(c.Removed)
+		return "adding " + cell.Ints(c.Added) + " removing " + cell.Ints(c.Removed)
 	case cluster.ChangeReassignmentFinished:
-		return "replicas " + rows.Ints(c.Replicas)
+		return "replicas " + cell.Ints(c.Replicas)
 	case cluster.ChangeZNodeInvalid:
 		return c.Error
 	}
@@ -175,7 +175,7 @@ type Model struct {
 	match  filter.Matcher
 	ferr   string
 	shown  []int64 // sequence numbers shown, nil = all
-	win    rows.Window
+	win    cursor.Window
 	follow bool
 	input  textinput.Model
 	typing bool
@@ -402,12 +402,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		// Moving off the last row leaves follow mode; reaching it resumes.
 		m.follow = m.win.Bottom()
 	case tea.MouseWheelMsg:
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			m.win.Scroll(-3)
-		case tea.MouseWheelDown:
-			m.win.Scroll(3)
-		}
+		cursor.Wheel(&m.win, msg)
 		m.follow = m.win.Bottom()
 	}
 	return nil
@@ -425,7 +420,7 @@ func (m *Model) View() string {
 	}
 	st := m.st
 	lines := make([]string, 0, m.h)
-	title := " " + st.Bold.S("Events") + st.Muted.S("  "+rows.Count(m.win.N)+" shown  ·  "+m.group.String())
+	title := " " + st.Bold.S("Events") + st.Muted.S("  "+cell.Count(m.win.N)+" shown  ·  "+m.group.String())
 	if m.follow {
 		title += "  " + st.Online.S("● following")
 	} else {
@@ -439,9 +434,9 @@ func (m *Model) View() string {
 	case !m.match.Empty():
 		title += "   " + st.Accent.S("/"+m.match.Text())
 	}
-	lines = append(lines, rows.Clip(title, m.w))
-	hdr := " " + rows.Fit("TIME", cTime) + rows.Fit("KIND", cKind) + rows.Fit("WHERE", m.whereW()) + "DETAILS"
-	lines = append(lines, st.Header.S(rows.Fit(hdr, m.w)))
+	lines = append(lines, cell.Clip(title, m.w))
+	hdr := " " + cell.Fit("TIME", cTime) + cell.Fit("KIND", cKind) + cell.Fit("WHERE", m.whereW()) + "DETAILS"
+	lines = append(lines, st.Header.S(cell.Fit(hdr, m.w)))
 	from, to := m.win.Visible()
 	for i := from; i < to; i++ {
 		lines = append(lines, m.renderRow(m.Entry(i), i == m.win.Cursor && !m.follow))
@@ -453,19 +448,13 @@ func (m *Model) View() string {
 		}
 		lines = append(lines, " "+st.Muted.S(msg))
 	}
-	return rows.Lines(lines, m.h)
+	return cell.Lines(lines, m.h)
 }
 
 func (m *Model) whereW() int { return min(max(m.w/5, 18), 40) }
 
 func (m *Model) row(e *Entry, selected bool) string {
 	st := &m.st
-	ink := func(k theme.Ink) theme.Ink {
-		if selected {
-			return theme.Ink{}
-		}
-		return k
-	}
 	c := e.Change
 	ts := time.UnixMilli(e.Time).In(m.loc).Format("15:04:05.000")
 	kInk := st.Text
@@ -484,10 +473,7 @@ func (m *Model) row(e *Entry, selected bool) string {
 	}
 	ww := m.whereW()
 	dw := max(m.w-1-cTime-cKind-ww, 0)
-	line := " " + ink(st.Muted).S(rows.Fit(ts, cTime)) + ink(kInk).S(rows.Fit(Words(c.Kind), cKind)) +
-		rows.Fit(Where(c), ww) + ink(st.Muted).S(rows.Fit(Details(c), dw))
-	if selected {
-		return st.Selected.S(line)
-	}
-	return line
+	line := " " + st.Muted.Unless(selected).S(cell.Fit(ts, cTime)) + kInk.Unless(selected).S(cell.Fit(Words(c.Kind), cKind)) +
+		cell.Fit(Where(c), ww) + st.Muted.Unless(selected).S(cell.Fit(Details(c), dw))
+	return st.Selected.If(selected).S(line)
 }

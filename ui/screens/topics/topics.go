@@ -15,9 +15,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/filter"
-	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -59,7 +59,7 @@ type Model struct {
 	// (nil) when unfiltered and sorted by name.
 	idx     []int32
 	dirty   bool
-	win     rows.Window
+	win     cursor.Window
 	health  map[*cluster.Topic]cluster.TopicHealth // for the current snapshot
 	selName string
 
@@ -283,12 +283,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.remember()
 	case tea.MouseWheelMsg:
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			m.win.Scroll(-3)
-		case tea.MouseWheelDown:
-			m.win.Scroll(3)
-		}
+		cursor.Wheel(&m.win, msg)
 		m.remember()
 	}
 	return nil
@@ -336,7 +331,7 @@ func (m *Model) View() string {
 	if m.snap != nil {
 		total = len(m.snap.Topics())
 	}
-	title := " " + st.Bold.S("Topics") + st.Muted.S("  "+rows.Count(m.win.N)+" of "+rows.Count(total)+"  ·  sorted by "+m.sort.String())
+	title := " " + st.Bold.S("Topics") + st.Muted.S("  "+cell.Count(m.win.N)+" of "+cell.Count(total)+"  ·  sorted by "+m.sort.String())
 	switch {
 	case m.typing:
 		title += "   " + m.input.View()
@@ -345,24 +340,24 @@ func (m *Model) View() string {
 	case !m.match.Empty():
 		title += "   " + st.Accent.S("/"+m.match.Text()) + st.Muted.S("  (esc clears)")
 	}
-	lines = append(lines, rows.Clip(title, m.w))
+	lines = append(lines, cell.Clip(title, m.w))
 	nw := m.nameW()
 	mark := func(k SortKey, s string, w int, right bool) string {
 		if m.sort == k {
 			s += "▼"
 		}
 		if right {
-			return rows.FitRight(s, w-1) + " "
+			return cell.FitRight(s, w-1) + " "
 		}
-		return rows.Fit(s, w)
+		return cell.Fit(s, w)
 	}
-	hdr := " " + mark(ByName, "NAME", nw, false) + mark(ByPartitions, "PARTS", cPart, true) + rows.FitRight("RF", cRF-1) + " " +
+	hdr := " " + mark(ByName, "NAME", nw, false) + mark(ByPartitions, "PARTS", cPart, true) + cell.FitRight("RF", cRF-1) + " " +
 		mark(ByUnderReplicated, "URP", cURP, true) + mark(ByOffline, "OFFLINE", cOff, true) + mark(ByUnderMinISR, "<MINISR", cMin, true) +
-		" " + rows.Fit("DELETING", cDel-1) + "CONFIG OVERRIDES"
-	lines = append(lines, st.Header.S(rows.Fit(hdr, m.w)))
+		" " + cell.Fit("DELETING", cDel-1) + "CONFIG OVERRIDES"
+	lines = append(lines, st.Header.S(cell.Fit(hdr, m.w)))
 	if m.snap == nil {
 		lines = append(lines, " "+st.Muted.S("Loading…"))
-		return rows.Lines(lines, m.h)
+		return cell.Lines(lines, m.h)
 	}
 	from, to := m.win.Visible()
 	for i := from; i < to; i++ {
@@ -375,24 +370,18 @@ func (m *Model) View() string {
 		}
 		lines = append(lines, " "+st.Muted.S(msg))
 	}
-	return rows.Lines(lines, m.h)
+	return cell.Lines(lines, m.h)
 }
 
 func (m *Model) row(t *cluster.Topic, selected bool) string {
 	st := &m.st
-	ink := func(k theme.Ink) theme.Ink {
-		if selected {
-			return theme.Ink{}
-		}
-		return k
-	}
 	h := m.healthOf(t)
 	num := func(n, w int, bad theme.Ink) string {
-		s := rows.FitRight(strconv.Itoa(n), w-1) + " "
+		s := cell.FitRight(strconv.Itoa(n), w-1) + " "
 		if n == 0 {
-			return ink(st.Muted).S(s)
+			return st.Muted.Unless(selected).S(s)
 		}
-		return ink(bad).S(s)
+		return bad.Unless(selected).S(s)
 	}
 	nw := m.nameW()
 	nameInk := st.Text
@@ -424,12 +413,9 @@ func (m *Model) row(t *cluster.Topic, selected bool) string {
 		}
 		cfg = b.String()
 	}
-	line := " " + ink(nameInk).S(rows.Fit(t.Name, nw)) + rows.FitRight(rows.Count(len(t.Partitions)), cPart-1) + " " +
-		rows.FitRight(strconv.Itoa(t.ReplicationFactor()), cRF-1) + " " +
+	line := " " + nameInk.Unless(selected).S(cell.Fit(t.Name, nw)) + cell.FitRight(cell.Count(len(t.Partitions)), cPart-1) + " " +
+		cell.FitRight(strconv.Itoa(t.ReplicationFactor()), cRF-1) + " " +
 		num(h.UnderReplicated, cURP, st.Warning) + num(h.Offline, cOff, st.Danger) + num(h.UnderMinISR, cMin, st.Danger) +
-		" " + ink(st.Danger).S(rows.Fit(del, cDel-1)) + ink(st.Muted).S(rows.Fit(cfg, cfgW))
-	if selected {
-		return st.Selected.S(line)
-	}
-	return line
+		" " + st.Danger.Unless(selected).S(cell.Fit(del, cDel-1)) + st.Muted.Unless(selected).S(cell.Fit(cfg, cfgW))
+	return st.Selected.If(selected).S(line)
 }

@@ -25,8 +25,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
-	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -141,7 +141,7 @@ type Model struct {
 	waiting  map[string]bool // requested, no answer yet
 	flat     []row
 	flatOK   bool
-	win      rows.Window
+	win      cursor.Window
 	selPath  string
 	raw      bool
 
@@ -558,12 +558,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 	case tea.MouseWheelMsg:
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			m.win.Scroll(-3)
-		case tea.MouseWheelDown:
-			m.win.Scroll(3)
-		}
+		cursor.Wheel(&m.win, msg)
 	}
 	return nil
 }
@@ -583,9 +578,9 @@ func (m *Model) View() string {
 	if m.win.Cursor < len(m.flat) {
 		sel = m.flat[m.win.Cursor].n
 	}
-	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+rows.Count(len(m.index))+" znodes known")
+	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+cell.Count(len(m.index))+" znodes known")
 	lines := make([]string, 0, m.h)
-	lines = append(lines, rows.Clip(title, m.w))
+	lines = append(lines, cell.Clip(title, m.w))
 	detail := m.details(sel, rw)
 	from, to := m.win.Visible()
 	sep := st.Subtle.S("│")
@@ -594,7 +589,7 @@ func (m *Model) View() string {
 		if j := from + i; j < to {
 			left = m.renderRow(m.flat[j], j == m.win.Cursor)
 		} else {
-			left = rows.Spaces(lw)
+			left = cell.Spaces(lw)
 		}
 		right := ""
 		if i < len(detail) {
@@ -602,7 +597,7 @@ func (m *Model) View() string {
 		}
 		lines = append(lines, left+" "+sep+" "+right)
 	}
-	return rows.Lines(lines, m.h)
+	return cell.Lines(lines, m.h)
 }
 
 func (m *Model) row(r row, selected bool) string {
@@ -630,14 +625,14 @@ func (m *Model) row(r row, selected bool) string {
 	case n.stat != nil && n.stat.EphemeralOwner != 0:
 		suffix = " eph"
 	}
-	plain := rows.Spaces(indent) + marker + name
-	text := rows.Fit(plain, lw-len(suffix)) + suffix
+	plain := cell.Spaces(indent) + marker + name
+	text := cell.Fit(plain, lw-len(suffix)) + suffix
 	if selected {
-		return st.Selected.S(rows.Fit(text, lw))
+		return st.Selected.S(cell.Fit(text, lw))
 	}
 	ink := st.Text
 	if !n.inMirror && !n.probed && len(n.kids) == 0 {
 		ink = st.Muted // not loaded yet
 	}
-	return ink.S(rows.Fit(text, lw))
+	return ink.S(cell.Fit(text, lw))
 }
