@@ -162,13 +162,13 @@ func (a *App) statusBar() string {
 	} else {
 		// "? help" first: on a narrow terminal the rest is cut. While a
 		// text field has the keys, ? : and q are text: name the keys that
-		// still act.
+		// still act, the screen saying what esc does there.
 		g := &a.km.Global
 		bs := append([]key.Binding{g.Help}, a.Focused().ShortHelp()...)
 		bs = append(bs, g.Command, g.Back, g.Quit)
 		if c, ok := a.Focused().(Capturer); ok && c.Capturing() {
 			bs = append([]key.Binding{g.FieldHelp}, a.Focused().ShortHelp()...)
-			bs = append(bs, g.Back, g.FieldQuit)
+			bs = append(bs, g.FieldQuit)
 		}
 		a.help.SetWidth(lw - 1)
 		h := " " + a.help.ShortHelpView(enabled(bs))

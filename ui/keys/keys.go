@@ -25,6 +25,19 @@ type Filter struct {
 	Filter, Clear, Sort, Kind, Follow, Unhealthy key.Binding
 }
 
+// Input acts in a one-line text field (a list's `/` filter, the `:` line);
+// every other key types into the field.
+type Input struct {
+	// Accept leaves the field keeping what was typed: a filter stays
+	// applied, the `:` line runs.
+	Accept key.Binding
+	// Cancel leaves the field dropping what was typed.
+	Cancel key.Binding
+	// Leave leaves a filter for its list, where the key then moves the
+	// cursor; a screen whose filter keeps these keys disables it.
+	Leave key.Binding
+}
+
 // Tree bindings of the ZooKeeper browser.
 type Tree struct {
 	Expand, Collapse, Toggle, Raw key.Binding
@@ -53,6 +66,7 @@ type Map struct {
 	Global  Global
 	List    List
 	Filter  Filter
+	Input   Input
 	Tree    Tree
 	Wizard  Wizard
 	Sandbox Sandbox
@@ -98,6 +112,11 @@ func Default() Map {
 			Kind:      b([]string{"K"}, "K", "kind filter"),
 			Follow:    b([]string{"f"}, "f", "follow"),
 			Unhealthy: b([]string{"u"}, "u", "only unhealthy"),
+		},
+		Input: Input{
+			Accept: b([]string{"enter"}, "enter", "done"),
+			Cancel: b([]string{"esc"}, "esc", "cancel"),
+			Leave:  b([]string{"up", "down", "pgup", "pgdown"}, "↑/↓", "back to the list"),
 		},
 		Tree: Tree{
 			Expand:   b([]string{"right", "l"}, "→/l", "expand"),

@@ -79,6 +79,7 @@ type Model struct {
 	opt  Options
 	st   theme.Styles
 	km   keys.Wizard
+	back key.Binding // esc in the form: the shell leaves it to a text field
 	id   int
 	w, h int
 	snap *cluster.Snapshot
@@ -110,7 +111,7 @@ func New(o Options) *Model {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, id: int(taskIDs.Add(1)), now: o.Now, rng: rng}
+	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, back: o.Keys.Global.Back, id: int(taskIDs.Add(1)), now: o.Now, rng: rng}
 	m.km.Pace.SetEnabled(o.Pace != nil)
 	m.form.init(m.st)
 	m.pv.start, m.pv.shift = -1, -1
@@ -382,7 +383,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := &m.km
 	switch m.stage {
 	case stageForm:
-		if msg.String() == "esc" {
+		if key.Matches(msg, m.back) {
 			return nav.Cmd(nav.CloseMsg{})
 		}
 		if key.Matches(msg, km.Submit) {
@@ -708,7 +709,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	km := &m.km
 	switch m.stage {
 	case stageForm:
-		return []key.Binding{km.Submit, km.Next, km.Clear}
+		return []key.Binding{km.Submit, km.Next, km.Clear, m.back}
 	case stagePreview:
 		if m.pv.confirm {
 			return []key.Binding{km.Confirm, km.Cancel}

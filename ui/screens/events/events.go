@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/internal/cell"
@@ -172,13 +171,10 @@ type Model struct {
 	base   int64 // sequence number of entries[0]
 	all    []Entry
 	group  Group
-	match  filter.Matcher
-	ferr   string
+	filter filter.Field
 	shown  []int64 // sequence numbers shown, nil = all
 	win    cursor.Window
 	follow bool
-	input  textinput.Model
-	typing bool
 
 	renderRow func(e *Entry, selected bool) string
 }
@@ -190,8 +186,11 @@ func New(st theme.Styles, km keys.Map, loc *time.Location) *Model {
 		loc = time.Local
 	}
 	m := &Model{st: st, list: km.List, fk: km.Filter, loc: loc, cap: DefaultCapacity, follow: true}
-	m.input = theme.NewInput(st, "/")
-	m.input.Placeholder = "topic substring, or ~regex"
+	// While typing a topic the arrows do nothing: they do not leave the
+	// filter for the timeline as they do on the topics screen.
+	in := km.Input
+	in.Leave.SetEnabled(false)
+	m.filter = filter.NewField(st, in, "topic substring, or ~regex")
 	m.renderRow = m.row
 	return m
 }
@@ -206,15 +205,15 @@ func (m *Model) Title() string { return "Events" }
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
 	m.win.SetH(h - 2)
-	m.input.SetWidth(max(w-40, 10))
+	m.filter.SetWidth(max(w-40, 10))
 	m.stick()
 }
 
 // SetStyles implements ui.Screen.
-func (m *Model) SetStyles(st theme.Styles) { m.st = st; theme.StyleInput(&m.input, st) }
+func (m *Model) SetStyles(st theme.Styles) { m.st = st; m.filter.SetStyles(st) }
 
 // Capturing reports that the filter field has the keyboard.
-func (m *Model) Capturing() bool { return m.typing }
+func (m *Model) Capturing() bool { return m.filter.Typing() }
 
 // Following reports follow mode.
 func (m *Model) Following() bool { return m.follow }
@@ -234,9 +233,9 @@ func (m *Model) passes(e *Entry) bool {
 	if m.group != All && Of(e.Change.Kind) != m.group {
 		return false
 	}
-	if !m.match.Empty() {
+	if match := m.filter.Matcher(); !match.Empty() {
 		t := e.Change.Topic
-		if t == "" || !m.match.Match(t) {
+		if t == "" || !match.Match(t) {
 			return false
 		}
 	}
@@ -291,7 +290,7 @@ func (m *Model) stick() {
 }
 
 func (m *Model) refilter() {
-	if m.group == All && m.match.Empty() {
+	if m.group == All && m.filter.Matcher().Empty() {
 		m.shown = nil
 	} else {
 		m.shown = make([]int64, 0, 64)
@@ -310,27 +309,24 @@ func (m *Model) SetGroup(g Group) { m.group = g % groups; m.refilter() }
 
 // SetFilter sets the topic filter text.
 func (m *Model) SetFilter(s string) {
-	m.input.SetValue(s)
-	m.applyFilter()
-}
-
-func (m *Model) applyFilter() {
-	mt, err := filter.Compile(m.input.Value())
-	if err != nil {
-		m.ferr = err.Error()
-		return
-	}
-	m.ferr, m.match = "", mt
+	m.filter.Set(s)
 	m.refilter()
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap: while the filter has the keyboard,
+// the keys that act there.
 func (m *Model) ShortHelp() []key.Binding {
+	if m.filter.Typing() {
+		return m.filter.Keys()
+	}
 	return []key.Binding{m.fk.Kind, m.fk.Filter, m.fk.Follow, m.list.Open}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
+	if m.filter.Typing() {
+		return [][]key.Binding{m.filter.Keys()}
+	}
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom},
 		{m.fk.Kind, m.fk.Filter, m.fk.Clear, m.fk.Follow, m.list.Open},
@@ -339,7 +335,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 
 // Back handles esc: it clears filters first.
 func (m *Model) Back() bool {
-	if m.group != All || !m.match.Empty() || m.ferr != "" {
+	if m.group != All || m.filter.Active() {
 		m.group = All
 		m.SetFilter("")
 		return true
@@ -349,23 +345,11 @@ func (m *Model) Back() bool {
 
 // Update implements ui.Screen.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
-	if m.typing {
-		if k, ok := msg.(tea.KeyPressMsg); ok {
-			switch k.String() {
-			case "enter":
-				m.typing = false
-				m.input.Blur()
-				return nil
-			case "esc":
-				m.typing = false
-				m.input.Blur()
-				m.SetFilter("")
-				return nil
-			}
+	if m.filter.Typing() {
+		cmd, typed := m.filter.Update(msg)
+		if typed.Changed {
+			m.refilter()
 		}
-		var cmd tea.Cmd
-		m.input, cmd = m.input.Update(msg)
-		m.applyFilter()
 		return cmd
 	}
 	switch msg := msg.(type) {
@@ -380,8 +364,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.SetGroup(m.group + 1)
 			return nil
 		case key.Matches(msg, m.fk.Filter):
-			m.typing = true
-			return m.input.Focus()
+			return m.filter.Start()
 		case key.Matches(msg, m.list.Open):
 			if m.win.N > 0 {
 				c := m.Entry(m.win.Cursor).Change
@@ -426,13 +409,13 @@ func (m *Model) View() string {
 	} else {
 		title += "  " + st.Muted.S("○ paused (f to follow)")
 	}
-	switch {
-	case m.typing:
-		title += "   " + m.input.View()
-	case m.ferr != "":
-		title += "   " + st.Error.S(m.ferr)
-	case !m.match.Empty():
-		title += "   " + st.Accent.S("/"+m.match.Text())
+	switch match := m.filter.Matcher(); {
+	case m.filter.Typing():
+		title += "   " + m.filter.View()
+	case m.filter.Err() != "":
+		title += "   " + st.Error.S(m.filter.Err())
+	case !match.Empty():
+		title += "   " + st.Accent.S("/"+match.Text())
 	}
 	lines = append(lines, cell.Clip(title, m.w))
 	hdr := " " + cell.Fit("TIME", cTime) + cell.Fit("KIND", cKind) + cell.Fit("WHERE", m.whereW()) + "DETAILS"

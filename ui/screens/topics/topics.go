@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/anim"
@@ -50,10 +49,7 @@ type Model struct {
 	w, h   int
 	snap   *cluster.Snapshot
 	sort   SortKey
-	match  filter.Matcher
-	ferr   string
-	input  textinput.Model
-	typing bool
+	filter filter.Field
 
 	// idx lists the shown topics as indexes into snap.Topics(); identity
 	// (nil) when unfiltered and sorted by name.
@@ -69,8 +65,7 @@ type Model struct {
 // New returns the screen.
 func New(st theme.Styles, km keys.Map, anims *anim.Set) *Model {
 	m := &Model{st: st, list: km.List, fk: km.Filter, anims: anims, health: map[*cluster.Topic]cluster.TopicHealth{}}
-	m.input = theme.NewInput(st, "/")
-	m.input.Placeholder = "substring, or ~regex"
+	m.filter = filter.NewField(st, km.Input, "substring, or ~regex")
 	m.renderRow = m.row
 	return m
 }
@@ -82,14 +77,14 @@ func (m *Model) Title() string { return "Topics" }
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
 	m.win.SetH(h - 2)
-	m.input.SetWidth(max(w-20, 10))
+	m.filter.SetWidth(max(w-20, 10))
 }
 
 // SetStyles implements ui.Screen.
-func (m *Model) SetStyles(st theme.Styles) { m.st = st; theme.StyleInput(&m.input, st) }
+func (m *Model) SetStyles(st theme.Styles) { m.st = st; m.filter.SetStyles(st) }
 
 // Capturing reports that the filter field has the keyboard.
-func (m *Model) Capturing() bool { return m.typing }
+func (m *Model) Capturing() bool { return m.filter.Typing() }
 
 // SetSnapshot implements ui.SnapshotSetter. The list is rebuilt lazily.
 func (m *Model) SetSnapshot(s *cluster.Snapshot) {
@@ -148,13 +143,14 @@ func (m *Model) refresh() {
 	}
 	m.dirty = false
 	ts := m.snap.Topics()
-	if m.match.Empty() && m.sort == ByName {
+	match := m.filter.Matcher()
+	if match.Empty() && m.sort == ByName {
 		m.idx = nil
 		m.win.SetN(len(ts))
 	} else {
 		idx := m.idx[:0]
 		for i, t := range ts {
-			if m.match.Match(t.Name) {
+			if match.Match(t.Name) {
 				idx = append(idx, int32(i))
 			}
 		}
@@ -206,13 +202,20 @@ func (m *Model) remember() {
 	}
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap: while the filter has the keyboard,
+// the keys that act there.
 func (m *Model) ShortHelp() []key.Binding {
+	if m.filter.Typing() {
+		return m.filter.Keys()
+	}
 	return []key.Binding{m.list.Open, m.fk.Filter, m.fk.Sort}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
+	if m.filter.Typing() {
+		return [][]key.Binding{m.filter.Keys()}
+	}
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom},
 		{m.list.Open, m.fk.Filter, m.fk.Clear, m.fk.Sort},
@@ -221,18 +224,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 
 // SetFilter sets the filter text (as if typed).
 func (m *Model) SetFilter(s string) {
-	m.input.SetValue(s)
-	m.applyFilter()
-}
-
-func (m *Model) applyFilter() {
-	mt, err := filter.Compile(m.input.Value())
-	if err != nil {
-		m.ferr = err.Error()
-		return
-	}
-	m.ferr = ""
-	m.match = mt
+	m.filter.Set(s)
 	m.dirty = true
 	m.refresh()
 }
@@ -240,27 +232,15 @@ func (m *Model) applyFilter() {
 // Update implements ui.Screen.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	m.refresh()
-	if m.typing {
-		if k, ok := msg.(tea.KeyPressMsg); ok {
-			switch k.String() {
-			case "enter":
-				m.typing = false
-				m.input.Blur()
-				return nil
-			case "esc":
-				m.typing = false
-				m.input.Blur()
-				m.SetFilter("")
-				return nil
-			case "up", "down", "pgup", "pgdown":
-				m.typing = false
-				m.input.Blur()
-				return m.Update(msg)
-			}
+	if m.filter.Typing() {
+		cmd, typed := m.filter.Update(msg)
+		if typed.Changed {
+			m.dirty = true
+			m.refresh()
 		}
-		var cmd tea.Cmd
-		m.input, cmd = m.input.Update(msg)
-		m.applyFilter()
+		if typed.HandBack {
+			return m.Update(msg)
+		}
 		return cmd
 	}
 	switch msg := msg.(type) {
@@ -268,8 +248,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		switch {
 		case cursor.Move(&m.win, &m.list, msg):
 		case key.Matches(msg, m.fk.Filter):
-			m.typing = true
-			return m.input.Focus()
+			return m.filter.Start()
 		case key.Matches(msg, m.fk.Sort):
 			m.remember()
 			m.sort = (m.sort + 1) % sortKeys
@@ -292,7 +271,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // Back handles esc: it clears an active filter first. It reports whether
 // it used the key.
 func (m *Model) Back() bool {
-	if !m.match.Empty() || m.ferr != "" {
+	if m.filter.Active() {
 		m.remember()
 		m.SetFilter("")
 		return true
@@ -332,13 +311,13 @@ func (m *Model) View() string {
 		total = len(m.snap.Topics())
 	}
 	title := " " + st.Bold.S("Topics") + st.Muted.S("  "+cell.Count(m.win.N)+" of "+cell.Count(total)+"  ·  sorted by "+m.sort.String())
-	switch {
-	case m.typing:
-		title += "   " + m.input.View()
-	case m.ferr != "":
-		title += "   " + st.Error.S(m.ferr)
-	case !m.match.Empty():
-		title += "   " + st.Accent.S("/"+m.match.Text()) + st.Muted.S("  (esc clears)")
+	switch match := m.filter.Matcher(); {
+	case m.filter.Typing():
+		title += "   " + m.filter.View()
+	case m.filter.Err() != "":
+		title += "   " + st.Error.S(m.filter.Err())
+	case !match.Empty():
+		title += "   " + st.Accent.S("/"+match.Text()) + st.Muted.S("  (esc clears)")
 	}
 	lines = append(lines, cell.Clip(title, m.w))
 	nw := m.nameW()
@@ -365,7 +344,7 @@ func (m *Model) View() string {
 	}
 	if m.win.N == 0 {
 		msg := "No topics."
-		if !m.match.Empty() {
+		if !m.filter.Matcher().Empty() {
 			msg = "No topic matches the filter."
 		}
 		lines = append(lines, " "+st.Muted.S(msg))

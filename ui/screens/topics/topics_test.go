@@ -68,8 +68,8 @@ func TestFilterSortOpen(t *testing.T) {
 		t.Fatal("esc clears the filter")
 	}
 	fixture.Press(m, "/", "~", "[", "enter")
-	if m.ferr == "" || !strings.Contains(m.ferr, "regular expression") {
-		t.Fatalf("bad regex error: %q", m.ferr)
+	if m.filter.Err() == "" || !strings.Contains(m.filter.Err(), "regular expression") {
+		t.Fatalf("bad regex error: %q", m.filter.Err())
 	}
 	m.Back()
 	// s cycles: partitions, under-replicated, offline, under min ISR, name.
