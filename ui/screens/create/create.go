@@ -33,7 +33,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cell"
@@ -645,50 +644,23 @@ func (m *Model) create() tea.Cmd {
 	return tea.Batch(write, m.tick())
 }
 
-// brokerChange describes how the registered brokers of two plans differ.
+// brokerChange says how the registered brokers of two plans differ.
 func brokerChange(a, b *cluster.TopicPlan) string {
-	ids := func(bs []assign.Broker) []int {
-		out := make([]int, len(bs))
-		for i, x := range bs {
-			out[i] = x.ID
-		}
-		return out
-	}
-	was, now := ids(a.Brokers), ids(b.Brokers)
-	var left, joined []int
-	for _, id := range was {
-		if !contains(now, id) {
-			left = append(left, id)
-		}
-	}
-	for _, id := range now {
-		if !contains(was, id) {
-			joined = append(joined, id)
-		}
-	}
+	d := a.BrokerDiff(b)
 	s := ""
-	if len(left) > 0 {
-		s = plural(len(left), "broker ", "brokers ") + cell.Ints(left) + " left"
+	if len(d.Left) > 0 {
+		s = plural(len(d.Left), "broker ", "brokers ") + cell.Ints(d.Left) + " left"
 	}
-	if len(joined) > 0 {
+	if len(d.Joined) > 0 {
 		if s != "" {
 			s += ", "
 		}
-		s += plural(len(joined), "broker ", "brokers ") + cell.Ints(joined) + " joined"
+		s += plural(len(d.Joined), "broker ", "brokers ") + cell.Ints(d.Joined) + " joined"
 	}
-	if s == "" {
+	if d.Empty() {
 		s = "racks or registrations changed"
 	}
 	return s
-}
-
-func contains(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func plural(n int, one, many string) string {

@@ -332,7 +332,7 @@ func (f *form) validate(s *cluster.Snapshot) {
 			var unknown []int
 			for _, id := range ps {
 				for _, r := range a[id] {
-					if !s.IsLive(r) && !contains(unknown, r) {
+					if !s.IsLive(r) && !slices.Contains(unknown, r) {
 						unknown = append(unknown, r)
 					}
 				}

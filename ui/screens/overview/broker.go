@@ -1,6 +1,7 @@
 package overview
 
 import (
+	"slices"
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
@@ -166,10 +167,10 @@ func (b *Broker) row(r ref, selected bool) string {
 	switch {
 	case p.HasLeader() && p.Leader == b.id:
 		role, rink = "leader", st.Leader
-	case !containsInt(p.ISR, b.id):
+	case !slices.Contains(p.ISR, b.id):
 		role, rink = "out of sync", st.Danger
 	}
-	s := part.Of(b.snap, t, p)
+	s := b.snap.PartitionCondition(t, p)
 	repl, rw := part.Replicas(st, b.snap, p, selected)
 	word := s.String()
 	line := " " + cell.Fit(t.Name, b.topicW()) + " " + cell.FitRight(strconv.Itoa(p.ID), bPartW) + "  " +
@@ -178,13 +179,4 @@ func (b *Broker) row(r ref, selected bool) string {
 	width := 1 + b.topicW() + 1 + bPartW + 2 + bRoleW + bLeadW + max(rw, bReplW) + bISRW + len(word)
 	line = cell.Row(line, width, b.w, selected)
 	return st.Selected.If(selected).S(line)
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

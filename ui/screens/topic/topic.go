@@ -129,7 +129,7 @@ func (m *Model) rebuild() {
 	} else {
 		idx := make([]int32, 0, 16)
 		for i := range m.t.Partitions {
-			if !part.Of(m.snap, m.t, m.t.Partitions[i]).Healthy() {
+			if !m.snap.PartitionCondition(m.t, m.t.Partitions[i]).Healthy() {
 				idx = append(idx, int32(i))
 			}
 		}
@@ -274,7 +274,7 @@ func (m *Model) row(p *cluster.Partition, selected bool) string {
 	st := &m.st
 	iw := m.isrW()
 	rw := m.replW + 2
-	s := part.Of(m.snap, m.t, p)
+	s := m.snap.PartitionCondition(m.t, p)
 	// leader cell, with old → new while a change is shown
 	lk := anim.Key{Topic: m.name, Partition: p.ID, Field: anim.FieldLeader}
 	leader := cell.Broker(p.Leader)
