@@ -31,6 +31,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/create"
 	"github.com/ktopo/ktopo/ui/screens/events"
 	"github.com/ktopo/ktopo/ui/screens/overview"
@@ -42,14 +43,24 @@ import (
 )
 
 // Screen is what the shell needs from a view. Defined here, at the
-// consumer.
+// consumer. Update returns the command to run (real I/O only) and at most
+// one request to the shell, which the shell handles before its own Update
+// returns (see package nav).
 type Screen interface {
 	help.KeyMap
 	Title() string
-	Update(tea.Msg) tea.Cmd
+	Update(tea.Msg) (tea.Cmd, nav.Request)
 	View() string
 	SetSize(w, h int)
 	SetStyles(theme.Styles)
+}
+
+// Shower is a screen that wants to know when it is shown and hidden (the
+// tree watches what it shows only while it is shown). The shell calls
+// Shown whenever the screen with the keyboard changes: false for the one
+// that lost it, then true for the one that got it.
+type Shower interface {
+	Shown(shown bool) tea.Cmd
 }
 
 // SnapshotSetter is a screen that shows the cluster.
@@ -72,11 +83,11 @@ type Backer interface {
 // Task is a screen whose work can outlive it (the creation wizard). When
 // the user closes it, Detach reports whether work is still in flight; if
 // so the shell keeps it in a background list, feeds it snapshots and the
-// nav.TaskMsg results addressed to its TaskID, and shows TaskStatus in the
-// status bar until done, when the final line is shown once and the task
-// is dropped.
+// nav.TaskMsg results addressed to the id the shell gave it, and shows
+// TaskStatus in the status bar until done, when the final line is shown
+// once and the task is dropped.
 type Task interface {
-	TaskID() int
+	Screen
 	Detach() bool
 	TaskStatus() (line string, done bool)
 }
@@ -192,10 +203,11 @@ type App struct {
 	active   int
 	stack    []Screen
 	// tasks are closed screens whose work still runs (see Task).
-	tasks []Screen
-	// paceSeq is the newest pace request seen (see paceOrder).
-	paceSeq   uint64
-	paceOrder *paceOrder
+	tasks []Task
+	// owners are the screens that run commands, by the id the shell gave
+	// each (nav.TaskMsg); lastID is the last id given.
+	owners map[int]Screen
+	lastID int
 
 	w, h     int
 	help     help.Model
@@ -232,7 +244,7 @@ func New(cfg Config) *App {
 		cfg.Location = time.Local
 	}
 	a := &App{cfg: cfg, km: keys.Default(), anims: anim.NewSet(theme.FlashSteps),
-		model: cluster.NewModel(cluster.ModelOptions{}), help: help.New(), paceOrder: &paceOrder{}}
+		model: cluster.NewModel(cluster.ModelOptions{}), help: help.New(), owners: map[int]Screen{}}
 	if cfg.NoColor {
 		a.st = theme.Mono()
 	} else {
@@ -243,7 +255,15 @@ func New(cfg Config) *App {
 	a.overview = overview.New(a.st, a.km, a.anims)
 	a.overview.SetConnect(cfg.Connect)
 	a.topics = topics.New(a.st, a.km, a.anims)
-	a.tree = tree.New(a.st, a.km, cfg.Location)
+	to := tree.Options{Styles: a.st, Keys: a.km, Location: cfg.Location, Task: a.newID()}
+	if cfg.Source != nil {
+		to.Subtrees = cfg.Source
+	}
+	if cfg.Browser != nil {
+		to.Prober = browserProber{cfg.Browser}
+	}
+	a.tree = tree.New(to)
+	a.owners[to.Task] = a.tree
 	a.events = events.New(a.st, a.km, cfg.Location)
 	if cfg.EventCapacity > 0 {
 		a.events.SetCapacity(cfg.EventCapacity)
@@ -305,7 +325,7 @@ func (a *App) Focused() Screen {
 func (a *App) Stack() []Screen { return a.stack }
 
 // Tasks returns the closed screens whose work still runs.
-func (a *App) Tasks() []Screen { return a.tasks }
+func (a *App) Tasks() []Task { return a.tasks }
 
 // Status returns the status line message.
 func (a *App) Status() (string, bool) { return a.status, a.statusErr }
@@ -364,10 +384,14 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		a.dbg.report(a.cfg.Logger)
 		return debugTick()
 	}
-	if cmd, ok := a.handleRequest(msg); ok {
-		return cmd
-	}
 	switch msg := msg.(type) {
+	case nav.TaskMsg:
+		return a.deliver(msg)
+	case sandboxDoneMsg:
+		if msg.err != nil {
+			return a.setStatus(msg.err.Error(), true)
+		}
+		return a.setStatus(msg.text, false)
 	case tea.KeyPressMsg:
 		return a.handleKey(msg)
 	case tea.PasteMsg:
@@ -381,7 +405,19 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 	}
-	return a.Focused().Update(msg)
+	return a.send(a.Focused(), msg)
+}
+
+// send hands msg to screen s and handles what it asks.
+func (a *App) send(s Screen, msg tea.Msg) tea.Cmd {
+	cmd, req := s.Update(msg)
+	return tea.Batch(cmd, a.handle(s, req))
+}
+
+// newID gives a screen that runs commands its id (see nav.TaskMsg).
+func (a *App) newID() int {
+	a.lastID++
+	return a.lastID
 }
 
 // layout sizes every screen for the current window.
@@ -477,7 +513,10 @@ func (a *App) allScreens() []Screen {
 	out := make([]Screen, 0, tabCount+len(a.stack)+len(a.tasks))
 	out = append(out, a.tabs[:]...)
 	out = append(out, a.stack...)
-	return append(out, a.tasks...)
+	for _, t := range a.tasks {
+		out = append(out, t)
+	}
+	return out
 }
 
 // flash starts the animations of changed cells.
@@ -543,22 +582,35 @@ func (a *App) setStatus(s string, isErr bool) tea.Cmd {
 
 type clearStatusMsg struct{ id int }
 
+// refocus runs change, which may change the screen that has the
+// keyboard, and tells the screens that care (Shower) which one lost it and
+// which one got it.
+func (a *App) refocus(change func()) tea.Cmd {
+	was := a.Focused()
+	change()
+	now := a.Focused()
+	if was == now {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if s, ok := was.(Shower); ok {
+		cmds = append(cmds, s.Shown(false))
+	}
+	if s, ok := now.(Shower); ok {
+		cmds = append(cmds, s.Shown(true))
+	}
+	return tea.Batch(cmds...)
+}
+
 // switchTab shows tab i, clearing the screen stack.
 func (a *App) switchTab(i int) tea.Cmd {
 	a.showHelp = false
-	for len(a.stack) > 0 {
-		a.dropTop()
-	}
-	prev := a.active
-	a.active = i
-	var cmds []tea.Cmd
-	if prev == TabTree && i != TabTree {
-		cmds = append(cmds, a.tree.SetVisible(false))
-	}
-	if i == TabTree {
-		cmds = append(cmds, a.tree.SetVisible(true))
-	}
-	return tea.Batch(cmds...)
+	return a.refocus(func() {
+		for len(a.stack) > 0 {
+			a.dropTop()
+		}
+		a.active = i
+	})
 }
 
 // push shows a screen on top of the current one.
@@ -568,12 +620,7 @@ func (a *App) push(s Screen) tea.Cmd {
 	if ss, ok := s.(SnapshotSetter); ok && a.snap != nil {
 		ss.SetSnapshot(a.snap)
 	}
-	var cmd tea.Cmd
-	if len(a.stack) == 0 && a.active == TabTree {
-		cmd = a.tree.SetVisible(false)
-	}
-	a.stack = append(a.stack, s)
-	return cmd
+	return a.refocus(func() { a.stack = append(a.stack, s) })
 }
 
 // pop removes the top screen.
@@ -581,37 +628,43 @@ func (a *App) pop() tea.Cmd {
 	if len(a.stack) == 0 {
 		return nil
 	}
-	a.dropTop()
-	if len(a.stack) == 0 && a.active == TabTree {
-		return a.tree.SetVisible(true)
-	}
-	return nil
+	return a.refocus(a.dropTop)
 }
 
 // dropTop removes the top screen; a Task with work in flight moves to the
-// background list.
+// background list, any other screen is forgotten.
 func (a *App) dropTop() {
 	n := len(a.stack)
 	top := a.stack[n-1]
 	a.stack = a.stack[:n-1]
 	if t, ok := top.(Task); ok && t.Detach() {
-		a.tasks = append(a.tasks, top)
+		a.tasks = append(a.tasks, t)
+		return
+	}
+	a.forget(top)
+}
+
+// forget drops a screen's id: results of its commands that still arrive
+// find nobody and are dropped.
+func (a *App) forget(s Screen) {
+	for id, o := range a.owners {
+		if o == s {
+			delete(a.owners, id)
+		}
 	}
 }
 
-// task finds the screen with a task id: on the stack or in the background.
-func (a *App) task(id int) (Screen, bool) {
-	for _, s := range a.stack {
-		if t, ok := s.(Task); ok && t.TaskID() == id {
-			return s, false
-		}
+// deliver hands the result of a command to the screen that ran it.
+func (a *App) deliver(msg nav.TaskMsg) tea.Cmd {
+	s := a.owners[msg.Task]
+	if s == nil {
+		return nil // closed and finished: nobody waits for it
 	}
-	for _, s := range a.tasks {
-		if t, ok := s.(Task); ok && t.TaskID() == id {
-			return s, true
-		}
+	cmd := a.send(s, msg.Msg)
+	if t, ok := s.(Task); ok && slices.Contains(a.tasks, t) {
+		cmd = tea.Batch(cmd, a.finishTasks())
 	}
-	return nil, false
+	return cmd
 }
 
 // finishTasks drops the background tasks that finished and shows the
@@ -619,12 +672,13 @@ func (a *App) task(id int) (Screen, bool) {
 func (a *App) finishTasks() tea.Cmd {
 	var cmd tea.Cmd
 	kept := a.tasks[:0]
-	for _, s := range a.tasks {
-		line, done := s.(Task).TaskStatus()
+	for _, t := range a.tasks {
+		line, done := t.TaskStatus()
 		if !done {
-			kept = append(kept, s)
+			kept = append(kept, t)
 			continue
 		}
+		a.forget(t)
 		if line != "" {
 			cmd = a.setStatus(line, strings.Contains(line, "failed"))
 		}
@@ -656,7 +710,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			a.showHelp = true
 			return nil
 		}
-		return focused.Update(msg)
+		return a.send(focused, msg)
 	}
 	switch {
 	case key.Matches(msg, g.Quit):
@@ -690,7 +744,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	return focused.Update(msg)
+	return a.send(focused, msg)
 }
 
 func (a *App) openCreate() tea.Cmd {
@@ -705,11 +759,13 @@ func (a *App) openCreate() tea.Cmd {
 			return nil // already open
 		}
 	}
-	o := create.Options{Styles: a.st, Keys: a.km, Anims: a.anims, Writer: a.cfg.Writer, Now: a.cfg.Now, Rand: a.cfg.Rand}
+	o := create.Options{Styles: a.st, Keys: a.km, Anims: a.anims, Writer: a.cfg.Writer, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID()}
 	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
 		o.Pace = p.Pace
 	}
-	return a.push(create.New(o))
+	w := create.New(o)
+	a.owners[o.Task] = w
+	return a.push(w)
 }
 
 // commands of the `:` line, with their aliases.

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,7 +20,6 @@ import (
 	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/screens/topic"
-	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -49,22 +50,29 @@ func (s *fakeSource) CloseSubtree(p string) error {
 	return nil
 }
 
-// fakeBrowser answers probes with fixed listings.
-type fakeBrowser struct{}
+// fakeBrowser answers probes with fixed listings. The first fired
+// listings of / come with a watch that has fired already, as if / changed
+// at once.
+type fakeBrowser struct{ fired atomic.Int32 }
 
-func (fakeBrowser) ChildrenW(p string) ([]string, *zk.Stat, <-chan zk.Event, error) {
+func (b *fakeBrowser) ChildrenW(p string) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	if p == "/" {
-		return []string{"admin", "brokers", "cluster", "config", "controller", "controller_epoch", "zookeeper"}, &zk.Stat{NumChildren: 7}, make(chan zk.Event), nil
+		w := make(chan zk.Event, 1)
+		if b.fired.Add(-1) >= 0 {
+			w <- zk.Event{Type: zk.EventNodeChildrenChanged, Path: "/"}
+		}
+		return []string{"admin", "brokers", "cluster", "config", "controller", "controller_epoch", "zookeeper"}, &zk.Stat{NumChildren: 7}, w, nil
 	}
 	return nil, nil, nil, zk.ErrNoNode
 }
-func (fakeBrowser) Get(p string) ([]byte, *zk.Stat, error) { return nil, &zk.Stat{}, nil }
+func (b *fakeBrowser) Get(p string) ([]byte, *zk.Stat, error) { return nil, &zk.Stat{}, nil }
 
 // fakeSandbox records actions.
 type fakeSandbox struct {
 	mu      sync.Mutex
 	actions []string
 	running map[int]bool
+	pace    time.Duration
 }
 
 func (f *fakeSandbox) log(s string) { f.mu.Lock(); f.actions = append(f.actions, s); f.mu.Unlock() }
@@ -81,6 +89,13 @@ func (f *fakeSandbox) ElectPreferred(t string) (string, error) {
 	return "3 elected", nil
 }
 func (f *fakeSandbox) MoveController() error { f.log("move"); return errors.New("no other broker") }
+func (f *fakeSandbox) SetPace(d time.Duration) {
+	f.log("pace " + d.String())
+	f.mu.Lock()
+	f.pace = d
+	f.mu.Unlock()
+}
+func (f *fakeSandbox) Pace() time.Duration { f.mu.Lock(); defer f.mu.Unlock(); return f.pace }
 func (f *fakeSandbox) Running(id int) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -90,7 +105,7 @@ func (f *fakeSandbox) Running(id int) bool {
 func newApp(t testing.TB, mode Mode) (*App, *fakeSource, *fakeSandbox) {
 	src := newSource()
 	sb := &fakeSandbox{running: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
-	cfg := Config{Source: src, Browser: fakeBrowser{}, Connect: "zk1:2181/kafka", Mode: mode,
+	cfg := Config{Source: src, Browser: &fakeBrowser{}, Connect: "zk1:2181/kafka", Mode: mode,
 		Now: func() time.Time { return t0 }, Location: time.UTC}
 	if mode == ModeSandbox {
 		cfg.Sandbox = sb
@@ -311,15 +326,40 @@ func TestSandboxActions(t *testing.T) {
 	}
 }
 
+// TestPaceInKeyOrder: quick presses of the wizard's pace key reach the
+// sandbox in the order they were made (the shell sets the pace in the
+// Update that handled the key).
+func TestPaceInKeyOrder(t *testing.T) {
+	sb := &fakeSandbox{running: map[int]bool{}}
+	a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
+		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+	a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	load(a, wizardSpec())
+	press(a, "c", "p", "a", "y", "enter", "enter", "y")
+	if w := wizard(a); w == nil || w.Stage() != "progress" {
+		t.Fatalf("the wizard is not creating: %v", w)
+	}
+	press(a, "p", "p", "p", "p", "p")
+	want := []string{"pace 250ms", "pace 1s", "pace 3s", "pace 0s", "pace 250ms"}
+	if !slices.Equal(sb.actions, want) {
+		t.Fatalf("paces %v, want %v", sb.actions, want)
+	}
+	if s, _ := a.Status(); s != "Sandbox pace: 250ms per controller step." {
+		t.Fatalf("status %q", s)
+	}
+}
+
 func TestTreeRequests(t *testing.T) {
-	a, src, _ := newApp(t, ModeLive)
+	src := newSource()
+	br := &fakeBrowser{}
+	br.fired.Store(1) // the first listing of / is re-probed while visible
+	a := New(Config{Source: src, Browser: br, Connect: "zk1:2181/kafka", Mode: ModeLive, Now: func() time.Time { return t0 }, Location: time.UTC})
 	a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(a, fixture.Small())
 	press(a, "3")
 	if !slices.Contains(a.Tree().Rows(), "/zookeeper") {
 		t.Fatalf("the root probe lists /zookeeper: %v", a.Tree().Rows())
 	}
-	run(a, tree.ProbeMsg{Path: "/"}) // re-probe while visible
 	i := slices.Index(a.Tree().Rows(), "/zookeeper")
 	for range i {
 		press(a, "j")

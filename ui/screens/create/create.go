@@ -19,16 +19,18 @@
 //     what it waits for when it stalls, then a summary.
 //
 // The write runs in a tea.Cmd that holds only copies; its outcome comes
-// back as a message wrapped in nav.TaskMsg, so it reaches the wizard even
-// after the user closed it with esc: the shell then keeps the wizard in its
+// back as a message wrapped in nav.TaskMsg (addressed with the id the
+// shell gave in Options.Task), so it reaches the wizard even after the
+// user closed it with esc: the shell then keeps the wizard in its
 // background task list (see ui.Task), feeds it snapshots and shows its
-// progress in the status bar until the topic is online.
+// progress in the status bar until the topic is online. What the wizard
+// asks of the shell (close, open the topic, set the sandbox's pace) it
+// returns from Update as a nav.Request.
 package create
 
 import (
 	"math/rand/v2"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -58,6 +60,9 @@ type Options struct {
 	// Pace reads the sandbox controller's current pace, which can change
 	// while the wizard is open; non-nil enables the pace key (sandbox only).
 	Pace func() time.Duration
+	// Task is the id the shell gave this wizard: the results of its
+	// commands come back in nav.TaskMsg{Task: Task}.
+	Task int
 }
 
 type stage uint8
@@ -70,8 +75,6 @@ const (
 	stageDone           // every partition has a leader
 	stageFailed         // the write failed: nothing was written
 )
-
-var taskIDs atomic.Int64
 
 // Model is the wizard.
 type Model struct {
@@ -110,16 +113,13 @@ func New(o Options) *Model {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, back: o.Keys.Global.Back, id: int(taskIDs.Add(1)), now: o.Now, rng: rng}
+	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng}
 	m.km.Pace.SetEnabled(o.Pace != nil)
 	m.form.init(m.st)
 	m.pv.start, m.pv.shift = -1, -1
 	m.pv.renderRow = m.pv.row
 	return m
 }
-
-// TaskID implements ui.Task: the id nav.TaskMsg carries.
-func (m *Model) TaskID() int { return m.id }
 
 // Title implements ui.Screen.
 func (m *Model) Title() string {
@@ -291,13 +291,11 @@ type (
 	tickMsg struct{ t time.Time }
 )
 
-func (m *Model) task(msg tea.Msg) tea.Msg { return nav.TaskMsg{Task: m.id, Msg: msg} }
-
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
-	cmd := m.update(msg)
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
+	cmd, req := m.update(msg)
 	m.settle()
-	return cmd
+	return cmd, req
 }
 
 // settle brings what derives from the wizard's state up to date after a
@@ -311,11 +309,11 @@ func (m *Model) settle() {
 	}
 }
 
-func (m *Model) update(msg tea.Msg) tea.Cmd {
+func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
 	case topicCreatedMsg:
 		if m.stage != stageWriting {
-			return nil
+			return nil, nil
 		}
 		m.stage = stageProgress
 		m.tr.written(msg.took)
@@ -325,35 +323,33 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 				m.stage = stageDone
 			}
 		}
-		return m.tick()
+		return m.tick(), nil
 	case createFailedMsg:
 		if m.stage != stageWriting {
-			return nil
+			return nil, nil
 		}
 		m.stage = stageFailed
 		m.tr.fail(msg.err)
-		return nil
 	case opsDescribedMsg:
 		if msg.plan == m.pv.plan {
 			m.pv.setOps(msg.lines, msg.err)
 		}
-		return nil
 	case tickMsg:
 		m.ticking = false
 		if m.tr != nil {
 			m.tr.now = m.now()
 		}
-		return m.tick()
+		return m.tick(), nil
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.PasteMsg:
 		if m.stage == stageForm {
-			return m.form.update(msg, m.snap)
+			return m.form.update(msg, m.snap), nil
 		}
 	case tea.MouseWheelMsg:
 		m.scroll(cursor.WheelStep * cursor.WheelNotch(msg))
 	}
-	return nil
+	return nil, nil
 }
 
 // tick keeps the elapsed time moving while the wizard is on screen and
@@ -378,20 +374,21 @@ func (m *Model) scroll(d int) {
 	}
 }
 
-func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	km := &m.km
 	switch m.stage {
 	case stageForm:
 		if key.Matches(msg, m.back) {
-			return nav.Cmd(nav.CloseMsg{})
+			return nil, nav.Close{}
 		}
 		if key.Matches(msg, km.Submit) {
-			return m.submit()
+			m.submit()
+			return nil, nil
 		}
-		return m.form.update(msg, m.snap)
+		return m.form.update(msg, m.snap), nil
 	case stagePreview:
 		if m.pv.confirm {
-			return m.confirmKey(msg)
+			return m.confirmKey(msg), nil
 		}
 		switch {
 		case key.Matches(msg, km.Submit):
@@ -402,9 +399,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, km.Written):
 			if m.pv.showOps {
 				m.pv.showOps = false
-				return nil
+				return nil, nil
 			}
-			return m.describeOps()
+			return m.describeOps(), nil
 		case key.Matches(msg, km.Reroll):
 			m.reroll()
 		case key.Matches(msg, km.StepBack):
@@ -427,9 +424,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case stageWriting, stageProgress, stageDone, stageFailed:
 		switch {
 		case key.Matches(msg, km.Pace) && m.stage != stageFailed:
-			return m.nextPace()
+			return nil, m.nextPace()
 		case key.Matches(msg, km.OpenTopic) && m.stage == stageDone:
-			return nav.Cmd(nav.OpenTopicMsg{Topic: m.tr.plan.Name, Partition: -1, Replace: true})
+			return nil, nav.OpenTopic{Topic: m.tr.plan.Name, Partition: -1, Replace: true}
 		case key.Matches(msg, km.Submit) && m.stage == stageFailed:
 			m.toForm()
 		case msg.String() == "pgup":
@@ -442,7 +439,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.tr.win.Scroll(1)
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // paces are the values the pace key cycles through.
@@ -456,7 +453,7 @@ func (m *Model) currentPace() time.Duration {
 	return m.opt.Pace()
 }
 
-func (m *Model) nextPace() tea.Cmd {
+func (m *Model) nextPace() nav.Request {
 	i, cur := 0, m.currentPace()
 	for j, p := range paces {
 		if p <= cur {
@@ -464,7 +461,7 @@ func (m *Model) nextPace() tea.Cmd {
 		}
 	}
 	m.pace, m.paceSet = paces[(i+1)%len(paces)], true
-	return nav.Cmd(nav.SandboxMsg{Action: nav.SetPace, Pace: m.pace, Seq: nav.NextSeq()})
+	return nav.SetPace{Pace: m.pace}
 }
 
 func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -487,15 +484,15 @@ func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // submit leaves the form for the preview when every value is valid, and
 // says why not otherwise.
-func (m *Model) submit() tea.Cmd {
+func (m *Model) submit() {
 	if m.snap == nil {
 		m.form.msg = "The cluster is still loading."
-		return nil
+		return
 	}
 	req, fld, err := m.form.request(m.snap)
 	if err != nil {
 		m.form.fail(fld, err)
-		return nil
+		return
 	}
 	m.form.msg = ""
 	if req.Assignment == nil {
@@ -506,12 +503,11 @@ func (m *Model) submit() tea.Cmd {
 	}
 	if err := m.replan(req); err != nil {
 		m.form.fail(fieldOf(err), err)
-		return nil
+		return
 	}
 	m.stage = stagePreview
 	m.form.blur()
 	m.pv.setNote("", false)
-	return nil
 }
 
 func (m *Model) brokerCount(mode cluster.RackAwareMode) int {

@@ -645,9 +645,9 @@ func TestProgress(t *testing.T) {
 	if line, done := e.m.TaskStatus(); !done || line != "Topic payments created: all 12 partitions online 51ms after the write, in sync 90ms." {
 		t.Fatalf("status %q", line)
 	}
-	msgs := e.press("enter")
-	if len(msgs) != 1 || msgs[0] != (nav.OpenTopicMsg{Topic: "payments", Partition: -1, Replace: true}) {
-		t.Fatalf("enter: %v", msgs)
+	reqs := e.press("enter")
+	if len(reqs) != 1 || reqs[0] != (nav.OpenTopic{Topic: "payments", Partition: -1, Replace: true}) {
+		t.Fatalf("enter: %v", reqs)
 	}
 	if e.m.Detach() {
 		t.Fatal("a finished wizard does not stay in the background")
@@ -750,18 +750,11 @@ func TestPace(t *testing.T) {
 		t.Fatal(view(e))
 	}
 	sandboxPace = 0
-	var got []nav.SandboxMsg
-	for range 5 {
-		for _, m := range e.press("p") {
-			got = append(got, m.(nav.SandboxMsg))
-		}
-	}
 	var paces []string
-	for _, g := range got {
-		if g.Action != nav.SetPace {
-			t.Fatal(g)
+	for range 5 {
+		for _, r := range e.press("p") {
+			paces = append(paces, r.(nav.SetPace).Pace.String())
 		}
-		paces = append(paces, g.Pace.String())
 	}
 	if strings.Join(paces, " ") != "250ms 1s 3s 0s 250ms" {
 		t.Fatalf("paces %v", paces)
@@ -772,8 +765,8 @@ func TestPace(t *testing.T) {
 	// Without a sandbox the key does nothing.
 	f := openPreview(t, 80, 22)
 	create(t, f)
-	if msgs := f.press("p"); len(msgs) != 0 {
-		t.Fatal(msgs)
+	if reqs := f.press("p"); len(reqs) != 0 {
+		t.Fatal(reqs)
 	}
 }
 

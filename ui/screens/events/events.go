@@ -344,13 +344,13 @@ func (m *Model) Back() bool {
 }
 
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	if m.filter.Typing() {
 		cmd, typed := m.filter.Update(msg)
 		if typed.Changed {
 			m.refilter()
 		}
-		return cmd
+		return cmd, nil
 	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
@@ -359,12 +359,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, m.fk.Follow):
 			m.follow = !m.follow
 			m.stick()
-			return nil
+			return nil, nil
 		case key.Matches(msg, m.fk.Kind):
 			m.SetGroup(m.group + 1)
-			return nil
+			return nil, nil
 		case key.Matches(msg, m.fk.Filter):
-			return m.filter.Start()
+			return m.filter.Start(), nil
 		case key.Matches(msg, m.list.Open):
 			if m.win.N > 0 {
 				c := m.Entry(m.win.Cursor).Change
@@ -375,12 +375,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 						cluster.ChangeReassignmentStarted, cluster.ChangeReassignmentFinished:
 						p = c.Partition
 					}
-					return nav.Cmd(nav.OpenTopicMsg{Topic: c.Topic, Partition: p})
+					return nil, nav.OpenTopic{Topic: c.Topic, Partition: p}
 				}
 			}
-			return nil
+			return nil, nil
 		default:
-			return nil
+			return nil, nil
 		}
 		// Moving off the last row leaves follow mode; reaching it resumes.
 		m.follow = m.win.Bottom()
@@ -388,7 +388,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		cursor.Wheel(&m.win, msg)
 		m.follow = m.win.Bottom()
 	}
-	return nil
+	return nil, nil
 }
 
 const (

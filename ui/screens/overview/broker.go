@@ -102,7 +102,7 @@ func (b *Broker) FullHelp() [][]key.Binding {
 }
 
 // Update implements ui.Screen.
-func (b *Broker) Update(msg tea.Msg) tea.Cmd {
+func (b *Broker) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
@@ -111,15 +111,15 @@ func (b *Broker) Update(msg tea.Msg) tea.Cmd {
 			if b.win.Cursor < len(b.refs) {
 				r := b.refs[b.win.Cursor]
 				t := b.snap.Topics()[r.t]
-				return nav.Cmd(nav.OpenTopicMsg{Topic: t.Name, Partition: t.Partitions[r.p].ID})
+				return nil, nav.OpenTopic{Topic: t.Name, Partition: t.Partitions[r.p].ID}
 			}
 		case key.Matches(msg, b.sandbox.Kill):
-			return nav.Cmd(nav.SandboxMsg{Action: nav.ToggleBroker, Broker: b.id})
+			return nil, nav.ToggleBroker{Broker: b.id}
 		}
 	case tea.MouseWheelMsg:
 		cursor.Wheel(&b.win, msg)
 	}
-	return nil
+	return nil, nil
 }
 
 const (

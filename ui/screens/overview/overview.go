@@ -116,7 +116,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 }
 
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
@@ -138,23 +138,23 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.pos -= max(m.cardRows()-1, 1)
 		case key.Matches(msg, m.list.Open):
 			if id, ok := m.Selected(); ok {
-				return nav.Cmd(nav.OpenBrokerMsg{Broker: id})
+				return nil, nav.OpenBroker{Broker: id}
 			}
 		case key.Matches(msg, m.sandbox.Kill):
 			if id, ok := m.Selected(); ok {
-				return nav.Cmd(nav.SandboxMsg{Action: nav.ToggleBroker, Broker: id})
+				return nil, nav.ToggleBroker{Broker: id}
 			}
 		case key.Matches(msg, m.sandbox.Elect):
-			return nav.Cmd(nav.SandboxMsg{Action: nav.ElectPreferred})
+			return nil, nav.ElectPreferred{}
 		case key.Matches(msg, m.sandbox.MoveController):
-			return nav.Cmd(nav.SandboxMsg{Action: nav.MoveController})
+			return nil, nav.MoveController{}
 		}
 		m.clamp()
 	case tea.MouseWheelMsg:
 		m.pos += cursor.WheelNotch(msg)
 		m.clamp()
 	}
-	return nil
+	return nil, nil
 }
 
 func (m *Model) cardRows() int { return max((m.h-headH)/cardH, 1) }

@@ -163,7 +163,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 }
 
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
@@ -172,12 +172,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.unhealthy = !m.unhealthy
 			m.rebuild()
 		case key.Matches(msg, m.sandbox.Elect):
-			return nav.Cmd(nav.SandboxMsg{Action: nav.ElectPreferred, Topic: m.name})
+			return nil, nav.ElectPreferred{Topic: m.name}
 		}
 	case tea.MouseWheelMsg:
 		cursor.Wheel(&m.win, msg)
 	}
-	return nil
+	return nil, nil
 }
 
 // column widths

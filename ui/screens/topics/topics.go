@@ -230,7 +230,7 @@ func (m *Model) SetFilter(s string) {
 }
 
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	m.refresh()
 	if m.filter.Typing() {
 		cmd, typed := m.filter.Update(msg)
@@ -241,23 +241,23 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if typed.HandBack {
 			return m.Update(msg)
 		}
-		return cmd
+		return cmd, nil
 	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
 		case cursor.Move(&m.win, &m.list, msg):
 		case key.Matches(msg, m.fk.Filter):
-			return m.filter.Start()
+			return m.filter.Start(), nil
 		case key.Matches(msg, m.fk.Sort):
 			m.remember()
 			m.sort = (m.sort + 1) % sortKeys
 			m.dirty = true
 			m.refresh()
-			return nil
+			return nil, nil
 		case key.Matches(msg, m.list.Open):
 			if t, ok := m.Selected(); ok {
-				return nav.Cmd(nav.OpenTopicMsg{Topic: t.Name, Partition: -1})
+				return nil, nav.OpenTopic{Topic: t.Name, Partition: -1}
 			}
 		}
 		m.remember()
@@ -265,7 +265,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		cursor.Wheel(&m.win, msg)
 		m.remember()
 	}
-	return nil
+	return nil, nil
 }
 
 // Back handles esc: it clears an active filter first. It reports whether

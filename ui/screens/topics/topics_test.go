@@ -61,7 +61,7 @@ func TestFilterSortOpen(t *testing.T) {
 	if m.Capturing() {
 		t.Fatal("enter leaves the field")
 	}
-	if msgs := fixture.Press(m, "enter"); len(msgs) != 1 || msgs[0] != (nav.OpenTopicMsg{Topic: "payments", Partition: -1}) {
+	if msgs := fixture.Press(m, "enter"); len(msgs) != 1 || msgs[0] != (nav.OpenTopic{Topic: "payments", Partition: -1}) {
 		t.Fatalf("enter opens: %v", msgs)
 	}
 	if !m.Back() || len(m.Rows()) != 6 {
