@@ -89,7 +89,7 @@ type Backer interface {
 type Task interface {
 	Screen
 	Detach() bool
-	TaskStatus() (line string, done bool)
+	TaskStatus() (line string, state nav.TaskState)
 }
 
 // Modal is a screen that may show a popup (the wizard's confirmation);
@@ -673,14 +673,14 @@ func (a *App) finishTasks() tea.Cmd {
 	var cmd tea.Cmd
 	kept := a.tasks[:0]
 	for _, t := range a.tasks {
-		line, done := t.TaskStatus()
-		if !done {
+		line, state := t.TaskStatus()
+		if state == nav.TaskRunning {
 			kept = append(kept, t)
 			continue
 		}
 		a.forget(t)
 		if line != "" {
-			cmd = a.setStatus(line, strings.Contains(line, "failed"))
+			cmd = a.setStatus(line, state == nav.TaskFailed)
 		}
 	}
 	clear(a.tasks[len(kept):])

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -19,7 +20,9 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/topic"
+	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -476,4 +479,50 @@ func TestIdleRendersNothing(t *testing.T) {
 		t.Fatalf("frames during 1.5 idle seconds: %v", frames)
 	}
 	t.Logf("frames at idle over 1.5 s: %d", frames[1]-frames[0])
+}
+
+// fakeTask is a background task whose state the test sets.
+type fakeTask struct {
+	line  string
+	state nav.TaskState
+}
+
+func (f *fakeTask) ShortHelp() []key.Binding              { return nil }
+func (f *fakeTask) FullHelp() [][]key.Binding             { return nil }
+func (f *fakeTask) Title() string                         { return "task" }
+func (f *fakeTask) Update(tea.Msg) (tea.Cmd, nav.Request) { return nil, nil }
+func (f *fakeTask) View() string                          { return "" }
+func (f *fakeTask) SetSize(int, int)                      {}
+func (f *fakeTask) SetStyles(theme.Styles)                {}
+func (f *fakeTask) Detach() bool                          { return true }
+func (f *fakeTask) TaskStatus() (string, nav.TaskState)   { return f.line, f.state }
+
+// TestTaskOutcome: a background task's outcome is shown as an error when
+// its state says it failed, whatever its words.
+func TestTaskOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		state  nav.TaskState
+		line   string
+		kept   bool
+		errOut bool
+	}{
+		{nav.TaskRunning, "working", true, false},
+		{nav.TaskDone, "Topic t created, no partition failed", false, false},
+		{nav.TaskFailed, "Topic t: the cluster refused it", false, true},
+	} {
+		a, _, _ := newApp(t, ModeLive)
+		a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		task := &fakeTask{line: "working", state: nav.TaskRunning}
+		a.push(task)
+		a.pop()
+		if len(a.Tasks()) != 1 {
+			t.Fatal("a detached task goes to the background")
+		}
+		task.line, task.state = tc.line, tc.state
+		a.finishTasks()
+		s, isErr := a.Status()
+		if kept := len(a.Tasks()) == 1; kept != tc.kept || (!tc.kept && (s != tc.line || isErr != tc.errOut)) {
+			t.Fatalf("%v: kept %v, status %q error %v", tc.state, kept, s, isErr)
+		}
+	}
 }

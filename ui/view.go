@@ -145,8 +145,8 @@ func (a *App) statusBar() string {
 	lw := max(a.w-rw, 0)
 	var left string
 	task := ""
-	for _, s := range a.tasks {
-		if line, _ := s.(Task).TaskStatus(); line != "" {
+	for _, t := range a.tasks {
+		if line, _ := t.TaskStatus(); line != "" {
 			task = line
 			break
 		}

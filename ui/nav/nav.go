@@ -63,6 +63,20 @@ func (ElectPreferred) request() {}
 func (MoveController) request() {}
 func (SetPace) request()        {}
 
+// TaskState is where a screen's background work stands (ui.Task).
+type TaskState uint8
+
+// Task states.
+const (
+	// TaskRunning: the work goes on; its status line says how far.
+	TaskRunning TaskState = iota
+	// TaskDone: finished; the status line is the outcome.
+	TaskDone
+	// TaskFailed: finished without doing what it was for; the status line
+	// says why, and the shell shows it as an error.
+	TaskFailed
+)
+
 // TaskMsg carries the result of a screen's command back to that screen,
 // wherever it is by then: focused, under other screens, or in the shell's
 // background list after the user closed it. Task is the id the shell gave

@@ -244,25 +244,25 @@ func (m *Model) Detach() bool {
 }
 
 // TaskStatus implements ui.Task: one line for the status bar while the
-// wizard works in the background, and whether it has finished.
-func (m *Model) TaskStatus() (string, bool) {
+// wizard works in the background, and where the creation stands.
+func (m *Model) TaskStatus() (string, nav.TaskState) {
 	name := m.form.in[fName].Value()
 	switch m.stage {
 	case stageWriting:
-		return "Creating topic " + name + ": writing…", false
+		return "Creating topic " + name + ": writing…", nav.TaskRunning
 	case stageProgress:
 		pr := m.tr.pr
 		s := "Creating topic " + name + ": " + strconv.Itoa(pr.Online) + "/" + strconv.Itoa(len(pr.Partitions)) + " partitions online"
 		if w := m.tr.waiting(); len(w) > 0 {
 			s += " — waiting: " + w[0]
 		}
-		return s, false
+		return s, nav.TaskRunning
 	case stageDone:
-		return m.tr.summaryLine(), true
+		return m.tr.summaryLine(), nav.TaskDone
 	case stageFailed:
-		return "Creating topic " + name + " failed: " + m.tr.failLine(), true
+		return "Creating topic " + name + " failed: " + m.tr.failLine(), nav.TaskFailed
 	}
-	return "", true
+	return "", nav.TaskDone // nothing was started
 }
 
 func (m *Model) toForm() {

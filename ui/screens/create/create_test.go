@@ -552,7 +552,7 @@ func TestAlreadyExists(t *testing.T) {
 	if _, ok := e.z.written("/config/topics/payments"); ok {
 		t.Fatal("the config was written")
 	}
-	if line, done := e.m.TaskStatus(); !done || !strings.Contains(line, "already exists") {
+	if line, state := e.m.TaskStatus(); state != nav.TaskFailed || !strings.Contains(line, "already exists") {
 		t.Fatalf("status %q", line)
 	}
 	e.press("enter")
@@ -609,7 +609,7 @@ func TestProgress(t *testing.T) {
 	if e.m.Stage() != "progress" || e.m.tr.pr.Online != 6 || e.m.tr.pr.InSync != 5 {
 		t.Fatalf("stage %s online %d sync %d", e.m.Stage(), e.m.tr.pr.Online, e.m.tr.pr.InSync)
 	}
-	if line, done := e.m.TaskStatus(); done || line != "Creating topic payments: 6/12 partitions online — waiting: followers to catch up: partition 5 (leaders add them to the ISR)" {
+	if line, state := e.m.TaskStatus(); state != nav.TaskRunning || line != "Creating topic payments: 6/12 partitions online — waiting: followers to catch up: partition 5 (leaders add them to the ISR)" {
 		t.Fatalf("status %q", line)
 	}
 	e.now = e.now.Add(1500 * time.Millisecond)
@@ -642,7 +642,7 @@ func TestProgress(t *testing.T) {
 			golden.RequireEqual(t, view(e))
 		})
 	}
-	if line, done := e.m.TaskStatus(); !done || line != "Topic payments created: all 12 partitions online 51ms after the write, in sync 90ms." {
+	if line, state := e.m.TaskStatus(); state != nav.TaskDone || line != "Topic payments created: all 12 partitions online 51ms after the write, in sync 90ms." {
 		t.Fatalf("status %q", line)
 	}
 	reqs := e.press("enter")
@@ -728,7 +728,7 @@ func TestDetach(t *testing.T) {
 		t.Fatal("no clock ticks in the background")
 	}
 	e.apply(topicWritten(e.m.Plan(), 1)...)
-	if line, done := e.m.TaskStatus(); done || !strings.HasPrefix(line, "Creating topic payments: 0/12 partitions online") {
+	if line, state := e.m.TaskStatus(); state != nav.TaskRunning || !strings.HasPrefix(line, "Creating topic payments: 0/12 partitions online") {
 		t.Fatalf("%q", line)
 	}
 }
