@@ -191,8 +191,8 @@ func TestNavigation(t *testing.T) {
 	a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(a, fixture.Small())
 	press(a, "2")
-	if a.Active() != TabTopics {
-		t.Fatalf("2: tab %d", a.Active())
+	if a.Active() != "topics" {
+		t.Fatalf("2: tab %s", a.Active())
 	}
 	press(a, "j", "j", "enter") // clicks
 	tp, ok := a.Focused().(*topic.Model)
@@ -200,7 +200,7 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("enter opens the topic: %T", a.Focused())
 	}
 	press(a, "esc")
-	if len(a.Stack()) != 0 || a.Active() != TabTopics {
+	if len(a.Stack()) != 0 || a.Active() != "topics" {
 		t.Fatal("esc goes back to the list")
 	}
 	press(a, "/", "q") // q is text while filtering, not quit
@@ -208,8 +208,8 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("filter q: %v", rows)
 	}
 	press(a, "esc", "esc")
-	if a.Active() != TabOverview {
-		t.Fatalf("esc from a tab goes to the overview: %d", a.Active())
+	if a.Active() != "overview" {
+		t.Fatalf("esc from a tab goes to the overview: %s", a.Active())
 	}
 	press(a, "enter")
 	if b, ok := a.Focused().(interface{ ID() int }); !ok || b.ID() != 1 {
@@ -220,7 +220,7 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("enter on a broker's partition opens it: %T", a.Focused())
 	}
 	press(a, "4")
-	if len(a.Stack()) != 0 || a.Active() != TabEvents {
+	if len(a.Stack()) != 0 || a.Active() != "events" {
 		t.Fatal("a tab key clears the stack")
 	}
 	press(a, "?")
@@ -239,15 +239,15 @@ func TestCommandLine(t *testing.T) {
 	load(a, fixture.Small())
 	for _, tc := range []struct {
 		line string
-		tab  int
-	}{{"topics", TabTopics}, {"tree", TabTree}, {"e", TabEvents}, {"overview", TabOverview}} {
+		tab  string
+	}{{"topics", "topics"}, {"tree", "tree"}, {"e", "events"}, {"overview", "overview"}} {
 		press(a, ":")
 		for _, r := range tc.line {
 			press(a, string(r))
 		}
 		press(a, "enter")
 		if a.Active() != tc.tab {
-			t.Fatalf(":%s → tab %d", tc.line, a.Active())
+			t.Fatalf(":%s → tab %s", tc.line, a.Active())
 		}
 	}
 	press(a, ":", "t", "o", "p", "i", "c", "space", "o", "r", "d", "e", "r", "s", "enter")
@@ -446,16 +446,33 @@ func TestNoColor(t *testing.T) {
 // frameProbe asks the program filter to record the frame count.
 type frameProbe struct{}
 
+// framed counts the App's frames: the renderer's View calls.
+type framed struct {
+	*App
+	frames atomic.Int64
+}
+
+func (f *framed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := f.App.Update(msg)
+	return f, cmd
+}
+
+func (f *framed) View() tea.View {
+	f.frames.Add(1)
+	return f.App.View()
+}
+
 // TestIdleRendersNothing: with nothing animating the App schedules no
 // ticks, so Bubble Tea renders no frames while the cluster is quiet.
 func TestIdleRendersNothing(t *testing.T) {
-	a, src, _ := newApp(t, ModeLive)
+	app, src, _ := newApp(t, ModeLive)
+	a := &framed{App: app}
 	var mu sync.Mutex
-	var frames []int
+	var frames []int64
 	filter := func(m tea.Model, msg tea.Msg) tea.Msg {
 		if _, ok := msg.(frameProbe); ok {
 			mu.Lock()
-			frames = append(frames, m.(*App).Frames)
+			frames = append(frames, m.(*framed).frames.Load())
 			mu.Unlock()
 		}
 		return msg
@@ -524,5 +541,48 @@ func TestTaskOutcome(t *testing.T) {
 		if kept := len(a.Tasks()) == 1; kept != tc.kept || (!tc.kept && (s != tc.line || isErr != tc.errOut)) {
 			t.Fatalf("%v: kept %v, status %q error %v", tc.state, kept, s, isErr)
 		}
+	}
+}
+
+// plainScreen is the least a screen is.
+type plainScreen struct{ w, h int }
+
+func (p *plainScreen) ShortHelp() []key.Binding              { return nil }
+func (p *plainScreen) FullHelp() [][]key.Binding             { return nil }
+func (p *plainScreen) Title() string                         { return "Brokers" }
+func (p *plainScreen) Update(tea.Msg) (tea.Cmd, nav.Request) { return nil, nil }
+func (p *plainScreen) View() string                          { return "the brokers screen" }
+func (p *plainScreen) SetSize(w, h int)                      { p.w, p.h = w, h }
+func (p *plainScreen) SetStyles(theme.Styles)                {}
+
+// TestNewTabIsOneRow: a row added to the tab table is a tab everywhere:
+// the header, its number key, its `:` commands and their completion, the
+// "unknown command" hint, the help page and its legend.
+func TestNewTabIsOneRow(t *testing.T) {
+	a, _, _ := newApp(t, ModeLive)
+	a.setTabs(append(a.newTabs(), tab{screen: &plainScreen{}, label: "Brokers", keyHelp: "broker list", commands: []string{"brokers-list", "bl"}, about: "every broker"}))
+	a.update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	load(a, fixture.Small())
+	if !strings.Contains(strings.Split(screen(a), "\n")[0], " 5 Brokers ") {
+		t.Fatalf("header:\n%s", screen(a))
+	}
+	press(a, "5")
+	if a.Active() != "brokers-list" || !strings.Contains(screen(a), "the brokers screen") {
+		t.Fatalf("5: %s\n%s", a.Active(), screen(a))
+	}
+	press(a, "1", ":", "b", "l", "enter")
+	if a.Active() != "brokers-list" {
+		t.Fatalf(":bl: %s", a.Active())
+	}
+	if !slices.Contains(a.commandNames(), "brokers-list") {
+		t.Fatalf("completion %v", a.commandNames())
+	}
+	press(a, ":", "x", "enter")
+	if s, _ := a.Status(); !strings.Contains(s, ":brokers-list") {
+		t.Fatalf("unknown: %q", s)
+	}
+	press(a, "?")
+	if out := screen(a); !strings.Contains(out, "5 broker list") || !strings.Contains(out, ":brokers-list") {
+		t.Fatalf("help:\n%s", out)
 	}
 }

@@ -1,14 +1,11 @@
 package ui
 
 import (
-	"errors"
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/overview"
-	"github.com/ktopo/ktopo/ui/screens/tree"
 )
 
 // sandboxDoneMsg is the outcome of a sandbox action.
@@ -46,25 +43,6 @@ func (a *App) close(s Screen) tea.Cmd {
 		return a.pop()
 	}
 	return nil
-}
-
-// browserProber reads single znodes for the tree's probes (a Browser).
-type browserProber struct{ br Browser }
-
-func (p browserProber) Probe(path string) (tree.Probe, error) {
-	kids, _, w, err := p.br.ChildrenW(path)
-	if err != nil {
-		return tree.Probe{}, err
-	}
-	var changed func()
-	if w != nil {
-		changed = func() { <-w } // one-shot: fires on a change, or ends with the session
-	}
-	data, st, err := p.br.Get(path)
-	if err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return tree.Probe{Changed: changed}, err
-	}
-	return tree.Probe{Children: kids, Data: data, Stat: st, Changed: changed}, nil
 }
 
 // sandboxAction runs a sandbox control call: off the event loop, except

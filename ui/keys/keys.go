@@ -5,14 +5,19 @@
 // disabled bindings, so the help screen never lies.
 package keys
 
-import "charm.land/bubbles/v2/key"
+import (
+	"strconv"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // Global bindings work on every screen (unless a text field has focus).
-// While one has, keys type into it: only FieldHelp, FieldQuit and esc act.
+// While one has, keys type into it: only FieldHelp and FieldQuit act
+// there, and the screen says what esc does. The tabs' number keys are
+// the shell's (see Tab).
 type Global struct {
-	Quit, Help, Back, Command              key.Binding
-	Overview, Topics, Tree, Events, Create key.Binding
-	FieldHelp, FieldQuit                   key.Binding
+	Quit, Help, Back, Command, Create key.Binding
+	FieldHelp, FieldQuit              key.Binding
 }
 
 // List moves a cursor through rows.
@@ -88,10 +93,6 @@ func Default() Map {
 			// In a text field "?" and "q" are text.
 			FieldHelp: b([]string{"f1"}, "f1", "help"),
 			FieldQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
-			Overview:  b([]string{"1"}, "1", "overview"),
-			Topics:    b([]string{"2"}, "2", "topics"),
-			Tree:      b([]string{"3"}, "3", "zk tree"),
-			Events:    b([]string{"4"}, "4", "events"),
 			Create:    b([]string{"c"}, "c", "create topic"),
 		},
 		List: List{
@@ -152,6 +153,13 @@ func Default() Map {
 	m.Global.Create.SetEnabled(false)
 	m.SetSandbox(false)
 	return m
+}
+
+// Tab is the key of the shell's tab i (from 0): its number, 1 to 9, so
+// that the header shows it; desc is what the help says it shows.
+func Tab(i int, desc string) key.Binding {
+	n := strconv.Itoa(i + 1)
+	return b([]string{n}, n, desc)
 }
 
 // SetSandbox enables or disables the sandbox actions.

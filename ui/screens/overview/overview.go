@@ -346,7 +346,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	title := cell.Fit("broker "+strconv.Itoa(b.ID), min(iw, 12))
 	tw := cell.Width(title)
 	titleInk := st.Bold
-	if lvl := m.anims.Level(anim.Key{Field: anim.FieldBroker, Partition: b.ID}); lvl >= 0 {
+	if lvl := m.anims.Level(anim.Key{Field: anim.FieldBroker, Broker: b.ID}); lvl >= 0 {
 		titleInk = st.FlashRamp[lvl]
 	}
 	badge, bw := "", 0
