@@ -25,7 +25,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	focused := a.Focused()
-	if c, ok := focused.(Capturer); ok && c.Capturing() {
+	if a.capturing() {
 		if key.Matches(msg, g.FieldHelp) {
 			a.showHelp = true
 			return nil

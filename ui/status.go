@@ -85,7 +85,7 @@ func (a *App) statusBar() string {
 		g := &a.km.Global
 		bs := append([]key.Binding{g.Help}, a.Focused().ShortHelp()...)
 		bs = append(bs, g.Command, g.Back, g.Quit)
-		if c, ok := a.Focused().(Capturer); ok && c.Capturing() {
+		if a.capturing() {
 			bs = append([]key.Binding{g.FieldHelp}, a.Focused().ShortHelp()...)
 			bs = append(bs, g.FieldQuit)
 		}

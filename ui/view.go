@@ -126,10 +126,7 @@ func (a *App) header() string {
 // and the global ones, then a legend.
 func (a *App) helpView(h int) string {
 	st := a.st
-	g := a.km.Global
-	groups := append(a.Focused().FullHelp(),
-		append(a.tabKeys(), g.Create),
-		[]key.Binding{g.Command, g.Help, g.Back, g.Quit})
+	groups := a.helpGroups()
 	lines := []string{
 		" " + st.Bold.S("Keys") + st.Muted.S(" — "+a.Focused().Title()+"   (any key closes)"),
 		"",
@@ -153,6 +150,24 @@ func (a *App) helpView(h int) string {
 		lines[i] = cell.Clip(lines[i], a.w)
 	}
 	return cell.Lines(lines, h)
+}
+
+// helpGroups are the bindings in force as the help page shows them: the
+// focused screen's, then the shell's (while a text field has the keys,
+// only those that act there).
+func (a *App) helpGroups() [][]key.Binding {
+	g := a.km.Global
+	groups := a.Focused().FullHelp()
+	if a.capturing() {
+		return append(groups, []key.Binding{g.FieldHelp, g.FieldQuit})
+	}
+	return append(groups, append(a.tabKeys(), g.Create), []key.Binding{g.Command, g.Help, g.Back, g.Quit})
+}
+
+// capturing reports a text field with the keyboard.
+func (a *App) capturing() bool {
+	c, ok := a.Focused().(Capturer)
+	return ok && c.Capturing()
 }
 
 // withModal composites the focused screen's popup, if any, centred over

@@ -49,16 +49,22 @@ type Tree struct {
 }
 
 // Wizard bindings of the topic-creation wizard (form, preview, confirm,
-// progress). Its text fields take every other key.
+// progress). Its text fields take every other key. The wizard enables
+// only the bindings of its current stage, so that its help shows what
+// acts and one key (enter) can mean one thing per stage.
 type Wizard struct {
-	// Form.
-	Next, Prev, Clear, Toggle, Submit key.Binding
+	// Form. Complete shares tab with Next: on the configs field it
+	// completes the key or value being typed when there is a completion,
+	// and Next moves on otherwise.
+	Next, Prev, Complete, Clear, Toggle, Submit key.Binding
 	// Preview.
-	Reroll, StepBack, StepForward, Written, ScrollUp, ScrollDown, ColumnsLeft, ColumnsRight key.Binding
+	Create, Reroll, StepBack, StepForward, Written key.Binding
+	// Preview and progress.
+	ScrollUp, ScrollDown, PageUp, PageDown, ColumnsLeft, ColumnsRight key.Binding
 	// Confirmation popup.
-	Confirm, Cancel key.Binding
+	Confirm, Cancel, SwitchButton, Choose key.Binding
 	// Progress and summary.
-	Pace, OpenTopic key.Binding
+	Pace, OpenTopic, BackToForm key.Binding
 }
 
 // Sandbox actions, enabled only when ktopo runs its own sandbox cluster.
@@ -122,27 +128,34 @@ func Default() Map {
 		Tree: Tree{
 			Expand:   b([]string{"right", "l"}, "→/l", "expand"),
 			Collapse: b([]string{"left", "h"}, "←/h", "collapse"),
-			Toggle:   b([]string{"enter", "space"}, "enter", "toggle"),
+			Toggle:   b([]string{"enter"}, "enter", "toggle"),
 			Raw:      b([]string{"r"}, "r", "raw data"),
 		},
 		Wizard: Wizard{
 			Next:         b([]string{"tab", "down"}, "tab/↓", "next field"),
 			Prev:         b([]string{"shift+tab", "up"}, "shift+tab/↑", "previous field"),
+			Complete:     b([]string{"tab"}, "tab", "complete config"),
 			Clear:        b([]string{"ctrl+u"}, "ctrl+u", "clear field"),
-			Toggle:       b([]string{"space", "left", "right"}, "space/←/→", "rack mode"),
+			Toggle:       b([]string{"space", "left", "right", "h", "l"}, "space/←/→", "rack mode"),
 			Submit:       b([]string{"enter"}, "enter", "preview"),
+			Create:       b([]string{"enter"}, "enter", "create…"),
 			Reroll:       b([]string{"r"}, "r", "re-roll start index"),
-			StepBack:     b([]string{"left", "h"}, "←/→", "step start index"),
-			StepForward:  b([]string{"right", "l"}, "→", "next start index"),
+			StepBack:     b([]string{"left", "h"}, "←/h", "previous start index"),
+			StepForward:  b([]string{"right", "l"}, "→/l", "next start index"),
 			Written:      b([]string{"w"}, "w", "what is written"),
-			ScrollUp:     b([]string{"up", "k", "pgup"}, "↑/↓", "scroll"),
-			ScrollDown:   b([]string{"down", "j", "pgdown", "space"}, "↓", "scroll down"),
-			ColumnsLeft:  b([]string{"<", ","}, "</>", "scroll brokers"),
+			ScrollUp:     b([]string{"up", "k"}, "↑/k", "scroll up"),
+			ScrollDown:   b([]string{"down", "j"}, "↓/j", "scroll down"),
+			PageUp:       b([]string{"pgup"}, "pgup", "page up"),
+			PageDown:     b([]string{"pgdown", "space"}, "pgdn", "page down"),
+			ColumnsLeft:  b([]string{"<", ","}, "<", "brokers left"),
 			ColumnsRight: b([]string{">", "."}, ">", "brokers right"),
 			Confirm:      b([]string{"y"}, "y", "create"),
 			Cancel:       b([]string{"n"}, "n", "cancel"),
+			SwitchButton: b([]string{"tab", "shift+tab", "left", "right", "h", "l"}, "tab", "other button"),
+			Choose:       b([]string{"enter"}, "enter", "press the button"),
 			Pace:         b([]string{"p"}, "p", "sandbox pace"),
 			OpenTopic:    b([]string{"enter"}, "enter", "open topic"),
+			BackToForm:   b([]string{"enter"}, "enter/esc", "back to the form"),
 		},
 		Sandbox: Sandbox{
 			Kill:           b([]string{"x"}, "x", "kill/restart broker"),

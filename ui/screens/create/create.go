@@ -114,10 +114,10 @@ func New(o Options) *Model {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng}
-	m.km.Pace.SetEnabled(o.Pace != nil)
 	m.form.init(m.st)
 	m.pv.start, m.pv.shift = -1, -1
 	m.pv.renderRow = m.pv.row
+	m.syncKeys()
 	return m
 }
 
@@ -135,6 +135,7 @@ func (m *Model) Title() string {
 
 // SetSize implements ui.Screen.
 func (m *Model) SetSize(w, h int) {
+	defer m.settle()
 	m.w, m.h = w, h
 	m.form.setWidth(w)
 	m.pv.setSize(w, h)
@@ -293,20 +294,50 @@ type (
 
 // Update implements ui.Screen.
 func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
+	m.syncKeys()
 	cmd, req := m.update(msg)
 	m.settle()
 	return cmd, req
 }
 
 // settle brings what derives from the wizard's state up to date after a
-// change, wherever in the wizard the change was made: the preview's layout
-// depends on its note, warnings and size, and a stale one lets the rows
-// push the legend off the screen. Every entry point (Update, SetSnapshot,
-// Back, SetSize) ends here.
+// change, wherever in the wizard the change was made: the keys that act
+// depend on the stage and the focused field, and the preview's layout on
+// its note, warnings and size (a stale one lets the rows push the legend
+// off the screen). Every entry point (Update, SetSnapshot, Back, SetSize)
+// ends here.
 func (m *Model) settle() {
+	m.syncKeys()
 	if m.pv.plan != nil {
 		m.pv.layout()
 	}
+}
+
+// syncKeys enables the bindings of the current stage and no others: the
+// help shows only what acts, and enter means one thing at a time.
+func (m *Model) syncKeys() {
+	km := &m.km
+	set := func(on bool, bs ...*key.Binding) {
+		for _, b := range bs {
+			b.SetEnabled(on)
+		}
+	}
+	confirm := m.stage == stagePreview && m.pv.confirm
+	preview := m.stage == stagePreview && !confirm
+	form := m.stage == stageForm
+	working := m.stage == stageWriting || m.stage == stageProgress
+	after := working || m.stage == stageDone || m.stage == stageFailed
+	manual := m.pv.plan != nil && m.pv.plan.Manual
+	set(form, &km.Next, &km.Prev, &km.Clear, &km.Submit, &m.back)
+	set(form && m.form.focus == fRack, &km.Toggle)
+	set(form && m.form.focus == fConfigs, &km.Complete)
+	set(preview, &km.Create, &km.Written, &km.ColumnsLeft, &km.ColumnsRight)
+	set(preview && !manual, &km.Reroll, &km.StepBack, &km.StepForward)
+	set(preview || after, &km.ScrollUp, &km.ScrollDown, &km.PageUp, &km.PageDown)
+	set(confirm, &km.Confirm, &km.Cancel, &km.SwitchButton, &km.Choose)
+	set(m.opt.Pace != nil && (working || m.stage == stageDone), &km.Pace)
+	set(m.stage == stageDone, &km.OpenTopic)
+	set(m.stage == stageFailed, &km.BackToForm)
 }
 
 func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
@@ -344,7 +375,7 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		return m.key(msg)
 	case tea.PasteMsg:
 		if m.stage == stageForm {
-			return m.form.update(msg, m.snap), nil
+			return m.form.update(msg, m.snap, &m.km), nil
 		}
 	case tea.MouseWheelMsg:
 		m.scroll(cursor.WheelStep * cursor.WheelNotch(msg))
@@ -385,13 +416,13 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 			m.submit()
 			return nil, nil
 		}
-		return m.form.update(msg, m.snap), nil
+		return m.form.update(msg, m.snap, km), nil
 	case stagePreview:
 		if m.pv.confirm {
 			return m.confirmKey(msg), nil
 		}
 		switch {
-		case key.Matches(msg, km.Submit):
+		case key.Matches(msg, km.Create):
 			if m.pv.plan != nil {
 				m.pv.confirm, m.pv.button = true, 0
 				m.pv.setNote("", false)
@@ -412,9 +443,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 			m.pv.scrollColumns(-1)
 		case key.Matches(msg, km.ColumnsRight):
 			m.pv.scrollColumns(1)
-		case msg.String() == "pgup":
+		case key.Matches(msg, km.PageUp):
 			m.pv.page(-1)
-		case msg.String() == "pgdown", msg.String() == "space":
+		case key.Matches(msg, km.PageDown):
 			m.pv.page(1)
 		case key.Matches(msg, km.ScrollUp):
 			m.pv.scroll(-1)
@@ -422,16 +453,19 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 			m.pv.scroll(1)
 		}
 	case stageWriting, stageProgress, stageDone, stageFailed:
+		// syncKeys enabled what applies in this stage: the pace while the
+		// sandbox can be slowed and the topic is not failed, the topic
+		// once it is online, the way back after a failure.
 		switch {
-		case key.Matches(msg, km.Pace) && m.stage != stageFailed:
+		case key.Matches(msg, km.Pace):
 			return nil, m.nextPace()
-		case key.Matches(msg, km.OpenTopic) && m.stage == stageDone:
+		case key.Matches(msg, km.OpenTopic):
 			return nil, nav.OpenTopic{Topic: m.tr.plan.Name, Partition: -1, Replace: true}
-		case key.Matches(msg, km.Submit) && m.stage == stageFailed:
+		case key.Matches(msg, km.BackToForm):
 			m.toForm()
-		case msg.String() == "pgup":
+		case key.Matches(msg, km.PageUp):
 			m.tr.win.Page(-1)
-		case msg.String() == "pgdown", msg.String() == "space":
+		case key.Matches(msg, km.PageDown):
 			m.tr.win.Page(1)
 		case key.Matches(msg, km.ScrollUp):
 			m.tr.win.Scroll(-1)
@@ -469,14 +503,14 @@ func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, km.Confirm):
 		return m.create()
-	case key.Matches(msg, km.Cancel), msg.String() == "esc":
-		m.pv.confirm = false
-	case msg.String() == "enter":
+	case key.Matches(msg, km.Cancel):
+		m.pv.confirm = false // esc too, through Back
+	case key.Matches(msg, km.Choose):
 		if m.pv.button == 0 {
 			return m.create()
 		}
 		m.pv.confirm = false
-	case msg.String() == "tab", msg.String() == "shift+tab", msg.String() == "left", msg.String() == "right", msg.String() == "h", msg.String() == "l":
+	case key.Matches(msg, km.SwitchButton):
 		m.pv.button = 1 - m.pv.button
 	}
 	return nil
@@ -672,7 +706,8 @@ func (e wizardError) Error() string { return string(e) }
 
 const errNoWriter = wizardError("This session cannot write to ZooKeeper (read-only).")
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap: the few keys of the stage that the
+// footer has room for.
 func (m *Model) ShortHelp() []key.Binding {
 	km := &m.km
 	switch m.stage {
@@ -682,23 +717,24 @@ func (m *Model) ShortHelp() []key.Binding {
 		if m.pv.confirm {
 			return []key.Binding{km.Confirm, km.Cancel}
 		}
-		create := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "create…"))
-		return []key.Binding{create, km.Reroll, km.StepBack, km.Written}
+		return []key.Binding{km.Create, km.Reroll, km.StepBack, km.StepForward, km.Written}
 	case stageDone:
 		return []key.Binding{km.OpenTopic, km.Pace}
 	case stageFailed:
-		back := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter/esc", "back to the form"))
-		return []key.Binding{back}
+		return []key.Binding{km.BackToForm}
 	}
 	return []key.Binding{km.Pace, km.ScrollUp}
 }
 
-// FullHelp implements help.KeyMap.
+// FullHelp implements help.KeyMap: every binding, of which the help shows
+// the current stage's (the others are disabled, see syncKeys).
 func (m *Model) FullHelp() [][]key.Binding {
 	km := &m.km
 	return [][]key.Binding{
-		{km.Next, km.Prev, km.Clear, km.Toggle, km.Submit},
-		{km.Reroll, km.StepBack, km.Written, km.ScrollUp, km.ColumnsLeft},
-		{km.Confirm, km.Cancel, km.Pace, km.OpenTopic},
+		{km.Next, km.Prev, km.Complete, km.Clear, km.Toggle, km.Submit},
+		{km.Create, km.Reroll, km.StepBack, km.StepForward, km.Written, km.ColumnsLeft, km.ColumnsRight},
+		{km.Confirm, km.Cancel, km.SwitchButton, km.Choose},
+		{km.Pace, km.OpenTopic, km.BackToForm},
+		{km.ScrollUp, km.ScrollDown, km.PageUp, km.PageDown},
 	}
 }

@@ -110,7 +110,7 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{m.list.Up, m.list.Down, m.list.Left, m.list.Right, m.list.Open},
+		{m.list.Up, m.list.Down, m.list.Left, m.list.Right, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
 		{m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController},
 	}
 }
