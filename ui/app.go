@@ -213,7 +213,7 @@ func (a *App) Status() (string, bool) { return a.status, a.statusErr }
 // ShowingHelp reports whether the full help is shown.
 func (a *App) ShowingHelp() bool { return a.showHelp }
 
-// Overview, Topics, Tree and Events return the tab screens.
+// Overview returns the overview screen.
 func (a *App) Overview() *overview.Model { return a.overview }
 
 // Topics returns the topics screen.

@@ -35,7 +35,7 @@ func (*failingWriter) Multi(...any) ([]zk.MultiResponse, error) {
 
 // fullApp runs in the sandbox with a writer, so that every binding that
 // can be enabled is.
-func fullApp(t *testing.T, w cluster.ZK, spec fixture.Spec) *App {
+func fullApp(w cluster.ZK, spec fixture.Spec) *App {
 	sb := &fakeSandbox{running: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
 	a := New(Config{Source: newSource(), Browser: &fakeBrowser{}, Writer: w, Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
@@ -45,8 +45,8 @@ func fullApp(t *testing.T, w cluster.ZK, spec fixture.Spec) *App {
 }
 
 func at(spec func() fixture.Spec, ks ...string) func(t *testing.T) *App {
-	return func(t *testing.T) *App {
-		a := fullApp(t, &fakeWriter{}, spec())
+	return func(*testing.T) *App {
+		a := fullApp(&fakeWriter{}, spec())
 		press(a, ks...)
 		return a
 	}
@@ -97,7 +97,7 @@ func keyStates() []keyState {
 			return a
 		}},
 		{"wizard failed", func(t *testing.T) *App {
-			a := fullApp(t, &failingWriter{}, wizardSpec())
+			a := fullApp(&failingWriter{}, wizardSpec())
 			press(a, append(wizardKeys, "enter", "y")...)
 			if wizard(a).Stage() != "failed" {
 				t.Fatalf("stage %s", wizard(a).Stage())

@@ -9,9 +9,9 @@ import (
 )
 
 // FromChange is the flash a model change starts: the cell it changed and
-// the old → new it shows there. ok is false for a change no cell shows
+// the from → to it shows there. ok is false for a change no cell shows
 // (a config change, a deletion: the events screen keeps their record).
-func FromChange(c *cluster.Change) (k Key, old, new string, ok bool) {
+func FromChange(c *cluster.Change) (k Key, from, to string, ok bool) {
 	switch c.Kind {
 	case cluster.ChangeLeaderMoved:
 		return Key{Topic: c.Topic, Partition: c.Partition, Field: FieldLeader}, cell.Broker(c.From), cell.Broker(c.To), true
@@ -42,8 +42,8 @@ func FromChange(c *cluster.Change) (k Key, old, new string, ok bool) {
 // StartChanges starts the flashes of changes at now.
 func (s *Set) StartChanges(changes []cluster.Change, now time.Time) {
 	for i := range changes {
-		if k, old, new, ok := FromChange(&changes[i]); ok {
-			s.Start(k, old, new, now)
+		if k, from, to, ok := FromChange(&changes[i]); ok {
+			s.Start(k, from, to, now)
 		}
 	}
 }

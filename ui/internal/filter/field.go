@@ -111,3 +111,18 @@ func (f *Field) SetStyles(st theme.Styles) { theme.StyleInput(&f.in, st) }
 
 // View renders the text field.
 func (f *Field) View() string { return f.in.View() }
+
+// Title is what the screen's title line shows of the filter, after three
+// blanks: the field while typing, else why the text does not compile,
+// else the filter in force followed by hint; "" when there is none.
+func (f *Field) Title(st *theme.Styles, hint string) string {
+	switch {
+	case f.typing:
+		return "   " + f.in.View()
+	case f.err != "":
+		return "   " + st.Error.S(f.err)
+	case !f.match.Empty():
+		return "   " + st.Accent.S("/"+f.match.Text()) + hint
+	}
+	return ""
+}

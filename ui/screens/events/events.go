@@ -409,14 +409,7 @@ func (m *Model) View() string {
 	} else {
 		title += "  " + st.Muted.S("○ paused (f to follow)")
 	}
-	switch match := m.filter.Matcher(); {
-	case m.filter.Typing():
-		title += "   " + m.filter.View()
-	case m.filter.Err() != "":
-		title += "   " + st.Error.S(m.filter.Err())
-	case !match.Empty():
-		title += "   " + st.Accent.S("/"+match.Text())
-	}
+	title += m.filter.Title(&st, "")
 	lines = append(lines, cell.Clip(title, m.w))
 	hdr := " " + cell.Fit("TIME", cTime) + cell.Fit("KIND", cKind) + cell.Fit("WHERE", m.whereW()) + "DETAILS"
 	lines = append(lines, st.Header.S(cell.Fit(hdr, m.w)))

@@ -311,14 +311,7 @@ func (m *Model) View() string {
 		total = len(m.snap.Topics())
 	}
 	title := " " + st.Bold.S("Topics") + st.Muted.S("  "+cell.Count(m.win.N)+" of "+cell.Count(total)+"  ·  sorted by "+m.sort.String())
-	switch match := m.filter.Matcher(); {
-	case m.filter.Typing():
-		title += "   " + m.filter.View()
-	case m.filter.Err() != "":
-		title += "   " + st.Error.S(m.filter.Err())
-	case !match.Empty():
-		title += "   " + st.Accent.S("/"+match.Text()) + st.Muted.S("  (esc clears)")
-	}
+	title += m.filter.Title(&st, st.Muted.S("  (esc clears)"))
 	lines = append(lines, cell.Clip(title, m.w))
 	nw := m.nameW()
 	mark := func(k SortKey, s string, w int, right bool) string {
