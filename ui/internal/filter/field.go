@@ -114,7 +114,8 @@ func (f *Field) View() string { return f.in.View() }
 
 // Title is what the screen's title line shows of the filter, after three
 // blanks: the field while typing, else why the text does not compile,
-// else the filter in force followed by hint; "" when there is none.
+// else the filter in force followed by a muted hint; "" when there is
+// none.
 func (f *Field) Title(st *theme.Styles, hint string) string {
 	switch {
 	case f.typing:
@@ -122,7 +123,7 @@ func (f *Field) Title(st *theme.Styles, hint string) string {
 	case f.err != "":
 		return "   " + st.Error.S(f.err)
 	case !f.match.Empty():
-		return "   " + st.Accent.S("/"+f.match.Text()) + hint
+		return "   " + st.Accent.S("/"+f.match.Text()) + st.Muted.S(hint)
 	}
 	return ""
 }

@@ -311,7 +311,7 @@ func (m *Model) View() string {
 		total = len(m.snap.Topics())
 	}
 	title := " " + st.Bold.S("Topics") + st.Muted.S("  "+cell.Count(m.win.N)+" of "+cell.Count(total)+"  ·  sorted by "+m.sort.String())
-	title += m.filter.Title(&st, st.Muted.S("  (esc clears)"))
+	title += m.filter.Title(&st, "  (esc clears)")
 	lines = append(lines, cell.Clip(title, m.w))
 	nw := m.nameW()
 	mark := func(k SortKey, s string, w int, right bool) string {
