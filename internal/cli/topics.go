@@ -309,7 +309,7 @@ func newTopicsDescribeCmd(cf *connFlags) *cobra.Command {
 			if err := checkOutput(f.output); err != nil {
 				return err
 			}
-			filter, err := render.NewTopicFilter(f.topic, f.excludeInternal)
+			filter, err := cluster.NewTopicFilter(f.topic, f.excludeInternal)
 			if err != nil {
 				return err
 			}
@@ -342,7 +342,7 @@ func newTopicsListCmd(cf *connFlags) *cobra.Command {
 		Short: "List topics (kafka-topics.sh --list)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			filter, err := render.NewTopicFilter(topic, excludeInternal)
+			filter, err := cluster.NewTopicFilter(topic, excludeInternal)
 			if err != nil {
 				return err
 			}
@@ -370,7 +370,7 @@ func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 			if cf.readOnly {
 				return fmt.Errorf("read-only mode: refusing to delete topic %s", topic)
 			}
-			filter, err := render.NewTopicFilter(topic, false)
+			filter, err := cluster.NewTopicFilter(topic, false)
 			if err != nil {
 				return err
 			}

@@ -110,7 +110,7 @@ func TestFollowAndFilters(t *testing.T) {
 	if m.Len() != 1 {
 		t.Fatalf("ISR changes of x: %d", m.Len())
 	}
-	if msgs := fixture.Press(m, "enter"); len(msgs) != 1 || msgs[0] != (nav.OpenTopicMsg{Topic: "x", Partition: 1}) {
+	if msgs := fixture.Press(m, "enter"); len(msgs) != 1 || msgs[0] != (nav.OpenTopic{Topic: "x", Partition: 1}) {
 		t.Fatalf("enter: %v", msgs)
 	}
 	if !m.Back() || m.Len() != 12 {
