@@ -18,7 +18,9 @@ import (
 // TestKafkaTree runs the same single-broker Kafka session on Apache
 // ZooKeeper and on the embedded server: start (registration, controller
 // election, cluster id, feature znode), two topics created, a topic config
-// changed (a sequential change notification), a topic deleted. Afterwards
+// changed (a sequential change notification), ACLs added and removed
+// through the ACL authorizer (versioned updates, sequential notifications),
+// a topic deleted. Afterwards
 // both trees must be the same znode for znode: names, data (ids, times and
 // ports masked), version, cversion, aversion, children and ephemeral
 // ownership. The Kafka 3.9 cluster on "ktopo sandbox --empty" (internal/cli)
@@ -61,7 +63,10 @@ func at(lines []string, i int) string {
 // TestKafkaTree and returns the normalised tree under the chroot.
 func kafkaSession(t *testing.T, version, addr, chroot string) string {
 	t.Helper()
-	c, err := kafkatest.Start(kafkatest.Options{Version: version, Connect: addr + chroot, Brokers: 1, Racks: -1})
+	c, err := kafkatest.Start(kafkatest.Options{Version: version, Connect: addr + chroot, Brokers: 1, Racks: -1,
+		// The ACL authorizer keeps ACLs in ZooKeeper (versioned setData,
+		// sequential change notifications); PLAINTEXT clients are ANONYMOUS.
+		Props: map[string]string{"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer", "super.users": "User:ANONYMOUS"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +92,15 @@ func kafkaSession(t *testing.T, version, addr, chroot string) string {
 		"--add-config", "retention.ms=86400000")...)
 	if err != nil || res.Code != 0 {
 		t.Fatalf("kafka-configs: %v %+v", err, res)
+	}
+	for _, args := range [][]string{
+		{"--add", "--allow-principal", "User:alice", "--operation", "Read", "--topic", "kept"},
+		{"--add", "--allow-principal", "User:bob", "--operation", "Read", "--topic", "kept"},
+		{"--remove", "--force", "--allow-principal", "User:alice", "--operation", "Read", "--topic", "kept"},
+	} {
+		if res, err := c.Dist().Run("kafka.admin.AclCommand", append([]string{"--bootstrap-server", c.Bootstrap()}, args...)...); err != nil || res.Code != 0 {
+			t.Fatalf("kafka-acls %v: %v %+v", args, err, res)
+		}
 	}
 	topics("--delete", "--topic", "doomed")
 	waitZnode(t, conn, chroot+"/brokers/topics/doomed", false)
