@@ -64,8 +64,9 @@ func validateNewPartitions(a Assignment, rf int, brokers []Broker) error {
 		if len(rs) == 0 {
 			return errorf(InvalidReplicaAssignment, "Cannot have replication factor of 0 for partition id %d.", p)
 		}
-		if dups := duplicates(rs); len(dups) > 0 {
-			return errorf(InvalidReplicaAssignment, "Duplicate brokers not allowed in replica assignment: %s for partition id %d.", joinInts(dups, ", "), p)
+		if len(duplicates(rs)) > 0 {
+			// Kafka lists the partition's whole replica list, not the duplicates.
+			return errorf(InvalidReplicaAssignment, "Duplicate brokers not allowed in replica assignment: %s for partition id %d.", joinInts(rs, ", "), p)
 		}
 		for _, r := range rs {
 			if !slices.Contains(live, r) {

@@ -250,3 +250,13 @@ func BenchmarkAssign(b *testing.B) {
 		})
 	}
 }
+
+// TestAddPartitionsDuplicateMessage: Kafka's validateReplicaAssignment
+// names the partition's whole replica list, not only the repeated broker.
+func TestAddPartitionsDuplicateMessage(t *testing.T) {
+	existing := Assignment{0: {1, 2}}
+	_, err := AddPartitions("t", existing, 2, [][]int{{3, 1, 3}}, []Broker{B(1), B(2), B(3)})
+	if want := "Duplicate brokers not allowed in replica assignment: 3, 1, 3 for partition id 1."; err == nil || err.Error() != want {
+		t.Fatalf("%v, want %q", err, want)
+	}
+}

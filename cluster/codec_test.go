@@ -17,7 +17,7 @@ const (
 	specTopicV3  = `{"version":3,"partitions":{"0":[1,2],"1":[2,3]},"adding_replicas":{},"removing_replicas":{},"topic_id":"8t3wd6ZqQy-4XwKmL0lJmA"}`
 	specState1   = `{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2,3]}`
 	specState2   = `{"controller_epoch":7,"leader":-1,"version":1,"leader_epoch":12,"isr":[3]}`
-	specState3   = `{"controller_epoch":9,"leader":4,"version":1,"leader_epoch":13,"isr":[4],"leader_recovery_state":1}`
+	specState3   = `{"controller_epoch":9,"leader":4,"version":1,"leader_recovery_state":1,"leader_epoch":13,"isr":[4]}`
 	specCtrlV1   = `{"version":1,"brokerid":2,"timestamp":"1614570663255"}`
 	specCtrlV2   = `{"version":2,"brokerid":2,"timestamp":"1614570663255","kraftControllerEpoch":-1}`
 	specConfig   = `{"version":1,"config":{"retention.ms":"86400000","cleanup.policy":"compact"}}`

@@ -203,6 +203,9 @@ var metadataVersions = func() map[string]bool {
 	add("3.7", 0, 1, 2, 3, 4)
 	add("3.8", 0)
 	add("3.9", 0)
+	// 3.9 also knows the unreleased 4.0 versions, by their full names only
+	// (checked against a real 3.9.2: "4.0-IV1" is accepted, "4.0" refused).
+	m["4.0-IV0"], m["4.0-IV1"] = true, true
 	return m
 }()
 
@@ -253,7 +256,7 @@ var topicConfigKeys = []TopicConfigKey{
 	{Name: "compression.lz4.level", Type: TypeInt, Default: "9", ValidValues: "[1,...,17]", Doc: "LZ4 level when compression.type is lz4", Since: "3.8", validate: between(1, 17)},
 	{Name: "compression.zstd.level", Type: TypeInt, Default: "3", ValidValues: "[-131072,...,22]", Doc: "Zstandard level when compression.type is zstd", Since: "3.8", validate: between(-131072, 22)},
 	{Name: "preallocate", Type: TypeBoolean, Default: "false", Doc: "Preallocate segment files on disk"},
-	{Name: "message.format.version", Type: TypeString, Default: "3.0-IV1", ValidValues: "[0.8.0, ..., 3.9-IV0]", Doc: "Message format version (ignored from inter.broker.protocol.version 3.0)", Deprecated: "3.0", validate: messageFormatVersion},
+	{Name: "message.format.version", Type: TypeString, Default: "3.0-IV1", ValidValues: "[0.8.0, ..., 3.9-IV0, 4.0-IV0, 4.0-IV1]", Doc: "Message format version (ignored from inter.broker.protocol.version 3.0)", Deprecated: "3.0", validate: messageFormatVersion},
 	{Name: "message.timestamp.type", Type: TypeString, Default: "CreateTime", ValidValues: "[CreateTime, LogAppendTime]", Doc: "Timestamp stored in messages: producer's or broker's", validate: oneOf("CreateTime", "LogAppendTime")},
 	{Name: "message.timestamp.difference.max.ms", Type: TypeLong, Default: "9223372036854775807", ValidValues: "[0,...]", Doc: "Maximum allowed gap between message and broker time", Deprecated: "3.6", validate: atLeast(0)},
 	{Name: "message.timestamp.before.max.ms", Type: TypeLong, Default: "9223372036854775807", ValidValues: "[0,...]", Doc: "How far in the past a message timestamp may be", Since: "3.6", validate: atLeast(0)},

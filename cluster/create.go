@@ -79,6 +79,9 @@ func PlanTopic(s *Snapshot, req TopicRequest) (*TopicPlan, error) {
 			return nil, err
 		}
 		p.Brokers = brokers
+		if err := CheckPartitionCount(req.Partitions); err != nil {
+			return nil, err
+		}
 		opts := assign.Options{StartIndex: req.StartIndex, ReplicaShift: req.ReplicaShift, StartPartition: -1, Rand: req.Rand}
 		res, err := assign.Assign(brokers, req.Partitions, req.ReplicationFactor, opts)
 		if err != nil {
@@ -93,7 +96,51 @@ func PlanTopic(s *Snapshot, req TopicRequest) (*TopicPlan, error) {
 	p.ConfigJSON = EncodeEntityConfig(req.Config)
 	p.TopicPath = TopicPath(req.Name)
 	p.TopicJSON = EncodeTopicAssignment(NewTopicAssignment(p.Result.Assignment, req.TopicID))
+	if err := checkZnodeSize(req.Name, p.TopicJSON, len(p.Result.Assignment), len(p.Result.Assignment[0])); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// MaxZnodeData is the largest znode Kafka's brokers can read: ZooKeeper's
+// default jute.maxbuffer (1 MiB − 1), which its Java client also applies to
+// replies. A topic znode above it can be written to a server configured
+// with more, but no broker or controller could read it back.
+const MaxZnodeData = 0xfffff
+
+// topicIDRoom is what the controller adds to a topic znode (its topic id)
+// and the reply's framing: the assignment must leave room for both.
+const topicIDRoom = 64
+
+// MaxPartitions bounds a topic's partition count before anything is
+// computed: every partition takes at least 6 bytes of the topic znode
+// ("0":[1],), so more can never fit in MaxZnodeData.
+const MaxPartitions = MaxZnodeData / 6
+
+// CheckPartitionCount refuses a partition count no topic znode can hold,
+// before an assignment of that size is computed (Kafka would try, and run
+// out of memory or hang). ktopo's message, not Kafka's.
+func CheckPartitionCount(n int) error {
+	if n <= MaxPartitions {
+		return nil
+	}
+	return kafkaErr(ClassInvalidReplicaAssignment, fmt.Sprintf(
+		"%d partitions cannot fit in a topic znode: Kafka's ZooKeeper clients read at most %d bytes per znode (jute.maxbuffer), room for fewer than %d partitions",
+		n, MaxZnodeData, MaxPartitions))
+}
+
+// checkZnodeSize refuses an assignment whose topic znode would be too large
+// for Kafka to read. Kafka has no such check: its own tools keep retrying
+// a write ZooKeeper refuses, and hang. (ktopo's message, not Kafka's.)
+func checkZnodeSize(topic string, data []byte, partitions, rf int) error {
+	n := len(data) + topicIDRoom
+	if n <= MaxZnodeData {
+		return nil
+	}
+	fit := MaxZnodeData * partitions / n
+	return kafkaErr(ClassInvalidReplicaAssignment, fmt.Sprintf(
+		"Topic '%s' cannot be created: its assignment is %d bytes of JSON, and Kafka's ZooKeeper clients read at most %d bytes per znode (jute.maxbuffer); "+
+			"with replication factor %d about %d partitions fit", topic, len(data), MaxZnodeData-topicIDRoom, rf, fit))
 }
 
 // ZK is what topic creation and deletion need from a ZooKeeper session,

@@ -16,7 +16,8 @@ import (
 // replica is placed, in kafka-topics' order: the broker list for the rack
 // mode (Enforced with only some brokers in a rack fails with
 // MessageNotAllBrokersHaveRack), then AdminUtils' partitions > 0,
-// replication factor > 0 and replication factor ≤ registered brokers. It
+// replication factor > 0 and replication factor ≤ registered brokers, and
+// then ktopo's bound on what a topic znode can hold (CheckPartitionCount). It
 // does not compute the assignment, so a form can run it on every keystroke
 // whatever the partition count. Errors are *KafkaError.
 func CheckPlacement(s *Snapshot, partitions, rf int, mode RackAwareMode) error {
@@ -26,8 +27,10 @@ func CheckPlacement(s *Snapshot, partitions, rf int, mode RackAwareMode) error {
 	}
 	// One partition runs exactly the checks n partitions would (only
 	// n ≤ 0 depends on n, and min keeps it).
-	_, err = assign.Assign(brokers, min(partitions, 1), rf, assign.Fixed(0))
-	return asKafkaError(err)
+	if _, err = assign.Assign(brokers, min(partitions, 1), rf, assign.Fixed(0)); err != nil {
+		return asKafkaError(err)
+	}
+	return CheckPartitionCount(partitions)
 }
 
 // SamePlan reports whether two plans write exactly the same znodes with the

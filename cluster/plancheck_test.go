@@ -19,7 +19,8 @@ func TestCheckPlacement(t *testing.T) {
 		mode  RackAwareMode
 		want  string
 	}{
-		{100000, 3, RackAwareEnforced, ""},
+		{60000, 3, RackAwareEnforced, ""},
+		{200000, 1, RackAwareEnforced, "200000 partitions cannot fit in a topic znode: Kafka's ZooKeeper clients read at most 1048575 bytes per znode (jute.maxbuffer), room for fewer than 174762 partitions"},
 		{0, 3, RackAwareEnforced, "Number of partitions must be larger than 0."},
 		{-1, 0, RackAwareEnforced, "Number of partitions must be larger than 0."},
 		{1, 0, RackAwareEnforced, "Replication factor must be larger than 0."},
@@ -34,6 +35,12 @@ func TestCheckPlacement(t *testing.T) {
 		if fmt.Sprint(err) != fmt.Sprint(perr) {
 			t.Errorf("%d×%d: CheckPlacement %v, PlanTopic %v", tc.p, tc.rf, err, perr)
 		}
+	}
+	// The encoded assignment must fit too: 100,000 partitions of RF 3 pass
+	// the count bound but not the size.
+	_, err := PlanTopic(s, TopicRequest{Name: "x", Partitions: 100000, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: -1})
+	if want := "Topic 'x' cannot be created: its assignment is 1588962 bytes of JSON, and Kafka's ZooKeeper clients read at most 1048511 bytes per znode (jute.maxbuffer); with replication factor 3 about 65988 partitions fit"; fmt.Sprint(err) != want {
+		t.Errorf("100000×3: %v\nwant %s", err, want)
 	}
 	// A broker without a rack: Enforced fails as AdminZkClient does.
 	m.Apply([]NodeEvent{z.create(BrokerIDPath(4), brokerJSON(4, ""))}, false)

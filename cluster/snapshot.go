@@ -52,7 +52,20 @@ func (p *Partition) PreferredLeader() int {
 
 // UnderReplicated reports |ISR| < |replicas| (kafka-topics
 // --under-replicated-partitions; a partition without state has an empty ISR).
-func (p *Partition) UnderReplicated() bool { return len(p.ISR) < len(p.Replicas) }
+func (p *Partition) UnderReplicated() bool { return len(p.ISR) < p.ReplicationFactor() }
+
+// ReplicationFactor is the number of replicas, not counting those a
+// reassignment is adding (Kafka 3.x: describe, and the brokers'
+// UnderReplicatedPartitions; 2.8's ZooKeeper describe counted them).
+func (p *Partition) ReplicationFactor() int {
+	n := len(p.Replicas)
+	for _, r := range p.Adding {
+		if slices.Contains(p.Replicas, r) {
+			n--
+		}
+	}
+	return n
+}
 
 // UnderMinISR reports |ISR| < minISR.
 func (p *Partition) UnderMinISR(minISR int) bool { return len(p.ISR) < minISR }
@@ -71,7 +84,8 @@ func (p *Partition) Reassigning() bool { return len(p.Adding) > 0 || len(p.Remov
 // which brokers are live); Topic.Health has Offline = 0.
 type TopicHealth struct {
 	Partitions int
-	// UnderReplicated: |ISR| < |replicas|.
+	// UnderReplicated: |ISR| < the replication factor (replicas being
+	// added by a reassignment not counted).
 	UnderReplicated int
 	// Offline: no leader, or the leader is not a live broker.
 	Offline int
@@ -189,7 +203,7 @@ func (t *Topic) find(id int) (int, bool) {
 func (t *Topic) ReplicationFactor() int {
 	for i := range t.Partitions {
 		if t.Partitions[i].InAssignment {
-			return len(t.Partitions[i].Replicas)
+			return t.Partitions[i].ReplicationFactor()
 		}
 	}
 	return 0

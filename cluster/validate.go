@@ -17,6 +17,19 @@ const MaxTopicNameLength = 249
 // a topic to create has '.' or '_' in its name (spec §2.4).
 const CollisionWarning = "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. To avoid issues it is best to use either, but not both."
 
+// ConfigWarning returns what kafka-topics prints (a warning, not an error)
+// for valid configs it knows to be ignored, or "": setting
+// message.format.version (3.x wording; 2.x stops after "in the broker.").
+func ConfigWarning(config map[string]string) string {
+	v, ok := config["message.format.version"]
+	if !ok {
+		return ""
+	}
+	return "WARNING: The configuration message.format.version=" + v + " is specified. " +
+		"This configuration will be ignored if the version is newer than the inter.broker.protocol.version specified in the broker " +
+		"or if the inter.broker.protocol.version is 3.0 or newer. This configuration is deprecated and it will be removed in Apache Kafka 4.0."
+}
+
 // InternalTopics are Kafka's internal topics (Topic.isInternal, 3.9).
 var InternalTopics = []string{"__consumer_offsets", "__transaction_state", "__share_group_state"}
 

@@ -253,7 +253,7 @@ func (b *broker) ensureClusterID() error {
 	if !errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("read %s: %w", cluster.ClusterIDPath, err)
 	}
-	proposed := cluster.NewClusterID()
+	proposed := b.cl.newUUID().String() // cluster.NewClusterID, or from Config.Rand
 	err = b.createRecursive(cluster.ClusterIDPath, cluster.EncodeClusterID(proposed))
 	switch {
 	case err == nil:
@@ -573,7 +573,8 @@ func (b *broker) handleFetch(f fetchReq) (inSync bool) {
 
 // maybeExpandIsr is the leader's side of ISR expansion: a follower that has
 // been fetching for the catch-up delay is in sync, and the leader asks the
-// controller to add it (one follower per AlterPartition, as Kafka does).
+// controller to add it (one follower per AlterPartition, as Kafka does),
+// in the order of Kafka's ISR set (scalaSetAdd).
 func (b *broker) maybeExpandIsr(p tp) {
 	lp := b.parts[p]
 	if lp == nil || lp.leader != b.id || lp.inflight {
@@ -603,7 +604,7 @@ func (b *broker) maybeExpandIsr(p tp) {
 		}
 		return
 	}
-	isr := append(slices.Clone(lp.isr), best)
+	isr := scalaSetAdd(lp.isr, best)
 	proposed := leaderAndIsr{leader: b.id, leaderEpoch: lp.leaderEpoch, isr: isr, partitionEpoch: lp.partitionEpoch}
 	lp.inflight = true
 	lp.seq++

@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ktopo/ktopo/zkwatch"
 	"log/slog"
+	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // Config describes a sandbox cluster.
@@ -32,10 +37,16 @@ type Config struct {
 	// the controller to add it back to the ISR. 0 derives it from the pace:
 	// 300 ms + 3 × pace.
 	CatchUpDelay time.Duration
-	// AutoRebalanceInterval enables Kafka's automatic preferred leader
-	// election (auto.leader.rebalance.enable, imbalance > 10 %) checked
-	// every interval (first check after min(5 s, interval)); 0 disables it.
-	AutoRebalanceInterval time.Duration
+	// LeaderImbalanceCheckInterval is Kafka's
+	// leader.imbalance.check.interval.seconds: how often the active
+	// controller runs the automatic preferred leader election
+	// (auto.leader.rebalance.enable, on by default as in Kafka): a broker
+	// whose share of the partitions it prefers but does not lead is above
+	// 10 % gets them back. The first check comes 5 s after a controller
+	// takes over, as in Kafka. 0 means Kafka's 300 s.
+	LeaderImbalanceCheckInterval time.Duration
+	// NoAutoLeaderRebalance is auto.leader.rebalance.enable=false.
+	NoAutoLeaderRebalance bool
 	// SessionTimeout of each broker's ZooKeeper session; 0 means 18 s
 	// (Kafka's zookeeper.session.timeout.ms).
 	SessionTimeout time.Duration
@@ -44,6 +55,13 @@ type Config struct {
 	// Logger receives the brokers' and controllers' log lines (Kafka's
 	// wording); nil discards them.
 	Logger *slog.Logger
+	// Rand, when set, makes the sandbox's own random choices, so that one
+	// seed gives the same cluster on every run: the cluster id, and the
+	// demo topics' start indexes, replica shifts and topic ids (written
+	// with the topic, as a 2.8+ AdminZkClient does, instead of by the
+	// controller). Other topics still get random ids from the controller:
+	// Kafka tells a re-created topic by its new id. Nil draws at random.
+	Rand *rand.Rand
 }
 
 // Errors returned by Cluster.
@@ -69,12 +87,13 @@ type Cluster struct {
 	// ops serialises Kill/Restart/MoveController/Close.
 	ops sync.Mutex
 
-	// admin is a client session (not a broker's) for the demo topics and
-	// Status.
+	// admin is a client session (not a broker's) for the demo topics,
+	// Status and KillTogether.
 	admin *zkwatch.Conn
 
 	active    atomic.Pointer[controller]
 	clusterID atomic.Value // string
+	randMu    sync.Mutex   // guards cfg.Rand
 
 	pace        atomic.Int64
 	paceMu      sync.Mutex
@@ -95,7 +114,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, fmt.Errorf("sandbox: Brokers must be between 1 and 1000, not %d", cfg.Brokers)
 	case cfg.Racks < 0:
 		return nil, fmt.Errorf("sandbox: Racks must not be negative, not %d", cfg.Racks)
-	case cfg.Pace < 0 || cfg.CatchUpDelay < 0 || cfg.AutoRebalanceInterval < 0:
+	case cfg.Pace < 0 || cfg.CatchUpDelay < 0 || cfg.LeaderImbalanceCheckInterval < 0:
 		return nil, errors.New("sandbox: durations must not be negative")
 	}
 	if _, err := zkwatch.ParseConnectString(cfg.Connect); err != nil {
@@ -106,6 +125,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
+	}
+	if cfg.LeaderImbalanceCheckInterval == 0 {
+		cfg.LeaderImbalanceCheckInterval = 300 * time.Second
 	}
 	cl := &Cluster{cfg: cfg, log: cfg.Logger, brokers: map[int]*broker{}, racks: map[int]string{},
 		paceChanged: make(chan struct{})}
@@ -203,6 +225,72 @@ func (cl *Cluster) Kill(id int) error {
 	b.log.Info("killed")
 	b.kill()
 	return nil
+}
+
+// KillTogether crashes several brokers at once, as when a rack loses
+// power: their goroutines stop, then their registrations (and /controller,
+// if one of them was the controller) are deleted in one ZooKeeper
+// transaction, as when ZooKeeper expires their sessions in the same tick,
+// and their sessions are closed. The controller sees them all gone in one
+// broker change (Kafka's "deleted brokers: 2,5"), not one after the other
+// as with successive Kills.
+func (cl *Cluster) KillTogether(ids ...int) error {
+	cl.ops.Lock()
+	defer cl.ops.Unlock()
+	cl.mu.Lock()
+	if cl.closed {
+		cl.mu.Unlock()
+		return ErrClosed
+	}
+	var bs []*broker
+	for _, id := range ids {
+		b := cl.brokers[id]
+		switch {
+		case !cl.known(id):
+			cl.mu.Unlock()
+			return fmt.Errorf("sandbox: there is no broker %d (brokers are 1..%d)", id, cl.cfg.Brokers)
+		case b == nil || slices.Contains(bs, b):
+			cl.mu.Unlock()
+			return fmt.Errorf("sandbox: broker %d is not running", id)
+		}
+		bs = append(bs, b)
+	}
+	for _, b := range bs {
+		delete(cl.brokers, b.id)
+	}
+	cl.mu.Unlock()
+	sessions := map[int64]bool{}
+	for _, b := range bs {
+		b.log.Info("killed")
+		sessions[b.conn.SessionID()] = true
+		b.halt()
+	}
+	for _, b := range bs {
+		b.waitStopped(5 * time.Second)
+	}
+	// Their ephemeral znodes, in one multi.
+	var ops []any
+	if _, st, err := cl.admin.Get(cluster.ControllerPath); err == nil && sessions[st.EphemeralOwner] {
+		ops = append(ops, &zk.DeleteRequest{Path: cluster.ControllerPath, Version: -1})
+	}
+	for _, b := range bs {
+		p := cluster.BrokerIDPath(b.id)
+		if _, st, err := cl.admin.Get(p); err == nil && sessions[st.EphemeralOwner] {
+			ops = append(ops, &zk.DeleteRequest{Path: p, Version: -1})
+		}
+	}
+	var err error
+	if len(ops) > 0 {
+		if _, err = cl.admin.Multi(ops...); err != nil {
+			err = fmt.Errorf("sandbox: delete the registrations of brokers %v: %w", ids, err)
+		}
+	}
+	for _, b := range bs {
+		b.conn.Close()
+		b.wg.Wait()
+		b.cleanup()
+	}
+	return err
 }
 
 // Restart starts broker id again with a new session: it registers anew
@@ -425,6 +513,27 @@ func (cl *Cluster) isClosed() bool {
 }
 
 func (cl *Cluster) setClusterID(id string) { cl.clusterID.Store(id) }
+
+// newUUID draws a Kafka Uuid from Config.Rand, or at random without it.
+func (cl *Cluster) newUUID() cluster.UUID {
+	if cl.cfg.Rand == nil {
+		return cluster.NewTopicID()
+	}
+	cl.randMu.Lock()
+	defer cl.randMu.Unlock()
+	u, _ := cluster.NewTopicIDFrom(randReader{cl.cfg.Rand}) // a randReader never fails
+	return u
+}
+
+// randReader reads the bytes of a *rand.Rand's numbers.
+type randReader struct{ r *rand.Rand }
+
+func (rr randReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(rr.r.Uint64())
+	}
+	return len(p), nil
+}
 
 func (cl *Cluster) setActive(c *controller) { cl.active.Store(c) }
 

@@ -11,7 +11,8 @@ import (
 
 // controlHelp lists the control commands.
 const controlHelp = `commands:
-  kill <id>               crash broker <id> (its session closes at once)
+  kill <id> [<id>…]       crash broker <id> (its session closes at once); several
+                          ids crash together, as a lost rack (one broker change)
   restart <id>            start broker <id> again with a new session
   elect-preferred [topic] preferred leader election (all topics without a name)
   move-controller         the controller resigns; another broker takes over
@@ -76,6 +77,17 @@ func RunCommand(c *Cluster, line string) string {
 	case "help":
 		return controlHelp
 	case "kill":
+		if len(args) > 1 {
+			var ids []int
+			for _, a := range args {
+				id, err := strconv.Atoi(a)
+				if err != nil {
+					return answer("", fmt.Errorf("%s: broker id %q is not a number", cmd, a))
+				}
+				ids = append(ids, id)
+			}
+			return answer(fmt.Sprintf("brokers %s killed together", strings.Join(args, ", ")), c.KillTogether(ids...))
+		}
 		id, err := brokerID()
 		if err != nil {
 			return answer("", err)

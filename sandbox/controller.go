@@ -668,11 +668,16 @@ func (c *controller) onControllerFailover() error {
 	if _, err := c.onReplicaElection(pending, zkTriggered); err != nil {
 		return err
 	}
-	if d := c.b.cl.cfg.AutoRebalanceInterval; d > 0 {
-		c.schedule(min(5*time.Second, d), &evAutoPreferredReplicaLeaderElection{term: c.term})
+	if !c.b.cl.cfg.NoAutoLeaderRebalance {
+		c.schedule(firstLeaderImbalanceCheck, &evAutoPreferredReplicaLeaderElection{term: c.term})
 	}
 	return nil
 }
+
+// firstLeaderImbalanceCheck is when a new controller first checks the
+// leader balance (Kafka's scheduleAutoLeaderRebalanceTask(delay = 5 s) at
+// the end of onControllerFailover, whatever the interval).
+const firstLeaderImbalanceCheck = 5 * time.Second
 
 // maybeSetupFeatureVersioning is enableFeatureVersioning for IBP ≥ 3.3:
 // /feature is created as {"version":2,"status":1,"features":{}} (enabled,

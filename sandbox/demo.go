@@ -34,8 +34,9 @@ func DemoTopics() []DemoTopic {
 // ktopo's own creation pipeline (cluster.PlanTopic and cluster.CreateTopic,
 // as "ktopo topics create" does): Kafka's rack-aware assignment with a
 // random start on the registered brokers sorted by id, the config and topic
-// znodes in one multi, no topic id (the controller adds one), from the
-// cluster's client session (not a broker's).
+// znodes in one multi, no topic id (the controller adds one; with
+// Config.Rand the topic id is drawn here and written with the topic), from
+// the cluster's client session (not a broker's).
 func (cl *Cluster) createDemoTopics(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, cl.cfg.ConnectTimeout)
 	defer cancel()
@@ -47,8 +48,17 @@ func (cl *Cluster) createDemoTopics(ctx context.Context) error {
 			return fmt.Errorf("sandbox: read the cluster: %w", err)
 		}
 		rf := min(t.ReplicationFactor, len(snap.RegisteredBrokers()))
-		plan, err := cluster.PlanTopic(snap, cluster.TopicRequest{Name: t.Name, Partitions: t.Partitions,
-			ReplicationFactor: rf, Config: t.Config, RackAware: cluster.RackAwareEnforced, StartIndex: -1, ReplicaShift: -1})
+		req := cluster.TopicRequest{Name: t.Name, Partitions: t.Partitions,
+			ReplicationFactor: rf, Config: t.Config, RackAware: cluster.RackAwareEnforced, StartIndex: -1, ReplicaShift: -1}
+		if cl.cfg.Rand != nil {
+			req.TopicID = cl.newUUID().String()
+			cl.randMu.Lock()
+			req.Rand = cl.cfg.Rand
+		}
+		plan, err := cluster.PlanTopic(snap, req)
+		if cl.cfg.Rand != nil {
+			cl.randMu.Unlock()
+		}
 		if cluster.ErrorClass(err) == cluster.ClassTopicExists {
 			cl.log.Info(fmt.Sprintf("demo topic %s already exists", t.Name))
 			continue

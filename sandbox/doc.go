@@ -6,8 +6,10 @@
 // The sandbox is a ZooKeeper client like any other and makes exactly the
 // ZooKeeper writes Kafka's brokers and controller make (spec
 // docs/spec/kafka-zk.md §1.2–1.5, §4, §5): the same znodes, the same
-// JSON (through the cluster package's encoders) and the same version
-// semantics. Section numbers in comments refer to that spec.
+// JSON values (through the cluster package's encoders) and the same
+// version semantics. Section numbers in comments refer to that spec. A test in
+// internal/fidelity runs one scenario on the sandbox and on a real Kafka 3.9
+// and compares the two trees; docs/sandbox-fidelity.md lists what differs.
 //
 // # What is emulated
 //
@@ -55,7 +57,11 @@
 //     one registers.
 //   - Broker failure, bounce and return (§4.7, §5.3, §5.4) in Kafka's order
 //     (OfflinePartition, Offline election, OfflineReplica remove-from-ISR);
-//     the ISR is never emptied; unclean election only when the topic's
+//     the ISR is never emptied; replicas of several brokers going offline
+//     in one event (brokers lost together, a failover, a deletion) leave
+//     the ISRs broker by broker in Scala 2.13's HashMap order of the ids
+//     (5, 1, 6, 2, 3, 4 for 1..6), which decides the member an ISR keeps
+//     last, as on a real Kafka 3.9; unclean election only when the topic's
 //     unclean.leader.election.enable is true (then
 //     "leader_recovery_state":1).
 //   - ISR expansion through AlterPartition (IBP ≥ 2.7-IV2, §4.9): a
@@ -71,11 +77,16 @@
 //     isr_change_notification nodes are written; the controller still
 //     watches /isr_change_notification and handles and deletes children
 //     that someone else writes. A leader adds one follower per
-//     AlterPartition and appends it to the ISR (what Kafka's ordered small
-//     sets do for replication factors up to 4).
+//     AlterPartition, in the order of Kafka's ISR set: appended up to four
+//     members, in Scala's hash order from five on ([1,2,4,5] plus 3 is
+//     [5,1,2,3,4], as on a real Kafka 3.9).
 //   - Preferred leader election (§4.11) on request (ElectPreferred, as the
-//     Admin API), from /admin/preferred_replica_election, and optional auto
-//     rebalance (imbalance > 10 %).
+//     Admin API), from /admin/preferred_replica_election, and the automatic
+//     rebalance, on by default as in Kafka (auto.leader.rebalance.enable):
+//     every Config.LeaderImbalanceCheckInterval (300 s by default; the first
+//     check 5 s after a controller takes over), a broker whose share of the
+//     partitions it prefers but does not lead is above 10 % gets back those
+//     whose preferred replica is live and in the ISR.
 //   - Topic deletion (§4.12, §5.6) from /admin/delete_topics, also while a
 //     replica's broker is down (the topic stays marked and deletion resumes
 //     when the broker returns): remove-from-ISR writes, then the topic
@@ -87,7 +98,9 @@
 // rack-aware assignment and a random start on the brokers sorted by id,
 // cluster.CreateTopic writing the config and topic znodes in one multi,
 // without topic id), so the controller's first write for each is the
-// topic_id setData.
+// topic_id setData. With Config.Rand (ktopo --seed) the cluster id and
+// the demo topics' placements and ids come from it, the ids written with
+// the topic as a 2.8+ AdminZkClient does: one seed, the same cluster.
 //
 // # Batching and pace
 //
@@ -109,7 +122,9 @@
 //   - No reassignment: /admin/reassign_partitions is watched but only
 //     logged and left untouched; API reassignments do not exist.
 //   - No controlled shutdown: Kill is a crash whose session has already
-//     expired; Close closes the sessions without any further write.
+//     expired (KillTogether: several, their registrations gone in one
+//     transaction, as sessions ZooKeeper expires in the same tick); Close
+//     closes the sessions without any further write.
 //   - Brokers keep no metadata cache: UpdateMetadata is not simulated, and
 //     LeaderAndIsr/StopReplica are in-process messages. StopReplica
 //     responses always succeed. Log directories never fail
@@ -118,9 +133,11 @@
 //     controller removes dead replicas.
 //   - A broker that crashes keeps its state until it is restarted; a
 //     restart is a new incarnation with an empty replica manager.
-//   - Broker znodes and /feature advertise no features ("features":{}),
-//     where a real 3.x cluster advertises and finalizes e.g.
-//     metadata.version.
+//   - JSON member order: the sandbox writes znodes through ktopo's
+//     encoders, Kafka most of them from Scala hash maps, so broker
+//     registrations (Kafka puts rack before jmx_port), the controller's
+//     topic znode rewrite and /feature list the same members in another
+//     order. State znodes are byte for byte Kafka's.
 //   - delete.topic.enable is always true; unclean.leader.election.enable
 //     is read per topic at election time (a config change alone does not
 //     trigger an election).
@@ -132,8 +149,6 @@
 //     partition as PREFERRED_LEADER_NOT_AVAILABLE and elects the others.
 //   - Forgetting a topic whose znode was deleted by hand also forgets its
 //     partition and replica states (Kafka keeps them as stale entries).
-//   - Kafka's ordered small sets append a follower added to the ISR; for
-//     replication factors above 4 Kafka's hash-set order may differ.
 //
 // # Use
 //

@@ -625,7 +625,8 @@ func (c *controller) processAutoPreferredReplicaLeaderElection(e *evAutoPreferre
 	if !c.isActive() || e.term != c.term {
 		return nil
 	}
-	defer c.schedule(c.b.cl.cfg.AutoRebalanceInterval, &evAutoPreferredReplicaLeaderElection{term: c.term})
+	defer c.schedule(c.b.cl.cfg.LeaderImbalanceCheckInterval, &evAutoPreferredReplicaLeaderElection{term: c.term})
+	c.log.Info("Processing automatic preferred replica leader election")
 	byPreferred := map[int][]tp{}
 	for _, p := range c.cc.allPartitions() {
 		if c.cc.isTopicQueuedUpForDeletion(p.topic) {
@@ -635,7 +636,11 @@ func (c *controller) processAutoPreferredReplicaLeaderElection(e *evAutoPreferre
 			byPreferred[r[0]] = append(byPreferred[r[0]], p)
 		}
 	}
-	for _, b := range sortedInts(byPreferred) {
+	brokers := make([]int, 0, len(byPreferred))
+	for b := range byPreferred {
+		brokers = append(brokers, b)
+	}
+	for _, b := range scalaHashMapOrder(brokers) {
 		ps := byPreferred[b]
 		var notPreferred []tp
 		for _, p := range ps {

@@ -50,11 +50,16 @@ type env struct {
 	logs    *logBuffer
 }
 
-// newEnv starts a sandbox (pace 0) on a fresh chroot.
+// newEnv starts a sandbox (pace 0) on a fresh chroot. The automatic
+// leader rebalance is off unless the test sets its interval: a check 5 s
+// after the failover would move leaders back behind the tests' backs.
 func newEnv(t testing.TB, cfg Config) *env {
 	t.Helper()
 	if cfg.Connect == "" {
 		cfg.Connect = zktest.Chroot(t)
+	}
+	if cfg.LeaderImbalanceCheckInterval == 0 {
+		cfg.NoAutoLeaderRebalance = true
 	}
 	logs := &logBuffer{}
 	if cfg.Logger == nil {

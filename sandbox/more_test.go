@@ -57,15 +57,37 @@ func TestDemoTopics(t *testing.T) {
 }
 
 // TestAutoRebalance: with auto.leader.rebalance enabled, leadership goes
-// back to the preferred replica once it is in sync.
+// back to the preferred replica once it is in sync (the first check 5 s
+// after the failover, then every interval), but only when the broker
+// leads less than 90 % of the partitions it prefers: 1 of 10 elsewhere is
+// no imbalance.
 func TestAutoRebalance(t *testing.T) {
-	e := newEnv(t, Config{Brokers: 3, AutoRebalanceInterval: 100 * time.Millisecond})
+	e := newEnv(t, Config{Brokers: 3, LeaderImbalanceCheckInterval: 100 * time.Millisecond})
 	e.createTopic("t", map[int][]int{0: {2, 3}, 1: {3, 2}}, nil)
+	solo := map[int][]int{}
+	for p := range 9 {
+		solo[p] = []int{3}
+	}
+	e.createTopic("solo", solo, nil)
 	e.waitStates("t", map[int]*st{0: s(2, 0, 1, 0, 2, 3), 1: s(3, 0, 1, 0, 3, 2)})
 	e.kill(2)
 	e.waitStates("t", map[int]*st{0: s(3, 1, 1, 1, 3), 1: s(3, 1, 1, 1, 3)})
 	e.restart(2)
 	e.waitStates("t", map[int]*st{0: s(2, 2, 1, 3, 3, 2), 1: s(3, 1, 1, 2, 3, 2)})
+
+	// Broker 3 prefers t-1 and the nine solo partitions; back, it leads
+	// the nine at once and t-1 stays with 2: 10 % is not above 10 %.
+	e.kill(3)
+	e.waitStates("t", map[int]*st{0: s(2, 3, 1, 4, 2), 1: s(2, 2, 1, 3, 2)})
+	e.restart(3)
+	e.waitStates("t", map[int]*st{0: s(2, 3, 1, 5, 2, 3), 1: s(2, 2, 1, 4, 2, 3)})
+	const check = "Processing automatic preferred replica leader election"
+	checks := strings.Count(e.logs.String(), check)
+	waitFor(t, "two more rebalance checks", func() (bool, string) {
+		n := strings.Count(e.logs.String(), check)
+		return n >= checks+2, fmt.Sprint(n, " checks")
+	})
+	e.waitStates("t", map[int]*st{0: s(2, 3, 1, 5, 2, 3), 1: s(2, 2, 1, 4, 2, 3)})
 }
 
 // TestChurn kills and restarts random brokers (the controller included)

@@ -37,8 +37,9 @@ func (c *controller) rsmStartup() error {
 }
 
 // rsmHandleStateChanges is ReplicaStateMachine.handleStateChanges: the
-// replicas are handled grouped by broker (in id order), invalid
-// transitions logged and skipped, requests sent at the end.
+// replicas are handled grouped by broker, in the iteration order of the
+// Scala map Kafka groups them into (scalaHashMapOrder, not id order),
+// invalid transitions logged and skipped, requests sent at the end.
 func (c *controller) rsmHandleStateChanges(rs []replicaKey, target replicaState) error {
 	if len(rs) == 0 {
 		return nil
@@ -47,7 +48,11 @@ func (c *controller) rsmHandleStateChanges(rs []replicaKey, target replicaState)
 	for _, r := range rs {
 		byBroker[r.replica] = append(byBroker[r.replica], r)
 	}
-	for _, id := range sortedInts(byBroker) {
+	ids := make([]int, 0, len(byBroker))
+	for id := range byBroker {
+		ids = append(ids, id)
+	}
+	for _, id := range scalaHashMapOrder(ids) {
 		if err := c.rsmDoHandleStateChanges(id, byBroker[id], target); err != nil {
 			c.batch = newRequestBatch()
 			return err

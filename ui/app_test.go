@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -17,8 +20,9 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/topic"
-	"github.com/ktopo/ktopo/ui/screens/tree"
+	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -49,22 +53,29 @@ func (s *fakeSource) CloseSubtree(p string) error {
 	return nil
 }
 
-// fakeBrowser answers probes with fixed listings.
-type fakeBrowser struct{}
+// fakeBrowser answers probes with fixed listings. The first fired
+// listings of / come with a watch that has fired already, as if / changed
+// at once.
+type fakeBrowser struct{ fired atomic.Int32 }
 
-func (fakeBrowser) ChildrenW(p string) ([]string, *zk.Stat, <-chan zk.Event, error) {
+func (b *fakeBrowser) ChildrenW(p string) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	if p == "/" {
-		return []string{"admin", "brokers", "cluster", "config", "controller", "controller_epoch", "zookeeper"}, &zk.Stat{NumChildren: 7}, make(chan zk.Event), nil
+		w := make(chan zk.Event, 1)
+		if b.fired.Add(-1) >= 0 {
+			w <- zk.Event{Type: zk.EventNodeChildrenChanged, Path: "/"}
+		}
+		return []string{"admin", "brokers", "cluster", "config", "controller", "controller_epoch", "zookeeper"}, &zk.Stat{NumChildren: 7}, w, nil
 	}
 	return nil, nil, nil, zk.ErrNoNode
 }
-func (fakeBrowser) Get(p string) ([]byte, *zk.Stat, error) { return nil, &zk.Stat{}, nil }
+func (b *fakeBrowser) Get(p string) ([]byte, *zk.Stat, error) { return nil, &zk.Stat{}, nil }
 
 // fakeSandbox records actions.
 type fakeSandbox struct {
 	mu      sync.Mutex
 	actions []string
 	running map[int]bool
+	pace    time.Duration
 }
 
 func (f *fakeSandbox) log(s string) { f.mu.Lock(); f.actions = append(f.actions, s); f.mu.Unlock() }
@@ -81,6 +92,13 @@ func (f *fakeSandbox) ElectPreferred(t string) (string, error) {
 	return "3 elected", nil
 }
 func (f *fakeSandbox) MoveController() error { f.log("move"); return errors.New("no other broker") }
+func (f *fakeSandbox) SetPace(d time.Duration) {
+	f.log("pace " + d.String())
+	f.mu.Lock()
+	f.pace = d
+	f.mu.Unlock()
+}
+func (f *fakeSandbox) Pace() time.Duration { f.mu.Lock(); defer f.mu.Unlock(); return f.pace }
 func (f *fakeSandbox) Running(id int) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -90,7 +108,7 @@ func (f *fakeSandbox) Running(id int) bool {
 func newApp(t testing.TB, mode Mode) (*App, *fakeSource, *fakeSandbox) {
 	src := newSource()
 	sb := &fakeSandbox{running: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
-	cfg := Config{Source: src, Browser: fakeBrowser{}, Connect: "zk1:2181/kafka", Mode: mode,
+	cfg := Config{Source: src, Browser: &fakeBrowser{}, Connect: "zk1:2181/kafka", Mode: mode,
 		Now: func() time.Time { return t0 }, Location: time.UTC}
 	if mode == ModeSandbox {
 		cfg.Sandbox = sb
@@ -173,8 +191,8 @@ func TestNavigation(t *testing.T) {
 	a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(a, fixture.Small())
 	press(a, "2")
-	if a.Active() != TabTopics {
-		t.Fatalf("2: tab %d", a.Active())
+	if a.Active() != "topics" {
+		t.Fatalf("2: tab %s", a.Active())
 	}
 	press(a, "j", "j", "enter") // clicks
 	tp, ok := a.Focused().(*topic.Model)
@@ -182,7 +200,7 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("enter opens the topic: %T", a.Focused())
 	}
 	press(a, "esc")
-	if len(a.Stack()) != 0 || a.Active() != TabTopics {
+	if len(a.Stack()) != 0 || a.Active() != "topics" {
 		t.Fatal("esc goes back to the list")
 	}
 	press(a, "/", "q") // q is text while filtering, not quit
@@ -190,8 +208,8 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("filter q: %v", rows)
 	}
 	press(a, "esc", "esc")
-	if a.Active() != TabOverview {
-		t.Fatalf("esc from a tab goes to the overview: %d", a.Active())
+	if a.Active() != "overview" {
+		t.Fatalf("esc from a tab goes to the overview: %s", a.Active())
 	}
 	press(a, "enter")
 	if b, ok := a.Focused().(interface{ ID() int }); !ok || b.ID() != 1 {
@@ -202,7 +220,7 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("enter on a broker's partition opens it: %T", a.Focused())
 	}
 	press(a, "4")
-	if len(a.Stack()) != 0 || a.Active() != TabEvents {
+	if len(a.Stack()) != 0 || a.Active() != "events" {
 		t.Fatal("a tab key clears the stack")
 	}
 	press(a, "?")
@@ -221,15 +239,15 @@ func TestCommandLine(t *testing.T) {
 	load(a, fixture.Small())
 	for _, tc := range []struct {
 		line string
-		tab  int
-	}{{"topics", TabTopics}, {"tree", TabTree}, {"e", TabEvents}, {"overview", TabOverview}} {
+		tab  string
+	}{{"topics", "topics"}, {"tree", "tree"}, {"e", "events"}, {"overview", "overview"}} {
 		press(a, ":")
 		for _, r := range tc.line {
 			press(a, string(r))
 		}
 		press(a, "enter")
 		if a.Active() != tc.tab {
-			t.Fatalf(":%s → tab %d", tc.line, a.Active())
+			t.Fatalf(":%s → tab %s", tc.line, a.Active())
 		}
 	}
 	press(a, ":", "t", "o", "p", "i", "c", "space", "o", "r", "d", "e", "r", "s", "enter")
@@ -311,15 +329,40 @@ func TestSandboxActions(t *testing.T) {
 	}
 }
 
+// TestPaceInKeyOrder: quick presses of the wizard's pace key reach the
+// sandbox in the order they were made (the shell sets the pace in the
+// Update that handled the key).
+func TestPaceInKeyOrder(t *testing.T) {
+	sb := &fakeSandbox{running: map[int]bool{}}
+	a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
+		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+	a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	load(a, wizardSpec())
+	press(a, "c", "p", "a", "y", "enter", "enter", "y")
+	if w := wizard(a); w == nil || w.Stage() != "progress" {
+		t.Fatalf("the wizard is not creating: %v", w)
+	}
+	press(a, "p", "p", "p", "p", "p")
+	want := []string{"pace 250ms", "pace 1s", "pace 3s", "pace 0s", "pace 250ms"}
+	if !slices.Equal(sb.actions, want) {
+		t.Fatalf("paces %v, want %v", sb.actions, want)
+	}
+	if s, _ := a.Status(); s != "Sandbox pace: 250ms per controller step." {
+		t.Fatalf("status %q", s)
+	}
+}
+
 func TestTreeRequests(t *testing.T) {
-	a, src, _ := newApp(t, ModeLive)
+	src := newSource()
+	br := &fakeBrowser{}
+	br.fired.Store(1) // the first listing of / is re-probed while visible
+	a := New(Config{Source: src, Browser: br, Connect: "zk1:2181/kafka", Mode: ModeLive, Now: func() time.Time { return t0 }, Location: time.UTC})
 	a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(a, fixture.Small())
 	press(a, "3")
 	if !slices.Contains(a.Tree().Rows(), "/zookeeper") {
 		t.Fatalf("the root probe lists /zookeeper: %v", a.Tree().Rows())
 	}
-	run(a, tree.ProbeMsg{Path: "/"}) // re-probe while visible
 	i := slices.Index(a.Tree().Rows(), "/zookeeper")
 	for range i {
 		press(a, "j")
@@ -403,16 +446,33 @@ func TestNoColor(t *testing.T) {
 // frameProbe asks the program filter to record the frame count.
 type frameProbe struct{}
 
+// framed counts the App's frames: the renderer's View calls.
+type framed struct {
+	*App
+	frames atomic.Int64
+}
+
+func (f *framed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := f.App.Update(msg)
+	return f, cmd
+}
+
+func (f *framed) View() tea.View {
+	f.frames.Add(1)
+	return f.App.View()
+}
+
 // TestIdleRendersNothing: with nothing animating the App schedules no
 // ticks, so Bubble Tea renders no frames while the cluster is quiet.
 func TestIdleRendersNothing(t *testing.T) {
-	a, src, _ := newApp(t, ModeLive)
+	app, src, _ := newApp(t, ModeLive)
+	a := &framed{App: app}
 	var mu sync.Mutex
-	var frames []int
+	var frames []int64
 	filter := func(m tea.Model, msg tea.Msg) tea.Msg {
 		if _, ok := msg.(frameProbe); ok {
 			mu.Lock()
-			frames = append(frames, m.(*App).Frames)
+			frames = append(frames, m.(*framed).frames.Load())
 			mu.Unlock()
 		}
 		return msg
@@ -436,4 +496,93 @@ func TestIdleRendersNothing(t *testing.T) {
 		t.Fatalf("frames during 1.5 idle seconds: %v", frames)
 	}
 	t.Logf("frames at idle over 1.5 s: %d", frames[1]-frames[0])
+}
+
+// fakeTask is a background task whose state the test sets.
+type fakeTask struct {
+	line  string
+	state nav.TaskState
+}
+
+func (f *fakeTask) ShortHelp() []key.Binding              { return nil }
+func (f *fakeTask) FullHelp() [][]key.Binding             { return nil }
+func (f *fakeTask) Title() string                         { return "task" }
+func (f *fakeTask) Update(tea.Msg) (tea.Cmd, nav.Request) { return nil, nil }
+func (f *fakeTask) View() string                          { return "" }
+func (f *fakeTask) SetSize(int, int)                      {}
+func (f *fakeTask) SetStyles(theme.Styles)                {}
+func (f *fakeTask) Detach() bool                          { return true }
+func (f *fakeTask) TaskStatus() (string, nav.TaskState)   { return f.line, f.state }
+
+// TestTaskOutcome: a background task's outcome is shown as an error when
+// its state says it failed, whatever its words.
+func TestTaskOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		state  nav.TaskState
+		line   string
+		kept   bool
+		errOut bool
+	}{
+		{nav.TaskRunning, "working", true, false},
+		{nav.TaskDone, "Topic t created, no partition failed", false, false},
+		{nav.TaskFailed, "Topic t: the cluster refused it", false, true},
+	} {
+		a, _, _ := newApp(t, ModeLive)
+		a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		task := &fakeTask{line: "working", state: nav.TaskRunning}
+		a.push(task)
+		a.pop()
+		if len(a.Tasks()) != 1 {
+			t.Fatal("a detached task goes to the background")
+		}
+		task.line, task.state = tc.line, tc.state
+		a.finishTasks()
+		s, isErr := a.Status()
+		if kept := len(a.Tasks()) == 1; kept != tc.kept || (!tc.kept && (s != tc.line || isErr != tc.errOut)) {
+			t.Fatalf("%v: kept %v, status %q error %v", tc.state, kept, s, isErr)
+		}
+	}
+}
+
+// plainScreen is the least a screen is.
+type plainScreen struct{ w, h int }
+
+func (p *plainScreen) ShortHelp() []key.Binding              { return nil }
+func (p *plainScreen) FullHelp() [][]key.Binding             { return nil }
+func (p *plainScreen) Title() string                         { return "Brokers" }
+func (p *plainScreen) Update(tea.Msg) (tea.Cmd, nav.Request) { return nil, nil }
+func (p *plainScreen) View() string                          { return "the brokers screen" }
+func (p *plainScreen) SetSize(w, h int)                      { p.w, p.h = w, h }
+func (p *plainScreen) SetStyles(theme.Styles)                {}
+
+// TestNewTabIsOneRow: a row added to the tab table is a tab everywhere:
+// the header, its number key, its `:` commands and their completion, the
+// "unknown command" hint, the help page and its legend.
+func TestNewTabIsOneRow(t *testing.T) {
+	a, _, _ := newApp(t, ModeLive)
+	a.setTabs(append(a.newTabs(), tab{screen: &plainScreen{}, label: "Brokers", keyHelp: "broker list", commands: []string{"brokers-list", "bl"}, about: "every broker"}))
+	a.update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	load(a, fixture.Small())
+	if !strings.Contains(strings.Split(screen(a), "\n")[0], " 5 Brokers ") {
+		t.Fatalf("header:\n%s", screen(a))
+	}
+	press(a, "5")
+	if a.Active() != "brokers-list" || !strings.Contains(screen(a), "the brokers screen") {
+		t.Fatalf("5: %s\n%s", a.Active(), screen(a))
+	}
+	press(a, "1", ":", "b", "l", "enter")
+	if a.Active() != "brokers-list" {
+		t.Fatalf(":bl: %s", a.Active())
+	}
+	if !slices.Contains(a.commandNames(), "brokers-list") {
+		t.Fatalf("completion %v", a.commandNames())
+	}
+	press(a, ":", "x", "enter")
+	if s, _ := a.Status(); !strings.Contains(s, ":brokers-list") {
+		t.Fatalf("unknown: %q", s)
+	}
+	press(a, "?")
+	if out := screen(a); !strings.Contains(out, "5 broker list") || !strings.Contains(out, ":brokers-list") {
+		t.Fatalf("help:\n%s", out)
+	}
 }

@@ -98,7 +98,7 @@ func waitApp(t *testing.T, tm *teatest.TestModel, what string, cond func(*App) b
 
 // wizard returns the creation wizard, on the stack or in the background.
 func wizard(a *App) *create.Model {
-	for _, s := range append(slices.Clone(a.stack), a.tasks...) {
+	for _, s := range a.allScreens() {
 		if w, ok := s.(*create.Model); ok {
 			return w
 		}

@@ -59,8 +59,8 @@ func TestFlowStartAndSwitch(t *testing.T) {
 	waitOut(t, tm, "following")
 	send(tm, "1")
 	fm := final(t, tm)
-	if fm.Active() != TabOverview {
-		t.Fatalf("tab %d", fm.Active())
+	if fm.Active() != "overview" {
+		t.Fatalf("tab %s", fm.Active())
 	}
 	golden.RequireEqual(t, ansi.Strip(fm.View().Content))
 }

@@ -7,17 +7,16 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/ktopo/ktopo/ui/internal/rows"
-	"github.com/ktopo/ktopo/zkwatch"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 )
 
-// View implements tea.Model.
+// View implements tea.Model. It only draws: what it shows was computed in
+// Update (the one write is the debug timings, when KTOPO_DEBUG is set).
 func (a *App) View() tea.View {
 	var start time.Time
 	if a.cfg.Debug {
 		start = time.Now()
 	}
-	a.Frames++
 	v := tea.NewView(a.render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
@@ -53,7 +52,7 @@ func (a *App) render() string {
 	b.WriteString(a.header())
 	b.WriteByte('\n')
 	if ban := a.banner(); ban != "" {
-		b.WriteString(a.st.Banner.S(rows.Fit(" ⚠ "+ban, a.w)))
+		b.WriteString(a.st.Banner.S(cell.Fit(" ⚠ "+ban, a.w)))
 		b.WriteByte('\n')
 	}
 	ch := a.contentHeight()
@@ -85,9 +84,11 @@ func (a *App) badge() (string, int) {
 			text += " PRODUCTION"
 		}
 	}
-	return style.Render(text), rows.Width(text) + 2
+	return style.Render(text), cell.Width(text) + 2
 }
 
+// header is the first line: the tabs (with their number keys), the
+// pushed screens' titles and the mode badge.
 func (a *App) header() string {
 	st := a.st
 	var b strings.Builder
@@ -95,114 +96,37 @@ func (a *App) header() string {
 	put := func(s string, n int) { b.WriteString(s); w += n }
 	put(st.Accent.S(" ktopo "), 7)
 	put(st.Subtle.S("│"), 1)
-	names := [tabCount]string{"Overview", "Topics", "Tree", "Events"}
-	for i, n := range names {
-		label := " " + itoa(i+1) + " " + n + " "
-		if i == a.active && len(a.stack) == 0 {
-			put(st.TabActive.S(label), len(label))
-		} else if i == a.active {
-			put(st.Bold.S(label), len(label))
-		} else {
-			put(st.TabInactive.S(label), len(label))
+	for i, t := range a.tabs {
+		label := " " + t.key.Help().Key + " " + t.label + " "
+		n := cell.Width(label)
+		switch {
+		case i == a.active && len(a.stack) == 0:
+			put(st.TabActive.S(label), n)
+		case i == a.active:
+			put(st.Bold.S(label), n)
+		default:
+			put(st.TabInactive.S(label), n)
 		}
 	}
 	badge, bw := a.badge()
 	for _, s := range a.stack {
 		t := " › " + s.Title() + " "
-		if room := a.w - w - bw - 1; rows.Width(t) > room {
-			t = rows.Fit(t, max(room, 0))
+		if room := a.w - w - bw - 1; cell.Width(t) > room {
+			t = cell.Fit(t, max(room, 0))
 		}
-		put(st.TabActive.S(t), rows.Width(t))
+		put(st.TabActive.S(t), cell.Width(t))
 	}
 	if gap := a.w - w - bw; gap >= 1 {
-		return b.String() + rows.Spaces(gap) + badge
+		return b.String() + cell.Spaces(gap) + badge
 	}
-	return rows.Clip(b.String(), a.w)
+	return cell.Clip(b.String(), a.w)
 }
 
-func (a *App) statusBar() string {
-	st := a.st
-	if a.cmdOpen {
-		return rows.Clip(a.cmd.View(), a.w)
-	}
-	// right: connection and mirror counters
-	dot, word := st.Online.S("●"), "connected"
-	switch {
-	case a.closed:
-		dot, word = st.Danger.S("●"), "closed"
-	case !a.haveState:
-		dot, word = st.Warning.S("○"), "connecting"
-	case a.resyncing:
-		dot, word = st.Warning.S("●"), "resyncing"
-	case a.state != zkwatch.StateConnected:
-		dot, word = st.Danger.S("●"), a.state.String()
-	case !a.loaded:
-		dot, word = st.Warning.S("●"), "loading"
-	}
-	right := " " + word + " · " + rows.Count(a.stats.Nodes) + " znodes · " + rows.Count(a.stats.Watches) + " watches "
-	rw := rows.Width(right) + 1
-	rightS := dot + st.Muted.S(right)
-	lw := max(a.w-rw, 0)
-	var left string
-	task := ""
-	for _, s := range a.tasks {
-		if line, _ := s.(Task).TaskStatus(); line != "" {
-			task = line
-			break
-		}
-	}
-	if a.status == "" && task != "" {
-		left = st.Accent.S(rows.Fit(" ⟳ "+task, lw))
-	} else if a.status != "" {
-		ink := st.Text
-		if a.statusErr {
-			ink = st.Error
-		}
-		left = ink.S(rows.Fit(" "+a.status, lw))
-	} else {
-		// "? help" first: on a narrow terminal the rest is cut. While a
-		// text field has the keys, ? : and q are text: name the keys that
-		// still act.
-		g := &a.km.Global
-		bs := append([]key.Binding{g.Help}, a.Focused().ShortHelp()...)
-		bs = append(bs, g.Command, g.Back, g.Quit)
-		if c, ok := a.Focused().(Capturer); ok && c.Capturing() {
-			bs = append([]key.Binding{g.FieldHelp}, a.Focused().ShortHelp()...)
-			bs = append(bs, g.Back, g.FieldQuit)
-		}
-		a.help.SetWidth(lw - 1)
-		h := " " + a.help.ShortHelpView(enabled(bs))
-		if hw := rows.Width(stripANSI(h)); hw > lw-1 {
-			left = rows.PadStyled(rows.Clip(h, lw-1), lw-1, lw)
-		} else {
-			left = rows.PadStyled(h, hw, lw)
-		}
-	}
-	if lw == 0 {
-		return rows.Clip(rightS, a.w)
-	}
-	return left + rightS
-}
-
-func enabled(bs []key.Binding) []key.Binding {
-	out := bs[:0:0]
-	for _, b := range bs {
-		if b.Enabled() {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
-// helpView is the full help: the focused screen's keys, then the global
-// ones, then a legend.
+// helpView is the full help: the focused screen's keys, then the tabs'
+// and the global ones, then a legend.
 func (a *App) helpView(h int) string {
 	st := a.st
-	g := a.km.Global
-	groups := append(a.Focused().FullHelp(),
-		[]key.Binding{g.Overview, g.Topics, g.Tree, g.Events, g.Create},
-		[]key.Binding{g.Command, g.Help, g.Back, g.Quit})
-	a.help.SetWidth(a.w - 2)
+	groups := a.helpGroups()
 	lines := []string{
 		" " + st.Bold.S("Keys") + st.Muted.S(" — "+a.Focused().Title()+"   (any key closes)"),
 		"",
@@ -210,16 +134,12 @@ func (a *App) helpView(h int) string {
 	for _, l := range strings.Split(a.help.FullHelpView(groups), "\n") {
 		lines = append(lines, " "+l)
 	}
-	createCmd := ""
-	if g.Create.Enabled() {
-		createCmd = " :create"
-	}
 	legend := []string{
 		"",
 		" " + st.Bold.S("Reading the screens"),
 		" " + st.Leader.S("3") + st.Muted.S(" in a replica list is the partition's leader; ") + st.Danger.S("4!") + st.Muted.S(" is a replica out of the ISR."),
 		" " + st.Muted.S("A changed cell flashes and shows old→new for a few seconds. Mouse wheel scrolls."),
-		" " + st.Muted.S("Commands: :overview :topics :tree :events :topic NAME"+createCmd+" :q   (tab completes)"),
+		" " + st.Muted.S("Commands: "+strings.Join(a.commandHints(), " ")+"   (tab completes)"),
 		" " + st.Muted.S("In a text field keys are typed: f1 help, esc back, ctrl+c quit."),
 	}
 	if a.cfg.Mode == ModeSandbox {
@@ -227,9 +147,27 @@ func (a *App) helpView(h int) string {
 	}
 	lines = append(lines, legend...)
 	for i := range lines {
-		lines[i] = rows.Clip(lines[i], a.w)
+		lines[i] = cell.Clip(lines[i], a.w)
 	}
-	return rows.Lines(lines, h)
+	return cell.Lines(lines, h)
+}
+
+// helpGroups are the bindings in force as the help page shows them: the
+// focused screen's, then the shell's (while a text field has the keys,
+// only those that act there).
+func (a *App) helpGroups() [][]key.Binding {
+	g := a.km.Global
+	groups := a.Focused().FullHelp()
+	if a.capturing() {
+		return append(groups, []key.Binding{g.FieldHelp, g.FieldQuit})
+	}
+	return append(groups, append(a.tabKeys(), g.Create), []key.Binding{g.Command, g.Help, g.Back, g.Quit})
+}
+
+// capturing reports a text field with the keyboard.
+func (a *App) capturing() bool {
+	c, ok := a.Focused().(Capturer)
+	return ok && c.Capturing()
 }
 
 // withModal composites the focused screen's popup, if any, centred over
@@ -246,28 +184,5 @@ func (a *App) withModal(content string, h int) string {
 	pw, ph := lipgloss.Width(pop), lipgloss.Height(pop)
 	x, y := max((a.w-pw)/2, 0), max((h-ph)/2, 0)
 	out := lipgloss.NewCompositor(lipgloss.NewLayer(content), lipgloss.NewLayer(pop).X(x).Y(y).Z(1)).Render()
-	return rows.Lines(strings.Split(out, "\n"), h)
-}
-
-// stripANSI removes escape sequences (for measuring help output).
-func stripANSI(s string) string {
-	if !strings.Contains(s, "\x1b") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1b {
-			j := i + 1
-			if j < len(s) && s[j] == '[' {
-				j++
-				for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-					j++
-				}
-			}
-			i = j
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return cell.Lines(strings.Split(out, "\n"), h)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -14,47 +15,8 @@ import (
 // a controller moves a leader and shrinks an ISR in one write.
 func TestEventsStream(t *testing.T) {
 	addr := seed(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	var errOut strings.Builder
-	go func() {
-		done <- runContext(ctx, []string{"events", "--zookeeper", addr, "--output", "json", "--from-start"}, strings.NewReader(""), pw, &errOut)
-		pw.Close()
-	}()
-	lines := make(chan map[string]any, 256)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				t.Errorf("not JSON: %q", sc.Text())
-				continue
-			}
-			lines <- m
-		}
-		close(lines)
-	}()
-	waitFor := func(what string, match func(map[string]any) bool) map[string]any {
-		t.Helper()
-		timeout := time.After(20 * time.Second)
-		for {
-			select {
-			case m, ok := <-lines:
-				if !ok {
-					t.Fatalf("stream ended waiting for %s (stderr %q)", what, errOut.String())
-				}
-				if _, err := time.Parse(time.RFC3339Nano, m["time"].(string)); err != nil {
-					t.Fatalf("time %v: %v", m["time"], err)
-				}
-				if match(m) {
-					return m
-				}
-			case <-timeout:
-				t.Fatalf("no %s within 20s", what)
-			}
-		}
-	}
+	ev := startEvents(t, addr, "--from-start")
+	waitFor := ev.waitFor
 	// --from-start: the current state as events, after the connection.
 	waitFor("connection", func(m map[string]any) bool { return m["kind"] == "connection" && m["state"] == "connected" })
 	waitFor("orders created", func(m map[string]any) bool { return m["kind"] == "topic_created" && m["topic"] == "orders" })
@@ -77,16 +39,88 @@ func TestEventsStream(t *testing.T) {
 	}
 	waitFor("broker_gone", func(m map[string]any) bool { return m["kind"] == "broker_gone" && m["broker"] == 3.0 })
 
-	cancel()
+	ev.stop()
+}
+
+// eventStream is `ktopo events --output json` running in-process.
+type eventStream struct {
+	t      *testing.T
+	lines  chan map[string]any
+	cancel context.CancelFunc
+	done   chan int
+	errOut *strings.Builder
+}
+
+// startEvents runs ktopo events --output json on addr (plus args) until
+// the test ends or stop is called.
+func startEvents(t *testing.T, addr string, args ...string) *eventStream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	ev := &eventStream{t: t, lines: make(chan map[string]any, 4096), cancel: cancel, done: make(chan int, 1), errOut: &strings.Builder{}}
+	var errMu sync.Mutex
+	errw := writerFunc(func(p []byte) (int, error) { errMu.Lock(); defer errMu.Unlock(); return ev.errOut.Write(p) })
+	go func() {
+		ev.done <- runContext(ctx, append([]string{"events", "--zookeeper", addr, "--output", "json"}, args...), strings.NewReader(""), pw, errw)
+		pw.Close()
+	}()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Errorf("not JSON: %q", sc.Text())
+				continue
+			}
+			ev.lines <- m
+		}
+		close(ev.lines)
+	}()
+	t.Cleanup(cancel)
+	return ev
+}
+
+// waitFor returns the next event that matches, failing after a minute.
+func (ev *eventStream) waitFor(what string, match func(map[string]any) bool) map[string]any {
+	t := ev.t
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case m, ok := <-ev.lines:
+			if !ok {
+				t.Fatalf("stream ended waiting for %s (stderr %q)", what, ev.errOut.String())
+			}
+			if _, err := time.Parse(time.RFC3339Nano, m["time"].(string)); err != nil {
+				t.Fatalf("time %v: %v", m["time"], err)
+			}
+			if match(m) {
+				return m
+			}
+		case <-timeout:
+			t.Fatalf("no %s within a minute", what)
+		}
+	}
+}
+
+// stop cancels the command and checks that it ends with status 0.
+func (ev *eventStream) stop() {
+	t := ev.t
+	t.Helper()
+	ev.cancel()
 	select {
-	case code := <-done:
+	case code := <-ev.done:
 		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut.String())
+			t.Fatalf("exit %d: %s", code, ev.errOut.String())
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("events did not stop when cancelled")
 	}
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // TestEventsText: without --from-start the initial state is not printed;
 // text lines carry a timestamp and the change in words.

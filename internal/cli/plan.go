@@ -19,6 +19,7 @@ import (
 
 type planFlags struct {
 	brokers        string
+	ints           []*javaInt
 	partitions     int
 	rf             int
 	startIndex     int
@@ -53,8 +54,10 @@ same plan can be reproduced.`,
 	}
 	fl := c.Flags()
 	fl.StringVar(&f.brokers, "brokers", "", "brokers as ID or ID:RACK, comma-separated, in order")
-	fl.IntVar(&f.partitions, "partitions", 0, "number of partitions")
-	fl.IntVar(&f.rf, "replication-factor", 0, "replication factor")
+	f.ints = []*javaInt{
+		javaIntVar(fl, &f.partitions, "partitions", 0, "number of partitions"),
+		javaIntVar(fl, &f.rf, "replication-factor", 0, "replication factor"),
+	}
 	fl.IntVar(&f.startIndex, "start-index", -1, "Kafka's fixedStartIndex (-1: random)")
 	fl.IntVar(&f.replicaShift, "replica-shift", -1, "initial replica shift, to reproduce a random plan (-1: same as --start-index)")
 	fl.IntVar(&f.startPartition, "start-partition", -1, "first partition id, Kafka's startPartitionId (-1: 0)")
@@ -65,6 +68,9 @@ same plan can be reproduced.`,
 
 func runPlan(c *cobra.Command, cf *connFlags, f planFlags) error {
 	fl := c.Flags()
+	if err := checkJavaInts(f.ints...); err != nil {
+		return err
+	}
 	if err := checkOutput(f.output); err != nil {
 		return err
 	}
@@ -110,6 +116,9 @@ func runPlan(c *cobra.Command, cf *connFlags, f planFlags) error {
 				given[i] = assign.B(b.ID)
 			}
 		}
+	}
+	if err := cluster.CheckPartitionCount(f.partitions); err != nil {
+		return err
 	}
 	opts := assign.Options{StartIndex: f.startIndex, ReplicaShift: f.replicaShift, StartPartition: f.startPartition}
 	res, err := assign.Assign(given, f.partitions, f.rf, opts)

@@ -26,6 +26,8 @@ func newSandboxCmd(cf *connFlags) *cobra.Command {
 		demoTopics bool
 		pace       time.Duration
 		dataDir    string
+		seed       uint64
+		imbalance  time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "sandbox",
@@ -72,6 +74,8 @@ The brokers' and controller's log goes to ktopo's log file.`,
 				return errors.New("the sandbox does not support --zk-digest")
 			case !empty && brokers < 1:
 				return fmt.Errorf("--brokers must be at least 1, not %d", brokers)
+			case imbalance < 0:
+				return fmt.Errorf("--leader-imbalance-check-interval must not be negative, not %s", imbalance)
 			}
 			// Register for signals before announcing the address, so a
 			// caller that signals as soon as it reads it is handled.
@@ -100,10 +104,15 @@ The brokers' and controller's log goes to ktopo's log file.`,
 				connect = srv.Addr()
 			}
 			logger := slog.New(slog.NewTextHandler(openLog(), &slog.HandlerOptions{Level: slog.LevelInfo}))
-			sb, err := sandbox.Start(ctx, sandbox.Config{
+			cfg := sandbox.Config{
 				Connect: connect, Brokers: brokers, Racks: racks, DemoTopics: demoTopics, Pace: pace,
+				LeaderImbalanceCheckInterval: imbalance, NoAutoLeaderRebalance: imbalance == 0,
 				SessionTimeout: cf.sessionTimeout, Logger: logger,
-			})
+			}
+			if c.Flags().Changed("seed") {
+				cfg.Rand = sandboxFlags{seed: seed, seeded: true}.rand(sandboxStream)
+			}
+			sb, err := sandbox.Start(ctx, cfg)
 			if err != nil {
 				return err
 			}
@@ -134,7 +143,10 @@ The brokers' and controller's log goes to ktopo's log file.`,
 	f.IntVar(&brokers, "brokers", 6, "number of simulated brokers (ids 1..N)")
 	f.IntVar(&racks, "racks", 3, "racks the brokers are spread over round-robin (0: no rack information)")
 	f.BoolVar(&demoTopics, "demo-topics", false, "create a few demo topics (orders, payments, clicks, audit-log, __consumer_offsets)")
+	f.DurationVar(&imbalance, "leader-imbalance-check-interval", 300*time.Second,
+		"how often the controller gives brokers back the partitions they prefer when more than 10 % are led elsewhere (Kafka's leader.imbalance.check.interval.seconds; 0: no automatic rebalance)")
 	f.DurationVar(&pace, "pace", 0, "delay before each controller step, to watch transitions (e.g. 300ms); change it at run time with \"pace\"")
+	f.Uint64Var(&seed, "seed", 0, "draw the cluster id and the demo topics' placements and ids from this seed, so that every run starts alike (default: random)")
 	return cmd
 }
 

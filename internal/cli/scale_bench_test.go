@@ -16,6 +16,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/kafkatest"
 	"github.com/ktopo/ktopo/internal/zktest"
 )
 
@@ -42,7 +43,7 @@ func BenchmarkDescribeScale(b *testing.B) {
 	conn := zktest.Connect(b, srv.Addr())
 	root := "/scale"
 	start := time.Now()
-	if err := buildScaleTree(conn, root, topics, parts); err != nil {
+	if err := buildScaleTree(conn, root, topics, parts, false); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("built %d topics × %d partitions in %s", topics, parts, time.Since(start).Round(time.Millisecond))
@@ -90,6 +91,94 @@ func BenchmarkDescribeScale(b *testing.B) {
 		mb.Round(time.Millisecond), mp.Round(time.Millisecond), float64(mp)/float64(mb), rss[len(rss)/2]/1024, bare, proc)
 }
 
+// BenchmarkDescribeVsKafka measures `ktopo topics describe` against Kafka
+// 2.8's own `kafka-topics.sh --zookeeper … --describe` on the same 10,000
+// topics × 10 partitions (RF 3, configs and partition states as Kafka
+// leaves them) in Apache ZooKeeper, both as whole processes (Kafka's with
+// kafka-run-class.sh's JVM options: -Xmx256M, G1), rounds alternating:
+// median wall time and peak RSS of each, and the ratios. Run with:
+// go test -run '^$' -bench DescribeVsKafka ./internal/cli
+func BenchmarkDescribeVsKafka(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds a 120,000-znode tree")
+	}
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		b.Skip("needs /usr/bin/time (Debian package time)")
+	}
+	kafka := kafkatest.Require(b, kafkatest.Kafka28)
+	topics, parts := 10_000, 10
+	if s := os.Getenv("KTOPO_SCALE_TOPICS"); s != "" {
+		topics, _ = strconv.Atoi(s)
+	}
+	srv := zktest.StartServer(b, zktest.Options{})
+	conn := zktest.Connect(b, srv.Addr())
+	root := "/scale"
+	if err := buildScaleTree(conn, root, topics, parts, true); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(b.TempDir(), "ktopo")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ktopo/ktopo").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	connect := srv.Addr() + root
+	ktopoCmd := []string{bin, "topics", "describe", "--zookeeper", connect}
+	kafkaCmd := []string{"java", "-Xmx256M", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+		"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15",
+		"-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+		"-cp", kafka.Classpath(), kafka.TopicCommand(), "--zookeeper", connect, "--describe"}
+	var kt, kk []time.Duration
+	var ktRSS, kkRSS []int
+	for range 5 {
+		for _, side := range []struct {
+			argv []string
+			d    *[]time.Duration
+			rss  *[]int
+		}{{ktopoCmd, &kt, &ktRSS}, {kafkaCmd, &kk, &kkRSS}} {
+			d, kb, out := timedRun(b, side.argv)
+			if n := strings.Count(out, "\tPartition: "); n != topics*parts {
+				b.Fatalf("%s printed %d partition lines, want %d", side.argv[0], n, topics*parts)
+			}
+			*side.d = append(*side.d, d)
+			*side.rss = append(*side.rss, kb)
+		}
+	}
+	mt, mk := median(kt), median(kk)
+	rt, rk := medianInt(ktRSS), medianInt(kkRSS)
+	b.ReportMetric(float64(mt.Milliseconds()), "ktopo-ms")
+	b.ReportMetric(float64(mk.Milliseconds()), "kafka-ms")
+	b.ReportMetric(float64(mk)/float64(mt), "time-ratio")
+	b.ReportMetric(float64(rt)/1024, "ktopo-RSS-MiB")
+	b.ReportMetric(float64(rk)/1024, "kafka-RSS-MiB")
+	b.Logf("ktopo %v, %d MiB; kafka-topics 2.8 %v, %d MiB: Kafka takes %.1f× the time and %.1f× the memory (rounds: ktopo %v, kafka %v)",
+		mt.Round(time.Millisecond), rt/1024, mk.Round(time.Millisecond), rk/1024, float64(mk)/float64(mt), float64(rk)/float64(rt), kt, kk)
+}
+
+// timedRun runs argv under /usr/bin/time and returns its wall time, peak
+// RSS (KiB) and standard output.
+func timedRun(b *testing.B, argv []string) (time.Duration, int, string) {
+	b.Helper()
+	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%M"}, argv...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s: %v: %s", argv[0], err, stderr.String())
+	}
+	d := time.Since(t0)
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	kb, err := strconv.Atoi(lines[len(lines)-1])
+	if err != nil {
+		b.Fatalf("rss from %q: %v", stderr.String(), err)
+	}
+	return d, kb, stdout.String()
+}
+
+func medianInt(xs []int) int {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
@@ -97,8 +186,9 @@ func median(ds []time.Duration) time.Duration {
 }
 
 // buildScaleTree writes brokers, topics and partition states under root
-// with multis of about 1,000 creates.
-func buildScaleTree(conn *zk.Conn, root string, topics, parts int) error {
+// with multis of about 1,000 creates; with configs, also every topic's
+// /config/topics/<t> (empty overrides), as Kafka leaves them.
+func buildScaleTree(conn *zk.Conn, root string, topics, parts int, configs bool) error {
 	acl := zk.WorldACL(zk.PermAll)
 	var ops []any
 	flush := func() error {
@@ -139,6 +229,11 @@ func buildScaleTree(conn *zk.Conn, root string, topics, parts int) error {
 		}
 		if err := add(root+cluster.TopicPartitionsPath(name), nil); err != nil {
 			return err
+		}
+		if configs {
+			if err := add(root+cluster.TopicConfigPath(name), cluster.EncodeEntityConfig(nil)); err != nil {
+				return err
+			}
 		}
 		for p := range parts {
 			if err := add(root+cluster.PartitionPath(name, p), nil); err != nil {

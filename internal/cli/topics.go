@@ -56,6 +56,7 @@ func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, c
 }
 
 type createFlags struct {
+	ints         []*javaInt
 	topic        string
 	partitions   int
 	rf           int
@@ -88,8 +89,10 @@ then follows the controller until every partition has a leader.`,
 	}
 	fl := c.Flags()
 	fl.StringVar(&f.topic, "topic", "", "name of the topic to create")
-	fl.IntVar(&f.partitions, "partitions", 0, "number of partitions")
-	fl.IntVar(&f.rf, "replication-factor", 0, "replication factor")
+	f.ints = []*javaInt{
+		javaIntVar(fl, &f.partitions, "partitions", 0, "number of partitions"),
+		javaIntVar(fl, &f.rf, "replication-factor", 0, "replication factor"),
+	}
 	fl.StringVar(&f.assignment, "replica-assignment", "", "manual assignment: broker_id:broker_id,… one list per partition")
 	fl.StringArrayVar(&f.configs, "config", nil, "topic config override key=value (repeatable)")
 	fl.BoolVar(&f.disableRack, "disable-rack-aware", false, "ignore broker racks when assigning replicas")
@@ -105,10 +108,16 @@ then follows the controller until every partition has a leader.`,
 func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	fl, out := c.Flags(), c.OutOrStdout()
 	// kafka-topics' argument checks, with its messages.
+	if err := checkJavaInts(f.ints...); err != nil {
+		return err
+	}
 	if !fl.Changed("topic") {
 		return errors.New(`Missing required argument "[topic]"`)
 	}
-	manual := fl.Changed("replica-assignment")
+	// An empty --replica-assignment is no assignment to Kafka (3.x then
+	// takes the broker defaults; in ZooKeeper mode partitions and
+	// replication factor are required).
+	manual := fl.Changed("replica-assignment") && f.assignment != ""
 	for _, other := range []string{"partitions", "replication-factor"} {
 		if manual && fl.Changed(other) {
 			return fmt.Errorf(`Option "[replica-assignment]" can't be used with option "[%s]"`, other)
@@ -117,22 +126,26 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 			return fmt.Errorf(`Missing required argument "[%s]"`, other)
 		}
 	}
+	// Kafka parses the assignment first, then the configs (validating
+	// them), as kafka-topics' CommandTopicPartition does.
+	var assignment assign.Assignment
+	if manual {
+		var err error
+		if assignment, err = assign.ParseReplicaAssignment(f.assignment); err != nil {
+			return err
+		}
+	}
 	config, err := cluster.ParseConfigArgs(f.configs)
 	if err != nil {
 		return err
 	}
+	if w := cluster.ConfigWarning(config); w != "" {
+		fmt.Fprintln(out, w)
+	}
 	req := cluster.TopicRequest{Name: f.topic, Partitions: f.partitions, ReplicationFactor: f.rf, Config: config,
-		StartIndex: f.startIndex, ReplicaShift: f.replicaShift}
+		StartIndex: f.startIndex, ReplicaShift: f.replicaShift, Assignment: assignment}
 	if f.disableRack {
 		req.RackAware = cluster.RackAwareDisabled
-	}
-	if manual {
-		if req.Assignment, err = assign.ParseReplicaAssignment(f.assignment); err != nil {
-			return err
-		}
-	}
-	if err := cluster.ValidateTopicConfig(config); err != nil {
-		return err
 	}
 	if cluster.HasCollisionChars(f.topic) {
 		fmt.Fprintln(out, cluster.CollisionWarning)
@@ -296,7 +309,7 @@ func newTopicsDescribeCmd(cf *connFlags) *cobra.Command {
 			if err := checkOutput(f.output); err != nil {
 				return err
 			}
-			filter, err := render.NewTopicFilter(f.topic, f.excludeInternal)
+			filter, err := cluster.NewTopicFilter(f.topic, f.excludeInternal)
 			if err != nil {
 				return err
 			}
@@ -329,7 +342,7 @@ func newTopicsListCmd(cf *connFlags) *cobra.Command {
 		Short: "List topics (kafka-topics.sh --list)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			filter, err := render.NewTopicFilter(topic, excludeInternal)
+			filter, err := cluster.NewTopicFilter(topic, excludeInternal)
 			if err != nil {
 				return err
 			}
@@ -357,7 +370,7 @@ func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 			if cf.readOnly {
 				return fmt.Errorf("read-only mode: refusing to delete topic %s", topic)
 			}
-			filter, err := render.NewTopicFilter(topic, false)
+			filter, err := cluster.NewTopicFilter(topic, false)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 	"log"
 	"os"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -19,10 +18,14 @@ import (
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
-// setupTUI makes the root command open the TUI and registers --pace.
+// setupTUI makes the root command open the TUI and registers the
+// sandbox's flags (--pace, --listen, --seed).
 func setupTUI(root *cobra.Command, cf *connFlags) {
-	var pace time.Duration
-	root.Flags().DurationVar(&pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
+	var sf sandboxFlags
+	f := root.Flags()
+	f.DurationVar(&sf.pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
+	f.StringVar(&sf.listen, "listen", "127.0.0.1:0", "sandbox only: address to serve the embedded ZooKeeper on, for other clients (port 0 picks a free one)")
+	f.Uint64Var(&sf.seed, "seed", 0, "sandbox only: draw the cluster id, the demo topics' placements and ids and the creation wizard's start index from this seed, so that every run starts alike (default: random)")
 	root.Args = cobra.NoArgs
 	root.Long += `
 
@@ -36,7 +39,10 @@ Contexts (named clusters with connect string, digest auth, read-only and
 production flags) live in ` + displayPath(config.Path()) + `.
 ktopo logs to ` + displayPath(LogPath()) + ` (set KTOPO_LOG to change it),
 never to the terminal. NO_COLOR=1 turns colours off.`
-	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c, cf, pace) }
+	root.RunE = func(c *cobra.Command, _ []string) error {
+		sf.seeded = c.Flags().Changed("seed")
+		return runTUI(c, cf, sf)
+	}
 }
 
 // displayPath shortens the home directory to ~.
@@ -47,10 +53,17 @@ func displayPath(p string) string {
 	return p
 }
 
-func runTUI(c *cobra.Command, cf *connFlags, pace time.Duration) error {
+func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 	t, err := cf.target()
 	if err != nil {
 		return err
+	}
+	if t.connect != "" {
+		for _, name := range []string{"listen", "seed"} {
+			if c.Flags().Changed(name) {
+				return fmt.Errorf("--%s is for the sandbox; it cannot be combined with a cluster (--zookeeper, --context or $%s)", name, envZookeeper)
+			}
+		}
 	}
 	if !term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd()) {
 		return errors.New("the terminal UI needs a terminal; the commands (ktopo --help) work without one")
@@ -65,12 +78,15 @@ func runTUI(c *cobra.Command, cf *connFlags, pace time.Duration) error {
 		NoColor: os.Getenv("NO_COLOR") != "", Logger: logger, Debug: os.Getenv("KTOPO_DEBUG") != ""}
 	var conn *zkwatch.Conn
 	if t.connect == "" {
-		sb, err := startSandbox(ctx, logger, pace)
+		sb, err := startSandbox(ctx, logger, sf)
 		if err != nil {
 			return err
 		}
 		defer sb.close()
 		conn, cfg.Connect, cfg.Mode, cfg.Sandbox = sb.conn, sb.connect, ui.ModeSandbox, sb.control
+		if sf.seeded {
+			cfg.Rand = sf.rand(wizardStream)
+		}
 	} else {
 		fmt.Fprintf(c.ErrOrStderr(), "Connecting to %s…\r", t.connect)
 		conn, err = cf.connect(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log"
 	"log/slog"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,26 @@ import (
 // pace key changes it at run time.
 const tuiPace = 100 * time.Millisecond
 
+// sandboxFlags are the TUI's sandbox-only flags.
+type sandboxFlags struct {
+	pace   time.Duration // --pace
+	listen string        // --listen
+	seed   uint64        // --seed, when seeded
+	seeded bool
+}
+
+// The streams drawn from one --seed: the sandbox's own choices and the
+// creation wizard's, independent of each other.
+const (
+	sandboxStream = iota + 1
+	wizardStream
+)
+
+// rand returns the seeded source of one stream.
+func (sf sandboxFlags) rand(stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(sf.seed, stream))
+}
+
 // sandboxRun is a running sandbox for the TUI.
 type sandboxRun struct {
 	conn    *zkwatch.Conn
@@ -27,17 +48,22 @@ type sandboxRun struct {
 	close   func()
 }
 
-// startSandbox starts the embedded ZooKeeper and the simulated cluster: 6
-// brokers in 3 racks with the demo topics, paced at pace once they are
-// online; the brokers' and controller's log lines go to ktopo's log file.
-func startSandbox(ctx context.Context, logger *log.Logger, pace time.Duration) (*sandboxRun, error) {
-	srv, err := zkserver.Start(zkserver.Config{})
+// startSandbox starts the embedded ZooKeeper (on sf.listen) and the
+// simulated cluster: 6 brokers in 3 racks with the demo topics (drawn from
+// sf.seed when seeded), paced at sf.pace once they are online; the
+// brokers' and controller's log lines go to ktopo's log file.
+func startSandbox(ctx context.Context, logger *log.Logger, sf sandboxFlags) (*sandboxRun, error) {
+	srv, err := zkserver.Start(zkserver.Config{Addr: sf.listen})
 	if err != nil {
 		return nil, err
 	}
 	connect := srv.Addr()
 	slogger := slog.New(slog.NewTextHandler(openLog(), &slog.HandlerOptions{Level: slog.LevelInfo}))
-	sb, err := sandbox.Start(ctx, sandbox.Config{Connect: connect, Brokers: 6, Racks: 3, DemoTopics: true, Logger: slogger})
+	cfg := sandbox.Config{Connect: connect, Brokers: 6, Racks: 3, DemoTopics: true, Logger: slogger}
+	if sf.seeded {
+		cfg.Rand = sf.rand(sandboxStream)
+	}
+	sb, err := sandbox.Start(ctx, cfg)
 	if err != nil {
 		srv.Close()
 		return nil, err
@@ -49,7 +75,7 @@ func startSandbox(ctx context.Context, logger *log.Logger, pace time.Duration) (
 		return nil, err
 	}
 	control := sandboxControl{c: sb, chosen: new(atomic.Bool)}
-	go paceWhenOnline(ctx, control, logger, pace)
+	go paceWhenOnline(ctx, control, logger, sf.pace)
 	return &sandboxRun{
 		conn:    conn,
 		connect: connect,

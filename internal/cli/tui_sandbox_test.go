@@ -41,3 +41,18 @@ func TestTUISandbox(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxFlagsNeedTheSandbox: --listen and --seed mean nothing on a
+// cluster, and saying so beats ignoring them.
+func TestSandboxFlagsNeedTheSandbox(t *testing.T) {
+	t.Setenv("KTOPO_ZOOKEEPER", "")
+	for _, args := range [][]string{
+		{"--zookeeper", "127.0.0.1:1", "--seed", "1"},
+		{"--zookeeper", "127.0.0.1:1", "--listen", "127.0.0.1:0"},
+	} {
+		code, _, errOut := runCLI(t, args...)
+		if code != 1 || !strings.Contains(errOut, "is for the sandbox") {
+			t.Errorf("ktopo %s: exit %d, %q", strings.Join(args, " "), code, errOut)
+		}
+	}
+}

@@ -40,6 +40,13 @@ type Options struct {
 	Dir string
 	// Heap is the brokers' -Xmx (default 384m).
 	Heap string
+	// FirstController, when set, is the id of a broker started alone
+	// first: it wins the first election (controller epoch 1) and the
+	// others start once it is elected. A scenario that kills "the
+	// controller" can then name it in advance (the sandbox's first
+	// controller is broker 1, the first it starts). 0: all start at once
+	// and any may win.
+	FirstController int
 }
 
 // Cluster is a set of running Kafka broker processes.
@@ -114,7 +121,20 @@ func Start(o Options) (*Cluster, error) {
 		}
 		c.brokers = append(c.brokers, b)
 	}
-	if err := c.startAll(c.brokers); err != nil {
+	rest := c.brokers
+	if first := c.Broker(o.FirstController); first != nil {
+		if err := first.Start(); err != nil {
+			c.Stop()
+			return nil, err
+		}
+		if err := c.WaitReady(2 * time.Minute); err != nil {
+			err = fmt.Errorf("%w\n%s", err, c.LogTails(40))
+			c.Stop()
+			return nil, err
+		}
+		rest = slices.DeleteFunc(slices.Clone(rest), func(b *Broker) bool { return b == first })
+	}
+	if err := c.startAll(rest); err != nil {
 		c.Stop()
 		return nil, err
 	}
@@ -405,15 +425,21 @@ func (c *Cluster) Controller() (id, epoch int, err error) {
 	return id, epoch, nil
 }
 
-// Stop stops every broker (SIGTERM, in parallel) and removes the directory
-// if Start made it.
-func (c *Cluster) Stop() {
+// StopBrokers stops every broker cleanly, in parallel, keeping the
+// cluster's directory so that Heal can start them again.
+func (c *Cluster) StopBrokers() {
 	var wg sync.WaitGroup
 	for _, b := range c.brokers {
 		wg.Add(1)
 		go func() { defer wg.Done(); b.Stop() }()
 	}
 	wg.Wait()
+}
+
+// Stop stops every broker (SIGTERM, in parallel) and removes the directory
+// if Start made it.
+func (c *Cluster) Stop() {
+	c.StopBrokers()
 	if c.ownsDir {
 		_ = os.RemoveAll(c.dir)
 	}

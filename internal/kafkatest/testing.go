@@ -101,10 +101,11 @@ func StopAll() {
 		}
 	}
 	shared.clusters = nil
+	stopRunners()
 }
 
 // Attach prints, when the test fails, what each broker of c logged while
-// the test ran (the last 200 lines of it).
+// the test ran (the last 60 lines of it; the whole log stays in the cluster's directory while it runs).
 func Attach(t testing.TB, c *Cluster) {
 	t.Helper()
 	from := map[int]int{}
@@ -121,7 +122,7 @@ func Attach(t testing.TB, c *Cluster) {
 			if n := from[b.ID]; n <= len(log) {
 				log = log[n:]
 			}
-			fmt.Fprintf(&sb, "--- broker %d log (%s) during %s ---\n%s\n", b.ID, b.logFile, t.Name(), tail(log, 200))
+			fmt.Fprintf(&sb, "--- broker %d log (%s) during %s ---\n%s\n", b.ID, b.logFile, t.Name(), tail(log, 60))
 		}
 		t.Log(sb.String())
 	})

@@ -14,9 +14,10 @@ type Result struct {
 	Code   int // exit status
 }
 
-// Run runs a Kafka tool's main class with the dist's jars, as Kafka's
-// bin/kafka-run-class.sh does, logging warnings and errors to stderr
-// (Kafka's tools-log4j.properties level).
+// Run runs a Kafka tool's main class with the dist's jars as a process of
+// its own, as Kafka's bin/kafka-run-class.sh does, logging warnings and
+// errors to stderr (Kafka's tools-log4j.properties level). Tool runs the
+// same in a long-lived JVM, much faster.
 func (d *Dist) Run(mainClass string, args ...string) (Result, error) {
 	jargs := append(jvmArgs("256m"),
 		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
@@ -50,13 +51,13 @@ func (c *Cluster) Topics(args ...string) (Result, error) {
 	if c.dist.Major28() {
 		return c.TopicsZK(c.dist, args...)
 	}
-	return c.dist.Run(c.dist.TopicCommand(), append([]string{"--bootstrap-server", c.Bootstrap()}, args...)...)
+	return c.dist.Tool(c.dist.TopicCommand(), append([]string{"--bootstrap-server", c.Bootstrap()}, args...)...)
 }
 
 // TopicsZK runs a 2.x dist's kafka-topics.sh --zookeeper against the
 // cluster's ZooKeeper (its connect string with the chroot).
 func (c *Cluster) TopicsZK(d *Dist, args ...string) (Result, error) {
-	return d.Run(d.TopicCommand(), append([]string{"--zookeeper", c.Connect()}, args...)...)
+	return d.Tool(d.TopicCommand(), append([]string{"--zookeeper", c.Connect()}, args...)...)
 }
 
 // ToolError returns the message of kafka-topics' "Error while executing

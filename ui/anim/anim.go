@@ -32,10 +32,12 @@ type FrameMsg struct {
 	Gen  int
 }
 
-// Key names an animated cell, e.g. {Topic: "orders", Partition: 3, Field: FieldLeader}.
+// Key names an animated cell, e.g. {Topic: "orders", Partition: 3, Field:
+// FieldLeader} or {Broker: 2, Field: FieldBroker}.
 type Key struct {
 	Topic     string
 	Partition int
+	Broker    int
 	Field     Field
 }
 
@@ -47,7 +49,7 @@ const (
 	FieldLeader Field = iota + 1
 	FieldISR
 	FieldState
-	FieldBroker // Partition holds the broker id
+	FieldBroker // a broker card (Key.Broker)
 	FieldTopic  // a topics-list row
 )
 

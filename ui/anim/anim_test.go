@@ -3,6 +3,8 @@ package anim
 import (
 	"testing"
 	"time"
+
+	"github.com/ktopo/ktopo/cluster"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -66,5 +68,27 @@ func TestQuickChangesKeepFirstOld(t *testing.T) {
 	s.Start(k, "3", "1", t0.Add(2*time.Second))
 	if _, ok := s.Delta(k); ok {
 		t.Fatal("back to the old value: no delta")
+	}
+}
+
+func TestFromChange(t *testing.T) {
+	for _, tc := range []struct {
+		c        cluster.Change
+		k        Key
+		old, new string
+	}{
+		{cluster.Change{Kind: cluster.ChangeLeaderMoved, Topic: "t", Partition: 1, From: 2, To: -1}, Key{Topic: "t", Partition: 1, Field: FieldLeader}, "2", "none"},
+		{cluster.Change{Kind: cluster.ChangeIsrShrank, Topic: "t", ISR: []int{1, 3}, Removed: []int{2}}, Key{Topic: "t", Field: FieldISR}, "1,2,3", "1,3"},
+		{cluster.Change{Kind: cluster.ChangeIsrExpanded, Topic: "t", ISR: []int{1, 2, 3}, Added: []int{2}}, Key{Topic: "t", Field: FieldISR}, "1,3", "1,2,3"},
+		{cluster.Change{Kind: cluster.ChangeBrokerGone, Broker: 4}, Key{Broker: 4, Field: FieldBroker}, "up", "down"},
+		{cluster.Change{Kind: cluster.ChangeTopicCreated, Topic: "t"}, Key{Topic: "t", Field: FieldTopic}, "", "new"},
+	} {
+		k, old, new, ok := FromChange(&tc.c)
+		if !ok || k != tc.k || old != tc.old || new != tc.new {
+			t.Errorf("%v: %+v %q→%q %v", tc.c.Kind, k, old, new, ok)
+		}
+	}
+	if _, _, _, ok := FromChange(&cluster.Change{Kind: cluster.ChangeConfigChanged}); ok {
+		t.Error("a config change flashes no cell")
 	}
 }

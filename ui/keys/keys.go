@@ -5,14 +5,19 @@
 // disabled bindings, so the help screen never lies.
 package keys
 
-import "charm.land/bubbles/v2/key"
+import (
+	"strconv"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // Global bindings work on every screen (unless a text field has focus).
-// While one has, keys type into it: only FieldHelp, FieldQuit and esc act.
+// While one has, keys type into it: only FieldHelp and FieldQuit act
+// there, and the screen says what esc does. The tabs' number keys are
+// the shell's (see Tab).
 type Global struct {
-	Quit, Help, Back, Command              key.Binding
-	Overview, Topics, Tree, Events, Create key.Binding
-	FieldHelp, FieldQuit                   key.Binding
+	Quit, Help, Back, Command, Create key.Binding
+	FieldHelp, FieldQuit              key.Binding
 }
 
 // List moves a cursor through rows.
@@ -25,22 +30,41 @@ type Filter struct {
 	Filter, Clear, Sort, Kind, Follow, Unhealthy key.Binding
 }
 
+// Input acts in a one-line text field (a list's `/` filter, the `:` line);
+// every other key types into the field.
+type Input struct {
+	// Accept leaves the field keeping what was typed: a filter stays
+	// applied, the `:` line runs.
+	Accept key.Binding
+	// Cancel leaves the field dropping what was typed.
+	Cancel key.Binding
+	// Leave leaves a filter for its list, where the key then moves the
+	// cursor; a screen whose filter keeps these keys disables it.
+	Leave key.Binding
+}
+
 // Tree bindings of the ZooKeeper browser.
 type Tree struct {
 	Expand, Collapse, Toggle, Raw key.Binding
 }
 
 // Wizard bindings of the topic-creation wizard (form, preview, confirm,
-// progress). Its text fields take every other key.
+// progress). Its text fields take every other key. The wizard enables
+// only the bindings of its current stage, so that its help shows what
+// acts and one key (enter) can mean one thing per stage.
 type Wizard struct {
-	// Form.
-	Next, Prev, Clear, Toggle, Submit key.Binding
+	// Form. Complete shares tab with Next: on the configs field it
+	// completes the key or value being typed when there is a completion,
+	// and Next moves on otherwise.
+	Next, Prev, Complete, Clear, Toggle, Submit key.Binding
 	// Preview.
-	Reroll, StepBack, StepForward, Written, ScrollUp, ScrollDown, ColumnsLeft, ColumnsRight key.Binding
+	Create, Reroll, StepBack, StepForward, Written key.Binding
+	// Preview and progress.
+	ScrollUp, ScrollDown, PageUp, PageDown, ColumnsLeft, ColumnsRight key.Binding
 	// Confirmation popup.
-	Confirm, Cancel key.Binding
+	Confirm, Cancel, SwitchButton, Choose key.Binding
 	// Progress and summary.
-	Pace, OpenTopic key.Binding
+	Pace, OpenTopic, BackToForm key.Binding
 }
 
 // Sandbox actions, enabled only when ktopo runs its own sandbox cluster.
@@ -53,6 +77,7 @@ type Map struct {
 	Global  Global
 	List    List
 	Filter  Filter
+	Input   Input
 	Tree    Tree
 	Wizard  Wizard
 	Sandbox Sandbox
@@ -74,10 +99,6 @@ func Default() Map {
 			// In a text field "?" and "q" are text.
 			FieldHelp: b([]string{"f1"}, "f1", "help"),
 			FieldQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
-			Overview:  b([]string{"1"}, "1", "overview"),
-			Topics:    b([]string{"2"}, "2", "topics"),
-			Tree:      b([]string{"3"}, "3", "zk tree"),
-			Events:    b([]string{"4"}, "4", "events"),
 			Create:    b([]string{"c"}, "c", "create topic"),
 		},
 		List: List{
@@ -99,30 +120,42 @@ func Default() Map {
 			Follow:    b([]string{"f"}, "f", "follow"),
 			Unhealthy: b([]string{"u"}, "u", "only unhealthy"),
 		},
+		Input: Input{
+			Accept: b([]string{"enter"}, "enter", "done"),
+			Cancel: b([]string{"esc"}, "esc", "cancel"),
+			Leave:  b([]string{"up", "down", "pgup", "pgdown"}, "↑/↓", "back to the list"),
+		},
 		Tree: Tree{
 			Expand:   b([]string{"right", "l"}, "→/l", "expand"),
 			Collapse: b([]string{"left", "h"}, "←/h", "collapse"),
-			Toggle:   b([]string{"enter", "space"}, "enter", "toggle"),
+			Toggle:   b([]string{"enter"}, "enter", "toggle"),
 			Raw:      b([]string{"r"}, "r", "raw data"),
 		},
 		Wizard: Wizard{
 			Next:         b([]string{"tab", "down"}, "tab/↓", "next field"),
 			Prev:         b([]string{"shift+tab", "up"}, "shift+tab/↑", "previous field"),
+			Complete:     b([]string{"tab"}, "tab", "complete config"),
 			Clear:        b([]string{"ctrl+u"}, "ctrl+u", "clear field"),
-			Toggle:       b([]string{"space", "left", "right"}, "space/←/→", "rack mode"),
+			Toggle:       b([]string{"space", "left", "right", "h", "l"}, "space/←/→", "rack mode"),
 			Submit:       b([]string{"enter"}, "enter", "preview"),
+			Create:       b([]string{"enter"}, "enter", "create…"),
 			Reroll:       b([]string{"r"}, "r", "re-roll start index"),
-			StepBack:     b([]string{"left", "h"}, "←/→", "step start index"),
-			StepForward:  b([]string{"right", "l"}, "→", "next start index"),
+			StepBack:     b([]string{"left", "h"}, "←/h", "previous start index"),
+			StepForward:  b([]string{"right", "l"}, "→/l", "next start index"),
 			Written:      b([]string{"w"}, "w", "what is written"),
-			ScrollUp:     b([]string{"up", "k", "pgup"}, "↑/↓", "scroll"),
-			ScrollDown:   b([]string{"down", "j", "pgdown", "space"}, "↓", "scroll down"),
-			ColumnsLeft:  b([]string{"<", ","}, "</>", "scroll brokers"),
+			ScrollUp:     b([]string{"up", "k"}, "↑/k", "scroll up"),
+			ScrollDown:   b([]string{"down", "j"}, "↓/j", "scroll down"),
+			PageUp:       b([]string{"pgup"}, "pgup", "page up"),
+			PageDown:     b([]string{"pgdown", "space"}, "pgdn", "page down"),
+			ColumnsLeft:  b([]string{"<", ","}, "<", "brokers left"),
 			ColumnsRight: b([]string{">", "."}, ">", "brokers right"),
 			Confirm:      b([]string{"y"}, "y", "create"),
 			Cancel:       b([]string{"n"}, "n", "cancel"),
+			SwitchButton: b([]string{"tab", "shift+tab", "left", "right", "h", "l"}, "tab", "other button"),
+			Choose:       b([]string{"enter"}, "enter", "press the button"),
 			Pace:         b([]string{"p"}, "p", "sandbox pace"),
 			OpenTopic:    b([]string{"enter"}, "enter", "open topic"),
+			BackToForm:   b([]string{"enter"}, "enter/esc", "back to the form"),
 		},
 		Sandbox: Sandbox{
 			Kill:           b([]string{"x"}, "x", "kill/restart broker"),
@@ -133,6 +166,13 @@ func Default() Map {
 	m.Global.Create.SetEnabled(false)
 	m.SetSandbox(false)
 	return m
+}
+
+// Tab is the key of the shell's tab i (from 0): its number, 1 to 9, so
+// that the header shows it; desc is what the help says it shows.
+func Tab(i int, desc string) key.Binding {
+	n := strconv.Itoa(i + 1)
+	return b([]string{n}, n, desc)
 }
 
 // SetSandbox enables or disables the sandbox actions.

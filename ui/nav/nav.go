@@ -1,79 +1,88 @@
-// Package nav holds the requests screens send to the shell: open a topic
-// or a broker, run a sandbox action, report a status line. They cross
-// package boundaries, so they are exported; like every request they are
-// named in the imperative.
+// Package nav is what a screen asks of the shell. A screen's Update
+// returns at most one Request next to its command, and the shell handles
+// it before the Update returns: requests never travel as messages, so they
+// are handled in the order the user pressed the keys and need no sequence
+// numbers. Commands are for real I/O only; their results come back to the
+// screen that ran them in a TaskMsg.
+//
+// A request is named in the imperative. Every request type is here,
+// because the shell's switch over them is the list of what screens can ask.
 package nav
 
 import (
-	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
 
-// OpenTopicMsg asks the shell to show a topic (Partition -1: no cursor).
-// Replace closes the sending screen (the top of the stack) first.
-type OpenTopicMsg struct {
+// Request is a screen's request to the shell (nil: nothing asked).
+type Request interface{ request() }
+
+// OpenTopic asks the shell to show a topic (Partition -1: no cursor).
+// Replace closes the asking screen first.
+type OpenTopic struct {
 	Topic     string
 	Partition int
 	Replace   bool
 }
 
-// CloseMsg asks the shell to close the sending screen (the top of the
-// stack), as esc does; a screen with work in flight moves to the
-// background (see ui.Task).
-type CloseMsg struct{}
+// OpenBroker asks the shell to list a broker's partitions.
+type OpenBroker struct{ Broker int }
 
-// TaskMsg carries the result of a screen's asynchronous work back to that
-// screen, wherever it is by then: focused, under other screens, or in the
-// shell's background list after the user closed it. Task is the screen's
-// TaskID; a task the shell no longer knows drops the message.
-type TaskMsg struct {
-	Task int
-	Msg  tea.Msg
-}
+// Close asks the shell to close the asking screen, as esc does; a screen
+// with work in flight moves to the background (see ui.Task).
+type Close struct{}
 
-// OpenBrokerMsg asks the shell to list a broker's partitions.
-type OpenBrokerMsg struct{ Broker int }
-
-// SandboxAction is what a sandbox key asks for.
-type SandboxAction uint8
-
-// Sandbox actions.
-const (
-	// ToggleBroker kills a running broker or restarts a stopped one.
-	ToggleBroker SandboxAction = iota + 1
-	// ElectPreferred runs a preferred leader election (Topic "" = all).
-	ElectPreferred
-	// MoveController makes the controller resign.
-	MoveController
-	// SetPace sets the sandbox's pace (the delay before each controller
-	// and broker step) to Pace.
-	SetPace
-)
-
-// SandboxMsg asks the shell to run a sandbox action.
-type SandboxMsg struct {
-	Action SandboxAction
-	Broker int
-	Topic  string
-	Pace   time.Duration
-	// Seq orders SetPace requests (from NextSeq): commands deliver their
-	// messages in any order, so the shell drops a request older than one
-	// it already applied.
-	Seq uint64
-}
-
-var seq atomic.Uint64
-
-// NextSeq returns a number larger than every one returned before.
-func NextSeq() uint64 { return seq.Add(1) }
-
-// StatusMsg asks the shell to show a line in the status bar.
-type StatusMsg struct {
+// ShowStatus asks the shell to show a line in the status bar.
+type ShowStatus struct {
 	Text string
 	Err  bool
 }
 
-// Cmd wraps a message in a command.
-func Cmd(m tea.Msg) tea.Cmd { return func() tea.Msg { return m } }
+// ToggleBroker asks the sandbox to kill a running broker or restart a
+// stopped one.
+type ToggleBroker struct{ Broker int }
+
+// ElectPreferred asks the sandbox for a preferred leader election of a
+// topic ("" for every topic).
+type ElectPreferred struct{ Topic string }
+
+// MoveController asks the sandbox's controller to resign.
+type MoveController struct{}
+
+// SetPace sets the sandbox's pace: the delay before each controller and
+// broker step.
+type SetPace struct{ Pace time.Duration }
+
+func (OpenTopic) request()      {}
+func (OpenBroker) request()     {}
+func (Close) request()          {}
+func (ShowStatus) request()     {}
+func (ToggleBroker) request()   {}
+func (ElectPreferred) request() {}
+func (MoveController) request() {}
+func (SetPace) request()        {}
+
+// TaskState is where a screen's background work stands (ui.Task).
+type TaskState uint8
+
+// Task states.
+const (
+	// TaskRunning: the work goes on; its status line says how far.
+	TaskRunning TaskState = iota
+	// TaskDone: finished; the status line is the outcome.
+	TaskDone
+	// TaskFailed: finished without doing what it was for; the status line
+	// says why, and the shell shows it as an error.
+	TaskFailed
+)
+
+// TaskMsg carries the result of a screen's command back to that screen,
+// wherever it is by then: focused, under other screens, or in the shell's
+// background list after the user closed it. Task is the id the shell gave
+// the screen when it made it (create.Options.Task, tree.Options.Task); a
+// task the shell no longer knows drops the message.
+type TaskMsg struct {
+	Task int
+	Msg  tea.Msg
+}

@@ -52,6 +52,18 @@ func (k Ink) Put(b *strings.Builder, s string) {
 	b.WriteString(k.post)
 }
 
+// Unless is k, or no ink at all when cond holds: the cells of a selected
+// row stay plain, because the row is painted whole in the selection ink.
+func (k Ink) Unless(cond bool) Ink {
+	if cond {
+		return Ink{}
+	}
+	return k
+}
+
+// If is k when cond holds, no ink otherwise.
+func (k Ink) If(cond bool) Ink { return k.Unless(!cond) }
+
 // Plain reports whether the ink adds nothing.
 func (k Ink) Plain() bool { return k.pre == "" }
 

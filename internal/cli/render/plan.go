@@ -1,4 +1,4 @@
-// Package report renders ktopo's command-line output: plain text for people
+// Package render renders ktopo's command-line output: plain text for people
 // (with optional ANSI emphasis on a terminal) and JSON for scripts. It holds
 // no Kafka logic of its own; it formats what assign and cluster compute.
 package render

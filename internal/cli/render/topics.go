@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -14,65 +13,10 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 )
 
-// TopicFilter selects topics the way kafka-topics' --topic does: a Java
-// regular expression matched against the whole name, where ',' separates
-// alternatives and quotes and blanks are dropped (Kafka's IncludeList).
-type TopicFilter struct {
-	re              *regexp.Regexp
-	excludeInternal bool
-}
-
-// NewTopicFilter compiles --topic (empty: every topic).
-func NewTopicFilter(pattern string, excludeInternal bool) (TopicFilter, error) {
-	f := TopicFilter{excludeInternal: excludeInternal}
-	if pattern == "" {
-		return f, nil
-	}
-	p := strings.TrimSpace(pattern)
-	p = strings.ReplaceAll(p, ",", "|")
-	p = strings.ReplaceAll(p, " ", "")
-	p = strings.Trim(p, `"'`)
-	re, err := regexp.Compile("^(?:" + p + ")$")
-	if err != nil {
-		return f, fmt.Errorf("invalid --topic %q: %v", pattern, err)
-	}
-	f.re = re
-	return f, nil
-}
-
-// Match reports whether the filter selects topic t.
-func (f TopicFilter) Match(t string) bool {
-	if f.excludeInternal && cluster.IsInternalTopic(t) {
-		return false
-	}
-	return f.re == nil || f.re.MatchString(t)
-}
-
-// Topics returns the matching topics of s in name order.
-func (f TopicFilter) Topics(s *cluster.Snapshot) []*cluster.Topic {
-	var out []*cluster.Topic
-	for _, t := range s.Topics() {
-		if f.Match(t.Name) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// Names returns every topic name kafka-topics --list would consider: the
-// topics plus deletion markers of topics already gone are not included.
-func (f TopicFilter) Names(s *cluster.Snapshot) []string {
-	var out []string
-	for _, t := range f.Topics(s) {
-		out = append(out, t.Name)
-	}
-	return out
-}
-
 // WriteList prints topic names, one per line, sorted; topics marked for
 // deletion are followed by " - marked for deletion" (kafka-topics --list
 // in ZooKeeper mode).
-func WriteList(w io.Writer, s *cluster.Snapshot, f TopicFilter) error {
+func WriteList(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter) error {
 	var b strings.Builder
 	for _, t := range f.Topics(s) {
 		b.WriteString(t.Name)
@@ -115,7 +59,7 @@ func (d DescribeFilter) match(s *cluster.Snapshot, t *cluster.Topic, p *cluster.
 //	<TAB>Topic: <t>	Partition: <p>	Leader: <id|none>	Replicas: <a,b>	Isr: <a,b>[	Adding Replicas: …	Removing Replicas: …][	MarkedForDeletion: true]
 //
 // With report options only matching partition lines are printed.
-func WriteDescribe(w io.Writer, s *cluster.Snapshot, f TopicFilter, d DescribeFilter) error {
+func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter) error {
 	var b strings.Builder
 	for _, t := range f.Topics(s) {
 		if !d.any() {
@@ -208,7 +152,7 @@ type partitionJSON struct {
 // WriteDescribeJSON prints {"topics":[…]} with the same selection as
 // WriteDescribe (report options select partitions; topics without a
 // matching partition are left out).
-func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f TopicFilter, d DescribeFilter) error {
+func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter) error {
 	// Streamed a topic at a time (the same bytes as encoding the whole
 	// {"topics":[...]} object): 100,000 partitions need no copy of the
 	// whole document in memory.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/fixture"
 )
 
@@ -22,7 +23,7 @@ func TestDescribeJSONStreamed(t *testing.T) {
 		{"", DescribeFilter{UnderReplicated: true}, 5}, // all but legacy (broker 6 down, 9 never registered, shrunk ISRs)
 		{"no-such-topic", DescribeFilter{}, 0},
 	} {
-		f, err := NewTopicFilter(tc.pattern, false)
+		f, err := cluster.NewTopicFilter(tc.pattern, false)
 		if err != nil {
 			t.Fatal(err)
 		}

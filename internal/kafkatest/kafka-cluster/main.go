@@ -4,6 +4,7 @@
 //	go run ./internal/kafkatest/kafka-cluster                 # Kafka 3.9, 3 brokers, its own ZooKeeper
 //	go run ./internal/kafkatest/kafka-cluster --kafka 2.8 --brokers 4 --racks 2
 //	go run ./internal/kafkatest/kafka-cluster --zookeeper 127.0.0.1:2181/kafka
+//	go run ./internal/kafkatest/kafka-cluster --fetch       # only fetch the jars (CI does)
 //
 // It prints the connect string to give ktopo (--zookeeper) and the brokers'
 // bootstrap list, then reads commands on standard input (kill N, stop N,
@@ -43,7 +44,11 @@ func run() error {
 	racks := flag.Int("racks", 3, "racks rack-a, rack-b, … round-robin (-1: no racks)")
 	connect := flag.String("zookeeper", "", "ZooKeeper connect string with a chroot (default: start one, chroot /kafka)")
 	dir := flag.String("dir", "", "directory for the brokers' data and logs (default: a temporary one, removed on exit)")
+	fetchOnly := flag.Bool("fetch", false, "only fetch every Kafka and ZooKeeper version the tests use into "+kafkatest.CacheDir()+", then exit")
 	flag.Parse()
+	if *fetchOnly {
+		return fetchAll()
+	}
 	switch *version {
 	case "3.9":
 		*version = kafkatest.Kafka39
@@ -131,6 +136,26 @@ func command(c *kafkatest.Cluster, f []string) error {
 		return fmt.Errorf("unknown command %q", f[0])
 	}
 	fmt.Printf("broker %d: %s done\n", id, f[0])
+	return nil
+}
+
+// fetchAll fetches what the real-Kafka tests run, so that a failure to reach
+// Maven Central shows up once, before the tests.
+func fetchAll() error {
+	for _, v := range []string{kafkatest.Kafka39, kafkatest.Kafka28} {
+		d, err := kafkatest.FetchKafka(v)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("Kafka %s: %s\n", v, d.Libs)
+	}
+	for _, v := range []string{kafkatest.ZooKeeper35, kafkatest.ZooKeeper39} {
+		cp, err := kafkatest.FetchZooKeeper(v)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("ZooKeeper %s: %s\n", v, cp)
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 // Package part renders what the partition tables of several screens share:
-// the state word of a partition and its replica list with the leader and
-// the out-of-sync replicas marked.
+// the colour of a partition's condition (cluster.Condition, which says
+// what the condition is) and its replica list with the leader and the
+// out-of-sync replicas marked.
 package part
 
 import (
@@ -12,53 +13,12 @@ import (
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
-// State is a partition's condition, worst first.
-type State uint8
-
-// Partition states.
-const (
-	Online State = iota
-	Reassigning
-	UnderReplicated
-	UnderMinISR
-	New
-	Offline
-	Bad
-)
-
-var names = [...]string{"online", "reassigning", "under-replicated", "under min ISR", "new", "offline", "bad state"}
-
-// String is the state's word.
-func (s State) String() string { return names[s] }
-
-// Healthy reports a partition that needs no attention.
-func (s State) Healthy() bool { return s == Online || s == Reassigning }
-
-// Of classifies p of t in snapshot s.
-func Of(s *cluster.Snapshot, t *cluster.Topic, p *cluster.Partition) State {
-	switch {
-	case p.StateErr != nil:
-		return Bad
-	case !p.HasState:
-		return New
-	case s.PartitionOffline(p):
-		return Offline
-	case p.UnderMinISR(t.MinISR):
-		return UnderMinISR
-	case p.UnderReplicated():
-		return UnderReplicated
-	case p.Reassigning():
-		return Reassigning
-	}
-	return Online
-}
-
-// Ink is the colour of a state.
-func Ink(st *theme.Styles, s State) theme.Ink {
-	switch s {
-	case Online:
+// Ink is the colour of a condition.
+func Ink(st *theme.Styles, c cluster.Condition) theme.Ink {
+	switch c {
+	case cluster.ConditionOnline:
 		return st.Online
-	case Reassigning, UnderReplicated, New:
+	case cluster.ConditionReassigning, cluster.ConditionUnderReplicated, cluster.ConditionNew:
 		return st.Warning
 	}
 	return st.Danger

@@ -19,24 +19,26 @@
 //     what it waits for when it stalls, then a summary.
 //
 // The write runs in a tea.Cmd that holds only copies; its outcome comes
-// back as a message wrapped in nav.TaskMsg, so it reaches the wizard even
-// after the user closed it with esc: the shell then keeps the wizard in its
+// back as a message wrapped in nav.TaskMsg (addressed with the id the
+// shell gave in Options.Task), so it reaches the wizard even after the
+// user closed it with esc: the shell then keeps the wizard in its
 // background task list (see ui.Task), feeds it snapshots and shows its
-// progress in the status bar until the topic is online.
+// progress in the status bar until the topic is online. What the wizard
+// asks of the shell (close, open the topic, set the sandbox's pace) it
+// returns from Update as a nav.Request.
 package create
 
 import (
 	"math/rand/v2"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/anim"
-	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -58,6 +60,9 @@ type Options struct {
 	// Pace reads the sandbox controller's current pace, which can change
 	// while the wizard is open; non-nil enables the pace key (sandbox only).
 	Pace func() time.Duration
+	// Task is the id the shell gave this wizard: the results of its
+	// commands come back in nav.TaskMsg{Task: Task}.
+	Task int
 }
 
 type stage uint8
@@ -71,13 +76,12 @@ const (
 	stageFailed         // the write failed: nothing was written
 )
 
-var taskIDs atomic.Int64
-
 // Model is the wizard.
 type Model struct {
 	opt  Options
 	st   theme.Styles
 	km   keys.Wizard
+	back key.Binding // esc in the form: the shell leaves it to a text field
 	id   int
 	w, h int
 	snap *cluster.Snapshot
@@ -109,16 +113,13 @@ func New(o Options) *Model {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, id: int(taskIDs.Add(1)), now: o.Now, rng: rng}
-	m.km.Pace.SetEnabled(o.Pace != nil)
+	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng}
 	m.form.init(m.st)
 	m.pv.start, m.pv.shift = -1, -1
 	m.pv.renderRow = m.pv.row
+	m.syncKeys()
 	return m
 }
-
-// TaskID implements ui.Task: the id nav.TaskMsg carries.
-func (m *Model) TaskID() int { return m.id }
 
 // Title implements ui.Screen.
 func (m *Model) Title() string {
@@ -134,6 +135,7 @@ func (m *Model) Title() string {
 
 // SetSize implements ui.Screen.
 func (m *Model) SetSize(w, h int) {
+	defer m.settle()
 	m.w, m.h = w, h
 	m.form.setWidth(w)
 	m.pv.setSize(w, h)
@@ -157,6 +159,7 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	if s == nil || s == m.snap {
 		return
 	}
+	defer m.settle()
 	m.snap = s
 	m.form.setDefaults(s)
 	switch m.stage {
@@ -212,6 +215,7 @@ func (m *Model) Capturing() bool { return m.stage == stageForm }
 // popup or the znode view, returns from the preview or a failure to the
 // form with every value kept) before the shell closes it.
 func (m *Model) Back() bool {
+	defer m.settle()
 	switch m.stage {
 	case stagePreview:
 		switch {
@@ -241,25 +245,25 @@ func (m *Model) Detach() bool {
 }
 
 // TaskStatus implements ui.Task: one line for the status bar while the
-// wizard works in the background, and whether it has finished.
-func (m *Model) TaskStatus() (string, bool) {
+// wizard works in the background, and where the creation stands.
+func (m *Model) TaskStatus() (string, nav.TaskState) {
 	name := m.form.in[fName].Value()
 	switch m.stage {
 	case stageWriting:
-		return "Creating topic " + name + ": writing…", false
+		return "Creating topic " + name + ": writing…", nav.TaskRunning
 	case stageProgress:
 		pr := m.tr.pr
 		s := "Creating topic " + name + ": " + strconv.Itoa(pr.Online) + "/" + strconv.Itoa(len(pr.Partitions)) + " partitions online"
 		if w := m.tr.waiting(); len(w) > 0 {
 			s += " — waiting: " + w[0]
 		}
-		return s, false
+		return s, nav.TaskRunning
 	case stageDone:
-		return m.tr.summaryLine(), true
+		return m.tr.summaryLine(), nav.TaskDone
 	case stageFailed:
-		return "Creating topic " + name + " failed: " + m.tr.failLine(), true
+		return "Creating topic " + name + " failed: " + m.tr.failLine(), nav.TaskFailed
 	}
-	return "", true
+	return "", nav.TaskDone // nothing was started
 }
 
 func (m *Model) toForm() {
@@ -288,14 +292,59 @@ type (
 	tickMsg struct{ t time.Time }
 )
 
-func (m *Model) task(msg tea.Msg) tea.Msg { return nav.TaskMsg{Task: m.id, Msg: msg} }
-
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
+	m.syncKeys()
+	cmd, req := m.update(msg)
+	m.settle()
+	return cmd, req
+}
+
+// settle brings what derives from the wizard's state up to date after a
+// change, wherever in the wizard the change was made: the keys that act
+// depend on the stage and the focused field, and the preview's layout on
+// its note, warnings and size (a stale one lets the rows push the legend
+// off the screen). Every entry point (Update, SetSnapshot, Back, SetSize)
+// ends here.
+func (m *Model) settle() {
+	m.syncKeys()
+	if m.pv.plan != nil {
+		m.pv.layout()
+	}
+}
+
+// syncKeys enables the bindings of the current stage and no others: the
+// help shows only what acts, and enter means one thing at a time.
+func (m *Model) syncKeys() {
+	km := &m.km
+	set := func(on bool, bs ...*key.Binding) {
+		for _, b := range bs {
+			b.SetEnabled(on)
+		}
+	}
+	confirm := m.stage == stagePreview && m.pv.confirm
+	preview := m.stage == stagePreview && !confirm
+	form := m.stage == stageForm
+	working := m.stage == stageWriting || m.stage == stageProgress
+	after := working || m.stage == stageDone || m.stage == stageFailed
+	manual := m.pv.plan != nil && m.pv.plan.Manual
+	set(form, &km.Next, &km.Prev, &km.Clear, &km.Submit, &m.back)
+	set(form && m.form.focus == fRack, &km.Toggle)
+	set(form && m.form.focus == fConfigs, &km.Complete)
+	set(preview, &km.Create, &km.Written, &km.ColumnsLeft, &km.ColumnsRight)
+	set(preview && !manual, &km.Reroll, &km.StepBack, &km.StepForward)
+	set(preview || after, &km.ScrollUp, &km.ScrollDown, &km.PageUp, &km.PageDown)
+	set(confirm, &km.Confirm, &km.Cancel, &km.SwitchButton, &km.Choose)
+	set(m.opt.Pace != nil && (working || m.stage == stageDone), &km.Pace)
+	set(m.stage == stageDone, &km.OpenTopic)
+	set(m.stage == stageFailed, &km.BackToForm)
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
 	case topicCreatedMsg:
 		if m.stage != stageWriting {
-			return nil
+			return nil, nil
 		}
 		m.stage = stageProgress
 		m.tr.written(msg.took)
@@ -305,42 +354,33 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 				m.stage = stageDone
 			}
 		}
-		return m.tick()
+		return m.tick(), nil
 	case createFailedMsg:
 		if m.stage != stageWriting {
-			return nil
+			return nil, nil
 		}
 		m.stage = stageFailed
 		m.tr.fail(msg.err)
-		return nil
 	case opsDescribedMsg:
 		if msg.plan == m.pv.plan {
 			m.pv.setOps(msg.lines, msg.err)
 		}
-		return nil
 	case tickMsg:
 		m.ticking = false
 		if m.tr != nil {
 			m.tr.now = m.now()
 		}
-		return m.tick()
+		return m.tick(), nil
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.PasteMsg:
 		if m.stage == stageForm {
-			return m.form.update(msg, m.snap)
+			return m.form.update(msg, m.snap, &m.km), nil
 		}
 	case tea.MouseWheelMsg:
-		d := 0
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			d = -3
-		case tea.MouseWheelDown:
-			d = 3
-		}
-		m.scroll(d)
+		m.scroll(cursor.WheelStep * cursor.WheelNotch(msg))
 	}
-	return nil
+	return nil, nil
 }
 
 // tick keeps the elapsed time moving while the wizard is on screen and
@@ -365,33 +405,34 @@ func (m *Model) scroll(d int) {
 	}
 }
 
-func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	km := &m.km
 	switch m.stage {
 	case stageForm:
-		if msg.String() == "esc" {
-			return nav.Cmd(nav.CloseMsg{})
+		if key.Matches(msg, m.back) {
+			return nil, nav.Close{}
 		}
 		if key.Matches(msg, km.Submit) {
-			return m.submit()
+			m.submit()
+			return nil, nil
 		}
-		return m.form.update(msg, m.snap)
+		return m.form.update(msg, m.snap, km), nil
 	case stagePreview:
 		if m.pv.confirm {
-			return m.confirmKey(msg)
+			return m.confirmKey(msg), nil
 		}
 		switch {
-		case key.Matches(msg, km.Submit):
+		case key.Matches(msg, km.Create):
 			if m.pv.plan != nil {
 				m.pv.confirm, m.pv.button = true, 0
-				m.pv.note, m.pv.noteErr = "", false
+				m.pv.setNote("", false)
 			}
 		case key.Matches(msg, km.Written):
 			if m.pv.showOps {
 				m.pv.showOps = false
-				return nil
+				return nil, nil
 			}
-			return m.describeOps()
+			return m.describeOps(), nil
 		case key.Matches(msg, km.Reroll):
 			m.reroll()
 		case key.Matches(msg, km.StepBack):
@@ -402,9 +443,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.pv.scrollColumns(-1)
 		case key.Matches(msg, km.ColumnsRight):
 			m.pv.scrollColumns(1)
-		case msg.String() == "pgup":
+		case key.Matches(msg, km.PageUp):
 			m.pv.page(-1)
-		case msg.String() == "pgdown", msg.String() == "space":
+		case key.Matches(msg, km.PageDown):
 			m.pv.page(1)
 		case key.Matches(msg, km.ScrollUp):
 			m.pv.scroll(-1)
@@ -412,16 +453,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.pv.scroll(1)
 		}
 	case stageWriting, stageProgress, stageDone, stageFailed:
+		// syncKeys enabled what applies in this stage: the pace while the
+		// sandbox can be slowed and the topic is not failed, the topic
+		// once it is online, the way back after a failure.
 		switch {
-		case key.Matches(msg, km.Pace) && m.stage != stageFailed:
-			return m.nextPace()
-		case key.Matches(msg, km.OpenTopic) && m.stage == stageDone:
-			return nav.Cmd(nav.OpenTopicMsg{Topic: m.tr.plan.Name, Partition: -1, Replace: true})
-		case key.Matches(msg, km.Submit) && m.stage == stageFailed:
+		case key.Matches(msg, km.Pace):
+			return nil, m.nextPace()
+		case key.Matches(msg, km.OpenTopic):
+			return nil, nav.OpenTopic{Topic: m.tr.plan.Name, Partition: -1, Replace: true}
+		case key.Matches(msg, km.BackToForm):
 			m.toForm()
-		case msg.String() == "pgup":
+		case key.Matches(msg, km.PageUp):
 			m.tr.win.Page(-1)
-		case msg.String() == "pgdown", msg.String() == "space":
+		case key.Matches(msg, km.PageDown):
 			m.tr.win.Page(1)
 		case key.Matches(msg, km.ScrollUp):
 			m.tr.win.Scroll(-1)
@@ -429,7 +473,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.tr.win.Scroll(1)
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // paces are the values the pace key cycles through.
@@ -443,7 +487,7 @@ func (m *Model) currentPace() time.Duration {
 	return m.opt.Pace()
 }
 
-func (m *Model) nextPace() tea.Cmd {
+func (m *Model) nextPace() nav.Request {
 	i, cur := 0, m.currentPace()
 	for j, p := range paces {
 		if p <= cur {
@@ -451,7 +495,7 @@ func (m *Model) nextPace() tea.Cmd {
 		}
 	}
 	m.pace, m.paceSet = paces[(i+1)%len(paces)], true
-	return nav.Cmd(nav.SandboxMsg{Action: nav.SetPace, Pace: m.pace, Seq: nav.NextSeq()})
+	return nav.SetPace{Pace: m.pace}
 }
 
 func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -459,14 +503,14 @@ func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, km.Confirm):
 		return m.create()
-	case key.Matches(msg, km.Cancel), msg.String() == "esc":
-		m.pv.confirm = false
-	case msg.String() == "enter":
+	case key.Matches(msg, km.Cancel):
+		m.pv.confirm = false // esc too, through Back
+	case key.Matches(msg, km.Choose):
 		if m.pv.button == 0 {
 			return m.create()
 		}
 		m.pv.confirm = false
-	case msg.String() == "tab", msg.String() == "shift+tab", msg.String() == "left", msg.String() == "right", msg.String() == "h", msg.String() == "l":
+	case key.Matches(msg, km.SwitchButton):
 		m.pv.button = 1 - m.pv.button
 	}
 	return nil
@@ -474,15 +518,15 @@ func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // submit leaves the form for the preview when every value is valid, and
 // says why not otherwise.
-func (m *Model) submit() tea.Cmd {
+func (m *Model) submit() {
 	if m.snap == nil {
 		m.form.msg = "The cluster is still loading."
-		return nil
+		return
 	}
 	req, fld, err := m.form.request(m.snap)
 	if err != nil {
 		m.form.fail(fld, err)
-		return nil
+		return
 	}
 	m.form.msg = ""
 	if req.Assignment == nil {
@@ -493,12 +537,11 @@ func (m *Model) submit() tea.Cmd {
 	}
 	if err := m.replan(req); err != nil {
 		m.form.fail(fieldOf(err), err)
-		return nil
+		return
 	}
 	m.stage = stagePreview
 	m.form.blur()
-	m.pv.note, m.pv.noteErr = "", false
-	return nil
+	m.pv.setNote("", false)
 }
 
 func (m *Model) brokerCount(mode cluster.RackAwareMode) int {
@@ -558,10 +601,10 @@ func (m *Model) step(d int) {
 
 func (m *Model) replanPreview() {
 	if err := m.replan(m.pv.req); err != nil {
-		m.pv.note, m.pv.noteErr = err.Error(), true
+		m.pv.setNote(err.Error(), true)
 		return
 	}
-	m.pv.note, m.pv.noteErr = "", false
+	m.pv.setNote("", false)
 }
 
 // describeOps asks ZooKeeper what the multi would write now (which
@@ -603,17 +646,17 @@ func (m *Model) create() tea.Cmd {
 	}
 	fresh, err := cluster.PlanTopic(m.snap, req)
 	if err != nil {
-		m.pv.note, m.pv.noteErr = "Not created: "+err.Error(), true
+		m.pv.setNote("Not created: "+err.Error(), true)
 		return nil
 	}
 	if !cluster.SamePlan(shown, fresh) {
 		m.pv.set(req, fresh, m.snap)
-		m.pv.note, m.pv.noteErr = "Not created: the cluster changed since the preview ("+brokerChange(shown, fresh)+"), so the plan would differ. This is the new plan: check it and press enter again.", true
+		m.pv.setNote("Not created: the cluster changed since the preview ("+brokerChange(shown, fresh)+"), so the plan would differ. This is the new plan: check it and press enter again.", true)
 		return nil
 	}
 	z := m.opt.Writer
 	if z == nil {
-		m.pv.note, m.pv.noteErr = errNoWriter.Error(), true
+		m.pv.setNote(errNoWriter.Error(), true)
 		return nil
 	}
 	m.stage = stageWriting
@@ -631,50 +674,23 @@ func (m *Model) create() tea.Cmd {
 	return tea.Batch(write, m.tick())
 }
 
-// brokerChange describes how the registered brokers of two plans differ.
+// brokerChange says how the registered brokers of two plans differ.
 func brokerChange(a, b *cluster.TopicPlan) string {
-	ids := func(bs []assign.Broker) []int {
-		out := make([]int, len(bs))
-		for i, x := range bs {
-			out[i] = x.ID
-		}
-		return out
-	}
-	was, now := ids(a.Brokers), ids(b.Brokers)
-	var left, joined []int
-	for _, id := range was {
-		if !contains(now, id) {
-			left = append(left, id)
-		}
-	}
-	for _, id := range now {
-		if !contains(was, id) {
-			joined = append(joined, id)
-		}
-	}
+	d := a.BrokerDiff(b)
 	s := ""
-	if len(left) > 0 {
-		s = plural(len(left), "broker ", "brokers ") + rows.Ints(left) + " left"
+	if len(d.Left) > 0 {
+		s = plural(len(d.Left), "broker ", "brokers ") + cell.Ints(d.Left) + " left"
 	}
-	if len(joined) > 0 {
+	if len(d.Joined) > 0 {
 		if s != "" {
 			s += ", "
 		}
-		s += plural(len(joined), "broker ", "brokers ") + rows.Ints(joined) + " joined"
+		s += plural(len(d.Joined), "broker ", "brokers ") + cell.Ints(d.Joined) + " joined"
 	}
-	if s == "" {
+	if d.Empty() {
 		s = "racks or registrations changed"
 	}
 	return s
-}
-
-func contains(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func plural(n int, one, many string) string {
@@ -690,33 +706,35 @@ func (e wizardError) Error() string { return string(e) }
 
 const errNoWriter = wizardError("This session cannot write to ZooKeeper (read-only).")
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap: the few keys of the stage that the
+// footer has room for.
 func (m *Model) ShortHelp() []key.Binding {
 	km := &m.km
 	switch m.stage {
 	case stageForm:
-		return []key.Binding{km.Submit, km.Next, km.Clear}
+		return []key.Binding{km.Submit, km.Next, km.Clear, m.back}
 	case stagePreview:
 		if m.pv.confirm {
 			return []key.Binding{km.Confirm, km.Cancel}
 		}
-		create := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "create…"))
-		return []key.Binding{create, km.Reroll, km.StepBack, km.Written}
+		return []key.Binding{km.Create, km.Reroll, km.StepBack, km.StepForward, km.Written}
 	case stageDone:
 		return []key.Binding{km.OpenTopic, km.Pace}
 	case stageFailed:
-		back := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter/esc", "back to the form"))
-		return []key.Binding{back}
+		return []key.Binding{km.BackToForm}
 	}
 	return []key.Binding{km.Pace, km.ScrollUp}
 }
 
-// FullHelp implements help.KeyMap.
+// FullHelp implements help.KeyMap: every binding, of which the help shows
+// the current stage's (the others are disabled, see syncKeys).
 func (m *Model) FullHelp() [][]key.Binding {
 	km := &m.km
 	return [][]key.Binding{
-		{km.Next, km.Prev, km.Clear, km.Toggle, km.Submit},
-		{km.Reroll, km.StepBack, km.Written, km.ScrollUp, km.ColumnsLeft},
-		{km.Confirm, km.Cancel, km.Pace, km.OpenTopic},
+		{km.Next, km.Prev, km.Complete, km.Clear, km.Toggle, km.Submit},
+		{km.Create, km.Reroll, km.StepBack, km.StepForward, km.Written, km.ColumnsLeft, km.ColumnsRight},
+		{km.Confirm, km.Cancel, km.SwitchButton, km.Choose},
+		{km.Pace, km.OpenTopic, km.BackToForm},
+		{km.ScrollUp, km.ScrollDown, km.PageUp, km.PageDown},
 	}
 }

@@ -552,7 +552,7 @@ func TestAlreadyExists(t *testing.T) {
 	if _, ok := e.z.written("/config/topics/payments"); ok {
 		t.Fatal("the config was written")
 	}
-	if line, done := e.m.TaskStatus(); !done || !strings.Contains(line, "already exists") {
+	if line, state := e.m.TaskStatus(); state != nav.TaskFailed || !strings.Contains(line, "already exists") {
 		t.Fatalf("status %q", line)
 	}
 	e.press("enter")
@@ -609,7 +609,7 @@ func TestProgress(t *testing.T) {
 	if e.m.Stage() != "progress" || e.m.tr.pr.Online != 6 || e.m.tr.pr.InSync != 5 {
 		t.Fatalf("stage %s online %d sync %d", e.m.Stage(), e.m.tr.pr.Online, e.m.tr.pr.InSync)
 	}
-	if line, done := e.m.TaskStatus(); done || line != "Creating topic payments: 6/12 partitions online — waiting: followers to catch up: partition 5 (leaders add them to the ISR)" {
+	if line, state := e.m.TaskStatus(); state != nav.TaskRunning || line != "Creating topic payments: 6/12 partitions online — waiting: followers to catch up: partition 5 (leaders add them to the ISR)" {
 		t.Fatalf("status %q", line)
 	}
 	e.now = e.now.Add(1500 * time.Millisecond)
@@ -642,12 +642,12 @@ func TestProgress(t *testing.T) {
 			golden.RequireEqual(t, view(e))
 		})
 	}
-	if line, done := e.m.TaskStatus(); !done || line != "Topic payments created: all 12 partitions online 51ms after the write, in sync 90ms." {
+	if line, state := e.m.TaskStatus(); state != nav.TaskDone || line != "Topic payments created: all 12 partitions online 51ms after the write, in sync 90ms." {
 		t.Fatalf("status %q", line)
 	}
-	msgs := e.press("enter")
-	if len(msgs) != 1 || msgs[0] != (nav.OpenTopicMsg{Topic: "payments", Partition: -1, Replace: true}) {
-		t.Fatalf("enter: %v", msgs)
+	reqs := e.press("enter")
+	if len(reqs) != 1 || reqs[0] != (nav.OpenTopic{Topic: "payments", Partition: -1, Replace: true}) {
+		t.Fatalf("enter: %v", reqs)
 	}
 	if e.m.Detach() {
 		t.Fatal("a finished wizard does not stay in the background")
@@ -728,7 +728,7 @@ func TestDetach(t *testing.T) {
 		t.Fatal("no clock ticks in the background")
 	}
 	e.apply(topicWritten(e.m.Plan(), 1)...)
-	if line, done := e.m.TaskStatus(); done || !strings.HasPrefix(line, "Creating topic payments: 0/12 partitions online") {
+	if line, state := e.m.TaskStatus(); state != nav.TaskRunning || !strings.HasPrefix(line, "Creating topic payments: 0/12 partitions online") {
 		t.Fatalf("%q", line)
 	}
 }
@@ -750,18 +750,11 @@ func TestPace(t *testing.T) {
 		t.Fatal(view(e))
 	}
 	sandboxPace = 0
-	var got []nav.SandboxMsg
-	for range 5 {
-		for _, m := range e.press("p") {
-			got = append(got, m.(nav.SandboxMsg))
-		}
-	}
 	var paces []string
-	for _, g := range got {
-		if g.Action != nav.SetPace {
-			t.Fatal(g)
+	for range 5 {
+		for _, r := range e.press("p") {
+			paces = append(paces, r.(nav.SetPace).Pace.String())
 		}
-		paces = append(paces, g.Pace.String())
 	}
 	if strings.Join(paces, " ") != "250ms 1s 3s 0s 250ms" {
 		t.Fatalf("paces %v", paces)
@@ -772,8 +765,8 @@ func TestPace(t *testing.T) {
 	// Without a sandbox the key does nothing.
 	f := openPreview(t, 80, 22)
 	create(t, f)
-	if msgs := f.press("p"); len(msgs) != 0 {
-		t.Fatal(msgs)
+	if reqs := f.press("p"); len(reqs) != 0 {
+		t.Fatal(reqs)
 	}
 }
 
@@ -839,4 +832,31 @@ func TestColumnsScroll(t *testing.T) {
 		t.Fatal("< scrolls back")
 	}
 	checkSize(t, view(e), 60, 30)
+}
+
+// TestNoteKeepsTheLegend: a note above the matrix (the re-check's "Not
+// created: the cluster changed…", a failed re-plan, …) takes lines from the
+// partition rows, never from the legend under the matrix, at any size.
+func TestNoteKeepsTheLegend(t *testing.T) {
+	for _, sz := range [][2]int{{80, 22}, {200, 58}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			e := openPreview(t, sz[0], sz[1])
+			e.apply(brokerGone(4))
+			create(t, e)
+			if !strings.HasPrefix(e.m.pv.note, "Not created: the cluster changed") {
+				t.Fatalf("note %q", e.m.pv.note)
+			}
+			checkSize(t, view(e), sz[0], sz[1])
+			for _, want := range []string{"L leader  F follower", "broker 4 is offline"} {
+				if !strings.Contains(view(e), want) {
+					t.Fatalf("%q fell off the screen:\n%s", want, view(e))
+				}
+			}
+			// The note goes with the next re-roll: the rows take the room again.
+			e.press("r")
+			if e.m.pv.note != "" || !strings.Contains(view(e), "L leader  F follower") {
+				t.Fatalf("after the note went:\n%s", view(e))
+			}
+		})
+	}
 }

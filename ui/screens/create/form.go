@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
@@ -115,38 +116,35 @@ func (f *form) mode() cluster.RackAwareMode {
 	return cluster.RackAwareEnforced
 }
 
-// update handles a key or a paste in the form.
-func (f *form) update(msg tea.Msg, s *cluster.Snapshot) tea.Cmd {
+// update handles a key or a paste in the form; km has the form's keys
+// enabled for the focused field (Toggle on the rack mode, Complete on the
+// configs).
+func (f *form) update(msg tea.Msg, s *cluster.Snapshot, km *keys.Wizard) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch k.String() {
-		case "tab":
-			if f.focus == fConfigs && f.complete() {
-				f.afterEdit(s)
-				return nil
-			}
+		switch {
+		case key.Matches(k, km.Complete) && f.focus == fConfigs && f.complete():
+			f.afterEdit(s)
+			return nil
+		case key.Matches(k, km.Next):
 			f.move(1)
 			return nil
-		case "down":
-			f.move(1)
-			return nil
-		case "shift+tab", "up":
+		case key.Matches(k, km.Prev):
 			f.move(-1)
 			return nil
-		case "ctrl+u":
+		case key.Matches(k, km.Clear):
 			if f.focus != fRack {
 				f.in[f.focus].SetValue("")
 				f.touched[f.focus] = true
 				f.afterEdit(s)
 			}
 			return nil
+		case key.Matches(k, km.Toggle) && f.focus == fRack:
+			f.rackOff = !f.rackOff
+			f.touched[fRack] = true
+			f.afterEdit(s)
+			return nil
 		}
 		if f.focus == fRack {
-			switch k.String() {
-			case "space", "left", "right", "h", "l":
-				f.rackOff = !f.rackOff
-				f.touched[fRack] = true
-				f.afterEdit(s)
-			}
 			return nil
 		}
 	}
@@ -332,7 +330,7 @@ func (f *form) validate(s *cluster.Snapshot) {
 			var unknown []int
 			for _, id := range ps {
 				for _, r := range a[id] {
-					if !s.IsLive(r) && !contains(unknown, r) {
+					if !s.IsLive(r) && !slices.Contains(unknown, r) {
 						unknown = append(unknown, r)
 					}
 				}

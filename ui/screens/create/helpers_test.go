@@ -45,7 +45,7 @@ type env struct {
 func newEnv(t testing.TB, w, h int) *env {
 	e := &env{model: spec().Model(), anims: anim.NewSet(theme.FlashSteps), z: &fakeZK{}, now: t0}
 	e.m = New(Options{Styles: theme.New(true), Keys: keys.Default(), Anims: e.anims, Writer: e.z,
-		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2))})
+		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.noTicks = true // so that every command answers: run waits for them
 	e.m.SetSize(w, h)
 	e.m.SetSnapshot(e.model.Snapshot())
@@ -79,27 +79,35 @@ func (e *env) typeText(s string) {
 	}
 }
 
-// press sends keys and delivers the wizard's own task messages back to it
-// (as the shell does), returning the other messages.
-func (e *env) press(ks ...string) []tea.Msg {
-	var out []tea.Msg
+// testTask is the id the tests' shell gives the wizard.
+const testTask = 7
+
+// press sends keys and delivers the results of the wizard's commands back
+// to it (as the shell does), returning the requests it made.
+func (e *env) press(ks ...string) []nav.Request {
+	var out []nav.Request
 	for _, k := range ks {
-		out = append(out, e.deliver(run(e.m.Update(fixture.Key(k))))...)
+		out = append(out, e.handle(e.m.Update(fixture.Key(k)))...)
 	}
 	return out
 }
 
-func (e *env) deliver(msgs []tea.Msg) []tea.Msg {
-	var out []tea.Msg
-	for _, msg := range msgs {
-		if tm, ok := msg.(nav.TaskMsg); ok && tm.Task == e.m.TaskID() {
-			if _, tick := tm.Msg.(tickMsg); tick {
-				continue
-			}
-			out = append(out, e.deliver(run(e.m.Update(tm.Msg)))...)
+// handle runs an Update's command, delivers the results addressed to the
+// wizard, and collects the requests of all those Updates.
+func (e *env) handle(cmd tea.Cmd, req nav.Request) []nav.Request {
+	var out []nav.Request
+	if req != nil {
+		out = append(out, req)
+	}
+	for _, msg := range run(cmd) {
+		tm, ok := msg.(nav.TaskMsg)
+		if !ok || tm.Task != testTask {
 			continue
 		}
-		out = append(out, msg)
+		if _, tick := tm.Msg.(tickMsg); tick {
+			continue
+		}
+		out = append(out, e.handle(e.m.Update(tm.Msg))...)
 	}
 	return out
 }

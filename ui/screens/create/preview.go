@@ -8,7 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
@@ -52,7 +53,7 @@ type preview struct {
 	stale    string
 
 	w, h   int
-	win    rows.Window
+	win    cursor.Window
 	colOff int
 
 	confirm bool
@@ -62,8 +63,11 @@ type preview struct {
 	opsRaw  []string
 	ops     []string // wrapped
 	opsErr  error
-	opsWin  rows.Window
+	opsWin  cursor.Window
 
+	// note is the line above the matrix (why the last enter or re-plan
+	// did not go through); set it with setNote, which lays the preview out
+	// again: the note takes lines from the partition rows.
 	note    string
 	noteErr bool
 
@@ -150,7 +154,7 @@ func (p *preview) set(req cluster.TopicRequest, plan *cluster.TopicPlan, s *clus
 		p.groups = append(p.groups, g)
 	}
 	p.roles = make([]byte, len(p.cols))
-	p.win = rows.Window{}
+	p.win = cursor.Window{}
 	p.win.SetN(len(p.parts))
 	p.colOff = 0
 	p.observe(s)
@@ -187,7 +191,7 @@ func (p *preview) observe(s *cluster.Snapshot) {
 
 func (p *preview) setOps(lines []string, err error) {
 	p.opsRaw, p.opsErr = lines, err
-	p.opsWin = rows.Window{}
+	p.opsWin = cursor.Window{}
 	p.wrapOps()
 }
 
@@ -202,6 +206,8 @@ func (p *preview) wrapOps() {
 	p.opsWin.SetH(max(p.h-4, 1))
 }
 
+// setNote shows s above the matrix ("" for none) and gives the partition
+// rows what the note leaves.
 func (p *preview) setNote(s string, isErr bool) {
 	p.note, p.noteErr = s, isErr
 	p.layout()
@@ -334,9 +340,9 @@ func (p *preview) row(st *theme.Styles, i int, from, to int) string {
 	}
 	var b strings.Builder
 	b.Grow(16 + (to-from)*(p.cw+12))
-	b.WriteString(rows.FitRight(strconv.Itoa(id), 10))
-	b.WriteString(rows.Spaces(labelCol - 10))
-	pad := rows.Spaces(p.cw - 1)
+	b.WriteString(cell.FitRight(strconv.Itoa(id), 10))
+	b.WriteString(cell.Spaces(labelCol - 10))
+	pad := cell.Spaces(p.cw - 1)
 	for j := from; j < to; j++ {
 		if p.gapBefore(j, from) > 0 {
 			b.WriteString(st.Subtle.S(" │"))
@@ -358,7 +364,7 @@ func (p *preview) row(st *theme.Styles, i int, from, to int) string {
 			ink = st.Warning
 		}
 		b.WriteString("  ")
-		b.WriteString(ink.S(rows.FitRight(strconv.Itoa(n), racksCol-2)))
+		b.WriteString(ink.S(cell.FitRight(strconv.Itoa(n), racksCol-2)))
 	}
 	return b.String()
 }
@@ -368,7 +374,7 @@ func (p *preview) row(st *theme.Styles, i int, from, to int) string {
 func (p *preview) view(st *theme.Styles, name string) []string {
 	lines := make([]string, 0, p.h)
 	plan := p.plan
-	title := " " + st.Bold.S("Preview ") + st.Accent.S(name) + st.Muted.S("  ·  "+rows.Count(len(p.parts))+" partitions × RF "+
+	title := " " + st.Bold.S("Preview ") + st.Accent.S(name) + st.Muted.S("  ·  "+cell.Count(len(p.parts))+" partitions × RF "+
 		strconv.Itoa(p.rf)+"  ·  "+strconv.Itoa(len(plan.Registered))+" brokers")
 	switch {
 	case plan.Manual:
@@ -380,7 +386,7 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 	default:
 		title += st.Muted.S(", rack-unaware (no racks)")
 	}
-	lines = append(lines, rows.Clip(title, p.w))
+	lines = append(lines, cell.Clip(title, p.w))
 	var info string
 	if plan.Manual {
 		info = " " + st.Muted.S("No start index or shift: every replica exactly where the manual assignment puts it.")
@@ -394,15 +400,15 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 		repro = "  (ktopo plan " + repro + ")"
 		info = " " + st.Bold.S(base)
 		used := 1 + len(base)
-		if used+rows.Width(keys) <= p.w {
+		if used+cell.Width(keys) <= p.w {
 			info += st.Key.S(keys)
-			used += rows.Width(keys)
+			used += cell.Width(keys)
 		}
 		if used+len(repro) <= p.w {
 			info += st.Muted.S(repro)
 		}
 	}
-	lines = append(lines, rows.Clip(info, p.w))
+	lines = append(lines, cell.Clip(info, p.w))
 	for i, l := range p.noteLines() {
 		ink := st.Warning
 		if i == 0 && p.note != "" && p.noteErr {
@@ -420,12 +426,12 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 		if fits {
 			return s
 		}
-		return rows.Clip(s, p.w)
+		return cell.Clip(s, p.w)
 	}
 	// rack headings and broker ids
 	var rh, bh strings.Builder
-	rh.WriteString(rows.Spaces(labelCol))
-	bh.WriteString(st.Header.S(rows.Fit(" partition", labelCol)))
+	rh.WriteString(cell.Spaces(labelCol))
+	bh.WriteString(st.Header.S(cell.Fit(" partition", labelCol)))
 	for _, g := range p.groups {
 		gf, gt := max(g.from, from), min(g.from+g.n, to)
 		if gf >= gt {
@@ -436,7 +442,7 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 			w += p.cw + p.gapBefore(j, from)
 		}
 		sep := p.gapBefore(gf, from)
-		rh.WriteString(rows.Spaces(sep))
+		rh.WriteString(cell.Spaces(sep))
 		rh.WriteString(st.Accent.S(center(g.label, w-sep)))
 	}
 	for j := from; j < to; j++ {
@@ -448,12 +454,12 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 		if !c.known {
 			ink = st.Danger
 		}
-		bh.WriteString(ink.S(rows.FitRight(c.label, p.cw)))
+		bh.WriteString(ink.S(cell.FitRight(c.label, p.cw)))
 	}
 	if p.racks > 0 {
-		bh.WriteString(st.Header.S(rows.FitRight("racks", racksCol)))
+		bh.WriteString(st.Header.S(cell.FitRight("racks", racksCol)))
 	}
-	lines = append(lines, rows.Clip(rh.String(), p.w), rows.Clip(bh.String(), p.w))
+	lines = append(lines, cell.Clip(rh.String(), p.w), cell.Clip(bh.String(), p.w))
 	wf, wt := p.win.Visible()
 	for i := wf; i < wt; i++ {
 		lines = append(lines, clip(p.renderRow(st, i, from, to)))
@@ -469,10 +475,10 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 		legend += st.Accent.S("brokers "+strconv.Itoa(from+1)+"–"+strconv.Itoa(to)+" of "+strconv.Itoa(len(p.cols))) + st.Muted.S(" < >  ·  ")
 	}
 	if len(p.parts) > p.win.H {
-		legend += st.Accent.S("rows "+strconv.Itoa(wf+1)+"–"+strconv.Itoa(wt)+" of "+rows.Count(len(p.parts))) + st.Muted.S(" ↑↓  ·  ")
+		legend += st.Accent.S("rows "+strconv.Itoa(wf+1)+"–"+strconv.Itoa(wt)+" of "+cell.Count(len(p.parts))) + st.Muted.S(" ↑↓  ·  ")
 	}
 	legend += st.Leader.S("L") + st.Muted.S(" leader  F follower  ·  after: the broker's load once created")
-	lines = append(lines, rows.Clip(legend, p.w))
+	lines = append(lines, cell.Clip(legend, p.w))
 	return lines
 }
 
@@ -480,18 +486,18 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 func (p *preview) totals(st *theme.Styles, from, to int) []string {
 	row := func(label string, ink theme.Ink, val func(c *pcol) int) string {
 		var b strings.Builder
-		b.WriteString(st.Header.S(rows.Fit(" "+label, labelCol)))
+		b.WriteString(st.Header.S(cell.Fit(" "+label, labelCol)))
 		for j := from; j < to; j++ {
 			if p.gapBefore(j, from) > 0 {
 				b.WriteString(st.Subtle.S(" │"))
 			}
-			b.WriteString(ink.S(rows.FitRight(strconv.Itoa(val(&p.cols[j])), p.cw)))
+			b.WriteString(ink.S(cell.FitRight(strconv.Itoa(val(&p.cols[j])), p.cw)))
 		}
 		return b.String()
 	}
 	rack := func(label string, val func(g *pgroup) int) string {
 		var b strings.Builder
-		b.WriteString(st.Header.S(rows.Fit(" "+label, labelCol)))
+		b.WriteString(st.Header.S(cell.Fit(" "+label, labelCol)))
 		for _, g := range p.groups {
 			gf, gt := max(g.from, from), min(g.from+g.n, to)
 			if gf >= gt {
@@ -502,9 +508,9 @@ func (p *preview) totals(st *theme.Styles, from, to int) []string {
 				w += p.cw + p.gapBefore(j, from)
 			}
 			sep := p.gapBefore(gf, from)
-			b.WriteString(rows.Spaces(sep))
-			cell := strconv.Itoa(val(&g))
-			b.WriteString(rows.FitRight(cell, p.cw) + rows.Spaces(w-sep-p.cw))
+			b.WriteString(cell.Spaces(sep))
+			v := strconv.Itoa(val(&g))
+			b.WriteString(cell.FitRight(v, p.cw) + cell.Spaces(w-sep-p.cw))
 		}
 		return b.String()
 	}
@@ -520,7 +526,7 @@ func (p *preview) totals(st *theme.Styles, from, to int) []string {
 
 // opsView shows the exact znodes and JSON the multi writes.
 func (p *preview) opsView(st *theme.Styles, lines []string) []string {
-	lines = append(lines, "", rows.Clip(" "+st.Bold.S("Written in one ZooKeeper multi")+st.Muted.S(" — all or nothing; the controller then creates the partition znodes (w or esc closes)"), p.w))
+	lines = append(lines, "", cell.Clip(" "+st.Bold.S("Written in one ZooKeeper multi")+st.Muted.S(" — all or nothing; the controller then creates the partition znodes (w or esc closes)"), p.w))
 	switch {
 	case p.opsErr != nil:
 		lines = append(lines, " "+st.Error.S(p.opsErr.Error()))
@@ -534,7 +540,7 @@ func (p *preview) opsView(st *theme.Styles, lines []string) []string {
 			if strings.HasPrefix(l, "create ") || strings.HasPrefix(l, "set ") {
 				verb, rest, _ := strings.Cut(l, " ")
 				path, data, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
-				l = st.Accent.S(rows.Fit(verb, 7)) + st.Bold.S(path) + " " + data
+				l = st.Accent.S(cell.Fit(verb, 7)) + st.Bold.S(path) + " " + data
 			}
 			lines = append(lines, "   "+l)
 		}
@@ -547,7 +553,7 @@ func (p *preview) popup(st *theme.Styles, name string) string {
 	plan := p.plan
 	var b []string
 	b = append(b, st.Bold.S("Create topic ")+st.Accent.S(name)+st.Bold.S("?"), "")
-	desc := rows.Count(len(p.parts)) + " partitions × RF " + strconv.Itoa(p.rf) + " on " + strconv.Itoa(len(plan.Registered)) + " brokers"
+	desc := cell.Count(len(p.parts)) + " partitions × RF " + strconv.Itoa(p.rf) + " on " + strconv.Itoa(len(plan.Registered)) + " brokers"
 	if plan.Manual {
 		desc += ", placed by hand"
 	} else {
@@ -570,12 +576,12 @@ func (p *preview) popup(st *theme.Styles, name string) string {
 
 // center centres plain text in w columns.
 func center(s string, w int) string {
-	n := rows.Width(s)
+	n := cell.Width(s)
 	if n >= w {
-		return rows.Fit(s, w)
+		return cell.Fit(s, w)
 	}
 	left := (w - n) / 2
-	return rows.Spaces(left) + s + rows.Spaces(w-n-left)
+	return cell.Spaces(left) + s + cell.Spaces(w-n-left)
 }
 
 // wrap splits a message into lines of at most w columns, indented by
@@ -583,9 +589,9 @@ func center(s string, w int) string {
 // (three columns) rather than wrapped when that is what it takes.
 func wrap(s string, w, indent int) []string {
 	avail := max(w-indent-1, 10)
-	n := rows.Width(s)
+	n := cell.Width(s)
 	if n <= avail {
-		return []string{rows.Spaces(indent) + s}
+		return []string{cell.Spaces(indent) + s}
 	}
 	if indent > 3 && n <= w-4 {
 		return []string{"   " + s}
@@ -594,7 +600,7 @@ func wrap(s string, w, indent int) []string {
 	indent = min(indent, 3)
 	out := strings.Split(ansi.Wrap(s, avail, ""), "\n")
 	for i := range out {
-		out[i] = rows.Spaces(indent) + strings.TrimRight(out[i], " ")
+		out[i] = cell.Spaces(indent) + strings.TrimRight(out[i], " ")
 	}
 	return out
 }

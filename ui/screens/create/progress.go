@@ -8,7 +8,8 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/anim"
-	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
@@ -48,7 +49,7 @@ type tracker struct {
 	anims     *anim.Set
 
 	w, h  int
-	win   rows.Window
+	win   cursor.Window
 	cellW int
 	per   int // cells per grid row
 	idW   int
@@ -80,8 +81,8 @@ func newTracker(plan *cluster.TopicPlan, s *cluster.Snapshot, now time.Time, ani
 	}
 	t.idText, t.tmText = make([]string, n), make([]string, n)
 	for i, id := range t.ids {
-		t.idText[i] = rows.FitRight(strconv.Itoa(id), t.idW)
-		t.tmText[i] = rows.Spaces(6)
+		t.idText[i] = cell.FitRight(strconv.Itoa(id), t.idW)
+		t.tmText[i] = cell.Spaces(6)
 	}
 	t.renderRow = t.row
 	t.rf = rfOf(plan)
@@ -211,9 +212,9 @@ func (t *tracker) waiting() []string {
 		}
 		if len(t.lost) > 0 {
 			w = append(w, plural(len(t.lost), "broker ", "brokers ")+joinInts(t.lost)+plural(len(t.lost), " is", " are")+" not registered: "+
-				plural(len(parts), "partition ", "partitions ")+rows.Ints(parts)+" wait for "+plural(len(t.lost), "it", "them")+" to rejoin the ISR")
+				plural(len(parts), "partition ", "partitions ")+cell.Ints(parts)+" wait for "+plural(len(t.lost), "it", "them")+" to rejoin the ISR")
 		} else {
-			w = append(w, "followers to catch up: "+plural(len(parts), "partition ", "partitions ")+rows.Ints(parts)+
+			w = append(w, "followers to catch up: "+plural(len(parts), "partition ", "partitions ")+cell.Ints(parts)+
 				" (leaders add them to the ISR)")
 		}
 	}
@@ -303,7 +304,7 @@ func (t *tracker) timeText(i int) string {
 	case ph >= cluster.PhaseOnline:
 		tm = ms(t.onlineAt[i])
 	}
-	return rows.Fit(tm, 6)
+	return cell.Fit(tm, 6)
 }
 
 // flashLevel is the fade step of partition id's last phase change, -1
@@ -331,15 +332,15 @@ func (t *tracker) bar(st *theme.Styles, width int) string {
 func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace bool) []string {
 	lines := make([]string, 0, t.h)
 	n := len(t.ids)
-	title := " " + st.Bold.S("Creating ") + st.Accent.S(t.plan.Name) + st.Muted.S("  ·  "+rows.Count(n)+" partitions × RF "+
+	title := " " + st.Bold.S("Creating ") + st.Accent.S(t.plan.Name) + st.Muted.S("  ·  "+cell.Count(n)+" partitions × RF "+
 		strconv.Itoa(t.rf))
 	if canPace {
 		title += st.Muted.S("  ·  sandbox pace " + pace.String() + " (p)")
 	}
-	lines = append(lines, rows.Clip(title, t.w))
+	lines = append(lines, cell.Clip(title, t.w))
 	ok, run, bad, todo := st.Online.S("✓"), st.Accent.S("●"), st.Error.S("✗"), st.Subtle.S("·")
 	step := func(m, name, text string) string {
-		return rows.Clip("  "+m+" "+st.Bold.S(rows.Fit(name, 11))+text, t.w)
+		return cell.Clip("  "+m+" "+st.Bold.S(cell.Fit(name, 11))+text, t.w)
 	}
 	lines = append(lines, step(ok, "validate", st.Muted.S("Kafka's checks passed; the plan is the one previewed")))
 	multi := "config and assignment in one multi"
@@ -384,10 +385,10 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	if !t.isDone {
 		counts += " · " + elapsed.String()
 	}
-	bw := max(min(t.w-rows.Width(counts)-4, 60), 10)
-	lines = append(lines, "", rows.Clip("  "+t.bar(st, bw)+st.Bold.S(counts), t.w))
+	bw := max(min(t.w-cell.Width(counts)-4, 60), 10)
+	lines = append(lines, "", cell.Clip("  "+t.bar(st, bw)+st.Bold.S(counts), t.w))
 	if t.isDone {
-		lines = append(lines, "", rows.Clip(" "+st.Online.S("✓ ")+st.Bold.S("Topic "+t.plan.Name+" is online: ")+
+		lines = append(lines, "", cell.Clip(" "+st.Online.S("✓ ")+st.Bold.S("Topic "+t.plan.Name+" is online: ")+
 			plural(n, "its partition has a leader", "all "+strconv.Itoa(n)+" partitions have a leader"), t.w))
 		detail := "write took " + t.took.Round(time.Millisecond).String() + " · first leader " + ms(t.first) + " · last " + ms(t.doneIn)
 		if t.syncIn >= 0 {
@@ -395,7 +396,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 		} else {
 			detail += " · " + strconv.Itoa(t.pr.InSync) + "/" + strconv.Itoa(n) + " in sync so far"
 		}
-		lines = append(lines, rows.Clip("   "+st.Muted.S(detail), t.w))
+		lines = append(lines, cell.Clip("   "+st.Muted.S(detail), t.w))
 	}
 	for _, w := range t.waiting() {
 		for _, l := range wrap("waiting for: "+w, t.w, 2) {
@@ -403,7 +404,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 		}
 	}
 	if !t.isDone {
-		lines = append(lines, rows.Clip("  "+st.Muted.S("esc closes this view; the creation goes on, followed in the status bar"), t.w))
+		lines = append(lines, cell.Clip("  "+st.Muted.S("esc closes this view; the creation goes on, followed in the status bar"), t.w))
 	}
 	lines = append(lines, "")
 	legend := " " + mark(st, cluster.PhaseNonExistent) + st.Muted.S(" not yet  ") + mark(st, cluster.PhaseNew) + st.Muted.S(" new  ") +
@@ -424,7 +425,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	for r := from; r < to; r++ {
 		lines = append(lines, t.renderRow(st, r)) // fits: per = (w-2)/cellW
 	}
-	lines = append(lines, rows.Clip(legend, t.w))
+	lines = append(lines, cell.Clip(legend, t.w))
 	return lines
 }
 

@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 )
 
 // View implements ui.Screen.
@@ -22,7 +22,7 @@ func (m *Model) View() string {
 	default:
 		lines = m.tr.view(st, m.stage, m.currentPace(), m.opt.Pace != nil)
 	}
-	return rows.Lines(lines, m.h)
+	return cell.Lines(lines, m.h)
 }
 
 // Modal is the confirmation popup, composited by the shell over the
@@ -60,12 +60,12 @@ func (m *Model) formView() []string {
 	} else {
 		title += st.Muted.S("  ·  loading the cluster…")
 	}
-	lines = append(lines, rows.Clip(title, m.w), "")
+	lines = append(lines, cell.Clip(title, m.w), "")
 	manual := f.manual()
 	for i := range nFields {
 		fl := field(i)
 		focused := f.focus == fl
-		label := rows.Fit(labels[fl], labelW-3)
+		label := cell.Fit(labels[fl], labelW-3)
 		marker := "  "
 		lInk := st.Text
 		if focused {
@@ -105,7 +105,7 @@ func (m *Model) formView() []string {
 				val = st.Muted.S(f.in[fl].Value())
 			}
 		}
-		lines = append(lines, rows.Clip(" "+marker+lInk.S(label)+val, m.w))
+		lines = append(lines, cell.Clip(" "+marker+lInk.S(label)+val, m.w))
 		// messages under the field: errors always once touched, warnings,
 		// and the focused field's hint
 		indent := labelW
@@ -114,7 +114,7 @@ func (m *Model) formView() []string {
 				lines = append(lines, st.Error.S(l))
 			}
 		} else if ok := f.ok[fl]; ok != "" && !disabled && (f.touched[fl] || fl != fName) {
-			lines = append(lines, rows.Clip(rows.Spaces(indent)+st.Online.S("✓ "+ok), m.w))
+			lines = append(lines, cell.Clip(cell.Spaces(indent)+st.Online.S("✓ "+ok), m.w))
 		}
 		if w := f.warns[fl]; w != "" && f.errs[fl] == "" {
 			for _, l := range wrap(w, m.w, indent) {
@@ -133,7 +133,7 @@ func (m *Model) formView() []string {
 			lines = append(lines, st.Error.S(l))
 		}
 	} else {
-		lines = append(lines, rows.Clip(" "+st.Muted.S("enter previews where every replica goes; nothing is written before you confirm"), m.w))
+		lines = append(lines, cell.Clip(" "+st.Muted.S("enter previews where every replica goes; nothing is written before you confirm"), m.w))
 	}
 	return lines
 }

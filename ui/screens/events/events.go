@@ -11,12 +11,11 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/filter"
-	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -136,25 +135,25 @@ func Details(c *cluster.Change) string {
 		}
 		return ""
 	case cluster.ChangeControllerMoved:
-		return "broker " + rows.Broker(c.From) + " → " + rows.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
+		return "broker " + cell.Broker(c.From) + " → " + cell.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
 	case cluster.ChangeTopicCreated:
 		return strconv.Itoa(c.PartitionCount) + " partitions, RF " + strconv.Itoa(c.ReplicationFactor)
 	case cluster.ChangePartitionsAdded:
-		return "partitions " + rows.Ints(c.Partitions)
+		return "partitions " + cell.Ints(c.Partitions)
 	case cluster.ChangePartitionAppeared:
-		return "leader " + rows.Broker(c.Leader) + "  ISR " + rows.Ints(c.ISR)
+		return "leader " + cell.Broker(c.Leader) + "  ISR " + cell.Ints(c.ISR)
 	case cluster.ChangeLeaderMoved:
-		return rows.Broker(c.From) + " → " + rows.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
+		return cell.Broker(c.From) + " → " + cell.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
 	case cluster.ChangeIsrShrank:
-		return "−" + rows.Ints(c.Removed) + "  ISR now " + rows.Ints(c.ISR)
+		return "−" + cell.Ints(c.Removed) + "  ISR now " + cell.Ints(c.ISR)
 	case cluster.ChangeIsrExpanded:
-		return "+" + rows.Ints(c.Added) + "  ISR now " + rows.Ints(c.ISR)
+		return "+" + cell.Ints(c.Added) + "  ISR now " + cell.Ints(c.ISR)
 	case cluster.ChangeConfigChanged:
 		return strings.Join(c.Keys, ", ")
 	case cluster.ChangeReassignmentStarted:
-		return "adding " + rows.Ints(c.Added) + " removing " + rows.Ints(c.Removed)
+		return "adding " + cell.Ints(c.Added) + " removing " + cell.Ints(c.Removed)
 	case cluster.ChangeReassignmentFinished:
-		return "replicas " + rows.Ints(c.Replicas)
+		return "replicas " + cell.Ints(c.Replicas)
 	case cluster.ChangeZNodeInvalid:
 		return c.Error
 	}
@@ -172,13 +171,10 @@ type Model struct {
 	base   int64 // sequence number of entries[0]
 	all    []Entry
 	group  Group
-	match  filter.Matcher
-	ferr   string
+	filter filter.Field
 	shown  []int64 // sequence numbers shown, nil = all
-	win    rows.Window
+	win    cursor.Window
 	follow bool
-	input  textinput.Model
-	typing bool
 
 	renderRow func(e *Entry, selected bool) string
 }
@@ -190,8 +186,11 @@ func New(st theme.Styles, km keys.Map, loc *time.Location) *Model {
 		loc = time.Local
 	}
 	m := &Model{st: st, list: km.List, fk: km.Filter, loc: loc, cap: DefaultCapacity, follow: true}
-	m.input = theme.NewInput(st, "/")
-	m.input.Placeholder = "topic substring, or ~regex"
+	// While typing a topic the arrows do nothing: they do not leave the
+	// filter for the timeline as they do on the topics screen.
+	in := km.Input
+	in.Leave.SetEnabled(false)
+	m.filter = filter.NewField(st, in, "topic substring, or ~regex")
 	m.renderRow = m.row
 	return m
 }
@@ -206,15 +205,15 @@ func (m *Model) Title() string { return "Events" }
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
 	m.win.SetH(h - 2)
-	m.input.SetWidth(max(w-40, 10))
+	m.filter.SetWidth(max(w-40, 10))
 	m.stick()
 }
 
 // SetStyles implements ui.Screen.
-func (m *Model) SetStyles(st theme.Styles) { m.st = st; theme.StyleInput(&m.input, st) }
+func (m *Model) SetStyles(st theme.Styles) { m.st = st; m.filter.SetStyles(st) }
 
 // Capturing reports that the filter field has the keyboard.
-func (m *Model) Capturing() bool { return m.typing }
+func (m *Model) Capturing() bool { return m.filter.Typing() }
 
 // Following reports follow mode.
 func (m *Model) Following() bool { return m.follow }
@@ -234,9 +233,9 @@ func (m *Model) passes(e *Entry) bool {
 	if m.group != All && Of(e.Change.Kind) != m.group {
 		return false
 	}
-	if !m.match.Empty() {
+	if match := m.filter.Matcher(); !match.Empty() {
 		t := e.Change.Topic
-		if t == "" || !m.match.Match(t) {
+		if t == "" || !match.Match(t) {
 			return false
 		}
 	}
@@ -291,7 +290,7 @@ func (m *Model) stick() {
 }
 
 func (m *Model) refilter() {
-	if m.group == All && m.match.Empty() {
+	if m.group == All && m.filter.Matcher().Empty() {
 		m.shown = nil
 	} else {
 		m.shown = make([]int64, 0, 64)
@@ -310,27 +309,24 @@ func (m *Model) SetGroup(g Group) { m.group = g % groups; m.refilter() }
 
 // SetFilter sets the topic filter text.
 func (m *Model) SetFilter(s string) {
-	m.input.SetValue(s)
-	m.applyFilter()
-}
-
-func (m *Model) applyFilter() {
-	mt, err := filter.Compile(m.input.Value())
-	if err != nil {
-		m.ferr = err.Error()
-		return
-	}
-	m.ferr, m.match = "", mt
+	m.filter.Set(s)
 	m.refilter()
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap: while the filter has the keyboard,
+// the keys that act there.
 func (m *Model) ShortHelp() []key.Binding {
+	if m.filter.Typing() {
+		return m.filter.Keys()
+	}
 	return []key.Binding{m.fk.Kind, m.fk.Filter, m.fk.Follow, m.list.Open}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
+	if m.filter.Typing() {
+		return [][]key.Binding{m.filter.Keys()}
+	}
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom},
 		{m.fk.Kind, m.fk.Filter, m.fk.Clear, m.fk.Follow, m.list.Open},
@@ -339,7 +335,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 
 // Back handles esc: it clears filters first.
 func (m *Model) Back() bool {
-	if m.group != All || !m.match.Empty() || m.ferr != "" {
+	if m.group != All || m.filter.Active() {
 		m.group = All
 		m.SetFilter("")
 		return true
@@ -348,25 +344,13 @@ func (m *Model) Back() bool {
 }
 
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
-	if m.typing {
-		if k, ok := msg.(tea.KeyPressMsg); ok {
-			switch k.String() {
-			case "enter":
-				m.typing = false
-				m.input.Blur()
-				return nil
-			case "esc":
-				m.typing = false
-				m.input.Blur()
-				m.SetFilter("")
-				return nil
-			}
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
+	if m.filter.Typing() {
+		cmd, typed := m.filter.Update(msg)
+		if typed.Changed {
+			m.refilter()
 		}
-		var cmd tea.Cmd
-		m.input, cmd = m.input.Update(msg)
-		m.applyFilter()
-		return cmd
+		return cmd, nil
 	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
@@ -375,13 +359,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, m.fk.Follow):
 			m.follow = !m.follow
 			m.stick()
-			return nil
+			return nil, nil
 		case key.Matches(msg, m.fk.Kind):
 			m.SetGroup(m.group + 1)
-			return nil
+			return nil, nil
 		case key.Matches(msg, m.fk.Filter):
-			m.typing = true
-			return m.input.Focus()
+			return m.filter.Start(), nil
 		case key.Matches(msg, m.list.Open):
 			if m.win.N > 0 {
 				c := m.Entry(m.win.Cursor).Change
@@ -392,25 +375,20 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 						cluster.ChangeReassignmentStarted, cluster.ChangeReassignmentFinished:
 						p = c.Partition
 					}
-					return nav.Cmd(nav.OpenTopicMsg{Topic: c.Topic, Partition: p})
+					return nil, nav.OpenTopic{Topic: c.Topic, Partition: p}
 				}
 			}
-			return nil
+			return nil, nil
 		default:
-			return nil
+			return nil, nil
 		}
 		// Moving off the last row leaves follow mode; reaching it resumes.
 		m.follow = m.win.Bottom()
 	case tea.MouseWheelMsg:
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			m.win.Scroll(-3)
-		case tea.MouseWheelDown:
-			m.win.Scroll(3)
-		}
+		cursor.Wheel(&m.win, msg)
 		m.follow = m.win.Bottom()
 	}
-	return nil
+	return nil, nil
 }
 
 const (
@@ -425,23 +403,16 @@ func (m *Model) View() string {
 	}
 	st := m.st
 	lines := make([]string, 0, m.h)
-	title := " " + st.Bold.S("Events") + st.Muted.S("  "+rows.Count(m.win.N)+" shown  ·  "+m.group.String())
+	title := " " + st.Bold.S("Events") + st.Muted.S("  "+cell.Count(m.win.N)+" shown  ·  "+m.group.String())
 	if m.follow {
 		title += "  " + st.Online.S("● following")
 	} else {
 		title += "  " + st.Muted.S("○ paused (f to follow)")
 	}
-	switch {
-	case m.typing:
-		title += "   " + m.input.View()
-	case m.ferr != "":
-		title += "   " + st.Error.S(m.ferr)
-	case !m.match.Empty():
-		title += "   " + st.Accent.S("/"+m.match.Text())
-	}
-	lines = append(lines, rows.Clip(title, m.w))
-	hdr := " " + rows.Fit("TIME", cTime) + rows.Fit("KIND", cKind) + rows.Fit("WHERE", m.whereW()) + "DETAILS"
-	lines = append(lines, st.Header.S(rows.Fit(hdr, m.w)))
+	title += m.filter.Title(&st, "")
+	lines = append(lines, cell.Clip(title, m.w))
+	hdr := " " + cell.Fit("TIME", cTime) + cell.Fit("KIND", cKind) + cell.Fit("WHERE", m.whereW()) + "DETAILS"
+	lines = append(lines, st.Header.S(cell.Fit(hdr, m.w)))
 	from, to := m.win.Visible()
 	for i := from; i < to; i++ {
 		lines = append(lines, m.renderRow(m.Entry(i), i == m.win.Cursor && !m.follow))
@@ -453,19 +424,13 @@ func (m *Model) View() string {
 		}
 		lines = append(lines, " "+st.Muted.S(msg))
 	}
-	return rows.Lines(lines, m.h)
+	return cell.Lines(lines, m.h)
 }
 
 func (m *Model) whereW() int { return min(max(m.w/5, 18), 40) }
 
 func (m *Model) row(e *Entry, selected bool) string {
 	st := &m.st
-	ink := func(k theme.Ink) theme.Ink {
-		if selected {
-			return theme.Ink{}
-		}
-		return k
-	}
 	c := e.Change
 	ts := time.UnixMilli(e.Time).In(m.loc).Format("15:04:05.000")
 	kInk := st.Text
@@ -484,10 +449,8 @@ func (m *Model) row(e *Entry, selected bool) string {
 	}
 	ww := m.whereW()
 	dw := max(m.w-1-cTime-cKind-ww, 0)
-	line := " " + ink(st.Muted).S(rows.Fit(ts, cTime)) + ink(kInk).S(rows.Fit(Words(c.Kind), cKind)) +
-		rows.Fit(Where(c), ww) + ink(st.Muted).S(rows.Fit(Details(c), dw))
-	if selected {
-		return st.Selected.S(line)
-	}
-	return line
+	// The place is cut one cell short, so its details never run into it.
+	line := " " + st.Muted.Unless(selected).S(cell.Fit(ts, cTime)) + kInk.Unless(selected).S(cell.Fit(Words(c.Kind), cKind)) +
+		cell.Fit(Where(c), ww-1) + " " + st.Muted.Unless(selected).S(cell.Fit(Details(c), dw))
+	return st.Selected.If(selected).S(line)
 }

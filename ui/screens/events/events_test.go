@@ -2,6 +2,7 @@ package events
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,22 @@ func TestView(t *testing.T) {
 	})
 }
 
+// TestLongWhereKeepsGap: a place too long for its column is cut short of
+// the column's last cell, so that the details do not run into it
+// ("__consumer_offsets-22 → 6" read as partition 22).
+func TestLongWhereKeepsGap(t *testing.T) {
+	m := New(theme.New(true), keys.Default(), time.UTC)
+	m.SetSize(100, 10)
+	m.Append([]cluster.Change{
+		{Kind: cluster.ChangeLeaderMoved, Topic: "__consumer_offsets", Partition: 2, From: 2, To: 6, Epoch: 1, Time: t0},
+		{Kind: cluster.ChangeLeaderMoved, Topic: "__consumer_offsets", Partition: 22, From: 2, To: 6, Epoch: 1, Time: t0},
+	}, t0)
+	v := ansi.Strip(m.View())
+	if n := strings.Count(v, "__consumer_offsets… 2 → 6"); n != 2 {
+		t.Errorf("%d of 2 places cut short before their details:\n%s", n, v)
+	}
+}
+
 func TestFollowAndFilters(t *testing.T) {
 	m := newScreen(80, 8) // 6 rows visible of 10
 	if !m.Following() || m.win.Cursor != 9 {
@@ -93,7 +110,7 @@ func TestFollowAndFilters(t *testing.T) {
 	if m.Len() != 1 {
 		t.Fatalf("ISR changes of x: %d", m.Len())
 	}
-	if msgs := fixture.Press(m, "enter"); len(msgs) != 1 || msgs[0] != (nav.OpenTopicMsg{Topic: "x", Partition: 1}) {
+	if msgs := fixture.Press(m, "enter"); len(msgs) != 1 || msgs[0] != (nav.OpenTopic{Topic: "x", Partition: 1}) {
 		t.Fatalf("enter: %v", msgs)
 	}
 	if !m.Back() || m.Len() != 12 {

@@ -1,14 +1,15 @@
 package overview
 
 import (
+	"slices"
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/part"
-	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -29,7 +30,7 @@ type Broker struct {
 	snap    *cluster.Snapshot
 	refs    []ref
 	cache   map[*cluster.Topic][]int32 // partition indexes per unchanged topic
-	win     rows.Window
+	win     cursor.Window
 	leaders int
 
 	renderRow func(r ref, selected bool) string
@@ -101,7 +102,7 @@ func (b *Broker) FullHelp() [][]key.Binding {
 }
 
 // Update implements ui.Screen.
-func (b *Broker) Update(msg tea.Msg) tea.Cmd {
+func (b *Broker) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
@@ -110,20 +111,15 @@ func (b *Broker) Update(msg tea.Msg) tea.Cmd {
 			if b.win.Cursor < len(b.refs) {
 				r := b.refs[b.win.Cursor]
 				t := b.snap.Topics()[r.t]
-				return nav.Cmd(nav.OpenTopicMsg{Topic: t.Name, Partition: t.Partitions[r.p].ID})
+				return nil, nav.OpenTopic{Topic: t.Name, Partition: t.Partitions[r.p].ID}
 			}
 		case key.Matches(msg, b.sandbox.Kill):
-			return nav.Cmd(nav.SandboxMsg{Action: nav.ToggleBroker, Broker: b.id})
+			return nil, nav.ToggleBroker{Broker: b.id}
 		}
 	case tea.MouseWheelMsg:
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			b.win.Scroll(-3)
-		case tea.MouseWheelDown:
-			b.win.Scroll(3)
-		}
+		cursor.Wheel(&b.win, msg)
 	}
-	return nil
+	return nil, nil
 }
 
 const (
@@ -146,11 +142,11 @@ func (b *Broker) View() string {
 	if br, ok := b.snap.Broker(b.id); !ok || !br.Live {
 		state = st.Danger.S("OFFLINE")
 	}
-	lines = append(lines, rows.Clip(" "+st.Bold.S("Broker "+strconv.Itoa(b.id))+"  "+state+st.Muted.S("  ·  "+
-		rows.Count(len(b.refs))+" partitions · "+rows.Count(b.leaders)+" led"), b.w), "")
-	hdr := " " + rows.Fit("TOPIC", b.topicW()) + " " + rows.FitRight("PART", bPartW) + "  " + rows.Fit("ROLE", bRoleW) +
-		rows.Fit("LEADER", bLeadW) + rows.Fit("REPLICAS", bReplW) + rows.Fit("ISR", bISRW) + "STATE"
-	lines = append(lines, st.Header.S(rows.Fit(hdr, b.w)))
+	lines = append(lines, cell.Clip(" "+st.Bold.S("Broker "+strconv.Itoa(b.id))+"  "+state+st.Muted.S("  ·  "+
+		cell.Count(len(b.refs))+" partitions · "+cell.Count(b.leaders)+" led"), b.w), "")
+	hdr := " " + cell.Fit("TOPIC", b.topicW()) + " " + cell.FitRight("PART", bPartW) + "  " + cell.Fit("ROLE", bRoleW) +
+		cell.Fit("LEADER", bLeadW) + cell.Fit("REPLICAS", bReplW) + cell.Fit("ISR", bISRW) + "STATE"
+	lines = append(lines, st.Header.S(cell.Fit(hdr, b.w)))
 	from, to := b.win.Visible()
 	for i := from; i < to; i++ {
 		lines = append(lines, b.renderRow(b.refs[i], i == b.win.Cursor))
@@ -158,51 +154,29 @@ func (b *Broker) View() string {
 	if len(b.refs) == 0 {
 		lines = append(lines, " "+st.Muted.S("This broker holds no replicas."))
 	}
-	return rows.Lines(lines, b.h)
+	return cell.Lines(lines, b.h)
 }
 
 func (b *Broker) topicW() int { return min(max(b.w-70, 8), 40) }
 
 func (b *Broker) row(r ref, selected bool) string {
 	st := &b.st
-	ink := func(k theme.Ink) theme.Ink {
-		if selected {
-			return theme.Ink{}
-		}
-		return k
-	}
 	t := b.snap.Topics()[r.t]
 	p := t.Partitions[r.p]
 	role, rink := "follower", st.Text
 	switch {
 	case p.HasLeader() && p.Leader == b.id:
 		role, rink = "leader", st.Leader
-	case !containsInt(p.ISR, b.id):
+	case !slices.Contains(p.ISR, b.id):
 		role, rink = "out of sync", st.Danger
 	}
-	s := part.Of(b.snap, t, p)
+	s := b.snap.PartitionCondition(t, p)
 	repl, rw := part.Replicas(st, b.snap, p, selected)
 	word := s.String()
-	line := " " + rows.Fit(t.Name, b.topicW()) + " " + rows.FitRight(strconv.Itoa(p.ID), bPartW) + "  " +
-		ink(rink).S(rows.Fit(role, bRoleW)) + rows.Fit(rows.Broker(p.Leader), bLeadW) +
-		rows.PadStyled(repl, rw, bReplW) + rows.Fit(rows.Ints(p.ISR), bISRW) + ink(part.Ink(st, s)).S(word)
+	line := " " + cell.Fit(t.Name, b.topicW()) + " " + cell.FitRight(strconv.Itoa(p.ID), bPartW) + "  " +
+		rink.Unless(selected).S(cell.Fit(role, bRoleW)) + cell.Fit(cell.Broker(p.Leader), bLeadW) +
+		cell.PadStyled(repl, rw, bReplW) + cell.Fit(cell.Ints(p.ISR), bISRW) + part.Ink(st, s).Unless(selected).S(word)
 	width := 1 + b.topicW() + 1 + bPartW + 2 + bRoleW + bLeadW + max(rw, bReplW) + bISRW + len(word)
-	if width > b.w {
-		line = rows.Clip(line, b.w)
-	} else if selected {
-		line += rows.Spaces(b.w - width)
-	}
-	if selected {
-		return st.Selected.S(line)
-	}
-	return line
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+	line = cell.Row(line, width, b.w, selected)
+	return st.Selected.If(selected).S(line)
 }

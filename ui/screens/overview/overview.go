@@ -13,7 +13,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/anim"
-	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -109,13 +110,13 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{m.list.Up, m.list.Down, m.list.Left, m.list.Right, m.list.Open},
+		{m.list.Up, m.list.Down, m.list.Left, m.list.Right, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
 		{m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController},
 	}
 }
 
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
@@ -137,28 +138,23 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.pos -= max(m.cardRows()-1, 1)
 		case key.Matches(msg, m.list.Open):
 			if id, ok := m.Selected(); ok {
-				return nav.Cmd(nav.OpenBrokerMsg{Broker: id})
+				return nil, nav.OpenBroker{Broker: id}
 			}
 		case key.Matches(msg, m.sandbox.Kill):
 			if id, ok := m.Selected(); ok {
-				return nav.Cmd(nav.SandboxMsg{Action: nav.ToggleBroker, Broker: id})
+				return nil, nav.ToggleBroker{Broker: id}
 			}
 		case key.Matches(msg, m.sandbox.Elect):
-			return nav.Cmd(nav.SandboxMsg{Action: nav.ElectPreferred})
+			return nil, nav.ElectPreferred{}
 		case key.Matches(msg, m.sandbox.MoveController):
-			return nav.Cmd(nav.SandboxMsg{Action: nav.MoveController})
+			return nil, nav.MoveController{}
 		}
 		m.clamp()
 	case tea.MouseWheelMsg:
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			m.pos--
-		case tea.MouseWheelDown:
-			m.pos++
-		}
+		m.pos += cursor.WheelNotch(msg)
 		m.clamp()
 	}
-	return nil
+	return nil, nil
 }
 
 func (m *Model) cardRows() int { return max((m.h-headH)/cardH, 1) }
@@ -212,7 +208,7 @@ func (m *Model) View() string {
 			msg = "Loading the cluster…"
 		}
 		lines = append(lines, "", " "+m.st.Muted.S(msg))
-		return rows.Lines(lines, m.h)
+		return cell.Lines(lines, m.h)
 	}
 	n, cw := m.visibleRacks()
 	from, to := m.rackOff, min(m.rackOff+n, len(m.racks))
@@ -224,15 +220,15 @@ func (m *Model) View() string {
 		}
 		r := &m.racks[ri]
 		label := r.Label()
-		stats := " " + plural(len(r.Brokers), "broker") + " · " + rows.Count(r.Leaders) + "/" + rows.Count(r.Replicas) + " led"
-		if rows.Width(label)+rows.Width(stats) > cw {
+		stats := " " + plural(len(r.Brokers), "broker") + " · " + cell.Count(r.Leaders) + "/" + cell.Count(r.Replicas) + " led"
+		if cell.Width(label)+cell.Width(stats) > cw {
 			stats = ""
 		}
 		ink := m.st.Accent
 		if ri == m.rack {
 			ink = m.st.SelectedMark
 		}
-		hb.WriteString(ink.S(label) + m.st.Muted.S(rows.Fit(stats, cw-rows.Width(label))))
+		hb.WriteString(ink.S(label) + m.st.Muted.S(cell.Fit(stats, cw-cell.Width(label))))
 	}
 	lines = append(lines, hb.String())
 	vis := m.cardRows()
@@ -249,7 +245,7 @@ func (m *Model) View() string {
 				any = true
 			} else {
 				for i := range card {
-					card[i] = rows.Spaces(cw)
+					card[i] = cell.Spaces(cw)
 				}
 			}
 			for i := range card {
@@ -269,7 +265,7 @@ func (m *Model) View() string {
 	if extra := len(m.racks) - n; extra > 0 && len(lines) < m.h {
 		lines = append(lines, m.st.Muted.S(" racks "+strconv.Itoa(from+1)+"–"+strconv.Itoa(to)+" of "+strconv.Itoa(len(m.racks))+"  ←/→ to scroll"))
 	}
-	return rows.Lines(lines, m.h)
+	return cell.Lines(lines, m.h)
 }
 
 func (m *Model) header() []string {
@@ -297,7 +293,7 @@ func (m *Model) header() []string {
 	}
 	nb := len(s.Brokers())
 	count := func(label string, n int, bad theme.Ink) string {
-		v := rows.Count(n)
+		v := cell.Count(n)
 		if n > 0 {
 			v = bad.S(v)
 		} else {
@@ -317,7 +313,7 @@ func (m *Model) header() []string {
 		count("topics", len(s.Topics()), st.Bold) + count("partitions", h.Partitions, st.Bold) +
 		count(urp, h.UnderReplicated, st.Warning) + count("offline", h.Offline, st.Danger) +
 		count(minISR, h.UnderMinISR, st.Danger)
-	return []string{rows.Clip(l1, m.w), rows.Clip(l2, m.w), ""}
+	return []string{cell.Clip(l1, m.w), cell.Clip(l2, m.w), ""}
 }
 
 // card draws a broker card of width w.
@@ -344,13 +340,13 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 		if gap < 1 {
 			right, rightW, gap = "", 0, iw-leftW
 		}
-		out[i] = border.S(vt) + " " + left + rows.Spaces(gap) + right + " " + border.S(vt)
+		out[i] = border.S(vt) + " " + left + cell.Spaces(gap) + right + " " + border.S(vt)
 	}
 	// line 1: id and badge
-	title := rows.Fit("broker "+strconv.Itoa(b.ID), min(iw, 12))
-	tw := rows.Width(title)
+	title := cell.Fit("broker "+strconv.Itoa(b.ID), min(iw, 12))
+	tw := cell.Width(title)
 	titleInk := st.Bold
-	if lvl := m.anims.Level(anim.Key{Field: anim.FieldBroker, Partition: b.ID}); lvl >= 0 {
+	if lvl := m.anims.Level(anim.Key{Field: anim.FieldBroker, Broker: b.ID}); lvl >= 0 {
 		titleInk = st.FlashRamp[lvl]
 	}
 	badge, bw := "", 0
@@ -359,7 +355,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 		badge, bw = st.Danger.S("OFFLINE"), 7
 	case b.IsController:
 		t := "★ ctrl e" + strconv.Itoa(m.snap.Controller().Epoch)
-		badge, bw = st.Controller.S(t), rows.Width(t)
+		badge, bw = st.Controller.S(t), cell.Width(t)
 	default:
 		badge, bw = st.Online.S("online"), 6
 	}
@@ -376,14 +372,14 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	case addr == "":
 		addr = "(no endpoint)"
 	}
-	addr = rows.Fit(addr, iw)
+	addr = cell.Fit(addr, iw)
 	line(2, ink.S(addr), iw, "", 0)
 	// line 3: replicas and leaders
 	rep := plural(b.Replicas, "replica") + " · " + plural(b.Leaders, "leader")
-	if rows.Width(rep) > iw {
-		rep = rows.Count(b.Replicas) + " rep · " + rows.Count(b.Leaders) + " lead"
+	if cell.Width(rep) > iw {
+		rep = cell.Count(b.Replicas) + " rep · " + cell.Count(b.Leaders) + " lead"
 	}
-	rep = rows.Fit(rep, iw)
+	rep = cell.Fit(rep, iw)
 	line(3, st.Text.S(rep), iw, "", 0)
 	// line 4: preferred-leader share
 	var pref string
@@ -392,7 +388,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 		pref = "preferred of none"
 	} else {
 		pct := b.PreferredLed * 100 / b.Preferred
-		pref = "preferred " + rows.Count(b.PreferredLed) + "/" + rows.Count(b.Preferred) + " " + strconv.Itoa(pct) + "%"
+		pref = "preferred " + cell.Count(b.PreferredLed) + "/" + cell.Count(b.Preferred) + " " + strconv.Itoa(pct) + "%"
 		switch {
 		case pct == 100:
 			pink = st.Online
@@ -402,7 +398,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 			pink = st.Danger
 		}
 	}
-	pref = rows.Fit(pref, iw)
+	pref = cell.Fit(pref, iw)
 	line(4, pink.S(pref), iw, "", 0)
 	return out
 }
@@ -412,5 +408,5 @@ func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return rows.Count(n) + " " + word + "s"
+	return cell.Count(n) + " " + word + "s"
 }

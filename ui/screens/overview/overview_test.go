@@ -65,11 +65,11 @@ func TestCursorAndActions(t *testing.T) {
 		t.Fatalf("broker 6 = %+v", b)
 	}
 	msgs := fixture.Press(m, "enter")
-	if len(msgs) != 1 || msgs[0] != (nav.OpenBrokerMsg{Broker: 6}) {
+	if len(msgs) != 1 || msgs[0] != (nav.OpenBroker{Broker: 6}) {
 		t.Fatalf("enter: %v", msgs)
 	}
 	msgs = fixture.Press(m, "x")
-	if len(msgs) != 1 || msgs[0] != (nav.SandboxMsg{Action: nav.ToggleBroker, Broker: 6}) {
+	if len(msgs) != 1 || msgs[0] != (nav.ToggleBroker{Broker: 6}) {
 		t.Fatalf("x: %v", msgs)
 	}
 	// broker 9 never registered: the unknown-rack column.

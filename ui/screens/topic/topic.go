@@ -13,9 +13,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/part"
-	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -39,7 +39,7 @@ type Model struct {
 	idx       []int32 // shown partitions (indexes into t.Partitions); nil = all
 	builtFor  *cluster.Topic
 	builtSnap *cluster.Snapshot
-	win       rows.Window
+	win       cursor.Window
 	wantPart  int // partition id to put the cursor on once known, -1 none
 	replW     int
 	health    cluster.TopicHealth
@@ -129,7 +129,7 @@ func (m *Model) rebuild() {
 	} else {
 		idx := make([]int32, 0, 16)
 		for i := range m.t.Partitions {
-			if !part.Of(m.snap, m.t, m.t.Partitions[i]).Healthy() {
+			if !m.snap.PartitionCondition(m.t, m.t.Partitions[i]).Healthy() {
 				idx = append(idx, int32(i))
 			}
 		}
@@ -163,7 +163,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 }
 
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
@@ -172,17 +172,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.unhealthy = !m.unhealthy
 			m.rebuild()
 		case key.Matches(msg, m.sandbox.Elect):
-			return nav.Cmd(nav.SandboxMsg{Action: nav.ElectPreferred, Topic: m.name})
+			return nil, nav.ElectPreferred{Topic: m.name}
 		}
 	case tea.MouseWheelMsg:
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			m.win.Scroll(-3)
-		case tea.MouseWheelDown:
-			m.win.Scroll(3)
-		}
+		cursor.Wheel(&m.win, msg)
 	}
-	return nil
+	return nil, nil
 }
 
 // column widths
@@ -211,12 +206,12 @@ func (m *Model) View() string {
 			}
 		}
 		lines = append(lines, " "+st.Muted.S(msg))
-		return rows.Lines(lines, m.h)
+		return cell.Lines(lines, m.h)
 	}
 	t := m.t
 	title := " " + st.Bold.S("Topic ") + st.Accent.S(t.Name)
 	h := m.health
-	title += st.Muted.S("  ·  " + rows.Count(len(t.Partitions)) + " partitions · RF " + strconv.Itoa(t.ReplicationFactor()) +
+	title += st.Muted.S("  ·  " + cell.Count(len(t.Partitions)) + " partitions · RF " + strconv.Itoa(t.ReplicationFactor()) +
 		" · min ISR " + strconv.Itoa(t.MinISR))
 	if h.UnderReplicated > 0 {
 		title += "  " + st.Warning.S(strconv.Itoa(h.UnderReplicated)+" under-replicated")
@@ -230,7 +225,7 @@ func (m *Model) View() string {
 	if t.Err != nil {
 		title += "  " + st.Error.S(t.Err.Error())
 	}
-	lines = append(lines, rows.Clip(title, m.w))
+	lines = append(lines, cell.Clip(title, m.w))
 	var cfg string
 	switch {
 	case t.ConfigErr != nil:
@@ -255,12 +250,12 @@ func (m *Model) View() string {
 	if t.ID != "" {
 		id = st.Muted.S("id " + t.ID + "  ·  ")
 	}
-	lines = append(lines, rows.Clip(" "+id+cfg+show, m.w))
+	lines = append(lines, cell.Clip(" "+id+cfg+show, m.w))
 	iw := m.isrW()
 	rw := m.replW + 2
-	hdr := " " + rows.FitRight("PART", cPart-2) + "  " + rows.Fit("LEADER", cLeader) + rows.Fit("REPLICAS", rw) + rows.Fit("ISR", iw) +
-		rows.FitRight("EPOCH", cEpoch-2) + "  STATE"
-	lines = append(lines, st.Header.S(rows.Fit(hdr, m.w)))
+	hdr := " " + cell.FitRight("PART", cPart-2) + "  " + cell.Fit("LEADER", cLeader) + cell.Fit("REPLICAS", rw) + cell.Fit("ISR", iw) +
+		cell.FitRight("EPOCH", cEpoch-2) + "  STATE"
+	lines = append(lines, st.Header.S(cell.Fit(hdr, m.w)))
 	from, to := m.win.Visible()
 	for i := from; i < to; i++ {
 		lines = append(lines, m.renderRow(m.partition(i), i == m.win.Cursor))
@@ -272,23 +267,17 @@ func (m *Model) View() string {
 		}
 		lines = append(lines, " "+st.Online.S(msg))
 	}
-	return rows.Lines(lines, m.h)
+	return cell.Lines(lines, m.h)
 }
 
 func (m *Model) row(p *cluster.Partition, selected bool) string {
 	st := &m.st
-	ink := func(k theme.Ink) theme.Ink {
-		if selected {
-			return theme.Ink{}
-		}
-		return k
-	}
 	iw := m.isrW()
 	rw := m.replW + 2
-	s := part.Of(m.snap, m.t, p)
+	s := m.snap.PartitionCondition(m.t, p)
 	// leader cell, with old → new while a change is shown
 	lk := anim.Key{Topic: m.name, Partition: p.ID, Field: anim.FieldLeader}
-	leader := rows.Broker(p.Leader)
+	leader := cell.Broker(p.Leader)
 	lInk := st.Leader
 	if !p.HasLeader() {
 		lInk = st.Danger
@@ -300,7 +289,7 @@ func (m *Model) row(p *cluster.Partition, selected bool) string {
 		lInk = st.FlashRamp[lvl]
 	}
 	ik := anim.Key{Topic: m.name, Partition: p.ID, Field: anim.FieldISR}
-	isr := rows.Ints(p.ISR)
+	isr := cell.Ints(p.ISR)
 	iInk := st.Text
 	if p.UnderReplicated() {
 		iInk = st.Warning
@@ -317,17 +306,10 @@ func (m *Model) row(p *cluster.Partition, selected bool) string {
 		epoch = "-"
 	}
 	word := s.String()
-	line := " " + rows.FitRight(strconv.Itoa(p.ID), cPart-2) + "  " + ink(lInk).S(rows.Fit(leader, cLeader)) +
-		rows.PadStyled(repl, replW, rw) + ink(iInk).S(rows.Fit(isr, iw)) + rows.FitRight(epoch, cEpoch-2) + "  " +
-		ink(part.Ink(st, s)).S(word)
+	line := " " + cell.FitRight(strconv.Itoa(p.ID), cPart-2) + "  " + lInk.Unless(selected).S(cell.Fit(leader, cLeader)) +
+		cell.PadStyled(repl, replW, rw) + iInk.Unless(selected).S(cell.Fit(isr, iw)) + cell.FitRight(epoch, cEpoch-2) + "  " +
+		part.Ink(st, s).Unless(selected).S(word)
 	width := 1 + cPart + cLeader + max(replW, rw) + iw + cEpoch + len(word)
-	if width > m.w {
-		line = rows.Clip(line, m.w)
-	} else if selected {
-		line += rows.Spaces(m.w - width)
-	}
-	if selected {
-		return st.Selected.S(line)
-	}
-	return line
+	line = cell.Row(line, width, m.w, selected)
+	return st.Selected.If(selected).S(line)
 }

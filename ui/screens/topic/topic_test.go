@@ -92,7 +92,7 @@ func TestUnhealthyAndCursor(t *testing.T) {
 	if len(m.Shown()) != 6 || m.Cursor() != 4 {
 		t.Fatalf("back to all: %v cursor %d", m.Shown(), m.Cursor())
 	}
-	if msgs := fixture.Press(m, "p"); len(msgs) != 1 || msgs[0] != (nav.SandboxMsg{Action: nav.ElectPreferred, Topic: "orders"}) {
+	if msgs := fixture.Press(m, "p"); len(msgs) != 1 || msgs[0] != (nav.ElectPreferred{Topic: "orders"}) {
 		t.Fatalf("p: %v", msgs)
 	}
 	// Opening on a partition puts the cursor there.

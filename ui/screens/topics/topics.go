@@ -11,13 +11,12 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/filter"
-	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -50,16 +49,13 @@ type Model struct {
 	w, h   int
 	snap   *cluster.Snapshot
 	sort   SortKey
-	match  filter.Matcher
-	ferr   string
-	input  textinput.Model
-	typing bool
+	filter filter.Field
 
 	// idx lists the shown topics as indexes into snap.Topics(); identity
 	// (nil) when unfiltered and sorted by name.
 	idx     []int32
 	dirty   bool
-	win     rows.Window
+	win     cursor.Window
 	health  map[*cluster.Topic]cluster.TopicHealth // for the current snapshot
 	selName string
 
@@ -69,8 +65,7 @@ type Model struct {
 // New returns the screen.
 func New(st theme.Styles, km keys.Map, anims *anim.Set) *Model {
 	m := &Model{st: st, list: km.List, fk: km.Filter, anims: anims, health: map[*cluster.Topic]cluster.TopicHealth{}}
-	m.input = theme.NewInput(st, "/")
-	m.input.Placeholder = "substring, or ~regex"
+	m.filter = filter.NewField(st, km.Input, "substring, or ~regex")
 	m.renderRow = m.row
 	return m
 }
@@ -82,14 +77,14 @@ func (m *Model) Title() string { return "Topics" }
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
 	m.win.SetH(h - 2)
-	m.input.SetWidth(max(w-20, 10))
+	m.filter.SetWidth(max(w-20, 10))
 }
 
 // SetStyles implements ui.Screen.
-func (m *Model) SetStyles(st theme.Styles) { m.st = st; theme.StyleInput(&m.input, st) }
+func (m *Model) SetStyles(st theme.Styles) { m.st = st; m.filter.SetStyles(st) }
 
 // Capturing reports that the filter field has the keyboard.
-func (m *Model) Capturing() bool { return m.typing }
+func (m *Model) Capturing() bool { return m.filter.Typing() }
 
 // SetSnapshot implements ui.SnapshotSetter. The list is rebuilt lazily.
 func (m *Model) SetSnapshot(s *cluster.Snapshot) {
@@ -148,13 +143,14 @@ func (m *Model) refresh() {
 	}
 	m.dirty = false
 	ts := m.snap.Topics()
-	if m.match.Empty() && m.sort == ByName {
+	match := m.filter.Matcher()
+	if match.Empty() && m.sort == ByName {
 		m.idx = nil
 		m.win.SetN(len(ts))
 	} else {
 		idx := m.idx[:0]
 		for i, t := range ts {
-			if m.match.Match(t.Name) {
+			if match.Match(t.Name) {
 				idx = append(idx, int32(i))
 			}
 		}
@@ -206,13 +202,20 @@ func (m *Model) remember() {
 	}
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap: while the filter has the keyboard,
+// the keys that act there.
 func (m *Model) ShortHelp() []key.Binding {
+	if m.filter.Typing() {
+		return m.filter.Keys()
+	}
 	return []key.Binding{m.list.Open, m.fk.Filter, m.fk.Sort}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
+	if m.filter.Typing() {
+		return [][]key.Binding{m.filter.Keys()}
+	}
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom},
 		{m.list.Open, m.fk.Filter, m.fk.Clear, m.fk.Sort},
@@ -221,83 +224,54 @@ func (m *Model) FullHelp() [][]key.Binding {
 
 // SetFilter sets the filter text (as if typed).
 func (m *Model) SetFilter(s string) {
-	m.input.SetValue(s)
-	m.applyFilter()
-}
-
-func (m *Model) applyFilter() {
-	mt, err := filter.Compile(m.input.Value())
-	if err != nil {
-		m.ferr = err.Error()
-		return
-	}
-	m.ferr = ""
-	m.match = mt
+	m.filter.Set(s)
 	m.dirty = true
 	m.refresh()
 }
 
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	m.refresh()
-	if m.typing {
-		if k, ok := msg.(tea.KeyPressMsg); ok {
-			switch k.String() {
-			case "enter":
-				m.typing = false
-				m.input.Blur()
-				return nil
-			case "esc":
-				m.typing = false
-				m.input.Blur()
-				m.SetFilter("")
-				return nil
-			case "up", "down", "pgup", "pgdown":
-				m.typing = false
-				m.input.Blur()
-				return m.Update(msg)
-			}
+	if m.filter.Typing() {
+		cmd, typed := m.filter.Update(msg)
+		if typed.Changed {
+			m.dirty = true
+			m.refresh()
 		}
-		var cmd tea.Cmd
-		m.input, cmd = m.input.Update(msg)
-		m.applyFilter()
-		return cmd
+		if typed.HandBack {
+			return m.Update(msg)
+		}
+		return cmd, nil
 	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
 		case cursor.Move(&m.win, &m.list, msg):
 		case key.Matches(msg, m.fk.Filter):
-			m.typing = true
-			return m.input.Focus()
+			return m.filter.Start(), nil
 		case key.Matches(msg, m.fk.Sort):
 			m.remember()
 			m.sort = (m.sort + 1) % sortKeys
 			m.dirty = true
 			m.refresh()
-			return nil
+			return nil, nil
 		case key.Matches(msg, m.list.Open):
 			if t, ok := m.Selected(); ok {
-				return nav.Cmd(nav.OpenTopicMsg{Topic: t.Name, Partition: -1})
+				return nil, nav.OpenTopic{Topic: t.Name, Partition: -1}
 			}
 		}
 		m.remember()
 	case tea.MouseWheelMsg:
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			m.win.Scroll(-3)
-		case tea.MouseWheelDown:
-			m.win.Scroll(3)
-		}
+		cursor.Wheel(&m.win, msg)
 		m.remember()
 	}
-	return nil
+	return nil, nil
 }
 
 // Back handles esc: it clears an active filter first. It reports whether
 // it used the key.
 func (m *Model) Back() bool {
-	if !m.match.Empty() || m.ferr != "" {
+	if m.filter.Active() {
 		m.remember()
 		m.SetFilter("")
 		return true
@@ -336,33 +310,26 @@ func (m *Model) View() string {
 	if m.snap != nil {
 		total = len(m.snap.Topics())
 	}
-	title := " " + st.Bold.S("Topics") + st.Muted.S("  "+rows.Count(m.win.N)+" of "+rows.Count(total)+"  ·  sorted by "+m.sort.String())
-	switch {
-	case m.typing:
-		title += "   " + m.input.View()
-	case m.ferr != "":
-		title += "   " + st.Error.S(m.ferr)
-	case !m.match.Empty():
-		title += "   " + st.Accent.S("/"+m.match.Text()) + st.Muted.S("  (esc clears)")
-	}
-	lines = append(lines, rows.Clip(title, m.w))
+	title := " " + st.Bold.S("Topics") + st.Muted.S("  "+cell.Count(m.win.N)+" of "+cell.Count(total)+"  ·  sorted by "+m.sort.String())
+	title += m.filter.Title(&st, "  (esc clears)")
+	lines = append(lines, cell.Clip(title, m.w))
 	nw := m.nameW()
 	mark := func(k SortKey, s string, w int, right bool) string {
 		if m.sort == k {
 			s += "▼"
 		}
 		if right {
-			return rows.FitRight(s, w-1) + " "
+			return cell.FitRight(s, w-1) + " "
 		}
-		return rows.Fit(s, w)
+		return cell.Fit(s, w)
 	}
-	hdr := " " + mark(ByName, "NAME", nw, false) + mark(ByPartitions, "PARTS", cPart, true) + rows.FitRight("RF", cRF-1) + " " +
+	hdr := " " + mark(ByName, "NAME", nw, false) + mark(ByPartitions, "PARTS", cPart, true) + cell.FitRight("RF", cRF-1) + " " +
 		mark(ByUnderReplicated, "URP", cURP, true) + mark(ByOffline, "OFFLINE", cOff, true) + mark(ByUnderMinISR, "<MINISR", cMin, true) +
-		" " + rows.Fit("DELETING", cDel-1) + "CONFIG OVERRIDES"
-	lines = append(lines, st.Header.S(rows.Fit(hdr, m.w)))
+		" " + cell.Fit("DELETING", cDel-1) + "CONFIG OVERRIDES"
+	lines = append(lines, st.Header.S(cell.Fit(hdr, m.w)))
 	if m.snap == nil {
 		lines = append(lines, " "+st.Muted.S("Loading…"))
-		return rows.Lines(lines, m.h)
+		return cell.Lines(lines, m.h)
 	}
 	from, to := m.win.Visible()
 	for i := from; i < to; i++ {
@@ -370,29 +337,23 @@ func (m *Model) View() string {
 	}
 	if m.win.N == 0 {
 		msg := "No topics."
-		if !m.match.Empty() {
+		if !m.filter.Matcher().Empty() {
 			msg = "No topic matches the filter."
 		}
 		lines = append(lines, " "+st.Muted.S(msg))
 	}
-	return rows.Lines(lines, m.h)
+	return cell.Lines(lines, m.h)
 }
 
 func (m *Model) row(t *cluster.Topic, selected bool) string {
 	st := &m.st
-	ink := func(k theme.Ink) theme.Ink {
-		if selected {
-			return theme.Ink{}
-		}
-		return k
-	}
 	h := m.healthOf(t)
 	num := func(n, w int, bad theme.Ink) string {
-		s := rows.FitRight(strconv.Itoa(n), w-1) + " "
+		s := cell.FitRight(strconv.Itoa(n), w-1) + " "
 		if n == 0 {
-			return ink(st.Muted).S(s)
+			return st.Muted.Unless(selected).S(s)
 		}
-		return ink(bad).S(s)
+		return bad.Unless(selected).S(s)
 	}
 	nw := m.nameW()
 	nameInk := st.Text
@@ -424,12 +385,9 @@ func (m *Model) row(t *cluster.Topic, selected bool) string {
 		}
 		cfg = b.String()
 	}
-	line := " " + ink(nameInk).S(rows.Fit(t.Name, nw)) + rows.FitRight(rows.Count(len(t.Partitions)), cPart-1) + " " +
-		rows.FitRight(strconv.Itoa(t.ReplicationFactor()), cRF-1) + " " +
+	line := " " + nameInk.Unless(selected).S(cell.Fit(t.Name, nw)) + cell.FitRight(cell.Count(len(t.Partitions)), cPart-1) + " " +
+		cell.FitRight(strconv.Itoa(t.ReplicationFactor()), cRF-1) + " " +
 		num(h.UnderReplicated, cURP, st.Warning) + num(h.Offline, cOff, st.Danger) + num(h.UnderMinISR, cMin, st.Danger) +
-		" " + ink(st.Danger).S(rows.Fit(del, cDel-1)) + ink(st.Muted).S(rows.Fit(cfg, cfgW))
-	if selected {
-		return st.Selected.S(line)
-	}
-	return line
+		" " + st.Danger.Unless(selected).S(cell.Fit(del, cDel-1)) + st.Muted.Unless(selected).S(cell.Fit(cfg, cfgW))
+	return st.Selected.If(selected).S(line)
 }

@@ -61,15 +61,15 @@ func TestFilterSortOpen(t *testing.T) {
 	if m.Capturing() {
 		t.Fatal("enter leaves the field")
 	}
-	if msgs := fixture.Press(m, "enter"); len(msgs) != 1 || msgs[0] != (nav.OpenTopicMsg{Topic: "payments", Partition: -1}) {
+	if msgs := fixture.Press(m, "enter"); len(msgs) != 1 || msgs[0] != (nav.OpenTopic{Topic: "payments", Partition: -1}) {
 		t.Fatalf("enter opens: %v", msgs)
 	}
 	if !m.Back() || len(m.Rows()) != 6 {
 		t.Fatal("esc clears the filter")
 	}
 	fixture.Press(m, "/", "~", "[", "enter")
-	if m.ferr == "" || !strings.Contains(m.ferr, "regular expression") {
-		t.Fatalf("bad regex error: %q", m.ferr)
+	if m.filter.Err() == "" || !strings.Contains(m.filter.Err(), "regular expression") {
+		t.Fatalf("bad regex error: %q", m.filter.Err())
 	}
 	m.Back()
 	// s cycles: partitions, under-replicated, offline, under min ISR, name.

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/ui/internal/rows"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 )
 
 // details returns the right pane for n, cached until n's data, stat or the
@@ -34,8 +34,8 @@ func (m *Model) buildDetails(n *node, w int) []string {
 	}
 	st := m.st
 	var out []string
-	add := func(s string) { out = append(out, rows.Clip(s, w)) }
-	kv := func(k, v string) { add(st.Muted.S(rows.Fit(k, 16)) + v) }
+	add := func(s string) { out = append(out, cell.Clip(s, w)) }
+	kv := func(k, v string) { add(st.Muted.S(cell.Fit(k, 16)) + v) }
 	section := func(s string) {
 		if len(out) > 0 {
 			out = append(out, "")
@@ -200,22 +200,22 @@ func (m *Model) decoded(v any) []string {
 		kv("partitions", strconv.Itoa(len(v.Partitions)))
 		for p := 0; p < len(v.Partitions) && p < 32; p++ {
 			if r, ok := v.Partitions[p]; ok {
-				kv("  "+strconv.Itoa(p), "replicas "+rows.Ints(r))
+				kv("  "+strconv.Itoa(p), "replicas "+cell.Ints(r))
 			}
 		}
 		if len(v.Partitions) > 32 {
 			kv("", "…")
 		}
 		for p, r := range v.AddingReplicas {
-			kv("adding", strconv.Itoa(p)+": "+rows.Ints(r))
+			kv("adding", strconv.Itoa(p)+": "+cell.Ints(r))
 		}
 		for p, r := range v.RemovingReplicas {
-			kv("removing", strconv.Itoa(p)+": "+rows.Ints(r))
+			kv("removing", strconv.Itoa(p)+": "+cell.Ints(r))
 		}
 	case cluster.PartitionState:
-		kv("leader", rows.Broker(v.Leader))
+		kv("leader", cell.Broker(v.Leader))
 		kv("leader epoch", strconv.Itoa(v.LeaderEpoch))
-		kv("isr", rows.Ints(v.ISR))
+		kv("isr", cell.Ints(v.ISR))
 		kv("controller epoch", strconv.Itoa(v.ControllerEpoch))
 		if v.LeaderRecoveryState == cluster.LeaderRecovering {
 			kv("leader recovery", "RECOVERING")

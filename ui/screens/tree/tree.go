@@ -3,17 +3,21 @@
 // Kafka's meanings decoded (timestamps as times, broker endpoints, epochs)
 // and its stat. Everything shown is live.
 //
-// The nodes come from three places, and the screen asks the shell for the
-// last two with request messages:
+// The nodes come from three places; the last two are the screen's own
+// commands, through the ports in Options (as the wizard writes through
+// create.Options.Writer):
 //   - the Kafka mirror (always loaded and watched): every batch's events
 //     reach Apply;
-//   - one-level probes (ProbeMsg) of the nodes above Kafka's data ("/",
+//   - one-level probes (Prober) of the nodes above Kafka's data ("/",
 //     "/brokers", "/config", a topic, …), to list their other children;
 //     a probe is live (re-listed when its watch fires) while the node is
-//     expanded and the screen visible;
-//   - subtrees outside Kafka's (OpenSubtreeMsg: "/zookeeper", "/consumers",
+//     expanded and the screen shown;
+//   - subtrees outside Kafka's (Subtrees: "/zookeeper", "/consumers",
 //     "/config/changes", …), loaded and watched by the mirror only while
-//     they are expanded and the screen is visible.
+//     they are expanded and the screen is shown.
+//
+// The shell tells the screen when it is shown and hidden (Shown): hiding
+// it stops every probe and closes every subtree.
 package tree
 
 import (
@@ -25,31 +29,64 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
-	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
-// OpenSubtreeMsg asks the shell to load and watch a subtree.
-type OpenSubtreeMsg struct{ Path string }
+// Subtrees loads subtrees outside Kafka's data into the mirror and stops
+// watching them (*zkwatch.Mirror). Its calls wait for the mirror's loop,
+// so the screen makes them in commands.
+type Subtrees interface {
+	OpenSubtree(path string) error
+	CloseSubtree(path string) error
+}
 
-// CloseSubtreeMsg asks the shell to stop watching a subtree.
-type CloseSubtreeMsg struct{ Path string }
+// Prober reads one node for the screen: its data and its children's names.
+type Prober interface {
+	Probe(path string) (Probe, error)
+}
 
-// ProbeMsg asks the shell to list a node's children and read its data,
-// and to do it again whenever the children change, while Probing(Path).
-type ProbeMsg struct{ Path string }
-
-// ProbedMsg is a probe's result.
-type ProbedMsg struct {
-	Path     string
+// Probe is what a probe read. Changed, when set, blocks until the node's
+// children change or the watch ends (with the session); it may be set
+// with an error too, when the listing worked and the data read did not.
+type Probe struct {
 	Children []string
 	Data     []byte
 	Stat     *cluster.Stat
-	Err      error
+	Changed  func()
 }
+
+// Options configure the screen.
+type Options struct {
+	Styles theme.Styles
+	Keys   keys.Map
+	// Location is the time zone of the times shown (nil: local).
+	Location *time.Location
+	// Subtrees and Prober are the screen's I/O (nil: the nodes they would
+	// bring stay unloaded).
+	Subtrees Subtrees
+	Prober   Prober
+	// Task is the id the shell gave the screen: the results of its
+	// commands come back in nav.TaskMsg{Task: Task}.
+	Task int
+}
+
+// results of the screen's commands, delivered wrapped in nav.TaskMsg.
+type (
+	// probedMsg: a probe's answer.
+	probedMsg struct {
+		path  string
+		probe Probe
+		err   error
+	}
+	// probeFiredMsg: a probed node's children changed (or the watch ended).
+	probeFiredMsg struct{ path string }
+	// subtreeFailedMsg: opening or closing a subtree failed.
+	subtreeFailedMsg struct{ err error }
+)
 
 // How a node's children are known.
 type source uint8
@@ -130,6 +167,9 @@ type Model struct {
 	list    keys.List
 	tk      keys.Tree
 	loc     *time.Location
+	subs    Subtrees
+	prober  Prober
+	task    int
 	w, h    int
 	visible bool
 
@@ -141,7 +181,7 @@ type Model struct {
 	waiting  map[string]bool // requested, no answer yet
 	flat     []row
 	flatOK   bool
-	win      rows.Window
+	win      cursor.Window
 	selPath  string
 	raw      bool
 
@@ -159,12 +199,13 @@ type detailKey struct {
 	w    int
 }
 
-// New returns the screen; loc is the time zone of the times shown.
-func New(st theme.Styles, km keys.Map, loc *time.Location) *Model {
+// New returns the screen.
+func New(o Options) *Model {
+	loc := o.Location
 	if loc == nil {
 		loc = time.Local
 	}
-	m := &Model{st: st, list: km.List, tk: km.Tree, loc: loc,
+	m := &Model{st: o.Styles, list: o.Keys.List, tk: o.Keys.Tree, loc: loc, subs: o.Subtrees, prober: o.Prober, task: o.Task,
 		expanded: map[string]bool{"/": true}, opened: map[string]bool{}, probing: map[string]bool{}, waiting: map[string]bool{}}
 	m.reset()
 	m.renderRow = m.row
@@ -186,8 +227,8 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.win.SetH(h - 1) }
 // SetStyles implements ui.Screen.
 func (m *Model) SetStyles(st theme.Styles) { m.st = st; m.detailKey = detailKey{} }
 
-// Probing reports whether the screen still wants path probed.
-func (m *Model) Probing(path string) bool { return m.visible && m.probing[path] }
+// isProbing reports whether the screen still wants path probed.
+func (m *Model) isProbing(path string) bool { return m.visible && m.probing[path] }
 
 // Apply takes a mirror batch.
 func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
@@ -286,14 +327,14 @@ func (m *Model) inOpened(path string) bool {
 	return false
 }
 
-// Probed takes a probe's answer.
-func (m *Model) Probed(msg ProbedMsg) {
-	delete(m.waiting, msg.Path)
-	if !m.probing[msg.Path] {
+// probed takes a probe's answer.
+func (m *Model) probed(msg probedMsg) {
+	delete(m.waiting, msg.path)
+	if !m.probing[msg.path] {
 		return
 	}
-	n := m.ensure(msg.Path)
-	if msg.Err != nil {
+	n := m.ensure(msg.path)
+	if msg.err != nil {
 		// The node is gone (or unreadable): forget what its probe listed.
 		for _, c := range n.kids {
 			c.listed = false
@@ -303,10 +344,10 @@ func (m *Model) Probed(msg ProbedMsg) {
 		return
 	}
 	if !n.inMirror {
-		n.data, n.stat, n.probed = msg.Data, msg.Stat, true
+		n.data, n.stat, n.probed = msg.probe.Data, msg.probe.Stat, true
 	}
-	now := make(map[string]bool, len(msg.Children))
-	for _, name := range msg.Children {
+	now := make(map[string]bool, len(msg.probe.Children))
+	for _, name := range msg.probe.Children {
 		now[name] = true
 		c := n.child(name)
 		if !c.listed {
@@ -323,9 +364,10 @@ func (m *Model) Probed(msg ProbedMsg) {
 	}
 }
 
-// SetVisible tells the screen whether it is shown. Leaving stops every
-// probe and closes every subtree; coming back asks for them again.
-func (m *Model) SetVisible(v bool) tea.Cmd {
+// Shown implements ui.Shower: the shell tells the screen whether it is
+// shown. Leaving stops every probe and closes every subtree; coming back
+// asks for them again.
+func (m *Model) Shown(v bool) tea.Cmd {
 	if v == m.visible {
 		return nil
 	}
@@ -333,7 +375,7 @@ func (m *Model) SetVisible(v bool) tea.Cmd {
 	var cmds []tea.Cmd
 	if !v {
 		for p := range m.opened {
-			cmds = append(cmds, nav.Cmd(CloseSubtreeMsg{Path: p}))
+			cmds = append(cmds, m.subtree(p, false))
 		}
 		clear(m.opened)
 		clear(m.probing)
@@ -362,16 +404,57 @@ func (m *Model) want(path string) tea.Cmd {
 		if !m.probing[path] {
 			m.probing[path] = true
 			m.waiting[path] = true
-			return nav.Cmd(ProbeMsg{Path: path})
+			return m.probe(path)
 		}
 	case srcOpen:
 		if !m.opened[path] {
 			m.opened[path] = true
 			m.waiting[path] = true
-			return nav.Cmd(OpenSubtreeMsg{Path: path})
+			return m.subtree(path, true)
 		}
 	}
 	return nil
+}
+
+// probe lists path's children (with a watch) and reads its data.
+func (m *Model) probe(path string) tea.Cmd {
+	pr, task := m.prober, m.task
+	if pr == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		p, err := pr.Probe(path)
+		return nav.TaskMsg{Task: task, Msg: probedMsg{path: path, probe: p, err: err}}
+	}
+}
+
+// rearm waits for a probed node's children to change.
+func (m *Model) rearm(path string, changed func()) tea.Cmd {
+	task := m.task
+	return func() tea.Msg {
+		changed()
+		return nav.TaskMsg{Task: task, Msg: probeFiredMsg{path}}
+	}
+}
+
+// subtree opens or closes a subtree of the mirror.
+func (m *Model) subtree(path string, open bool) tea.Cmd {
+	subs, task := m.subs, m.task
+	if subs == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		var err error
+		if open {
+			err = subs.OpenSubtree(path)
+		} else {
+			err = subs.CloseSubtree(path)
+		}
+		if err != nil {
+			return nav.TaskMsg{Task: task, Msg: subtreeFailedMsg{err}}
+		}
+		return nil
+	}
 }
 
 // unwant releases what a collapsed node held.
@@ -380,7 +463,7 @@ func (m *Model) unwant(path string) tea.Cmd {
 	delete(m.waiting, path)
 	if m.opened[path] {
 		delete(m.opened, path)
-		return nav.Cmd(CloseSubtreeMsg{Path: path})
+		return m.subtree(path, false)
 	}
 	return nil
 }
@@ -516,12 +599,23 @@ func (m *Model) FullHelp() [][]key.Binding {
 }
 
 // Update implements ui.Screen.
-func (m *Model) Update(msg tea.Msg) tea.Cmd {
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	m.flatten()
 	switch msg := msg.(type) {
-	case ProbedMsg:
-		m.Probed(msg)
-		return nil
+	case probedMsg:
+		m.probed(msg)
+		if msg.probe.Changed == nil {
+			return nil, nil
+		}
+		// Re-armed whether or not the node is still wanted: when it fires
+		// the screen decides (isProbing).
+		return m.rearm(msg.path, msg.probe.Changed), nil
+	case probeFiredMsg:
+		if m.isProbing(msg.path) {
+			return m.probe(msg.path), nil
+		}
+	case subtreeFailedMsg:
+		return nil, nav.ShowStatus{Text: msg.err.Error(), Err: true}
 	case tea.KeyPressMsg:
 		cur := m.win.Cursor
 		var n *node
@@ -536,21 +630,21 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, m.tk.Toggle):
 			m.selPath = n.path
 			if m.expanded[n.path] {
-				return m.Collapse(n.path)
+				return m.Collapse(n.path), nil
 			}
-			return m.Expand(n.path)
+			return m.Expand(n.path), nil
 		case key.Matches(msg, m.tk.Expand):
 			m.selPath = n.path
 			if m.expanded[n.path] && len(n.kids) > 0 {
 				m.flatten()
 				m.win.Move(1) // already open: step into it
-				return nil
+				return nil, nil
 			}
-			return m.Expand(n.path)
+			return m.Expand(n.path), nil
 		case key.Matches(msg, m.tk.Collapse):
 			if m.expanded[n.path] && n != m.root {
 				m.selPath = n.path
-				return m.Collapse(n.path)
+				return m.Collapse(n.path), nil
 			}
 			if p := parentOf(n.path); p != "" {
 				m.selPath = p
@@ -558,14 +652,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 	case tea.MouseWheelMsg:
-		switch msg.Mouse().Button {
-		case tea.MouseWheelUp:
-			m.win.Scroll(-3)
-		case tea.MouseWheelDown:
-			m.win.Scroll(3)
-		}
+		cursor.Wheel(&m.win, msg)
 	}
-	return nil
+	return nil, nil
 }
 
 func (m *Model) leftW() int { return min(max(m.w*2/5, 24), 64) }
@@ -583,9 +672,9 @@ func (m *Model) View() string {
 	if m.win.Cursor < len(m.flat) {
 		sel = m.flat[m.win.Cursor].n
 	}
-	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+rows.Count(len(m.index))+" znodes known")
+	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+cell.Count(len(m.index))+" znodes known")
 	lines := make([]string, 0, m.h)
-	lines = append(lines, rows.Clip(title, m.w))
+	lines = append(lines, cell.Clip(title, m.w))
 	detail := m.details(sel, rw)
 	from, to := m.win.Visible()
 	sep := st.Subtle.S("│")
@@ -594,7 +683,7 @@ func (m *Model) View() string {
 		if j := from + i; j < to {
 			left = m.renderRow(m.flat[j], j == m.win.Cursor)
 		} else {
-			left = rows.Spaces(lw)
+			left = cell.Spaces(lw)
 		}
 		right := ""
 		if i < len(detail) {
@@ -602,7 +691,7 @@ func (m *Model) View() string {
 		}
 		lines = append(lines, left+" "+sep+" "+right)
 	}
-	return rows.Lines(lines, m.h)
+	return cell.Lines(lines, m.h)
 }
 
 func (m *Model) row(r row, selected bool) string {
@@ -630,14 +719,14 @@ func (m *Model) row(r row, selected bool) string {
 	case n.stat != nil && n.stat.EphemeralOwner != 0:
 		suffix = " eph"
 	}
-	plain := rows.Spaces(indent) + marker + name
-	text := rows.Fit(plain, lw-len(suffix)) + suffix
+	plain := cell.Spaces(indent) + marker + name
+	text := cell.Fit(plain, lw-len(suffix)) + suffix
 	if selected {
-		return st.Selected.S(rows.Fit(text, lw))
+		return st.Selected.S(cell.Fit(text, lw))
 	}
 	ink := st.Text
 	if !n.inMirror && !n.probed && len(n.kids) == 0 {
 		ink = st.Muted // not loaded yet
 	}
-	return ink.S(rows.Fit(text, lw))
+	return ink.S(cell.Fit(text, lw))
 }

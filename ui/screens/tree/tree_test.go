@@ -1,8 +1,10 @@
 package tree
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,47 +15,75 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
-func loaded(spec fixture.Spec, w, h int) *Model {
-	m := New(theme.New(true), keys.Default(), time.UTC)
+// fakeSource records the screen's I/O and answers nothing: the tests hand
+// the screen its probes' answers themselves.
+type fakeSource struct {
+	mu  sync.Mutex
+	log []string
+}
+
+func (f *fakeSource) note(s string)               { f.mu.Lock(); f.log = append(f.log, s); f.mu.Unlock() }
+func (f *fakeSource) OpenSubtree(p string) error  { f.note("open " + p); return nil }
+func (f *fakeSource) CloseSubtree(p string) error { f.note("close " + p); return nil }
+func (f *fakeSource) Probe(p string) (Probe, error) {
+	f.note("probe " + p)
+	return Probe{}, errors.New("unanswered")
+}
+
+// calls runs the screen's commands and returns the I/O they made.
+func (f *fakeSource) calls(cmd tea.Cmd) []string {
+	fixture.Run(cmd)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.log
+	f.log = nil
+	return out
+}
+
+func newTree(src *fakeSource) *Model {
+	return New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC, Subtrees: src, Prober: src, Task: 3})
+}
+
+func loaded(spec fixture.Spec, w, h int) (*Model, *fakeSource) {
+	src := &fakeSource{}
+	m := newTree(src)
 	m.SetSize(w, h)
 	for _, b := range spec.Batches() {
 		m.Apply(clusterwatch.NodeEvents(b), b.Reset)
 	}
-	return m
+	return m, src
 }
 
-// requests runs the screen's commands and returns the requests.
-func requests(cmd tea.Cmd) []tea.Msg { return fixture.Run(cmd) }
-
-func rootProbe() ProbedMsg {
-	return ProbedMsg{Path: "/", Children: []string{"admin", "brokers", "cluster", "config", "consumers", "controller",
+func rootProbe() probedMsg {
+	return probedMsg{path: "/", probe: Probe{Children: []string{"admin", "brokers", "cluster", "config", "consumers", "controller",
 		"controller_epoch", "isr_change_notification", "latest_producer_id_block", "zookeeper"},
-		Stat: &cluster.Stat{Czxid: 0, NumChildren: 10}}
+		Stat: &cluster.Stat{Czxid: 0, NumChildren: 10}}}
 }
 
 func TestVisibilityDrivesRequests(t *testing.T) {
-	m := loaded(fixture.Small(), 80, 24)
-	got := requests(m.SetVisible(true))
-	if !slices.Equal(got, []tea.Msg{ProbeMsg{Path: "/"}}) {
+	m, src := loaded(fixture.Small(), 80, 24)
+	got := src.calls(m.Shown(true))
+	if !slices.Equal(got, []string{"probe /"}) {
 		t.Fatalf("showing the tree probes the root: %v", got)
 	}
-	m.Probed(rootProbe())
+	m.probed(rootProbe())
 	if !slices.Contains(m.Rows(), "/zookeeper") || !slices.Contains(m.Rows(), "/brokers") {
 		t.Fatalf("rows %v", m.Rows())
 	}
 	// A Kafka list container is the mirror's: no request.
-	if got := requests(m.Expand("/brokers")); !slices.Equal(got, []tea.Msg{ProbeMsg{Path: "/brokers"}}) {
+	if got := src.calls(m.Expand("/brokers")); !slices.Equal(got, []string{"probe /brokers"}) {
 		t.Fatalf("/brokers is above Kafka's data: probe, got %v", got)
 	}
-	if got := requests(m.Expand("/brokers/ids")); len(got) != 0 {
+	if got := src.calls(m.Expand("/brokers/ids")); len(got) != 0 {
 		t.Fatalf("/brokers/ids comes from the mirror: %v", got)
 	}
 	// Outside Kafka's: a subtree, opened while expanded.
-	if got := requests(m.Expand("/zookeeper")); !slices.Equal(got, []tea.Msg{OpenSubtreeMsg{Path: "/zookeeper"}}) {
+	if got := src.calls(m.Expand("/zookeeper")); !slices.Equal(got, []string{"open /zookeeper"}) {
 		t.Fatalf("expand /zookeeper: %v", got)
 	}
 	m.Apply([]cluster.NodeEvent{{Type: cluster.NodeCreated, Path: "/zookeeper/quota", Stat: cluster.Stat{Czxid: 1}}}, false)
@@ -61,23 +91,23 @@ func TestVisibilityDrivesRequests(t *testing.T) {
 		t.Fatal("subtree nodes show up")
 	}
 	// Leaving the screen closes subtrees and stops probes.
-	got = requests(m.SetVisible(false))
-	if !slices.Equal(got, []tea.Msg{CloseSubtreeMsg{Path: "/zookeeper"}}) || m.Probing("/") {
-		t.Fatalf("hide: %v probing / %v", got, m.Probing("/"))
+	got = src.calls(m.Shown(false))
+	if !slices.Equal(got, []string{"close /zookeeper"}) || m.isProbing("/") {
+		t.Fatalf("hide: %v probing / %v", got, m.isProbing("/"))
 	}
 	m.Apply([]cluster.NodeEvent{{Type: cluster.NodeDeleted, Path: "/zookeeper/quota"}}, false)
 	// Coming back asks again for every expanded node.
-	got = requests(m.SetVisible(true))
-	want := []tea.Msg{ProbeMsg{Path: "/"}, ProbeMsg{Path: "/brokers"}, OpenSubtreeMsg{Path: "/zookeeper"}}
+	got = src.calls(m.Shown(true))
+	want := []string{"probe /", "probe /brokers", "open /zookeeper"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("show again: %v", got)
 	}
 	// Collapsing releases.
-	if got := requests(m.Collapse("/zookeeper")); !slices.Equal(got, []tea.Msg{CloseSubtreeMsg{Path: "/zookeeper"}}) {
+	if got := src.calls(m.Collapse("/zookeeper")); !slices.Equal(got, []string{"close /zookeeper"}) {
 		t.Fatalf("collapse: %v", got)
 	}
 	// A probe of a node that went away forgets its children.
-	m.Probed(ProbedMsg{Path: "/", Err: fmt.Errorf("gone")})
+	m.probed(probedMsg{path: "/", err: fmt.Errorf("gone")})
 	if slices.Contains(m.Rows(), "/zookeeper") {
 		t.Fatal("a failed probe drops what it listed")
 	}
@@ -87,9 +117,9 @@ func TestVisibilityDrivesRequests(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
-	m := loaded(fixture.Small(), 80, 24)
-	requests(m.SetVisible(true))
-	m.Probed(rootProbe())
+	m, src := loaded(fixture.Small(), 80, 24)
+	src.calls(m.Shown(true))
+	m.probed(rootProbe())
 	fixture.Press(m, "j") // admin
 	if m.Selected() != "/admin" {
 		t.Fatalf("selected %s", m.Selected())
@@ -132,10 +162,10 @@ func TestView(t *testing.T) {
 			{"unloaded", "/zookeeper", false},
 		} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
-				m := loaded(fixture.Small(), sz[0], sz[1])
-				requests(m.SetVisible(true))
-				m.Probed(rootProbe())
-				requests(m.Select(tc.path))
+				m, src := loaded(fixture.Small(), sz[0], sz[1])
+				src.calls(m.Shown(true))
+				m.probed(rootProbe())
+				src.calls(m.Select(tc.path))
 				m.raw = tc.raw
 				if m.Selected() != tc.path {
 					t.Fatalf("selected %s", m.Selected())
@@ -148,8 +178,8 @@ func TestView(t *testing.T) {
 
 func TestLiveData(t *testing.T) {
 	spec := fixture.Small()
-	m := loaded(spec, 80, 24)
-	requests(m.Select("/brokers/topics/orders/partitions/0/state"))
+	m, src := loaded(spec, 80, 24)
+	src.calls(m.Select("/brokers/topics/orders/partitions/0/state"))
 	before := ansi.Strip(m.View())
 	st := spec.State(&spec.Topics[0], 0)
 	st.Leader = 3
@@ -173,8 +203,8 @@ func TestRenderCalls(t *testing.T) {
 		if testing.Short() && n > 10_000 {
 			continue
 		}
-		m := loaded(fixture.Sized(n), 80, 24)
-		requests(m.Select("/brokers/topics/big/partitions/7/state"))
+		m, src := loaded(fixture.Sized(n), 80, 24)
+		src.calls(m.Select("/brokers/topics/big/partitions/7/state"))
 		calls := 0
 		real := m.renderRow
 		m.renderRow = func(r row, sel bool) string { calls++; return real(r, sel) }
@@ -194,12 +224,13 @@ func BenchmarkView(b *testing.B) {
 		}
 		for _, sz := range [][2]int{{200, 60}, {80, 24}} {
 			b.Run(fmt.Sprintf("tree/%dx%d/partitions=%d", sz[0], sz[1], n), func(b *testing.B) {
-				m := New(theme.New(true), keys.Default(), time.UTC)
+				src := &fakeSource{}
+				m := newTree(src)
 				m.SetSize(sz[0], sz[1])
 				for i, e := range evs {
 					m.Apply(e, i == 0)
 				}
-				requests(m.Select("/brokers/topics/big/partitions/0/state"))
+				src.calls(m.Select("/brokers/topics/big/partitions/0/state"))
 				fixture.Press(m, "pgdown")
 				b.ReportAllocs()
 				for b.Loop() {
@@ -207,5 +238,31 @@ func BenchmarkView(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestCommandResults: the results of the screen's commands come back to it
+// addressed with its task id; a fired watch re-probes while the node is
+// wanted, and a failed subtree is reported in the status bar.
+func TestCommandResults(t *testing.T) {
+	m, src := loaded(fixture.Small(), 80, 24)
+	src.calls(m.Shown(true))
+	root := rootProbe()
+	root.probe.Changed = func() {}
+	cmd, _ := m.Update(root)
+	msgs := fixture.Run(cmd)
+	if len(msgs) != 1 || msgs[0] != (nav.TaskMsg{Task: 3, Msg: probeFiredMsg{"/"}}) {
+		t.Fatalf("the watch is re-armed: %v", msgs)
+	}
+	cmd, _ = m.Update(msgs[0].(nav.TaskMsg).Msg)
+	if got := src.calls(cmd); !slices.Equal(got, []string{"probe /"}) {
+		t.Fatalf("a fired watch re-probes: %v", got)
+	}
+	src.calls(m.Shown(false))
+	if cmd, _ := m.Update(probeFiredMsg{"/"}); cmd != nil {
+		t.Fatal("a hidden screen probes nothing")
+	}
+	if _, req := m.Update(subtreeFailedMsg{errors.New("zk: no node")}); req != (nav.ShowStatus{Text: "zk: no node", Err: true}) {
+		t.Fatalf("failure: %v", req)
 	}
 }

@@ -1,4 +1,4 @@
-package rows
+package cell
 
 import (
 	"testing"
@@ -31,31 +31,14 @@ func TestFitAndWidth(t *testing.T) {
 	}
 }
 
-func TestWindow(t *testing.T) {
-	w := Window{}
-	w.SetH(5)
-	w.SetN(100)
-	w.Move(7)
-	if w.Cursor != 7 || w.Offset != 3 {
-		t.Fatalf("%+v", w)
+func TestRow(t *testing.T) {
+	if got := Row("abc", 3, 5, true); got != "abc  " {
+		t.Fatalf("padded %q", got)
 	}
-	w.Page(1)
-	if w.Cursor != 11 {
-		t.Fatalf("page: %+v", w)
+	if got := Row("abc", 3, 5, false); got != "abc" {
+		t.Fatalf("plain %q", got)
 	}
-	w.To(1000)
-	if w.Cursor != 99 || w.Offset != 95 || !w.Bottom() {
-		t.Fatalf("end: %+v", w)
-	}
-	w.Scroll(-10)
-	if w.Offset != 85 || w.Cursor != 89 {
-		t.Fatalf("scroll: %+v", w)
-	}
-	w.SetN(3)
-	if from, to := w.Visible(); from != 0 || to != 3 || w.Cursor != 2 {
-		t.Fatalf("shrink: %+v", w)
-	}
-	if Count(1234567) != "1,234,567" || Count(12) != "12" {
-		t.Fatal(Count(1234567))
+	if got := Row("abcdef", 6, 4, true); got != "abc…" {
+		t.Fatalf("cut %q", got)
 	}
 }

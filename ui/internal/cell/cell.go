@@ -1,82 +1,16 @@
-// Package rows holds what the list screens share: a cursor window over n
-// rows (only the visible ones are ever rendered), and fast cell fitting.
-package rows
+// Package cell fits text into the fixed-width cells of a terminal row:
+// Width measures plain text, Fit and FitRight pad or cut it to a column,
+// Clip cuts styled text, Lines pads a block to a height. The common cases
+// (ASCII and the narrow symbols the screens use) skip grapheme
+// segmentation, which is what keeps a frame cheap.
+package cell
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
-
-// Window is a cursor and a scroll offset over N rows shown H at a time.
-type Window struct {
-	N, H           int
-	Cursor, Offset int
-}
-
-// SetN changes the row count, keeping the cursor in range.
-func (w *Window) SetN(n int) { w.N = n; w.clamp() }
-
-// SetH changes the visible height.
-func (w *Window) SetH(h int) { w.H = max(h, 1); w.clamp() }
-
-// Move moves the cursor by d rows.
-func (w *Window) Move(d int) { w.Cursor += d; w.clamp() }
-
-// To puts the cursor on row i.
-func (w *Window) To(i int) { w.Cursor = i; w.clamp() }
-
-// Page moves by a page (d = ±1).
-func (w *Window) Page(d int) { w.Move(d * max(w.H-1, 1)) }
-
-// Scroll moves the view by d rows (mouse wheel), dragging the cursor along
-// only as far as needed to keep it visible.
-func (w *Window) Scroll(d int) {
-	w.Offset += d
-	maxOff := max(w.N-w.H, 0)
-	w.Offset = min(max(w.Offset, 0), maxOff)
-	if w.Cursor < w.Offset {
-		w.Cursor = w.Offset
-	}
-	if w.Cursor >= w.Offset+w.H {
-		w.Cursor = w.Offset + w.H - 1
-	}
-	w.clamp()
-}
-
-// Bottom reports whether the cursor is on the last row.
-func (w *Window) Bottom() bool { return w.N == 0 || w.Cursor == w.N-1 }
-
-func (w *Window) clamp() {
-	if w.H < 1 {
-		w.H = 1
-	}
-	if w.Cursor >= w.N {
-		w.Cursor = w.N - 1
-	}
-	if w.Cursor < 0 {
-		w.Cursor = 0
-	}
-	if w.Cursor < w.Offset {
-		w.Offset = w.Cursor
-	}
-	if w.Cursor >= w.Offset+w.H {
-		w.Offset = w.Cursor - w.H + 1
-	}
-	if maxOff := max(w.N-w.H, 0); w.Offset > maxOff {
-		w.Offset = maxOff
-	}
-	if w.Offset < 0 {
-		w.Offset = 0
-	}
-}
-
-// Visible returns the half-open range of rows on screen.
-func (w *Window) Visible() (from, to int) {
-	return w.Offset, min(w.Offset+w.H, w.N)
-}
 
 // isASCII reports whether s is printable ASCII (one column per byte).
 func isASCII(s string) bool {
@@ -173,6 +107,19 @@ func Clip(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
+// Row fits a rendered row whose plain width is n to w columns: cut when
+// wider, padded when pad is set (a selected row's background then spans
+// the whole window).
+func Row(s string, n, w int, pad bool) string {
+	switch {
+	case n > w:
+		return Clip(s, w)
+	case pad:
+		return s + Spaces(w-n)
+	}
+	return s
+}
+
 // PadStyled pads styled text whose plain width is n to w columns.
 func PadStyled(s string, n, w int) string {
 	if n >= w {
@@ -196,49 +143,6 @@ func Spaces(n int) string {
 		return ""
 	}
 	return spaces(n)
-}
-
-// Ints joins ids with commas: "1,2,3".
-func Ints(xs []int) string {
-	if len(xs) == 0 {
-		return ""
-	}
-	b := make([]byte, 0, 3*len(xs))
-	for i, x := range xs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(x), 10)
-	}
-	return string(b)
-}
-
-// Broker renders a broker id, "none" for -1.
-func Broker(id int) string {
-	if id < 0 {
-		return "none"
-	}
-	return strconv.Itoa(id)
-}
-
-// Count renders n with thousands separators: 12,345.
-func Count(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 || len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	pre := len(s) % 3
-	if pre > 0 {
-		b.WriteString(s[:pre])
-	}
-	for i := pre; i < len(s); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
 }
 
 // Lines pads a block to exactly h lines (cutting extra ones).

@@ -1,0 +1,62 @@
+package main
+
+import "time"
+
+// A step of the walk through ktopo: keys to send, what the screen must
+// show then, and the picture to take (none for a step that only moves on).
+type step struct {
+	name  string   // the picture: <out>/<name>.png; "" for none
+	title string   // what it shows
+	keys  []string // tmux key names, or literal text after the literal prefix
+	want  []string // on the screen before the picture
+	gone  []string // not on it
+	// live takes the picture as soon as want shows, without waiting for
+	// the screen to settle (an animation in progress).
+	live bool
+}
+
+// literal marks a key as text to type as it is.
+const literal = "\x00"
+
+func text(s string) string { return literal + s }
+
+// The sandbox's controller pace: slow enough to catch a creation half way.
+const scenarioPace = "250ms"
+
+const (
+	waitDeadline = 60 * time.Second // for a screen to show what a step wants
+	settleQuiet  = time.Second      // a screen unchanged this long is settled
+)
+
+// scenario is the walk, in order: the healthy cluster first, then a
+// topic's creation, then a broker killed and what it did.
+func scenario() []step {
+	return []step{
+		{name: "overview", title: "Overview: racks, brokers, the controller",
+			want: []string{"SANDBOX", "broker 6", "partitions 95", "under-replicated 0", "preferred"}},
+		{name: "help", title: "Help: the keys of the screen",
+			keys: []string{"?"}, want: []string{"Keys — Overview", "Reading the screens"}},
+		{title: "back", keys: []string{"Escape"}, gone: []string{"Keys — Overview"}},
+		{name: "tree", title: "Tree: a broker's registration, decoded",
+			keys: []string{"3", "j", "j", "l", "j", "l", "j"},
+			want: []string{"/brokers/ids/1", "registration of broker 1", "endpoints"}},
+		{name: "create-form", title: "Creation wizard: the form, checked as you type",
+			keys: []string{"1", "c", text("invoices"), "Tab", "Tab", "Tab", "Tab", text("retention.ms=604800000 cleanup.policy=comp")},
+			want: []string{"Create a topic", "✓ available", "Invalid value comp for configuration cleanup.policy"}},
+		{name: "create-preview", title: "Creation wizard: the preview of every replica's broker",
+			keys: []string{"Tab", "Enter"}, want: []string{"Preview invoices", "start index", "after: replicas"}},
+		{name: "create-progress", title: "Creation wizard: the controller bringing the partitions online",
+			keys: []string{"Enter", "y"}, want: []string{"Creating invoices", "sandbox pace " + scenarioPace, "6/12 online"}, live: true},
+		{title: "creation done", want: []string{"Topic invoices is online"}},
+		{title: "wizard closed, its announcement gone", keys: []string{"Escape", "1"},
+			want: []string{"topics 6", "partitions 107"}, gone: []string{"Create", "invoices created"}},
+		{name: "broker-down", title: "Overview: broker 2 killed",
+			keys: []string{"l", "x", "h"}, want: []string{"OFFLINE", "under-replicated 50", "Killed broker 2"}},
+		{name: "topics", title: "Topics: under-replicated partitions per topic",
+			keys: []string{"2"}, want: []string{"Topics  6 of 6", "invoices", "__consumer_offsets"}, gone: []string{"Killed broker"}},
+		{name: "topic", title: "Topic: partitions, leaders, replicas out of the ISR",
+			keys: []string{":", text("topic orders"), "Enter"}, want: []string{"Topic orders", "6 under-replicated", "2!"}},
+		{name: "events", title: "Events: the creation, then broker 2's failure",
+			keys: []string{"4", "g"}, want: []string{"topic created", "partition online", "broker left", "leader moved", "ISR shrank"}},
+	}
+}

@@ -1,0 +1,97 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// batchMsg is a mirror batch that arrived.
+type batchMsg zkwatch.Batch
+
+// sourceClosedMsg: the mirror closed its channel.
+type sourceClosedMsg struct{}
+
+// waitForBatch is re-armed after every batch: one outstanding receive, so
+// a busy UI applies back-pressure and zkwatch keeps coalescing meanwhile.
+func waitForBatch(ch <-chan zkwatch.Batch) tea.Cmd {
+	return func() tea.Msg {
+		b, ok := <-ch
+		if !ok {
+			return sourceClosedMsg{}
+		}
+		return batchMsg(b)
+	}
+}
+
+// applyBatch applies a mirror batch to the model and hands the results to
+// the screens that own them.
+func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
+	now := a.cfg.Now()
+	hadBanner := a.banner() != ""
+	for _, s := range b.States {
+		a.state, a.haveState = s, true
+		if s == zkwatch.StateExpired {
+			a.resyncing = true
+		}
+	}
+	if a.cfg.Source != nil {
+		a.stats = a.cfg.Source.Stats()
+	}
+	var cmd tea.Cmd
+	if len(b.Events) > 0 || b.Reset {
+		nodes := clusterwatch.NodeEvents(b)
+		changes := a.model.Apply(nodes, b.Reset)
+		a.snap = a.model.Snapshot()
+		a.tree.Apply(nodes, b.Reset)
+		first := b.Reset && !a.loaded
+		if b.Reset {
+			a.loaded, a.resyncing = true, false
+			if first {
+				a.loadedIn = now.Sub(a.started)
+			}
+		}
+		a.lastData = now
+		for _, s := range a.allScreens() {
+			if ss, ok := s.(SnapshotSetter); ok {
+				ss.SetSnapshot(a.snap)
+			}
+		}
+		// The first load describes the cluster as it is, not what
+		// happened: it neither fills the timeline nor flashes.
+		if !first && len(changes) > 0 {
+			a.events.Append(changes, now.UnixMilli())
+			a.anims.StartChanges(changes, now)
+			cmd = a.anims.Kick()
+		}
+		cmd = tea.Batch(cmd, a.finishTasks())
+	} else if a.state == zkwatch.StateConnected && !a.resyncing {
+		a.lastData = now
+	}
+	if hadBanner != (a.banner() != "") {
+		a.layout()
+	}
+	return cmd
+}
+
+// banner is the connection warning line, "" when the data is current.
+func (a *App) banner() string {
+	since := ""
+	if !a.lastData.IsZero() {
+		since = " as of " + a.lastData.In(a.cfg.Location).Format("15:04:05")
+	}
+	switch {
+	case a.closed:
+		return "ZooKeeper connection closed — the data shown is frozen" + since
+	case a.resyncing:
+		return "ZooKeeper session expired — resyncing; the data shown is" + since + " and may be stale"
+	case !a.loaded:
+		if a.haveState && a.state == zkwatch.StateConnected {
+			return "Loading the cluster from ZooKeeper…"
+		}
+		return "Connecting to ZooKeeper…"
+	case a.haveState && a.state != zkwatch.StateConnected:
+		return "Disconnected from ZooKeeper — reconnecting; the data shown is" + since + " and may be stale"
+	}
+	return ""
+}

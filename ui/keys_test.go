@@ -1,0 +1,285 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// keyState is the App in one screen and stage, built afresh for every key
+// the honesty test presses.
+type keyState struct {
+	name  string
+	build func(t *testing.T) *App
+}
+
+// failingWriter refuses every multi: the wizard's failed stage.
+type failingWriter struct{ fakeWriter }
+
+func (*failingWriter) Multi(...any) ([]zk.MultiResponse, error) {
+	return nil, errors.New("zk: not authenticated")
+}
+
+// fullApp runs in the sandbox with a writer, so that every binding that
+// can be enabled is.
+func fullApp(w cluster.ZK, spec fixture.Spec) *App {
+	sb := &fakeSandbox{running: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
+	a := New(Config{Source: newSource(), Browser: &fakeBrowser{}, Writer: w, Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
+		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	for _, b := range spec.Batches() {
+		a.update(batchMsg(b)) // its commands (the re-armed receive, ticks) not run
+	}
+	return a
+}
+
+// at is the App after keys, their commands not run (what the honesty
+// test looks at is what the keys did to the state).
+func at(spec func() fixture.Spec, ks ...string) func(t *testing.T) *App {
+	return func(*testing.T) *App {
+		a := fullApp(&fakeWriter{}, spec())
+		for _, k := range ks {
+			a.update(fixture.Key(k))
+		}
+		return a
+	}
+}
+
+// written is the App after keys that end with the wizard's write, their
+// commands run (the write's result moves the wizard on).
+func written(w cluster.ZK, ks ...string) func(t *testing.T) *App {
+	return func(*testing.T) *App {
+		a := fullApp(w, wizardSpec())
+		press(a, ks...)
+		return a
+	}
+}
+
+// onlineBatch is the controller bringing every partition of plan online.
+func onlineBatch(plan *cluster.TopicPlan) batchMsg {
+	zxid := int64(90_000)
+	ev := func(path string, data []byte) zkwatch.Event {
+		zxid++
+		return zkwatch.Event{Type: zkwatch.Created, Path: path, Data: data,
+			Stat: &zk.Stat{Czxid: zxid, Mzxid: zxid, Ctime: 1, Mtime: 1, DataLength: int32(len(data))}}
+	}
+	evs := []zkwatch.Event{ev(plan.ConfigPath, plan.ConfigJSON), ev(plan.TopicPath, plan.TopicJSON)}
+	for p, reps := range plan.Assignment() {
+		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: reps[0], Version: 1, ISR: reps})
+		evs = append(evs, ev(cluster.PartitionStatePath(plan.Name, p), st))
+	}
+	return batchMsg{Events: evs}
+}
+
+var wizardKeys = []string{"c", "p", "a", "y", "enter"}
+
+func keyStates() []keyState {
+	small := fixture.Small
+	return []keyState{
+		{"overview", at(small, "down")},
+		{"broker", at(small, "enter", "j")},
+		{"topics", at(small, "2", "j", "j")},
+		{"topics filter", at(small, "2", "/")},
+		{"topic", at(small, "2", "j", "j", "j", "j", "enter", "j")},
+		{"tree", at(small, "3", "j")},
+		{"events", at(small, "4")},
+		{"events filter", at(small, "4", "/")},
+		{"command line", at(small, ":")},
+		{"wizard form", at(wizardSpec, "c")},
+		{"wizard configs field", at(wizardSpec, "c", "tab", "tab", "tab", "tab")},
+		{"wizard rack field", at(wizardSpec, "c", "tab", "tab", "tab")},
+		{"wizard preview", at(wizardSpec, wizardKeys...)},
+		{"wizard confirm", at(wizardSpec, append(wizardKeys, "enter")...)},
+		{"wizard progress", written(&fakeWriter{}, append(wizardKeys, "enter", "y")...)},
+		{"wizard done", func(t *testing.T) *App {
+			a := written(&fakeWriter{}, append(wizardKeys, "enter", "y")...)(t)
+			run(a, onlineBatch(wizard(a).Plan()))
+			if wizard(a).Stage() != "done" {
+				t.Fatalf("stage %s", wizard(a).Stage())
+			}
+			return a
+		}},
+		{"wizard failed", func(t *testing.T) *App {
+			a := written(&failingWriter{}, append(wizardKeys, "enter", "y")...)(t)
+			if wizard(a).Stage() != "failed" {
+				t.Fatalf("stage %s", wizard(a).Stage())
+			}
+			return a
+		}},
+	}
+}
+
+// inForce are the bindings the help and the footer show in a's state.
+func inForce(a *App) []key.Binding {
+	if a.cmdOpen {
+		in := a.km.Input
+		return []key.Binding{in.Accept, in.Cancel, a.km.Global.FieldQuit}
+	}
+	bs := a.Focused().ShortHelp()
+	for _, g := range a.helpGroups() {
+		bs = append(bs, g...)
+	}
+	return enabled(bs)
+}
+
+// bindingsOf lists every binding of a keymap group struct (by reflection,
+// so that a binding added to keys cannot be missed).
+func bindingsOf(group any) []key.Binding {
+	v := reflect.ValueOf(group)
+	var out []key.Binding
+	for i := range v.NumField() {
+		if b, ok := v.Field(i).Interface().(key.Binding); ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// keyUniverse is every key the test presses: every key of the keymap,
+// the named keys and the printable characters.
+func keyUniverse() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(ks ...string) {
+		for _, k := range ks {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	km := keys.Default()
+	v := reflect.ValueOf(km)
+	for i := range v.NumField() {
+		for _, b := range bindingsOf(v.Field(i).Interface()) {
+			add(b.Keys()...)
+		}
+	}
+	for i := range 9 {
+		add(keys.Tab(i, "").Keys()...)
+	}
+	add("enter", "esc", "tab", "shift+tab", "space", "up", "down", "left", "right", "pgup", "pgdown", "home", "end", "backspace", "f1", "f2")
+	for c := '!'; c <= '~'; c++ {
+		add(string(c))
+	}
+	return out
+}
+
+// textKeys are the keys a focused text field takes for itself: what it
+// types, and its own editing keys.
+func textKeys() map[string]bool {
+	out := map[string]bool{"space": true}
+	for c := '!'; c <= '~'; c++ {
+		out[string(c)] = true
+	}
+	for _, b := range bindingsOf(textinput.DefaultKeyMap()) {
+		for _, k := range b.Keys() {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// state is what a key press can change that a user sees.
+func state(a *App) string {
+	s, isErr := a.Status()
+	return fmt.Sprint(screen(a), a.Active(), len(a.Stack()), a.ShowingHelp(), a.cmdOpen, s, isErr)
+}
+
+// TestKeysHelpTellsTheTruth: in every screen and stage, every key that
+// does something is in a binding the help shows there.
+func TestKeysHelpTellsTheTruth(t *testing.T) {
+	text := textKeys()
+	for _, ks := range keyStates() {
+		t.Run(ks.name, func(t *testing.T) {
+			probe := ks.build(t)
+			typing := probe.cmdOpen || probe.capturing()
+			bound := map[string]bool{}
+			for _, b := range inForce(probe) {
+				for _, k := range b.Keys() {
+					bound[k] = true
+				}
+			}
+			// A key that did nothing leaves the App as it was: the next key
+			// is pressed on it; after one that acted, the state is rebuilt.
+			a, acted := probe, 0
+			for _, k := range keyUniverse() {
+				if typing && text[k] && !bound[k] {
+					continue // the text field's own
+				}
+				if a == nil {
+					a = ks.build(t)
+				}
+				before := state(a)
+				if cmd := a.update(fixture.Key(k)); cmd == nil && state(a) == before {
+					continue
+				}
+				acted++
+				a = nil
+				if !bound[k] {
+					t.Errorf("%q acts but the help does not show it", k)
+				}
+			}
+			if acted == 0 {
+				t.Fatal("no key acts: the probe sees nothing")
+			}
+		})
+	}
+}
+
+// TestKeysDoNotCollide: in every screen and stage, no key belongs to two
+// bindings in force, except where one layers over the other on purpose.
+func TestKeysDoNotCollide(t *testing.T) {
+	km := keys.Default()
+	// layered are pairs where the first acts when it applies and the second
+	// otherwise: a screen's esc (a Backer's) before the shell's back, the
+	// configs field's completion before moving on.
+	layered := [][2]key.Binding{
+		{km.Filter.Clear, km.Global.Back},
+		{km.Wizard.Complete, km.Wizard.Next},
+	}
+	same := func(x, y key.Binding) bool {
+		return slices.Equal(x.Keys(), y.Keys()) && x.Help() == y.Help()
+	}
+	allowed := func(x, y key.Binding) bool {
+		for _, l := range layered {
+			if (same(x, l[0]) && same(y, l[1])) || (same(x, l[1]) && same(y, l[0])) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, ks := range keyStates() {
+		t.Run(ks.name, func(t *testing.T) {
+			a := ks.build(t)
+			var bs []key.Binding
+			for _, b := range inForce(a) {
+				if !slices.ContainsFunc(bs, func(c key.Binding) bool { return same(b, c) }) {
+					bs = append(bs, b)
+				}
+			}
+			owner := map[string]key.Binding{}
+			for _, b := range bs {
+				for _, k := range b.Keys() {
+					if o, ok := owner[k]; ok && !allowed(o, b) {
+						t.Errorf("%q is %q (%s) and %q (%s)", k, o.Help().Key, o.Help().Desc, b.Help().Key, b.Help().Desc)
+					}
+					owner[k] = b
+				}
+			}
+		})
+	}
+}

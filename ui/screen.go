@@ -1,0 +1,137 @@
+package ui
+
+import (
+	"errors"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/screens/tree"
+	"github.com/ktopo/ktopo/ui/theme"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// Screen is what the shell needs from a view. Defined here, at the
+// consumer. Update returns the command to run (real I/O only) and at most
+// one request to the shell, which the shell handles before its own Update
+// returns (see package nav).
+type Screen interface {
+	help.KeyMap
+	Title() string
+	Update(tea.Msg) (tea.Cmd, nav.Request)
+	View() string
+	SetSize(w, h int)
+	SetStyles(theme.Styles)
+}
+
+// The optional parts of a screen, found by type assertion.
+type (
+	// SnapshotSetter is a screen that shows the cluster: it gets every new
+	// snapshot, focused or not.
+	SnapshotSetter interface {
+		SetSnapshot(*cluster.Snapshot)
+	}
+
+	// Shower is a screen that wants to know when it is shown and hidden
+	// (the tree watches what it shows only while it is shown). The shell
+	// calls Shown whenever the screen with the keyboard changes: false for
+	// the one that lost it, then true for the one that got it.
+	Shower interface {
+		Shown(shown bool) tea.Cmd
+	}
+
+	// Capturer is a screen with a text field; while it captures, single-key
+	// global bindings (q, ?, 1–4) go to the screen.
+	Capturer interface {
+		Capturing() bool
+	}
+
+	// Backer is a screen that uses esc itself (to clear a filter) before
+	// the shell pops it.
+	Backer interface {
+		Back() bool
+	}
+
+	// Task is a screen whose work can outlive it (the creation wizard).
+	// When the user closes it, Detach reports whether work is still in
+	// flight; if so the shell keeps it in a background list, feeds it
+	// snapshots and the nav.TaskMsg results addressed to the id the shell
+	// gave it, and shows TaskStatus in the status bar until it is no longer
+	// running, when the final line is shown once and the task is dropped.
+	Task interface {
+		Screen
+		Detach() bool
+		TaskStatus() (line string, state nav.TaskState)
+	}
+
+	// Modal is a screen that may show a popup (the wizard's confirmation);
+	// the shell composites a non-empty Modal() centred over the screen.
+	Modal interface {
+		Modal() string
+	}
+)
+
+// The ports: what the shell talks to outside the UI.
+type (
+	// Source is the live mirror of the cluster (*zkwatch.Mirror).
+	Source interface {
+		Batches() <-chan zkwatch.Batch
+		Stats() zkwatch.Stats
+		OpenSubtree(path string) error
+		CloseSubtree(path string) error
+	}
+
+	// Browser reads single znodes for the tree screen (*zkwatch.Conn).
+	Browser interface {
+		ChildrenW(path string) ([]string, *zk.Stat, <-chan zk.Event, error)
+		Get(path string) ([]byte, *zk.Stat, error)
+	}
+
+	// SandboxControl drives the sandbox cluster ktopo started itself.
+	SandboxControl interface {
+		Kill(id int) error
+		Restart(id int) error
+		// ElectPreferred runs a preferred leader election for a topic (""
+		// for all) and returns a one-line summary.
+		ElectPreferred(topic string) (string, error)
+		MoveController() error
+		Running(id int) bool
+	}
+
+	// Pacer is implemented by a SandboxControl whose simulated controller
+	// and brokers can be slowed down, so that each step is visible.
+	// SetPace must not block: the shell calls it in Update.
+	Pacer interface {
+		SetPace(d time.Duration)
+		Pace() time.Duration
+	}
+)
+
+var (
+	_ Source        = (*zkwatch.Mirror)(nil)
+	_ Browser       = (*zkwatch.Conn)(nil)
+	_ tree.Subtrees = Source(nil)
+	_ tree.Prober   = browserProber{}
+)
+
+// browserProber reads single znodes for the tree's probes (a Browser).
+type browserProber struct{ br Browser }
+
+func (p browserProber) Probe(path string) (tree.Probe, error) {
+	kids, _, w, err := p.br.ChildrenW(path)
+	if err != nil {
+		return tree.Probe{}, err
+	}
+	var changed func()
+	if w != nil {
+		changed = func() { <-w } // one-shot: fires on a change, or ends with the session
+	}
+	data, st, err := p.br.Get(path)
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return tree.Probe{Changed: changed}, err
+	}
+	return tree.Probe{Children: kids, Data: data, Stat: st, Changed: changed}, nil
+}

@@ -1,0 +1,153 @@
+package ui
+
+import (
+	"slices"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/screens/create"
+	"github.com/ktopo/ktopo/ui/screens/topic"
+)
+
+// refocus runs change, which may change the screen that has the
+// keyboard, and tells the screens that care (Shower) which one lost it and
+// which one got it.
+func (a *App) refocus(change func()) tea.Cmd {
+	was := a.Focused()
+	change()
+	now := a.Focused()
+	if was == now {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if s, ok := was.(Shower); ok {
+		cmds = append(cmds, s.Shown(false))
+	}
+	if s, ok := now.(Shower); ok {
+		cmds = append(cmds, s.Shown(true))
+	}
+	return tea.Batch(cmds...)
+}
+
+// switchTab shows tab i, clearing the screen stack.
+func (a *App) switchTab(i int) tea.Cmd {
+	a.showHelp = false
+	return a.refocus(func() {
+		for len(a.stack) > 0 {
+			a.dropTop()
+		}
+		a.active = i
+	})
+}
+
+// push shows a screen on top of the current one.
+func (a *App) push(s Screen) tea.Cmd {
+	a.showHelp = false
+	s.SetSize(a.w, a.contentHeight())
+	if ss, ok := s.(SnapshotSetter); ok && a.snap != nil {
+		ss.SetSnapshot(a.snap)
+	}
+	return a.refocus(func() { a.stack = append(a.stack, s) })
+}
+
+// pop removes the top screen.
+func (a *App) pop() tea.Cmd {
+	if len(a.stack) == 0 {
+		return nil
+	}
+	return a.refocus(a.dropTop)
+}
+
+// dropTop removes the top screen; a Task with work in flight moves to the
+// background list, any other screen is forgotten.
+func (a *App) dropTop() {
+	n := len(a.stack)
+	top := a.stack[n-1]
+	a.stack = a.stack[:n-1]
+	if t, ok := top.(Task); ok && t.Detach() {
+		a.tasks = append(a.tasks, t)
+		return
+	}
+	a.forget(top)
+}
+
+// newID gives a screen that runs commands its id (see nav.TaskMsg).
+func (a *App) newID() int {
+	a.lastID++
+	return a.lastID
+}
+
+// forget drops a screen's id: results of its commands that still arrive
+// find nobody and are dropped.
+func (a *App) forget(s Screen) {
+	for id, o := range a.owners {
+		if o == s {
+			delete(a.owners, id)
+		}
+	}
+}
+
+// deliver hands the result of a command to the screen that ran it.
+func (a *App) deliver(msg nav.TaskMsg) tea.Cmd {
+	s := a.owners[msg.Task]
+	if s == nil {
+		return nil // closed and finished: nobody waits for it
+	}
+	cmd := a.send(s, msg.Msg)
+	if t, ok := s.(Task); ok && slices.Contains(a.tasks, t) {
+		cmd = tea.Batch(cmd, a.finishTasks())
+	}
+	return cmd
+}
+
+// finishTasks drops the background tasks that finished and shows the
+// outcome of the last one in the status bar.
+func (a *App) finishTasks() tea.Cmd {
+	var cmd tea.Cmd
+	kept := a.tasks[:0]
+	for _, t := range a.tasks {
+		line, state := t.TaskStatus()
+		if state == nav.TaskRunning {
+			kept = append(kept, t)
+			continue
+		}
+		a.forget(t)
+		if line != "" {
+			cmd = a.setStatus(line, state == nav.TaskFailed)
+		}
+	}
+	clear(a.tasks[len(kept):])
+	a.tasks = kept
+	return cmd
+}
+
+func (a *App) openCreate() tea.Cmd {
+	switch {
+	case a.cfg.Mode == ModeReadOnly:
+		return a.setStatus("Read-only mode: topic creation is disabled.", true)
+	case a.cfg.Writer == nil:
+		return a.setStatus("Topic creation is not available: this session cannot write to ZooKeeper.", true)
+	}
+	if n := len(a.stack); n > 0 {
+		if _, ok := a.stack[n-1].(*create.Model); ok {
+			return nil // already open
+		}
+	}
+	o := create.Options{Styles: a.st, Keys: a.km, Anims: a.anims, Writer: a.cfg.Writer, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID()}
+	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
+		o.Pace = p.Pace
+	}
+	w := create.New(o)
+	a.owners[o.Task] = w
+	return a.push(w)
+}
+
+func (a *App) openTopic(name string, partition int) tea.Cmd {
+	// Re-opening the topic on top of the stack just moves the cursor.
+	if n := len(a.stack); n > 0 {
+		if t, ok := a.stack[n-1].(*topic.Model); ok && t.Name() == name {
+			a.stack = a.stack[:n-1]
+		}
+	}
+	return a.push(topic.New(a.st, a.km, a.anims, name, partition))
+}

@@ -1,0 +1,113 @@
+package ui
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// setStatus shows a message for a few seconds.
+func (a *App) setStatus(s string, isErr bool) tea.Cmd {
+	a.status, a.statusErr = s, isErr
+	a.statusID++
+	id := a.statusID
+	return tea.Tick(6*time.Second, func(time.Time) tea.Msg { return clearStatusMsg{id} })
+}
+
+// clearStatusMsg: a status message's few seconds are over.
+type clearStatusMsg struct{ id int }
+
+// footer is what the status bar shows that Update sizes (View only
+// draws): the connection on the right, and the room it leaves for a
+// message or the keys.
+type footer struct {
+	help  help.Model
+	right string // styled
+	room  int    // columns left of right
+}
+
+// sizeFooter recomputes the status bar's right part and the width of its
+// help from the connection state and the mirror's counters.
+func (a *App) sizeFooter() {
+	st := a.st
+	dot, word := st.Online.S("●"), "connected"
+	switch {
+	case a.closed:
+		dot, word = st.Danger.S("●"), "closed"
+	case !a.haveState:
+		dot, word = st.Warning.S("○"), "connecting"
+	case a.resyncing:
+		dot, word = st.Warning.S("●"), "resyncing"
+	case a.state != zkwatch.StateConnected:
+		dot, word = st.Danger.S("●"), a.state.String()
+	case !a.loaded:
+		dot, word = st.Warning.S("●"), "loading"
+	}
+	right := " " + word + " · " + cell.Count(a.stats.Nodes) + " znodes · " + cell.Count(a.stats.Watches) + " watches "
+	a.footer.right = dot + st.Muted.S(right)
+	a.footer.room = max(a.w-(cell.Width(right)+1), 0)
+	a.footer.help.SetWidth(a.footer.room - 1)
+}
+
+// statusBar is the last line: the `:` line while it is open, else a
+// message, a background task's progress or the keys, and the connection.
+func (a *App) statusBar() string {
+	st := a.st
+	if a.cmdOpen {
+		return cell.Clip(a.cmd.View(), a.w)
+	}
+	lw := a.footer.room
+	var left string
+	task := ""
+	for _, t := range a.tasks {
+		if line, _ := t.TaskStatus(); line != "" {
+			task = line
+			break
+		}
+	}
+	if a.status == "" && task != "" {
+		left = st.Accent.S(cell.Fit(" ⟳ "+task, lw))
+	} else if a.status != "" {
+		ink := st.Text
+		if a.statusErr {
+			ink = st.Error
+		}
+		left = ink.S(cell.Fit(" "+a.status, lw))
+	} else {
+		// "? help" first: on a narrow terminal the rest is cut. While a
+		// text field has the keys, ? : and q are text: name the keys that
+		// still act, the screen saying what esc does there.
+		g := &a.km.Global
+		bs := append([]key.Binding{g.Help}, a.Focused().ShortHelp()...)
+		bs = append(bs, g.Command, g.Back, g.Quit)
+		if a.capturing() {
+			bs = append([]key.Binding{g.FieldHelp}, a.Focused().ShortHelp()...)
+			bs = append(bs, g.FieldQuit)
+		}
+		h := " " + a.footer.help.ShortHelpView(enabled(bs))
+		if hw := cell.Width(ansi.Strip(h)); hw > lw-1 {
+			left = cell.PadStyled(cell.Clip(h, lw-1), lw-1, lw)
+		} else {
+			left = cell.PadStyled(h, hw, lw)
+		}
+	}
+	if lw == 0 {
+		return cell.Clip(a.footer.right, a.w)
+	}
+	return left + a.footer.right
+}
+
+func enabled(bs []key.Binding) []key.Binding {
+	out := bs[:0:0]
+	for _, b := range bs {
+		if b.Enabled() {
+			out = append(out, b)
+		}
+	}
+	return out
+}

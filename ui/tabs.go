@@ -1,0 +1,59 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	"github.com/ktopo/ktopo/ui/keys"
+)
+
+// tab is one of the shell's top-level screens.
+type tab struct {
+	screen Screen
+	// label names the tab in the header; keyHelp is what the help says
+	// its number key does.
+	label, keyHelp string
+	// commands are the `:` names that switch to the tab, the first one
+	// completed and listed; about says what the tab shows.
+	commands []string
+	about    string
+	// key is the tab's number key, from its place in the table.
+	key key.Binding
+}
+
+// newTabs is the table of the shell's top-level screens, in header order.
+//
+// Adding a screen is one row here. Write the screen in its own package
+// under ui/screens (a Model implementing Screen, plus SnapshotSetter to
+// receive every snapshot, Shower to know when it is shown, Capturer and
+// Backer for a text field; what it asks of the shell it returns from
+// Update as a nav.Request), then give it a row: the screen, its header
+// label, what its number key does, its `:` names and a line about it.
+// The header, the number keys, the `:` commands and their completion, the
+// "unknown command" hint, the help page's groups and its legend, and the
+// generated key reference (docs/keys.md) all read this table.
+func (a *App) newTabs() []tab {
+	return []tab{
+		{screen: a.overview, label: "Overview", keyHelp: "overview", commands: []string{"overview", "o", "brokers"}, about: "brokers by rack"},
+		{screen: a.topics, label: "Topics", keyHelp: "topics", commands: []string{"topics", "t"}, about: "the topic list"},
+		{screen: a.tree, label: "Tree", keyHelp: "zk tree", commands: []string{"tree", "zk"}, about: "the ZooKeeper browser"},
+		{screen: a.events, label: "Events", keyHelp: "events", commands: []string{"events", "e"}, about: "the change timeline"},
+	}
+}
+
+// setTabs installs the tab table: each tab gets its number key, and the
+// `:` line completes the commands the table adds.
+func (a *App) setTabs(tabs []tab) {
+	for i := range tabs {
+		tabs[i].key = keys.Tab(i, tabs[i].keyHelp)
+	}
+	a.tabs = tabs
+	a.cmd.SetSuggestions(a.commandNames())
+}
+
+// tabKeys are the tabs' number keys, in order.
+func (a *App) tabKeys() []key.Binding {
+	out := make([]key.Binding, len(a.tabs))
+	for i, t := range a.tabs {
+		out[i] = t.key
+	}
+	return out
+}
