@@ -419,15 +419,16 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
-// eventStream is ktopo events --output json running until the test ends.
-type eventStream struct {
+// eventLog is ktopo events --output json running until the test ends,
+// keeping every event: wait looks among all of them, in any order.
+type eventLog struct {
 	t    *testing.T
 	mu   sync.Mutex
 	seen []map[string]any
 	more chan struct{}
 }
 
-func followEvents(t *testing.T, connect string) *eventStream {
+func followEvents(t *testing.T, connect string) *eventLog {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -437,7 +438,7 @@ func followEvents(t *testing.T, connect string) *eventStream {
 		done <- runContext(ctx, []string{"events", "--zookeeper", connect, "--output", "json"}, strings.NewReader(""), pw, &stderr)
 		pw.Close()
 	}()
-	es := &eventStream{t: t, more: make(chan struct{}, 1)}
+	es := &eventLog{t: t, more: make(chan struct{}, 1)}
 	go func() {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
@@ -467,7 +468,7 @@ func followEvents(t *testing.T, connect string) *eventStream {
 }
 
 // wait waits for an event that match accepts, among all seen so far.
-func (es *eventStream) wait(what string, match func(map[string]any) bool) {
+func (es *eventLog) wait(what string, match func(map[string]any) bool) {
 	es.t.Helper()
 	deadline := time.After(60 * time.Second)
 	for {
