@@ -91,8 +91,8 @@ func FetchZooKeeper(version string) (string, error) {
 // fetch copies the jars of a profile into CacheDir()/<what>/<version>/libs
 // once; a marker file says the copy is complete, and with which revision
 // of the profile's jar list (a copy of an older revision is fetched again).
-// A lock keeps test packages
-// that run at the same time from fetching into the same directory.
+// A lock keeps test packages that run at the same time from fetching into
+// the same directory.
 func fetch(what, version, profiles string, props ...string) (string, error) {
 	base := filepath.Join(CacheDir(), what, version)
 	libs := filepath.Join(base, "libs")
