@@ -89,13 +89,16 @@ func FetchZooKeeper(version string) (string, error) {
 }
 
 // fetch copies the jars of a profile into CacheDir()/<what>/<version>/libs
-// once; a marker file says the copy is complete. A lock keeps test packages
-// that run at the same time from fetching into the same directory.
+// once; a marker file says the copy is complete, and with which revision
+// of the profile's jar list (a copy of an older revision is fetched again).
+// A lock keeps test packages that run at the same time from fetching into
+// the same directory.
 func fetch(what, version, profiles string, props ...string) (string, error) {
 	base := filepath.Join(CacheDir(), what, version)
 	libs := filepath.Join(base, "libs")
 	done := filepath.Join(base, "complete")
-	if _, err := os.Stat(done); err == nil {
+	rev := revisions[what]
+	if fetched(done, rev) {
 		return libs, nil
 	}
 	if _, err := exec.LookPath("java"); err != nil {
@@ -113,7 +116,7 @@ func fetch(what, version, profiles string, props ...string) (string, error) {
 		return "", err
 	}
 	defer unlock()
-	if _, err := os.Stat(done); err == nil {
+	if fetched(done, rev) {
 		return libs, nil // another process fetched it while we waited
 	}
 	work, err := os.MkdirTemp(base, "fetch-")
@@ -137,10 +140,25 @@ func fetch(what, version, profiles string, props ...string) (string, error) {
 	if err := os.Rename(out, libs); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(done, []byte(strings.Join(args, " ")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(done, []byte(strings.Join(args, " ")+"\n"+rev+"\n"), 0o644); err != nil {
 		return "", err
 	}
 	return libs, nil
+}
+
+// revisions name what a profile's copy must hold, for what is fetched
+// into the cache: a marker without it is an older copy, fetched again.
+// Change one when pom.xml changes the jars of that kind (and only then:
+// replacing jars under running brokers breaks them).
+var revisions = map[string]string{
+	"kafka":     "",
+	"zookeeper": "zookeeper jars revision 2 (metrics-core, snappy-java)",
+}
+
+// fetched reports whether the marker file exists and names the revision.
+func fetched(marker, rev string) bool {
+	b, err := os.ReadFile(marker)
+	return err == nil && strings.Contains(string(b), rev)
 }
 
 // lock takes an exclusive advisory lock on path, waiting for it.

@@ -9,6 +9,12 @@
 // Before starting, it stops servers that an earlier, crashed test run left
 // behind (found by their pid files under the shared base directory).
 //
+// Another Apache ZooKeeper version can stand in for Debian's: with
+// $KTOPO_ZK_CLASSPATH set every server starts from that class path, and
+// with $KTOPO_ZK_REPORT Main also records every request the tests send
+// (Recorder) and writes what it saw there (kafkatest.OnZooKeeper sets them
+// to re-run a package's tests on 3.5.9 and 3.9.5).
+//
 // When the zookeeper package is not installed:
 //   - with CI=true the run fails: CI must test against the real server;
 //   - otherwise the tests run against ktopo's embedded server (package
@@ -59,6 +65,23 @@ func run(m *testing.M, after []func()) int {
 	case err == nil:
 		shared, sharedAddr = srv, srv.Addr()
 		defer srv.Stop()
+		if path := os.Getenv(ReportEnv); path != "" {
+			// A run on another ZooKeeper version (see ClasspathEnv): every
+			// request goes through a recorder, whose findings are written
+			// once the tests are done, before the server stops.
+			rec, rerr := NewRecorder(srv.Addr())
+			if rerr != nil {
+				fmt.Fprintf(os.Stderr, "zktest: recorder: %v\n", rerr)
+				return 1
+			}
+			sharedAddr = rec.Addr()
+			defer func() {
+				if werr := writeReport(path, rec, srv); werr != nil {
+					fmt.Fprintf(os.Stderr, "zktest: %v\n", werr)
+				}
+				rec.Close()
+			}()
+		}
 	case errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "true":
 		fmt.Fprintf(os.Stderr, "zktest: CI=true and %v\n", err)
 		return 1
@@ -76,6 +99,7 @@ func run(m *testing.M, after []func()) int {
 		fmt.Fprintf(os.Stderr, "zktest: %v\n", err)
 		return 1
 	}
+	serverVersion = probeVersion(sharedAddr)
 	code := m.Run()
 	for _, f := range after {
 		f()
@@ -180,7 +204,8 @@ type Options struct {
 	// Dir for the server's files; empty creates a temporary one (removed by Stop).
 	Dir string
 	// Classpath, when set, is the server's whole class path: another
-	// ZooKeeper version than Debian's (kafkatest.FetchZooKeeper).
+	// ZooKeeper version than Debian's (kafkatest.FetchZooKeeper). Empty
+	// means $KTOPO_ZK_CLASSPATH, else Debian's.
 	Classpath string
 }
 
@@ -199,6 +224,17 @@ func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 // Dir is the directory holding the server's config, data and logs.
 func (s *Server) Dir() string { return s.dir }
 
+// Log returns what the server has logged so far (its log file, then the
+// JVM's own output).
+func (s *Server) Log() string {
+	var b strings.Builder
+	for _, f := range []string{"zookeeper.log", "zookeeper.out"} {
+		data, _ := os.ReadFile(filepath.Join(s.dir, f))
+		b.Write(data)
+	}
+	return b.String()
+}
+
 // StartServer starts a dedicated server for one test (stopped at cleanup).
 // It skips the test when Apache ZooKeeper is not installed and CI is unset.
 func StartServer(t testing.TB, o Options) *Server {
@@ -214,8 +250,12 @@ func StartServer(t testing.TB, o Options) *Server {
 	return s
 }
 
-// Start starts an Apache ZooKeeper server.
+// Start starts an Apache ZooKeeper server: Debian's, or the one of
+// Options.Classpath, else of $KTOPO_ZK_CLASSPATH.
 func Start(o Options) (*Server, error) {
+	if o.Classpath == "" {
+		o.Classpath = os.Getenv(ClasspathEnv)
+	}
 	script, err := Script()
 	if err != nil {
 		return nil, err
