@@ -53,11 +53,7 @@ func TestRealKafkaCreateDescribe(t *testing.T) {
 			}
 			for _, topic := range []string{auto, manual} {
 				ours := describeRecords(t, runOK(t, "topics", "describe", "--zookeeper", c.Connect(), "--topic", topic))
-				res, err := c.Topics("--describe", "--topic", topic)
-				if err != nil || res.Code != 0 {
-					t.Fatalf("kafka-topics --describe %s: %v %+v", topic, err, res)
-				}
-				theirs := describeRecords(t, res.Stdout)
+				theirs := describeRecords(t, kafkaDescribe(t, c, topic))
 				compareDescribe(t, v, ours, theirs)
 			}
 			// The manual assignment is written as given, leader first.
@@ -71,6 +67,20 @@ func TestRealKafkaCreateDescribe(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kafkaDescribe returns kafka-topics' describe of topic once the brokers
+// know it: 3.x asks a broker, whose metadata may trail the ZooKeeper state
+// ktopo saw by a moment.
+func kafkaDescribe(t *testing.T, c *kafkatest.Cluster, topic string) string {
+	t.Helper()
+	var res kafkatest.Result
+	var err error
+	waitUntil(t, "kafka-topics describes "+topic, func() bool {
+		res, err = c.Topics("--describe", "--topic", topic)
+		return err == nil && res.Code == 0 && !strings.Contains(res.Stdout, "Leader: none")
+	})
+	return res.Stdout
 }
 
 // compareDescribe compares two describe outputs record by record. Where
