@@ -127,6 +127,10 @@ type MirrorOptions struct {
 	// readers (ktopo topics describe) save the server and the client a
 	// watch per znode (about a quarter of the memory of a first load).
 	Once bool
+
+	// retryTicks replaces the half-second ticker that re-sends requests
+	// failed by a lost connection (tests tick it themselves).
+	retryTicks <-chan time.Time
 }
 
 // zkClient is the part of *zk.Conn the mirror uses, with server paths. The
@@ -205,6 +209,8 @@ type Mirror struct {
 	co     coalescer
 	states []State
 	frozen *Batch // cut and waiting for the consumer
+
+	handled uint64 // replies handled, so tests can wait for one
 }
 
 // kinds of request state a node has: its data, its children.
@@ -290,6 +296,17 @@ func (n *node) inTree() bool {
 // as c has a session; its result is the first Reset batch on Batches.
 // Close the Mirror before (or instead of) closing c.
 func NewMirror(c *Conn, shape Shape, opts MirrorOptions) (*Mirror, error) {
+	var client zkClient = c.raw
+	if opts.Once {
+		client = unwatched{c.raw}
+	}
+	state, _ := StateOf(c.raw.State())
+	return newMirror(c, client, state, shape, opts)
+}
+
+// newMirror is NewMirror with the requests going to client and the session
+// in state: tests pass a scripted client to choose the interleavings.
+func newMirror(c *Conn, client zkClient, state State, shape Shape, opts MirrorOptions) (*Mirror, error) {
 	for _, p := range shape.Reads {
 		if err := validatePath(p); err != nil {
 			return nil, fmt.Errorf("mirror: read path %q: %v", p, err)
@@ -311,7 +328,7 @@ func NewMirror(c *Conn, shape Shape, opts MirrorOptions) (*Mirror, error) {
 	}
 	m := &Mirror{
 		conn:    c,
-		zk:      c.raw,
+		zk:      client,
 		shape:   shape,
 		opts:    opts,
 		out:     make(chan Batch),
@@ -324,11 +341,8 @@ func NewMirror(c *Conn, shape Shape, opts MirrorOptions) (*Mirror, error) {
 		nodes:   map[string]*node{},
 		opens:   map[string]int{},
 	}
-	if opts.Once {
-		m.zk = unwatched{c.raw}
-	}
 	m.stop = c.Listen(m.onEvent)
-	m.state, _ = StateOf(c.raw.State())
+	m.state = state
 	m.states = []State{m.state}
 	m.needLoad = true
 	m.stats.Loading = true
@@ -492,8 +506,14 @@ func (m *Mirror) loop() {
 	flush := time.NewTimer(time.Hour)
 	flush.Stop()
 	armed, due := false, false
-	retryTick := time.NewTicker(500 * time.Millisecond)
-	defer retryTick.Stop()
+	retryTicks := m.opts.retryTicks
+	if retryTicks == nil {
+		// Requests can fail with the connection after the new session's
+		// event was handled: the ticker re-sends those.
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		retryTicks = t.C
+	}
 	defer flush.Stop()
 
 	m.mu.Lock()
@@ -580,7 +600,7 @@ func (m *Mirror) loop() {
 			m.mu.Unlock()
 		case <-flush.C:
 			armed, due = false, true
-		case <-retryTick.C:
+		case <-retryTicks:
 			m.mu.Lock()
 			if m.state == StateConnected {
 				m.flushRetries()
@@ -778,6 +798,7 @@ func (m *Mirror) handleEvent(ev zk.Event) {
 }
 
 func (m *Mirror) handle(r result) {
+	m.handled++
 	n := r.n
 	if r.gen != m.gen || m.nodes[n.path] != n {
 		return // forgotten, or from before a session expiry
