@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // Error classes used when adding partitions.
@@ -65,11 +67,11 @@ func validateNewPartitions(a Assignment, rf int, brokers []Broker) error {
 			return errorf(InvalidReplicaAssignment, "Cannot have replication factor of 0 for partition id %d.", p)
 		}
 		if dups := duplicates(rs); len(dups) > 0 {
-			return errorf(InvalidReplicaAssignment, "Duplicate brokers not allowed in replica assignment: %s for partition id %d.", joinInts(dups, ", "), p)
+			return errorf(InvalidReplicaAssignment, "Duplicate brokers not allowed in replica assignment: %s for partition id %d.", text.Join(dups, ", "), p)
 		}
 		for _, r := range rs {
 			if !slices.Contains(live, r) {
-				return errorf(BrokerNotAvailable, "Some brokers specified for partition id %d are not available. Specified brokers: %s, available brokers: %s.", p, joinInts(rs, ", "), joinInts(live, ", "))
+				return errorf(BrokerNotAvailable, "Some brokers specified for partition id %d are not available. Specified brokers: %s, available brokers: %s.", p, text.Join(rs, ", "), text.Join(live, ", "))
 			}
 		}
 		if len(rs) != rf {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // controller is the controller module of one broker (Kafka's
@@ -836,4 +837,4 @@ func brokerEpochsString(m map[int]int64) string {
 	return s + ")"
 }
 
-func setString(ids []int) string { return "Set(" + joinInts(ids) + ")" }
+func setString(ids []int) string { return "Set(" + text.Ints(ids) + ")" }

@@ -29,6 +29,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/screens/create"
@@ -486,13 +487,13 @@ func (a *App) flash(changes []cluster.Change, now time.Time) {
 		c := &changes[i]
 		switch c.Kind {
 		case cluster.ChangeLeaderMoved:
-			a.anims.Start(anim.Key{Topic: c.Topic, Partition: c.Partition, Field: anim.FieldLeader}, brokerStr(c.From), brokerStr(c.To), now)
+			a.anims.Start(anim.Key{Topic: c.Topic, Partition: c.Partition, Field: anim.FieldLeader}, text.Broker(c.From), text.Broker(c.To), now)
 		case cluster.ChangePartitionAppeared:
-			a.anims.Start(anim.Key{Topic: c.Topic, Partition: c.Partition, Field: anim.FieldLeader}, "new", brokerStr(c.Leader), now)
+			a.anims.Start(anim.Key{Topic: c.Topic, Partition: c.Partition, Field: anim.FieldLeader}, "new", text.Broker(c.Leader), now)
 		case cluster.ChangeIsrShrank:
 			old := slices.Concat(c.ISR, c.Removed)
 			slices.Sort(old)
-			a.anims.Start(anim.Key{Topic: c.Topic, Partition: c.Partition, Field: anim.FieldISR}, ints(old), ints(c.ISR), now)
+			a.anims.Start(anim.Key{Topic: c.Topic, Partition: c.Partition, Field: anim.FieldISR}, text.Ints(old), text.Ints(c.ISR), now)
 		case cluster.ChangeIsrExpanded:
 			var old []int
 			for _, r := range c.ISR {
@@ -500,7 +501,7 @@ func (a *App) flash(changes []cluster.Change, now time.Time) {
 					old = append(old, r)
 				}
 			}
-			a.anims.Start(anim.Key{Topic: c.Topic, Partition: c.Partition, Field: anim.FieldISR}, ints(old), ints(c.ISR), now)
+			a.anims.Start(anim.Key{Topic: c.Topic, Partition: c.Partition, Field: anim.FieldISR}, text.Ints(old), text.Ints(c.ISR), now)
 		case cluster.ChangeBrokerRegistered:
 			a.anims.Start(anim.Key{Partition: c.Broker, Field: anim.FieldBroker}, "down", "up", now)
 		case cluster.ChangeBrokerGone:

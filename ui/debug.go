@@ -7,7 +7,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/ui/internal/rows"
 )
 
 // debugStats collects View durations when KTOPO_DEBUG is set.
@@ -31,9 +30,5 @@ func (d *debugStats) report(l *log.Logger) {
 	l.Printf("view: %d frames in 5s, p50 %v, p99 %v, max %v", len(v), v[len(v)/2], v[len(v)*99/100], v[len(v)-1])
 	d.views = d.views[:0]
 }
-
-func brokerStr(id int) string { return rows.Broker(id) }
-
-func ints(xs []int) string { return rows.Ints(xs) }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -172,7 +173,7 @@ func (a *App) statusBar() string {
 		}
 		a.help.SetWidth(lw - 1)
 		h := " " + a.help.ShortHelpView(enabled(bs))
-		if hw := rows.Width(stripANSI(h)); hw > lw-1 {
+		if hw := rows.Width(ansi.Strip(h)); hw > lw-1 {
 			left = rows.PadStyled(rows.Clip(h, lw-1), lw-1, lw)
 		} else {
 			left = rows.PadStyled(h, hw, lw)
@@ -247,27 +248,4 @@ func (a *App) withModal(content string, h int) string {
 	x, y := max((a.w-pw)/2, 0), max((h-ph)/2, 0)
 	out := lipgloss.NewCompositor(lipgloss.NewLayer(content), lipgloss.NewLayer(pop).X(x).Y(y).Z(1)).Render()
 	return rows.Lines(strings.Split(out, "\n"), h)
-}
-
-// stripANSI removes escape sequences (for measuring help output).
-func stripANSI(s string) string {
-	if !strings.Contains(s, "\x1b") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1b {
-			j := i + 1
-			if j < len(s) && s[j] == '[' {
-				j++
-				for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-					j++
-				}
-			}
-			i = j
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

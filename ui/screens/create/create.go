@@ -27,6 +27,7 @@ package create
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -35,8 +36,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
-	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -643,45 +644,29 @@ func brokerChange(a, b *cluster.TopicPlan) string {
 	was, now := ids(a.Brokers), ids(b.Brokers)
 	var left, joined []int
 	for _, id := range was {
-		if !contains(now, id) {
+		if !slices.Contains(now, id) {
 			left = append(left, id)
 		}
 	}
 	for _, id := range now {
-		if !contains(was, id) {
+		if !slices.Contains(was, id) {
 			joined = append(joined, id)
 		}
 	}
 	s := ""
 	if len(left) > 0 {
-		s = plural(len(left), "broker ", "brokers ") + rows.Ints(left) + " left"
+		s = text.Plural(len(left), "broker ", "brokers ") + text.Ints(left) + " left"
 	}
 	if len(joined) > 0 {
 		if s != "" {
 			s += ", "
 		}
-		s += plural(len(joined), "broker ", "brokers ") + rows.Ints(joined) + " joined"
+		s += text.Plural(len(joined), "broker ", "brokers ") + text.Ints(joined) + " joined"
 	}
 	if s == "" {
 		s = "racks or registrations changed"
 	}
 	return s
-}
-
-func contains(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 type wizardError string

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/theme"
 )
@@ -555,7 +556,7 @@ func (p *preview) popup(st *theme.Styles, name string) string {
 	}
 	b = append(b, desc)
 	if n := len(plan.Config); n > 0 {
-		b = append(b, strconv.Itoa(n)+plural(n, " config override", " config overrides"))
+		b = append(b, strconv.Itoa(n)+text.Plural(n, " config override", " config overrides"))
 	}
 	b = append(b, st.Muted.S("Writes "+plan.ConfigPath+" and"), st.Muted.S(plan.TopicPath+" in one multi."), "")
 	create, cancel := "  Create  ", "  Cancel  "

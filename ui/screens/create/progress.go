@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -210,10 +211,10 @@ func (t *tracker) waiting() []string {
 			}
 		}
 		if len(t.lost) > 0 {
-			w = append(w, plural(len(t.lost), "broker ", "brokers ")+joinInts(t.lost)+plural(len(t.lost), " is", " are")+" not registered: "+
-				plural(len(parts), "partition ", "partitions ")+rows.Ints(parts)+" wait for "+plural(len(t.lost), "it", "them")+" to rejoin the ISR")
+			w = append(w, text.Plural(len(t.lost), "broker ", "brokers ")+text.Join(t.lost, ", ")+text.Plural(len(t.lost), " is", " are")+" not registered: "+
+				text.Plural(len(parts), "partition ", "partitions ")+text.Ints(parts)+" wait for "+text.Plural(len(t.lost), "it", "them")+" to rejoin the ISR")
 		} else {
-			w = append(w, "followers to catch up: "+plural(len(parts), "partition ", "partitions ")+rows.Ints(parts)+
+			w = append(w, "followers to catch up: "+text.Plural(len(parts), "partition ", "partitions ")+text.Ints(parts)+
 				" (leaders add them to the ISR)")
 		}
 	}
@@ -235,7 +236,7 @@ func ms(d int64) string {
 // summaryLine is the one-line outcome for the status bar.
 func (t *tracker) summaryLine() string {
 	n := len(t.ids)
-	s := "Topic " + t.plan.Name + " created: " + plural(n, "its partition", "all "+strconv.Itoa(n)+" partitions") + " online " +
+	s := "Topic " + t.plan.Name + " created: " + text.Plural(n, "its partition", "all "+strconv.Itoa(n)+" partitions") + " online " +
 		ms(t.doneIn) + " after the write"
 	if t.syncIn >= 0 {
 		s += ", in sync " + ms(t.syncIn)
@@ -388,7 +389,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	lines = append(lines, "", rows.Clip("  "+t.bar(st, bw)+st.Bold.S(counts), t.w))
 	if t.isDone {
 		lines = append(lines, "", rows.Clip(" "+st.Online.S("✓ ")+st.Bold.S("Topic "+t.plan.Name+" is online: ")+
-			plural(n, "its partition has a leader", "all "+strconv.Itoa(n)+" partitions have a leader"), t.w))
+			text.Plural(n, "its partition has a leader", "all "+strconv.Itoa(n)+" partitions have a leader"), t.w))
 		detail := "write took " + t.took.Round(time.Millisecond).String() + " · first leader " + ms(t.first) + " · last " + ms(t.doneIn)
 		if t.syncIn >= 0 {
 			detail += " · all in sync " + ms(t.syncIn)

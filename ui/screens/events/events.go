@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/filter"
 	"github.com/ktopo/ktopo/ui/internal/rows"
@@ -136,25 +137,25 @@ func Details(c *cluster.Change) string {
 		}
 		return ""
 	case cluster.ChangeControllerMoved:
-		return "broker " + rows.Broker(c.From) + " → " + rows.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
+		return "broker " + text.Broker(c.From) + " → " + text.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
 	case cluster.ChangeTopicCreated:
 		return strconv.Itoa(c.PartitionCount) + " partitions, RF " + strconv.Itoa(c.ReplicationFactor)
 	case cluster.ChangePartitionsAdded:
-		return "partitions " + rows.Ints(c.Partitions)
+		return "partitions " + text.Ints(c.Partitions)
 	case cluster.ChangePartitionAppeared:
-		return "leader " + rows.Broker(c.Leader) + "  ISR " + rows.Ints(c.ISR)
+		return "leader " + text.Broker(c.Leader) + "  ISR " + text.Ints(c.ISR)
 	case cluster.ChangeLeaderMoved:
-		return rows.Broker(c.From) + " → " + rows.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
+		return text.Broker(c.From) + " → " + text.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
 	case cluster.ChangeIsrShrank:
-		return "−" + rows.Ints(c.Removed) + "  ISR now " + rows.Ints(c.ISR)
+		return "−" + text.Ints(c.Removed) + "  ISR now " + text.Ints(c.ISR)
 	case cluster.ChangeIsrExpanded:
-		return "+" + rows.Ints(c.Added) + "  ISR now " + rows.Ints(c.ISR)
+		return "+" + text.Ints(c.Added) + "  ISR now " + text.Ints(c.ISR)
 	case cluster.ChangeConfigChanged:
 		return strings.Join(c.Keys, ", ")
 	case cluster.ChangeReassignmentStarted:
-		return "adding " + rows.Ints(c.Added) + " removing " + rows.Ints(c.Removed)
+		return "adding " + text.Ints(c.Added) + " removing " + text.Ints(c.Removed)
 	case cluster.ChangeReassignmentFinished:
-		return "replicas " + rows.Ints(c.Replicas)
+		return "replicas " + text.Ints(c.Replicas)
 	case cluster.ChangeZNodeInvalid:
 		return c.Error
 	}

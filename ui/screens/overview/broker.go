@@ -1,11 +1,13 @@
 package overview
 
 import (
+	"slices"
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/part"
 	"github.com/ktopo/ktopo/ui/internal/rows"
@@ -177,15 +179,15 @@ func (b *Broker) row(r ref, selected bool) string {
 	switch {
 	case p.HasLeader() && p.Leader == b.id:
 		role, rink = "leader", st.Leader
-	case !containsInt(p.ISR, b.id):
+	case !slices.Contains(p.ISR, b.id):
 		role, rink = "out of sync", st.Danger
 	}
 	s := part.Of(b.snap, t, p)
 	repl, rw := part.Replicas(st, b.snap, p, selected)
 	word := s.String()
 	line := " " + rows.Fit(t.Name, b.topicW()) + " " + rows.FitRight(strconv.Itoa(p.ID), bPartW) + "  " +
-		ink(rink).S(rows.Fit(role, bRoleW)) + rows.Fit(rows.Broker(p.Leader), bLeadW) +
-		rows.PadStyled(repl, rw, bReplW) + rows.Fit(rows.Ints(p.ISR), bISRW) + ink(part.Ink(st, s)).S(word)
+		ink(rink).S(rows.Fit(role, bRoleW)) + rows.Fit(text.Broker(p.Leader), bLeadW) +
+		rows.PadStyled(repl, rw, bReplW) + rows.Fit(text.Ints(p.ISR), bISRW) + ink(part.Ink(st, s)).S(word)
 	width := 1 + b.topicW() + 1 + bPartW + 2 + bRoleW + bLeadW + max(rw, bReplW) + bISRW + len(word)
 	if width > b.w {
 		line = rows.Clip(line, b.w)
@@ -196,13 +198,4 @@ func (b *Broker) row(r ref, selected bool) string {
 		return st.Selected.S(line)
 	}
 	return line
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/rows"
 	"github.com/ktopo/ktopo/ui/keys"
@@ -224,7 +225,7 @@ func (m *Model) View() string {
 		}
 		r := &m.racks[ri]
 		label := r.Label()
-		stats := " " + plural(len(r.Brokers), "broker") + " · " + rows.Count(r.Leaders) + "/" + rows.Count(r.Replicas) + " led"
+		stats := " " + rows.Count(len(r.Brokers)) + " " + text.Plural(len(r.Brokers), "broker", "brokers") + " · " + rows.Count(r.Leaders) + "/" + rows.Count(r.Replicas) + " led"
 		if rows.Width(label)+rows.Width(stats) > cw {
 			stats = ""
 		}
@@ -379,7 +380,8 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	addr = rows.Fit(addr, iw)
 	line(2, ink.S(addr), iw, "", 0)
 	// line 3: replicas and leaders
-	rep := plural(b.Replicas, "replica") + " · " + plural(b.Leaders, "leader")
+	rep := rows.Count(b.Replicas) + " " + text.Plural(b.Replicas, "replica", "replicas") + " · " +
+		rows.Count(b.Leaders) + " " + text.Plural(b.Leaders, "leader", "leaders")
 	if rows.Width(rep) > iw {
 		rep = rows.Count(b.Replicas) + " rep · " + rows.Count(b.Leaders) + " lead"
 	}
@@ -408,9 +410,3 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 }
 
 // plural renders "1 broker", "2 brokers".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return rows.Count(n) + " " + word + "s"
-}

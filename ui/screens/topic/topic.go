@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/part"
@@ -288,7 +289,7 @@ func (m *Model) row(p *cluster.Partition, selected bool) string {
 	s := part.Of(m.snap, m.t, p)
 	// leader cell, with old → new while a change is shown
 	lk := anim.Key{Topic: m.name, Partition: p.ID, Field: anim.FieldLeader}
-	leader := rows.Broker(p.Leader)
+	leader := text.Broker(p.Leader)
 	lInk := st.Leader
 	if !p.HasLeader() {
 		lInk = st.Danger
@@ -300,7 +301,7 @@ func (m *Model) row(p *cluster.Partition, selected bool) string {
 		lInk = st.FlashRamp[lvl]
 	}
 	ik := anim.Key{Topic: m.name, Partition: p.ID, Field: anim.FieldISR}
-	isr := rows.Ints(p.ISR)
+	isr := text.Ints(p.ISR)
 	iInk := st.Text
 	if p.UnderReplicated() {
 		iInk = st.Warning

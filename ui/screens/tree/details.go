@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/rows"
 )
 
@@ -200,22 +201,22 @@ func (m *Model) decoded(v any) []string {
 		kv("partitions", strconv.Itoa(len(v.Partitions)))
 		for p := 0; p < len(v.Partitions) && p < 32; p++ {
 			if r, ok := v.Partitions[p]; ok {
-				kv("  "+strconv.Itoa(p), "replicas "+rows.Ints(r))
+				kv("  "+strconv.Itoa(p), "replicas "+text.Ints(r))
 			}
 		}
 		if len(v.Partitions) > 32 {
 			kv("", "…")
 		}
 		for p, r := range v.AddingReplicas {
-			kv("adding", strconv.Itoa(p)+": "+rows.Ints(r))
+			kv("adding", strconv.Itoa(p)+": "+text.Ints(r))
 		}
 		for p, r := range v.RemovingReplicas {
-			kv("removing", strconv.Itoa(p)+": "+rows.Ints(r))
+			kv("removing", strconv.Itoa(p)+": "+text.Ints(r))
 		}
 	case cluster.PartitionState:
-		kv("leader", rows.Broker(v.Leader))
+		kv("leader", text.Broker(v.Leader))
 		kv("leader epoch", strconv.Itoa(v.LeaderEpoch))
-		kv("isr", rows.Ints(v.ISR))
+		kv("isr", text.Ints(v.ISR))
 		kv("controller epoch", strconv.Itoa(v.ControllerEpoch))
 		if v.LeaderRecoveryState == cluster.LeaderRecovering {
 			kv("leader recovery", "RECOVERING")
