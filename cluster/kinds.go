@@ -1,0 +1,82 @@
+package cluster
+
+import (
+	"strconv"
+	"strings"
+)
+
+// kindSpec is what the package does with one kind of znode. Adding a kind
+// means a PathKind constant and its name (paths.go), ParsePath recognising
+// it, and a row here; TestEveryKindIsHandled fails until the row exists.
+type kindSpec struct {
+	// path is the kind's one fixed path for kinds that stand alone: reset
+	// batches that do not mention it delete it.
+	path string
+	// decode decodes the znode's data for DecodeZNode; nil for kinds whose
+	// data Kafka does not define (containers, markers, ACLs, tokens).
+	decode func(data []byte) (any, error)
+	// apply applies a node event to the model; nil for kinds the model
+	// does not follow (KafkaMirrorShape does not watch them).
+	apply func(m *Model, info PathInfo, ev *NodeEvent, del bool)
+}
+
+// kindSpecs is indexed by PathKind; kinds without a row have none of the above.
+var kindSpecs = [kindCount]kindSpec{
+	KindBroker: {decode: anyOf(DecodeBroker),
+		apply: func(m *Model, info PathInfo, ev *NodeEvent, del bool) { m.applyBroker(info.BrokerID, ev, del) }},
+	KindTopic: {decode: anyOf(DecodeTopicAssignment),
+		apply: func(m *Model, info PathInfo, ev *NodeEvent, del bool) { m.applyTopic(info.Topic, ev, del) }},
+	KindPartitionState: {decode: anyOf(DecodePartitionState),
+		apply: func(m *Model, info PathInfo, ev *NodeEvent, del bool) {
+			m.applyState(info.Topic, info.Partition, ev, del)
+		}},
+	KindTopicConfig: {decode: anyOf(DecodeEntityConfig),
+		apply: func(m *Model, info PathInfo, ev *NodeEvent, del bool) { m.applyConfig(info.Topic, ev, del) }},
+	KindDeleteTopic: {
+		apply: func(m *Model, info PathInfo, ev *NodeEvent, del bool) { m.applyMarker(info.Topic, ev, del) }},
+	KindController:               {path: ControllerPath, decode: anyOf(DecodeController), apply: (*Model).applyController},
+	KindControllerEpoch:          {path: ControllerEpochPath, decode: anyOf(DecodeControllerEpoch), apply: (*Model).applyControllerEpoch},
+	KindClusterID:                {path: ClusterIDPath, decode: anyOf(DecodeClusterID), apply: (*Model).applyClusterID},
+	KindReassignPartitions:       {path: ReassignPartitionsPath, decode: anyOf(DecodeReassignPartitions), apply: (*Model).applyReassign},
+	KindPreferredReplicaElection: {path: PreferredReplicaElectionPath, decode: anyOf(DecodePreferredReplicaElection), apply: (*Model).applyPreferred},
+	KindIsrChange: {decode: anyOf(DecodeIsrChangeNotification),
+		apply: func(m *Model, _ PathInfo, ev *NodeEvent, del bool) { m.applyChild(m.isrNotes, ev.Path, del) }},
+	KindLogDirEvent: {decode: anyOf(DecodeLogDirEvent),
+		apply: func(m *Model, _ PathInfo, ev *NodeEvent, del bool) { m.applyChild(m.logDirEvents, ev.Path, del) }},
+	KindEntityConfig:          {decode: anyOf(DecodeEntityConfig)},
+	KindConfigChange:          {decode: anyOf(DecodeConfigChangeNotification)},
+	KindLatestProducerIDBlock: {decode: anyOf(DecodeProducerIDBlock)},
+	KindFeature:               {decode: anyOf(DecodeFeature)},
+	KindMigration:             {decode: anyOf(DecodeMigration)},
+	KindConsumerOffset:        {decode: decodeConsumerOffset},
+}
+
+// anyOf adapts a typed decoder to kindSpec.decode.
+func anyOf[T any](decode func([]byte) (T, error)) func([]byte) (any, error) {
+	return func(data []byte) (any, error) { return decode(data) }
+}
+
+// decodeConsumerOffset parses a legacy consumer offset (a decimal long).
+func decodeConsumerOffset(data []byte) (any, error) {
+	v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return int64(0), &DecodeError{What: "consumer offset", Reason: "not a long: " + strconv.Quote(shorten(string(data))), Offset: -1, Raw: data}
+	}
+	return v, nil
+}
+
+// DecodeZNode decodes data according to what path means (ParsePath) and
+// returns one of the value types of this package: BrokerRegistration,
+// TopicAssignment, PartitionState, ControllerInfo, int (controller epoch),
+// ClusterIDInfo, EntityConfig, ConfigChangeNotification,
+// ReassignPartitions, PartitionsNotification, LogDirEvent,
+// ProducerIDBlock, FeatureZNode, MigrationState, int64 (legacy consumer
+// offset). Paths whose data Kafka does not define (containers, deletion
+// markers, /brokers/seqid, ACLs, tokens) give (nil, nil). The error is a
+// *DecodeError; the value is still returned as far as it was decoded.
+func DecodeZNode(path string, data []byte) (any, error) {
+	if d := kindSpecs[ParsePath(path).Kind].decode; d != nil {
+		return d(data)
+	}
+	return nil, nil
+}
