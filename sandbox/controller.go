@@ -175,7 +175,6 @@ func (c *controller) stopTimers() {
 	c.timers = map[*time.Timer]struct{}{}
 }
 
-// ---------------------------------------------------------------------------
 // Watches (Kafka's ZooKeeperClient handler registry): a read of a path
 // sets a watch exactly when a handler is registered for it, and a fired
 // watch becomes the event the handler maps it to. Fired watches arrive
@@ -331,9 +330,6 @@ func (c *controller) children(p string) (kids []string, err error) {
 	}
 	return kids, err
 }
-
-// ---------------------------------------------------------------------------
-// Election (spec §1.3)
 
 var controllerKey = watchKey{false, cluster.ControllerPath}
 
@@ -584,9 +580,6 @@ func (c *controller) onControllerResignation() {
 	c.b.cl.clearActive(c)
 	c.log.Info("Resigned")
 }
-
-// ---------------------------------------------------------------------------
-// Failover (spec §4.2)
 
 var (
 	brokerIDsKey          = watchKey{true, cluster.BrokerIDsPath}

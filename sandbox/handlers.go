@@ -13,9 +13,6 @@ import (
 	"github.com/ktopo/ktopo/internal/text"
 )
 
-// ---------------------------------------------------------------------------
-// Brokers (spec §4.7)
-
 func (c *controller) processBrokerChange() error {
 	if !c.isActive() {
 		return nil
@@ -171,9 +168,6 @@ func (c *controller) processBrokerModification(id int) error {
 	}
 	return err
 }
-
-// ---------------------------------------------------------------------------
-// Topics (spec §4.6)
 
 // topicAssignment is a decoded topic znode.
 type topicAssignment struct {
@@ -370,9 +364,6 @@ func (c *controller) onNewPartitionCreation(ps []tp) error {
 	return c.rsmHandleStateChanges(c.cc.replicasForPartitions(ps), onlineReplica)
 }
 
-// ---------------------------------------------------------------------------
-// Notifications
-
 // deleteNotifications lists path's children (re-arming the watch) and
 // deletes them, fenced; only those selected by keep when it is not nil.
 func (c *controller) deleteNotifications(path string, names []string) ([]string, error) {
@@ -462,9 +453,6 @@ func (c *controller) warnReassignment() {
 	c.log.Warn(fmt.Sprintf("%s exists: partition reassignment is not simulated by the sandbox; the node is left untouched",
 		cluster.ReassignPartitionsPath))
 }
-
-// ---------------------------------------------------------------------------
-// Preferred replica election (spec §4.11)
 
 func (c *controller) processReplicaLeaderElection(e *evReplicaLeaderElection) error {
 	reply := func(r electionReply) {
@@ -664,9 +652,6 @@ func (c *controller) processAutoPreferredReplicaLeaderElection(e *evAutoPreferre
 }
 
 const leaderImbalancePerBrokerPercentage = 10.0
-
-// ---------------------------------------------------------------------------
-// AlterPartition (spec §4.9, IBP ≥ 2.7-IV2)
 
 func (c *controller) processAlterPartition(e *evAlterPartition) error {
 	if !c.isActive() {
