@@ -198,7 +198,7 @@ func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 	)
 	if err != nil {
 		stop()
-		return nil, fmt.Errorf("zookeeper %s: %v", strings.Join(cs.Servers, ","), err)
+		return nil, fmt.Errorf("zookeeper %s: %w", strings.Join(cs.Servers, ","), err)
 	}
 	c.raw = raw
 	fail := func(err error) (*Conn, error) {

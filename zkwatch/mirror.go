@@ -106,12 +106,12 @@ func NewMirror(c *Conn, shape Shape, opts MirrorOptions) (*Mirror, error) {
 func newMirror(c *Conn, client zkClient, state State, shape Shape, opts MirrorOptions) (*Mirror, error) {
 	for _, p := range shape.Reads {
 		if err := validatePath(p); err != nil {
-			return nil, fmt.Errorf("mirror: read path %q: %v", p, err)
+			return nil, fmt.Errorf("mirror: read path %q: %w", p, err)
 		}
 	}
 	for _, l := range shape.Lists {
 		if err := validatePath(l.Path); err != nil {
-			return nil, fmt.Errorf("mirror: list path %q: %v", l.Path, err)
+			return nil, fmt.Errorf("mirror: list path %q: %w", l.Path, err)
 		}
 	}
 	if opts.Concurrency <= 0 {
@@ -203,7 +203,7 @@ func (m *Mirror) Get(path string) (Node, bool) {
 // Opens are counted. The nodes arrive as Created events.
 func (m *Mirror) OpenSubtree(path string) error {
 	if err := validatePath(path); err != nil {
-		return fmt.Errorf("open subtree %q: %v", path, err)
+		return fmt.Errorf("open subtree %q: %w", path, err)
 	}
 	return m.control(func() {
 		m.opens[path]++
