@@ -2,6 +2,7 @@ package zkwatch
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"runtime"
 	"slices"
@@ -353,13 +354,7 @@ func (c *consumer) waitNode(t *testing.T, p, data string) {
 
 func treeString(tree map[string]Node) string {
 	var b strings.Builder
-	for _, p := range slices.Sorted(func(yield func(string) bool) {
-		for p := range tree {
-			if !yield(p) {
-				return
-			}
-		}
-	}) {
+	for _, p := range slices.Sorted(maps.Keys(tree)) {
 		fmt.Fprintf(&b, "%s=%q ", p, tree[p].Data)
 	}
 	return b.String()
@@ -367,14 +362,20 @@ func treeString(tree map[string]Node) string {
 
 var idsShape = Shape{Lists: []List{{Path: "/ids", ReadChildren: true}}}
 
+// idsScript is a server with /ids/1 = "a".
+func idsScript(t *testing.T) *script {
+	s := newScript(t)
+	s.set("/ids", "")
+	s.set("/ids/1", "a")
+	return s
+}
+
 // TestMirrorRelistsWhenChildReadsMissing: a child's read is served after
 // the child was deleted, but handled after a listing served once it was
 // created again. That listing found the child already known and busy, and
 // the read set no watch: only listing the parent again finds the new child.
 func TestMirrorRelistsWhenChildReadsMissing(t *testing.T) {
-	s := newScript(t)
-	s.set("/ids", "")
-	s.set("/ids/1", "a")
+	s := idsScript(t)
 	m, cons := startScripted(t, s, idsShape, nil)
 	s.next("children", "/ids").answer()
 	s.settle(m)
@@ -398,9 +399,7 @@ func TestMirrorRelistsWhenChildReadsMissing(t *testing.T) {
 // listing shows the child created again, the mirror believes a watch
 // covers it and never reads it.
 func TestMirrorClearsFiredWatchFlag(t *testing.T) {
-	s := newScript(t)
-	s.set("/ids", "")
-	s.set("/ids/1", "a")
+	s := idsScript(t)
 	m, cons := startScripted(t, s, idsShape, nil)
 	s.next("children", "/ids").answer()
 	s.settle(m)
@@ -429,11 +428,21 @@ func TestMirrorClearsFiredWatchFlag(t *testing.T) {
 var retryShape = Shape{Lists: idsShape.Lists, Reads: []string{"/controller"}}
 
 func retryScript(t *testing.T) *script {
-	s := newScript(t)
-	s.set("/ids", "")
-	s.set("/ids/1", "a")
+	s := idsScript(t)
 	s.set("/controller", "x")
 	return s
+}
+
+// loadRetried answers the retried list and read, then the child's read,
+// and waits for both nodes to reach the consumer.
+func loadRetried(t *testing.T, s *script, cons *consumer) {
+	t.Helper()
+	again := s.collect(2)
+	want(t, again, "children /ids").answer()
+	want(t, again, "get /controller").answer()
+	s.next("get", "/ids/1").answer()
+	cons.waitNode(t, "/ids/1", "a")
+	cons.waitNode(t, "/controller", "x")
 }
 
 // TestMirrorRetriesOnReconnect: requests failed by the lost connection are
@@ -448,12 +457,7 @@ func TestMirrorRetriesOnReconnect(t *testing.T) {
 	s.settle(m)
 	s.session(zk.StateConnecting)
 	s.session(zk.StateHasSession)
-	again := s.collect(2)
-	want(t, again, "children /ids").answer()
-	want(t, again, "get /controller").answer()
-	s.next("get", "/ids/1").answer()
-	cons.waitNode(t, "/ids/1", "a")
-	cons.waitNode(t, "/controller", "x")
+	loadRetried(t, s, cons)
 	if st := m.Stats(); st.Retries != 2 || st.Loads != 1 {
 		t.Errorf("stats %+v, want 2 retries and 1 load", st)
 	}
@@ -474,10 +478,5 @@ func TestMirrorRetriesFailuresAfterReconnect(t *testing.T) {
 	want(t, first, "get /controller").failWith(zk.ErrConnectionClosed)
 	s.settle(m)
 	ticks <- time.Now()
-	again := s.collect(2)
-	want(t, again, "children /ids").answer()
-	want(t, again, "get /controller").answer()
-	s.next("get", "/ids/1").answer()
-	cons.waitNode(t, "/ids/1", "a")
-	cons.waitNode(t, "/controller", "x")
+	loadRetried(t, s, cons)
 }
