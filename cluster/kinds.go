@@ -22,37 +22,37 @@ type kindSpec struct {
 
 // kindSpecs is indexed by PathKind; kinds without a row have none of the above.
 var kindSpecs = [kindCount]kindSpec{
-	KindBroker: {decode: anyOf(DecodeBroker),
+	KindBroker: {decode: untyped(DecodeBroker),
 		apply: func(m *Model, info PathInfo, ev *NodeEvent, del bool) { m.applyBroker(info.BrokerID, ev, del) }},
-	KindTopic: {decode: anyOf(DecodeTopicAssignment),
+	KindTopic: {decode: untyped(DecodeTopicAssignment),
 		apply: func(m *Model, info PathInfo, ev *NodeEvent, del bool) { m.applyTopic(info.Topic, ev, del) }},
-	KindPartitionState: {decode: anyOf(DecodePartitionState),
+	KindPartitionState: {decode: untyped(DecodePartitionState),
 		apply: func(m *Model, info PathInfo, ev *NodeEvent, del bool) {
 			m.applyState(info.Topic, info.Partition, ev, del)
 		}},
-	KindTopicConfig: {decode: anyOf(DecodeEntityConfig),
+	KindTopicConfig: {decode: untyped(DecodeEntityConfig),
 		apply: func(m *Model, info PathInfo, ev *NodeEvent, del bool) { m.applyConfig(info.Topic, ev, del) }},
 	KindDeleteTopic: {
 		apply: func(m *Model, info PathInfo, ev *NodeEvent, del bool) { m.applyMarker(info.Topic, ev, del) }},
-	KindController:               {path: ControllerPath, decode: anyOf(DecodeController), apply: (*Model).applyController},
-	KindControllerEpoch:          {path: ControllerEpochPath, decode: anyOf(DecodeControllerEpoch), apply: (*Model).applyControllerEpoch},
-	KindClusterID:                {path: ClusterIDPath, decode: anyOf(DecodeClusterID), apply: (*Model).applyClusterID},
-	KindReassignPartitions:       {path: ReassignPartitionsPath, decode: anyOf(DecodeReassignPartitions), apply: (*Model).applyReassign},
-	KindPreferredReplicaElection: {path: PreferredReplicaElectionPath, decode: anyOf(DecodePreferredReplicaElection), apply: (*Model).applyPreferred},
-	KindIsrChange: {decode: anyOf(DecodeIsrChangeNotification),
+	KindController:               {path: ControllerPath, decode: untyped(DecodeController), apply: (*Model).applyController},
+	KindControllerEpoch:          {path: ControllerEpochPath, decode: untyped(DecodeControllerEpoch), apply: (*Model).applyControllerEpoch},
+	KindClusterID:                {path: ClusterIDPath, decode: untyped(DecodeClusterID), apply: (*Model).applyClusterID},
+	KindReassignPartitions:       {path: ReassignPartitionsPath, decode: untyped(DecodeReassignPartitions), apply: (*Model).applyReassign},
+	KindPreferredReplicaElection: {path: PreferredReplicaElectionPath, decode: untyped(DecodePreferredReplicaElection), apply: (*Model).applyPreferred},
+	KindIsrChange: {decode: untyped(DecodeIsrChangeNotification),
 		apply: func(m *Model, _ PathInfo, ev *NodeEvent, del bool) { m.applyChild(m.isrNotes, ev.Path, del) }},
-	KindLogDirEvent: {decode: anyOf(DecodeLogDirEvent),
+	KindLogDirEvent: {decode: untyped(DecodeLogDirEvent),
 		apply: func(m *Model, _ PathInfo, ev *NodeEvent, del bool) { m.applyChild(m.logDirEvents, ev.Path, del) }},
-	KindEntityConfig:          {decode: anyOf(DecodeEntityConfig)},
-	KindConfigChange:          {decode: anyOf(DecodeConfigChangeNotification)},
-	KindLatestProducerIDBlock: {decode: anyOf(DecodeProducerIDBlock)},
-	KindFeature:               {decode: anyOf(DecodeFeature)},
-	KindMigration:             {decode: anyOf(DecodeMigration)},
+	KindEntityConfig:          {decode: untyped(DecodeEntityConfig)},
+	KindConfigChange:          {decode: untyped(DecodeConfigChangeNotification)},
+	KindLatestProducerIDBlock: {decode: untyped(DecodeProducerIDBlock)},
+	KindFeature:               {decode: untyped(DecodeFeature)},
+	KindMigration:             {decode: untyped(DecodeMigration)},
 	KindConsumerOffset:        {decode: decodeConsumerOffset},
 }
 
-// anyOf adapts a typed decoder to kindSpec.decode.
-func anyOf[T any](decode func([]byte) (T, error)) func([]byte) (any, error) {
+// untyped adapts a typed decoder to kindSpec.decode.
+func untyped[T any](decode func([]byte) (T, error)) func([]byte) (any, error) {
 	return func(data []byte) (any, error) { return decode(data) }
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 )
 
+// seenTopic records which of a topic's znodes a reset batch mentions.
 type seenTopic struct {
 	node, config, marker bool
 	states               map[int]bool
@@ -55,7 +56,8 @@ func (s *resetSeen) mark(info PathInfo, path string) {
 }
 
 // sweep deletes whatever the reset batch did not mention, in a deterministic
-// order (brokers by id, topics by name).
+// order (brokers by id, topics by name, then the fixed-path nodes of
+// kindSpecs in kind order).
 func (m *Model) sweep(seen *resetSeen) {
 	del := func(path string) *NodeEvent { return &NodeEvent{Type: NodeDeleted, Path: path} }
 	for _, id := range slices.Sorted(maps.Keys(m.brokers)) {
