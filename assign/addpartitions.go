@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // Error classes used when adding partitions.
@@ -66,11 +68,11 @@ func validateNewPartitions(a Assignment, rf int, brokers []Broker) error {
 		}
 		if len(duplicates(rs)) > 0 {
 			// Kafka lists the partition's whole replica list, not the duplicates.
-			return errorf(InvalidReplicaAssignment, "Duplicate brokers not allowed in replica assignment: %s for partition id %d.", joinInts(rs, ", "), p)
+			return errorf(InvalidReplicaAssignment, "Duplicate brokers not allowed in replica assignment: %s for partition id %d.", text.Join(rs, ", "), p)
 		}
 		for _, r := range rs {
 			if !slices.Contains(live, r) {
-				return errorf(BrokerNotAvailable, "Some brokers specified for partition id %d are not available. Specified brokers: %s, available brokers: %s.", p, joinInts(rs, ", "), joinInts(live, ", "))
+				return errorf(BrokerNotAvailable, "Some brokers specified for partition id %d are not available. Specified brokers: %s, available brokers: %s.", p, text.Join(rs, ", "), text.Join(live, ", "))
 			}
 		}
 		if len(rs) != rf {

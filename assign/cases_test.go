@@ -3,6 +3,7 @@ package assign
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -337,15 +338,35 @@ func equalAssignments(a, b Assignment) bool {
 	return true
 }
 
+// TestRackAlternatedCases builds each case's brokers in id order (not the
+// JSON map's random order), then checks the list is the same for every
+// rotation and for the reverse of that order: Kafka's list does not depend
+// on the order of its input.
 func TestRackAlternatedCases(t *testing.T) {
 	for i, c := range loadVectors(t).RackAlternatedListCases {
 		var brokers []Broker
-		for k, r := range c.BrokerRacks {
-			id, _ := strconv.Atoi(k)
-			brokers = append(brokers, BR(id, r))
+		for _, k := range slices.SortedFunc(maps.Keys(c.BrokerRacks), func(a, b string) int {
+			x, _ := strconv.Atoi(a)
+			y, _ := strconv.Atoi(b)
+			return x - y
+		}) {
+			id, err := strconv.Atoi(k)
+			if err != nil {
+				t.Fatalf("case %d: broker id %q: %v", i, k, err)
+			}
+			brokers = append(brokers, BR(id, c.BrokerRacks[k]))
 		}
-		if got := RackAlternated(brokers); !slices.Equal(got, c.Expected) {
-			t.Errorf("case %d: %v, want %v", i, got, c.Expected)
+		orders := [][]Broker{}
+		for r := range brokers {
+			orders = append(orders, append(slices.Clone(brokers[r:]), brokers[:r]...))
+		}
+		reversed := slices.Clone(brokers)
+		slices.Reverse(reversed)
+		orders = append(orders, reversed)
+		for j, order := range orders {
+			if got := RackAlternated(order); !slices.Equal(got, c.Expected) {
+				t.Errorf("case %d, order %d %v: %v, want %v", i, j, order, got, c.Expected)
+			}
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // ParseReplicaAssignment parses kafka-topics' --replica-assignment value
@@ -28,11 +30,11 @@ func ParseReplicaAssignment(s string) (Assignment, error) {
 			brokers = append(brokers, int(id))
 		}
 		if dups := duplicates(brokers); len(dups) > 0 {
-			return nil, errorf(AdminCommandFailed, "Partition replica lists may not contain duplicate entries: %s", joinInts(dups, ","))
+			return nil, errorf(AdminCommandFailed, "Partition replica lists may not contain duplicate entries: %s", text.Join(dups, ","))
 		}
 		out[i] = brokers
 		if len(brokers) != len(out[0]) {
-			return nil, errorf(AdminOperation, "Partition %d has different replication factor: [%s]", i, joinInts(brokers, ", "))
+			return nil, errorf(AdminOperation, "Partition %d has different replication factor: [%s]", i, text.Join(brokers, ", "))
 		}
 	}
 	return out, nil
@@ -82,7 +84,7 @@ func ScalaString(a Assignment) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%d -> List(%s)", p, joinInts(a[p], ", "))
+		fmt.Fprintf(&b, "%d -> List(%s)", p, text.Join(a[p], ", "))
 	}
 	b.WriteByte(')')
 	return b.String()
@@ -138,12 +140,4 @@ func javaSplit(s, sep string) []string {
 // javaTrim is String.trim: it removes leading and trailing characters ≤ U+0020.
 func javaTrim(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-}
-
-func joinInts(ids []int, sep string) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.Itoa(id)
-	}
-	return strings.Join(s, sep)
 }

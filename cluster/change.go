@@ -3,6 +3,8 @@ package cluster
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // ChangeKind names a change; the values are the "kind" of `ktopo events`.
@@ -229,47 +231,29 @@ func (c Change) String() string {
 	case ChangeBrokerUpdated, ChangeBrokerGone:
 		return string(c.Kind) + " " + strconv.Itoa(c.Broker)
 	case ChangeControllerMoved:
-		return "controller_moved " + brokerOrNone(c.From) + " -> " + brokerOrNone(c.To) + " (epoch " + strconv.Itoa(c.Epoch) + ")"
+		return "controller_moved " + text.Broker(c.From) + " -> " + text.Broker(c.To) + " (epoch " + strconv.Itoa(c.Epoch) + ")"
 	case ChangeTopicCreated:
 		return "topic_created " + c.Topic + ": " + strconv.Itoa(c.PartitionCount) + " partitions, replication factor " + strconv.Itoa(c.ReplicationFactor)
 	case ChangeTopicMarkedForDeletion, ChangeTopicDeleted:
 		return string(c.Kind) + " " + c.Topic
 	case ChangePartitionsAdded:
-		return "partitions_added " + c.Topic + ": " + joinIntList(c.Partitions)
+		return "partitions_added " + c.Topic + ": " + text.Ints(c.Partitions)
 	case ChangePartitionAppeared:
-		return "partition_appeared " + tp + ": leader " + brokerOrNone(c.Leader) + ", isr [" + joinIntList(c.ISR) + "]"
+		return "partition_appeared " + tp + ": leader " + text.Broker(c.Leader) + ", isr [" + text.Ints(c.ISR) + "]"
 	case ChangeLeaderMoved:
-		return "leader_moved " + tp + ": leader " + brokerOrNone(c.From) + " -> " + brokerOrNone(c.To) + " (leader epoch " + strconv.Itoa(c.Epoch) + ")"
+		return "leader_moved " + tp + ": leader " + text.Broker(c.From) + " -> " + text.Broker(c.To) + " (leader epoch " + strconv.Itoa(c.Epoch) + ")"
 	case ChangeIsrShrank:
-		return "isr_shrank " + tp + ": -[" + joinIntList(c.Removed) + "] isr [" + joinIntList(c.ISR) + "]"
+		return "isr_shrank " + tp + ": -[" + text.Ints(c.Removed) + "] isr [" + text.Ints(c.ISR) + "]"
 	case ChangeIsrExpanded:
-		return "isr_expanded " + tp + ": +[" + joinIntList(c.Added) + "] isr [" + joinIntList(c.ISR) + "]"
+		return "isr_expanded " + tp + ": +[" + text.Ints(c.Added) + "] isr [" + text.Ints(c.ISR) + "]"
 	case ChangeConfigChanged:
 		return "config_changed " + c.Topic + ": " + strings.Join(c.Keys, ", ")
 	case ChangeReassignmentStarted:
-		return "reassignment_started " + tp + ": adding [" + joinIntList(c.Added) + "] removing [" + joinIntList(c.Removed) + "]"
+		return "reassignment_started " + tp + ": adding [" + text.Ints(c.Added) + "] removing [" + text.Ints(c.Removed) + "]"
 	case ChangeReassignmentFinished:
-		return "reassignment_finished " + tp + ": replicas [" + joinIntList(c.Replicas) + "]"
+		return "reassignment_finished " + tp + ": replicas [" + text.Ints(c.Replicas) + "]"
 	case ChangeZNodeInvalid:
 		return "znode_invalid " + c.Path + ": " + c.Error
 	}
 	return string(c.Kind)
-}
-
-func brokerOrNone(id int) string {
-	if id < 0 {
-		return "none"
-	}
-	return strconv.Itoa(id)
-}
-
-func joinIntList(xs []int) string {
-	b := make([]byte, 0, 4*len(xs))
-	for i, x := range xs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(x), 10)
-	}
-	return string(b)
 }

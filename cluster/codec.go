@@ -58,9 +58,6 @@ outer:
 	return out
 }
 
-// ---------------------------------------------------------------------------
-// Broker registration: /brokers/ids/<id> (spec §1.4)
-
 // Security protocols known to Kafka (SecurityProtocol enum).
 var securityProtocols = []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}
 

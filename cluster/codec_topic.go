@@ -4,9 +4,6 @@ import (
 	"strconv"
 )
 
-// ---------------------------------------------------------------------------
-// Topic assignment: /brokers/topics/<t> (spec §1.5)
-
 // TopicAssignment is the JSON of /brokers/topics/<t>, versions 1–3.
 type TopicAssignment struct {
 	// Version as written (0 when absent; Kafka does not check it).
@@ -201,9 +198,6 @@ func javaParseInt(s string) (int, bool) {
 	}
 	return int(v), true
 }
-
-// ---------------------------------------------------------------------------
-// Partition state: /brokers/topics/<t>/partitions/<p>/state (spec §1.5)
 
 // NoLeader is the leader id of a partition without leader (LeaderAndIsr.NoLeader).
 const NoLeader = -1

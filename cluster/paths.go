@@ -184,6 +184,8 @@ const (
 	KindACLContainer                             // the ACL roots and their type/pattern directories
 	KindDelegationToken                          // /delegation_token/tokens/<id>; Entity set
 	KindDelegationTokenContainer                 // /delegation_token, /tokens, /token_changes and changes under it
+
+	kindCount // the number of kinds: keep it last
 )
 
 var kindNames = [...]string{

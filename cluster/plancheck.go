@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/assign"
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // CheckPlacement runs the checks automatic placement makes before any
@@ -73,8 +72,9 @@ func PlanWarnings(s *Snapshot, p *TopicPlan, st assign.Stats) []string {
 		}
 	}
 	if len(offline) > 0 {
-		w = append(w, plural(len(offline), "broker", "brokers")+" "+joinInts(offline)+" "+
-			plural(len(offline), "is", "are")+" offline (not registered) and "+plural(len(offline), "receives", "receive")+" no replica")
+		slices.Sort(offline)
+		w = append(w, text.Plural(len(offline), "broker", "brokers")+" "+text.Join(offline, ", ")+" "+
+			text.Plural(len(offline), "is", "are")+" offline (not registered) and "+text.Plural(len(offline), "receives", "receive")+" no replica")
 	}
 	var unknown []int
 	for _, b := range st.Brokers {
@@ -83,6 +83,7 @@ func PlanWarnings(s *Snapshot, p *TopicPlan, st assign.Stats) []string {
 		}
 	}
 	if len(unknown) > 0 {
+		slices.Sort(unknown)
 		var parts []int
 		for _, id := range p.Result.Assignment.Partitions() {
 			live := false
@@ -96,11 +97,11 @@ func PlanWarnings(s *Snapshot, p *TopicPlan, st assign.Stats) []string {
 				parts = append(parts, id)
 			}
 		}
-		msg := "replicas on " + plural(len(unknown), "broker", "brokers") + " " + joinInts(unknown) + " that " +
-			plural(len(unknown), "is", "are") + " not registered"
+		msg := "replicas on " + text.Plural(len(unknown), "broker", "brokers") + " " + text.Join(unknown, ", ") + " that " +
+			text.Plural(len(unknown), "is", "are") + " not registered"
 		if len(parts) > 0 {
-			msg += ": " + plural(len(parts), "partition", "partitions") + " " + joinInts(parts) + " " + plural(len(parts), "stays", "stay") + " offline until one of " +
-				plural(len(parts), "its", "their") + " brokers registers"
+			msg += ": " + text.Plural(len(parts), "partition", "partitions") + " " + text.Join(parts, ", ") + " " + text.Plural(len(parts), "stays", "stay") + " offline until one of " +
+				text.Plural(len(parts), "its", "their") + " brokers registers"
 		}
 		w = append(w, msg)
 	}
@@ -108,16 +109,6 @@ func PlanWarnings(s *Snapshot, p *TopicPlan, st assign.Stats) []string {
 		w = append(w, "no active controller: the topic is written, but no partition comes online until a controller is elected")
 	}
 	return w
-}
-
-func joinInts(xs []int) string {
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
 }
 
 // MaybeWritten reports whether the outcome of a failed CreateTopic is

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // Phase is where a partition stands on its way from creation to full health,
@@ -104,7 +106,7 @@ func TopicProgress(s *Snapshot, topic string, planned map[int][]int) Progress {
 			switch {
 			case !part.HasLeader() || !s.IsLive(part.Leader):
 				pp.Phase = PhaseOffline
-				pr.Waiting = append(pr.Waiting, fmt.Sprintf("partition %d has no leader: no replica in its ISR [%s] is alive", id, joinIntList(part.ISR)))
+				pr.Waiting = append(pr.Waiting, fmt.Sprintf("partition %d has no leader: no replica in its ISR [%s] is alive", id, text.Ints(part.ISR)))
 			case len(part.ISR) >= len(part.Replicas):
 				pp.Phase = PhaseInSync
 				pr.Online++
@@ -121,7 +123,7 @@ func TopicProgress(s *Snapshot, topic string, planned map[int][]int) Progress {
 	}
 	if len(unregistered) > 0 {
 		pr.Waiting = append(pr.Waiting, fmt.Sprintf("%s %s only on brokers that are not registered (the controller waits for one of them)",
-			plural(len(unregistered), "partition", "partitions")+" ["+joinIntList(unregistered)+"]", verb(len(unregistered))))
+			text.Plural(len(unregistered), "partition", "partitions")+" ["+text.Ints(unregistered)+"]", verb(len(unregistered))))
 	}
 	if t != nil && t.MarkedForDeletion {
 		pr.Waiting = append(pr.Waiting, "the topic is marked for deletion")
@@ -134,13 +136,6 @@ func verb(n int) string {
 		return "has replicas"
 	}
 	return "have replicas"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // sortedIDs returns the partition ids of a in ascending order; the usual

@@ -1,7 +1,8 @@
-// Package live joins the ZooKeeper mirror (zkwatch, which knows nothing of
-// Kafka) to the Kafka model (cluster, which never imports zkwatch). The TUI
-// and the command-line readers use it so that every view of a cluster is
-// loaded through the same mirror and decoded by the same model.
+// Package clusterwatch joins the ZooKeeper mirror (zkwatch, which knows
+// nothing of Kafka) to the Kafka model (cluster, which never imports
+// zkwatch). The TUI and the command-line readers use it so that every view
+// of a cluster is loaded through the same mirror and decoded by the same
+// model.
 package clusterwatch
 
 import (

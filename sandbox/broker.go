@@ -332,9 +332,6 @@ func (b *broker) after(d time.Duration, msg brokerMsg) {
 	b.timers[t] = struct{}{}
 }
 
-// ---------------------------------------------------------------------------
-// Replica manager: what the broker does with the controller's requests.
-
 type brokerMsg any
 
 // partitionStateMsg is one partition of a LeaderAndIsr request.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // tp is Kafka's TopicPartition.
@@ -134,7 +135,7 @@ func (l leaderAndIsr) recoveryName() string {
 
 func (l leaderAndIsr) String() string {
 	return fmt.Sprintf("LeaderAndIsr(leader=%d, leaderEpoch=%d, isr=%s, leaderRecoveryState=%s, partitionEpoch=%d)",
-		l.leader, l.leaderEpoch, intsString(l.isr), l.recoveryName(), l.partitionEpoch)
+		l.leader, l.leaderEpoch, text.Ints(l.isr), l.recoveryName(), l.partitionEpoch)
 }
 
 // equalsAllowStalePartitionEpoch is LeaderAndIsr.equalsAllowStalePartitionEpoch.
@@ -169,14 +170,6 @@ func decodeLeaderIsr(data []byte, version int32) (leaderIsrAndControllerEpoch, e
 			recovering: s.LeaderRecoveryState == cluster.LeaderRecovering, partitionEpoch: version},
 		controllerEpoch: s.ControllerEpoch,
 	}, nil
-}
-
-func intsString(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ",")
 }
 
 // controllerContext is Kafka's ControllerContext: the controller's cache.

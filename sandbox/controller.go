@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // controller is the controller module of one broker (Kafka's
@@ -174,7 +175,6 @@ func (c *controller) stopTimers() {
 	c.timers = map[*time.Timer]struct{}{}
 }
 
-// ---------------------------------------------------------------------------
 // Watches (Kafka's ZooKeeperClient handler registry): a read of a path
 // sets a watch exactly when a handler is registered for it, and a fired
 // watch becomes the event the handler maps it to. Fired watches arrive
@@ -330,9 +330,6 @@ func (c *controller) children(p string) (kids []string, err error) {
 	}
 	return kids, err
 }
-
-// ---------------------------------------------------------------------------
-// Election (spec §1.3)
 
 var controllerKey = watchKey{false, cluster.ControllerPath}
 
@@ -583,9 +580,6 @@ func (c *controller) onControllerResignation() {
 	c.b.cl.clearActive(c)
 	c.log.Info("Resigned")
 }
-
-// ---------------------------------------------------------------------------
-// Failover (spec §4.2)
 
 var (
 	brokerIDsKey          = watchKey{true, cluster.BrokerIDsPath}
@@ -841,4 +835,4 @@ func brokerEpochsString(m map[int]int64) string {
 	return s + ")"
 }
 
-func setString(ids []int) string { return "Set(" + joinInts(ids) + ")" }
+func setString(ids []int) string { return "Set(" + text.Ints(ids) + ")" }

@@ -229,8 +229,6 @@ func sortedTPs[V any](m map[tp]V) []tp {
 	return ks
 }
 
-func joinInts(xs []int) string { return intsString(xs) }
-
 func joinStrings(xs []string) string { return strings.Join(xs, ",") }
 
 func tpsString(ps []tp) string {

@@ -41,8 +41,9 @@ var failureTopics = map[string]map[int][]int{
 	"dirty": {0: {2, 3}},
 }
 
+// Kafka reads booleans case-insensitively: "TRUE" enables unclean election.
 var failureConfigs = map[string]map[string]string{
-	"dirty": {"unclean.leader.election.enable": "true"},
+	"dirty": {"unclean.leader.election.enable": "TRUE"},
 }
 
 var failureInitial = topicStates{
@@ -104,6 +105,26 @@ func TestBrokerFailure(t *testing.T) {
 				"dirty": {0: s(2, 1, 1, 1, 2)},
 			}},
 			{"kill 2", kill(2), topicStates{
+				"t":     {0: s(4, 2, 1, 2, 4), 1: s(4, 2, 1, 2, 4), 2: s(4, 2, 1, 2, 4)},
+				"pair":  {0: s(-1, 2, 1, 2, 2)},
+				"dirty": {0: s(-1, 2, 1, 2, 2)},
+			}},
+			{"elect preferred, leaders dead", func(t *testing.T, e *env) {
+				// pair-0 and dirty-0 keep their last ISR member, broker 2,
+				// which is dead: the preferred election must not pick it.
+				sum, err := e.c.ElectPreferred("")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sum.Elected != 0 || sum.NotNeeded != 1 || len(sum.Failed) != 4 {
+					t.Errorf("ElectPreferred = %+v, want 0 elected, 1 not needed (t-2), 4 failed", sum)
+				}
+				for _, p := range []string{"dirty-0", "pair-0", "t-0", "t-1"} {
+					if !slices.ContainsFunc(sum.Failed, func(l string) bool { return strings.HasPrefix(l, p+": ") }) {
+						t.Errorf("%s not among the failed: %q", p, sum.Failed)
+					}
+				}
+			}, topicStates{
 				"t":     {0: s(4, 2, 1, 2, 4), 1: s(4, 2, 1, 2, 4), 2: s(4, 2, 1, 2, 4)},
 				"pair":  {0: s(-1, 2, 1, 2, 2)},
 				"dirty": {0: s(-1, 2, 1, 2, 2)},

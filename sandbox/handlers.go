@@ -10,10 +10,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 )
-
-// ---------------------------------------------------------------------------
-// Brokers (spec §4.7)
 
 func (c *controller) processBrokerChange() error {
 	if !c.isActive() {
@@ -42,7 +40,7 @@ func (c *controller) processBrokerChange() error {
 	slices.Sort(deadIDs)
 	slices.Sort(bouncedIDs)
 	c.log.Info(fmt.Sprintf("Newly added brokers: %s, deleted brokers: %s, bounced brokers: %s, all live brokers: %s",
-		joinInts(newIDs), joinInts(deadIDs), joinInts(bouncedIDs), joinInts(sortedInts(cur))))
+		text.Ints(newIDs), text.Ints(deadIDs), text.Ints(bouncedIDs), text.Ints(sortedInts(cur))))
 	if len(newIDs) > 0 {
 		for _, id := range newIDs {
 			c.cc.liveBrokers[id] = cur[id]
@@ -80,7 +78,7 @@ func (c *controller) processBrokerChange() error {
 }
 
 func (c *controller) onBrokerStartup(ids []int) error {
-	c.log.Info(fmt.Sprintf("New broker startup callback for %s", joinInts(ids)))
+	c.log.Info(fmt.Sprintf("New broker startup callback for %s", text.Ints(ids)))
 	set := map[int]bool{}
 	for _, id := range ids {
 		set[id] = true
@@ -100,7 +98,7 @@ func (c *controller) onBrokerStartup(ids []int) error {
 	}
 	if len(deleting) > 0 {
 		c.log.Info(fmt.Sprintf("Some replicas %s for topics scheduled for deletion %s are on the newly restarted brokers %s. Signaling restart of topic deletion for these topics",
-			replicasString(replicas, deleting), joinStrings(deleting), joinInts(ids)))
+			replicasString(replicas, deleting), joinStrings(deleting), text.Ints(ids)))
 		if err := c.resumeDeletionForTopics(deleting); err != nil {
 			return err
 		}
@@ -119,7 +117,7 @@ func replicasString(rs []replicaKey, topics []string) string {
 }
 
 func (c *controller) onBrokerFailure(ids []int) error {
-	c.log.Info(fmt.Sprintf("Broker failure callback for %s", joinInts(ids)))
+	c.log.Info(fmt.Sprintf("Broker failure callback for %s", text.Ints(ids)))
 	set := map[int]bool{}
 	for _, id := range ids {
 		set[id] = true
@@ -170,9 +168,6 @@ func (c *controller) processBrokerModification(id int) error {
 	}
 	return err
 }
-
-// ---------------------------------------------------------------------------
-// Topics (spec §4.6)
 
 // topicAssignment is a decoded topic znode.
 type topicAssignment struct {
@@ -369,9 +364,6 @@ func (c *controller) onNewPartitionCreation(ps []tp) error {
 	return c.rsmHandleStateChanges(c.cc.replicasForPartitions(ps), onlineReplica)
 }
 
-// ---------------------------------------------------------------------------
-// Notifications
-
 // deleteNotifications lists path's children (re-arming the watch) and
 // deletes them, fenced; only those selected by keep when it is not nil.
 func (c *controller) deleteNotifications(path string, names []string) ([]string, error) {
@@ -461,9 +453,6 @@ func (c *controller) warnReassignment() {
 	c.log.Warn(fmt.Sprintf("%s exists: partition reassignment is not simulated by the sandbox; the node is left untouched",
 		cluster.ReassignPartitionsPath))
 }
-
-// ---------------------------------------------------------------------------
-// Preferred replica election (spec §4.11)
 
 func (c *controller) processReplicaLeaderElection(e *evReplicaLeaderElection) error {
 	reply := func(r electionReply) {
@@ -669,9 +658,6 @@ func (c *controller) processAutoPreferredReplicaLeaderElection(e *evAutoPreferre
 
 const leaderImbalancePerBrokerPercentage = 10.0
 
-// ---------------------------------------------------------------------------
-// AlterPartition (spec §4.9, IBP ≥ 2.7-IV2)
-
 func (c *controller) processAlterPartition(e *evAlterPartition) error {
 	if !c.isActive() {
 		e.reply(leaderAndIsr{}, errNotController)
@@ -727,7 +713,7 @@ func (c *controller) processAlterPartition(e *evAlterPartition) error {
 	}
 	if len(ineligible) > 0 {
 		c.log.Info(fmt.Sprintf("Rejecting AlterPartition request from node %d for %s because it specified ineligible replicas Set(%s) in the new ISR %s.",
-			e.brokerID, e.p, joinInts(ineligible), joinInts(req.isr)))
+			e.brokerID, e.p, text.Ints(ineligible), text.Ints(req.isr)))
 		e.reply(leaderAndIsr{}, errIneligibleReplica)
 		return nil
 	}
@@ -746,7 +732,7 @@ func (c *controller) processAlterPartition(e *evAlterPartition) error {
 	default:
 		li := finished[e.p]
 		c.cc.leadership[e.p] = leaderIsrAndControllerEpoch{leaderAndIsr: li, controllerEpoch: c.cc.epoch}
-		logf(c.log, slog.LevelDebug, "ISR for partition %s updated to %s and zkVersion updated to version %d", e.p, joinInts(li.isr), li.partitionEpoch)
+		logf(c.log, slog.LevelDebug, "ISR for partition %s updated to %s and zkVersion updated to version %d", e.p, text.Ints(li.isr), li.partitionEpoch)
 		e.reply(li, errNone)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // stateChangeFailed is Kafka's StateChangeFailedException.
@@ -93,7 +94,7 @@ func (c *controller) psmDoHandleStateChanges(ps []tp, target partitionState, str
 	case newPartition:
 		for _, p := range valid {
 			logf(c.stateLog, slog.LevelInfo, "Changed partition %s state from %s to %s with assigned replicas %s",
-				p, c.cc.partitionStates[p], newPartition, joinInts(c.cc.replicas(p)))
+				p, c.cc.partitionStates[p], newPartition, text.Ints(c.cc.replicas(p)))
 			c.cc.partitionStates[p] = newPartition
 		}
 	case onlinePartition:
@@ -169,7 +170,7 @@ func (c *controller) initializeLeaderAndIsrForPartitions(ps []tp) ([]tp, error) 
 		if len(live) == 0 {
 			c.logFailedPartitionStateChange(p, newPartition, onlinePartition, failedf(
 				"Controller %d epoch %d encountered error during state change of partition %s from New to Online, assigned replicas are [%s], live brokers are [%s]. No assigned replica is alive.",
-				c.b.id, c.cc.epoch, p, joinInts(replicas), setString(c.cc.liveBrokerIDs())))
+				c.b.id, c.cc.epoch, p, text.Ints(replicas), setString(c.cc.liveBrokerIDs())))
 			continue
 		}
 		li := leaderIsrAndControllerEpoch{leaderAndIsr: leaderAndIsr{leader: live[0], isr: live}, controllerEpoch: c.cc.epoch}

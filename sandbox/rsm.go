@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // rsmStartup is ReplicaStateMachine.startup: online replicas become
@@ -93,7 +95,7 @@ func (c *controller) rsmDoHandleStateChanges(id int, rs []replicaKey, target rep
 		for _, r := range valid {
 			if c.cc.replicaStates[r] == newReplica {
 				if replicas := c.cc.replicas(r.tp); !slices.Contains(replicas, id) {
-					c.log.Error(fmt.Sprintf("Adding replica (%d) that is not part of the assignment %s", id, joinInts(replicas)))
+					c.log.Error(fmt.Sprintf("Adding replica (%d) that is not part of the assignment %s", id, text.Ints(replicas)))
 					c.cc.setAssignment(r.tp, append(slices.Clone(replicas), id))
 				}
 			} else if l, ok := c.cc.leadership[r.tp]; ok {
@@ -118,7 +120,7 @@ func (c *controller) rsmDoHandleStateChanges(id int, rs []replicaKey, target rep
 		for _, p := range sortedTPs(updated) {
 			li := updated[p]
 			logf(c.stateLog, slog.LevelInfo, "Partition %s state changed to (Leader:%d,ISR:%s,LeaderRecoveryState:%s,LeaderEpoch:%d,ControllerEpoch:%d) after removing replica %d from the ISR as part of transition to %s",
-				p, li.leader, joinInts(li.isr), li.recoveryName(), li.leaderEpoch, li.controllerEpoch, id, offlineReplica)
+				p, li.leader, text.Ints(li.isr), li.recoveryName(), li.leaderEpoch, li.controllerEpoch, id, offlineReplica)
 			if !c.cc.isTopicQueuedUpForDeletion(p.topic) {
 				var recipients []int
 				for _, r := range c.cc.replicas(p) {

@@ -101,6 +101,14 @@ func TestElectionRules(t *testing.T) {
 	if _, ok := leaderForPreferred(cur, []int{4, 1, 3}, live(1, 3, 4)); ok {
 		t.Errorf("preferred replica not in ISR elected")
 	}
+	// The last ISR member is the preferred replica, and it is dead.
+	lastIsr := leaderAndIsr{leader: -1, leaderEpoch: 2, isr: []int{3}}
+	if got, ok := leaderForPreferred(lastIsr, []int{3, 1, 2}, live(1, 2)); ok {
+		t.Errorf("dead preferred replica elected: %s", got)
+	}
+	if got, ok := leaderForOffline(lastIsr, []int{3, 1, 2}, live(1, 2), false); ok {
+		t.Errorf("clean offline election chose %s with the only ISR member dead", got)
+	}
 	for _, tc := range []struct {
 		isr     []int
 		replica int

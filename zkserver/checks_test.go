@@ -685,6 +685,33 @@ var checks = []check{
 		h.eq("deleteThenCheck", h.multiResults(f), "error:0/0 error:0/0 error:0/0 error:-101/-101 end")
 		h.eq("c2Intact", h.st(stat(h.c.exists(h.P("c2"), false))), "czxid=z+8 mzxid=z+8 pzxid=z+8 ver=0 cver=0 aver=0 owner=0 len=1 nc=0 ctime=mtime:true")
 	}},
+	// M8: a failed multi that deleted ephemerals gives them back to their
+	// owners: they are still listed as the owners' ephemerals and go when
+	// the owners' sessions close.
+	{id: "M8", fn: func(h *H) {
+		h.start()
+		other := h.sess()
+		other.create(h.P("theirs"), nil, 1)
+		h.c.create(h.P("mine"), nil, 1)
+		f := h.c.call(proto.OpMulti, multiBody(mDelete(h.P("theirs"), -1), mDelete(h.P("mine"), -1), mCheck(h.P("zz"), -1)))
+		h.eq("failed", h.multiResults(f), "error:0/0 error:0/0 error:-101/-101 end")
+		h.eq("theirsOwner", h.st(stat(h.c.exists(h.P("theirs"), false))), "czxid=z+2 mzxid=z+2 pzxid=z+2 ver=0 cver=0 aver=0 owner=s2 len=0 nc=0 ctime=mtime:true")
+		h.eq("mineOwner", h.st(stat(h.c.exists(h.P("mine"), false))), "czxid=z+3 mzxid=z+3 pzxid=z+3 ver=0 cver=0 aver=0 owner=s1 len=0 nc=0 ctime=mtime:true")
+		eph := func(r *raw) string {
+			l := r.call(proto.OpGetEphemerals, pathOnly(h.P(""))).dec().Strings()
+			sort.Strings(l)
+			return h.norm(strings.Join(l, ","))
+		}
+		h.eq("theirsListed", eph(other), "$P/theirs")
+		h.eq("mineListed", eph(h.c), "$P/mine")
+		other.closeSession()
+		h.eq("theirsGone", h.c.exists(h.P("theirs"), false).err, int32(proto.ErrNoNode))
+		h.eq("mineKept", h.c.exists(h.P("mine"), false).err, int32(0))
+		third := h.sess()
+		h.c.closeSession()
+		h.eq("mineGone", third.exists(h.P("mine"), false).err, int32(proto.ErrNoNode))
+		h.eq("prefixEmpty", third.children2(h.P(""), false).dec().Strings(), []string{})
+	}},
 	{id: "M4", fn: func(h *H) {
 		h.start()
 		h.c.create(h.P("a"), []byte("A"), 0)

@@ -19,7 +19,7 @@ func lockDir(dir string) (unlock func(), err error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("data directory %s is in use by another server (%v)", dir, err)
+		return nil, fmt.Errorf("data directory %s is in use by another server (%w)", dir, err)
 	}
 	return func() { f.Close() }, nil
 }

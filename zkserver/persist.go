@@ -308,7 +308,7 @@ func replayFile(f io.ReaderAt, size int64, path string, t *tree, eph ownerIndex,
 		return 0, nil // shorter than its header
 	}
 	if err != nil {
-		return -1, fmt.Errorf("%s: %v", path, err)
+		return -1, fmt.Errorf("%s: %w", path, err)
 	}
 	for {
 		r, err := lr.next()
@@ -326,7 +326,7 @@ func replayFile(f io.ReaderAt, size int64, path string, t *tree, eph ownerIndex,
 			}
 			return lr.off, nil
 		case err != nil:
-			return -1, fmt.Errorf("%s: %v", path, err)
+			return -1, fmt.Errorf("%s: %w", path, err)
 		}
 		if r.zxid < *next {
 			if *replayed == 0 {
@@ -338,7 +338,7 @@ func replayFile(f io.ReaderAt, size int64, path string, t *tree, eph ownerIndex,
 			return -1, fmt.Errorf("%s: transactions 0x%x to 0x%x are missing", path, *next, r.zxid-1)
 		}
 		if err := t.applyRecord(&r, eph); err != nil {
-			return -1, fmt.Errorf("%s: transaction 0x%x: %v", path, r.zxid, err)
+			return -1, fmt.Errorf("%s: transaction 0x%x: %w", path, r.zxid, err)
 		}
 		*next++
 		*replayed++

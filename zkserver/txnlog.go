@@ -523,7 +523,7 @@ func (lr *logReader) next() (record, error) {
 	rec, err := decodeRecord(p, &lr.acls)
 	if err != nil {
 		// The CRC matched, so this is not a torn write: refuse it.
-		return record{}, fmt.Errorf("record at offset %d: %v", lr.off, err)
+		return record{}, fmt.Errorf("record at offset %d: %w", lr.off, err)
 	}
 	lr.off += int64(recordHeader) + int64(size)
 	return rec, nil

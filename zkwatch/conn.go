@@ -198,7 +198,7 @@ func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 	)
 	if err != nil {
 		stop()
-		return nil, fmt.Errorf("zookeeper %s: %v", strings.Join(cs.Servers, ","), err)
+		return nil, fmt.Errorf("zookeeper %s: %w", strings.Join(cs.Servers, ","), err)
 	}
 	c.raw = raw
 	fail := func(err error) (*Conn, error) {
@@ -466,6 +466,9 @@ func deadline[T any](ctx context.Context, c *Conn, op, path string, f func() (T,
 	case <-timeout:
 		return zero, c.wrap(op, path, fmt.Errorf("%w within %s", ErrTimeout, c.timeout))
 	case <-ctx.Done():
+		// The cause is named, not wrapped: the request may still be applied
+		// by the server, so it must not read as context.Canceled (a clean
+		// interrupt to the CLI) but as ErrTimeout, an open outcome.
 		return zero, c.wrap(op, path, fmt.Errorf("%w: %v", ErrTimeout, context.Cause(ctx)))
 	}
 }

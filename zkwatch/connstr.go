@@ -42,7 +42,7 @@ func ParseConnectString(s string) (ConnectString, error) {
 		if cs.Chroot == "/" {
 			cs.Chroot = ""
 		} else if err := validatePath(cs.Chroot); err != nil {
-			return ConnectString{}, fmt.Errorf("connect string %q: invalid chroot %q: %v", s, cs.Chroot, err)
+			return ConnectString{}, fmt.Errorf("connect string %q: invalid chroot %q: %w", s, cs.Chroot, err)
 		}
 	}
 	if strings.TrimSpace(hosts) == "" {
@@ -55,7 +55,7 @@ func ParseConnectString(s string) (ConnectString, error) {
 		}
 		srv, err := parseServer(h)
 		if err != nil {
-			return ConnectString{}, fmt.Errorf("connect string %q: %v", s, err)
+			return ConnectString{}, fmt.Errorf("connect string %q: %w", s, err)
 		}
 		cs.Servers = append(cs.Servers, srv)
 	}

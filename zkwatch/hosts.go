@@ -39,7 +39,7 @@ func resolve(ctx context.Context, servers []string, logf func(string, ...any)) (
 	for _, s := range servers {
 		host, port, err := net.SplitHostPort(s)
 		if err != nil {
-			return nil, nil, fmt.Errorf("zookeeper %s: %v", s, err)
+			return nil, nil, fmt.Errorf("zookeeper %s: %w", s, err)
 		}
 		if ip := net.ParseIP(host); ip != nil {
 			found = append(found, net.JoinHostPort(host, port))

@@ -16,6 +16,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/cli/render"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -227,9 +228,9 @@ func waitOnline(ctx context.Context, w *clusterwatch.Watch, plan *cluster.TopicP
 			switch p.Phase {
 			case cluster.PhaseNonExistent:
 			case cluster.PhaseNew:
-				fmt.Fprintf(out, "partition %d: New (replicas %s)\n", p.ID, intList(p.Replicas))
+				fmt.Fprintf(out, "partition %d: New (replicas %s)\n", p.ID, text.List(p.Replicas))
 			default:
-				fmt.Fprintf(out, "partition %d: %s (leader %d, isr %s)\n", p.ID, p.Phase, p.Leader, intList(p.ISR))
+				fmt.Fprintf(out, "partition %d: %s (leader %d, isr %s)\n", p.ID, p.Phase, p.Leader, text.List(p.ISR))
 			}
 		}
 	}
@@ -274,14 +275,6 @@ func progressBar(pr cluster.Progress, width int) string {
 		done = pr.Online * width / n
 	}
 	return fmt.Sprintf("[%s%s] %d/%d online, %d in sync", strings.Repeat("#", done), strings.Repeat(".", width-done), pr.Online, n, pr.InSync)
-}
-
-func intList(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return "[" + strings.Join(s, ",") + "]"
 }
 
 func isTerminal(w io.Writer) bool {

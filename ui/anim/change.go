@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // FromChange is the flash a model change starts: the cell it changed and
@@ -14,13 +14,13 @@ import (
 func FromChange(c *cluster.Change) (k Key, from, to string, ok bool) {
 	switch c.Kind {
 	case cluster.ChangeLeaderMoved:
-		return Key{Topic: c.Topic, Partition: c.Partition, Field: FieldLeader}, cell.Broker(c.From), cell.Broker(c.To), true
+		return Key{Topic: c.Topic, Partition: c.Partition, Field: FieldLeader}, text.Broker(c.From), text.Broker(c.To), true
 	case cluster.ChangePartitionAppeared:
-		return Key{Topic: c.Topic, Partition: c.Partition, Field: FieldLeader}, "new", cell.Broker(c.Leader), true
+		return Key{Topic: c.Topic, Partition: c.Partition, Field: FieldLeader}, "new", text.Broker(c.Leader), true
 	case cluster.ChangeIsrShrank:
 		was := slices.Concat(c.ISR, c.Removed)
 		slices.Sort(was)
-		return Key{Topic: c.Topic, Partition: c.Partition, Field: FieldISR}, cell.Ints(was), cell.Ints(c.ISR), true
+		return Key{Topic: c.Topic, Partition: c.Partition, Field: FieldISR}, text.Ints(was), text.Ints(c.ISR), true
 	case cluster.ChangeIsrExpanded:
 		var was []int
 		for _, r := range c.ISR {
@@ -28,7 +28,7 @@ func FromChange(c *cluster.Change) (k Key, from, to string, ok bool) {
 				was = append(was, r)
 			}
 		}
-		return Key{Topic: c.Topic, Partition: c.Partition, Field: FieldISR}, cell.Ints(was), cell.Ints(c.ISR), true
+		return Key{Topic: c.Topic, Partition: c.Partition, Field: FieldISR}, text.Ints(was), text.Ints(c.ISR), true
 	case cluster.ChangeBrokerRegistered:
 		return Key{Broker: c.Broker, Field: FieldBroker}, "down", "up", true
 	case cluster.ChangeBrokerGone:

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ktopo/ktopo/assign"
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // Plan is a computed replica assignment with what produced it.
@@ -92,9 +93,9 @@ func (p Plan) WriteText(w io.Writer, s Style) error {
 			nracks++
 		}
 	}
-	fmt.Fprintf(&b, "Plan: %s, replication factor %d, %s", plural(p.Partitions, "partition"), p.ReplicationFactor, plural(len(p.Brokers), "broker"))
+	fmt.Fprintf(&b, "Plan: %s, replication factor %d, %s", text.Count(p.Partitions, "partition"), p.ReplicationFactor, text.Count(len(p.Brokers), "broker"))
 	if nracks > 0 {
-		fmt.Fprintf(&b, " in %s", plural(nracks, "rack"))
+		fmt.Fprintf(&b, " in %s", text.Count(nracks, "rack"))
 	}
 	if p.Manual {
 		b.WriteString(", manual assignment (--replica-assignment)\n\n")
@@ -411,11 +412,4 @@ func (p Plan) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

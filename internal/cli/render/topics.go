@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // WriteList prints topic names, one per line, sorted; topics marked for
@@ -82,9 +83,9 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d De
 			if p.HasLeader() {
 				leader = strconv.Itoa(p.Leader)
 			}
-			fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s", t.Name, p.ID, leader, ints(p.Replicas), ints(p.ISR))
+			fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s", t.Name, p.ID, leader, text.Ints(p.Replicas), text.Ints(p.ISR))
 			if p.Reassigning() {
-				fmt.Fprintf(&b, "\tAdding Replicas: %s\tRemoving Replicas: %s", ints(p.Adding), ints(p.Removing))
+				fmt.Fprintf(&b, "\tAdding Replicas: %s\tRemoving Replicas: %s", text.Ints(p.Adding), text.Ints(p.Removing))
 			}
 			if t.MarkedForDeletion {
 				b.WriteString("\tMarkedForDeletion: true")
@@ -112,14 +113,6 @@ func configString(t *cluster.Topic) string {
 		parts[i] = e.Key + "=" + e.Value
 	}
 	return strings.Join(parts, ",")
-}
-
-func ints(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }
 
 // describeJSON is --output json of topics describe.

@@ -2,8 +2,8 @@ package cell
 
 import "testing"
 
-func TestCount(t *testing.T) {
-	if Count(1234567) != "1,234,567" || Count(12) != "12" {
-		t.Fatal(Count(1234567))
+func TestThousands(t *testing.T) {
+	if Thousands(1234567) != "1,234,567" || Thousands(12) != "12" {
+		t.Fatal(Thousands(1234567))
 	}
 }

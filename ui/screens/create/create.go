@@ -36,8 +36,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
-	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -679,25 +679,18 @@ func brokerChange(a, b *cluster.TopicPlan) string {
 	d := a.BrokerDiff(b)
 	s := ""
 	if len(d.Left) > 0 {
-		s = plural(len(d.Left), "broker ", "brokers ") + cell.Ints(d.Left) + " left"
+		s = text.Plural(len(d.Left), "broker ", "brokers ") + text.Ints(d.Left) + " left"
 	}
 	if len(d.Joined) > 0 {
 		if s != "" {
 			s += ", "
 		}
-		s += plural(len(d.Joined), "broker ", "brokers ") + cell.Ints(d.Joined) + " joined"
+		s += text.Plural(len(d.Joined), "broker ", "brokers ") + text.Ints(d.Joined) + " joined"
 	}
 	if d.Empty() {
 		s = "racks or registrations changed"
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 type wizardError string

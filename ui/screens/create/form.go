@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 )
@@ -337,7 +338,7 @@ func (f *form) validate(s *cluster.Snapshot) {
 			}
 			if len(unknown) > 0 {
 				slices.Sort(unknown)
-				f.warns[fManual] = plural(len(unknown), "broker ", "brokers ") + joinInts(unknown) + plural(len(unknown), " is", " are") +
+				f.warns[fManual] = text.Plural(len(unknown), "broker ", "brokers ") + text.Join(unknown, ", ") + text.Plural(len(unknown), " is", " are") +
 					" not registered: Kafka accepts this, but such partitions stay offline until one registers"
 			}
 		}
@@ -372,7 +373,7 @@ func (f *form) validateConfigs() {
 	}
 	if f.errs[fConfigs] == "" && len(toks) > 0 {
 		if cfg, err := cluster.ParseConfigArgs(completeTokens(toks)); err == nil {
-			f.ok[fConfigs] = strconv.Itoa(len(cfg)) + plural(len(cfg), " override", " overrides")
+			f.ok[fConfigs] = strconv.Itoa(len(cfg)) + text.Plural(len(cfg), " override", " overrides")
 		} else if !errors.Is(err, &cluster.KafkaError{Class: cluster.ClassIllegalArgument}) {
 			f.errs[fConfigs] = err.Error()
 		}
@@ -495,15 +496,4 @@ func fieldOf(err error) field {
 		return fRack
 	}
 	return fRack
-}
-
-func joinInts(xs []int) string {
-	var b strings.Builder
-	for i, x := range xs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(x))
-	}
-	return b.String()
 }

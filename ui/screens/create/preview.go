@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -374,7 +375,7 @@ func (p *preview) row(st *theme.Styles, i int, from, to int) string {
 func (p *preview) view(st *theme.Styles, name string) []string {
 	lines := make([]string, 0, p.h)
 	plan := p.plan
-	title := " " + st.Bold.S("Preview ") + st.Accent.S(name) + st.Muted.S("  ·  "+cell.Count(len(p.parts))+" partitions × RF "+
+	title := " " + st.Bold.S("Preview ") + st.Accent.S(name) + st.Muted.S("  ·  "+cell.Thousands(len(p.parts))+" partitions × RF "+
 		strconv.Itoa(p.rf)+"  ·  "+strconv.Itoa(len(plan.Registered))+" brokers")
 	switch {
 	case plan.Manual:
@@ -475,7 +476,7 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 		legend += st.Accent.S("brokers "+strconv.Itoa(from+1)+"–"+strconv.Itoa(to)+" of "+strconv.Itoa(len(p.cols))) + st.Muted.S(" < >  ·  ")
 	}
 	if len(p.parts) > p.win.H {
-		legend += st.Accent.S("rows "+strconv.Itoa(wf+1)+"–"+strconv.Itoa(wt)+" of "+cell.Count(len(p.parts))) + st.Muted.S(" ↑↓  ·  ")
+		legend += st.Accent.S("rows "+strconv.Itoa(wf+1)+"–"+strconv.Itoa(wt)+" of "+cell.Thousands(len(p.parts))) + st.Muted.S(" ↑↓  ·  ")
 	}
 	legend += st.Leader.S("L") + st.Muted.S(" leader  F follower  ·  after: the broker's load once created")
 	lines = append(lines, cell.Clip(legend, p.w))
@@ -553,7 +554,7 @@ func (p *preview) popup(st *theme.Styles, name string) string {
 	plan := p.plan
 	var b []string
 	b = append(b, st.Bold.S("Create topic ")+st.Accent.S(name)+st.Bold.S("?"), "")
-	desc := cell.Count(len(p.parts)) + " partitions × RF " + strconv.Itoa(p.rf) + " on " + strconv.Itoa(len(plan.Registered)) + " brokers"
+	desc := cell.Thousands(len(p.parts)) + " partitions × RF " + strconv.Itoa(p.rf) + " on " + strconv.Itoa(len(plan.Registered)) + " brokers"
 	if plan.Manual {
 		desc += ", placed by hand"
 	} else {
@@ -561,7 +562,7 @@ func (p *preview) popup(st *theme.Styles, name string) string {
 	}
 	b = append(b, desc)
 	if n := len(plan.Config); n > 0 {
-		b = append(b, strconv.Itoa(n)+plural(n, " config override", " config overrides"))
+		b = append(b, strconv.Itoa(n)+text.Plural(n, " config override", " config overrides"))
 	}
 	b = append(b, st.Muted.S("Writes "+plan.ConfigPath+" and"), st.Muted.S(plan.TopicPath+" in one multi."), "")
 	create, cancel := "  Create  ", "  Cancel  "

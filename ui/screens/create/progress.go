@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
@@ -211,10 +212,10 @@ func (t *tracker) waiting() []string {
 			}
 		}
 		if len(t.lost) > 0 {
-			w = append(w, plural(len(t.lost), "broker ", "brokers ")+joinInts(t.lost)+plural(len(t.lost), " is", " are")+" not registered: "+
-				plural(len(parts), "partition ", "partitions ")+cell.Ints(parts)+" wait for "+plural(len(t.lost), "it", "them")+" to rejoin the ISR")
+			w = append(w, text.Plural(len(t.lost), "broker ", "brokers ")+text.Join(t.lost, ", ")+text.Plural(len(t.lost), " is", " are")+" not registered: "+
+				text.Plural(len(parts), "partition ", "partitions ")+text.Ints(parts)+" wait for "+text.Plural(len(t.lost), "it", "them")+" to rejoin the ISR")
 		} else {
-			w = append(w, "followers to catch up: "+plural(len(parts), "partition ", "partitions ")+cell.Ints(parts)+
+			w = append(w, "followers to catch up: "+text.Plural(len(parts), "partition ", "partitions ")+text.Ints(parts)+
 				" (leaders add them to the ISR)")
 		}
 	}
@@ -236,7 +237,7 @@ func ms(d int64) string {
 // summaryLine is the one-line outcome for the status bar.
 func (t *tracker) summaryLine() string {
 	n := len(t.ids)
-	s := "Topic " + t.plan.Name + " created: " + plural(n, "its partition", "all "+strconv.Itoa(n)+" partitions") + " online " +
+	s := "Topic " + t.plan.Name + " created: " + text.Plural(n, "its partition", "all "+strconv.Itoa(n)+" partitions") + " online " +
 		ms(t.doneIn) + " after the write"
 	if t.syncIn >= 0 {
 		s += ", in sync " + ms(t.syncIn)
@@ -332,7 +333,7 @@ func (t *tracker) bar(st *theme.Styles, width int) string {
 func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace bool) []string {
 	lines := make([]string, 0, t.h)
 	n := len(t.ids)
-	title := " " + st.Bold.S("Creating ") + st.Accent.S(t.plan.Name) + st.Muted.S("  ·  "+cell.Count(n)+" partitions × RF "+
+	title := " " + st.Bold.S("Creating ") + st.Accent.S(t.plan.Name) + st.Muted.S("  ·  "+cell.Thousands(n)+" partitions × RF "+
 		strconv.Itoa(t.rf))
 	if canPace {
 		title += st.Muted.S("  ·  sandbox pace " + pace.String() + " (p)")
@@ -389,7 +390,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	lines = append(lines, "", cell.Clip("  "+t.bar(st, bw)+st.Bold.S(counts), t.w))
 	if t.isDone {
 		lines = append(lines, "", cell.Clip(" "+st.Online.S("✓ ")+st.Bold.S("Topic "+t.plan.Name+" is online: ")+
-			plural(n, "its partition has a leader", "all "+strconv.Itoa(n)+" partitions have a leader"), t.w))
+			text.Plural(n, "its partition has a leader", "all "+strconv.Itoa(n)+" partitions have a leader"), t.w))
 		detail := "write took " + t.took.Round(time.Millisecond).String() + " · first leader " + ms(t.first) + " · last " + ms(t.doneIn)
 		if t.syncIn >= 0 {
 			detail += " · all in sync " + ms(t.syncIn)

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/filter"
@@ -135,25 +136,25 @@ func Details(c *cluster.Change) string {
 		}
 		return ""
 	case cluster.ChangeControllerMoved:
-		return "broker " + cell.Broker(c.From) + " → " + cell.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
+		return "broker " + text.Broker(c.From) + " → " + text.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
 	case cluster.ChangeTopicCreated:
 		return strconv.Itoa(c.PartitionCount) + " partitions, RF " + strconv.Itoa(c.ReplicationFactor)
 	case cluster.ChangePartitionsAdded:
-		return "partitions " + cell.Ints(c.Partitions)
+		return "partitions " + text.Ints(c.Partitions)
 	case cluster.ChangePartitionAppeared:
-		return "leader " + cell.Broker(c.Leader) + "  ISR " + cell.Ints(c.ISR)
+		return "leader " + text.Broker(c.Leader) + "  ISR " + text.Ints(c.ISR)
 	case cluster.ChangeLeaderMoved:
-		return cell.Broker(c.From) + " → " + cell.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
+		return text.Broker(c.From) + " → " + text.Broker(c.To) + "  (epoch " + strconv.Itoa(c.Epoch) + ")"
 	case cluster.ChangeIsrShrank:
-		return "−" + cell.Ints(c.Removed) + "  ISR now " + cell.Ints(c.ISR)
+		return "−" + text.Ints(c.Removed) + "  ISR now " + text.Ints(c.ISR)
 	case cluster.ChangeIsrExpanded:
-		return "+" + cell.Ints(c.Added) + "  ISR now " + cell.Ints(c.ISR)
+		return "+" + text.Ints(c.Added) + "  ISR now " + text.Ints(c.ISR)
 	case cluster.ChangeConfigChanged:
 		return strings.Join(c.Keys, ", ")
 	case cluster.ChangeReassignmentStarted:
-		return "adding " + cell.Ints(c.Added) + " removing " + cell.Ints(c.Removed)
+		return "adding " + text.Ints(c.Added) + " removing " + text.Ints(c.Removed)
 	case cluster.ChangeReassignmentFinished:
-		return "replicas " + cell.Ints(c.Replicas)
+		return "replicas " + text.Ints(c.Replicas)
 	case cluster.ChangeZNodeInvalid:
 		return c.Error
 	}
@@ -403,7 +404,7 @@ func (m *Model) View() string {
 	}
 	st := m.st
 	lines := make([]string, 0, m.h)
-	title := " " + st.Bold.S("Events") + st.Muted.S("  "+cell.Count(m.win.N)+" shown  ·  "+m.group.String())
+	title := " " + st.Bold.S("Events") + st.Muted.S("  "+cell.Thousands(m.win.N)+" shown  ·  "+m.group.String())
 	if m.follow {
 		title += "  " + st.Online.S("● following")
 	} else {

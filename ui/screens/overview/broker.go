@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/part"
@@ -143,7 +144,7 @@ func (b *Broker) View() string {
 		state = st.Danger.S("OFFLINE")
 	}
 	lines = append(lines, cell.Clip(" "+st.Bold.S("Broker "+strconv.Itoa(b.id))+"  "+state+st.Muted.S("  ·  "+
-		cell.Count(len(b.refs))+" partitions · "+cell.Count(b.leaders)+" led"), b.w), "")
+		cell.Thousands(len(b.refs))+" partitions · "+cell.Thousands(b.leaders)+" led"), b.w), "")
 	hdr := " " + cell.Fit("TOPIC", b.topicW()) + " " + cell.FitRight("PART", bPartW) + "  " + cell.Fit("ROLE", bRoleW) +
 		cell.Fit("LEADER", bLeadW) + cell.Fit("REPLICAS", bReplW) + cell.Fit("ISR", bISRW) + "STATE"
 	lines = append(lines, st.Header.S(cell.Fit(hdr, b.w)))
@@ -174,8 +175,8 @@ func (b *Broker) row(r ref, selected bool) string {
 	repl, rw := part.Replicas(st, b.snap, p, selected)
 	word := s.String()
 	line := " " + cell.Fit(t.Name, b.topicW()) + " " + cell.FitRight(strconv.Itoa(p.ID), bPartW) + "  " +
-		rink.Unless(selected).S(cell.Fit(role, bRoleW)) + cell.Fit(cell.Broker(p.Leader), bLeadW) +
-		cell.PadStyled(repl, rw, bReplW) + cell.Fit(cell.Ints(p.ISR), bISRW) + part.Ink(st, s).Unless(selected).S(word)
+		rink.Unless(selected).S(cell.Fit(role, bRoleW)) + cell.Fit(text.Broker(p.Leader), bLeadW) +
+		cell.PadStyled(repl, rw, bReplW) + cell.Fit(text.Ints(p.ISR), bISRW) + part.Ink(st, s).Unless(selected).S(word)
 	width := 1 + b.topicW() + 1 + bPartW + 2 + bRoleW + bLeadW + max(rw, bReplW) + bISRW + len(word)
 	line = cell.Row(line, width, b.w, selected)
 	return st.Selected.If(selected).S(line)

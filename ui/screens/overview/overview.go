@@ -220,7 +220,7 @@ func (m *Model) View() string {
 		}
 		r := &m.racks[ri]
 		label := r.Label()
-		stats := " " + plural(len(r.Brokers), "broker") + " · " + cell.Count(r.Leaders) + "/" + cell.Count(r.Replicas) + " led"
+		stats := " " + plural(len(r.Brokers), "broker") + " · " + cell.Thousands(r.Leaders) + "/" + cell.Thousands(r.Replicas) + " led"
 		if cell.Width(label)+cell.Width(stats) > cw {
 			stats = ""
 		}
@@ -293,7 +293,7 @@ func (m *Model) header() []string {
 	}
 	nb := len(s.Brokers())
 	count := func(label string, n int, bad theme.Ink) string {
-		v := cell.Count(n)
+		v := cell.Thousands(n)
 		if n > 0 {
 			v = bad.S(v)
 		} else {
@@ -377,7 +377,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	// line 3: replicas and leaders
 	rep := plural(b.Replicas, "replica") + " · " + plural(b.Leaders, "leader")
 	if cell.Width(rep) > iw {
-		rep = cell.Count(b.Replicas) + " rep · " + cell.Count(b.Leaders) + " lead"
+		rep = cell.Thousands(b.Replicas) + " rep · " + cell.Thousands(b.Leaders) + " lead"
 	}
 	rep = cell.Fit(rep, iw)
 	line(3, st.Text.S(rep), iw, "", 0)
@@ -388,7 +388,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 		pref = "preferred of none"
 	} else {
 		pct := b.PreferredLed * 100 / b.Preferred
-		pref = "preferred " + cell.Count(b.PreferredLed) + "/" + cell.Count(b.Preferred) + " " + strconv.Itoa(pct) + "%"
+		pref = "preferred " + cell.Thousands(b.PreferredLed) + "/" + cell.Thousands(b.Preferred) + " " + strconv.Itoa(pct) + "%"
 		switch {
 		case pct == 100:
 			pink = st.Online
@@ -408,5 +408,5 @@ func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return cell.Count(n) + " " + word + "s"
+	return cell.Thousands(n) + " " + word + "s"
 }

@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
@@ -211,7 +212,7 @@ func (m *Model) View() string {
 	t := m.t
 	title := " " + st.Bold.S("Topic ") + st.Accent.S(t.Name)
 	h := m.health
-	title += st.Muted.S("  ·  " + cell.Count(len(t.Partitions)) + " partitions · RF " + strconv.Itoa(t.ReplicationFactor()) +
+	title += st.Muted.S("  ·  " + cell.Thousands(len(t.Partitions)) + " partitions · RF " + strconv.Itoa(t.ReplicationFactor()) +
 		" · min ISR " + strconv.Itoa(t.MinISR))
 	if h.UnderReplicated > 0 {
 		title += "  " + st.Warning.S(strconv.Itoa(h.UnderReplicated)+" under-replicated")
@@ -277,7 +278,7 @@ func (m *Model) row(p *cluster.Partition, selected bool) string {
 	s := m.snap.PartitionCondition(m.t, p)
 	// leader cell, with old → new while a change is shown
 	lk := anim.Key{Topic: m.name, Partition: p.ID, Field: anim.FieldLeader}
-	leader := cell.Broker(p.Leader)
+	leader := text.Broker(p.Leader)
 	lInk := st.Leader
 	if !p.HasLeader() {
 		lInk = st.Danger
@@ -289,7 +290,7 @@ func (m *Model) row(p *cluster.Partition, selected bool) string {
 		lInk = st.FlashRamp[lvl]
 	}
 	ik := anim.Key{Topic: m.name, Partition: p.ID, Field: anim.FieldISR}
-	isr := cell.Ints(p.ISR)
+	isr := text.Ints(p.ISR)
 	iInk := st.Text
 	if p.UnderReplicated() {
 		iInk = st.Warning

@@ -310,7 +310,7 @@ func (m *Model) View() string {
 	if m.snap != nil {
 		total = len(m.snap.Topics())
 	}
-	title := " " + st.Bold.S("Topics") + st.Muted.S("  "+cell.Count(m.win.N)+" of "+cell.Count(total)+"  ·  sorted by "+m.sort.String())
+	title := " " + st.Bold.S("Topics") + st.Muted.S("  "+cell.Thousands(m.win.N)+" of "+cell.Thousands(total)+"  ·  sorted by "+m.sort.String())
 	title += m.filter.Title(&st, "  (esc clears)")
 	lines = append(lines, cell.Clip(title, m.w))
 	nw := m.nameW()
@@ -385,7 +385,7 @@ func (m *Model) row(t *cluster.Topic, selected bool) string {
 		}
 		cfg = b.String()
 	}
-	line := " " + nameInk.Unless(selected).S(cell.Fit(t.Name, nw)) + cell.FitRight(cell.Count(len(t.Partitions)), cPart-1) + " " +
+	line := " " + nameInk.Unless(selected).S(cell.Fit(t.Name, nw)) + cell.FitRight(cell.Thousands(len(t.Partitions)), cPart-1) + " " +
 		cell.FitRight(strconv.Itoa(t.ReplicationFactor()), cRF-1) + " " +
 		num(h.UnderReplicated, cURP, st.Warning) + num(h.Offline, cOff, st.Danger) + num(h.UnderMinISR, cMin, st.Danger) +
 		" " + st.Danger.Unless(selected).S(cell.Fit(del, cDel-1)) + st.Muted.Unless(selected).S(cell.Fit(cfg, cfgW))

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 )
 
@@ -200,22 +201,22 @@ func (m *Model) decoded(v any) []string {
 		kv("partitions", strconv.Itoa(len(v.Partitions)))
 		for p := 0; p < len(v.Partitions) && p < 32; p++ {
 			if r, ok := v.Partitions[p]; ok {
-				kv("  "+strconv.Itoa(p), "replicas "+cell.Ints(r))
+				kv("  "+strconv.Itoa(p), "replicas "+text.Ints(r))
 			}
 		}
 		if len(v.Partitions) > 32 {
 			kv("", "…")
 		}
 		for p, r := range v.AddingReplicas {
-			kv("adding", strconv.Itoa(p)+": "+cell.Ints(r))
+			kv("adding", strconv.Itoa(p)+": "+text.Ints(r))
 		}
 		for p, r := range v.RemovingReplicas {
-			kv("removing", strconv.Itoa(p)+": "+cell.Ints(r))
+			kv("removing", strconv.Itoa(p)+": "+text.Ints(r))
 		}
 	case cluster.PartitionState:
-		kv("leader", cell.Broker(v.Leader))
+		kv("leader", text.Broker(v.Leader))
 		kv("leader epoch", strconv.Itoa(v.LeaderEpoch))
-		kv("isr", cell.Ints(v.ISR))
+		kv("isr", text.Ints(v.ISR))
 		kv("controller epoch", strconv.Itoa(v.ControllerEpoch))
 		if v.LeaderRecoveryState == cluster.LeaderRecovering {
 			kv("leader recovery", "RECOVERING")

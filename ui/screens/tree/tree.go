@@ -672,7 +672,7 @@ func (m *Model) View() string {
 	if m.win.Cursor < len(m.flat) {
 		sel = m.flat[m.win.Cursor].n
 	}
-	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+cell.Count(len(m.index))+" znodes known")
+	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+cell.Thousands(len(m.index))+" znodes known")
 	lines := make([]string, 0, m.h)
 	lines = append(lines, cell.Clip(title, m.w))
 	detail := m.details(sel, rw)

@@ -1,0 +1,163 @@
+package cluster
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Snapshot returns an immutable view of the current state. It is cheap: the
+// same *Snapshot is returned until the next batch changes something, and a
+// new one shares every unchanged *Topic with the previous one.
+func (m *Model) Snapshot() *Snapshot {
+	if m.snap != nil && !m.changed {
+		return m.snap
+	}
+	prev := m.snap
+	m.seq++
+	s := &Snapshot{seq: m.seq, defMinISR: m.defMinISR}
+
+	// Topics: rebuilt when the set changed, else patched where changed.
+	switch {
+	case prev == nil || m.topicSetChanged:
+		list := make([]*Topic, 0, len(m.topics))
+		for _, ts := range m.topics {
+			if ts.hasNode {
+				list = append(list, ts.t)
+			}
+		}
+		slices.SortFunc(list, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
+		s.topics = list
+	case len(m.pending) > 0:
+		s.topics = slices.Clone(prev.topics)
+		for _, ts := range m.pending {
+			if !ts.hasNode {
+				continue
+			}
+			if i, ok := slices.BinarySearchFunc(s.topics, ts.t.Name, func(t *Topic, n string) int { return strings.Compare(t.Name, n) }); ok {
+				s.topics[i] = ts.t
+			}
+		}
+	default:
+		s.topics = prev.topics
+	}
+	for _, ts := range m.pending {
+		ts.t.sealed, ts.pending = true, false
+	}
+	m.pending = m.pending[:0]
+	m.topicSetChanged = false
+
+	if prev == nil || m.markersDirty {
+		var ms []string
+		for name, ts := range m.topics {
+			if ts.t.MarkedForDeletion {
+				ms = append(ms, name)
+			}
+		}
+		slices.Sort(ms)
+		s.markers = ms
+		m.markersDirty = false
+	} else {
+		s.markers = prev.markers
+	}
+	if prev == nil || m.errorsDirty {
+		errs := make([]NodeError, 0, len(m.badNodes))
+		for _, p := range slices.Sorted(maps.Keys(m.badNodes)) {
+			errs = append(errs, m.badNodes[p])
+		}
+		s.errors = errs
+		m.errorsDirty = false
+	} else {
+		s.errors = prev.errors
+	}
+
+	m.buildBrokers(s)
+	s.clusterID, s.clusterIDErr = m.clusterID.v.ID, m.clusterID.err
+	s.controller = Controller{BrokerID: m.controllerID(), Info: m.controllerInfo(), Since: m.ctrl.ctime,
+		Epoch: m.ctrlEpoch.v, EpochZkVersion: m.ctrlEpoch.version, Err: m.ctrl.err}
+	if s.controller.Err == nil {
+		s.controller.Err = m.ctrlEpoch.err
+	}
+	s.reassign, s.preferred = m.reassign.v, m.preferred.v
+	s.isrNotes, s.logDirEvents = len(m.isrNotes), len(m.logDirEvents)
+
+	s.health = m.totals
+	s.health.Offline = m.totals.NoLeader
+	for b, n := range m.leaderCount {
+		if _, live := m.brokers[b]; !live {
+			s.health.Offline += n
+			s.deadLeaders = true
+		}
+	}
+	m.snap, m.changed = s, false
+	return s
+}
+
+func (m *Model) buildBrokers(s *Snapshot) {
+	ids := make([]int, 0, len(m.brokers)+4)
+	for id := range m.brokers {
+		ids = append(ids, id)
+	}
+	for _, c := range []map[int]int{m.replicaCount, m.leaderCount} {
+		for id := range c {
+			if _, live := m.brokers[id]; !live && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	ctrl := m.controllerID()
+	s.brokers = make([]Broker, len(ids))
+	rackIdx := map[string]int{}
+	var none, unknown *Rack
+	var named []Rack
+	for i, id := range ids {
+		b := Broker{ID: id, Replicas: m.replicaCount[id], Leaders: m.leaderCount[id], IsController: id == ctrl,
+			Preferred: m.prefCount[id], PreferredLed: m.prefLed[id]}
+		if n := m.brokers[id]; n != nil {
+			b.Live, b.Registration, b.Err, b.Epoch = true, n.reg, n.err, n.czxid
+			b.RegisteredAt = n.ctime
+			if ms, ok := n.reg.TimestampMillis(); ok {
+				b.RegisteredAt = ms
+			}
+			b.Rack, b.HasRack, b.RackKnown = n.reg.Rack, n.reg.HasRack(), true
+		} else if reg, ok := m.lastKnown[id]; ok {
+			b.Registration = reg
+			b.Rack, b.HasRack, b.RackKnown = reg.Rack, reg.HasRack(), true
+		}
+		s.brokers[i] = b
+		var r *Rack
+		switch {
+		case b.HasRack:
+			j, ok := rackIdx[b.Rack]
+			if !ok {
+				j = len(named)
+				rackIdx[b.Rack] = j
+				named = append(named, Rack{Name: b.Rack, Kind: RackNamed})
+			}
+			r = &named[j]
+		case b.RackKnown:
+			if none == nil {
+				none = &Rack{Kind: RackNone}
+			}
+			r = none
+		default:
+			if unknown == nil {
+				unknown = &Rack{Kind: RackUnknown}
+			}
+			r = unknown
+		}
+		r.Brokers = append(r.Brokers, id)
+		r.Replicas += b.Replicas
+		r.Leaders += b.Leaders
+		r.Live += b2i(b.Live)
+	}
+	slices.SortFunc(named, func(a, b Rack) int { return strings.Compare(a.Name, b.Name) })
+	if none != nil {
+		named = append(named, *none)
+	}
+	if unknown != nil {
+		named = append(named, *unknown)
+	}
+	s.racks = named
+}

@@ -1,0 +1,502 @@
+package zkwatch
+
+import (
+	"errors"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+type op uint8
+
+const (
+	opGet op = iota
+	opChildren
+	opExists
+)
+
+type job struct {
+	n    *node
+	kind uint8
+	op   op
+	gen  int
+}
+
+type result struct {
+	job
+	data   []byte
+	stat   *zk.Stat
+	kids   []string
+	exists bool
+	err    error
+}
+
+func (m *Mirror) worker() {
+	for {
+		var j job
+		select {
+		case j = <-m.jobs:
+		case <-m.quit:
+			return
+		}
+		r := result{job: j}
+		full, err := m.conn.full(j.n.path)
+		if err == nil {
+			switch j.op {
+			case opGet:
+				r.data, r.stat, _, err = m.zk.GetW(full)
+			case opChildren:
+				r.kids, _, _, err = m.zk.ChildrenW(full)
+			case opExists:
+				r.exists, r.stat, _, err = m.zk.ExistsW(full)
+			}
+		}
+		r.err = err
+		select {
+		case m.results <- r:
+		case <-m.quit:
+			return
+		}
+	}
+}
+
+func (m *Mirror) loop() {
+	defer close(m.done)
+	defer close(m.out)
+	defer m.stop()
+	// Also when the Conn closed first: the workers wait on quit.
+	defer m.once.Do(func() { close(m.quit) })
+
+	flush := time.NewTimer(time.Hour)
+	flush.Stop()
+	armed, due := false, false
+	retryTicks := m.opts.retryTicks
+	if retryTicks == nil {
+		// Requests can fail with the connection after the new session's
+		// event was handled: the ticker re-sends those.
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		retryTicks = t.C
+	}
+	defer flush.Stop()
+
+	m.mu.Lock()
+	if m.state == StateConnected {
+		m.startLoad()
+	}
+	m.mu.Unlock()
+
+	var spare []zk.Event
+	for {
+		// Cut a batch when one is due and the previous one was taken.
+		if m.frozen == nil && (m.co.len() > 0 || len(m.states) > 0) {
+			if !armed && !due {
+				flush.Reset(m.opts.FlushInterval)
+				armed = true
+			}
+			if due || m.co.len() >= m.opts.FlushEvents {
+				m.mu.Lock()
+				m.frozen = &Batch{Events: m.co.cut(), States: m.states}
+				m.states = nil
+				m.mu.Unlock()
+				due = false
+				if armed {
+					flush.Stop()
+					armed = false
+				}
+			}
+		}
+		var out chan Batch
+		var next Batch
+		if m.frozen != nil {
+			out, next = m.out, *m.frozen
+		}
+		var jobs chan job
+		var head job
+		if m.qhead < len(m.queue) {
+			jobs, head = m.jobs, m.queue[m.qhead]
+		}
+
+		select {
+		case <-m.quit:
+			return
+		case <-m.conn.Done():
+			return
+		case out <- next:
+			m.frozen = nil
+		case jobs <- head:
+			m.qhead++
+			m.sendJobs()
+		case r := <-m.results:
+			m.mu.Lock()
+			m.handle(r)
+			// Drain what else is ready under the same lock.
+			for i := 0; i < 256; i++ {
+				select {
+				case r = <-m.results:
+					m.handle(r)
+					continue
+				default:
+				}
+				break
+			}
+			m.afterWork()
+			m.mu.Unlock()
+			m.sendJobs()
+		case <-m.wake:
+			m.evMu.Lock()
+			evs := m.evQ
+			m.evQ = spare[:0]
+			m.evMu.Unlock()
+			m.mu.Lock()
+			for _, ev := range evs {
+				m.handleEvent(ev)
+			}
+			m.afterWork()
+			m.mu.Unlock()
+			clear(evs)
+			spare = evs
+			m.sendJobs()
+		case f := <-m.ctl:
+			m.mu.Lock()
+			f()
+			m.afterWork()
+			m.mu.Unlock()
+		case <-flush.C:
+			armed, due = false, true
+		case <-retryTicks:
+			m.mu.Lock()
+			if m.state == StateConnected {
+				m.flushRetries()
+			}
+			m.mu.Unlock()
+		}
+	}
+}
+
+// sendJobs hands queued jobs to idle workers without blocking.
+func (m *Mirror) sendJobs() {
+	for m.qhead < len(m.queue) {
+		select {
+		case m.jobs <- m.queue[m.qhead]:
+			m.queue[m.qhead] = job{}
+			m.qhead++
+			continue
+		default:
+		}
+		break
+	}
+	if m.qhead == len(m.queue) {
+		m.queue, m.qhead = m.queue[:0], 0
+	} else if m.qhead > 4096 && m.qhead > len(m.queue)/2 {
+		m.queue = append(m.queue[:0], m.queue[m.qhead:]...)
+		m.qhead = 0
+	}
+}
+
+// afterWork finishes a load once every followed node has been read.
+func (m *Mirror) afterWork() {
+	if m.stats.Loading && !m.needLoad && m.unloaded == 0 {
+		m.finishLoad()
+	}
+}
+
+func (m *Mirror) startLoad() {
+	m.needLoad = false
+	m.stats.Loading = true
+	m.loadAt = time.Now()
+	for _, l := range m.shape.Lists {
+		n := m.getOrCreate(l.Path)
+		before := m.snap(n)
+		n.shapeList = true
+		n.readKids = n.readKids || l.ReadChildren
+		m.settle(n, before)
+	}
+	for _, p := range m.shape.Reads {
+		n := m.getOrCreate(p)
+		before := m.snap(n)
+		n.single = true
+		m.settle(n, before)
+	}
+	for p, k := range m.opens {
+		n := m.getOrCreate(p)
+		before := m.snap(n)
+		n.opened = int32(k)
+		m.rebrowse(n, before)
+	}
+}
+
+func (m *Mirror) finishLoad() {
+	m.stats.Loading = false
+	m.stats.Loads++
+	m.stats.LoadTime = time.Since(m.loadAt)
+	evs := make([]Event, 0, m.stats.Nodes)
+	for p, n := range m.nodes {
+		if n.inTree() {
+			evs = append(evs, Event{Type: Created, Path: p, Data: n.data, Stat: n.stat})
+		}
+	}
+	states := m.states
+	if m.frozen != nil {
+		// The consumer has not taken it yet; the reset supersedes it.
+		states = append(m.frozen.States, states...)
+	}
+	m.frozen = &Batch{Reset: true, Events: evs, States: capStates(states)}
+	m.states = nil
+	m.co.reset()
+}
+
+// expire throws the tree away after a session expiry; a reload starts
+// with the new session.
+func (m *Mirror) expire() {
+	m.gen++
+	m.nodes = map[string]*node{}
+	m.queue, m.qhead = nil, 0
+	m.retry = nil
+	m.unloaded = 0
+	m.co.reset()
+	if m.frozen != nil {
+		m.states = capStates(append(m.frozen.States, m.states...))
+		m.frozen = nil
+	}
+	loads, lt, req, rt, errs := m.stats.Loads, m.stats.LoadTime, m.stats.Requests, m.stats.Retries, m.stats.Errors
+	m.stats = Stats{Loading: true, Loads: loads, LoadTime: lt, Requests: req, Retries: rt, Errors: errs}
+	m.needLoad = true
+}
+
+func capStates(s []State) []State {
+	if len(s) > 16 {
+		return append([]State(nil), s[len(s)-16:]...)
+	}
+	return s
+}
+
+func (m *Mirror) addState(s State) {
+	m.state = s
+	if n := len(m.states); n > 0 && m.states[n-1] == s {
+		return
+	}
+	m.states = capStates(append(m.states, s))
+}
+
+func (m *Mirror) flushRetries() {
+	for _, j := range m.retry {
+		if j.gen == m.gen && m.nodes[j.n.path] == j.n {
+			m.queue = append(m.queue, j)
+			m.stats.Retries++
+		}
+	}
+	m.retry = m.retry[:0]
+}
+
+func (m *Mirror) handleEvent(ev zk.Event) {
+	if ev.Type == zk.EventSession {
+		s, ok := StateOf(ev.State)
+		if !ok {
+			return
+		}
+		if s == StateExpired {
+			m.expire()
+		}
+		// A TCP connect is still "connecting"; do not repeat it.
+		m.addState(s)
+		if s == StateConnected {
+			if m.needLoad {
+				m.startLoad()
+			}
+			m.flushRetries()
+		}
+		return
+	}
+	n := m.nodes[ev.Path]
+	if n == nil {
+		return // not followed (any more)
+	}
+	switch ev.Type {
+	case zk.EventNodeCreated:
+		m.setWatch(n, kData, false)
+		m.setWatch(n, kList, false)
+		if n.wantData() {
+			m.schedule(n, kData)
+		}
+		if n.wantList() {
+			m.schedule(n, kList)
+		}
+	case zk.EventNodeDataChanged:
+		m.setWatch(n, kData, false)
+		if n.wantData() {
+			m.schedule(n, kData)
+		}
+	case zk.EventNodeChildrenChanged:
+		m.setWatch(n, kList, false)
+		if n.wantList() {
+			m.schedule(n, kList)
+		}
+	case zk.EventNodeDeleted:
+		m.setWatch(n, kData, false)
+		m.setWatch(n, kList, false)
+		if n.wantData() {
+			if n.busy[kData] {
+				n.dirty[kData] = true
+			} else {
+				m.setAbsent(n)
+				if n.watchAbsent() {
+					m.push(n, kData, opExists)
+				}
+			}
+		}
+		if n.wantList() {
+			if n.busy[kList] {
+				n.dirty[kList] = true
+			} else {
+				m.listGone(n)
+				if n.watchAbsent() {
+					m.push(n, kList, opExists)
+				}
+			}
+		}
+		if !n.keep() {
+			m.forget(n)
+		}
+	}
+}
+
+func (m *Mirror) handle(r result) {
+	m.handled++
+	n := r.n
+	if r.gen != m.gen || m.nodes[n.path] != n {
+		return // forgotten, or from before a session expiry
+	}
+	if r.err != nil && connErr(r.err) && !errors.Is(r.err, zk.ErrSessionExpired) && !errors.Is(r.err, zk.ErrClosing) {
+		// Connection lost: retry once a session is there. The node stays
+		// busy, so nothing else queues the same request.
+		m.retry = append(m.retry, r.job)
+		return
+	}
+	if r.err != nil && (errors.Is(r.err, zk.ErrSessionExpired) || errors.Is(r.err, zk.ErrClosing)) {
+		return // the expiry reset or the close takes care of it
+	}
+	k := int(r.kind)
+	n.busy[k] = false
+	noNode := errors.Is(r.err, zk.ErrNoNode)
+	if r.err != nil && !noNode {
+		m.stats.Errors++
+		m.conn.log.Printf("zkwatch: %s %s: %v", opName(r.op), n.path, r.err)
+	}
+	switch {
+	case r.op == opGet && r.err == nil:
+		m.setWatch(n, kData, true)
+		if n.wantData() {
+			m.setPresent(n, r.data, r.stat)
+		}
+	case r.op == opGet && noNode:
+		// No watch is set on a missing node, and a data watch armed by an
+		// earlier read has fired with the deletion (maybe before that read's
+		// reply was handled here, which set the flag again).
+		m.setWatch(n, kData, false)
+		m.setAbsent(n)
+		m.followAbsent(n, kData)
+	case r.op == opChildren && r.err == nil:
+		m.setWatch(n, kList, true)
+		if n.wantList() {
+			m.setChildren(n, r.kids)
+		}
+	case r.op == opChildren && noNode:
+		m.setWatch(n, kList, false)
+		m.listGone(n)
+		m.followAbsent(n, kList)
+	case r.op == opExists && r.err == nil:
+		m.setWatch(n, k, true)
+		if r.exists {
+			// Created meanwhile: read it (the exists set a data watch).
+			if k == kData && n.wantData() {
+				m.push(n, kData, opGet)
+			} else if k == kList && n.wantList() {
+				m.push(n, kList, opChildren)
+			}
+		} else if k == kData {
+			m.setAbsent(n)
+		}
+	}
+	if n.pending[k] && !n.busy[k] {
+		n.pending[k] = false
+		n.loaded[k] = true
+		m.unloaded--
+	}
+	if n.dirty[k] && !n.busy[k] {
+		n.dirty[k] = false
+		if k == kData && n.wantData() {
+			m.push(n, kData, opGet)
+		} else if k == kList && n.wantList() {
+			m.push(n, kList, opChildren)
+		}
+	}
+	if !n.keep() {
+		m.forget(n)
+	}
+}
+
+// followAbsent makes sure a node found missing is noticed when it comes
+// back. A read of a missing node sets no watch. Nodes followed while absent
+// get an exist watch. A listed child is covered by its parent's listing,
+// but only by one served after this read: a listing served earlier may have
+// been processed already (replies reach the loop through different
+// workers, not in wire order), so the parent is listed again.
+func (m *Mirror) followAbsent(n *node, k int) {
+	want := k == kData && n.wantData() || k == kList && n.wantList()
+	switch {
+	case !want:
+	case n.watchAbsent():
+		m.push(n, k, opExists)
+	case n.parent != nil:
+		m.schedule(n.parent, kList)
+	}
+}
+
+func opName(o op) string {
+	switch o {
+	case opGet:
+		return "get"
+	case opChildren:
+		return "children"
+	}
+	return "exists"
+}
+
+func (m *Mirror) setWatch(n *node, k int, on bool) {
+	if n.watch[k] == on {
+		return
+	}
+	n.watch[k] = on
+	switch {
+	case m.opts.Once: // read without a watch: none to count
+	case on:
+		m.stats.Watches++
+	default:
+		m.stats.Watches--
+	}
+}
+
+// schedule reads a node's data or children, or marks it for a re-read when
+// a request of that kind is already under way.
+func (m *Mirror) schedule(n *node, k int) {
+	if n.busy[k] {
+		n.dirty[k] = true
+		return
+	}
+	if k == kData {
+		m.push(n, kData, opGet)
+	} else {
+		m.push(n, kList, opChildren)
+	}
+}
+
+func (m *Mirror) push(n *node, k int, o op) {
+	n.busy[k] = true
+	if !n.loaded[k] && !n.pending[k] {
+		n.pending[k] = true
+		m.unloaded++
+	}
+	m.queue = append(m.queue, job{n: n, kind: uint8(k), op: o, gen: m.gen})
+	m.stats.Requests++
+}

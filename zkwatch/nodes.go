@@ -1,0 +1,298 @@
+package zkwatch
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// kinds of request state a node has: its data, its children.
+const (
+	kData = 0
+	kList = 1
+)
+
+// node is one followed path. Its reasons for being followed decide what
+// is read; the rest is its state and its request bookkeeping.
+type node struct {
+	path     string
+	parent   *node            // set while listed by its parent
+	children map[string]*node // listing (nil: not listed yet, or container absent)
+	seen     uint64
+
+	single    bool  // in Shape.Reads
+	derived   int32 // named by this many nodes' Derive
+	shapeList bool  // in Shape.Lists
+	readKids  bool  // ... with ReadChildren
+	opened    int32 // OpenSubtree count of this path
+	browse    bool  // within an opened subtree
+
+	exists bool
+	data   []byte
+	stat   *zk.Stat
+	deriv  []string // sorted paths Derive named
+	dkey   *zk.Stat // stat the current deriv was computed for
+
+	busy    [2]bool // a request of this kind is queued or in flight
+	dirty   [2]bool // re-read when it completes
+	watch   [2]bool // a watch of this kind is armed
+	pending [2]bool // first read not done yet (counted in unloaded)
+	loaded  [2]bool
+}
+
+func (n *node) wantData() bool {
+	return n.single || n.derived > 0 || n.browse || (n.parent != nil && n.parent.readKids)
+}
+
+func (n *node) wantList() bool { return n.shapeList || n.browse }
+
+// watchAbsent: the node is followed even while it does not exist (nodes
+// only known from a listing are not: the parent's listing covers them).
+func (n *node) watchAbsent() bool {
+	return n.single || n.derived > 0 || n.shapeList || n.opened > 0
+}
+
+func (n *node) keep() bool {
+	return n.single || n.derived > 0 || n.shapeList || n.opened > 0 || n.browse || n.parent != nil
+}
+
+// inTree: the node is part of the mirror the consumer sees.
+func (n *node) inTree() bool {
+	return n.exists && (n.wantData() || n.parent != nil)
+}
+
+func (m *Mirror) getOrCreate(p string) *node {
+	n := m.nodes[p]
+	if n == nil {
+		n = &node{path: p}
+		m.nodes[p] = n
+	}
+	return n
+}
+
+// snapshot of a node before a change, to tell what the consumer sees change.
+type snap struct {
+	in   bool
+	stat *zk.Stat
+	size int
+}
+
+func (m *Mirror) snap(n *node) snap {
+	return snap{in: n.inTree(), stat: n.stat, size: len(n.data)}
+}
+
+// after accounts for a change of n and emits its event.
+func (m *Mirror) after(n *node, b snap) {
+	now := n.inTree()
+	switch {
+	case !b.in && now:
+		m.stats.Nodes++
+		m.stats.Bytes += int64(len(n.data))
+		m.emit(Created, n, false, 0)
+	case b.in && !now:
+		m.stats.Nodes--
+		m.stats.Bytes -= int64(b.size)
+		m.emit(Deleted, n, true, czxidOf(b.stat))
+	case b.in && now && b.stat != n.stat:
+		m.stats.Bytes += int64(len(n.data) - b.size)
+		m.emit(Changed, n, true, czxidOf(b.stat))
+	}
+}
+
+func (m *Mirror) emit(t EventType, n *node, had bool, czxid int64) {
+	if m.stats.Loading {
+		return // the reset batch carries the tree
+	}
+	ev := Event{Type: t, Path: n.path}
+	if t != Deleted {
+		ev.Data, ev.Stat = n.data, n.stat
+	}
+	m.co.add(ev, had, czxid)
+}
+
+// setPresent stores a read. Unchanged data keeps the old pointers, so no
+// event is emitted and Derive is not called again.
+func (m *Mirror) setPresent(n *node, data []byte, stat *zk.Stat) {
+	b := m.snap(n)
+	same := n.exists && n.stat != nil && *n.stat == *stat &&
+		bytes.Equal(n.data, data) && (n.data == nil) == (data == nil)
+	if !same {
+		n.data, n.stat = data, stat
+	}
+	n.exists = true
+	m.derive(n)
+	m.after(n, b)
+}
+
+func (m *Mirror) setAbsent(n *node) {
+	b := m.snap(n)
+	n.exists, n.data, n.stat = false, nil, nil
+	m.derive(n)
+	m.after(n, b)
+}
+
+// setChildren applies a listing of n.
+func (m *Mirror) setChildren(n *node, kids []string) {
+	m.stamp++
+	if n.children == nil {
+		n.children = make(map[string]*node, len(kids))
+	}
+	for _, name := range kids {
+		ch := n.children[name]
+		if ch == nil {
+			ch = m.getOrCreate(join(n.path, name))
+			b := m.snap(ch)
+			n.children[name] = ch
+			ch.parent = n
+			ch.seen = m.stamp
+			m.rebrowse(ch, b)
+			continue
+		}
+		ch.seen = m.stamp
+		// Deleted and re-created between two listings: read it again.
+		if ch.wantData() && !ch.exists && !ch.busy[kData] && !ch.watch[kData] {
+			m.schedule(ch, kData)
+		}
+	}
+	for name, ch := range n.children {
+		if ch.seen != m.stamp {
+			delete(n.children, name)
+			b := m.snap(ch)
+			ch.parent = nil
+			m.rebrowse(ch, b)
+		}
+	}
+}
+
+// listGone drops the children of a container that no longer exists.
+func (m *Mirror) listGone(n *node) {
+	m.setChildren(n, nil)
+	n.children = nil
+}
+
+func join(parent, name string) string {
+	if parent == "/" {
+		return "/" + name
+	}
+	return parent + "/" + name
+}
+
+// rebrowse recomputes whether n is inside an opened subtree (for it and,
+// if that changed, its children) and settles it.
+func (m *Mirror) rebrowse(n *node, b snap) {
+	nb := n.opened > 0 || (n.parent != nil && n.parent.browse)
+	if nb != n.browse {
+		n.browse = nb
+		for _, ch := range n.children {
+			m.rebrowse(ch, m.snap(ch))
+		}
+	}
+	m.settle(n, b)
+}
+
+// settle brings a node in line with its reasons after they changed: reads
+// what is newly wanted, drops what no longer is, emits the event, and
+// forgets the node when nothing follows it any more.
+func (m *Mirror) settle(n *node, b snap) {
+	if !n.wantData() {
+		n.exists = n.parent != nil // a names-only child exists while listed
+		n.data, n.stat = nil, nil
+	} else if !n.exists && !n.busy[kData] && !n.watch[kData] {
+		m.schedule(n, kData)
+	}
+	m.derive(n)
+	if !n.wantList() {
+		for name, ch := range n.children {
+			delete(n.children, name)
+			cb := m.snap(ch)
+			ch.parent = nil
+			m.rebrowse(ch, cb)
+		}
+		n.children = nil
+	} else if n.children == nil && !n.busy[kList] && !n.watch[kList] {
+		m.schedule(n, kList)
+	}
+	m.after(n, b)
+	if !n.keep() {
+		m.forget(n)
+	}
+}
+
+// forget stops following n. Its server-side watches stay until they fire;
+// their events are then ignored.
+func (m *Mirror) forget(n *node) {
+	if m.nodes[n.path] != n {
+		return
+	}
+	delete(m.nodes, n.path)
+	for k := range 2 {
+		if n.pending[k] {
+			n.pending[k] = false
+			m.unloaded--
+		}
+		m.setWatch(n, k, false)
+	}
+}
+
+// callDerive runs Shape.Derive; a panic in it (a decoder bug meeting odd
+// data) is logged and means no derived paths, rather than a dead mirror.
+func (m *Mirror) callDerive(n *node) (paths []string) {
+	defer func() {
+		if r := recover(); r != nil {
+			m.stats.Errors++
+			m.conn.log.Printf("zkwatch: Derive(%s) panicked: %v", n.path, r)
+			paths = nil
+		}
+	}()
+	return m.shape.Derive(n.path, n.data)
+}
+
+// derive recomputes the paths n's data names and follows or releases them.
+func (m *Mirror) derive(n *node) {
+	var key *zk.Stat
+	if n.exists && n.wantData() && n.stat != nil {
+		key = n.stat
+	}
+	if key == n.dkey {
+		return
+	}
+	n.dkey = key
+	var want []string
+	if key != nil && m.shape.Derive != nil {
+		for _, p := range m.callDerive(n) {
+			if p == n.path || validatePath(p) != nil {
+				continue
+			}
+			want = append(want, p)
+		}
+		slices.Sort(want)
+		want = slices.Compact(want)
+	}
+	if slices.Equal(want, n.deriv) {
+		return
+	}
+	old := n.deriv
+	n.deriv = want
+	i, j := 0, 0
+	for i < len(old) || j < len(want) {
+		switch {
+		case j == len(want) || i < len(old) && old[i] < want[j]:
+			if t := m.nodes[old[i]]; t != nil {
+				b := m.snap(t)
+				t.derived--
+				m.settle(t, b)
+			}
+			i++
+		case i == len(old) || want[j] < old[i]:
+			t := m.getOrCreate(want[j])
+			b := m.snap(t)
+			t.derived++
+			m.settle(t, b)
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+}
