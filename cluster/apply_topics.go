@@ -5,7 +5,7 @@ import "slices"
 func (m *Model) topicState(name string, create bool) *topicState {
 	ts := m.topics[name]
 	if ts == nil && create {
-		ts = &topicState{t: &Topic{Name: name, MinISR: m.defMinISR}}
+		ts = &topicState{t: &Topic{Name: name, MinISR: m.minISRDefault()}}
 		m.topics[name] = ts
 	}
 	return ts
@@ -40,7 +40,7 @@ func (m *Model) dropIfEmpty(ts *topicState) {
 // topic's counts and, when global (the topic znode exists, so the topic is
 // in snapshots), to the cluster's counts and the per-broker counts.
 func (m *Model) account(t *Topic, p *Partition, sign int, global bool) {
-	h := partitionHealth(p, t.MinISR)
+	h := partitionHealth(p, minISRFor(t, p, m.brokerMinISR))
 	t.Health.add(h, sign)
 	if !global {
 		return
@@ -69,7 +69,7 @@ func (m *Model) accountPreferred(p *Partition, sign int) {
 // accountDiff replaces old's contribution by nw's, skipping replica
 // bookkeeping when the replica list is the same slice.
 func (m *Model) accountDiff(t *Topic, old, nw *Partition, global bool) {
-	hOld, hNew := partitionHealth(old, t.MinISR), partitionHealth(nw, t.MinISR)
+	hOld, hNew := partitionHealth(old, minISRFor(t, old, m.brokerMinISR)), partitionHealth(nw, minISRFor(t, nw, m.brokerMinISR))
 	t.Health.add(hOld, -1)
 	t.Health.add(hNew, 1)
 	if !global {
@@ -401,17 +401,19 @@ func (m *Model) applyConfig(name string, ev *NodeEvent, del bool) {
 	}
 	t := m.mutable(ts)
 	t.HasConfig, t.Config, t.ConfigErr = !del, entries, cerr
-	minISR := m.defMinISR
+	minISR, set := m.minISRDefault(), false
 	for _, e := range entries {
 		if e.Key == ConfigMinInsyncReplicas {
-			minISR = parseMinISR(e.Value, m.defMinISR)
+			if v := parseMinISR(e.Value, 0); v > 0 {
+				minISR, set = v, true
+			}
 		}
 	}
-	if minISR != t.MinISR {
+	if minISR != t.MinISR || set != t.minISRSet {
 		for _, p := range t.Partitions {
 			m.account(t, p, -1, ts.hasNode)
 		}
-		t.MinISR = minISR
+		t.MinISR, t.minISRSet = minISR, set
 		for _, p := range t.Partitions {
 			m.account(t, p, 1, ts.hasNode)
 		}

@@ -37,7 +37,7 @@ func (s *Snapshot) PartitionCondition(t *Topic, p *Partition) Condition {
 		return ConditionNew
 	case s.PartitionOffline(p):
 		return ConditionOffline
-	case p.UnderMinISR(t.MinISR):
+	case p.UnderMinISR(s.MinISR(t, p)):
 		return ConditionUnderMinISR
 	case p.UnderReplicated():
 		return ConditionUnderReplicated

@@ -43,7 +43,7 @@ var kindSpecs = [kindCount]kindSpec{
 		apply: func(m *Model, _ PathInfo, ev *NodeEvent, del bool) { m.applyChild(m.isrNotes, ev.Path, del) }},
 	KindLogDirEvent: {decode: untyped(DecodeLogDirEvent),
 		apply: func(m *Model, _ PathInfo, ev *NodeEvent, del bool) { m.applyChild(m.logDirEvents, ev.Path, del) }},
-	KindEntityConfig:          {decode: untyped(DecodeEntityConfig)},
+	KindEntityConfig:          {decode: untyped(DecodeEntityConfig), apply: (*Model).applyEntityConfig},
 	KindConfigChange:          {decode: untyped(DecodeConfigChangeNotification)},
 	KindLatestProducerIDBlock: {decode: untyped(DecodeProducerIDBlock)},
 	KindFeature:               {decode: untyped(DecodeFeature)},

@@ -33,6 +33,7 @@ func KafkaMirrorShape() MirrorShape {
 			{Path: BrokerIDsPath, ReadChildren: true},
 			{Path: BrokerTopicsPath, ReadChildren: true},
 			{Path: ConfigTopicsPath, ReadChildren: true},
+			{Path: ConfigBrokersPath, ReadChildren: true},
 			{Path: DeleteTopicsPath, ReadChildren: false},
 			{Path: IsrChangeNotificationPath, ReadChildren: false},
 			{Path: LogDirEventNotificationPath, ReadChildren: false},

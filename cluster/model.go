@@ -41,6 +41,10 @@ type Model struct {
 	prefLed      map[int]int // broker → of those, the ones it leads
 	totals       TopicHealth // over all topics, Offline excluded
 
+	brokerConfigs   map[string]*brokerConfig // /config/brokers/<entity> by entity
+	brokerMinISR    map[int]int              // broker → dynamic min.insync.replicas (copied on change)
+	clusterMinISR   int                      // <default>'s min.insync.replicas, 0 when unset
+	brokerCfgDirty  bool
 	isrNotes        map[string]bool
 	logDirEvents    map[string]bool
 	badNodes        map[string]NodeError
@@ -76,18 +80,20 @@ func NewModel(o ModelOptions) *Model {
 		o.DefaultMinISR = 1
 	}
 	return &Model{
-		defMinISR:    o.DefaultMinISR,
-		noChanges:    o.NoChanges,
-		brokers:      map[int]*brokerNode{},
-		lastKnown:    map[int]BrokerRegistration{},
-		topics:       map[string]*topicState{},
-		replicaCount: map[int]int{},
-		leaderCount:  map[int]int{},
-		prefCount:    map[int]int{},
-		prefLed:      map[int]int{},
-		isrNotes:     map[string]bool{},
-		logDirEvents: map[string]bool{},
-		badNodes:     map[string]NodeError{},
+		defMinISR:     o.DefaultMinISR,
+		noChanges:     o.NoChanges,
+		brokers:       map[int]*brokerNode{},
+		lastKnown:     map[int]BrokerRegistration{},
+		topics:        map[string]*topicState{},
+		replicaCount:  map[int]int{},
+		leaderCount:   map[int]int{},
+		prefCount:     map[int]int{},
+		prefLed:       map[int]int{},
+		isrNotes:      map[string]bool{},
+		brokerConfigs: map[string]*brokerConfig{},
+		brokerMinISR:  map[int]int{},
+		logDirEvents:  map[string]bool{},
+		badNodes:      map[string]NodeError{},
 	}
 }
 

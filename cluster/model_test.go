@@ -829,3 +829,54 @@ func TestModelNoChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestEffectiveMinISR: a partition's min.insync.replicas is the topic's
+// override, else its leader's dynamic broker config, else the cluster's
+// dynamic default, else 1; the health counts follow every change of them.
+func TestEffectiveMinISR(t *testing.T) {
+	z, m := newCluster(t) // brokers 1, 2, 3
+	m.Apply([]NodeEvent{
+		z.create(TopicPath("t"), topicJSON(map[int][]int{0: {1, 2, 3}, 1: {2, 3, 1}})),
+		z.create(PartitionStatePath("t", 0), stateJSON(1, 1, 0, 1, 2)),
+		z.create(PartitionStatePath("t", 1), stateJSON(1, 2, 0, 2, 3)),
+	}, false)
+	check := func(what string, want0, want1, under int) {
+		t.Helper()
+		s := m.Snapshot()
+		tp := s.Topic("t")
+		if got0, got1 := s.MinISR(tp, tp.Partitions[0]), s.MinISR(tp, tp.Partitions[1]); got0 != want0 || got1 != want1 {
+			t.Errorf("%s: min ISR %d, %d; want %d, %d", what, got0, got1, want0, want1)
+		}
+		if tp.Health.UnderMinISR != under || s.Health().UnderMinISR != under {
+			t.Errorf("%s: under min ISR topic %d, cluster %d; want %d", what, tp.Health.UnderMinISR, s.Health().UnderMinISR, under)
+		}
+	}
+	check("defaults", 1, 1, 0)
+	m.Apply([]NodeEvent{z.create(EntityConfigPath("brokers", BrokerDefaultEntity), `{"version":1,"config":{"min.insync.replicas":"3"}}`)}, false)
+	check("cluster default 3", 3, 3, 2)
+	m.Apply([]NodeEvent{z.create(BrokerConfigPath(2), `{"version":1,"config":{"min.insync.replicas":"2"}}`)}, false)
+	check("broker 2 (leads partition 1) says 2", 3, 2, 1)
+	m.Apply([]NodeEvent{z.create(TopicConfigPath("t"), `{"version":1,"config":{"min.insync.replicas":"1"}}`)}, false)
+	check("the topic's override wins", 1, 1, 0)
+	m.Apply([]NodeEvent{z.del(TopicConfigPath("t"))}, false)
+	check("override gone", 3, 2, 1)
+	// The leader moves from 2 to 3: partition 1 follows broker 3, i.e. the default.
+	m.Apply([]NodeEvent{z.set(PartitionStatePath("t", 1), stateJSON(1, 3, 1, 3))}, false)
+	check("leader 3", 3, 3, 2)
+	m.Apply([]NodeEvent{z.del(EntityConfigPath("brokers", BrokerDefaultEntity)), z.del(BrokerConfigPath(2))}, false)
+	check("all gone", 1, 1, 0)
+	if c, ok := m.Snapshot().BrokerConfig("2"); ok || len(c) != 0 {
+		t.Errorf("broker 2's config after deletion: %v", c)
+	}
+	// A reset that no longer holds a broker config forgets it.
+	m.Apply([]NodeEvent{z.create(BrokerConfigPath(1), `{"version":1,"config":{"min.insync.replicas":"3"}}`)}, false)
+	check("broker 1 says 3", 3, 1, 1)
+	var rest []NodeEvent
+	for _, ev := range z.all() {
+		if ev.Path != BrokerConfigPath(1) {
+			rest = append(rest, ev)
+		}
+	}
+	m.Apply(rest, true)
+	check("reset without it", 1, 1, 0)
+}

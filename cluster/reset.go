@@ -17,10 +17,11 @@ type resetSeen struct {
 	topics   map[string]*seenTopic
 	single   [kindCount]bool // the fixed-path kinds (kindSpec.path)
 	children map[string]bool
+	entities map[string]bool // broker config entities
 }
 
 func newResetSeen() *resetSeen {
-	return &resetSeen{brokers: map[int]bool{}, topics: map[string]*seenTopic{}, children: map[string]bool{}}
+	return &resetSeen{brokers: map[int]bool{}, topics: map[string]*seenTopic{}, children: map[string]bool{}, entities: map[string]bool{}}
 }
 
 func (s *resetSeen) topic(name string) *seenTopic {
@@ -50,6 +51,10 @@ func (s *resetSeen) mark(info PathInfo, path string) {
 		s.topic(info.Topic).marker = true
 	case KindIsrChange, KindLogDirEvent:
 		s.children[path] = true
+	case KindEntityConfig:
+		if info.EntityType == "brokers" {
+			s.entities[info.Entity] = true
+		}
 	default:
 		s.single[info.Kind] = true
 	}
@@ -93,6 +98,11 @@ func (m *Model) sweep(seen *resetSeen) {
 	for k := range kindCount {
 		if spec := &kindSpecs[k]; spec.path != "" && spec.apply != nil && !seen.single[k] {
 			spec.apply(m, PathInfo{Kind: k, Partition: -1, BrokerID: -1, Seq: -1}, del(spec.path), true)
+		}
+	}
+	for _, e := range slices.Sorted(maps.Keys(m.brokerConfigs)) {
+		if !seen.entities[e] {
+			m.applyEntityConfig(PathInfo{Kind: KindEntityConfig, EntityType: "brokers", Entity: e}, del(EntityConfigPath("brokers", e)), true)
 		}
 	}
 	for _, set := range []map[string]bool{m.isrNotes, m.logDirEvents} {

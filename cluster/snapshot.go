@@ -172,9 +172,13 @@ type Topic struct {
 	// MarkedForDeletion is true while /admin/delete_topics/<t> exists.
 	MarkedForDeletion bool
 
-	// MinISR is the effective min.insync.replicas (override, else the
-	// model's default).
+	// MinISR is the topic's min.insync.replicas: its override, else the
+	// cluster's dynamic default (/config/brokers/<default>), else the
+	// model's default. A partition whose leader has a dynamic broker
+	// override uses that instead when the topic has none (Snapshot.MinISR).
 	MinISR int
+	// minISRSet: the topic overrides min.insync.replicas.
+	minISRSet bool
 	// Health counts partitions by condition (Offline not included; see
 	// Snapshot.TopicHealth).
 	Health TopicHealth
@@ -324,6 +328,8 @@ type Snapshot struct {
 	isrNotes     int
 	logDirEvents int
 	defMinISR    int
+	brokerMinISR map[int]int // broker → its dynamic min.insync.replicas (shared; read only)
+	brokerConfig map[string][]ConfigEntry
 
 	namesOnce sync.Once
 	names     []string
@@ -450,6 +456,32 @@ func (s *Snapshot) LogDirEvents() int { return s.logDirEvents }
 
 // DefaultMinISR is the min.insync.replicas assumed for topics without override.
 func (s *Snapshot) DefaultMinISR() int { return s.defMinISR }
+
+// MinISR is partition p's effective min.insync.replicas, as Kafka 3.x
+// resolves it: the topic's override, else the dynamic config of the broker
+// that leads it (/config/brokers/<id>), else the cluster's dynamic default
+// (/config/brokers/<default>), else the model's default (1 unless told:
+// a broker's server.properties is not in ZooKeeper).
+func (s *Snapshot) MinISR(t *Topic, p *Partition) int {
+	return minISRFor(t, p, s.brokerMinISR)
+}
+
+// BrokerConfig returns the dynamic config overrides of a broker entity
+// (an id, or BrokerDefaultEntity), as /config/brokers/<entity> holds them.
+func (s *Snapshot) BrokerConfig(entity string) ([]ConfigEntry, bool) {
+	c, ok := s.brokerConfig[entity]
+	return c, ok
+}
+
+// minISRFor is MinISR over a broker map (the model's or a snapshot's).
+func minISRFor(t *Topic, p *Partition, brokerMinISR map[int]int) int {
+	if !t.minISRSet && p.HasLeader() {
+		if v := brokerMinISR[p.Leader]; v > 0 {
+			return v
+		}
+	}
+	return t.MinISR
+}
 
 // BrokerMetadatas is AdminZkClient.getBrokerMetadatas on the registered
 // brokers (see BrokerMetadatas). A registration that cannot be decoded fails

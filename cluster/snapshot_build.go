@@ -15,7 +15,13 @@ func (m *Model) Snapshot() *Snapshot {
 	}
 	prev := m.snap
 	m.seq++
-	s := &Snapshot{seq: m.seq, defMinISR: m.defMinISR}
+	s := &Snapshot{seq: m.seq, defMinISR: m.defMinISR, brokerMinISR: m.brokerMinISR}
+	if prev == nil || m.brokerCfgDirty {
+		s.brokerConfig = m.snapshotBrokerConfigs()
+		m.brokerCfgDirty = false
+	} else {
+		s.brokerConfig = prev.brokerConfig
+	}
 
 	// Topics: rebuilt when the set changed, else patched where changed.
 	switch {

@@ -521,3 +521,39 @@ func TestRealKafkaReassignmentInProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestRealKafkaUnderMinISR: --under-min-isr-partitions uses the effective
+// min.insync.replicas, as 3.9's describe does: the topic's override, else
+// the cluster's dynamic default (/config/brokers/<default>). A default of 4
+// puts every partition of RF 3 under it, unless its topic says 3.
+func TestRealKafkaUnderMinISR(t *testing.T) {
+	c := kafkatest.Shared(t, kafkatest.Kafka39)
+	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", "minisr-default", "--replica-assignment", "1:2:3,2:3:1", "--timeout", "90s")
+	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", "minisr-topic", "--replica-assignment", "3:1:2", "--config", "min.insync.replicas=3", "--timeout", "90s")
+	configs := func(args ...string) {
+		t.Helper()
+		res, err := c.Dist().Tool("kafka.admin.ConfigCommand", append([]string{"--bootstrap-server", c.Bootstrap(),
+			"--entity-type", "brokers", "--entity-default", "--alter"}, args...)...)
+		if err != nil || res.Code != 0 {
+			t.Fatalf("kafka-configs %v: %v\n%s%s", args, err, res.Stdout, res.Stderr)
+		}
+	}
+	configs("--add-config", "min.insync.replicas=4")
+	t.Cleanup(func() { configs("--delete-config", "min.insync.replicas") })
+	conn := connectTest(t, c.Connect())
+	waitUntil(t, "the default is in ZooKeeper", func() bool {
+		b, _, err := conn.Get("/config/brokers/<default>")
+		return err == nil && strings.Contains(string(b), `"min.insync.replicas":"4"`)
+	})
+	var theirs string
+	waitUntil(t, "the brokers apply the default", func() bool {
+		res, err := c.Topics("--describe", "--under-min-isr-partitions", "--topic", "minisr-.*")
+		theirs = res.Stdout
+		return err == nil && res.Code == 0 && strings.Count(theirs, "\tPartition: ") == 2
+	})
+	ours := runOK(t, "topics", "describe", "--zookeeper", c.Connect(), "--under-min-isr-partitions", "--topic", "minisr-.*")
+	compareDescribe(t, c.Version(), describeRecords(t, ours), describeRecords(t, theirs))
+	if !strings.Contains(ours, "minisr-default\tPartition: 0") || !strings.Contains(ours, "minisr-default\tPartition: 1") || strings.Contains(ours, "minisr-topic") {
+		t.Errorf("ktopo's under-min-ISR partitions:\n%s", ours)
+	}
+}

@@ -47,7 +47,7 @@ func (d DescribeFilter) match(s *cluster.Snapshot, t *cluster.Topic, p *cluster.
 	noLeader := !p.HasLeader()
 	return d.UnderReplicated && p.UnderReplicated() ||
 		d.Unavailable && (noLeader || !s.IsLive(p.Leader)) ||
-		d.UnderMinISR && (noLeader || p.UnderMinISR(t.MinISR))
+		d.UnderMinISR && (noLeader || p.UnderMinISR(s.MinISR(t, p)))
 }
 
 // WriteDescribe prints topics in kafka-topics --describe format (the 3.x
@@ -168,7 +168,7 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, 
 			}
 			pj := partitionJSON{Partition: p.ID, Replicas: nonNil(p.Replicas), ISR: nonNil(p.ISR), LeaderEpoch: p.LeaderEpoch,
 				Adding: p.Adding, Removing: p.Removing, UnderReplicated: p.UnderReplicated(),
-				Unavailable: !p.HasLeader() || !s.IsLive(p.Leader), UnderMinISR: !p.HasLeader() || p.UnderMinISR(t.MinISR),
+				Unavailable: !p.HasLeader() || !s.IsLive(p.Leader), UnderMinISR: !p.HasLeader() || p.UnderMinISR(s.MinISR(t, p)),
 				State: partitionState(s, p)}
 			if p.HasLeader() {
 				l := p.Leader
