@@ -3,7 +3,6 @@ package ui
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -44,22 +43,6 @@ func connectZK(t *testing.T, addr string) *zkwatch.Conn {
 	}
 	t.Cleanup(conn.Close)
 	return conn
-}
-
-func createAll(conn *zkwatch.Conn, path string, data []byte) error {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	cur := ""
-	for i, p := range parts {
-		cur += "/" + p
-		var d []byte
-		if i == len(parts)-1 {
-			d = data
-		}
-		if _, err := conn.Create(cur, d, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return err
-		}
-	}
-	return nil
 }
 
 // probeMsg evaluates a condition on the App inside the program's event
@@ -332,7 +315,7 @@ func TestFlowAlreadyExists(t *testing.T) {
 	var f *createFlow
 	f = startCreate(t, 100, 30, 0, ModeLive, func(c *zkwatch.Conn) cluster.ZK {
 		return racingWriter{c, func() {
-			if err := createAll(f.conn, "/brokers/topics/raced", []byte(other)); err != nil {
+			if err := zktest.CreateWith(f.conn, "/brokers/topics/raced", []byte(other)); err != nil {
 				t.Error(err)
 			}
 		}}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,7 +58,7 @@ func seed(t *testing.T) string {
 	addr := zktest.Chroot(t)
 	conn := connectTest(t, addr)
 	for _, n := range kafkaTree {
-		if err := createWithParents(conn, n.path, []byte(n.data)); err != nil {
+		if err := zktest.CreateWith(conn, n.path, []byte(n.data)); err != nil {
 			t.Fatalf("seed %s: %v", n.path, err)
 		}
 	}
@@ -76,28 +75,12 @@ func connectTest(t *testing.T, addr string) *zkwatch.Conn {
 	return conn
 }
 
-func createWithParents(conn *zkwatch.Conn, path string, data []byte) error {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	cur := ""
-	for i, p := range parts {
-		cur += "/" + p
-		var d []byte
-		if i == len(parts)-1 {
-			d = data
-		}
-		if _, err := conn.Create(cur, d, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return err
-		}
-	}
-	return nil
-}
-
 // brokenTopic is a topic znode cut short, as a bad write would leave it.
 const brokenTopic = `{"version":3,"partitions":{"0":[1,`
 
 func TestDescribe(t *testing.T) {
 	addr := seed(t)
-	if err := createWithParents(connectTest(t, addr), "/brokers/topics/broken", []byte(brokenTopic)); err != nil {
+	if err := zktest.CreateWith(connectTest(t, addr), "/brokers/topics/broken", []byte(brokenTopic)); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI(t, "topics", "describe", "--zookeeper", addr)
@@ -436,7 +419,7 @@ func fakeController(t *testing.T, addr string, skip func(topic string) bool) (st
 				seen[topic] = true
 				for p, rs := range a.Partitions {
 					state := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 3, Leader: rs[0], ISR: rs})
-					_ = createWithParents(conn, cluster.PartitionStatePath(topic, p), state)
+					_ = zktest.CreateWith(conn, cluster.PartitionStatePath(topic, p), state)
 				}
 			}
 			select {
@@ -502,7 +485,7 @@ func TestDelete(t *testing.T) {
 		t.Errorf("unknown: %d %q", code, errOut)
 	}
 	conn := connectTest(t, addr)
-	createWithParents(conn, "/brokers/topics/__consumer_offsets", []byte(`{"version":3,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}`))
+	zktest.CreateWith(conn, "/brokers/topics/__consumer_offsets", []byte(`{"version":3,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}`))
 	code, _, errOut = runCLI(t, "topics", "delete", "--zookeeper", addr, "--topic", "__consumer_offsets")
 	if code != 1 || errOut != "Error: Topic __consumer_offsets is a kafka internal topic and is not allowed to be marked for deletion.\n" {
 		t.Errorf("internal: %d %q", code, errOut)
@@ -516,7 +499,7 @@ func TestDelete(t *testing.T) {
 func TestChrootIsolation(t *testing.T) {
 	a, b := seed(t), zktest.Chroot(t)
 	conn := connectTest(t, b)
-	createWithParents(conn, "/brokers/ids/7", []byte(kafkaTree[0].data))
+	zktest.CreateWith(conn, "/brokers/ids/7", []byte(kafkaTree[0].data))
 	code, out, _ := runCLI(t, "topics", "list", "--zookeeper", b)
 	if code != 0 || out != "" {
 		t.Errorf("b sees %q", out)

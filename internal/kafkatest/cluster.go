@@ -3,7 +3,6 @@ package kafkatest
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/internal/zktest"
 )
 
 // Options describe a cluster of real Kafka brokers in ZooKeeper mode.
@@ -228,7 +228,7 @@ func (b *Broker) Start() error {
 	}
 	c := b.c
 	if b.Port == 0 {
-		p, err := freePort()
+		p, err := zktest.FreePort()
 		if err != nil {
 			return err
 		}
@@ -543,15 +543,6 @@ func readFile(path string) string {
 	return string(b)
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func baseDir() string { return filepath.Join(os.TempDir(), "ktopo-kafkatest") }
 
 // ReapStale kills brokers left behind by test processes that no longer run
@@ -568,7 +559,7 @@ func ReapStale() {
 			continue
 		}
 		owner, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || alive(owner) {
+		if err != nil || zktest.Alive(owner) {
 			continue
 		}
 		pids, _ := filepath.Glob(filepath.Join(dir, "broker-*.pid"))
@@ -586,12 +577,4 @@ func ReapStale() {
 		}
 		_ = os.RemoveAll(dir)
 	}
-}
-
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

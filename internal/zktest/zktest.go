@@ -162,11 +162,26 @@ func ChrootPath(name string) string {
 func SharedAddr() string { return sharedAddr }
 
 // CreateAll creates path and any missing parents with no data.
-func CreateAll(conn *zk.Conn, path string) error {
+func CreateAll(conn Creator, path string) error { return CreateWith(conn, path, nil) }
+
+// Creator is what CreateWith needs: go-zookeeper's Create, which *zk.Conn
+// and ktopo's *zkwatch.Conn (chroot-aware) both have.
+type Creator interface {
+	Create(path string, data []byte, flags int32, acl []zk.ACL) (string, error)
+}
+
+// CreateWith creates path with data, and any missing parent without data;
+// an existing node is left as it is.
+func CreateWith(conn Creator, path string, data []byte) error {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
 	cur := ""
-	for _, part := range strings.Split(strings.Trim(path, "/"), "/") {
+	for i, part := range parts {
 		cur += "/" + part
-		if _, err := conn.Create(cur, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		var d []byte
+		if i == len(parts)-1 {
+			d = data
+		}
+		if _, err := conn.Create(cur, d, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return err
 		}
 	}
@@ -289,7 +304,7 @@ func Start(o Options) (*Server, error) {
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		if o.Port == 0 {
-			if s.port, err = freePort(); err != nil {
+			if s.port, err = FreePort(); err != nil {
 				return nil, err
 			}
 		}
@@ -396,7 +411,7 @@ func ReapStale() {
 			continue
 		}
 		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || alive(pid) {
+		if err != nil || Alive(pid) {
 			continue
 		}
 		_ = exec.Command(script, "stop", dir).Run()
@@ -404,7 +419,9 @@ func ReapStale() {
 	}
 }
 
-func alive(pid int) bool {
+// Alive reports whether process pid exists: what a reaper of leftovers
+// from crashed test runs asks about their owners.
+func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -414,7 +431,8 @@ func alive(pid int) bool {
 
 func baseDir() string { return filepath.Join(os.TempDir(), "ktopo-zktest") }
 
-func freePort() (int, error) {
+// FreePort returns a loopback port free at the time of asking.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
