@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/internal/kafkatest"
+	"github.com/ktopo/ktopo/internal/zktest"
 )
 
 // ledBy returns a broker that is not the controller, and an assignment of
@@ -138,4 +139,51 @@ func TestTUIRealKafka(t *testing.T) {
 	_ = s
 	tm.keys("1")
 	tm.waitFor("the broker offline", 10*time.Second, fmt.Sprintf("broker %d", victim), "OFFLINE")
+}
+
+// TestRealKafkaOldInterBrokerProtocol: with inter.broker.protocol.version
+// below 2.7 the partition leaders write ISR changes into the state znodes
+// themselves and announce them under /isr_change_notification (spec §4.9).
+// ktopo decodes what the leaders write and reports the expansions. Not in
+// -short: a cluster of its own.
+func TestRealKafkaOldInterBrokerProtocol(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Kafka 2.8 cluster of its own")
+	}
+	kafkatest.Require(t, kafkatest.Kafka28)
+	c, err := kafkatest.Start(kafkatest.Options{Version: kafkatest.Kafka28, Connect: zktest.Addr(t) + zktest.ChrootPath("ibp26"),
+		Props: map[string]string{"inter.broker.protocol.version": "2.6", "log.message.format.version": "2.6"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	kafkatest.Attach(t, c)
+	victim, assignment, replicas := ledBy(t, c)
+	topic := "ibp26"
+	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic, "--replica-assignment", assignment, "--timeout", "90s")
+	c.Broker(victim).Stop()
+	if err := c.WaitReady(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ev := startEvents(t, c.Connect(), "--from-start")
+	ev.waitFor("the connection", func(m map[string]any) bool { return m["kind"] == "connection" && m["state"] == "connected" })
+	if err := c.Broker(victim).Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The leaders of partitions 1 and 2 take the victim back themselves.
+	expanded := map[int]bool{}
+	for len(expanded) < 2 {
+		m := ev.waitFor("isr_expanded written by a leader", func(m map[string]any) bool {
+			if m["kind"] == "znode_invalid" {
+				t.Errorf("a znode did not decode: %v", m)
+			}
+			return m["kind"] == "isr_expanded" && m["topic"] == topic && num(m["partition"]) != 0
+		})
+		p := num(m["partition"])
+		if !slices.Equal(nums(m["added"]), []int{victim}) || len(nums(m["isr"])) != len(replicas[p]) {
+			t.Errorf("isr_expanded %v, want +[%d] and a full ISR", m, victim)
+		}
+		expanded[p] = true
+	}
+	ev.stop()
 }
