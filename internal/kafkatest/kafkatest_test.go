@@ -17,6 +17,9 @@ func TestMain(m *testing.M) { zktest.Main(m, kafkatest.StopAll) }
 func TestCluster(t *testing.T) {
 	for _, v := range []string{kafkatest.Kafka39, kafkatest.Kafka28} {
 		t.Run(v, func(t *testing.T) {
+			if testing.Short() && v == kafkatest.Kafka28 {
+				t.Skip("-short: 2.8's brokers are started, killed and stopped by internal/cli's real-Kafka tests")
+			}
 			c := kafkatest.Shared(t, v)
 			conn := zktest.Connect(t, strings.Split(c.Connect(), "/")[0])
 			ids, _, err := conn.Children(c.Chroot() + "/brokers/ids")
