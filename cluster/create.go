@@ -248,7 +248,11 @@ func DescribeOps(ops []any) []string {
 		case *zk.CreateRequest:
 			out = append(out, "create "+o.Path+" "+dataText(o.Data))
 		case *zk.SetDataRequest:
-			out = append(out, "set    "+o.Path+" "+dataText(o.Data))
+			at := ""
+			if o.Version >= 0 {
+				at = " (at version " + strconv.Itoa(int(o.Version)) + ")"
+			}
+			out = append(out, "set    "+o.Path+at+" "+dataText(o.Data))
 		case *zk.DeleteRequest:
 			out = append(out, "delete "+o.Path)
 		case *zk.CheckVersionRequest:

@@ -23,10 +23,10 @@ import (
 func newTopicsCmd(cf *connFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "topics",
-		Short: "Create, describe, list and delete topics (kafka-topics.sh flags)",
+		Short: "Create, alter, describe, list and delete topics (kafka-topics.sh flags)",
 		Args:  cobra.NoArgs,
 	}
-	c.AddCommand(newTopicsCreateCmd(cf), newTopicsDescribeCmd(cf), newTopicsListCmd(cf), newTopicsDeleteCmd(cf))
+	c.AddCommand(newTopicsCreateCmd(cf), newTopicsAlterCmd(cf), newTopicsDescribeCmd(cf), newTopicsListCmd(cf), newTopicsDeleteCmd(cf))
 	return c
 }
 
@@ -203,12 +203,13 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	if f.noWait {
 		return nil
 	}
-	return waitOnline(ctx, w, plan, f.timeout, start, out)
+	return waitOnline(ctx, w, plan.Name, plan.Assignment(), f.timeout, start, out)
 }
 
-// waitOnline follows the live model until every partition of the plan has
-// a leader, printing each transition (a progress bar on a terminal).
-func waitOnline(ctx context.Context, w *clusterwatch.Watch, plan *cluster.TopicPlan, timeout time.Duration, start time.Time, out io.Writer) error {
+// waitOnline follows the live model until every partition of assignment
+// (a new topic's, or the partitions added to one) has a leader, printing
+// each transition (a progress bar on a terminal).
+func waitOnline(ctx context.Context, w *clusterwatch.Watch, topic string, assignment map[int][]int, timeout time.Duration, start time.Time, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tty := isTerminal(out)
@@ -234,7 +235,7 @@ func waitOnline(ctx context.Context, w *clusterwatch.Watch, plan *cluster.TopicP
 			}
 		}
 	}
-	show(cluster.TopicProgress(w.Model.Snapshot(), plan.Name, plan.Assignment()))
+	show(cluster.TopicProgress(w.Model.Snapshot(), topic, assignment))
 	for !last.Done() {
 		if _, _, err := w.Next(ctx); err != nil {
 			if tty {
@@ -245,7 +246,7 @@ func waitOnline(ctx context.Context, w *clusterwatch.Watch, plan *cluster.TopicP
 			}
 			return err
 		}
-		show(cluster.TopicProgress(w.Model.Snapshot(), plan.Name, plan.Assignment()))
+		show(cluster.TopicProgress(w.Model.Snapshot(), topic, assignment))
 	}
 	if tty {
 		fmt.Fprintln(out)
