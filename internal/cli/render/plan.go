@@ -33,8 +33,8 @@ type Plan struct {
 	// (Existing > 0): the matrix shows the new partitions only.
 	Topic    string
 	Existing int
-	Result assign.Result
-	Stats  assign.Stats
+	Result   assign.Result
+	Stats    assign.Stats
 }
 
 // NewPlan summarises an assignment result for display.
