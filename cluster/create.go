@@ -246,7 +246,11 @@ func DescribeOps(ops []any) []string {
 	for _, op := range ops {
 		switch o := op.(type) {
 		case *zk.CreateRequest:
-			out = append(out, "create "+o.Path+" "+dataText(o.Data))
+			path := o.Path
+			if o.Flags&zk.FlagSequence != 0 {
+				path += "<sequence number>"
+			}
+			out = append(out, "create "+path+" "+dataText(o.Data))
 		case *zk.SetDataRequest:
 			at := ""
 			if o.Version >= 0 {
