@@ -154,7 +154,10 @@ func (l *configListener) processNotification(name string) error {
 // with unclean leader election on asks the controller to elect.
 func (l *configListener) applyEntity(entityType, entity string, notified bool) error {
 	var data []byte
-	err := l.b.retry(func() (err error) { data, _, err = l.b.conn.Get(cluster.EntityConfigPath(entityType, entity)); return err })
+	err := l.b.retry(func() (err error) {
+		data, _, err = l.b.conn.Get(cluster.EntityConfigPath(entityType, entity))
+		return err
+	})
 	cfg := map[string]string{}
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
