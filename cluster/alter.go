@@ -166,28 +166,47 @@ func AddPartitionsOps(p *AddPartitionsPlan) []any {
 var ErrConcurrentTopicChange = errors.New("the topic changed since it was read (its znode's version moved on); nothing was written: run the command again to plan on the new state")
 
 // WriteAlteration sends ops (AddPartitionsOps, ConfigChangeOps or both) as
-// one ZooKeeper multi. A failed version check, or a znode that vanished,
-// returns ErrConcurrentTopicChange or ErrConcurrentConfigChange, depending
-// on the znode, and nothing is written.
+// one ZooKeeper multi. A version check that failed (or a znode that
+// vanished, or a config znode someone created meanwhile) returns
+// ErrConcurrentTopicChange or ErrConcurrentConfigChange, depending on the
+// znode; nothing is written.
 func WriteAlteration(z ZK, ops []any) error {
 	results, err := z.Multi(ops...)
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNodeExists) {
-		path := ""
-		switch o := failedOp(ops, results).(type) {
-		case *zk.SetDataRequest:
-			path = o.Path
-		case *zk.CreateRequest:
-			path = o.Path
+	path, concurrent := "", false
+	switch o := failedOp(ops, results).(type) {
+	case *zk.SetDataRequest:
+		path, concurrent = o.Path, errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNoNode)
+	case *zk.CreateRequest:
+		path, concurrent = o.Path, errors.Is(err, zk.ErrNodeExists) && o.Flags&zk.FlagSequence == 0
+	}
+	switch k := ParsePath(path).Kind; {
+	case !concurrent:
+		return fmt.Errorf("write %s: %w (nothing was written)", path, err)
+	case k == KindTopicConfig || k == KindEntityConfig:
+		return fmt.Errorf("%s: %w", path, ErrConcurrentConfigChange)
+	default:
+		return fmt.Errorf("%s: %w", path, ErrConcurrentTopicChange)
+	}
+}
+
+// WithParents prepends to ops the creation of those of dirs (and their
+// ancestors) that do not exist, as Kafka's createRecursive would, so that
+// the multi can create a child there: /config/changes and
+// /config/topics on a cluster whose brokers never started, for instance.
+func WithParents(z ZK, ops []any, dirs ...string) ([]any, error) {
+	var pre []any
+	acl := zk.WorldACL(zk.PermAll)
+	for _, d := range dirs {
+		missing, err := missingParents(z, d)
+		if err != nil {
+			return nil, err
 		}
-		if k := ParsePath(path).Kind; k == KindTopicConfig || k == KindEntityConfig {
-			return fmt.Errorf("%s: %w", path, ErrConcurrentConfigChange)
-		}
-		if path != "" {
-			return fmt.Errorf("%s: %w", path, ErrConcurrentTopicChange)
+		for _, m := range missing {
+			pre = append(pre, &zk.CreateRequest{Path: m, Acl: acl})
 		}
 	}
-	return fmt.Errorf("write: %w", err)
+	return append(pre, ops...), nil
 }

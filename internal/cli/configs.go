@@ -215,7 +215,10 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 	for _, e := range effects.Lines {
 		fmt.Fprintln(out, e)
 	}
-	ops := alt.Ops()
+	ops, err := cluster.WithParents(conn, alt.Ops(), cluster.ConfigTopicsPath, cluster.ConfigChangesPath)
+	if err != nil {
+		return err
+	}
 	if f.validateOnly {
 		writeWouldWrite(out, ops)
 		return nil
