@@ -38,11 +38,10 @@ func ParseAddConfig(s string) (map[string]string, error) {
 		v := strings.NewReplacer("[", "", "]", "").Replace(kv[1])
 		out[javaTrim(kv[0])] = javaTrim(v)
 	}
+	// The characters of a config key are those of a topic name.
 	for _, k := range slices.Sorted(maps.Keys(out)) {
-		for _, c := range []byte(k) {
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-				return nil, kafkaErr(ClassIllegalArgument, "Invalid character found for config key: "+k)
-			}
+		if !legalTopicChars(k) {
+			return nil, kafkaErr(ClassIllegalArgument, "Invalid character found for config key: "+k)
 		}
 	}
 	return out, nil

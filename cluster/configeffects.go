@@ -77,8 +77,8 @@ func TopicConfigEffects(s *Snapshot, topic string, after map[string]string) Conf
 			continue
 		}
 		fx.UncleanLeaders[p.ID] = p.Replicas
-		fx.Lines = append(fx.Lines, fmt.Sprintf("Effect: partition %d has no live in-sync replica (ISR %s): the controller elects broker %d, out of sync; what only %s had is lost.",
-			p.ID, text.List(p.ISR), leader, text.Plural(len(p.ISR), "the lost replica", "the lost replicas")))
+		fx.Lines = append(fx.Lines, fmt.Sprintf("Effect: partition %d has no live in-sync replica (ISR %s): the controller elects broker %d, which is not in sync: records it lacks are lost.",
+			p.ID, text.List(p.ISR), leader))
 	}
 	if len(fx.UncleanLeaders) == 0 {
 		fx.Lines = append(fx.Lines, "Effect: unclean.leader.election.enable=true: no partition needs an unclean leader now; from now on an out-of-sync replica may become leader when no in-sync one is alive.")

@@ -107,17 +107,11 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 	}
 
 	ctx := c.Context()
-	w, conn, closeWatch, err := cf.watch(ctx)
+	w, conn, snap, closeWatch, err := loadedWatch(c, cf)
 	if err != nil {
 		return err
 	}
 	defer closeWatch()
-	w.LostAfter = cf.requestTimeout
-	if _, err := w.Loaded(ctx); err != nil {
-		return err
-	}
-	snap := w.Model.Snapshot()
-	render.WriteNodeErrors(c.ErrOrStderr(), snap)
 	names := filter.Names(snap)
 	if len(names) == 0 {
 		if f.ifExists {

@@ -189,15 +189,11 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 	del := cluster.ParseDeleteConfig(f.deleteConfig)
 
 	ctx := c.Context()
-	w, conn, closeWatch, err := cf.watch(ctx)
+	w, conn, snap, closeWatch, err := loadedWatch(c, cf)
 	if err != nil {
 		return err
 	}
 	defer closeWatch()
-	w.LostAfter = cf.requestTimeout
-	if _, err := w.Loaded(ctx); err != nil {
-		return err
-	}
 	if conn.ReadOnly() && !f.validateOnly {
 		return fmt.Errorf("read-only mode: refusing to alter the config of topic %s (--validate-only checks it without writing)", topic)
 	}
@@ -205,7 +201,6 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 	if err != nil {
 		return err
 	}
-	snap := w.Model.Snapshot()
 	alt, err := cluster.PlanTopicConfigAlteration(topic, entries, version, add, del, snap)
 	if err != nil {
 		return err

@@ -242,19 +242,7 @@ func TestRealKafkaConfigValidation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := configCommandMessage(res)
-		if want := strings.ReplaceAll(cc.kafka, "{t}", topic); k != want {
-			t.Errorf("%s: kafka-configs 2.8 said %q, want %q\n%s%s", cc.name, k, want, res.Stdout, res.Stderr)
-		}
-		if want := strings.ReplaceAll(cc.ktopo, "{t}", topic); got != want {
-			t.Errorf("%s: ktopo said %q, want %q", cc.name, got, want)
-		}
-		if (cc.kafka != cc.ktopo) != (cc.diff != "") {
-			t.Errorf("%s: the messages differ only with a documented reason", cc.name)
-		}
-		if cc.diff != "" && !strings.Contains(string(docs), "`"+cc.diff+"`") {
-			t.Errorf("%s: difference %q is not documented in docs/compatibility.md", cc.name, cc.diff)
-		}
+		checkCase(t, cc, topic, configCommandMessage(res), got, res.Stdout+res.Stderr, string(docs))
 	}
 }
 
