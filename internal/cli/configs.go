@@ -91,9 +91,6 @@ func checkConfigsArgs(c *cobra.Command, f configsFlags) (string, error) {
 			}
 		}
 	}
-	if len(f.addConfig) > 1 {
-		return "", errors.New("Option(s) [add-config] have multiple values")
-	}
 	if !fl.Changed("entity-type") {
 		return "", errors.New("At least one entity type must be specified")
 	}
@@ -124,6 +121,10 @@ func checkConfigsArgs(c *cobra.Command, f configsFlags) (string, error) {
 		if !fl.Changed("add-config") && !fl.Changed("delete-config") {
 			return "", errors.New("At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter")
 		}
+	}
+	// jopt-simple's, when the command reads the value.
+	if len(f.addConfig) > 1 {
+		return "", errors.New("Found multiple arguments for option add-config, but you asked for only one")
 	}
 	switch {
 	case f.entityType == cluster.EntityTopics:

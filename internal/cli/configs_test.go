@@ -83,7 +83,7 @@ func TestConfigsValidation(t *testing.T) {
 		{[]string{"--entity-type", "topics", "--entity-name", "bad/name", "--alter", "--add-config", "retention.ms=1"},
 			"Topic name is invalid: 'bad/name' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"},
 		{[]string{"--entity-type", "topics", "--entity-name", "orders", "--alter", "--add-config", "a=1", "--add-config", "b=2"},
-			"Option(s) [add-config] have multiple values"},
+			"Found multiple arguments for option add-config, but you asked for only one"},
 		{[]string{"--entity-type", "brokers", "--entity-name", "1", "--alter", "--add-config", "log.cleaner.threads=2"},
 			"ktopo does not alter broker configs"},
 		{[]string{"--entity-type", "users", "--entity-name", "alice", "--describe"}, "ktopo configs handles --entity-type topics and brokers, not users"},

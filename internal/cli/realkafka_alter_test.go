@@ -70,7 +70,14 @@ func TestRealKafkaAddPartitions(t *testing.T) {
 					t.Errorf("%s: kafka-topics --alter wrote %s\nktopo wrote               %s", tc.name, k, o)
 				}
 				ours := describeRecords(t, runOK(t, "topics", "describe", "--zookeeper", c.Connect(), "--topic", ktopoTopic))
-				theirs := describeRecords(t, kafkaDescribe(t, c, ktopoTopic))
+				// 3.x's describe asks a broker, whose metadata may not have
+				// the new partitions yet.
+				var described string
+				waitUntil(t, "kafka-topics describes the new partitions of "+ktopoTopic, func() bool {
+					described = kafkaDescribe(t, c, ktopoTopic)
+					return strings.Contains(described, "PartitionCount: "+strconv.Itoa(len(ours)-1)+"\t")
+				})
+				theirs := describeRecords(t, described)
 				compareDescribe(t, v, ours, theirs)
 			}
 		})

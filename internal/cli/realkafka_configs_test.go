@@ -193,6 +193,8 @@ var configCases = []validationCase{
 	same("nothing-to-alter", args("--entity-type topics --entity-name {t} --alter"),
 		"At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter"),
 	same("alter-without-name", args("--entity-type topics --alter --add-config retention.ms=5"), "an entity name must be specified with --alter of topics"),
+	same("add-config-twice", args("--entity-type topics --entity-name {t} --alter --add-config retention.ms=5 --add-config segment.ms=6"),
+		"Found multiple arguments for option add-config, but you asked for only one"),
 	same("no-entity-type", args("--entity-name {t} --describe"), "At least one entity type must be specified"),
 	{name: "entity-type", args: args("--entity-type foo --entity-name {t} --describe"),
 		kafka: "Invalid entity type foo, the entity type must be one of topics,clients,users,brokers,ips with the --zookeeper argument",
@@ -254,11 +256,15 @@ func configCommandMessage(r kafkatest.Result) string {
 	lines := strings.Split(r.Stderr, "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(l, "Error while executing config command") && i+1 < len(lines) {
+			// "java.util.concurrent.ExecutionException: org.…Exception: <message>"
 			m := strings.TrimSpace(lines[i+1])
-			if _, rest, ok := strings.Cut(m, ": "); ok && strings.Contains(m[:strings.Index(m, ": ")], "Exception") {
+			for {
+				class, rest, ok := strings.Cut(m, ": ")
+				if !ok || !strings.HasSuffix(class, "Exception") || strings.Contains(class, " ") {
+					return strings.TrimSuffix(m, ":")
+				}
 				m = rest
 			}
-			return m
 		}
 	}
 	if r.Code == 0 {
@@ -270,4 +276,39 @@ func configCommandMessage(r kafkatest.Result) string {
 		}
 	}
 	return strings.TrimSpace(r.Stdout)
+}
+
+// TestRealKafka39ConfigMessages: what 3.9's kafka-configs --bootstrap-server
+// (incrementalAlterConfigs, a broker validating) says where ktopo, as the
+// ZooKeeper tools, says otherwise (docs/compatibility.md).
+func TestRealKafka39ConfigMessages(t *testing.T) {
+	c := kafkatest.Shared(t, kafkatest.Kafka39)
+	topic := "cm-39"
+	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic, "--partitions", "1", "--replication-factor", "1",
+		"--config", "retention.ms=1000", "--timeout", "90s")
+	for _, tc := range []struct{ args, kafka, ktopo string }{
+		{"--add-config foo=bar", "Unknown topic config name: foo", "Unknown topic config name: foo"},
+		{"--add-config retention.ms=abc",
+			"Invalid config value for resource ConfigResource(type=TOPIC, name='cm-39'): Invalid value abc for configuration retention.ms: Not a number of type LONG",
+			"Invalid value abc for configuration retention.ms: Not a number of type LONG"},
+		{"--delete-config segment.ms", "Invalid config(s): segment.ms", "Invalid config(s): segment.ms"},
+		{"--add-config retention.ms=5 --delete-config retention.ms", "Error due to duplicate config keys", ""},
+	} {
+		a := append([]string{"--entity-type", "topics", "--entity-name", topic, "--alter"}, args(tc.args)...)
+		res, err := c.Dist().Tool(configCommand, append([]string{"--bootstrap-server", c.Bootstrap()}, a...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := configCommandMessage(res); got != tc.kafka {
+			t.Errorf("%s: kafka-configs 3.9 said %q, want %q", tc.args, got, tc.kafka)
+		}
+		code, _, errOut := runCLI(t, append([]string{"configs", "--zookeeper", c.Connect(), "--validate-only"}, a...)...)
+		got := ""
+		if code != 0 {
+			got = strings.TrimPrefix(lastLine(errOut), "Error: ")
+		}
+		if got != tc.ktopo {
+			t.Errorf("%s: ktopo said %q, want %q", tc.args, got, tc.ktopo)
+		}
+	}
 }
