@@ -23,25 +23,37 @@ const (
 // otherwise AdminUtils places them, starting from the broker that leads
 // partition 0. The result holds only the new partitions.
 func AddPartitions(topic string, existing Assignment, numPartitions int, newReplicas [][]int, brokers []Broker) (Assignment, error) {
+	res, err := AddPartitionsResult(topic, existing, numPartitions, newReplicas, brokers)
+	return res.Assignment, err
+}
+
+// AddPartitionsResult is AddPartitions with the start index, shift and
+// broker order AdminUtils used (StartIndex and ReplicaShift are -1 for a
+// manual assignment), so that a preview can show and reproduce them.
+func AddPartitionsResult(topic string, existing Assignment, numPartitions int, newReplicas [][]int, brokers []Broker) (Result, error) {
+	none := Result{StartIndex: -1, ReplicaShift: -1}
 	p0, ok := existing[0]
 	if !ok {
-		return nil, errorf(AdminOperation, messageMissingPartition, topic, ScalaString(existing))
+		return none, errorf(AdminOperation, messageMissingPartition, topic, ScalaString(existing))
 	}
 	toAdd := numPartitions - len(existing)
 	if toAdd <= 0 {
-		return nil, errorf(InvalidPartitions, messageOnlyIncrease, topic, len(existing), numPartitions)
+		return none, errorf(InvalidPartitions, messageOnlyIncrease, topic, len(existing), numPartitions)
 	}
 	rf := len(p0)
 	if newReplicas != nil {
 		if len(newReplicas) != toAdd {
-			return nil, errorf(InvalidReplicaAssignment, "Increasing the number of partitions by %d but %d assignments provided.", toAdd, len(newReplicas))
+			return none, errorf(InvalidReplicaAssignment, "Increasing the number of partitions by %d but %d assignments provided.", toAdd, len(newReplicas))
 		}
 		out := make(Assignment, toAdd)
 		for i, rs := range newReplicas {
 			out[len(existing)+i] = rs
 		}
-		return out, validateNewPartitions(out, rf, brokers)
+		none.Assignment = out
+		return none, validateNewPartitions(out, rf, brokers)
 	}
+	// Kafka's start index is found in the id-sorted list, even when the
+	// rack-aware algorithm then indexes its rack-alternated list with it.
 	start := 0
 	for i, b := range brokers {
 		if b.ID >= p0[0] {
@@ -50,8 +62,7 @@ func AddPartitions(topic string, existing Assignment, numPartitions int, newRepl
 		}
 	}
 	o := Options{StartIndex: start, ReplicaShift: -1, StartPartition: len(existing)}
-	res, err := Assign(brokers, toAdd, rf, o)
-	return res.Assignment, err
+	return Assign(brokers, toAdd, rf, o)
 }
 
 // validateNewPartitions is AdminZkClient.validateReplicaAssignment.

@@ -246,9 +246,17 @@ func DescribeOps(ops []any) []string {
 	for _, op := range ops {
 		switch o := op.(type) {
 		case *zk.CreateRequest:
-			out = append(out, "create "+o.Path+" "+dataText(o.Data))
+			path := o.Path
+			if o.Flags&zk.FlagSequence != 0 {
+				path += "<sequence number>"
+			}
+			out = append(out, "create "+path+" "+dataText(o.Data))
 		case *zk.SetDataRequest:
-			out = append(out, "set    "+o.Path+" "+dataText(o.Data))
+			at := ""
+			if o.Version >= 0 {
+				at = " (at version " + strconv.Itoa(int(o.Version)) + ")"
+			}
+			out = append(out, "set    "+o.Path+at+" "+dataText(o.Data))
 		case *zk.DeleteRequest:
 			out = append(out, "delete "+o.Path)
 		case *zk.CheckVersionRequest:

@@ -17,6 +17,7 @@ const (
 	ClassTopicAlreadyMarkedForDeletion = "TopicAlreadyMarkedForDeletionException"
 	ClassIllegalArgument               = "IllegalArgumentException"
 	ClassKafka                         = "KafkaException"
+	ClassReassignmentInProgress        = "ReassignmentInProgressException"
 )
 
 // KafkaError is an error Kafka would raise, with its exception class (simple

@@ -34,6 +34,7 @@ type broker struct {
 	epoch atomic.Int64 // broker epoch: czxid of its registration znode
 
 	ctrl  *controller
+	cfgs  *configListener
 	inbox *queue[brokerMsg]
 
 	stop     chan struct{}
@@ -65,6 +66,7 @@ func newBroker(cl *Cluster, id int, rack string, inc uint64) *broker {
 		timers:   map[*time.Timer]struct{}{},
 	}
 	b.ctrl = newController(b)
+	b.cfgs = newConfigListener(b)
 	return b
 }
 
@@ -94,9 +96,10 @@ func (b *broker) start(ctx context.Context) error {
 	if err := b.register(); err != nil {
 		return fail(err)
 	}
-	b.wg.Add(2)
+	b.wg.Add(3)
 	go b.runInbox()
 	go b.ctrl.run()
+	go b.cfgs.run()
 	done := make(chan struct{})
 	b.ctrl.events.push(&evStartup{done: done})
 	select {
@@ -160,6 +163,7 @@ func (b *broker) stopped() bool {
 func (b *broker) onSessionEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
 		b.ctrl.w.fired(ev)
+		b.cfgs.w.fired(ev)
 		return
 	}
 	switch ev.State {
@@ -170,6 +174,7 @@ func (b *broker) onSessionEvent(ev zk.Event) {
 	case zk.StateHasSession:
 		if b.expired.Swap(false) {
 			b.ctrl.events.push(&evRegisterBrokerAndReelect{})
+			b.cfgs.wake.push(struct{}{}) // afterInitializingSession
 		}
 	}
 }

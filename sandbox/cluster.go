@@ -324,6 +324,19 @@ func (cl *Cluster) Running(id int) bool {
 	return cl.brokers[id] != nil
 }
 
+// AppliedTopicConfig returns the topic overrides broker id has applied
+// from the config change notifications (its log config), and whether it
+// has any for the topic; false too when the broker does not run.
+func (cl *Cluster) AppliedTopicConfig(id int, topic string) (map[string]string, bool) {
+	cl.mu.Lock()
+	b := cl.brokers[id]
+	cl.mu.Unlock()
+	if b == nil {
+		return nil, false
+	}
+	return b.cfgs.topicConfig(topic)
+}
+
 // MoveController makes the active controller resign (a fenced delete of
 // /controller) and sit out the next election, so that another broker
 // becomes controller with the next epoch. It waits (up to 10 s) for the

@@ -136,6 +136,8 @@ func (c *controller) process(ev event) {
 		err = c.processTopicDeletionStopReplicaResponseReceived(e)
 	case *evPartitionReassignment:
 		err = c.processPartitionReassignment()
+	case *evTopicUncleanLeaderElectionEnable:
+		err = c.processTopicUncleanLeaderElectionEnable(e.topic)
 	}
 	switch {
 	case err == nil, errors.Is(err, errStopped):

@@ -87,6 +87,16 @@
 //     check 5 s after a controller takes over), a broker whose share of the
 //     partitions it prefers but does not lead is above 10 % gets back those
 //     whose preferred replica is live and in the ISR.
+//   - Config change notifications (§1.6, §5.7): every broker runs Kafka's
+//     ZkConfigManager, a child watch on /config/changes that applies each
+//     notification numbered above the last one applied (all of them at
+//     startup, after bootstrapping every topic config), reading the
+//     entity's config znode and logging Kafka's "Processing override for
+//     entityPath: …", and deletes notifications older than 15 minutes.
+//     Topic configs become the broker's log config (AppliedTopicConfig); a
+//     topic whose unclean.leader.election.enable is true makes the
+//     controller run the Offline election for the topic's New and Offline
+//     partitions at once (TopicUncleanLeaderElectionEnable, §4.5).
 //   - Topic deletion (§4.12, §5.6) from /admin/delete_topics, also while a
 //     replica's broker is down (the topic stays marked and deletion resumes
 //     when the broker returns): remove-from-ISR writes, then the topic
@@ -138,9 +148,11 @@
 //     registrations (Kafka puts rack before jmx_port), the controller's
 //     topic znode rewrite and /feature list the same members in another
 //     order. State znodes are byte for byte Kafka's.
-//   - delete.topic.enable is always true; unclean.leader.election.enable
-//     is read per topic at election time (a config change alone does not
-//     trigger an election).
+//   - delete.topic.enable is always true. Dynamic broker configs
+//     (/config/brokers, the cluster default of
+//     unclean.leader.election.enable included) are logged, not applied;
+//     no produce is simulated, so min.insync.replicas, which brokers
+//     apply, changes nothing a ZooKeeper watcher sees.
 //   - MoveController has no Kafka counterpart (Kafka operators delete
 //     /controller by hand): the controller resigns like
 //     triggerControllerMove and sits out the next election.

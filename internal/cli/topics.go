@@ -23,10 +23,10 @@ import (
 func newTopicsCmd(cf *connFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "topics",
-		Short: "Create, describe, list and delete topics (kafka-topics.sh flags)",
+		Short: "Create, alter, describe, list and delete topics (kafka-topics.sh flags)",
 		Args:  cobra.NoArgs,
 	}
-	c.AddCommand(newTopicsCreateCmd(cf), newTopicsDescribeCmd(cf), newTopicsListCmd(cf), newTopicsDeleteCmd(cf))
+	c.AddCommand(newTopicsCreateCmd(cf), newTopicsAlterCmd(cf), newTopicsDescribeCmd(cf), newTopicsListCmd(cf), newTopicsDeleteCmd(cf))
 	return c
 }
 
@@ -39,6 +39,24 @@ func loadCluster(ctx context.Context, c *cobra.Command, conn *zkwatch.Conn) (*cl
 	}
 	render.WriteNodeErrors(c.ErrOrStderr(), s)
 	return s, nil
+}
+
+// loadedWatch connects and starts a live mirror (for commands that write
+// and then follow the controller), waits until it has loaded the cluster,
+// and reports undecodable znodes on stderr; close ends both.
+func loadedWatch(c *cobra.Command, cf *connFlags) (*clusterwatch.Watch, *zkwatch.Conn, *cluster.Snapshot, func(), error) {
+	w, conn, closeWatch, err := cf.watch(c.Context())
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	w.LostAfter = cf.requestTimeout
+	if _, err := w.Loaded(c.Context()); err != nil {
+		closeWatch()
+		return nil, nil, nil, nil, err
+	}
+	snap := w.Model.Snapshot()
+	render.WriteNodeErrors(c.ErrOrStderr(), snap)
+	return w, conn, snap, closeWatch, nil
 }
 
 // withCluster connects, loads the cluster and runs fn.
@@ -156,17 +174,11 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	}
 
 	ctx := c.Context()
-	w, conn, closeWatch, err := cf.watch(ctx)
+	w, conn, snap, closeWatch, err := loadedWatch(c, cf)
 	if err != nil {
 		return err
 	}
 	defer closeWatch()
-	w.LostAfter = cf.requestTimeout
-	if _, err := w.Loaded(ctx); err != nil {
-		return err
-	}
-	snap := w.Model.Snapshot()
-	render.WriteNodeErrors(c.ErrOrStderr(), snap)
 
 	plan, err := cluster.PlanTopic(snap, req)
 	if err != nil {
@@ -203,12 +215,13 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	if f.noWait {
 		return nil
 	}
-	return waitOnline(ctx, w, plan, f.timeout, start, out)
+	return waitOnline(ctx, w, plan.Name, plan.Assignment(), f.timeout, start, out)
 }
 
-// waitOnline follows the live model until every partition of the plan has
-// a leader, printing each transition (a progress bar on a terminal).
-func waitOnline(ctx context.Context, w *clusterwatch.Watch, plan *cluster.TopicPlan, timeout time.Duration, start time.Time, out io.Writer) error {
+// waitOnline follows the live model until every partition of assignment
+// (a new topic's, or the partitions added to one) has a leader, printing
+// each transition (a progress bar on a terminal).
+func waitOnline(ctx context.Context, w *clusterwatch.Watch, topic string, assignment map[int][]int, timeout time.Duration, start time.Time, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tty := isTerminal(out)
@@ -234,7 +247,7 @@ func waitOnline(ctx context.Context, w *clusterwatch.Watch, plan *cluster.TopicP
 			}
 		}
 	}
-	show(cluster.TopicProgress(w.Model.Snapshot(), plan.Name, plan.Assignment()))
+	show(cluster.TopicProgress(w.Model.Snapshot(), topic, assignment))
 	for !last.Done() {
 		if _, _, err := w.Next(ctx); err != nil {
 			if tty {
@@ -245,7 +258,7 @@ func waitOnline(ctx context.Context, w *clusterwatch.Watch, plan *cluster.TopicP
 			}
 			return err
 		}
-		show(cluster.TopicProgress(w.Model.Snapshot(), plan.Name, plan.Assignment()))
+		show(cluster.TopicProgress(w.Model.Snapshot(), topic, assignment))
 	}
 	if tty {
 		fmt.Fprintln(out)

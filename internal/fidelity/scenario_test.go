@@ -118,6 +118,7 @@ type harness struct {
 	sb     *sandbox.Cluster
 	sbLogs *logBuffer
 	sroot  string // the sandbox's chroot
+	addr   string // the shared server
 	live   map[int]bool
 }
 
@@ -134,7 +135,7 @@ var dumpTrees = os.Getenv("KTOPO_FIDELITY_DUMP")
 func TestSandboxMatchesKafka(t *testing.T) {
 	kafkatest.Require(t, kafkatest.Kafka39)
 	addr := zktest.Addr(t)
-	h := &harness{t: t, conn: zktest.Connect(t, addr), sbLogs: &logBuffer{}, live: map[int]bool{}}
+	h := &harness{t: t, conn: zktest.Connect(t, addr), addr: addr, sbLogs: &logBuffer{}, live: map[int]bool{}}
 	for id := 1; id <= brokers; id++ {
 		h.live[id] = true
 	}
@@ -208,6 +209,12 @@ func TestSandboxMatchesKafka(t *testing.T) {
 			"dirty-0": "5 [5] recovering",
 			// Four members: 5 appended.
 			"wide-0": "2 [2,3,4,5]"}},
+		{name: "enable unclean leader election on lost (ktopo configs: config and notification in one multi)", do: func(h *harness) {
+			h.setTopicConfig("lost", map[string]string{"unclean.leader.election.enable": "true"})
+		}, witness: map[string]string{
+			// The controller's broker applies the notification and elects
+			// the live replica of lost-0 at once (TopicUncleanLeaderElectionEnable).
+			"lost-0": "5 [5] recovering"}},
 		{name: "delete doomed while broker 1 is down", do: func(h *harness) {
 			h.both(func(root string) error {
 				_, err := h.conn.Create(root+cluster.DeleteTopicPath("doomed"), nil, 0, zk.WorldACL(zk.PermAll))
@@ -217,7 +224,8 @@ func TestSandboxMatchesKafka(t *testing.T) {
 			// Its live replicas leave the ISRs in the order 5, 2, 3: [2,5] keeps 2.
 			"doomed-0": "-1 [2]", "doomed-1": "-1 [3]"}},
 		{name: "restart broker 1", do: func(h *harness) { h.start(1) }, witness: map[string]string{
-			"lost-0": "1 [1,5]", "orders-0": "1 [2,3,1]", "doomed-0": "absent", "dirty-0": "5 [5,1]"}},
+			"orders-0": "1 [2,3,1]", "doomed-0": "absent", "dirty-0": "5 [5,1]"}},
+		{name: "add partitions to orders (ktopo topics alter: the topic znode at its version)", do: func(h *harness) { h.addPartitions("orders", 8) }},
 	}
 	if !testing.Short() {
 		// Brokers lost by the expiry of their sessions, as in production

@@ -29,8 +29,12 @@ type Plan struct {
 	// Manual marks an assignment given by hand (--replica-assignment):
 	// there is no start index or shift to show.
 	Manual bool
-	Result assign.Result
-	Stats  assign.Stats
+	// Topic and Existing describe partitions added to an existing topic
+	// (Existing > 0): the matrix shows the new partitions only.
+	Topic    string
+	Existing int
+	Result   assign.Result
+	Stats    assign.Stats
 }
 
 // NewPlan summarises an assignment result for display.
@@ -66,6 +70,9 @@ func (p Plan) Reproduce() string {
 	if p.Result.ReplicaShift != p.Result.StartIndex {
 		s += " --replica-shift " + strconv.Itoa(p.Result.ReplicaShift)
 	}
+	if p.Existing > 0 {
+		s += " --start-partition " + strconv.Itoa(p.StartPartition)
+	}
 	return s
 }
 
@@ -93,7 +100,12 @@ func (p Plan) WriteText(w io.Writer, s Style) error {
 			nracks++
 		}
 	}
-	fmt.Fprintf(&b, "Plan: %s, replication factor %d, %s", text.Count(p.Partitions, "partition"), p.ReplicationFactor, text.Count(len(p.Brokers), "broker"))
+	if p.Existing > 0 {
+		fmt.Fprintf(&b, "Plan: %s for %s (%d → %d), replication factor %d (partition 0's), %s", text.Count(p.Partitions, "new partition"),
+			p.Topic, p.Existing, p.Existing+p.Partitions, p.ReplicationFactor, text.Count(len(p.Brokers), "broker"))
+	} else {
+		fmt.Fprintf(&b, "Plan: %s, replication factor %d, %s", text.Count(p.Partitions, "partition"), p.ReplicationFactor, text.Count(len(p.Brokers), "broker"))
+	}
 	if nracks > 0 {
 		fmt.Fprintf(&b, " in %s", text.Count(nracks, "rack"))
 	}
@@ -101,7 +113,11 @@ func (p Plan) WriteText(w io.Writer, s Style) error {
 		b.WriteString(", manual assignment (--replica-assignment)\n\n")
 	} else {
 		fmt.Fprintf(&b, ", %s\n", mode)
-		fmt.Fprintf(&b, "Start index %d, replica shift %d (reproduce with %s)\n\n", p.Result.StartIndex, p.Result.ReplicaShift, p.Reproduce())
+		from := ""
+		if p.Existing > 0 {
+			from = ", from partition 0's first replica"
+		}
+		fmt.Fprintf(&b, "Start index %d%s, replica shift %d (reproduce with %s)\n\n", p.Result.StartIndex, from, p.Result.ReplicaShift, p.Reproduce())
 	}
 
 	for _, chunk := range p.columnChunks(s.Width) {

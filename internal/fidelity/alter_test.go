@@ -1,0 +1,63 @@
+package fidelity
+
+import (
+	"context"
+	"time"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// onSide runs f on a ZooKeeper session chrooted at one side's root, with
+// that side's cluster as ktopo loads it: what ktopo's commands see.
+func (h *harness) onSide(root string, f func(conn *zkwatch.Conn, s *cluster.Snapshot) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := zkwatch.Connect(ctx, h.addr+root, zkwatch.Options{})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	s, err := clusterwatch.Load(ctx, conn, cluster.ModelOptions{})
+	if err != nil {
+		return err
+	}
+	return f(conn, s)
+}
+
+// setTopicConfig writes a topic's whole override set and its change
+// notification on both sides, as ktopo configs --alter does (one
+// version-checked multi); the brokers apply it.
+func (h *harness) setTopicConfig(topic string, add map[string]string) {
+	h.t.Helper()
+	h.both(func(root string) error {
+		return h.onSide(root, func(conn *zkwatch.Conn, s *cluster.Snapshot) error {
+			entries, version, err := cluster.ReadEntityConfig(conn, cluster.EntityTopics, topic)
+			if err != nil {
+				return err
+			}
+			alt, err := cluster.PlanTopicConfigAlteration(topic, entries, version, add, nil, s)
+			if err != nil {
+				return err
+			}
+			return cluster.WriteAlteration(conn, alt.Ops())
+		})
+	})
+}
+
+// addPartitions grows a topic to n partitions on both sides, as ktopo
+// topics alter does (AdminZkClient's placement, the topic znode set at the
+// version read); the controllers create the new partitions.
+func (h *harness) addPartitions(topic string, n int) {
+	h.t.Helper()
+	h.both(func(root string) error {
+		return h.onSide(root, func(conn *zkwatch.Conn, s *cluster.Snapshot) error {
+			plan, err := cluster.PlanAddPartitions(s, cluster.AddPartitionsRequest{Topic: topic, Partitions: n})
+			if err != nil {
+				return err
+			}
+			return cluster.WriteAlteration(conn, cluster.AddPartitionsOps(plan))
+		})
+	})
+}
