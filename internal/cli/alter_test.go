@@ -74,7 +74,7 @@ func TestAlterValidation(t *testing.T) {
 		if p == "/brokers/topics/broken" {
 			data = brokenTopic
 		}
-		if err := createWithParents(conn, p, []byte(data)); err != nil {
+		if err := zktest.CreateWith(conn, p, []byte(data)); err != nil {
 			t.Fatal(err)
 		}
 	}

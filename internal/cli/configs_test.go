@@ -19,7 +19,7 @@ import (
 func TestConfigsAlterAndDescribe(t *testing.T) {
 	addr := seed(t)
 	conn := connectTest(t, addr)
-	if err := createWithParents(conn, "/config/brokers/<default>", []byte(`{"version":1,"config":{"min.insync.replicas":"2"}}`)); err != nil {
+	if err := zktest.CreateWith(conn, "/config/brokers/<default>", []byte(`{"version":1,"config":{"min.insync.replicas":"2"}}`)); err != nil {
 		t.Fatal(err)
 	}
 	// "k=" is an empty value, which Kafka refuses for a long.
