@@ -84,6 +84,7 @@ and ISR, and previews the exact replica assignment Kafka would make.`,
 	})
 	cf := &connFlags{}
 	cf.register(root)
+	root.PersistentPreRun = func(c *cobra.Command, _ []string) { cf.stderr = c.ErrOrStderr() }
 	setupTUI(root, cf)
 	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(cf), newTopicsCmd(cf), newBrokersCmd(cf), newEventsCmd(cf))
 	return root
