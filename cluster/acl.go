@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -68,51 +69,85 @@ type ACLReader interface {
 // secured tree. An ancestor whose ACL cannot even be read is secured. A z
 // that cannot read ACLs leaves ops unchanged. Creates' ACLs are replaced
 // in place.
+//
+// Kafka gives its znodes CREATOR_ALL, which is right when every broker and
+// tool uses one identity, as Kafka asks of them. ktopo may write as
+// another (ZooKeeper's super user): then the brokers, creators of the
+// parent, would lose access to what it creates (the controller could not
+// add a new topic's partitions). So a secured znode gets the parent's
+// creators, the ids it grants every permission to, and "auth" (whoever
+// writes) only when those cannot be read (no READ or ADMIN on the parent,
+// or digest hashes masked without ADMIN); with the brokers' identity the
+// result is Kafka's.
 func KafkaACLs(z ZK, ops []any) error {
 	r, ok := z.(ACLReader)
 	if !ok {
 		return nil
 	}
-	secure := map[string]bool{} // path → its (new) znode is secured
-	var lookup func(p string) (bool, error)
-	lookup = func(p string) (bool, error) {
-		if s, ok := secure[p]; ok {
-			return s, nil
+	type mode struct {
+		secure   bool
+		creators []zk.ACL // nil: "auth"
+	}
+	modes := map[string]mode{} // path → how its (new) children are protected
+	var lookup func(p string) (mode, error)
+	lookup = func(p string) (mode, error) {
+		if m, ok := modes[p]; ok {
+			return m, nil
 		}
 		acl, _, err := r.GetACL(p)
-		var s bool
+		var m mode
 		switch {
 		case err == nil:
-			s = !OpenACL(acl)
+			m = mode{secure: !OpenACL(acl), creators: creators(acl)}
 		case errors.Is(err, zk.ErrNoAuth):
-			s = true
+			m = mode{secure: true}
 		case errors.Is(err, zk.ErrNoNode) && p != "/":
-			if s, err = lookup(parentPath(p)); err != nil {
-				return false, err
+			if m, err = lookup(parentPath(p)); err != nil {
+				return mode{}, err
 			}
 		default:
-			return false, fmt.Errorf("read the ACL of %s: %w", p, err)
+			return mode{}, fmt.Errorf("read the ACL of %s: %w", p, err)
 		}
-		secure[p] = s
-		return s, nil
+		modes[p] = m
+		return m, nil
 	}
 	for _, op := range ops {
 		cr, ok := op.(*zk.CreateRequest)
 		if !ok {
 			continue
 		}
-		s, err := lookup(parentPath(cr.Path))
+		m, err := lookup(parentPath(cr.Path))
 		if err != nil {
 			return err
 		}
-		// A sequential create's name is not known yet; the ACL of its
-		// parent decides nothing more about it.
+		// A sequential create's name is not known yet; nothing in the
+		// multi can be below it.
 		if cr.Flags&zk.FlagSequence == 0 {
-			secure[cr.Path] = s
+			modes[cr.Path] = m
 		}
-		cr.Acl = KafkaACL(cr.Path, s)
+		cr.Acl = KafkaACL(cr.Path, m.secure)
+		if m.secure && m.creators != nil {
+			cr.Acl = append(slices.Clone(m.creators), cr.Acl[1:]...)
+		}
 	}
 	return nil
+}
+
+// creators returns an ACL's entries that grant every permission to an
+// authenticated id (what CREATOR_ALL became), nil when there is none or a
+// digest id is masked ("user:x", read without ADMIN).
+func creators(acl []zk.ACL) []zk.ACL {
+	var out []zk.ACL
+	for _, a := range acl {
+		if a.Perms != zk.PermAll || a.Scheme == "world" || a.Scheme == "ip" {
+			continue
+		}
+		if a.Scheme == "digest" && strings.HasSuffix(a.ID, ":x") {
+			return nil
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // Write runs ops as one multi, with Kafka's ACLs on its creates

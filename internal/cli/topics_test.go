@@ -21,7 +21,7 @@ import (
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
-func TestMain(m *testing.M) { zktest.Main(m, kafkatest.StopAll) }
+func TestMain(m *testing.M) { zktest.Main(m, kafkatest.StopAll, stopSecured) }
 
 // kafkaTree is a Kafka-shaped tree as brokers of several versions leave it:
 // brokers with and without racks, topics of every JSON version, partition
