@@ -36,4 +36,31 @@ type NodeEvent struct {
 	Path string
 	Data []byte
 	Stat Stat
+	// Denied is what of the znode ZooKeeper's ACL keeps from this session
+	// (its data: Data is then nil; its children: they are unknown).
+	Denied Access
+}
+
+// Access says what of a znode the session may not read (ZooKeeper answered
+// NoAuth): the model and the views show it as "no access", never as
+// missing or empty.
+type Access uint8
+
+// Access bits.
+const (
+	NoData     Access = 1 << iota // its data
+	NoChildren                    // its children
+)
+
+// String is "no access to its data", "… children", "… data and children".
+func (a Access) String() string {
+	switch a {
+	case 0:
+		return "readable"
+	case NoData:
+		return "no access to its data"
+	case NoChildren:
+		return "no access to its children"
+	}
+	return "no access to its data and children"
 }

@@ -33,7 +33,7 @@ func Shape() zkwatch.Shape {
 func NodeEvents(b zkwatch.Batch) []cluster.NodeEvent {
 	out := make([]cluster.NodeEvent, len(b.Events))
 	for i, e := range b.Events {
-		ne := cluster.NodeEvent{Path: e.Path, Data: e.Data}
+		ne := cluster.NodeEvent{Path: e.Path, Data: e.Data, Denied: cluster.Access(e.Denied)}
 		switch e.Type {
 		case zkwatch.Created:
 			ne.Type = cluster.NodeCreated

@@ -182,6 +182,8 @@ func (c *Conn) refused(op, p string, multi bool, err error) error {
 		e.Node, e.Perm = parentOf(p), zk.PermDelete
 	case "set":
 		e.Perm = zk.PermWrite
+	case "setACL":
+		e.Perm = zk.PermAdmin
 	case "check":
 		e.Perm = zk.PermRead
 	}
@@ -220,4 +222,18 @@ func parentOf(p string) string {
 		return d
 	}
 	return "/"
+}
+
+// SetACL replaces a node's ACL if its ACL version (aversion) matches (-1:
+// any). It needs ADMIN on the node.
+func (c *Conn) SetACL(p string, acl []zk.ACL, version int32) (*zk.Stat, error) {
+	if err := c.writable("setACL", p); err != nil {
+		return nil, err
+	}
+	fp, err := c.full(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := deadline(bg, c, "setACL", p, func() (*zk.Stat, error) { return c.raw.SetACL(fp, acl, version) })
+	return st, c.refused("setACL", p, false, err)
 }

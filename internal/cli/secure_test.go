@@ -211,3 +211,87 @@ func (s *secured) brokerTLSConfig(t *testing.T) *tls.Config {
 	}
 	return cfg
 }
+
+// TestSecuredKafkaReads: what the session may not read is shown as "no
+// access", never as missing or empty: Kafka's sensitive znodes in the
+// tree's mirror, and, once an operator locked them to the brokers, a
+// topic's config and partition state in topics describe and a broker's
+// registration in brokers.
+func TestSecuredKafkaReads(t *testing.T) {
+	s := securedKafka(t)
+	runOK(t, append([]string{"topics", "create", "--topic", "locked", "--partitions", "1", "--replication-factor", "1",
+		"--config", "retention.ms=1000", "--timeout", "90s"}, s.as(s.broker)...)...)
+	admin := s.conn(t, s.broker)
+	brokerOnly := zk.ACL{Perms: zk.PermAll, Scheme: "x509", ID: "CN=kafka-broker,O=ktopo tests"}
+	locked := []string{"/config/topics/locked", "/brokers/topics/locked/partitions/0/state", "/brokers/ids/1"}
+	for _, p := range locked {
+		if _, err := admin.SetACL(p, []zk.ACL{brokerOnly}, -1); err != nil {
+			t.Fatal(p, err)
+		}
+		t.Cleanup(func() {
+			if _, err := admin.SetACL(p, append([]zk.ACL{brokerOnly}, zk.WorldACL(zk.PermRead)...), -1); err != nil {
+				t.Errorf("restore the ACL of %s: %v", p, err)
+			}
+		})
+	}
+
+	code, out, errOut := runCLI(t, append([]string{"topics", "describe", "--topic", "locked"}, s.as(s.op)...)...)
+	if code != 0 || !strings.Contains(out, "Configs: (no access)") || !strings.Contains(out, "Leader: (no access)") ||
+		!strings.Contains(out, "Isr: (no access)") || !strings.Contains(out, "Replicas: 1") {
+		t.Errorf("describe of a locked topic: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, p := range locked {
+		if !strings.Contains(errOut, "ktopo: no access to "+p+": ") {
+			t.Errorf("describe's standard error does not name %s:\n%s", p, errOut)
+		}
+	}
+	out = runOK(t, append([]string{"brokers"}, s.as(s.op)...)...)
+	if !strings.Contains(out, "(no access) to /brokers/ids/1") {
+		t.Errorf("brokers with an unreadable registration:\n%s", out)
+	}
+	out = runOK(t, append([]string{"brokers", "--output", "json"}, s.as(s.op)...)...)
+	if !strings.Contains(out, `"noAccess":true`) {
+		t.Errorf("brokers --output json: %s", out)
+	}
+
+	// The tree: Kafka's sensitive znodes, opened as subtrees.
+	op := s.conn(t, s.op)
+	m, err := zkwatch.NewMirror(op, zkwatch.Shape{}, zkwatch.MirrorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	go func() {
+		for range m.Batches() {
+		}
+	}()
+	want := []string{"/config/users", "/config/brokers"}
+	if ok, _, _ := admin.Exists("/delegation_token/tokens"); ok {
+		want = append(want, "/delegation_token/tokens")
+	} else {
+		t.Errorf("the broker made no /delegation_token/tokens")
+	}
+	for _, p := range []string{"/config", "/delegation_token"} {
+		if err := m.OpenSubtree(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() {
+		if t.Failed() {
+			tree := m.Tree()
+			for _, p := range append(want, "/config/topics/locked", "/config/topics") {
+				t.Logf("%s: %+v", p, tree[p])
+			}
+		}
+	}()
+	waitUntil(t, "the sensitive znodes marked", func() bool {
+		tree := m.Tree()
+		for _, p := range want {
+			if tree[p].Denied != zkwatch.NoData|zkwatch.NoChildren {
+				return false
+			}
+		}
+		topics, ok := tree["/config/topics"]
+		return ok && topics.Denied == 0 && tree["/config/topics/locked"].Denied == zkwatch.NoData|zkwatch.NoChildren
+	})
+}

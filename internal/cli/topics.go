@@ -310,6 +310,9 @@ func newTopicsDescribeCmd(cf *connFlags) *cobra.Command {
 			}
 			return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
 				if f.topic != "" && len(filter.Topics(s)) == 0 {
+					if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
+						return fmt.Errorf("cannot tell whether topic %s exists: ZooKeeper's ACL does not let this session list %s", f.topic, cluster.BrokerTopicsPath)
+					}
 					return cluster.TopicDoesNotExistError(f.topic)
 				}
 				if f.output == "json" {

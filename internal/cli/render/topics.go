@@ -63,12 +63,23 @@ func (d DescribeFilter) match(s *cluster.Snapshot, t *cluster.Topic, p *cluster.
 func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter) error {
 	var b strings.Builder
 	for _, t := range f.Topics(s) {
+		hidden := s.Access(cluster.TopicPath(t.Name))&cluster.NoData != 0
 		if !d.any() {
 			b.WriteString("Topic: " + t.Name)
-			if t.ID != "" {
-				b.WriteString("\tTopicId: " + t.ID)
+			configs := configString(t)
+			if s.Access(cluster.TopicConfigPath(t.Name))&cluster.NoData != 0 {
+				configs = NoAccess
 			}
-			fmt.Fprintf(&b, "\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: %s", assigned(t), t.ReplicationFactor(), configString(t))
+			switch {
+			case hidden:
+				// The assignment is unreadable: what it holds is unknown, not empty.
+				fmt.Fprintf(&b, "\tTopicId: %s\tPartitionCount: %s\tReplicationFactor: %s\tConfigs: %s", NoAccess, NoAccess, NoAccess, configs)
+			default:
+				if t.ID != "" {
+					b.WriteString("\tTopicId: " + t.ID)
+				}
+				fmt.Fprintf(&b, "\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: %s", assigned(t), t.ReplicationFactor(), configs)
+			}
 			if t.MarkedForDeletion {
 				b.WriteString("\tMarkedForDeletion: true")
 			}
@@ -79,11 +90,14 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d De
 			if !p.InAssignment || !d.match(s, t, p) {
 				continue
 			}
-			leader := "none"
+			leader, isr := "none", text.Ints(p.ISR)
 			if p.HasLeader() {
 				leader = strconv.Itoa(p.Leader)
 			}
-			fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s", t.Name, p.ID, leader, text.Ints(p.Replicas), text.Ints(p.ISR))
+			if s.Access(cluster.PartitionStatePath(t.Name, p.ID))&cluster.NoData != 0 {
+				leader, isr = NoAccess, NoAccess
+			}
+			fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s", t.Name, p.ID, leader, text.Ints(p.Replicas), isr)
 			if p.Reassigning() {
 				fmt.Fprintf(&b, "\tAdding Replicas: %s\tRemoving Replicas: %s", text.Ints(p.Adding), text.Ints(p.Removing))
 			}
@@ -125,6 +139,9 @@ type describeJSON struct {
 	MarkedForDeletion bool              `json:"markedForDeletion"`
 	Partitions        []partitionJSON   `json:"partitions"`
 	Error             string            `json:"error,omitempty"`
+	// NoAccess lists the topic's znodes ZooKeeper's ACLs keep from this
+	// session: what they hold is unknown (not empty).
+	NoAccess []string `json:"noAccess,omitempty"`
 }
 
 type partitionJSON struct {
@@ -158,6 +175,10 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, 
 		if t.Err != nil {
 			dj.Error = t.Err.Error()
 		}
+		dj.NoAccess = s.TopicAccess(t)
+		if len(dj.NoAccess) > 0 && s.Access(cluster.TopicPath(t.Name))&cluster.NoData != 0 {
+			dj.Error = ""
+		}
 		for _, e := range t.Config {
 			dj.Configs[e.Key] = e.Value
 		}
@@ -174,7 +195,7 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, 
 				l := p.Leader
 				pj.Leader = &l
 			}
-			if p.StateErr != nil {
+			if p.StateErr != nil && s.Access(cluster.PartitionStatePath(t.Name, p.ID)) == 0 {
 				pj.Error = p.StateErr.Error()
 			}
 			dj.Partitions = append(dj.Partitions, pj)
@@ -237,6 +258,8 @@ func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
 		switch {
 		case !b.Live:
 			endpoints, version = "(offline: not registered)", "-"
+		case s.Access(cluster.BrokerIDPath(b.ID))&cluster.NoData != 0:
+			rack, endpoints, version = NoAccess, NoAccess+" to "+cluster.BrokerIDPath(b.ID), "-"
 		case b.Err != nil:
 			endpoints = "(bad registration: " + b.Err.Error() + ")"
 		}
@@ -267,6 +290,9 @@ type brokersJSON struct {
 	Replicas     int      `json:"replicas"`
 	Leaders      int      `json:"leaders"`
 	Error        string   `json:"error,omitempty"`
+	// NoAccess: ZooKeeper's ACL does not let this session read the
+	// registration; what it holds is unknown.
+	NoAccess bool `json:"noAccess,omitempty"`
 }
 
 // WriteBrokersJSON prints {"controller":{…},"brokers":[…]}.
@@ -296,7 +322,9 @@ func WriteBrokersJSON(w io.Writer, s *cluster.Snapshot) error {
 				bj.Endpoints = append(bj.Endpoints, e.String())
 			}
 		}
-		if b.Err != nil {
+		if s.Access(cluster.BrokerIDPath(b.ID))&cluster.NoData != 0 {
+			bj.NoAccess = true
+		} else if b.Err != nil {
 			bj.Error = b.Err.Error()
 		}
 		out.Brokers = append(out.Brokers, bj)
@@ -310,4 +338,22 @@ func WriteNodeErrors(w io.Writer, s *cluster.Snapshot) {
 	for _, e := range s.Errors() {
 		fmt.Fprintf(w, "ktopo: bad znode %s: %v\n", e.Path, e.Err)
 	}
+	for _, p := range s.NoAccess() {
+		fmt.Fprintf(w, "ktopo: no access to %s: ZooKeeper's ACL does not let this session read %s (shown as %s)\n",
+			p, accessWhat(s.Access(p)), NoAccess)
+	}
+}
+
+// NoAccess is what the tables show for what ZooKeeper's ACLs keep from the
+// session: it exists, its content is unknown.
+const NoAccess = "(no access)"
+
+func accessWhat(a cluster.Access) string {
+	switch a {
+	case cluster.NoData:
+		return "its data"
+	case cluster.NoChildren:
+		return "its children"
+	}
+	return "its data or children"
 }
