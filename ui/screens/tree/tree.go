@@ -110,8 +110,8 @@ type node struct {
 	stat     *cluster.Stat
 	denied   cluster.Access // what of it the session may not read
 	inMirror bool           // data and stat come from the mirror
-	listed   bool // the parent's probe lists it
-	probed   bool // data and stat come from a probe
+	listed   bool           // the parent's probe lists it
+	probed   bool           // data and stat come from a probe
 }
 
 func (n *node) child(name string) *node {
@@ -199,8 +199,8 @@ type detailKey struct {
 	stat   *cluster.Stat
 	data   int
 	denied cluster.Access
-	raw  bool
-	w    int
+	raw    bool
+	w      int
 }
 
 // New returns the screen.
