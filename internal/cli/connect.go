@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,6 +50,10 @@ type target struct {
 	// a password on the command line.
 	warnings []string
 }
+
+// scrub is set by Main: the arguments are the process's own, so a
+// password among them can be overwritten (scrubArgs).
+var scrub bool
 
 // Environment variables of the connection flags (not used by sandbox).
 const (
@@ -96,7 +101,7 @@ func (f *connFlags) target() (target, error) {
 		t.readOnlyBy = "--read-only"
 	}
 	if changed("zk-digest") && f.digest != "" {
-		t.warnings = append(t.warnings, "warning: a password given with --zk-digest is visible to every user of this machine (ps) and stays in the shell's history: use $"+envDigest+" or a context's digest")
+		t.warnings = append(t.warnings, "warning: a password given with --zk-digest is visible to every user of this machine (ps) until ktopo hides it, and stays in the shell's history: use $"+envDigest+" or a context's digest")
 	}
 	if f.contextName != "" {
 		if changed("zookeeper") {
@@ -153,6 +158,19 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// hideDigest runs once the flags are parsed, before any command: it
+// overwrites a --zk-digest password in the process's arguments
+// (scrubArgs), keeping a copy, since the flag's value shares its bytes.
+func (f *connFlags) hideDigest() {
+	if f.flags == nil || !f.flags.Changed("zk-digest") || f.digest == "" {
+		return
+	}
+	f.digest = strings.Clone(f.digest)
+	if scrub {
+		scrubArgs(f.digest)
+	}
 }
 
 // warn prints the target's warnings on the command's standard error, once.

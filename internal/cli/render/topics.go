@@ -19,6 +19,9 @@ import (
 // in ZooKeeper mode).
 func WriteList(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter) error {
 	var b strings.Builder
+	if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
+		b.WriteString(unlistedTopics + "\n")
+	}
 	for _, t := range f.Topics(s) {
 		b.WriteString(t.Name)
 		if t.MarkedForDeletion {
@@ -62,6 +65,9 @@ func (d DescribeFilter) match(s *cluster.Snapshot, t *cluster.Topic, p *cluster.
 // With report options only matching partition lines are printed.
 func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter) error {
 	var b strings.Builder
+	if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
+		b.WriteString(unlistedTopics + "\n")
+	}
 	for _, t := range f.Topics(s) {
 		hidden := s.Access(cluster.TopicPath(t.Name))&cluster.NoData != 0
 		if !d.any() {
@@ -243,6 +249,9 @@ func nonNil(xs []int) []int {
 func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tVERSION\tREGISTERED\tREPLICAS\tLEADERS")
+	if s.Access(cluster.BrokerIDsPath)&cluster.NoChildren != 0 {
+		fmt.Fprintf(tw, "?\t%s\t%s to %s: the registered brokers cannot be listed\n", NoAccess, NoAccess, cluster.BrokerIDsPath)
+	}
 	ctrl := s.Controller()
 	for _, b := range s.Brokers() {
 		rack := "-"
@@ -343,6 +352,9 @@ func WriteNodeErrors(w io.Writer, s *cluster.Snapshot) {
 			p, accessWhat(s.Access(p)), NoAccess)
 	}
 }
+
+// unlistedTopics stands for the topics when /brokers/topics may not be listed.
+const unlistedTopics = NoAccess + " to " + cluster.BrokerTopicsPath + ": the topics cannot be listed"
 
 // NoAccess is what the tables show for what ZooKeeper's ACLs keep from the
 // session: it exists, its content is unknown.
