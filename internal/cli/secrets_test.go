@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"crypto/tls"
+	"crypto/x509/pkix"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +16,9 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/internal/tlstest"
 	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/zkserver"
 )
 
 // writeConfig writes a contexts file with one context, c, whose digest is
@@ -165,4 +169,48 @@ func procCmdline(t *testing.T, pid int) string {
 		t.Fatal(err)
 	}
 	return strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
+}
+
+// TestTLSContextEmbedded: a context's zk-tls-* keys (relative to the
+// config file) connect to the embedded server's TLS port with a client
+// certificate; TLS mistakes made through flags fail at once, each saying
+// what is wrong.
+func TestTLSContextEmbedded(t *testing.T) {
+	dir := t.TempDir()
+	certs := filepath.Join(dir, "ktopo", "certs")
+	if err := os.MkdirAll(certs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ca := tlstest.NewCA(t, certs, "zk-ca")
+	other := tlstest.NewCA(t, certs, "other-ca")
+	server := ca.Issue(t, "server", tlstest.Options{Server: true})
+	me := ca.Issue(t, "me", tlstest.Options{Subject: pkix.Name{CommonName: "ktopo"}})
+	srv, err := zkserver.Start(zkserver.Config{TLS: tlstest.ServerConfig(server, ca, tls.RequireAndVerifyClientCert)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := filepath.Join(dir, "ktopo", "config.yaml")
+	data := "contexts:\n  tls:\n    zookeeper: " + srv.SecureAddr() + "\n    zk-tls-ca: certs/zk-ca.pem\n    zk-tls-cert: certs/me.crt\n    zk-tls-key: certs/me.key\n"
+	if err := os.WriteFile(cfg, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	if code, out, errOut := runCLI(t, "brokers", "--context", "tls"); code != 0 || !strings.HasPrefix(out, "ID") {
+		t.Fatalf("brokers over TLS: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--context", "tls", "--zk-tls-ca", other.File}, "is not signed by a trusted CA: give the CA that signed it with --zk-tls-ca"},
+		{[]string{"--context", "tls", "--zk-tls-cert", ca.File}, "(--zk-tls-ca, --zk-tls-cert, --zk-tls-key or the context's zk-tls-* keys)"},
+		{[]string{"--zookeeper", srv.Addr(), "--zk-tls-ca", ca.File, "--zk-tls-cert", me.CertFile, "--zk-tls-key", me.KeyFile}, "probably a plaintext port"},
+		{[]string{"--zookeeper", srv.SecureAddr(), "--zk-tls-ca", ca.File}, "the server wants a client certificate: give one with --zk-tls-cert and --zk-tls-key"},
+	} {
+		code, out, errOut := runCLI(t, append([]string{"brokers"}, c.args...)...)
+		if code != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("brokers %q: exit %d, want an error saying %q\n%s%s", c.args, code, c.want, out, errOut)
+		}
+	}
 }
