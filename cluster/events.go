@@ -52,15 +52,22 @@ const (
 	NoChildren                    // its children
 )
 
-// String is "no access to its data", "… children", "… data and children".
+// String is "readable", else "no access to " and What.
 func (a Access) String() string {
-	switch a {
-	case 0:
+	if a == 0 {
 		return "readable"
-	case NoData:
-		return "no access to its data"
-	case NoChildren:
-		return "no access to its children"
 	}
-	return "no access to its data and children"
+	return "no access to " + a.What()
+}
+
+// What names what may not be read: "its data", "its children" or "its
+// data or its children".
+func (a Access) What() string {
+	switch a {
+	case NoData:
+		return "its data"
+	case NoChildren:
+		return "its children"
+	}
+	return "its data or its children"
 }

@@ -237,7 +237,7 @@ func tlsDialer(cfg *tls.Config, names map[string]string) zk.Dialer {
 		}
 		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, c)
 		var op *net.OpError
-		if err != nil && !(errors.As(err, &op) && op.Op == "dial") {
+		if err != nil && (!errors.As(err, &op) || op.Op != "dial") {
 			// The TCP connection was made; the handshake failed.
 			return nil, &TLSError{Addr: addr, Err: err, ClientCert: ClientID(cfg)}
 		}

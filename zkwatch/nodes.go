@@ -160,14 +160,7 @@ func (m *Mirror) setDenied(n *node, k int) {
 	if k == kData {
 		n.data, n.stat = nil, nil
 	} else {
-		// Its children are unknown, not gone: keep none in the mirror.
-		for name, ch := range n.children {
-			delete(n.children, name)
-			cb := m.snap(ch)
-			ch.parent = nil
-			m.rebrowse(ch, cb)
-		}
-		n.children = nil
+		m.dropChildren(n) // unknown, not gone: keep none in the mirror
 	}
 	m.derive(n)
 	m.after(n, b)
@@ -258,13 +251,7 @@ func (m *Mirror) settle(n *node, b snap) {
 	}
 	m.derive(n)
 	if !n.wantList() {
-		for name, ch := range n.children {
-			delete(n.children, name)
-			cb := m.snap(ch)
-			ch.parent = nil
-			m.rebrowse(ch, cb)
-		}
-		n.children = nil
+		m.dropChildren(n)
 	} else if n.children == nil && !n.busy[kList] && !n.watch[kList] {
 		m.schedule(n, kList)
 	}
@@ -272,6 +259,18 @@ func (m *Mirror) settle(n *node, b snap) {
 	if !n.keep() {
 		m.forget(n)
 	}
+}
+
+// dropChildren stops following n's listing: its children are no longer
+// its (they are forgotten unless followed for another reason).
+func (m *Mirror) dropChildren(n *node) {
+	for name, ch := range n.children {
+		delete(n.children, name)
+		cb := m.snap(ch)
+		ch.parent = nil
+		m.rebrowse(ch, cb)
+	}
+	n.children = nil
 }
 
 // forget stops following n. Its server-side watches stay until they fire;

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"crypto/sha1"
-	"crypto/tls"
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"errors"
@@ -200,16 +199,6 @@ func TestSecuredKafkaWrites(t *testing.T) {
 	if !strings.Contains(out, "Partition: 1\tLeader: 1") {
 		t.Errorf("describe as-super:\n%s", out)
 	}
-}
-
-// brokerTLSConfig is the brokers' certificate as a tls.Config.
-func (s *secured) brokerTLSConfig(t *testing.T) *tls.Config {
-	t.Helper()
-	cfg, err := zkwatch.TLSFiles{CA: s.ca.File, Cert: s.broker.CertFile, Key: s.broker.KeyFile}.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
 }
 
 // TestSecuredKafkaReads: what the session may not read is shown as "no

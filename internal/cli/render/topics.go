@@ -349,7 +349,7 @@ func WriteNodeErrors(w io.Writer, s *cluster.Snapshot) {
 	}
 	for _, p := range s.NoAccess() {
 		fmt.Fprintf(w, "ktopo: no access to %s: ZooKeeper's ACL does not let this session read %s (shown as %s)\n",
-			p, accessWhat(s.Access(p)), NoAccess)
+			p, s.Access(p).What(), NoAccess)
 	}
 }
 
@@ -359,13 +359,3 @@ const unlistedTopics = NoAccess + " to " + cluster.BrokerTopicsPath + ": the top
 // NoAccess is what the tables show for what ZooKeeper's ACLs keep from the
 // session: it exists, its content is unknown.
 const NoAccess = "(no access)"
-
-func accessWhat(a cluster.Access) string {
-	switch a {
-	case cluster.NoData:
-		return "its data"
-	case cluster.NoChildren:
-		return "its children"
-	}
-	return "its data or children"
-}

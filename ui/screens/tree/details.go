@@ -61,7 +61,7 @@ func (m *Model) buildDetails(n *node, w int) []string {
 	}
 	if n.denied != 0 {
 		section("No access")
-		add(st.Error.S("ZooKeeper's ACL does not let this session read " + deniedWhat(n.denied) + ":"))
+		add(st.Error.S("ZooKeeper's ACL does not let this session read " + n.denied.What() + ":"))
 		add(st.Muted.S("it exists, what it holds is unknown (not empty). Connect with"))
 		add(st.Muted.S("credentials its ACL grants READ: --zk-digest, --zk-tls-cert."))
 	}
@@ -118,16 +118,6 @@ func zxid(z int64) string { return "0x" + strconv.FormatInt(z, 16) }
 
 // noAccess marks what ZooKeeper's ACLs keep from the session.
 const noAccess = "(no access)"
-
-func deniedWhat(a cluster.Access) string {
-	switch a {
-	case cluster.NoData:
-		return "its data"
-	case cluster.NoChildren:
-		return "its children"
-	}
-	return "its data or its children"
-}
 
 func (m *Model) when(ms int64) string {
 	if ms == 0 {
