@@ -165,7 +165,7 @@ func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 	if dial == nil {
 		dial = net.DialTimeout
 		if opts.TLS != nil {
-			dial = tlsDialer(opts.TLS, names)
+			dial = tlsDialer(opts.TLS, names, handshakeTimeout(opts.SessionTimeout))
 		}
 	}
 	cert := ""

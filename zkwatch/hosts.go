@@ -222,10 +222,13 @@ func dialCause(err error) string {
 	return msg
 }
 
-// tlsDialer dials TCP and runs the TLS handshake within the timeout
-// go-zookeeper passes. Without a ServerName in cfg, the certificate is
-// checked against the host name the address was resolved from.
-func tlsDialer(cfg *tls.Config, names map[string]string) zk.Dialer {
+// tlsDialer dials TCP within the timeout go-zookeeper passes (1 s) and
+// runs the TLS handshake within handshake: a Java server's first
+// handshakes take a while (seen past a second on a busy machine), and a
+// slow handshake is no reason to give up a server. Without a ServerName in
+// cfg, the certificate is checked against the host name the address was
+// resolved from.
+func tlsDialer(cfg *tls.Config, names map[string]string, handshake time.Duration) zk.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		c := cfg.Clone()
 		if c.ServerName == "" {
@@ -235,13 +238,21 @@ func tlsDialer(cfg *tls.Config, names map[string]string) zk.Dialer {
 				c.ServerName = host
 			}
 		}
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, c)
-		var op *net.OpError
-		if err != nil && (!errors.As(err, &op) || op.Op != "dial") {
-			// The TCP connection was made; the handshake failed.
+		raw, err := (&net.Dialer{Timeout: timeout}).Dial(network, addr)
+		if err != nil {
+			return nil, err
+		}
+		conn := tls.Client(raw, c)
+		ctx, cancel := context.WithTimeout(context.Background(), handshake)
+		defer cancel()
+		if err := conn.HandshakeContext(ctx); err != nil {
+			_ = raw.Close()
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("TLS handshake with %s: no answer within %s", addr, handshake)
+			}
 			return nil, &TLSError{Addr: addr, Err: err, ClientCert: ClientID(cfg)}
 		}
-		return conn, err
+		return conn, nil
 	}
 }
 
