@@ -27,7 +27,8 @@ func (c ConfigChange) Path() string { return EntityConfigPath(c.EntityType, c.En
 
 // ConfigChangeOps returns the multi's operations for the changes: per
 // entity, the config znode (created or set at its version) and a
-// sequential change notification naming it.
+// sequential change notification naming it. Send them with Write, which
+// gives the creates Kafka's ACLs.
 func ConfigChangeOps(changes ...ConfigChange) []any {
 	acl := zk.WorldACL(zk.PermAll)
 	ops := make([]any, 0, 2*len(changes))

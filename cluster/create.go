@@ -165,7 +165,7 @@ func CreateTopic(z ZK, p *TopicPlan) error {
 		if err != nil {
 			return err
 		}
-		results, err := z.Multi(ops...)
+		results, err := Write(z, ops...)
 		if err == nil {
 			return nil
 		}
@@ -292,7 +292,7 @@ func DeleteTopic(z ZK, t string, existing ExistingTopics) error {
 		ops = append(ops, &zk.CreateRequest{Path: m, Acl: acl})
 	}
 	ops = append(ops, &zk.CreateRequest{Path: DeleteTopicPath(t), Acl: acl})
-	if _, err := z.Multi(ops...); err != nil {
+	if _, err := Write(z, ops...); err != nil {
 		if errors.Is(err, zk.ErrNodeExists) {
 			return kafkaErr(ClassTopicAlreadyMarkedForDeletion, "topic "+t+" is already marked for deletion")
 		}

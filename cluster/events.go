@@ -36,4 +36,38 @@ type NodeEvent struct {
 	Path string
 	Data []byte
 	Stat Stat
+	// Denied is what of the znode ZooKeeper's ACL keeps from this session
+	// (its data: Data is then nil; its children: they are unknown).
+	Denied Access
+}
+
+// Access says what of a znode the session may not read (ZooKeeper answered
+// NoAuth): the model and the views show it as "no access", never as
+// missing or empty.
+type Access uint8
+
+// Access bits.
+const (
+	NoData     Access = 1 << iota // its data
+	NoChildren                    // its children
+)
+
+// String is "readable", else "no access to " and What.
+func (a Access) String() string {
+	if a == 0 {
+		return "readable"
+	}
+	return "no access to " + a.What()
+}
+
+// What names what may not be read: "its data", "its children" or "its
+// data or its children".
+func (a Access) What() string {
+	switch a {
+	case NoData:
+		return "its data"
+	case NoChildren:
+		return "its children"
+	}
+	return "its data or its children"
 }

@@ -49,6 +49,9 @@ type Model struct {
 	logDirEvents    map[string]bool
 	badNodes        map[string]NodeError
 	errorsDirty     bool
+	denied          map[string]Access // znodes the session may not (fully) read
+	deniedDirty     bool
+	applyingDenied  bool // the event being applied is a NoData one: its decode error is no error
 	markersDirty    bool
 	topicSetChanged bool
 
@@ -94,6 +97,7 @@ func NewModel(o ModelOptions) *Model {
 		brokerMinISR:  map[int]int{},
 		logDirEvents:  map[string]bool{},
 		badNodes:      map[string]NodeError{},
+		denied:        map[string]Access{},
 	}
 }
 
@@ -124,6 +128,10 @@ func (m *Model) Apply(events []NodeEvent, reset bool) []Change {
 	var seen *resetSeen
 	if reset {
 		seen = newResetSeen()
+		if len(m.denied) > 0 {
+			clear(m.denied)
+			m.deniedDirty, m.changed = true, true
+		}
 	}
 	for i := range events {
 		ev := &events[i]
@@ -132,8 +140,11 @@ func (m *Model) Apply(events []NodeEvent, reset bool) []Change {
 		if seen != nil && !del {
 			seen.mark(info, ev.Path)
 		}
+		m.noteDenied(ev, del)
 		if f := kindSpecs[info.Kind].apply; f != nil {
+			m.applyingDenied = !del && ev.Denied&NoData != 0
 			f(m, info, ev, del)
+			m.applyingDenied = false
 		}
 	}
 	if seen != nil {
@@ -159,8 +170,32 @@ func (m *Model) emit(c Change) {
 	}
 }
 
-// noteErr records or clears a decode error of path.
+// noteDenied records what of a znode the session may not read.
+func (m *Model) noteDenied(ev *NodeEvent, del bool) {
+	a := ev.Denied
+	if del {
+		a = 0
+	}
+	if m.denied[ev.Path] == a {
+		return
+	}
+	if a == 0 {
+		delete(m.denied, ev.Path)
+	} else {
+		m.denied[ev.Path] = a
+		if a&NoData != 0 {
+			ev.Data = nil
+		}
+	}
+	m.deniedDirty, m.changed = true, true
+}
+
+// noteErr records or clears a decode error of path. The data of a znode the
+// session may not read is unknown, not invalid.
 func (m *Model) noteErr(path string, err error, ev *NodeEvent) {
+	if m.applyingDenied {
+		err = nil
+	}
 	prev, had := m.badNodes[path]
 	if err == nil {
 		if had {

@@ -322,7 +322,9 @@ type Snapshot struct {
 	markers      []string // sorted names with a deletion marker
 	health       TopicHealth
 	errors       []NodeError
-	deadLeaders  bool // some partition is led by a broker that is not live
+	denied       map[string]Access // shared between snapshots until it changes
+	deniedPaths  []string          // its keys, sorted
+	deadLeaders  bool              // some partition is led by a broker that is not live
 	reassign     *ReassignPartitions
 	preferred    *PartitionsNotification
 	isrNotes     int
@@ -441,6 +443,35 @@ func (s *Snapshot) Health() TopicHealth { return s.health }
 
 // Errors returns the znodes that could not be decoded, by path.
 func (s *Snapshot) Errors() []NodeError { return s.errors }
+
+// NoAccess returns the znodes ZooKeeper's ACLs keep this session from
+// reading (wholly or their children), sorted: they exist, what they hold is
+// unknown.
+func (s *Snapshot) NoAccess() []string { return s.deniedPaths }
+
+// Access returns what of the znode at path the session may not read (0
+// when all of it, or when the model does not follow it).
+func (s *Snapshot) Access(path string) Access { return s.denied[path] }
+
+// TopicAccess returns the znodes of a topic the session may not read: its
+// assignment (/brokers/topics/<t>), its config, its partition states.
+func (s *Snapshot) TopicAccess(t *Topic) []string {
+	if len(s.denied) == 0 {
+		return nil
+	}
+	var out []string
+	for _, p := range []string{TopicPath(t.Name), TopicConfigPath(t.Name)} {
+		if s.denied[p] != 0 {
+			out = append(out, p)
+		}
+	}
+	for _, p := range t.Partitions {
+		if s.denied[PartitionStatePath(t.Name, p.ID)] != 0 {
+			out = append(out, PartitionStatePath(t.Name, p.ID))
+		}
+	}
+	return out
+}
 
 // PendingReassignment is /admin/reassign_partitions, or nil.
 func (s *Snapshot) PendingReassignment() *ReassignPartitions { return s.reassign }

@@ -76,6 +76,13 @@ func (m *Model) Snapshot() *Snapshot {
 	} else {
 		s.errors = prev.errors
 	}
+	if prev == nil || m.deniedDirty {
+		s.denied = maps.Clone(m.denied)
+		s.deniedPaths = slices.Sorted(maps.Keys(m.denied))
+		m.deniedDirty = false
+	} else {
+		s.denied, s.deniedPaths = prev.denied, prev.deniedPaths
+	}
 
 	m.buildBrokers(s)
 	s.clusterID, s.clusterIDErr = m.clusterID.v.ID, m.clusterID.err

@@ -33,7 +33,8 @@ func Shape() zkwatch.Shape {
 func NodeEvents(b zkwatch.Batch) []cluster.NodeEvent {
 	out := make([]cluster.NodeEvent, len(b.Events))
 	for i, e := range b.Events {
-		ne := cluster.NodeEvent{Path: e.Path, Data: e.Data}
+		// The Access bits of both packages are the same (TestAccessBits).
+		ne := cluster.NodeEvent{Path: e.Path, Data: e.Data, Denied: cluster.Access(e.Denied)}
 		switch e.Type {
 		case zkwatch.Created:
 			ne.Type = cluster.NodeCreated

@@ -43,3 +43,18 @@ func TestShape(t *testing.T) {
 		t.Fatalf("derived %v", paths)
 	}
 }
+
+// TestAccessBits: NodeEvents passes zkwatch's Access bits on as cluster's.
+func TestAccessBits(t *testing.T) {
+	evs := NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{
+		{Type: zkwatch.Created, Path: "/a", Denied: zkwatch.NoData},
+		{Type: zkwatch.Created, Path: "/b", Denied: zkwatch.NoChildren},
+		{Type: zkwatch.Created, Path: "/c", Denied: zkwatch.NoData | zkwatch.NoChildren},
+	}})
+	want := map[string]cluster.Access{"/a": cluster.NoData, "/b": cluster.NoChildren, "/c": cluster.NoData | cluster.NoChildren}
+	for _, e := range evs {
+		if e.Denied != want[e.Path] {
+			t.Errorf("%s: %v, want %v", e.Path, e.Denied, want[e.Path])
+		}
+	}
+}

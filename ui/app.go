@@ -81,6 +81,9 @@ type Config struct {
 	Debug  bool
 	// EventCapacity bounds the events timeline (0: the default).
 	EventCapacity int
+	// Notice, when set, is shown in the status bar at start, as a warning
+	// (e.g. that the config file holding a password is readable by others).
+	Notice string
 }
 
 // App is the root model.
@@ -172,6 +175,9 @@ func New(cfg Config) *App {
 	a.setTabs(a.newTabs())
 	a.restyle(a.st)
 	a.started = cfg.Now()
+	if cfg.Notice != "" {
+		a.status, a.statusErr = cfg.Notice, true // stays until the next message
+	}
 	return a
 }
 

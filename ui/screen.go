@@ -121,8 +121,12 @@ var (
 type browserProber struct{ br Browser }
 
 func (p browserProber) Probe(path string) (tree.Probe, error) {
+	var denied cluster.Access
 	kids, _, w, err := p.br.ChildrenW(path)
-	if err != nil {
+	switch {
+	case errors.Is(err, zk.ErrNoAuth):
+		denied |= cluster.NoChildren // it exists; its children are unknown
+	case err != nil:
 		return tree.Probe{}, err
 	}
 	var changed func()
@@ -130,8 +134,11 @@ func (p browserProber) Probe(path string) (tree.Probe, error) {
 		changed = func() { <-w } // one-shot: fires on a change, or ends with the session
 	}
 	data, st, err := p.br.Get(path)
-	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+	switch {
+	case errors.Is(err, zk.ErrNoAuth):
+		denied |= cluster.NoData
+	case err != nil && !errors.Is(err, zk.ErrNoNode):
 		return tree.Probe{Changed: changed}, err
 	}
-	return tree.Probe{Children: kids, Data: data, Stat: st, Changed: changed}, nil
+	return tree.Probe{Children: kids, Data: data, Stat: st, Changed: changed, Denied: denied}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ktopo/ktopo/internal/x509id"
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
 )
 
@@ -102,7 +103,8 @@ func fixupACL(c *conn, acl []proto.ACL) ([]proto.ACL, bool) {
 			// "authenticated" in ZooKeeper's sense.
 			found := false
 			for _, id := range authOrder(c.auth) {
-				if id.scheme == "digest" {
+				// The providers whose isAuthenticated() is true.
+				if id.scheme == "digest" || id.scheme == x509id.Scheme {
 					found = true
 					out = append(out, proto.ACL{Perms: a.Perms, Scheme: id.scheme, ID: id.id})
 				}
@@ -110,7 +112,8 @@ func fixupACL(c *conn, acl []proto.ACL) ([]proto.ACL, bool) {
 			if !found {
 				return nil, false
 			}
-		case a.Scheme == "digest" && validDigestID(a.ID), a.Scheme == "ip" && validIPID(a.ID):
+		case a.Scheme == "digest" && validDigestID(a.ID), a.Scheme == "ip" && validIPID(a.ID),
+			a.Scheme == x509id.Scheme && validX509ID(a.ID):
 			out = append(out, a)
 		default:
 			return nil, false
@@ -150,6 +153,10 @@ func allowed(c *conn, l *aclList, perm int32) bool {
 				if ipMatches(id.id, a.ID) {
 					return true
 				}
+			case x509id.Scheme:
+				if id.id == a.ID {
+					return true
+				}
 			}
 		}
 	}
@@ -164,4 +171,16 @@ func (c *conn) addAuth(scheme, id string) {
 		}
 	}
 	c.auth = append(c.auth, authID{scheme, id})
+}
+
+// validX509ID approximates X509AuthenticationProvider.isValid (an
+// X500Principal parses the id): one or more type=value pairs.
+func validX509ID(id string) bool {
+	for _, part := range strings.Split(id, ",") {
+		typ, _, ok := strings.Cut(part, "=")
+		if !ok || strings.TrimSpace(typ) == "" {
+			return false
+		}
+	}
+	return id != ""
 }

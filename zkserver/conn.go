@@ -3,6 +3,8 @@ package zkserver
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"io"
 	"net"
@@ -11,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ktopo/ktopo/internal/x509id"
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
 )
 
@@ -282,6 +285,9 @@ func (c *conn) writeLoop() {
 func (c *conn) readLoop() {
 	defer c.s.wg.Done()
 	defer c.cleanup()
+	if !c.tlsHandshake() {
+		return
+	}
 	r := bufio.NewReaderSize(c.nc, 64<<10)
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -483,4 +489,32 @@ func connectResponse(req *proto.ConnectRequest, timeoutMS int32, id int64, passw
 	}
 	e.EndFrame(off)
 	return e.B
+}
+
+// tlsHandshake runs the TLS handshake of a connection to the TLS port,
+// within the session timeout a client may ask for at most, and adds the
+// x509 id of a verified client certificate (NettyServerCnxnFactory's
+// CertificateVerifier with the X509AuthenticationProvider). A plaintext
+// connection passes unchanged.
+func (c *conn) tlsHandshake() bool {
+	tc, ok := c.nc.(*tls.Conn)
+	if !ok {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.s.cfg.MaxSessionTimeout)
+	defer cancel()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		c.s.logf("connection %s: TLS handshake failed: %v", c.nc.RemoteAddr(), err)
+		return false
+	}
+	// Only a verified chain authenticates (VerifiedChains is empty when
+	// the config merely requests a certificate).
+	if chains := tc.ConnectionState().VerifiedChains; len(chains) > 0 && len(chains[0]) > 0 {
+		id := x509id.Subject(chains[0][0])
+		if c.s.cfg.X509SuperUser != "" && id == c.s.cfg.X509SuperUser {
+			c.addAuth("super", "")
+		}
+		c.addAuth(x509id.Scheme, id)
+	}
+	return true
 }

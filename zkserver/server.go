@@ -35,6 +35,7 @@ package zkserver
 
 import (
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -78,6 +79,19 @@ type Config struct {
 	// SuperDigest, "super:<base64 sha1>", grants every permission to
 	// connections that authenticate with the matching digest credentials.
 	SuperDigest string
+	// TLS, when set, also serves TLS on SecureAddr (ZooKeeper's
+	// secureClientPort next to its clientPort). When it asks for client
+	// certificates (ClientAuth VerifyClientCertIfGiven is ZooKeeper's
+	// ssl.clientAuth=want, RequireAndVerifyClientCert its need), a verified
+	// certificate authenticates the session as x509:<subject>, the subject
+	// spelled as Java's X500Principal.getName() does, as ZooKeeper's
+	// X509AuthenticationProvider does.
+	TLS *tls.Config
+	// SecureAddr is where TLS is served (default "127.0.0.1:0").
+	SecureAddr string
+	// X509SuperUser, when set, is an x509 id (a subject) granted every
+	// permission (zookeeper.X509AuthenticationProvider.superUser).
+	X509SuperUser string
 	// FourLetterWords is the 4lw whitelist (default ruok, srvr, mntr).
 	FourLetterWords []string
 	// Logger gets diagnostics; nil discards them.
@@ -97,6 +111,9 @@ type Config struct {
 func (c *Config) setDefaults() {
 	if c.Addr == "" {
 		c.Addr = "127.0.0.1:0"
+	}
+	if c.TLS != nil && c.SecureAddr == "" {
+		c.SecureAddr = "127.0.0.1:0"
 	}
 	if c.TickTime <= 0 {
 		c.TickTime = 2 * time.Second
@@ -148,6 +165,7 @@ func (ss *session) addEphemeral(path string) {
 type Server struct {
 	cfg   Config
 	ln    net.Listener
+	tln   net.Listener // TLS (nil without Config.TLS)
 	start time.Time
 
 	mu       sync.RWMutex // tree, sessions; exclusive for writes
@@ -214,12 +232,25 @@ func Start(cfg Config) (*Server, error) {
 		}
 	}
 	s.ln = ln
+	if cfg.TLS != nil {
+		tln, err := net.Listen("tcp", cfg.SecureAddr)
+		if err != nil {
+			_ = ln.Close()
+			s.stopPersistence(false)
+			return nil, fmt.Errorf("zkserver: %w", err)
+		}
+		s.tln = tls.NewListener(tln, cfg.TLS)
+	}
 	// Session ids as ZooKeeper's SessionTrackerImpl makes them for server id
 	// 1: top byte 0x01, then milliseconds; +1 per session.
 	ms := time.Now().UnixMilli()
 	s.nextID = int64(1)<<56 | int64(uint64(ms<<24)>>8)
 	s.wg.Add(3)
-	go s.acceptLoop()
+	go s.acceptLoop(s.ln)
+	if s.tln != nil {
+		s.wg.Add(1)
+		go s.acceptLoop(s.tln)
+	}
 	go s.expiryLoop()
 	go s.containerLoop()
 	if s.log != nil {
@@ -296,6 +327,15 @@ func (s *Server) Err() error {
 // Addr returns the bound host:port.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
+// SecureAddr returns the bound host:port of the TLS port ("" without
+// Config.TLS).
+func (s *Server) SecureAddr() string {
+	if s.tln == nil {
+		return ""
+	}
+	return s.tln.Addr().String()
+}
+
 // Close stops listening, closes every connection (sessions are dropped
 // without running their close transactions) and waits for the goroutines.
 // With a data directory, what was logged is synced and the directory
@@ -306,6 +346,9 @@ func (s *Server) Close() error {
 		s.closeErr = s.ln.Close()
 		if errors.Is(s.closeErr, net.ErrClosed) {
 			s.closeErr = nil
+		}
+		if s.tln != nil {
+			_ = s.tln.Close()
 		}
 		s.connMu.Lock()
 		for c := range s.conns {
@@ -331,11 +374,11 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
-func (s *Server) acceptLoop() {
+func (s *Server) acceptLoop(ln net.Listener) {
 	defer s.wg.Done()
 	var delay time.Duration
 	for {
-		nc, err := s.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			select {
 			case <-s.closed:

@@ -106,6 +106,7 @@ type Conn struct {
 	timeout time.Duration
 	ro      bool
 	log     *logTap
+	ids     []string // authenticated ids (Identities)
 
 	lmu       sync.Mutex
 	listeners atomic.Pointer[[]*listener]
@@ -164,10 +165,14 @@ func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 	if dial == nil {
 		dial = net.DialTimeout
 		if opts.TLS != nil {
-			dial = tlsDialer(opts.TLS, names)
+			dial = tlsDialer(opts.TLS, names, handshakeTimeout(opts.SessionTimeout))
 		}
 	}
-	tracker := newDialTracker(dial, names, handshakeTimeout(opts.SessionTimeout))
+	cert := ""
+	if opts.Dialer == nil {
+		cert = ClientID(opts.TLS)
+	}
+	tracker := newDialTracker(dial, names, handshakeTimeout(opts.SessionTimeout), cert)
 	// exhausted fires each time go-zookeeper has tried every address once;
 	// if every one of those attempts failed to dial, Connect gives up.
 	exhausted := make(chan struct{}, 1)
@@ -220,7 +225,9 @@ wait:
 			if cerr := context.Cause(ctx); !errors.Is(cerr, context.DeadlineExceeded) {
 				msg = fmt.Sprintf("connecting to %s: %v", strings.Join(cs.Servers, ","), cerr)
 			}
-			if last := c.log.lastError(); last != "" {
+			if hint := tracker.hint(addrs); hint != "" {
+				msg += ": " + hint
+			} else if last := c.log.lastError(); last != "" {
 				msg += ": " + last
 			} else if err := tracker.allFailed(addrs); err != nil {
 				msg += ": " + err.Error()
@@ -231,7 +238,11 @@ wait:
 		}
 	}
 	stop()
+	if cert != "" {
+		c.ids = append(c.ids, "x509:"+cert)
+	}
 	if opts.Digest != "" {
+		c.ids = append(c.ids, "digest:"+user)
 		if _, err := deadline(ctx, c, "add digest auth for", user, func() (struct{}, error) {
 			return struct{}{}, raw.AddAuth("digest", []byte(user+":"+pass))
 		}); err != nil {
@@ -619,7 +630,7 @@ func (c *Conn) Create(path string, data []byte, flags int32, acl []zk.ACL) (stri
 	}
 	p, err := deadline(bg, c, "create", path, func() (string, error) { return c.raw.Create(fp, data, flags, acl) })
 	if err != nil {
-		return "", err
+		return "", c.refused("create", path, false, err)
 	}
 	return c.strip(p), nil
 }
@@ -633,7 +644,8 @@ func (c *Conn) Set(path string, data []byte, version int32) (*zk.Stat, error) {
 	if err != nil {
 		return nil, err
 	}
-	return deadline(bg, c, "set", path, func() (*zk.Stat, error) { return c.raw.Set(fp, data, version) })
+	st, err := deadline(bg, c, "set", path, func() (*zk.Stat, error) { return c.raw.Set(fp, data, version) })
+	return st, c.refused("set", path, false, err)
 }
 
 // Delete deletes a node if its version matches (-1: any version).
@@ -646,7 +658,7 @@ func (c *Conn) Delete(path string, version int32) error {
 		return err
 	}
 	_, err = deadline(bg, c, "delete", path, func() (struct{}, error) { return struct{}{}, c.raw.Delete(fp, version) })
-	return err
+	return c.refused("delete", path, false, err)
 }
 
 // Multi runs *zk.CreateRequest, *zk.SetDataRequest, *zk.DeleteRequest and
@@ -701,7 +713,7 @@ func (c *Conn) Multi(ops ...any) ([]zk.MultiResponse, error) {
 			res.res[i].String = c.strip(res.res[i].String)
 		}
 	}
-	return res.res, err
+	return res.res, c.refusedMulti(ops, res.res, err)
 }
 
 // describeOps lists the first few ops of a multi for an error message.

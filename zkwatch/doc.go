@@ -14,8 +14,14 @@
 //   - errors that name the server and the request for connection problems
 //     (*OpError), while server answers (zk.ErrNoNode, …) come back unwrapped
 //     exactly as from *zk.Conn;
-//   - digest authentication, TLS, go-zookeeper's log sent to a Logger
-//     instead of stderr, and a ReadOnly switch that refuses every write.
+//   - digest authentication, TLS to a secureClientPort with client
+//     certificates (TLSFiles; a handshake that fails says why: wrong CA,
+//     refused or missing client certificate, a plaintext port), the
+//     session's ids (Identities), go-zookeeper's log sent to a Logger
+//     instead of stderr, and a ReadOnly switch that refuses every write;
+//   - a write refused for want of permission comes back as an
+//     *AccessError naming the ACL that refused it and the credentials that
+//     would do.
 //
 // Its request methods have *zk.Conn's signatures, so an interface declared
 // by a consumer (Get, Children, Exists, Create, Set, Delete, Multi, …) is
@@ -39,6 +45,9 @@
 // (Cversion, NumChildren, Pzxid) change without a data watch firing, so for
 // nodes that are not also listed they can lag behind the server until the
 // node's data next changes.
+//
+// A node the session may not read (NoAuth) stays in the mirror, marked
+// (Event.Denied, Node.Denied: NoData, NoChildren), never missing or empty.
 //
 // OpenSubtree/CloseSubtree add a whole subtree (every node read and listed)
 // for as long as a screen shows it.

@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -108,18 +110,21 @@ type dialTracker struct {
 	names  map[string]string // resolved address → host name given
 	mu     sync.Mutex
 	errs   map[string]error
-	lastOK string // address of the last successful dial
+	hints  map[string]string // address → why its session handshake failed
+	lastOK string            // address of the last successful dial
+	cert   string            // the TLS client certificate's subject ("" for none)
 }
 
-func newDialTracker(d zk.Dialer, names map[string]string, handshake time.Duration) *dialTracker {
-	return &dialTracker{dial: d, hs: handshake, names: names, errs: map[string]error{}}
+func newDialTracker(d zk.Dialer, names map[string]string, handshake time.Duration, cert string) *dialTracker {
+	return &dialTracker{dial: d, hs: handshake, names: names, errs: map[string]error{}, hints: map[string]string{}, cert: cert}
 }
 
 // Dial is the zk.Dialer go-zookeeper uses.
 func (t *dialTracker) Dial(network, addr string, timeout time.Duration) (net.Conn, error) {
 	c, err := t.dial(network, addr, timeout)
 	if err == nil {
-		c = newHandshakeConn(c, t.hs)
+		_, isTLS := c.(*tls.Conn)
+		c = newHandshakeConn(c, t.hs, func(err error) { t.handshakeFailed(addr, isTLS, err) })
 	}
 	t.mu.Lock()
 	if err != nil {
@@ -130,6 +135,37 @@ func (t *dialTracker) Dial(network, addr string, timeout time.Duration) (net.Con
 	}
 	t.mu.Unlock()
 	return c, err
+}
+
+// handshakeFailed records why a connection failed before the session
+// handshake's reply. A TLS alert counts as a failed dial: with TLS 1.3 a
+// server refuses a client certificate only after the handshake, and
+// retrying will not change its mind. A plaintext connection the server
+// closes unanswered is a hint for the timeout message: it is what a TLS
+// port does with a plaintext client, and also what a server still starting
+// does, so it is not final.
+func (t *dialTracker) handshakeFailed(addr string, isTLS bool, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case isTLS && isTLSAlert(err):
+		t.errs[addr] = &TLSError{Addr: addr, Err: err, ClientCert: t.cert}
+	case !isTLS && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)):
+		t.hints[addr] = t.name(addr) + " closed the connection without answering the session handshake " +
+			"(if it is ZooKeeper's secureClientPort, connect with TLS: --zk-tls-ca, --zk-tls-cert, --zk-tls-key)"
+	}
+}
+
+// hint returns a handshake failure hint for any of servers ("" if none).
+func (t *dialTracker) hint(servers []string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range servers {
+		if h := t.hints[s]; h != "" {
+			return h
+		}
+	}
+	return ""
 }
 
 // name shows a resolved address with the host name it came from.
@@ -171,6 +207,10 @@ func (t *dialTracker) allFailed(servers []string) error {
 // dialCause shortens a dial error to "connect: <reason>": the net.OpError
 // wrapper repeats the address the message already names.
 func dialCause(err error) string {
+	var te *TLSError
+	if errors.As(err, &te) {
+		return te.Error()
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Err != nil {
 		err = op.Err
@@ -182,10 +222,13 @@ func dialCause(err error) string {
 	return msg
 }
 
-// tlsDialer dials TCP and runs the TLS handshake within the timeout
-// go-zookeeper passes. Without a ServerName in cfg, the certificate is
-// checked against the host name the address was resolved from.
-func tlsDialer(cfg *tls.Config, names map[string]string) zk.Dialer {
+// tlsDialer dials TCP within the timeout go-zookeeper passes (1 s) and
+// runs the TLS handshake within handshake: a Java server's first
+// handshakes take a while (seen past a second on a busy machine), and a
+// slow handshake is no reason to give up a server. Without a ServerName in
+// cfg, the certificate is checked against the host name the address was
+// resolved from.
+func tlsDialer(cfg *tls.Config, names map[string]string, handshake time.Duration) zk.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		c := cfg.Clone()
 		if c.ServerName == "" {
@@ -195,7 +238,21 @@ func tlsDialer(cfg *tls.Config, names map[string]string) zk.Dialer {
 				c.ServerName = host
 			}
 		}
-		return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, c)
+		raw, err := (&net.Dialer{Timeout: timeout}).Dial(network, addr)
+		if err != nil {
+			return nil, err
+		}
+		conn := tls.Client(raw, c)
+		ctx, cancel := context.WithTimeout(context.Background(), handshake)
+		defer cancel()
+		if err := conn.HandshakeContext(ctx); err != nil {
+			_ = raw.Close()
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("TLS handshake with %s: no answer within %s", addr, handshake)
+			}
+			return nil, &TLSError{Addr: addr, Err: err, ClientCert: ClientID(cfg)}
+		}
+		return conn, nil
 	}
 }
 
@@ -212,11 +269,12 @@ type handshakeConn struct {
 	deadline time.Time
 	done     atomic.Bool
 	hdr      [4]byte
-	got      int // reply bytes read so far (header included)
+	got      int         // reply bytes read so far (header included)
+	failed   func(error) // a read failed before the reply was complete
 }
 
-func newHandshakeConn(c net.Conn, timeout time.Duration) *handshakeConn {
-	h := &handshakeConn{Conn: c, deadline: time.Now().Add(timeout)}
+func newHandshakeConn(c net.Conn, timeout time.Duration, failed func(error)) *handshakeConn {
+	h := &handshakeConn{Conn: c, deadline: time.Now().Add(timeout), failed: failed}
 	_ = c.SetReadDeadline(h.deadline)
 	return h
 }
@@ -225,6 +283,9 @@ func newHandshakeConn(c net.Conn, timeout time.Duration) *handshakeConn {
 // handshake is over. Reads come from one goroutine at a time.
 func (h *handshakeConn) Read(p []byte) (int, error) {
 	n, err := h.Conn.Read(p)
+	if err != nil && h.failed != nil && !h.done.Load() {
+		h.failed(err)
+	}
 	if !h.done.Load() {
 		for _, b := range p[:n] {
 			if h.got < 4 {

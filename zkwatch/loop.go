@@ -233,7 +233,7 @@ func (m *Mirror) finishLoad() {
 	evs := make([]Event, 0, m.stats.Nodes)
 	for p, n := range m.nodes {
 		if n.inTree() {
-			evs = append(evs, Event{Type: Created, Path: p, Data: n.data, Stat: n.stat})
+			evs = append(evs, Event{Type: Created, Path: p, Data: n.data, Stat: n.stat, Denied: n.access()})
 		}
 	}
 	states := m.states
@@ -379,11 +379,40 @@ func (m *Mirror) handle(r result) {
 	k := int(r.kind)
 	n.busy[k] = false
 	noNode := errors.Is(r.err, zk.ErrNoNode)
-	if r.err != nil && !noNode {
+	noAuth := errors.Is(r.err, zk.ErrNoAuth)
+	switch {
+	case noAuth:
+		m.stats.Denied++
+	case r.err != nil && !noNode:
 		m.stats.Errors++
 		m.conn.log.Printf("zkwatch: %s %s: %v", opName(r.op), n.path, r.err)
 	}
 	switch {
+	case r.op == opGet && noAuth:
+		// No watch is set on a refused read. exists sets one (and gives
+		// the stat) where ZooKeeper lets it: before 3.8.4/3.9.2 it checks
+		// no ACL.
+		m.setWatch(n, kData, false)
+		if n.wantData() {
+			m.setDenied(n, kData)
+			m.push(n, kData, opExists)
+		}
+	case r.op == opChildren && noAuth:
+		m.setWatch(n, kList, false)
+		// Its children are unknown until it is listed again (when its
+		// parent's listing changes, or after a reload): ZooKeeper sets no
+		// child watch without READ, and a change of ACL fires no watch.
+		if n.wantList() {
+			m.setDenied(n, kList)
+		}
+	case r.op == opExists && noAuth:
+		// 3.8.4+/3.9.2+: not even exists; the node stays marked, unwatched.
+	case r.op == opExists && r.err == nil && r.exists && n.denied[k]:
+		// The refused node's watch is armed: its change re-reads it.
+		m.setWatch(n, k, true)
+		if k == kData {
+			m.setStat(n, r.stat)
+		}
 	case r.op == opGet && r.err == nil:
 		m.setWatch(n, kData, true)
 		if n.wantData() {

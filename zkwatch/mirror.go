@@ -181,7 +181,7 @@ func (m *Mirror) Tree() map[string]Node {
 	t := make(map[string]Node, m.stats.Nodes)
 	for p, n := range m.nodes {
 		if n.inTree() {
-			t[p] = Node{Data: n.data, Stat: n.stat}
+			t[p] = Node{Data: n.data, Stat: n.stat, Denied: n.access()}
 		}
 	}
 	return t
@@ -195,7 +195,7 @@ func (m *Mirror) Get(path string) (Node, bool) {
 	if n == nil || !n.inTree() {
 		return Node{}, false
 	}
-	return Node{Data: n.data, Stat: n.stat}, true
+	return Node{Data: n.data, Stat: n.stat, Denied: n.access()}, true
 }
 
 // OpenSubtree adds path and everything below it to the mirror (data and

@@ -203,12 +203,14 @@ func (r *replica) apply(b Batch) {
 			if had && old.Stat != nil && ev.Stat != nil && old.Stat.Czxid == ev.Stat.Czxid {
 				r.errs = append(r.errs, "created again: "+ev.Path)
 			}
-			r.nodes[ev.Path] = Node{Data: ev.Data, Stat: ev.Stat}
+			r.nodes[ev.Path] = Node{Data: ev.Data, Stat: ev.Stat, Denied: ev.Denied}
 		case Changed:
-			if b.Reset || !had || old.Stat == nil || ev.Stat == nil || old.Stat.Czxid != ev.Stat.Czxid {
+			// A node this session may not read may have no stat.
+			statLess := ev.Denied != 0 || old.Denied != 0
+			if b.Reset || !had || !statLess && (old.Stat == nil || ev.Stat == nil || old.Stat.Czxid != ev.Stat.Czxid) {
 				r.errs = append(r.errs, "changed but not had: "+ev.Path)
 			}
-			r.nodes[ev.Path] = Node{Data: ev.Data, Stat: ev.Stat}
+			r.nodes[ev.Path] = Node{Data: ev.Data, Stat: ev.Stat, Denied: ev.Denied}
 		case Deleted:
 			if b.Reset || !had {
 				r.errs = append(r.errs, "deleted but not had: "+ev.Path)

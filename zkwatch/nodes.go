@@ -34,6 +34,7 @@ type node struct {
 	deriv  []string // sorted paths Derive named
 	dkey   *zk.Stat // stat the current deriv was computed for
 
+	denied  [2]bool // the last read of this kind was refused (NoAuth)
 	busy    [2]bool // a request of this kind is queued or in flight
 	dirty   [2]bool // re-read when it completes
 	watch   [2]bool // a watch of this kind is armed
@@ -57,9 +58,23 @@ func (n *node) keep() bool {
 	return n.single || n.derived > 0 || n.shapeList || n.opened > 0 || n.browse || n.parent != nil
 }
 
-// inTree: the node is part of the mirror the consumer sees.
+// inTree: the node is part of the mirror the consumer sees. A container
+// that may not be listed is, so that the consumer knows its children are
+// unknown.
 func (n *node) inTree() bool {
-	return n.exists && (n.wantData() || n.parent != nil)
+	return n.exists && (n.wantData() || n.parent != nil || n.denied[kList] && n.wantList())
+}
+
+// access is what of the node the session may not read.
+func (n *node) access() Access {
+	var a Access
+	if n.denied[kData] && n.wantData() {
+		a |= NoData
+	}
+	if n.denied[kList] && n.wantList() {
+		a |= NoChildren
+	}
+	return a
 }
 
 func (m *Mirror) getOrCreate(p string) *node {
@@ -73,13 +88,14 @@ func (m *Mirror) getOrCreate(p string) *node {
 
 // snapshot of a node before a change, to tell what the consumer sees change.
 type snap struct {
-	in   bool
-	stat *zk.Stat
-	size int
+	in     bool
+	stat   *zk.Stat
+	size   int
+	access Access
 }
 
 func (m *Mirror) snap(n *node) snap {
-	return snap{in: n.inTree(), stat: n.stat, size: len(n.data)}
+	return snap{in: n.inTree(), stat: n.stat, size: len(n.data), access: n.access()}
 }
 
 // after accounts for a change of n and emits its event.
@@ -94,7 +110,7 @@ func (m *Mirror) after(n *node, b snap) {
 		m.stats.Nodes--
 		m.stats.Bytes -= int64(b.size)
 		m.emit(Deleted, n, true, czxidOf(b.stat))
-	case b.in && now && b.stat != n.stat:
+	case b.in && now && (b.stat != n.stat || b.access != n.access()):
 		m.stats.Bytes += int64(len(n.data) - b.size)
 		m.emit(Changed, n, true, czxidOf(b.stat))
 	}
@@ -106,7 +122,7 @@ func (m *Mirror) emit(t EventType, n *node, had bool, czxid int64) {
 	}
 	ev := Event{Type: t, Path: n.path}
 	if t != Deleted {
-		ev.Data, ev.Stat = n.data, n.stat
+		ev.Data, ev.Stat, ev.Denied = n.data, n.stat, n.access()
 	}
 	m.co.add(ev, had, czxid)
 }
@@ -115,6 +131,7 @@ func (m *Mirror) emit(t EventType, n *node, had bool, czxid int64) {
 // event is emitted and Derive is not called again.
 func (m *Mirror) setPresent(n *node, data []byte, stat *zk.Stat) {
 	b := m.snap(n)
+	n.denied[kData] = false
 	same := n.exists && n.stat != nil && *n.stat == *stat &&
 		bytes.Equal(n.data, data) && (n.data == nil) == (data == nil)
 	if !same {
@@ -128,13 +145,44 @@ func (m *Mirror) setPresent(n *node, data []byte, stat *zk.Stat) {
 func (m *Mirror) setAbsent(n *node) {
 	b := m.snap(n)
 	n.exists, n.data, n.stat = false, nil, nil
+	n.denied = [2]bool{}
 	m.derive(n)
+	m.after(n, b)
+}
+
+// setDenied records a read of kind k refused for want of READ: the node
+// exists (ZooKeeper checks the ACL of an existing node only), its data or
+// children are unknown.
+func (m *Mirror) setDenied(n *node, k int) {
+	b := m.snap(n)
+	n.denied[k] = true
+	n.exists = true
+	if k == kData {
+		n.data, n.stat = nil, nil
+	} else {
+		m.dropChildren(n) // unknown, not gone: keep none in the mirror
+	}
+	m.derive(n)
+	m.after(n, b)
+}
+
+// setStat stores the stat exists gave for a node whose data is denied.
+func (m *Mirror) setStat(n *node, stat *zk.Stat) {
+	b := m.snap(n)
+	if n.stat == nil || *n.stat != *stat {
+		n.stat = stat
+	}
 	m.after(n, b)
 }
 
 // setChildren applies a listing of n.
 func (m *Mirror) setChildren(n *node, kids []string) {
 	m.stamp++
+	if n.denied[kList] {
+		b := m.snap(n)
+		n.denied[kList] = false
+		m.after(n, b)
+	}
 	if n.children == nil {
 		n.children = make(map[string]*node, len(kids))
 	}
@@ -203,13 +251,7 @@ func (m *Mirror) settle(n *node, b snap) {
 	}
 	m.derive(n)
 	if !n.wantList() {
-		for name, ch := range n.children {
-			delete(n.children, name)
-			cb := m.snap(ch)
-			ch.parent = nil
-			m.rebrowse(ch, cb)
-		}
-		n.children = nil
+		m.dropChildren(n)
 	} else if n.children == nil && !n.busy[kList] && !n.watch[kList] {
 		m.schedule(n, kList)
 	}
@@ -217,6 +259,18 @@ func (m *Mirror) settle(n *node, b snap) {
 	if !n.keep() {
 		m.forget(n)
 	}
+}
+
+// dropChildren stops following n's listing: its children are no longer
+// its (they are forgotten unless followed for another reason).
+func (m *Mirror) dropChildren(n *node) {
+	for name, ch := range n.children {
+		delete(n.children, name)
+		cb := m.snap(ch)
+		ch.parent = nil
+		m.rebrowse(ch, cb)
+	}
+	n.children = nil
 }
 
 // forget stops following n. Its server-side watches stay until they fire;

@@ -59,6 +59,22 @@ func (t EventType) String() string {
 	return "unknown"
 }
 
+// Access says what of a node the session may not read: ZooKeeper answered
+// NoAuth (its ACL grants this session no READ). Such a node is in the
+// mirror, never shown as missing or empty: its Data is nil, its Stat the
+// one exists gave (nil when the server refuses that too: ZooKeeper
+// 3.8.4+ and 3.9.2+ check READ for exists, ZOOKEEPER-2590).
+type Access uint8
+
+// Access bits.
+const (
+	// NoData: its data could not be read.
+	NoData Access = 1 << iota
+	// NoChildren: its children could not be listed (a List container or a
+	// node of an opened subtree); they are unknown, not absent.
+	NoChildren
+)
+
 // Event is the latest state of one node. Data and Stat are shared with the
 // mirror and must not be modified. They are nil for Deleted events and for
 // the children of a List without ReadChildren. A node created with no data
@@ -68,6 +84,9 @@ type Event struct {
 	Path string // chroot-relative
 	Data []byte
 	Stat *zk.Stat
+	// Denied is what of the node this session may not read (0: all is
+	// readable).
+	Denied Access
 }
 
 // Batch is what a Mirror emits: node events coalesced per path (at most one
@@ -87,8 +106,9 @@ type Batch struct {
 
 // Node is a mirrored node's data and stat (nil for names-only children).
 type Node struct {
-	Data []byte
-	Stat *zk.Stat
+	Data   []byte
+	Stat   *zk.Stat
+	Denied Access // what this session may not read (see Access)
 }
 
 // Stats describe a Mirror.
@@ -102,7 +122,8 @@ type Stats struct {
 	LoadTime time.Duration // duration of the last completed load
 	Requests int64         // requests issued (reads, lists, exists)
 	Retries  int64         // requests re-issued after a connection loss
-	Errors   int64         // requests that failed for another reason (e.g. no ACL to read); logged
+	Errors   int64         // requests that failed for another reason; logged
+	Denied   int64         // reads ZooKeeper refused for want of READ (NoAuth); the nodes are marked (Access)
 }
 
 // MirrorOptions tune a Mirror. The zero value is usable.

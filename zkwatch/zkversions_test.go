@@ -12,7 +12,7 @@ import (
 // equal the tree after bursts of changes, resume a session across a cut
 // connection (setWatches), and send no opcode the server lacks.
 func TestZooKeeperVersions(t *testing.T) {
-	core := "^(TestMirrorBasic|TestMirrorNilAndEmpty|TestMirrorRandom|TestMirrorOpenSubtree|TestMirrorDisconnect|" +
+	core := "^(TestMirrorBasic|TestMirrorNilAndEmpty|TestMirrorNoAccess|TestMirrorRandom|TestMirrorOpenSubtree|TestMirrorDisconnect|" +
 		"TestChrootIsolation|TestMissingChroot|TestDigestAuth|TestSessionEvents|TestReadOnly)$"
 	if !testing.Short() {
 		core = "^(TestMirror.*|TestChrootIsolation|TestMissingChroot|TestDigestAuth|TestSessionEvents|TestReadOnly|TestServerKilled)$"

@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,11 +27,14 @@ type connFlags struct {
 	zookeeper      string
 	readOnly       bool
 	digest         string
+	tls            zkwatch.TLSFiles
 	sessionTimeout time.Duration
 	requestTimeout time.Duration
 
 	flags    *pflag.FlagSet // the root's persistent flags, to tell given from default
 	resolved *target        // --context applied (once)
+	stderr   io.Writer      // where warnings go (the command's standard error)
+	warned   bool
 }
 
 // target is the cluster a command works on.
@@ -39,10 +43,27 @@ type target struct {
 	context    string
 	readOnly   bool
 	production bool
+	// readOnlyBy says what made it read-only ("--read-only", "context
+	// prod"), for the refusal message.
+	readOnlyBy string
+	// warnings about secrets: a contexts file or key file others may read,
+	// a password on the command line.
+	warnings []string
 }
 
-// envZookeeper stands for --zookeeper in every command except sandbox.
-const envZookeeper = "KTOPO_ZOOKEEPER"
+// scrub is set by Main: the arguments are the process's own, so a
+// password among them can be overwritten (scrubArgs).
+var scrub bool
+
+// Environment variables of the connection flags (not used by sandbox).
+const (
+	// envZookeeper stands for --zookeeper.
+	envZookeeper = "KTOPO_ZOOKEEPER"
+	// envDigest stands for --zk-digest (user:password) where neither the
+	// flag nor a context gives one: unlike a flag, it is not in the
+	// process's arguments, which every user of the machine can read.
+	envDigest = "KTOPO_ZK_DIGEST"
+)
 
 func (f *connFlags) register(c *cobra.Command) {
 	pf := c.PersistentFlags()
@@ -50,7 +71,10 @@ func (f *connFlags) register(c *cobra.Command) {
 	pf.StringVar(&f.contextName, "context", "", "use the named cluster of "+displayPath(config.Path()))
 	pf.StringVar(&f.zookeeper, "zookeeper", "", "ZooKeeper connect string host:port[,host:port…][/chroot] (env "+envZookeeper+")")
 	pf.BoolVar(&f.readOnly, "read-only", false, "never write to ZooKeeper")
-	pf.StringVar(&f.digest, "zk-digest", "", "ZooKeeper digest authentication, user:password")
+	pf.StringVar(&f.digest, "zk-digest", "", "ZooKeeper digest authentication, user:password (visible to every user in ps: prefer $"+envDigest+" or a context's digest)")
+	pf.StringVar(&f.tls.CA, "zk-tls-ca", "", "TLS to ZooKeeper's secureClientPort: PEM file of the CA(s) that sign the servers' certificates (default: the system's)")
+	pf.StringVar(&f.tls.Cert, "zk-tls-cert", "", "TLS client certificate (PEM, with its chain) for ZooKeeper's x509 authentication; its subject is the session's x509 ACL id")
+	pf.StringVar(&f.tls.Key, "zk-tls-key", "", "private key (PEM, unencrypted) of --zk-tls-cert (default: the certificate file itself)")
 	pf.DurationVar(&f.sessionTimeout, "session-timeout", zkwatch.DefaultSessionTimeout, "ZooKeeper session timeout")
 	pf.DurationVar(&f.requestTimeout, "request-timeout", zkwatch.DefaultRequestTimeout, "deadline for connecting and for every ZooKeeper request")
 }
@@ -64,14 +88,22 @@ func (f *connFlags) connectString() string {
 }
 
 // target applies --context (once): the context's connect string, digest,
-// session timeout and read-only setting, unless given as flags.
+// TLS files, session timeout and read-only setting, unless given as flags.
+// The digest comes from --zk-digest, else the context, else
+// $KTOPO_ZK_DIGEST.
 func (f *connFlags) target() (target, error) {
 	if f.resolved != nil {
 		return *f.resolved, nil
 	}
+	changed := func(name string) bool { return f.flags != nil && f.flags.Changed(name) }
 	t := target{readOnly: f.readOnly, connect: f.connectString()}
+	if f.readOnly {
+		t.readOnlyBy = "--read-only"
+	}
+	if changed("zk-digest") && f.digest != "" {
+		t.warnings = append(t.warnings, "warning: a password given with --zk-digest is visible to every user of this machine (ps) until ktopo hides it, and stays in the shell's history: use $"+envDigest+" or a context's digest")
+	}
 	if f.contextName != "" {
-		changed := func(name string) bool { return f.flags != nil && f.flags.Changed(name) }
 		if changed("zookeeper") {
 			return t, errors.New("--zookeeper and --context name two clusters: give one of them")
 		}
@@ -83,18 +115,73 @@ func (f *connFlags) target() (target, error) {
 		if err != nil {
 			return t, err
 		}
+		if w := file.Permissions(); w != "" {
+			t.warnings = append(t.warnings, w)
+		}
 		f.zookeeper = ctx.Zookeeper
 		if !changed("zk-digest") && ctx.Digest != "" {
 			f.digest = ctx.Digest
 		}
+		for _, x := range []struct {
+			flag    string
+			dst     *string
+			fromCtx string
+		}{{"zk-tls-ca", &f.tls.CA, ctx.TLSCA}, {"zk-tls-cert", &f.tls.Cert, ctx.TLSCert}, {"zk-tls-key", &f.tls.Key, ctx.TLSKey}} {
+			if !changed(x.flag) && x.fromCtx != "" {
+				*x.dst = x.fromCtx
+			}
+		}
 		if !changed("session-timeout") && ctx.SessionTimeout > 0 {
 			f.sessionTimeout = ctx.SessionTimeout
 		}
+		if ctx.ReadOnly && !f.readOnly {
+			t.readOnlyBy = "context " + f.contextName
+		}
 		f.readOnly = f.readOnly || ctx.ReadOnly
-		t = target{connect: ctx.Zookeeper, context: f.contextName, readOnly: f.readOnly, production: ctx.Production}
+		t = target{connect: ctx.Zookeeper, context: f.contextName, readOnly: f.readOnly, production: ctx.Production,
+			readOnlyBy: t.readOnlyBy, warnings: t.warnings}
+	}
+	if f.digest == "" {
+		f.digest = os.Getenv(envDigest)
+	}
+	if key := cmpOr(f.tls.Key, f.tls.Cert); key != "" {
+		if w := config.Exposed(key, "holds the TLS private key"); w != "" {
+			t.warnings = append(t.warnings, w)
+		}
 	}
 	f.resolved = &t
 	return t, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// hideDigest runs once the flags are parsed, before any command: it
+// overwrites a --zk-digest password in the process's arguments
+// (scrubArgs), keeping a copy, since the flag's value shares its bytes.
+func (f *connFlags) hideDigest() {
+	if f.flags == nil || !f.flags.Changed("zk-digest") || f.digest == "" {
+		return
+	}
+	f.digest = strings.Clone(f.digest)
+	if scrub {
+		scrubArgs(f.digest)
+	}
+}
+
+// warn prints the target's warnings on the command's standard error, once.
+func (f *connFlags) warn(t target) {
+	if f.warned || f.stderr == nil {
+		return
+	}
+	f.warned = true
+	for _, w := range t.warnings {
+		fmt.Fprintln(f.stderr, w)
+	}
 }
 
 // connect opens a session with the cluster named by --zookeeper (or
@@ -108,14 +195,26 @@ func (f *connFlags) connect(ctx context.Context) (*zkwatch.Conn, error) {
 	if cs == "" {
 		return nil, fmt.Errorf("no cluster given: use --zookeeper host:port[/chroot], --context NAME or set %s", envZookeeper)
 	}
-	return zkwatch.Connect(ctx, cs, zkwatch.Options{
+	f.warn(t)
+	opts := zkwatch.Options{
 		SessionTimeout: f.sessionTimeout,
 		ConnectTimeout: f.requestTimeout,
 		RequestTimeout: f.requestTimeout,
 		Digest:         f.digest,
 		ReadOnly:       f.readOnly,
 		Logger:         zkLogger(),
-	})
+	}
+	if !f.tls.Empty() {
+		if opts.TLS, err = f.tls.Config(); err != nil {
+			return nil, tlsFlagErr(err)
+		}
+	}
+	return zkwatch.Connect(ctx, cs, opts)
+}
+
+// tlsFlagErr names the flags behind a TLS file error.
+func tlsFlagErr(err error) error {
+	return fmt.Errorf("%w (--zk-tls-ca, --zk-tls-cert, --zk-tls-key or the context's zk-tls-* keys)", err)
 }
 
 // watch connects and starts a live mirror of the cluster; close ends both.

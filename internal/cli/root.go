@@ -20,6 +20,7 @@ var Version = "dev"
 // Main runs the command line with the process's arguments and standard
 // streams and returns the exit status.
 func Main() int {
+	scrub = true
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
@@ -84,6 +85,10 @@ and ISR, and previews the exact replica assignment Kafka would make.`,
 	})
 	cf := &connFlags{}
 	cf.register(root)
+	root.PersistentPreRun = func(c *cobra.Command, _ []string) {
+		cf.stderr = c.ErrOrStderr()
+		cf.hideDigest()
+	}
 	setupTUI(root, cf)
 	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(cf), newTopicsCmd(cf), newBrokersCmd(cf), newEventsCmd(cf), newConfigsCmd(cf))
 	return root

@@ -72,6 +72,8 @@ The brokers' and controller's log goes to ktopo's log file.`,
 				return errors.New("the sandbox writes to ZooKeeper: it cannot run with --read-only")
 			case !empty && cf.digest != "":
 				return errors.New("the sandbox does not support --zk-digest")
+			case !empty && !cf.tls.Empty():
+				return errors.New("the sandbox does not support TLS to ZooKeeper (--zk-tls-*)")
 			case !empty && brokers < 1:
 				return fmt.Errorf("--brokers must be at least 1, not %d", brokers)
 			case imbalance < 0:

@@ -169,8 +169,10 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	if cluster.HasCollisionChars(f.topic) {
 		fmt.Fprintln(out, cluster.CollisionWarning)
 	}
-	if cf.readOnly && !f.validateOnly {
-		return fmt.Errorf("read-only mode: refusing to create topic %s (--validate-only checks it without writing)", f.topic)
+	if !f.validateOnly {
+		if err := cf.writable("create topic "+f.topic, "--validate-only checks it without writing"); err != nil {
+			return err
+		}
 	}
 
 	ctx := c.Context()
@@ -321,6 +323,9 @@ func newTopicsDescribeCmd(cf *connFlags) *cobra.Command {
 			}
 			return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
 				if f.topic != "" && len(filter.Topics(s)) == 0 {
+					if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
+						return fmt.Errorf("cannot tell whether topic %s exists: ZooKeeper's ACL does not let this session list %s", f.topic, cluster.BrokerTopicsPath)
+					}
 					return cluster.TopicDoesNotExistError(f.topic)
 				}
 				if f.output == "json" {
@@ -373,8 +378,8 @@ func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 			if !c.Flags().Changed("topic") {
 				return errors.New(`Missing required argument "[topic]"`)
 			}
-			if cf.readOnly {
-				return fmt.Errorf("read-only mode: refusing to delete topic %s", topic)
+			if err := cf.writable("delete topic " + topic); err != nil {
+				return err
 			}
 			filter, err := cluster.NewTopicFilter(topic, false)
 			if err != nil {

@@ -76,6 +76,12 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 
 	cfg := ui.Config{Connect: t.connect, Context: t.context, Production: t.production,
 		NoColor: os.Getenv("NO_COLOR") != "", Logger: logger, Debug: os.Getenv("KTOPO_DEBUG") != ""}
+	if t.connect != "" {
+		cfg.Notice = strings.Join(t.warnings, "; ")
+		for _, w := range t.warnings {
+			logger.Print(w)
+		}
+	}
 	var conn *zkwatch.Conn
 	if t.connect == "" {
 		sb, err := startSandbox(ctx, logger, sf)

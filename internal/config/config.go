@@ -1,17 +1,23 @@
 // Package config reads ktopo's config file, $XDG_CONFIG_HOME/ktopo/config.yaml
 // (~/.config/ktopo/config.yaml without XDG_CONFIG_HOME): named contexts,
-// each a cluster with its connect string, digest authentication and
-// whether it is read-only or production.
+// each a cluster with its connect string, digest authentication, TLS
+// files and whether it is read-only or production.
 //
 //	contexts:
 //	  prod:
-//	    zookeeper: zk1:2181,zk2:2181,zk3:2181/kafka
+//	    zookeeper: zk1:2281,zk2:2281,zk3:2281/kafka
 //	    digest: admin:secret
+//	    zk-tls-ca: certs/zk-ca.pem      # relative to the config file's directory
+//	    zk-tls-cert: certs/ktopo.crt
+//	    zk-tls-key: ~/.ssh/ktopo.key
 //	    read-only: true
 //	    production: true
 //	  staging:
 //	    zookeeper: zk.staging:2181/kafka
 //	    session-timeout: 30s
+//
+// A file holding a digest is a secret: Permissions reports when others may
+// read it.
 package config
 
 import (
@@ -42,6 +48,14 @@ type Context struct {
 	Production bool `yaml:"production"`
 	// SessionTimeout, when set, overrides the default session timeout.
 	SessionTimeout time.Duration `yaml:"session-timeout"`
+	// TLSCA, TLSCert and TLSKey are PEM files for ZooKeeper's
+	// secureClientPort (the CA of the servers' certificates, the client's
+	// certificate and key), as --zk-tls-ca, --zk-tls-cert and
+	// --zk-tls-key. Parse resolves them: ~ is the home directory, a
+	// relative path is relative to the config file's directory.
+	TLSCA   string `yaml:"zk-tls-ca"`
+	TLSCert string `yaml:"zk-tls-cert"`
+	TLSKey  string `yaml:"zk-tls-key"`
 }
 
 // File is the config file.
@@ -102,8 +116,70 @@ func Parse(path string, data []byte) (*File, error) {
 		if c.SessionTimeout < 0 {
 			return nil, fmt.Errorf("%s: context %q: session-timeout must not be negative", path, name)
 		}
+		for _, p := range []*string{&c.TLSCA, &c.TLSCert, &c.TLSKey} {
+			*p = resolve(path, *p)
+		}
 	}
 	return f, nil
+}
+
+// resolve makes a file named in the config file absolute: ~/ is the home
+// directory, a relative path is relative to the config file's directory
+// (as kubectl does with its kubeconfig's files).
+func resolve(configPath, p string) string {
+	switch {
+	case p == "":
+		return ""
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+		return p
+	case filepath.IsAbs(p):
+		return p
+	}
+	return filepath.Join(filepath.Dir(configPath), p)
+}
+
+// HasSecrets reports whether any context holds a digest password.
+func (f *File) HasSecrets() bool {
+	for _, c := range f.Contexts {
+		if c.Digest != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Permissions returns a warning when the file holds secrets (HasSecrets)
+// and others may read it (group or world read permission), as ssh and
+// kubectl warn: "" when all is well or the file does not exist. ktopo
+// warns rather than refuses: the cluster may still be reached, and the
+// operator is told the one command that fixes it.
+func (f *File) Permissions() string {
+	if !f.HasSecrets() {
+		return ""
+	}
+	return Exposed(f.Path, "holds a ZooKeeper password (digest)")
+}
+
+// Exposed returns a warning when the file at path may be read by others
+// than its owner ("" otherwise, or when it cannot be examined); what says
+// what the file holds.
+func Exposed(path, what string) string {
+	info, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	mode := info.Mode().Perm()
+	if mode&0o044 == 0 {
+		return ""
+	}
+	who := "its group"
+	if mode&0o004 != 0 {
+		who = "every user"
+	}
+	return fmt.Sprintf("warning: %s %s and is readable by %s (mode %04o): chmod 600 %s", path, what, who, mode, path)
 }
 
 // Names returns the context names, sorted.

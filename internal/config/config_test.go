@@ -77,3 +77,57 @@ func TestLoadAndPath(t *testing.T) {
 		t.Fatalf("Load: %v %v", f, err)
 	}
 }
+
+// TestTLSKeysAndSecrets: the zk-tls-* keys are resolved against the config
+// file's directory (~ is the home directory); Permissions warns about a
+// file with a digest that others may read, naming the chmod, and not about
+// one without a digest or a private one.
+func TestTLSKeysAndSecrets(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	data := []byte("contexts:\n  s:\n    zookeeper: zk:2281\n    digest: admin:pw\n    zk-tls-ca: certs/ca.pem\n    zk-tls-cert: /etc/ktopo/me.crt\n    zk-tls-key: ~/me.key\n")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := f.Context("s")
+	if c.TLSCA != filepath.Join(dir, "certs", "ca.pem") || c.TLSCert != "/etc/ktopo/me.crt" || c.TLSKey != filepath.Join(home, "me.key") {
+		t.Errorf("resolved %q %q %q", c.TLSCA, c.TLSCert, c.TLSKey)
+	}
+	w := f.Permissions()
+	if !strings.Contains(w, path+" holds a ZooKeeper password (digest) and is readable by every user (mode 0644): chmod 600 "+path) ||
+		strings.Contains(w, "pw") && strings.Contains(w, "admin:pw") {
+		t.Errorf("warning %q", w)
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.Permissions(); !strings.Contains(w, "readable by its group (mode 0640)") {
+		t.Errorf("group-readable: %q", w)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.Permissions(); w != "" {
+		t.Errorf("private file: %q", w)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.Digest = ""
+	if w := f.Permissions(); w != "" {
+		t.Errorf("no secrets: %q", w)
+	}
+	// A malformed digest's error does not show it.
+	_, err = Parse("c.yaml", []byte("contexts:\n  a:\n    zookeeper: h:1\n    digest: nocolonsecret\n"))
+	if err == nil || strings.Contains(err.Error(), "nocolonsecret") {
+		t.Errorf("malformed digest: %v", err)
+	}
+}

@@ -1,8 +1,10 @@
 package kafkatest
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +42,10 @@ type Options struct {
 	Dir string
 	// Heap is the brokers' -Xmx (default 384m).
 	Heap string
+	// ZKTLS, when set, is how kafkatest's own ZooKeeper client (WaitReady,
+	// Controller) dials Connect's servers: their secureClientPort. The
+	// brokers' TLS settings go in Props (zookeeper.ssl.*).
+	ZKTLS *tls.Config
 	// FirstController, when set, is the id of a broker started alone
 	// first: it wins the first election (controller epoch 1) and the
 	// others start once it is elected. A scenario that kills "the
@@ -471,7 +477,13 @@ func (c *Cluster) LogTails(n int) string {
 
 // zk opens a plain ZooKeeper connection (no chroot: paths are prefixed).
 func (c *Cluster) zk() (*zk.Conn, error) {
-	conn, ev, err := zk.Connect(c.hosts, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quiet{}))
+	dial := zk.Dialer(net.DialTimeout)
+	if cfg := c.opts.ZKTLS; cfg != nil {
+		dial = func(network, addr string, timeout time.Duration) (net.Conn, error) {
+			return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, cfg)
+		}
+	}
+	conn, ev, err := zk.Connect(c.hosts, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quiet{}), zk.WithDialer(dial))
 	if err != nil {
 		return nil, err
 	}

@@ -222,19 +222,47 @@ type Options struct {
 	// ZooKeeper version than Debian's (kafkatest.FetchZooKeeper). Empty
 	// means $KTOPO_ZK_CLASSPATH, else Debian's.
 	Classpath string
+	// TLS, when set, also serves TLS on a secureClientPort (Server.SecureAddr).
+	TLS *TLS
+	// JVMFlags are extra flags for the server's JVM, e.g.
+	// "-Dzookeeper.DigestAuthenticationProvider.superDigest=super:…".
+	JVMFlags []string
+}
+
+// TLS is a server's secureClientPort setup, as PEM files (ZooKeeper's
+// ssl.keyStore.type=PEM): what a Kafka cluster's ZooKeeper TLS guide sets,
+// with the Netty connection factory and x509 authentication.
+type TLS struct {
+	// KeyStore holds the server's private key and certificate chain.
+	KeyStore string
+	// TrustStore holds the CAs that sign client certificates.
+	TrustStore string
+	// ClientAuth is ssl.clientAuth: "need" (default), "want" or "none".
+	ClientAuth string
 }
 
 // Server is one Apache ZooKeeper process started through the script.
 type Server struct {
-	dir       string
-	port      int
-	tick      int
-	classpath string
-	ownsDir   bool
+	dir        string
+	port       int
+	securePort int
+	tick       int
+	classpath  string
+	tls        *TLS
+	jvmFlags   []string
+	ownsDir    bool
 }
 
 // Addr is the server's "127.0.0.1:PORT".
 func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
+
+// SecureAddr is the server's TLS "127.0.0.1:PORT" ("" without Options.TLS).
+func (s *Server) SecureAddr() string {
+	if s.tls == nil {
+		return ""
+	}
+	return "127.0.0.1:" + strconv.Itoa(s.securePort)
+}
 
 // Dir is the directory holding the server's config, data and logs.
 func (s *Server) Dir() string { return s.dir }
@@ -285,7 +313,7 @@ func Start(o Options) (*Server, error) {
 		}
 		return nil, fmt.Errorf("%s check: %v: %s", script, err, out)
 	}
-	s := &Server{dir: o.Dir, tick: o.TickTime, port: o.Port, classpath: o.Classpath}
+	s := &Server{dir: o.Dir, tick: o.TickTime, port: o.Port, classpath: o.Classpath, tls: o.TLS, jvmFlags: o.JVMFlags}
 	if s.dir == "" {
 		base := baseDir()
 		if err := os.MkdirAll(base, 0o755); err != nil {
@@ -305,6 +333,11 @@ func Start(o Options) (*Server, error) {
 	for attempt := 0; attempt < 5; attempt++ {
 		if o.Port == 0 {
 			if s.port, err = FreePort(); err != nil {
+				return nil, err
+			}
+		}
+		if s.tls != nil {
+			if s.securePort, err = FreePort(); err != nil {
 				return nil, err
 			}
 		}
@@ -333,6 +366,17 @@ func (s *Server) start() error {
 	}
 	if s.classpath != "" {
 		cmd.Env = append(cmd.Env, "ZK_CLASSPATH="+s.classpath)
+	}
+	if t := s.tls; t != nil {
+		auth := t.ClientAuth
+		if auth == "" {
+			auth = "need"
+		}
+		cmd.Env = append(cmd.Env, "ZK_SECURE_PORT="+strconv.Itoa(s.securePort),
+			"ZK_TLS_KEYSTORE="+t.KeyStore, "ZK_TLS_TRUSTSTORE="+t.TrustStore, "ZK_TLS_CLIENT_AUTH="+auth)
+	}
+	if len(s.jvmFlags) > 0 {
+		cmd.Env = append(cmd.Env, "ZK_JVM_OPTS="+strings.Join(s.jvmFlags, " "))
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -19,6 +19,9 @@ import (
 // in ZooKeeper mode).
 func WriteList(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter) error {
 	var b strings.Builder
+	if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
+		b.WriteString(unlistedTopics + "\n")
+	}
 	for _, t := range f.Topics(s) {
 		b.WriteString(t.Name)
 		if t.MarkedForDeletion {
@@ -62,13 +65,27 @@ func (d DescribeFilter) match(s *cluster.Snapshot, t *cluster.Topic, p *cluster.
 // With report options only matching partition lines are printed.
 func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter) error {
 	var b strings.Builder
+	if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
+		b.WriteString(unlistedTopics + "\n")
+	}
 	for _, t := range f.Topics(s) {
+		hidden := s.Access(cluster.TopicPath(t.Name))&cluster.NoData != 0
 		if !d.any() {
 			b.WriteString("Topic: " + t.Name)
-			if t.ID != "" {
-				b.WriteString("\tTopicId: " + t.ID)
+			configs := configString(t)
+			if s.Access(cluster.TopicConfigPath(t.Name))&cluster.NoData != 0 {
+				configs = NoAccess
 			}
-			fmt.Fprintf(&b, "\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: %s", assigned(t), t.ReplicationFactor(), configString(t))
+			switch {
+			case hidden:
+				// The assignment is unreadable: what it holds is unknown, not empty.
+				fmt.Fprintf(&b, "\tTopicId: %s\tPartitionCount: %s\tReplicationFactor: %s\tConfigs: %s", NoAccess, NoAccess, NoAccess, configs)
+			default:
+				if t.ID != "" {
+					b.WriteString("\tTopicId: " + t.ID)
+				}
+				fmt.Fprintf(&b, "\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: %s", assigned(t), t.ReplicationFactor(), configs)
+			}
 			if t.MarkedForDeletion {
 				b.WriteString("\tMarkedForDeletion: true")
 			}
@@ -79,11 +96,14 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d De
 			if !p.InAssignment || !d.match(s, t, p) {
 				continue
 			}
-			leader := "none"
+			leader, isr := "none", text.Ints(p.ISR)
 			if p.HasLeader() {
 				leader = strconv.Itoa(p.Leader)
 			}
-			fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s", t.Name, p.ID, leader, text.Ints(p.Replicas), text.Ints(p.ISR))
+			if s.Access(cluster.PartitionStatePath(t.Name, p.ID))&cluster.NoData != 0 {
+				leader, isr = NoAccess, NoAccess
+			}
+			fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s", t.Name, p.ID, leader, text.Ints(p.Replicas), isr)
 			if p.Reassigning() {
 				fmt.Fprintf(&b, "\tAdding Replicas: %s\tRemoving Replicas: %s", text.Ints(p.Adding), text.Ints(p.Removing))
 			}
@@ -125,6 +145,9 @@ type describeJSON struct {
 	MarkedForDeletion bool              `json:"markedForDeletion"`
 	Partitions        []partitionJSON   `json:"partitions"`
 	Error             string            `json:"error,omitempty"`
+	// NoAccess lists the topic's znodes ZooKeeper's ACLs keep from this
+	// session: what they hold is unknown (not empty).
+	NoAccess []string `json:"noAccess,omitempty"`
 }
 
 type partitionJSON struct {
@@ -158,6 +181,10 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, 
 		if t.Err != nil {
 			dj.Error = t.Err.Error()
 		}
+		dj.NoAccess = s.TopicAccess(t)
+		if len(dj.NoAccess) > 0 && s.Access(cluster.TopicPath(t.Name))&cluster.NoData != 0 {
+			dj.Error = ""
+		}
 		for _, e := range t.Config {
 			dj.Configs[e.Key] = e.Value
 		}
@@ -174,7 +201,7 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, 
 				l := p.Leader
 				pj.Leader = &l
 			}
-			if p.StateErr != nil {
+			if p.StateErr != nil && s.Access(cluster.PartitionStatePath(t.Name, p.ID)) == 0 {
 				pj.Error = p.StateErr.Error()
 			}
 			dj.Partitions = append(dj.Partitions, pj)
@@ -222,6 +249,9 @@ func nonNil(xs []int) []int {
 func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tVERSION\tREGISTERED\tREPLICAS\tLEADERS")
+	if s.Access(cluster.BrokerIDsPath)&cluster.NoChildren != 0 {
+		fmt.Fprintf(tw, "?\t%s\t%s to %s: the registered brokers cannot be listed\n", NoAccess, NoAccess, cluster.BrokerIDsPath)
+	}
 	ctrl := s.Controller()
 	for _, b := range s.Brokers() {
 		rack := "-"
@@ -237,6 +267,8 @@ func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
 		switch {
 		case !b.Live:
 			endpoints, version = "(offline: not registered)", "-"
+		case s.Access(cluster.BrokerIDPath(b.ID))&cluster.NoData != 0:
+			rack, endpoints, version = NoAccess, NoAccess+" to "+cluster.BrokerIDPath(b.ID), "-"
 		case b.Err != nil:
 			endpoints = "(bad registration: " + b.Err.Error() + ")"
 		}
@@ -267,6 +299,9 @@ type brokersJSON struct {
 	Replicas     int      `json:"replicas"`
 	Leaders      int      `json:"leaders"`
 	Error        string   `json:"error,omitempty"`
+	// NoAccess: ZooKeeper's ACL does not let this session read the
+	// registration; what it holds is unknown.
+	NoAccess bool `json:"noAccess,omitempty"`
 }
 
 // WriteBrokersJSON prints {"controller":{…},"brokers":[…]}.
@@ -296,7 +331,9 @@ func WriteBrokersJSON(w io.Writer, s *cluster.Snapshot) error {
 				bj.Endpoints = append(bj.Endpoints, e.String())
 			}
 		}
-		if b.Err != nil {
+		if s.Access(cluster.BrokerIDPath(b.ID))&cluster.NoData != 0 {
+			bj.NoAccess = true
+		} else if b.Err != nil {
 			bj.Error = b.Err.Error()
 		}
 		out.Brokers = append(out.Brokers, bj)
@@ -310,4 +347,15 @@ func WriteNodeErrors(w io.Writer, s *cluster.Snapshot) {
 	for _, e := range s.Errors() {
 		fmt.Fprintf(w, "ktopo: bad znode %s: %v\n", e.Path, e.Err)
 	}
+	for _, p := range s.NoAccess() {
+		fmt.Fprintf(w, "ktopo: no access to %s: ZooKeeper's ACL does not let this session read %s (shown as %s)\n",
+			p, s.Access(p).What(), NoAccess)
+	}
 }
+
+// unlistedTopics stands for the topics when /brokers/topics may not be listed.
+const unlistedTopics = NoAccess + " to " + cluster.BrokerTopicsPath + ": the topics cannot be listed"
+
+// NoAccess is what the tables show for what ZooKeeper's ACLs keep from the
+// session: it exists, its content is unknown.
+const NoAccess = "(no access)"

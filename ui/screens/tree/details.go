@@ -19,7 +19,7 @@ import (
 func (m *Model) details(n *node, w int) []string {
 	k := detailKey{n: n, raw: m.raw, w: w}
 	if n != nil {
-		k.stat, k.data = n.stat, len(n.data)
+		k.stat, k.data, k.denied = n.stat, len(n.data), n.denied
 	}
 	if k == m.detailKey && m.detail != nil {
 		return m.detail
@@ -59,7 +59,13 @@ func (m *Model) buildDetails(n *node, w int) []string {
 		}
 		return out
 	}
-	if !m.raw {
+	if n.denied != 0 {
+		section("No access")
+		add(st.Error.S("ZooKeeper's ACL does not let this session read " + n.denied.What() + ":"))
+		add(st.Muted.S("it exists, what it holds is unknown (not empty). Connect with"))
+		add(st.Muted.S("credentials its ACL grants READ: --zk-digest, --zk-tls-cert."))
+	}
+	if !m.raw && n.denied&cluster.NoData == 0 {
 		if v, err := cluster.DecodeZNode(n.path, n.data); v != nil || err != nil {
 			section("Decoded")
 			for _, l := range m.decoded(v) {
@@ -94,6 +100,8 @@ func (m *Model) buildDetails(n *node, w int) []string {
 	}
 	section("Data")
 	switch {
+	case n.denied&cluster.NoData != 0:
+		add(st.Muted.S(noAccess))
 	case n.data == nil:
 		add(st.Muted.S("(none)"))
 	case len(n.data) == 0:
@@ -107,6 +115,9 @@ func (m *Model) buildDetails(n *node, w int) []string {
 }
 
 func zxid(z int64) string { return "0x" + strconv.FormatInt(z, 16) }
+
+// noAccess marks what ZooKeeper's ACLs keep from the session.
+const noAccess = "(no access)"
 
 func (m *Model) when(ms int64) string {
 	if ms == 0 {

@@ -57,6 +57,8 @@ type Probe struct {
 	Data     []byte
 	Stat     *cluster.Stat
 	Changed  func()
+	// Denied is what of the node ZooKeeper's ACL keeps from the session.
+	Denied cluster.Access
 }
 
 // Options configure the screen.
@@ -106,9 +108,10 @@ type node struct {
 
 	data     []byte
 	stat     *cluster.Stat
-	inMirror bool // data and stat come from the mirror
-	listed   bool // the parent's probe lists it
-	probed   bool // data and stat come from a probe
+	denied   cluster.Access // what of it the session may not read
+	inMirror bool           // data and stat come from the mirror
+	listed   bool           // the parent's probe lists it
+	probed   bool           // data and stat come from a probe
 }
 
 func (n *node) child(name string) *node {
@@ -192,11 +195,12 @@ type Model struct {
 }
 
 type detailKey struct {
-	n    *node
-	stat *cluster.Stat
-	data int
-	raw  bool
-	w    int
+	n      *node
+	stat   *cluster.Stat
+	data   int
+	denied cluster.Access
+	raw    bool
+	w      int
 }
 
 // New returns the screen.
@@ -240,14 +244,14 @@ func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 		ev := &events[i]
 		if ev.Type == cluster.NodeDeleted {
 			if n := m.index[ev.Path]; n != nil {
-				n.inMirror, n.data, n.stat = false, nil, nil
+				n.inMirror, n.data, n.stat, n.denied = false, nil, nil, 0
 				m.prune(n)
 			}
 			continue
 		}
 		n := m.ensure(ev.Path)
 		n.inMirror = true
-		n.data = ev.Data
+		n.data, n.denied = ev.Data, ev.Denied
 		st := ev.Stat
 		n.stat = &st
 		if ev.Stat == (cluster.Stat{}) {
@@ -261,7 +265,7 @@ func (m *Model) dropMirror(n *node) {
 		m.dropMirror(c)
 	}
 	if n.inMirror {
-		n.inMirror, n.data, n.stat = false, nil, nil
+		n.inMirror, n.data, n.stat, n.denied = false, nil, nil, 0
 		m.prune(n)
 	}
 }
@@ -344,7 +348,7 @@ func (m *Model) probed(msg probedMsg) {
 		return
 	}
 	if !n.inMirror {
-		n.data, n.stat, n.probed = msg.probe.Data, msg.probe.Stat, true
+		n.data, n.stat, n.probed, n.denied = msg.probe.Data, msg.probe.Stat, true, msg.probe.Denied
 	}
 	now := make(map[string]bool, len(msg.probe.Children))
 	for _, name := range msg.probe.Children {
@@ -716,6 +720,8 @@ func (m *Model) row(r row, selected bool) string {
 	switch {
 	case m.waiting[n.path]:
 		suffix = " …"
+	case n.denied != 0:
+		suffix = " " + noAccess
 	case n.stat != nil && n.stat.EphemeralOwner != 0:
 		suffix = " eph"
 	}

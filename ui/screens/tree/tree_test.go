@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -264,5 +265,29 @@ func TestCommandResults(t *testing.T) {
 	}
 	if _, req := m.Update(subtreeFailedMsg{errors.New("zk: no node")}); req != (nav.ShowStatus{Text: "zk: no node", Err: true}) {
 		t.Fatalf("failure: %v", req)
+	}
+}
+
+// TestNoAccess: a znode the session may not read is marked in the list
+// and its details say so, instead of showing it empty; a probe that is
+// refused keeps the node.
+func TestNoAccess(t *testing.T) {
+	m, src := loaded(fixture.Small(), 120, 30)
+	m.Apply([]cluster.NodeEvent{{Type: cluster.NodeChanged, Path: "/config/topics/orders", Denied: cluster.NoData}}, false)
+	src.calls(m.Shown(true))
+	m.probed(rootProbe())
+	src.calls(m.Select("/config/topics/orders"))
+	v := ansi.Strip(m.View())
+	for _, want := range []string{"orders                       (no access)", "No access", "ZooKeeper's ACL does not let this session read its data", "--zk-tls-cert"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "Decoded") {
+		t.Errorf("a node without data is decoded:\n%s", v)
+	}
+	m.probed(probedMsg{path: "/config", probe: Probe{Denied: cluster.NoData | cluster.NoChildren}})
+	if n := m.index["/config"]; n == nil || n.denied != cluster.NoData|cluster.NoChildren {
+		t.Errorf("/config after a refused probe: %+v", n)
 	}
 }
