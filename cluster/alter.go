@@ -171,7 +171,7 @@ var ErrConcurrentTopicChange = errors.New("the topic changed since it was read (
 // ErrConcurrentTopicChange or ErrConcurrentConfigChange, depending on the
 // znode; nothing is written.
 func WriteAlteration(z ZK, ops []any) error {
-	results, err := z.Multi(ops...)
+	results, err := Write(z, ops...) // Kafka's ACLs on what it creates (the notification)
 	if err == nil {
 		return nil
 	}

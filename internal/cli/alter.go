@@ -119,8 +119,10 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 		}
 		return cluster.TopicDoesNotExistError(f.topic)
 	}
-	if conn.ReadOnly() && !f.validateOnly {
-		return fmt.Errorf("read-only mode: refusing to alter topic %s (--validate-only checks it without writing)", strings.Join(names, ", "))
+	if !f.validateOnly {
+		if err := cf.writable("alter topic "+strings.Join(names, ", "), "--validate-only checks it without writing"); err != nil {
+			return err
+		}
 	}
 	var plans []*cluster.AddPartitionsPlan
 	var ops []any

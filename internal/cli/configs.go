@@ -195,8 +195,10 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 		return err
 	}
 	defer closeWatch()
-	if conn.ReadOnly() && !f.validateOnly {
-		return fmt.Errorf("read-only mode: refusing to alter the config of topic %s (--validate-only checks it without writing)", topic)
+	if !f.validateOnly {
+		if err := cf.writable("alter the config of topic "+topic, "--validate-only checks it without writing"); err != nil {
+			return err
+		}
 	}
 	entries, version, err := cluster.ReadEntityConfig(conn, cluster.EntityTopics, topic)
 	if err != nil {
