@@ -274,16 +274,10 @@ func DeleteTopic(z ZK, t string, existing ExistingTopics) error {
 	if err := ValidateTopicDelete(t, existing); err != nil {
 		return err
 	}
-	missing, err := missingParents(z, DeleteTopicsPath)
+	ops, err := createWithParentsOps(z, DeleteTopicsPath, DeleteTopicPath(t), nil)
 	if err != nil {
 		return err
 	}
-	acl := zk.WorldACL(zk.PermAll)
-	var ops []any
-	for _, m := range missing {
-		ops = append(ops, &zk.CreateRequest{Path: m, Acl: acl})
-	}
-	ops = append(ops, &zk.CreateRequest{Path: DeleteTopicPath(t), Acl: acl})
 	if _, err := z.Multi(ops...); err != nil {
 		if errors.Is(err, zk.ErrNodeExists) {
 			return kafkaErr(ClassTopicAlreadyMarkedForDeletion, "topic "+t+" is already marked for deletion")
@@ -291,4 +285,21 @@ func DeleteTopic(z ZK, t string, existing ExistingTopics) error {
 		return fmt.Errorf("mark topic %s for deletion: %w", t, err)
 	}
 	return nil
+}
+
+// createWithParentsOps is the multi that creates path with data, preceded
+// by the creates of dir and its ancestors that do not exist (an admin
+// request's parents, which brokers make at startup, may be missing from a
+// tree no broker has run on).
+func createWithParentsOps(z ZK, dir, path string, data []byte) ([]any, error) {
+	missing, err := missingParents(z, dir)
+	if err != nil {
+		return nil, err
+	}
+	acl := zk.WorldACL(zk.PermAll)
+	ops := make([]any, 0, len(missing)+1)
+	for _, m := range missing {
+		ops = append(ops, &zk.CreateRequest{Path: m, Acl: acl})
+	}
+	return append(ops, &zk.CreateRequest{Path: path, Data: data, Acl: acl}), nil
 }
