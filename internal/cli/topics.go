@@ -151,8 +151,10 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	if cluster.HasCollisionChars(f.topic) {
 		fmt.Fprintln(out, cluster.CollisionWarning)
 	}
-	if cf.readOnly && !f.validateOnly {
-		return fmt.Errorf("read-only mode: refusing to create topic %s (--validate-only checks it without writing)", f.topic)
+	if !f.validateOnly {
+		if err := cf.refuseWrite("create topic "+f.topic, "--validate-only checks it without writing"); err != nil {
+			return err
+		}
 	}
 
 	ctx := c.Context()
@@ -360,8 +362,8 @@ func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 			if !c.Flags().Changed("topic") {
 				return errors.New(`Missing required argument "[topic]"`)
 			}
-			if cf.readOnly {
-				return fmt.Errorf("read-only mode: refusing to delete topic %s", topic)
+			if err := cf.refuseWrite("delete topic "+topic, ""); err != nil {
+				return err
 			}
 			filter, err := cluster.NewTopicFilter(topic, false)
 			if err != nil {
