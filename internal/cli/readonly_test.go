@@ -51,6 +51,8 @@ var commandTable = map[string]struct {
 	"ktopo topics create": {kind: writes, args: "--topic ro --partitions 1 --replication-factor 1",
 		refusal: "create topic ro (--validate-only checks it without writing)"},
 	"ktopo topics delete": {kind: writes, args: "--topic orders", refusal: "delete topic orders"},
+	"ktopo leader-election": {kind: writes, args: "--election-type preferred --all-topic-partitions",
+		refusal: "start a preferred leader election (--dry-run shows it without writing)"},
 	"ktopo sandbox": {kind: writes, noContext: true,
 		refusal: "run the sandbox: its brokers and controller write to ZooKeeper (--empty serves ZooKeeper alone)"},
 }
