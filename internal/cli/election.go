@@ -35,8 +35,8 @@ type electionFlags struct {
 const uncleanRefusal = "--election-type unclean cannot be carried out through ZooKeeper: " +
 	"/admin/preferred_replica_election only starts preferred elections, and Kafka's controller elects an " +
 	"out-of-sync replica only when asked through the Admin API (kafka-leader-election.sh --bootstrap-server … " +
-	"--election-type unclean) or when unclean.leader.election.enable is set for the topic (kafka-configs.sh), " +
-	"which lets it elect one for each of the topic's leaderless partitions"
+	"--election-type unclean) or when unclean.leader.election.enable is on for the topic or the brokers " +
+	"(kafka-configs.sh), which lets it elect one for each leaderless partition"
 
 func newLeaderElectionCmd(cf *connFlags) *cobra.Command {
 	var f electionFlags
@@ -146,17 +146,11 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 		}
 	}
 	ctx, out := c.Context(), c.OutOrStdout()
-	w, conn, closeWatch, err := cf.watch(ctx)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}
 	defer closeWatch()
-	w.LostAfter = cf.requestTimeout
-	if _, err := w.Loaded(ctx); err != nil {
-		return err
-	}
-	snap := w.Model.Snapshot()
-	render.WriteNodeErrors(c.ErrOrStderr(), snap)
 	plan, err := cluster.PlanPreferredElection(snap, req)
 	if err != nil {
 		return err

@@ -26,7 +26,8 @@ type electionTarget struct {
 	tag     string // names the scenario's topic
 	stop    func(t *testing.T, id int)
 	start   func(t *testing.T, id int)
-	// kafka, for real Kafka: its tools are run on ktopo's JSON.
+	// kafka, for real Kafka: 3.9's Admin-API tool is run on ktopo's JSON
+	// too (2.8's ZooKeeper tool runs on every target).
 	kafka *kafkatest.Cluster
 }
 
@@ -149,16 +150,29 @@ Error completing leader election (PREFERRED) for partition: %[4]s: org.apache.ka
 		t.Errorf("partition 0 after the election: %s, want %s", got, want)
 	}
 
-	// ktopo's JSON in Kafka's tools.
+	// ktopo's JSON in Kafka's tools. 2.8's kafka-preferred-replica-election.sh
+	// --zookeeper writes it as ktopo does, and the controller carries it out.
+	jsonFile := filepath.Join(t.TempDir(), "ktopo.json")
+	writeFile(t, jsonFile, znode)
+	tool28 := kafkatest.Require(t, kafkatest.Kafka28)
+	res, err := tool28.Tool("kafka.admin.PreferredReplicaLeaderElectionCommand", "--zookeeper", et.connect, "--path-to-json-file", jsonFile)
+	if err != nil || res.Code != 0 || !strings.Contains(res.Stdout, fmt.Sprintf("Created preferred replica election path with %s,%s\n", tp(0), tp(2))) {
+		t.Fatalf("2.8's tool with ktopo's JSON: %v exit %d\n%s%s", err, res.Code, res.Stdout, res.Stderr)
+	}
+	waitUntil(t, "the controller deletes the election 2.8's tool wrote", func() bool {
+		ok, _, err := conn.Exists(cluster.PreferredReplicaElectionPath)
+		return err == nil && !ok
+	})
+	if got, want := state(0), fmt.Sprintf("%d [%d %d %d] epoch 2", v, x, y, v); got != want {
+		t.Errorf("partition 0 after 2.8's election: %s, want %s", got, want)
+	}
 	if et.kafka == nil {
 		return
 	}
-	jsonFile := filepath.Join(t.TempDir(), "ktopo.json")
-	writeFile(t, jsonFile, znode)
 	// 3.9's kafka-leader-election.sh (the Admin API; 2.8 brokers answer it
 	// too): the same verdicts as ktopo's on the same state.
 	tool39 := kafkatest.Require(t, kafkatest.Kafka39)
-	res, err := tool39.Tool("org.apache.kafka.tools.LeaderElectionCommand", "--bootstrap-server", et.kafka.Bootstrap(),
+	res, err = tool39.Tool("org.apache.kafka.tools.LeaderElectionCommand", "--bootstrap-server", et.kafka.Bootstrap(),
 		"--election-type", "preferred", "--path-to-json-file", jsonFile)
 	if err != nil {
 		t.Fatal(err)
@@ -174,17 +188,6 @@ Error completing leader election (PREFERRED) for partition: %[2]s: org.apache.ka
 		t.Errorf("ktopo with the same JSON: exit %d\n%s\nwant the result\n%s", code, out, kafkaLines)
 	}
 	checkElectionDone(t, conn)
-	// 2.8's kafka-preferred-replica-election.sh --zookeeper writes it as
-	// ktopo does, and the controller carries it out.
-	tool28 := kafkatest.Require(t, kafkatest.Kafka28)
-	res, err = tool28.Tool("kafka.admin.PreferredReplicaLeaderElectionCommand", "--zookeeper", et.connect, "--path-to-json-file", jsonFile)
-	if err != nil || res.Code != 0 || !strings.Contains(res.Stdout, fmt.Sprintf("Created preferred replica election path with %s,%s\n", tp(0), tp(2))) {
-		t.Fatalf("2.8's tool with ktopo's JSON: %v exit %d\n%s%s", err, res.Code, res.Stdout, res.Stderr)
-	}
-	waitUntil(t, "the controller deletes the election 2.8's tool wrote", func() bool {
-		ok, _, err := conn.Exists(cluster.PreferredReplicaElectionPath)
-		return err == nil && !ok
-	})
 }
 
 // checkElectionDone: no election pending once ktopo has reported.

@@ -158,18 +158,11 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	}
 
 	ctx := c.Context()
-	w, conn, closeWatch, err := cf.watch(ctx)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}
 	defer closeWatch()
-	w.LostAfter = cf.requestTimeout
-	if _, err := w.Loaded(ctx); err != nil {
-		return err
-	}
-	snap := w.Model.Snapshot()
-	render.WriteNodeErrors(c.ErrOrStderr(), snap)
-
 	plan, err := cluster.PlanTopic(snap, req)
 	if err != nil {
 		if f.ifNotExists && cluster.ErrorClass(err) == cluster.ClassTopicExists {

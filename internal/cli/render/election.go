@@ -3,8 +3,9 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/text"
@@ -17,7 +18,6 @@ import (
 // as Kafka's does).
 func WriteElectionPreview(w io.Writer, p *cluster.ElectionPlan) error {
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	scope := text.Count(len(p.Partitions), "partition")
 	if p.All {
 		scope = "all " + scope
@@ -27,36 +27,48 @@ func WriteElectionPreview(w io.Writer, p *cluster.ElectionPlan) error {
 	} else if len(topics) > 1 {
 		scope += " of " + text.Count(len(topics), "topic")
 	}
-	fmt.Fprintf(tw, "Preferred leader election of %s (the preferred replica is the first of each):\n", scope)
-	if moving := p.With(cluster.ElectionWillMove); len(moving) > 0 {
-		fmt.Fprintf(tw, "will move (%d):\n", len(moving))
+	fmt.Fprintf(&b, "Preferred leader election of %s (the preferred replica is the first of each):\n", scope)
+	moving := p.With(cluster.ElectionWillMove)
+	stuck := p.With(cluster.ElectionPreferredOffline, cluster.ElectionPreferredNotInISR,
+		cluster.ElectionTopicBeingDeleted, cluster.ElectionNoState)
+	ok := p.With(cluster.ElectionNotNeeded)
+	listed := append(append(slices.Clone(moving), stuck...), ok...)
+	if p.All {
+		listed = listed[:len(moving)+len(stuck)]
+	}
+	// One column width for the whole preview, so that the lists line up.
+	nameW, leaderW := 0, 0
+	for _, ep := range listed {
+		nameW = max(nameW, len(ep.String()))
+		leaderW = max(leaderW, len(text.Broker(ep.Leader)))
+	}
+	line := func(ep cluster.ElectionPartition, rest string) {
+		fmt.Fprintf(&b, "  %-*s  leader %-*s%s\n", nameW, ep.String(), leaderW, text.Broker(ep.Leader), rest)
+	}
+	if len(moving) > 0 {
+		fmt.Fprintf(&b, "will move (%d):\n", len(moving))
 		for _, ep := range moving {
-			fmt.Fprintf(tw, "  %s\tleader %s -> %d\n", ep.String(), text.Broker(ep.Leader), ep.Preferred)
+			line(ep, " -> "+strconv.Itoa(ep.Preferred))
 		}
 	}
-	if stuck := p.With(cluster.ElectionPreferredOffline, cluster.ElectionPreferredNotInISR,
-		cluster.ElectionTopicBeingDeleted, cluster.ElectionNoState); len(stuck) > 0 {
-		fmt.Fprintf(tw, "cannot move (%d):\n", len(stuck))
+	if len(stuck) > 0 {
+		fmt.Fprintf(&b, "cannot move (%d):\n", len(stuck))
 		for _, ep := range stuck {
-			fmt.Fprintf(tw, "  %s\tleader %s\t%s%s\n", ep.String(), text.Broker(ep.Leader), ep.Reason(), kafkaError(ep.Verdict))
+			line(ep, "  "+ep.Reason()+kafkaError(ep.Verdict))
 		}
 	}
-	if ok := p.With(cluster.ElectionNotNeeded); len(ok) > 0 {
-		if p.All {
-			fmt.Fprintf(tw, "not needed: %s already led by %s preferred replica (ELECTION_NOT_NEEDED)\n",
-				text.Count(len(ok), "partition"), text.Plural(len(ok), "its", "their"))
-		} else {
-			fmt.Fprintf(tw, "not needed (%d), already led by the preferred replica (ELECTION_NOT_NEEDED):\n", len(ok))
-			for _, ep := range ok {
-				fmt.Fprintf(tw, "  %s\tleader %d\n", ep.String(), ep.Leader)
-			}
+	switch {
+	case len(ok) > 0 && p.All:
+		fmt.Fprintf(&b, "not needed: %s already led by %s preferred replica (ELECTION_NOT_NEEDED)\n",
+			text.Count(len(ok), "partition"), text.Plural(len(ok), "its", "their"))
+	case len(ok) > 0:
+		fmt.Fprintf(&b, "not needed (%d), already led by the preferred replica (ELECTION_NOT_NEEDED):\n", len(ok))
+		for _, ep := range ok {
+			line(ep, "")
 		}
 	}
 	if len(p.Partitions) == 0 {
-		fmt.Fprintln(tw, "no partitions")
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		b.WriteString("no partitions\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
