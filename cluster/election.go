@@ -268,42 +268,59 @@ func PlanPreferredElection(s *Snapshot, req ElectionRequest) (*ElectionPlan, err
 	if pe := s.PendingPreferredElection(); pe != nil {
 		return nil, ElectionInProgressError(pe.Partitions)
 	}
-	var names []TopicPartition
+	plan := &ElectionPlan{All: req.All, Path: PreferredReplicaElectionPath, Controller: -1}
+	if c := s.Controller(); c.BrokerID >= 0 && s.IsLive(c.BrokerID) {
+		plan.Controller = c.BrokerID
+	}
+	add := func(ep ElectionPartition) {
+		if ep.Written() {
+			plan.Write = append(plan.Write, ep.TopicPartition)
+		}
+		plan.Partitions = append(plan.Partitions, ep)
+	}
+	var unknown []TopicPartition
 	switch {
 	case req.All:
+		plan.Partitions = make([]ElectionPartition, 0, s.Health().Partitions)
+		// Topics and their partitions come sorted.
 		for _, t := range s.Topics() {
-			names = appendAssigned(names, t)
+			for _, p := range t.Partitions {
+				if p.InAssignment {
+					add(electionVerdict(s, t, p))
+				}
+			}
 		}
 	case req.Topic != "":
 		t := s.Topic(req.Topic)
 		if t == nil {
 			return nil, TopicDoesNotExistError(req.Topic)
 		}
-		names = appendAssigned(names, t)
+		for _, p := range t.Partitions {
+			if p.InAssignment {
+				add(electionVerdict(s, t, p))
+			}
+		}
 	default:
-		names = slices.Clone(req.Partitions)
-	}
-	slices.SortFunc(names, func(a, b TopicPartition) int {
-		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-			return c
+		names := slices.Clone(req.Partitions)
+		slices.SortFunc(names, func(a, b TopicPartition) int {
+			if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+				return c
+			}
+			return a.Partition - b.Partition
+		})
+		for _, tp := range names {
+			t := s.Topic(tp.Topic)
+			var p *Partition
+			if t != nil {
+				p = t.Partition(tp.Partition)
+			}
+			if p == nil || !p.InAssignment || len(p.Replicas) == 0 {
+				unknown = append(unknown, tp)
+				plan.Partitions = append(plan.Partitions, ElectionPartition{TopicPartition: tp, Verdict: ElectionUnknown, Leader: NoLeader, Preferred: -1})
+				continue
+			}
+			add(electionVerdict(s, t, p))
 		}
-		return a.Partition - b.Partition
-	})
-	plan := &ElectionPlan{All: req.All, Path: PreferredReplicaElectionPath, Controller: -1,
-		Partitions: make([]ElectionPartition, 0, len(names))}
-	if c := s.Controller(); c.BrokerID >= 0 && s.IsLive(c.BrokerID) {
-		plan.Controller = c.BrokerID
-	}
-	var unknown []TopicPartition
-	for _, tp := range names {
-		ep := electionVerdict(s, tp)
-		if ep.Verdict == ElectionUnknown {
-			unknown = append(unknown, tp)
-		}
-		if ep.Written() {
-			plan.Write = append(plan.Write, tp)
-		}
-		plan.Partitions = append(plan.Partitions, ep)
 	}
 	if len(unknown) > 0 {
 		return nil, kafkaErr(ClassUnknownTopicOrPartition, fmt.Sprintf("The %s not exist: %s (nothing was written)",
@@ -318,29 +335,13 @@ func PlanPreferredElection(s *Snapshot, req ElectionRequest) (*ElectionPlan, err
 	return plan, nil
 }
 
-// appendAssigned appends the partitions of t's assignment: those Kafka's
-// controller knows (a state znode alone is not a partition to it).
-func appendAssigned(dst []TopicPartition, t *Topic) []TopicPartition {
-	for _, p := range t.Partitions {
-		if p.InAssignment {
-			dst = append(dst, TopicPartition{Topic: t.Name, Partition: p.ID})
-		}
+// electionVerdict applies the controller's checks, in its order, to
+// partition p of t (one of its assignment).
+func electionVerdict(s *Snapshot, t *Topic, p *Partition) ElectionPartition {
+	ep := ElectionPartition{TopicPartition: TopicPartition{Topic: t.Name, Partition: p.ID}, Leader: NoLeader, Preferred: -1, ISR: p.ISR}
+	if len(p.Replicas) > 0 {
+		ep.Preferred = p.Replicas[0]
 	}
-	return dst
-}
-
-// electionVerdict applies the controller's checks, in its order, to tp.
-func electionVerdict(s *Snapshot, tp TopicPartition) ElectionPartition {
-	ep := ElectionPartition{TopicPartition: tp, Verdict: ElectionUnknown, Leader: NoLeader, Preferred: -1}
-	t := s.Topic(tp.Topic)
-	if t == nil {
-		return ep
-	}
-	p := t.Partition(tp.Partition)
-	if p == nil || !p.InAssignment || len(p.Replicas) == 0 {
-		return ep
-	}
-	ep.Preferred, ep.ISR = p.Replicas[0], p.ISR
 	if p.HasState && p.StateErr == nil {
 		ep.Leader = p.Leader
 	}
@@ -349,6 +350,8 @@ func electionVerdict(s *Snapshot, tp TopicPartition) ElectionPartition {
 		ep.Verdict = ElectionTopicBeingDeleted
 	case !p.HasState || p.StateErr != nil:
 		ep.Verdict = ElectionNoState
+	case ep.Preferred < 0:
+		ep.Verdict = ElectionUnknown
 	case p.Leader == ep.Preferred:
 		ep.Verdict = ElectionNotNeeded
 	case !s.IsLive(ep.Preferred):

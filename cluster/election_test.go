@@ -217,3 +217,21 @@ func TestPlanPreferredElectionTooLarge(t *testing.T) {
 		t.Errorf("class %q", ErrorClass(err))
 	}
 }
+
+// BenchmarkPlanPreferredElection plans --all-topic-partitions on 100,000
+// partitions (10,000 topics × 10, 30 brokers) of which 512 are led by
+// their second replica, and computes the outcome.
+func BenchmarkPlanPreferredElection(b *testing.B) {
+	m := NewModel(ModelOptions{})
+	m.Apply(benchCluster(30, 10_000, 10), true)
+	m.Apply(benchBatches(1, 512, 30, 10_000, 10)[0], false)
+	s := m.Snapshot()
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := PlanPreferredElection(s, ElectionRequest{All: true})
+		if err != nil || len(p.Write) == 0 {
+			b.Fatal(err, len(p.Write))
+		}
+		p.Result(func(TopicPartition) int { return -1 })
+	}
+}
