@@ -1,50 +1,53 @@
 package cluster
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// electionFiles are --path-to-json-file documents and what ParseElectionFile
+// gives: the partitions "a-0,b-1", or the error.
+var electionFiles = []struct{ data, want string }{
+	{`{"partitions":[{"topic":"a","partition":0},{"topic":"b","partition":1}]}`, "a-0,b-1"},
+	// The znode's own JSON, and members Kafka ignores.
+	{`{"version":1,"partitions":[{"topic":"a","partition":2,"x":1}],"other":true}`, "a-2"},
+	{`{"partitions":[]}`, ""},
+	// Kafka accepts a negative partition (it does not exist, later).
+	{`{"partitions":[{"topic":"a","partition":-1}]}`, "a--1"},
+	{"", "Replica election data is empty"},
+	// Kafka: "Expected JSON object, received " (Jackson's missing node).
+	{"  \n", "Replica election data is empty"},
+	// Kafka: "Replica election data is empty".
+	{`{"partitions":[{"topic":"a","partition":0}`, "Replica election data is not valid JSON: unexpected end of JSON in array at byte 42"},
+	// Kafka reads the first value and ignores the rest.
+	{`{"partitions":[]} x`, "Replica election data is not valid JSON: unexpected data after the JSON object at byte 18"},
+	{`{}`, `Replica election data is missing "partitions" field`},
+	{`[]`, "Expected JSON object, received []"},
+	{`"x"`, `Expected JSON object, received "x"`},
+	{`{"partitions":{}}`, "Expected JSON array, received {}"},
+	{`{"partitions":null}`, "Expected JSON array, received null"},
+	{`{"partitions":[1]}`, "Expected JSON object, received 1"},
+	{`{"partitions":[{"partition":0}]}`, "No such field exists: `topic`"},
+	{`{"partitions":[{"topic":"a"}]}`, "No such field exists: `partition`"},
+	{`{"partitions":[{"topic":1,"partition":0}]}`, "Expected `String` value, received 1"},
+	{`{"partitions":[{"topic":"a","partition":"0"}]}`, "Expected `Integer` value, received \"0\""},
+	{`{"partitions":[{"topic":"a","partition":1.5}]}`, "Expected `Integer` value, received 1.5"},
+	{`{"partitions":[{"topic":"a","partition":3000000000}]}`, "Expected `Integer` value, received 3000000000"},
+	// Kafka lists the duplicates of a Java HashSet: the same set, in
+	// hash order ([a-0, b-1] here too).
+	{`{"partitions":[{"topic":"a","partition":0},{"topic":"a","partition":0},{"topic":"b","partition":1},{"topic":"b","partition":1},{"topic":"a","partition":0}]}`,
+		"Replica election data contains duplicate partitions: [a-0, b-1]"},
+}
 
 // TestParseElectionFile: kafka-leader-election.sh's --path-to-json-file
 // parser, with the messages Kafka 3.9.2's tool printed for the same files
 // (LeaderElectionCommand, run by hand; internal/cli's real-Kafka test runs
 // the tool on a few of them again). Where ktopo differs, the case says so.
 func TestParseElectionFile(t *testing.T) {
-	for _, tc := range []struct {
-		data string
-		want string // partitions "a-0,b-1", or the error
-	}{
-		{`{"partitions":[{"topic":"a","partition":0},{"topic":"b","partition":1}]}`, "a-0,b-1"},
-		// The znode's own JSON, and members Kafka ignores.
-		{`{"version":1,"partitions":[{"topic":"a","partition":2,"x":1}],"other":true}`, "a-2"},
-		{`{"partitions":[]}`, ""},
-		// Kafka accepts a negative partition (it does not exist, later).
-		{`{"partitions":[{"topic":"a","partition":-1}]}`, "a--1"},
-		{"", "Replica election data is empty"},
-		// Kafka: "Expected JSON object, received " (Jackson's missing node).
-		{"  \n", "Replica election data is empty"},
-		// Kafka: "Replica election data is empty".
-		{`{"partitions":[{"topic":"a","partition":0}`, "Replica election data is not valid JSON: unexpected end of JSON in array at byte 42"},
-		// Kafka reads the first value and ignores the rest.
-		{`{"partitions":[]} x`, "Replica election data is not valid JSON: unexpected data after the JSON object at byte 18"},
-		{`{}`, `Replica election data is missing "partitions" field`},
-		{`[]`, "Expected JSON object, received []"},
-		{`"x"`, `Expected JSON object, received "x"`},
-		{`{"partitions":{}}`, "Expected JSON array, received {}"},
-		{`{"partitions":null}`, "Expected JSON array, received null"},
-		{`{"partitions":[1]}`, "Expected JSON object, received 1"},
-		{`{"partitions":[{"partition":0}]}`, "No such field exists: `topic`"},
-		{`{"partitions":[{"topic":"a"}]}`, "No such field exists: `partition`"},
-		{`{"partitions":[{"topic":1,"partition":0}]}`, "Expected `String` value, received 1"},
-		{`{"partitions":[{"topic":"a","partition":"0"}]}`, "Expected `Integer` value, received \"0\""},
-		{`{"partitions":[{"topic":"a","partition":1.5}]}`, "Expected `Integer` value, received 1.5"},
-		{`{"partitions":[{"topic":"a","partition":3000000000}]}`, "Expected `Integer` value, received 3000000000"},
-		// Kafka lists the duplicates of a Java HashSet: the same set, in
-		// hash order ([a-0, b-1] here too).
-		{`{"partitions":[{"topic":"a","partition":0},{"topic":"a","partition":0},{"topic":"b","partition":1},{"topic":"b","partition":1},{"topic":"a","partition":0}]}`,
-			"Replica election data contains duplicate partitions: [a-0, b-1]"},
-	} {
+	for _, tc := range electionFiles {
 		ps, err := ParseElectionFile([]byte(tc.data))
 		got := JoinPartitions(ps, ",")
 		if err != nil {
@@ -54,6 +57,33 @@ func TestParseElectionFile(t *testing.T) {
 			t.Errorf("%q: %q, want %q", tc.data, got, tc.want)
 		}
 	}
+}
+
+// FuzzParseElectionFile: the parser never panics, fails only with a
+// Kafka-style error, accepts only JSON, and reads back what the znode
+// encoder writes from what it parsed.
+//
+//	go test ./cluster -run '^$' -fuzz '^FuzzParseElectionFile$' -fuzztime 1m
+func FuzzParseElectionFile(f *testing.F) {
+	for _, tc := range electionFiles {
+		f.Add([]byte(tc.data))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ps, err := ParseElectionFile(data)
+		if err != nil {
+			if ErrorClass(err) == "" || err.Error() == "" {
+				t.Fatalf("error %v (%T) is not a Kafka error", err, err)
+			}
+			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		again, err := ParseElectionFile(EncodePartitionsNotification(ps))
+		if err != nil || !slices.Equal(again, ps) {
+			t.Fatalf("re-encoded %v: %v %v", ps, again, err)
+		}
+	})
 }
 
 // electionCluster: brokers 1, 2, 3 registered (4 is not), controller 1,

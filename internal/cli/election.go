@@ -216,6 +216,10 @@ func waitElection(ctx context.Context, w *clusterwatch.Watch, conn *zkwatch.Conn
 			leaders[ep.TopicPartition] = ep.Leader
 		}
 	}
+	moved := func(tp cluster.TopicPartition, leader, epoch int) {
+		fmt.Fprintf(out, "%s: leader %s -> %d (leader epoch %d)\n", tp, text.Broker(leaders[tp]), leader, epoch)
+		leaders[tp] = leader
+	}
 	report := func() {
 		s := w.Model.Snapshot()
 		for _, tp := range plan.Write {
@@ -223,8 +227,7 @@ func waitElection(ctx context.Context, w *clusterwatch.Watch, conn *zkwatch.Conn
 			if p == nil || !p.HasLeader() || p.Leader == leaders[tp] {
 				continue
 			}
-			fmt.Fprintf(out, "%s: leader %s -> %d (leader epoch %d)\n", tp, text.Broker(leaders[tp]), p.Leader, p.LeaderEpoch)
-			leaders[tp] = p.Leader
+			moved(tp, p.Leader, p.LeaderEpoch)
 		}
 	}
 	for {
@@ -262,8 +265,7 @@ func waitElection(ctx context.Context, w *clusterwatch.Watch, conn *zkwatch.Conn
 			return nil, err
 		}
 		if st, err := cluster.DecodePartitionState(data); err == nil && st.Leader != leaders[ep.TopicPartition] {
-			fmt.Fprintf(out, "%s: leader %s -> %d (leader epoch %d)\n", ep.TopicPartition, text.Broker(leaders[ep.TopicPartition]), st.Leader, st.LeaderEpoch)
-			leaders[ep.TopicPartition] = st.Leader
+			moved(ep.TopicPartition, st.Leader, st.LeaderEpoch)
 		}
 	}
 	return leaders, nil
