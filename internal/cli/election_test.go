@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -247,52 +248,113 @@ func TestRealKafkaLeaderElection(t *testing.T) {
 	}
 }
 
+// electionBadInput is bad input to leader-election: ktopo's message, and
+// what 3.9's kafka-leader-election.sh says to the same (sameAsKafka: the same
+// message; "": not comparable, Kafka's tool would go on to ask a broker).
+// files holds the JSON files, by name.
+var electionBadInput = struct {
+	files map[string]string
+	cases []struct{ args, want, kafka string }
+}{
+	files: map[string]string{
+		"empty": "", "cut": `{"partitions":[`, "nopart": `{}`, "pobj": `{"partitions":{}}`, "notopic": `{"partitions":[{"partition":0}]}`,
+		"dup":     `{"partitions":[{"topic":"orders","partition":0},{"topic":"orders","partition":0}]}`,
+		"str":     `{"partitions":[{"topic":"orders","partition":"0"}]}`,
+		"unknown": `{"partitions":[{"topic":"orders","partition":0},{"topic":"orders","partition":7},{"topic":"nope","partition":0}]}`,
+	},
+	cases: []struct{ args, want, kafka string }{
+		{"", "Missing required option(s): election-type", sameAsKafka},
+		{"--election-type preferred", "One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file", sameAsKafka},
+		{"--election-type preferred --all-topic-partitions --topic orders", "One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file", sameAsKafka},
+		{"--election-type preferred --topic orders --partition 0 --path-to-json-file x", "One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file", sameAsKafka},
+		{"--election-type preferred --all-topic-partitions --partition 1", "Option partition is only allowed if topic is used", sameAsKafka},
+		{"--election-type foo --all-topic-partitions", "Cannot parse argument 'foo' of option election-type", sameAsKafka},
+		{"--election-type foo --topic x --partition y", "Cannot parse argument 'foo' of option election-type", sameAsKafka},
+		{"--election-type preferred --topic orders --partition y", "Cannot parse argument 'y' of option partition", sameAsKafka},
+		{"--election-type unclean --topic orders --partition 0", uncleanRefusal, ""},
+		{"--election-type UNCLEAN --all-topic-partitions", uncleanRefusal, ""},
+		{"--election-type preferred --path-to-json-file DIR/missing", "Unable to read file DIR/missing: no such file or directory",
+			"java.io.IOException: Unable to read file DIR/missing"},
+		{"--election-type preferred --path-to-json-file DIR/empty", "Replica election data is empty", sameAsKafka},
+		{"--election-type preferred --path-to-json-file DIR/cut", "Replica election data is not valid JSON: unexpected end of JSON at byte 15",
+			"Replica election data is empty"},
+		{"--election-type preferred --path-to-json-file DIR/nopart", `Replica election data is missing "partitions" field`, sameAsKafka},
+		{"--election-type preferred --path-to-json-file DIR/pobj", "Expected JSON array, received {}",
+			"com.fasterxml.jackson.databind.JsonMappingException: Expected JSON array, received {}"},
+		{"--election-type preferred --path-to-json-file DIR/notopic", "No such field exists: `topic`",
+			"com.fasterxml.jackson.databind.JsonMappingException: No such field exists: `topic`"},
+		{"--election-type preferred --path-to-json-file DIR/dup", "Replica election data contains duplicate partitions: [orders-0]", sameAsKafka},
+		{"--election-type preferred --path-to-json-file DIR/str", "Expected `Integer` value, received \"0\"",
+			"com.fasterxml.jackson.databind.JsonMappingException: Expected `Integer` value, received \"0\""},
+		{"--election-type preferred --path-to-json-file DIR/unknown", "The partitions do not exist: nope-0, orders-7 (nothing was written)", ""},
+		{"--election-type preferred --topic orders --partition 9", "The partition does not exist: orders-9 (nothing was written)", ""},
+		{"--election-type preferred --topic nope", "Topic 'nope' does not exist as expected", ""},
+		{"--election-type preferred --topic orders --bootstrap-server x:9092", "unknown flag: --bootstrap-server\nRun 'ktopo leader-election --help' for usage.", ""},
+	},
+}
+
+// sameAsKafka marks a bad input Kafka's tool answers with ktopo's message.
+const sameAsKafka = "same"
+
+// electionBadInputArgs writes the files into dir and returns the case's
+// arguments.
+func electionBadInputArgs(t *testing.T, dir, a string) []string {
+	t.Helper()
+	for name, data := range electionBadInput.files {
+		if p := filepath.Join(dir, name); !fileExists(p) {
+			writeFile(t, p, data)
+		}
+	}
+	return strings.Fields(strings.ReplaceAll(a, "DIR", dir))
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
 // TestLeaderElectionBadInput: every kind of bad input gets Kafka's message
-// (kafka-leader-election.sh 3.9's, checked against the tool in
-// TestRealKafkaLeaderElectionMessages) or a clear one, exits 1 and writes
-// nothing.
+// (TestRealKafkaLeaderElectionMessages checks which are word for word
+// 3.9's) or a clear one, exits 1 and writes nothing.
 func TestLeaderElectionBadInput(t *testing.T) {
 	addr := seed(t)
 	dir := t.TempDir()
-	file := func(name, data string) string {
-		p := filepath.Join(dir, name)
-		writeFile(t, p, data)
-		return p
-	}
-	base := []string{"leader-election", "--zookeeper", addr}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{nil, "Missing required option(s): election-type"},
-		{args("--election-type preferred"), "One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file"},
-		{args("--election-type preferred --all-topic-partitions --topic orders"), "One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file"},
-		{args("--election-type preferred --topic orders --partition 0 --path-to-json-file x"), "One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file"},
-		{args("--election-type preferred --all-topic-partitions --partition 1"), "Option partition is only allowed if topic is used"},
-		{args("--election-type foo --all-topic-partitions"), "Cannot parse argument 'foo' of option election-type"},
-		{args("--election-type foo --topic x --partition y"), "Cannot parse argument 'foo' of option election-type"},
-		{args("--election-type preferred --topic orders --partition y"), "Cannot parse argument 'y' of option partition"},
-		{args("--election-type unclean --topic orders --partition 0"), uncleanRefusal},
-		{args("--election-type UNCLEAN --all-topic-partitions"), uncleanRefusal},
-		{args("--election-type preferred --path-to-json-file " + dir + "/missing"), "Unable to read file " + dir + "/missing: no such file or directory"},
-		{[]string{"--election-type", "preferred", "--path-to-json-file", file("empty", "")}, "Replica election data is empty"},
-		{[]string{"--election-type", "preferred", "--path-to-json-file", file("cut", `{"partitions":[`)}, "Replica election data is not valid JSON: unexpected end of JSON at byte 15"},
-		{[]string{"--election-type", "preferred", "--path-to-json-file", file("nopart", `{}`)}, `Replica election data is missing "partitions" field`},
-		{[]string{"--election-type", "preferred", "--path-to-json-file", file("dup", `{"partitions":[{"topic":"orders","partition":0},{"topic":"orders","partition":0}]}`)},
-			"Replica election data contains duplicate partitions: [orders-0]"},
-		{[]string{"--election-type", "preferred", "--path-to-json-file", file("str", `{"partitions":[{"topic":"orders","partition":"0"}]}`)}, "Expected `Integer` value, received \"0\""},
-		{[]string{"--election-type", "preferred", "--path-to-json-file", file("unknown", `{"partitions":[{"topic":"orders","partition":0},{"topic":"orders","partition":7},{"topic":"nope","partition":0}]}`)},
-			"The partitions do not exist: nope-0, orders-7 (nothing was written)"},
-		{args("--election-type preferred --topic orders --partition 9"), "The partition does not exist: orders-9 (nothing was written)"},
-		{args("--election-type preferred --topic nope"), "Topic 'nope' does not exist as expected"},
-		{args("--election-type preferred --topic orders --bootstrap-server x:9092"), "unknown flag: --bootstrap-server\nRun 'ktopo leader-election --help' for usage."},
-	} {
-		code, out, errOut := runCLI(t, append(slices.Clone(base), tc.args...)...)
-		if code != 1 || errOut != "Error: "+tc.want+"\n" {
-			t.Errorf("%v: exit %d, stderr %q, want %q (stdout %q)", tc.args, code, errOut, tc.want, out)
+	for _, tc := range electionBadInput.cases {
+		argv := append([]string{"leader-election", "--zookeeper", addr}, electionBadInputArgs(t, dir, tc.args)...)
+		want := strings.ReplaceAll(tc.want, "DIR", dir)
+		code, out, errOut := runCLI(t, argv...)
+		if code != 1 || errOut != "Error: "+want+"\n" {
+			t.Errorf("%s: exit %d, stderr %q, want %q (stdout %q)", tc.args, code, errOut, want, out)
 		}
 	}
 	checkElectionDone(t, connectTest(t, addr))
+}
+
+// TestRealKafkaLeaderElectionMessages runs 3.9's kafka-leader-election.sh
+// on the same bad input (its checks come before it connects to a broker):
+// it prints the message ktopo prints, or the one docs/compatibility.md
+// lists instead.
+func TestRealKafkaLeaderElectionMessages(t *testing.T) {
+	tool := kafkatest.Require(t, kafkatest.Kafka39)
+	dir := t.TempDir()
+	for _, tc := range electionBadInput.cases {
+		if tc.kafka == "" {
+			continue
+		}
+		argv := append([]string{"--bootstrap-server", "127.0.0.1:1"}, electionBadInputArgs(t, dir, tc.args)...)
+		res, err := tool.Tool("org.apache.kafka.tools.LeaderElectionCommand", argv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.kafka
+		if want == sameAsKafka {
+			want = tc.want
+		}
+		want = strings.ReplaceAll(want, "DIR", dir)
+		if res.Code != 1 || firstLine(res.Stderr) != want {
+			t.Errorf("%s: Kafka exit %d, %q, want %q", tc.args, res.Code, firstLine(res.Stderr), want)
+		}
+	}
 }
 
 // TestLeaderElectionPending: while /admin/preferred_replica_election exists
