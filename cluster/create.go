@@ -188,15 +188,6 @@ func CreateOps(z ZK, p *TopicPlan) ([]any, error) { return createOps(z, p) }
 func createOps(z ZK, p *TopicPlan) ([]any, error) {
 	acl := zk.WorldACL(zk.PermAll)
 	var ops []any
-	for _, dir := range []string{ConfigTopicsPath, BrokerTopicsPath} {
-		missing, err := missingParents(z, dir)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range missing {
-			ops = append(ops, &zk.CreateRequest{Path: m, Data: nil, Acl: acl})
-		}
-	}
 	ok, _, err := z.Exists(p.ConfigPath)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
@@ -209,7 +200,7 @@ func createOps(z ZK, p *TopicPlan) ([]any, error) {
 		ops = append(ops, &zk.CreateRequest{Path: p.ConfigPath, Data: p.ConfigJSON, Acl: acl})
 	}
 	ops = append(ops, &zk.CreateRequest{Path: p.TopicPath, Data: p.TopicJSON, Acl: acl})
-	return ops, nil
+	return WithParents(z, ops, ConfigTopicsPath, BrokerTopicsPath)
 }
 
 // missingParents returns dir and its ancestors that do not exist, top first.
@@ -282,16 +273,10 @@ func DeleteTopic(z ZK, t string, existing ExistingTopics) error {
 	if err := ValidateTopicDelete(t, existing); err != nil {
 		return err
 	}
-	missing, err := missingParents(z, DeleteTopicsPath)
+	ops, err := createWithParentsOps(z, DeleteTopicsPath, DeleteTopicPath(t), nil)
 	if err != nil {
 		return err
 	}
-	acl := zk.WorldACL(zk.PermAll)
-	var ops []any
-	for _, m := range missing {
-		ops = append(ops, &zk.CreateRequest{Path: m, Acl: acl})
-	}
-	ops = append(ops, &zk.CreateRequest{Path: DeleteTopicPath(t), Acl: acl})
 	if _, err := Write(z, ops...); err != nil {
 		if errors.Is(err, zk.ErrNodeExists) {
 			return kafkaErr(ClassTopicAlreadyMarkedForDeletion, "topic "+t+" is already marked for deletion")
@@ -299,4 +284,12 @@ func DeleteTopic(z ZK, t string, existing ExistingTopics) error {
 		return fmt.Errorf("mark topic %s for deletion: %w", t, err)
 	}
 	return nil
+}
+
+// createWithParentsOps is the multi that creates path with data, preceded
+// by the creates of dir and its ancestors that do not exist (an admin
+// request's parents, which brokers make at startup, may be missing from a
+// tree no broker has run on).
+func createWithParentsOps(z ZK, dir, path string, data []byte) ([]any, error) {
+	return WithParents(z, []any{&zk.CreateRequest{Path: path, Data: data, Acl: zk.WorldACL(zk.PermAll)}}, dir)
 }

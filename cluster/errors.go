@@ -18,6 +18,10 @@ const (
 	ClassIllegalArgument               = "IllegalArgumentException"
 	ClassKafka                         = "KafkaException"
 	ClassReassignmentInProgress        = "ReassignmentInProgressException"
+	ClassPreferredLeaderNotAvailable   = "PreferredLeaderNotAvailableException"
+	// ClassJsonMapping is Jackson's JsonMappingException, which Kafka's
+	// tools pass on for a JSON file of the wrong shape.
+	ClassJsonMapping = "JsonMappingException"
 )
 
 // KafkaError is an error Kafka would raise, with its exception class (simple

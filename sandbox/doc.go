@@ -81,7 +81,10 @@
 //     members, in Scala's hash order from five on ([1,2,4,5] plus 3 is
 //     [5,1,2,3,4], as on a real Kafka 3.9).
 //   - Preferred leader election (§4.11) on request (ElectPreferred, as the
-//     Admin API), from /admin/preferred_replica_election, and the automatic
+//     Admin API), from /admin/preferred_replica_election (unknown partitions
+//     and topics being deleted skipped, the znode deleted afterwards, also
+//     when its text is not JSON, which Kafka takes for no partitions), and
+//     the automatic
 //     rebalance, on by default as in Kafka (auto.leader.rebalance.enable):
 //     every Config.LeaderImbalanceCheckInterval (300 s by default; the first
 //     check 5 s after a controller takes over), a broker whose share of the

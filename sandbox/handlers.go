@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -485,8 +487,8 @@ func (c *controller) processReplicaLeaderElection(e *evReplicaLeaderElection) er
 			return err
 		}
 		n, err := cluster.DecodePreferredReplicaElection(data)
-		if err != nil {
-			return err
+		if err != nil && !notJSON(data) {
+			return err // Kafka's decoder throws: the znode stays
 		}
 		for _, x := range n.Partitions {
 			if p := (tp{x.Topic, x.Partition}); !slices.Contains(partitions, p) {
@@ -539,6 +541,15 @@ func (c *controller) processReplicaLeaderElection(e *evReplicaLeaderElection) er
 	}
 	reply(electionReply{results: results})
 	return nil
+}
+
+// notJSON reports data that does not parse as JSON at all, which Kafka's
+// PreferredReplicaElectionZNode.decode takes for no partitions (its
+// Json.parseBytes gives no value): the election of nothing that follows
+// deletes the znode. Empty data parses (Jackson's missing node), as does
+// JSON of the wrong shape: Kafka's decoder throws on those.
+func notJSON(data []byte) bool {
+	return len(bytes.TrimSpace(data)) > 0 && !json.Valid(data)
 }
 
 // onReplicaElection runs a preferred election; ZooKeeper-triggered runs

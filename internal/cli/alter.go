@@ -107,7 +107,7 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 	}
 
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := loadedWatch(c, cf)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}

@@ -190,7 +190,7 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 	del := cluster.ParseDeleteConfig(f.deleteConfig)
 
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := loadedWatch(c, cf)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,8 @@ and ISR, and previews the exact replica assignment Kafka would make.`,
 		cf.hideDigest()
 	}
 	setupTUI(root, cf)
-	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(cf), newTopicsCmd(cf), newBrokersCmd(cf), newEventsCmd(cf), newConfigsCmd(cf))
+	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(cf), newTopicsCmd(cf), newBrokersCmd(cf), newEventsCmd(cf),
+		newConfigsCmd(cf), newLeaderElectionCmd(cf))
 	return root
 }
 

@@ -69,7 +69,7 @@ The brokers' and controller's log goes to ktopo's log file.`,
 			case external != "" && dataDir != "":
 				return errors.New("--data-dir is for the embedded ZooKeeper; it cannot be combined with --zookeeper")
 			case !empty && cf.readOnly:
-				return errors.New("the sandbox writes to ZooKeeper: it cannot run with --read-only")
+				return readOnlyRefusal("run the sandbox: its brokers and controller write to ZooKeeper", "--empty serves ZooKeeper alone")
 			case !empty && cf.digest != "":
 				return errors.New("the sandbox does not support --zk-digest")
 			case !empty && !cf.tls.Empty():

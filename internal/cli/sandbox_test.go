@@ -194,7 +194,7 @@ func TestSandboxFlagConflicts(t *testing.T) {
 	}{
 		{[]string{"sandbox", "--empty", "--zookeeper", "127.0.0.1:1"}, "--empty"},
 		{[]string{"sandbox", "--zookeeper", "127.0.0.1:1", "--listen", "127.0.0.1:0"}, "--listen"},
-		{[]string{"sandbox", "--read-only"}, "--read-only"},
+		{[]string{"sandbox", "--read-only"}, "read-only mode: refusing to run the sandbox"},
 		{[]string{"sandbox", "--brokers", "0"}, "--brokers must be at least 1"},
 	} {
 		var stdout, stderr bytes.Buffer

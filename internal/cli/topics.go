@@ -41,24 +41,6 @@ func loadCluster(ctx context.Context, c *cobra.Command, conn *zkwatch.Conn) (*cl
 	return s, nil
 }
 
-// loadedWatch connects and starts a live mirror (for commands that write
-// and then follow the controller), waits until it has loaded the cluster,
-// and reports undecodable znodes on stderr; close ends both.
-func loadedWatch(c *cobra.Command, cf *connFlags) (*clusterwatch.Watch, *zkwatch.Conn, *cluster.Snapshot, func(), error) {
-	w, conn, closeWatch, err := cf.watch(c.Context())
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	w.LostAfter = cf.requestTimeout
-	if _, err := w.Loaded(c.Context()); err != nil {
-		closeWatch()
-		return nil, nil, nil, nil, err
-	}
-	snap := w.Model.Snapshot()
-	render.WriteNodeErrors(c.ErrOrStderr(), snap)
-	return w, conn, snap, closeWatch, nil
-}
-
 // withCluster connects, loads the cluster and runs fn.
 func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error) error {
 	ctx := c.Context()
@@ -176,12 +158,11 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	}
 
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := loadedWatch(c, cf)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}
 	defer closeWatch()
-
 	plan, err := cluster.PlanTopic(snap, req)
 	if err != nil {
 		if f.ifNotExists && cluster.ErrorClass(err) == cluster.ClassTopicExists {

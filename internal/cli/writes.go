@@ -37,12 +37,26 @@ func (f *connFlags) writable(what string, hint ...string) error {
 	if !t.readOnly {
 		return nil
 	}
-	msg := "read-only mode: refusing to " + what
-	if len(hint) > 0 && hint[0] != "" {
-		msg += " (" + hint[0] + ")"
+	instead := ""
+	if len(hint) > 0 {
+		instead = hint[0]
 	}
+	err = readOnlyRefusal(what, instead)
 	if t.readOnlyBy != "--read-only" && t.context != "" {
-		msg += fmt.Sprintf("; context %s is read-only (read-only: true in %s)", t.context, displayPath(config.Path()))
+		err = fmt.Errorf("%w; context %s is read-only (read-only: true in %s)", err, t.context, displayPath(config.Path()))
+	}
+	return err
+}
+
+// readOnlyRefusal is the one message every command that writes to
+// ZooKeeper gives in read-only mode: "read-only mode: refusing to <what>",
+// then, in parentheses, what can be done instead (the flag that shows the
+// write without making it, when the command has one).
+// TestReadOnlyRefusesEveryWrite keeps the list of write commands.
+func readOnlyRefusal(what, instead string) error {
+	msg := "read-only mode: refusing to " + what
+	if instead != "" {
+		msg += " (" + instead + ")"
 	}
 	return errors.New(msg)
 }

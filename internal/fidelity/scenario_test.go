@@ -202,6 +202,22 @@ func TestSandboxMatchesKafka(t *testing.T) {
 		{name: "lose brokers 1 and 5 (the controller) together", do: func(h *harness) { h.crash(1, 5) }, witness: map[string]string{
 			// 5 leaves the ISRs before 1 (Scala hash-map order), so [1,5] keeps 1.
 			"lost-0": "-1 [1]", "lost-1": "2 [2]", "orders-0": "2 [2,3]", "doomed-0": "2 [2]", "dirty-0": "-1 [1]"}},
+		{name: "a preferred election that moves nothing: preferred replicas down, a partition led by its own, unknown partitions", do: func(h *harness) {
+			h.both(func(root string) error {
+				_, err := h.conn.Create(root+cluster.PreferredReplicaElectionPath, cluster.EncodePartitionsNotification([]cluster.TopicPartition{
+					{Topic: "orders", Partition: 0}, {Topic: "lost", Partition: 1}, {Topic: "pair", Partition: 0},
+					{Topic: "orders", Partition: 9}, {Topic: "gone", Partition: 0}}), 0, zk.WorldACL(zk.PermAll))
+				return err
+			})
+		}, witness: map[string]string{"orders-0": "2 [2,3]", "lost-1": "2 [2]", "pair-0": "3 [4,3]"}},
+		{name: "a preferred election znode that is not JSON", do: func(h *harness) {
+			// Kafka's decoder takes text that does not parse for no
+			// partitions: an election of nothing, and the znode deleted.
+			h.both(func(root string) error {
+				_, err := h.conn.Create(root+cluster.PreferredReplicaElectionPath, []byte(`{"version":1,"partitions":[`), 0, zk.WorldACL(zk.PermAll))
+				return err
+			})
+		}},
 		{name: "restart broker 5", do: func(h *harness) { h.start(5) }, witness: map[string]string{
 			// 5 is not lost-0's last ISR member: no leader. Auto rebalance gives 5 its partitions back.
 			"lost-0": "-1 [1]", "lost-1": "5 [2,5]", "doomed-0": "5 [2,5]", "orders-4": "5 [2,5]",

@@ -56,8 +56,8 @@ type sharedCluster struct {
 
 // Shared returns the package's cluster of a Kafka version: 3 brokers in 3
 // racks on the package's ZooKeeper (zktest), in a chroot of its own,
-// started on first use and reused by the package's tests (a JVM start
-// costs seconds on a 2-core machine). StopAll, given to zktest.Main,
+// without automatic leader rebalance, started on first use and reused by
+// the package's tests (a JVM start costs seconds on a 2-core machine). StopAll, given to zktest.Main,
 // stops it. A test that stops or kills brokers gets them back when it
 // ends; a failed test prints what the brokers logged meanwhile.
 func Shared(t testing.TB, version string) *Cluster {
@@ -75,7 +75,12 @@ func Shared(t testing.TB, version string) *Cluster {
 	shared.Unlock()
 	sc.once.Do(func() {
 		name := "kafka-" + strings.ReplaceAll(version, ".", "")
-		sc.c, sc.err = Start(Options{Version: version, Connect: zktest.Addr(t) + zktest.ChrootPath(name)})
+		// No automatic leader rebalance: it would move leaders back to a
+		// restarted broker behind a test's back (the first check comes 5 s
+		// after a failover, then every 300 s), while tests watch leaders
+		// stay or elect them themselves.
+		sc.c, sc.err = Start(Options{Version: version, Connect: zktest.Addr(t) + zktest.ChrootPath(name),
+			Props: map[string]string{"auto.leader.rebalance.enable": "false"}})
 	})
 	if sc.err != nil {
 		failOrSkip(t, sc.err)

@@ -1,0 +1,453 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/ktopo/ktopo/internal/text"
+)
+
+// Preferred leader election (spec §1.7, §4.11) as kafka-leader-election.sh
+// --election-type preferred asks for it, carried out through ZooKeeper the
+// way 2.8's kafka-preferred-replica-election.sh --zookeeper did: the
+// partitions are written to /admin/preferred_replica_election, the
+// controller runs the PreferredReplica election for each and deletes the
+// znode. What the controller will do with each partition is decided here
+// from a snapshot with the controller's own rule, so that it can be shown
+// before anything is written.
+
+// String renders the partition as Kafka's TopicPartition does: "orders-3".
+func (tp TopicPartition) String() string { return tp.Topic + "-" + strconv.Itoa(tp.Partition) }
+
+// JoinPartitions renders partitions separated by sep, as Kafka's tools list
+// them ("orders-0, orders-3" or "orders-0,orders-3").
+func JoinPartitions(ps []TopicPartition, sep string) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// ParseElectionFile reads a --path-to-json-file document as
+// kafka-leader-election.sh does ({"partitions":[{"topic":"foo",
+// "partition":1},…]}, other members ignored, so the znode's own JSON with
+// its "version" is accepted), with its messages. Where Kafka's are
+// misleading ktopo says what is wrong instead: Kafka reports a document
+// that is not JSON as "Replica election data is empty", and ignores data
+// after the object, which ktopo refuses.
+func ParseElectionFile(data []byte) ([]TopicPartition, error) {
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil, kafkaErr(ClassAdminOperation, "Replica election data is empty")
+	}
+	var buf [4]jmember
+	ms, err := parseObject(buf[:0], data)
+	var se *syntaxError
+	switch {
+	case errors.As(err, &se) && se.msg == "JSON object expected":
+		return nil, expected("JSON object", strings.TrimSpace(string(data)))
+	case err != nil:
+		return nil, kafkaErr(ClassAdminOperation, "Replica election data is not valid JSON: "+err.Error())
+	}
+	pm, ok := lookup(ms, "partitions")
+	if !ok {
+		return nil, kafkaErr(ClassAdminOperation, `Replica election data is missing "partitions" field`)
+	}
+	if pm.kind != kindArray {
+		return nil, expected("JSON array", string(pm.val))
+	}
+	var out []TopicPartition
+	seen := map[TopicPartition]bool{}
+	var dups []TopicPartition
+	err = eachElem(pm.val, func(k jsonKind, e []byte) error {
+		if k != kindObject {
+			return expected("JSON object", string(e))
+		}
+		var buf [4]jmember
+		es, _ := parseObject(buf[:0], e)
+		tm, ok := lookup(es, "topic")
+		if !ok {
+			return noSuchField("topic")
+		}
+		if tm.kind != kindString {
+			return expected("`String` value", string(tm.val))
+		}
+		topic, err := unquoteJSON(tm.val)
+		if err != nil {
+			return expected("`String` value", string(tm.val))
+		}
+		pm, ok := lookup(es, "partition")
+		if !ok {
+			return noSuchField("partition")
+		}
+		p, err := jsonInt32("partition", pm)
+		if err != nil {
+			return expected("`Integer` value", string(pm.val))
+		}
+		tp := TopicPartition{Topic: topic, Partition: p}
+		if seen[tp] && !slices.Contains(dups, tp) {
+			dups = append(dups, tp)
+		}
+		seen[tp] = true
+		out = append(out, tp)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(dups) > 0 {
+		return nil, kafkaErr(ClassAdminOperation, "Replica election data contains duplicate partitions: ["+JoinPartitions(dups, ", ")+"]")
+	}
+	return out, nil
+}
+
+// expected is Jackson's JsonMappingException for a value of the wrong
+// type, as Kafka's tool passes it on.
+func expected(what, got string) error {
+	const max = 100
+	if len(got) > max {
+		got = got[:max] + "…"
+	}
+	return kafkaErr(ClassJsonMapping, "Expected "+what+", received "+got)
+}
+
+func noSuchField(f string) error { return kafkaErr(ClassJsonMapping, "No such field exists: `"+f+"`") }
+
+// ElectionRequest names the partitions of an election: every partition
+// (--all-topic-partitions), every partition of Topic (--topic without
+// --partition, ktopo's addition), or Partitions (--topic with --partition,
+// or --path-to-json-file).
+type ElectionRequest struct {
+	All        bool
+	Topic      string
+	Partitions []TopicPartition
+}
+
+// ElectionVerdict is what Kafka's controller does with one partition of a
+// preferred election, decided from a snapshot.
+type ElectionVerdict uint8
+
+const (
+	// ElectionWillMove: led by another broker, the preferred replica is
+	// live and in the ISR: it is elected.
+	ElectionWillMove ElectionVerdict = iota
+	// ElectionNotNeeded: already led by its preferred replica
+	// (ELECTION_NOT_NEEDED).
+	ElectionNotNeeded
+	// ElectionPreferredOffline: the preferred replica's broker is not
+	// registered (PREFERRED_LEADER_NOT_AVAILABLE).
+	ElectionPreferredOffline
+	// ElectionPreferredNotInISR: the preferred replica is live but out of
+	// the ISR (PREFERRED_LEADER_NOT_AVAILABLE).
+	ElectionPreferredNotInISR
+	// ElectionTopicBeingDeleted: skipped by the controller
+	// (INVALID_TOPIC_EXCEPTION "The topic is being deleted").
+	ElectionTopicBeingDeleted
+	// ElectionNoState: the partition has no readable leader and ISR state
+	// (not initialised yet, or a state znode that cannot be decoded).
+	// Kafka's controller fails the whole election on such a partition
+	// (and, from the znode, never deletes it), so it is never written.
+	ElectionNoState
+	// ElectionUnknown: not a partition of the cluster
+	// (UNKNOWN_TOPIC_OR_PARTITION).
+	ElectionUnknown
+)
+
+// ElectionPartition is one partition of an election with its verdict and
+// the state the verdict was drawn from.
+type ElectionPartition struct {
+	TopicPartition
+	Verdict ElectionVerdict
+	// Leader is the current leader (NoLeader when none); Preferred the
+	// first replica (-1 for an unknown partition); ISR the current ISR.
+	Leader, Preferred int
+	ISR               []int
+}
+
+// Written reports whether the partition goes into the znode: those the
+// controller will try to elect (it, not the preview, has the last word).
+func (p *ElectionPartition) Written() bool {
+	switch p.Verdict {
+	case ElectionWillMove, ElectionPreferredOffline, ElectionPreferredNotInISR:
+		return true
+	case ElectionNotNeeded, ElectionTopicBeingDeleted, ElectionNoState, ElectionUnknown:
+	}
+	return false
+}
+
+// Reason says why a partition's leader cannot or need not move ("" for
+// one that will move).
+func (p *ElectionPartition) Reason() string {
+	switch p.Verdict {
+	case ElectionWillMove:
+		return ""
+	case ElectionNotNeeded:
+		return "already led by its preferred replica " + strconv.Itoa(p.Preferred)
+	case ElectionPreferredOffline:
+		return "preferred replica " + strconv.Itoa(p.Preferred) + " is offline"
+	case ElectionPreferredNotInISR:
+		return "preferred replica " + strconv.Itoa(p.Preferred) + " is not in the ISR " + text.List(p.ISR)
+	case ElectionTopicBeingDeleted:
+		return "the topic is being deleted"
+	case ElectionNoState:
+		return "no leader and ISR state: the controller has not initialised the partition (or its state znode cannot be read)"
+	case ElectionUnknown:
+		return "the partition does not exist"
+	}
+	return ""
+}
+
+// ElectionPlan is a preferred election checked against a snapshot: every
+// partition named with its verdict, and the znode that starts it.
+type ElectionPlan struct {
+	All bool
+	// Partitions are sorted by topic and partition.
+	Partitions []ElectionPartition
+	// Write is what the znode names: the partitions whose leader is not
+	// their preferred replica and that the controller will try (Written),
+	// in Partitions order. Empty: nothing to write.
+	Write []TopicPartition
+	// Path and JSON are the znode.
+	Path string
+	JSON []byte
+	// Controller is the active controller's broker id, -1 when none is
+	// registered (the election then runs when one is elected).
+	Controller int
+}
+
+// Count returns how many partitions have one of the verdicts.
+func (p *ElectionPlan) Count(vs ...ElectionVerdict) int {
+	n := 0
+	for i := range p.Partitions {
+		if slices.Contains(vs, p.Partitions[i].Verdict) {
+			n++
+		}
+	}
+	return n
+}
+
+// With returns the partitions that have one of the verdicts.
+func (p *ElectionPlan) With(vs ...ElectionVerdict) []ElectionPartition {
+	var out []ElectionPartition
+	for i := range p.Partitions {
+		if slices.Contains(vs, p.Partitions[i].Verdict) {
+			out = append(out, p.Partitions[i])
+		}
+	}
+	return out
+}
+
+// ElectionInProgressError is 2.8's refusal while
+// /admin/preferred_replica_election exists: "Preferred replica leader
+// election currently in progress for a-0,b-1. Aborting operation" (the
+// pending partitions in the znode's order; Kafka's, from a Scala set, are
+// in hash order beyond four).
+func ElectionInProgressError(pending []TopicPartition) error {
+	return kafkaErr(ClassAdminOperation, "Preferred replica leader election currently in progress for "+
+		JoinPartitions(pending, ",")+". Aborting operation")
+}
+
+// PlanPreferredElection decides, for every partition req names, what
+// Kafka's controller will do (KafkaController.processReplicaLeaderElection
+// with the PreferredReplica strategy: unknown partitions and topics being
+// deleted are skipped, a partition already led by its first replica needs
+// no election, any other is elected when its first replica is live and in
+// the ISR), and builds the znode. It refuses, writing nothing, while an
+// election is pending (Kafka's message) and when a named partition does
+// not exist (Kafka's tools would elect the others; ktopo takes a typo for a
+// mistake).
+func PlanPreferredElection(s *Snapshot, req ElectionRequest) (*ElectionPlan, error) {
+	if pe := s.PendingPreferredElection(); pe != nil {
+		return nil, ElectionInProgressError(pe.Partitions)
+	}
+	plan := &ElectionPlan{All: req.All, Path: PreferredReplicaElectionPath, Controller: -1}
+	if c := s.Controller(); c.BrokerID >= 0 && s.IsLive(c.BrokerID) {
+		plan.Controller = c.BrokerID
+	}
+	add := func(ep ElectionPartition) {
+		if ep.Written() {
+			plan.Write = append(plan.Write, ep.TopicPartition)
+		}
+		plan.Partitions = append(plan.Partitions, ep)
+	}
+	var unknown []TopicPartition
+	switch {
+	case req.All:
+		plan.Partitions = make([]ElectionPartition, 0, s.Health().Partitions)
+		// Topics and their partitions come sorted.
+		for _, t := range s.Topics() {
+			for _, p := range t.Partitions {
+				if p.InAssignment {
+					add(electionVerdict(s, t, p))
+				}
+			}
+		}
+	case req.Topic != "":
+		t := s.Topic(req.Topic)
+		if t == nil {
+			return nil, TopicDoesNotExistError(req.Topic)
+		}
+		for _, p := range t.Partitions {
+			if p.InAssignment {
+				add(electionVerdict(s, t, p))
+			}
+		}
+	default:
+		names := slices.Clone(req.Partitions)
+		slices.SortFunc(names, func(a, b TopicPartition) int {
+			if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+				return c
+			}
+			return a.Partition - b.Partition
+		})
+		for _, tp := range names {
+			t := s.Topic(tp.Topic)
+			var p *Partition
+			if t != nil {
+				p = t.Partition(tp.Partition)
+			}
+			if p == nil || !p.InAssignment || len(p.Replicas) == 0 {
+				unknown = append(unknown, tp)
+				plan.Partitions = append(plan.Partitions, ElectionPartition{TopicPartition: tp, Verdict: ElectionUnknown, Leader: NoLeader, Preferred: -1})
+				continue
+			}
+			add(electionVerdict(s, t, p))
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, kafkaErr(ClassUnknownTopicOrPartition, fmt.Sprintf("The %s not exist: %s (nothing was written)",
+			text.Plural(len(unknown), "partition does", "partitions do"), JoinPartitions(unknown, ", ")))
+	}
+	plan.JSON = EncodePartitionsNotification(plan.Write)
+	if n := len(plan.JSON); n > MaxZnodeData {
+		return nil, kafkaErr(ClassAdminOperation, fmt.Sprintf(
+			"The election of %d partitions is %d bytes of JSON, and Kafka's ZooKeeper clients read at most %d bytes per znode (jute.maxbuffer): elect fewer partitions at a time (--topic, --path-to-json-file)",
+			len(plan.Write), n, MaxZnodeData))
+	}
+	return plan, nil
+}
+
+// electionVerdict applies the controller's checks, in its order, to
+// partition p of t (one of its assignment).
+func electionVerdict(s *Snapshot, t *Topic, p *Partition) ElectionPartition {
+	ep := ElectionPartition{TopicPartition: TopicPartition{Topic: t.Name, Partition: p.ID}, Leader: NoLeader, Preferred: -1, ISR: p.ISR}
+	if len(p.Replicas) > 0 {
+		ep.Preferred = p.Replicas[0]
+	}
+	if p.HasState && p.StateErr == nil {
+		ep.Leader = p.Leader
+	}
+	switch {
+	case t.MarkedForDeletion:
+		ep.Verdict = ElectionTopicBeingDeleted
+	case !p.HasState || p.StateErr != nil:
+		ep.Verdict = ElectionNoState
+	case ep.Preferred < 0:
+		ep.Verdict = ElectionUnknown
+	case p.Leader == ep.Preferred:
+		ep.Verdict = ElectionNotNeeded
+	case !s.IsLive(ep.Preferred):
+		ep.Verdict = ElectionPreferredOffline
+	case !slices.Contains(p.ISR, ep.Preferred):
+		ep.Verdict = ElectionPreferredNotInISR
+	default:
+		ep.Verdict = ElectionWillMove
+	}
+	return ep
+}
+
+// ElectionZK is what starting an election needs from a ZooKeeper session
+// (*zk.Conn and *zkwatch.Conn both fit): the multi, and a read of the
+// pending election for Kafka's refusal.
+type ElectionZK interface {
+	ZK
+	Get(path string) ([]byte, *zk.Stat, error)
+}
+
+// ElectionOps returns the multi StartPreferredElection sends: the znode's
+// create, after its missing parents (none on a cluster whose brokers ran).
+func ElectionOps(z ZK, p *ElectionPlan) ([]any, error) {
+	return createWithParentsOps(z, AdminPath, p.Path, p.JSON)
+}
+
+// StartPreferredElection writes the plan's znode in one multi. When an
+// election is pending it returns Kafka's refusal naming the pending
+// partitions, and writes nothing.
+func StartPreferredElection(z ElectionZK, p *ElectionPlan) error {
+	ops, err := ElectionOps(z, p)
+	if err != nil {
+		return err
+	}
+	if _, err := z.Multi(ops...); err != nil {
+		if !errors.Is(err, zk.ErrNodeExists) {
+			return fmt.Errorf("start the preferred leader election: %w", err)
+		}
+		// A parent made meanwhile fails the same way; only the election
+		// node itself means an election is pending.
+		data, _, gerr := z.Get(p.Path)
+		if gerr != nil {
+			return fmt.Errorf("start the preferred leader election: %w", err)
+		}
+		pending, _ := DecodePreferredReplicaElection(data)
+		return ElectionInProgressError(pending.Partitions)
+	}
+	return nil
+}
+
+// ElectionFailure is one partition a preferred election did not elect,
+// with the error Kafka's Admin API would report for it: the exception's
+// simple class name (empty for a ktopo message) and its message.
+type ElectionFailure struct {
+	TopicPartition
+	Class, Message string
+}
+
+// ElectionResult is how an election ended, in Kafka's three groups.
+type ElectionResult struct {
+	Elected, NotNeeded []TopicPartition
+	Failed             []ElectionFailure
+}
+
+// PreferredReplicaStrategy is the strategy's name in the controller's
+// failure message.
+const PreferredReplicaStrategy = "PreferredReplicaPartitionLeaderElectionStrategy"
+
+// Result is the election's outcome once the controller has deleted the
+// znode: leader gives each written partition's leader as of then. A written
+// partition led by its preferred replica was elected; any other failed with
+// PREFERRED_LEADER_NOT_AVAILABLE and the controller's message. Partitions
+// that were not written end as the controller would have ended them:
+// ELECTION_NOT_NEEDED, or the topic being deleted.
+func (p *ElectionPlan) Result(leader func(TopicPartition) int) ElectionResult {
+	var r ElectionResult
+	for i := range p.Partitions {
+		ep := &p.Partitions[i]
+		switch ep.Verdict {
+		case ElectionWillMove, ElectionPreferredOffline, ElectionPreferredNotInISR:
+			if leader(ep.TopicPartition) == ep.Preferred {
+				r.Elected = append(r.Elected, ep.TopicPartition)
+			} else {
+				r.Failed = append(r.Failed, ElectionFailure{ep.TopicPartition, ClassPreferredLeaderNotAvailable,
+					"Failed to elect leader for partition " + ep.String() + " under strategy " + PreferredReplicaStrategy})
+			}
+		case ElectionNotNeeded:
+			r.NotNeeded = append(r.NotNeeded, ep.TopicPartition)
+		case ElectionTopicBeingDeleted:
+			r.Failed = append(r.Failed, ElectionFailure{ep.TopicPartition, ClassInvalidTopic, "The topic is being deleted"})
+		case ElectionNoState:
+			r.Failed = append(r.Failed, ElectionFailure{ep.TopicPartition, "",
+				"not elected: " + ep.Reason() + "; Kafka's controller fails a whole election on such a partition, so it was left out"})
+		case ElectionUnknown:
+			r.Failed = append(r.Failed, ElectionFailure{ep.TopicPartition, ClassUnknownTopicOrPartition, "The partition does not exist."})
+		}
+	}
+	return r
+}
