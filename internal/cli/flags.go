@@ -49,3 +49,32 @@ func checkJavaInts(flags ...*javaInt) error {
 	}
 	return nil
 }
+
+// javaLong is an option Kafka's tools declare as a java.lang.Long
+// (--throttle), refused as javaInt is.
+type javaLong struct {
+	name string
+	v    *int64
+	err  error
+}
+
+// javaLongVar defines a javaLong flag on fl and returns it.
+func javaLongVar(fl *pflag.FlagSet, p *int64, name string, value int64, usage string) *javaLong {
+	*p = value
+	f := &javaLong{name: name, v: p}
+	fl.Var(f, name, usage)
+	return f
+}
+
+func (f *javaLong) String() string { return strconv.FormatInt(*f.v, 10) }
+func (f *javaLong) Type() string   { return "long" }
+
+func (f *javaLong) Set(s string) error {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		f.err = fmt.Errorf("Cannot parse argument '%s' of option %s", s, f.name)
+		return nil
+	}
+	*f.v, f.err = n, nil
+	return nil
+}

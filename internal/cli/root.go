@@ -85,7 +85,7 @@ and ISR, and previews the exact replica assignment Kafka would make.`,
 	cf := &connFlags{}
 	cf.register(root)
 	setupTUI(root, cf)
-	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(cf), newTopicsCmd(cf), newBrokersCmd(cf), newEventsCmd(cf))
+	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(cf), newTopicsCmd(cf), newBrokersCmd(cf), newEventsCmd(cf), newReassignCmd(cf))
 	return root
 }
 
