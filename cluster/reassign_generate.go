@@ -83,6 +83,8 @@ type GeneratePlan struct {
 	// brokers that are not registered (Kafka leaves them out silently).
 	Brokers, Registered []assign.Broker
 	Ignored             []int
+	// All are every registered broker with its rack.
+	All []assign.Broker
 	// Kafka and Minimal count what each strategy moves over all topics.
 	Kafka, Minimal MoveCount
 }
@@ -132,7 +134,8 @@ func GenerateReassignment(s *Snapshot, req GenerateRequest) (*GeneratePlan, erro
 		return nil, err
 	}
 	g.Brokers = brokers
-	for _, b := range s.RegisteredBrokers() {
+	g.All = s.RegisteredBrokers()
+	for _, b := range g.All {
 		if slices.Contains(req.Brokers, b.ID) {
 			g.Registered = append(g.Registered, b)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,7 +98,7 @@ JSON files (files of either tool work with the other):
 }
 
 func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
-	action, err := reassignAction(c.Flags())
+	action, err := reassignAction(c.LocalNonPersistentFlags())
 	if err != nil {
 		return err
 	}
@@ -141,9 +142,9 @@ func reassignAction(fl *pflag.FlagSet) (string, error) {
 		}
 	}
 	var bad error
-	fl.Visit(func(fg *pflag.Flag) {
+	fl.VisitAll(func(fg *pflag.Flag) {
 		name := fg.Name
-		if bad != nil || name == action || contains(args.required, name) || contains(args.permitted, name) ||
+		if bad != nil || !fg.Changed || name == action || contains(args.required, name) || contains(args.permitted, name) ||
 			fl.Lookup(name) == nil || isAction(name) {
 			return
 		}
@@ -506,7 +507,11 @@ func writeGenerateReport(out io.Writer, g *cluster.GeneratePlan, disabled bool) 
 			how = fmt.Sprintf("kafka strategy, start index %d, replica shift %d", res.StartIndex, res.ReplicaShift)
 		}
 		moved, leaders := assign.CountMoves(t.Current, t.Proposed)
-		p := render.NewPlan(g.Registered, len(ps), rf, disabled, res)
+		// The matrix also shows the brokers the replicas leave (a drained
+		// broker's column of -); the spread is judged on the listed ones.
+		p := render.NewPlan(displayBrokers(g, t.Current), len(ps), rf, disabled, res)
+		target := assign.ComputeStats(g.Registered, t.Proposed)
+		p.Stats.EvenReplicas, p.Stats.EvenLeaders, p.Stats.RacksWithoutReplicas = target.EvenReplicas, target.EvenLeaders, target.RacksWithoutReplicas
 		p.Before = t.Current
 		p.Header = fmt.Sprintf("Topic %s (%s): %d of %d replicas move, %d of %d partitions change their preferred leader",
 			t.Topic, how, moved, len(ps)*rf, leaders, len(ps))
@@ -516,4 +521,23 @@ func writeGenerateReport(out io.Writer, g *cluster.GeneratePlan, disabled bool) 
 		fmt.Fprintln(out)
 	}
 	return nil
+}
+
+// displayBrokers are the listed brokers plus the registered ones that hold
+// replicas now, sorted by id, with their racks.
+func displayBrokers(g *cluster.GeneratePlan, current assign.Assignment) []assign.Broker {
+	out := slices.Clone(g.Registered)
+	for _, b := range g.All {
+		if slices.ContainsFunc(out, func(x assign.Broker) bool { return x.ID == b.ID }) {
+			continue
+		}
+		for _, r := range current {
+			if slices.Contains(r, b.ID) {
+				out = append(out, b)
+				break
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b assign.Broker) int { return a.ID - b.ID })
+	return out
 }
