@@ -246,9 +246,17 @@ func (rb *rebalancer) keep(a Assignment) *topicPlan {
 		rb.topicLoad[i] = 0
 	}
 	rackCount := make([]int, len(rb.racks))
+	total := 0
+	for _, p := range t.ids {
+		total += len(a[p])
+	}
+	backing := make([]int, 0, total) // every kept list in one allocation
 	for pi, p := range t.ids {
 		t.old[pi] = a[p]
-		t.kept[pi] = rb.keepPartition(a[p], rackCount)
+		from := len(backing)
+		backing = rb.keepPartition(backing, a[p], rackCount)
+		t.kept[pi] = backing[from:len(backing):from+len(a[p])]
+		backing = backing[:from+len(a[p])]
 	}
 	t.quota = rb.quotas(t)
 	// A broker above its share of the topic gives up its extra replicas,
@@ -275,18 +283,18 @@ func (rb *rebalancer) keep(a Assignment) *topicPlan {
 	return t
 }
 
-// keepPartition returns the broker indexes of old that may stay: brokers
-// of the set, each rack within the partition's limits.
-func (rb *rebalancer) keepPartition(old []int, rackCount []int) []int {
+// keepPartition appends to dst the broker indexes of old that may stay:
+// brokers of the set, each rack within the partition's limits.
+func (rb *rebalancer) keepPartition(dst, old []int, rackCount []int) []int {
 	l := rb.limits(len(old))
 	for i := range rackCount {
 		rackCount[i] = 0
 	}
 	atMax := 0
-	kept := make([]int, 0, len(old))
+	from := len(dst)
 	for _, id := range old {
 		b, ok := rb.index[id]
-		if !ok || slices.Contains(kept, b) {
+		if !ok || slices.Contains(dst[from:], b) {
 			continue
 		}
 		r := rb.rackOf[b]
@@ -297,10 +305,10 @@ func (rb *rebalancer) keepPartition(old []int, rackCount []int) []int {
 			atMax++
 		}
 		rackCount[r]++
-		kept = append(kept, b)
+		dst = append(dst, b)
 		rb.topicLoad[b]++
 	}
-	return kept
+	return dst
 }
 
 // quotas is each broker's share of the topic's replicas: racks take

@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // BenchmarkPlanDrain plans the drain of one broker out of 1,000 (3 racks)
@@ -34,19 +36,21 @@ func BenchmarkPlanDrain(b *testing.B) {
 	}
 	b.ReportAllocs()
 	var g *GeneratePlan
+	start := cpuTime()
 	for b.Loop() {
 		var err error
 		g, err = GenerateReassignment(s, GenerateRequest{Topics: topics, Brokers: brokers, Strategy: StrategyMinimal, StartIndex: -1})
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = FormatReassignmentJSON(g.Current())
-		_ = FormatReassignmentJSON(g.Proposed())
+		_ = g.CurrentJSON()
+		_ = g.ProposedJSON()
 	}
 	if g.Minimal.Replicas != onDrained {
 		b.Fatalf("the minimal strategy moves %d replicas; the drained broker holds %d", g.Minimal.Replicas, onDrained)
 	}
 	b.ReportMetric(float64(g.Minimal.Replicas), "moved")
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // reassignBatches returns the ZooKeeper events of a reassignment of
@@ -134,6 +138,7 @@ func BenchmarkFollowReassignment(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	var last ReassignProgress
+	var cpu time.Duration
 	for b.Loop() {
 		if i == len(batches) {
 			b.StopTimer()
@@ -144,9 +149,45 @@ func BenchmarkFollowReassignment(b *testing.B) {
 			i = 0
 			b.StartTimer()
 		}
+		t0 := cpuTime()
 		m.Apply(batches[i], false)
 		last = tr.Update(m.Snapshot())
+		cpu += cpuTime() - t0
 		i++
 	}
 	b.ReportMetric(float64(len(batches[0])), "events/batch")
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime is the process's user and system CPU time: under a loaded
+// machine it tells what a benchmark costs better than the wall clock.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkApplyBatchCPU is BenchmarkApply's apply+snapshot workload (512
+// state writes a batch on the 10,000-topic cluster) with its CPU time per
+// batch, the baseline of BenchmarkFollowReassignment.
+func BenchmarkApplyBatchCPU(b *testing.B) {
+	const nBrokers, nTopics, nParts = 30, 10_000, 10
+	m := NewModel(ModelOptions{})
+	m.Apply(benchCluster(nBrokers, nTopics, nParts), true)
+	m.Snapshot()
+	batches := benchBatches(8, 512, nBrokers, nTopics, nParts)
+	zx := int64(1 << 40)
+	i := 0
+	start := cpuTime()
+	for b.Loop() {
+		batch := batches[i%len(batches)]
+		i++
+		for j := range batch {
+			zx++
+			batch[j].Stat.Mzxid = zx
+		}
+		m.Apply(batch, false)
+		m.Snapshot()
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/ktopo/ktopo/assign"
 )
@@ -89,24 +90,36 @@ type GeneratePlan struct {
 	Kafka, Minimal MoveCount
 }
 
-// Current returns the current assignment in the file format's terms.
-func (g *GeneratePlan) Current() map[TopicPartition][]int {
-	return g.collect(func(t TopicProposal) assign.Assignment { return t.Current })
+// CurrentJSON is the current assignment in the file format, as
+// --generate prints it.
+func (g *GeneratePlan) CurrentJSON() []byte {
+	return g.format(func(t TopicProposal) assign.Assignment { return t.Current })
 }
 
-// Proposed returns the chosen strategy's assignment.
-func (g *GeneratePlan) Proposed() map[TopicPartition][]int {
-	return g.collect(func(t TopicProposal) assign.Assignment { return t.Proposed })
+// ProposedJSON is the chosen strategy's assignment in the file format.
+func (g *GeneratePlan) ProposedJSON() []byte {
+	return g.format(func(t TopicProposal) assign.Assignment { return t.Proposed })
 }
 
-func (g *GeneratePlan) collect(f func(TopicProposal) assign.Assignment) map[TopicPartition][]int {
-	out := map[TopicPartition][]int{}
-	for _, t := range g.Topics {
-		for p, r := range f(t) {
-			out[TopicPartition{t.Topic, p}] = r
+// format writes the topics' assignments sorted by topic then partition
+// without collecting them in one map (100,000 partitions are common).
+func (g *GeneratePlan) format(f func(TopicProposal) assign.Assignment) []byte {
+	ts := slices.Clone(g.Topics)
+	slices.SortFunc(ts, func(a, b TopicProposal) int { return strings.Compare(a.Topic, b.Topic) })
+	n := 32
+	for _, t := range ts {
+		for _, r := range f(t) {
+			n += 64 + len(t.Topic) + 12*len(r)
 		}
 	}
-	return out
+	w := reassignmentWriter{out: make([]byte, 0, n)}
+	for _, t := range ts {
+		a := f(t)
+		for _, p := range a.Partitions() {
+			w.entry(t.Topic, p, a[p])
+		}
+	}
+	return w.done()
 }
 
 // GenerateReassignment is --generate: each topic's current assignment and
@@ -177,12 +190,13 @@ func GenerateReassignment(s *Snapshot, req GenerateRequest) (*GeneratePlan, erro
 	if err != nil {
 		return nil, asKafkaError(err)
 	}
+	placement := assign.NewPlacement(brokers)
 	for i, t := range topics {
 		tp := TopicProposal{Topic: t.Name, Current: current[i], Minimal: minimal[i]}
 		if n := len(current[i]); n > 0 {
 			rf := len(current[i][current[i].Partitions()[0]])
 			opts := assign.Options{StartIndex: req.StartIndex, ReplicaShift: -1, StartPartition: -1, Rand: req.Rand}
-			res, err := assign.Assign(brokers, n, rf, opts)
+			res, err := placement.Assign(n, rf, opts)
 			if err != nil {
 				return nil, asKafkaError(err)
 			}

@@ -407,28 +407,48 @@ func FormatReassignmentJSON(parts map[TopicPartition][]int) []byte {
 		n += 64 + len(tp.Topic) + 10*len(r)
 	}
 	slices.SortFunc(keys, compareTopicPartitions)
-	out := make([]byte, 0, n)
-	out = append(out, `{"version":1,"partitions":[`...)
-	for i, tp := range keys {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, `{"topic":`...)
-		out = appendJSONString(out, tp.Topic)
-		out = append(out, `,"partition":`...)
-		out = strconv.AppendInt(out, int64(tp.Partition), 10)
-		out = append(out, `,"replicas":`...)
-		out = appendIntList(out, parts[tp])
-		out = append(out, `,"log_dirs":[`...)
-		for j := range parts[tp] {
-			if j > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, `"any"`...)
-		}
-		out = append(out, "]}"...)
+	w := reassignmentWriter{out: make([]byte, 0, n)}
+	for _, tp := range keys {
+		w.entry(tp.Topic, tp.Partition, parts[tp])
 	}
-	return append(out, "]}"...)
+	return w.done()
+}
+
+// reassignmentWriter writes the file format entry by entry, in the order
+// given (sorted by topic, then partition).
+type reassignmentWriter struct {
+	out []byte
+	n   int
+}
+
+func (w *reassignmentWriter) entry(topic string, partition int, replicas []int) {
+	if w.n == 0 {
+		w.out = append(w.out, `{"version":1,"partitions":[`...)
+	} else {
+		w.out = append(w.out, ',')
+	}
+	w.n++
+	w.out = append(w.out, `{"topic":`...)
+	w.out = appendJSONString(w.out, topic)
+	w.out = append(w.out, `,"partition":`...)
+	w.out = strconv.AppendInt(w.out, int64(partition), 10)
+	w.out = append(w.out, `,"replicas":`...)
+	w.out = appendIntList(w.out, replicas)
+	w.out = append(w.out, `,"log_dirs":[`...)
+	for j := range replicas {
+		if j > 0 {
+			w.out = append(w.out, ',')
+		}
+		w.out = append(w.out, `"any"`...)
+	}
+	w.out = append(w.out, "]}"...)
+}
+
+func (w *reassignmentWriter) done() []byte {
+	if w.n == 0 {
+		w.out = append(w.out, `{"version":1,"partitions":[`...)
+	}
+	return append(w.out, "]}"...)
 }
 
 // compareTopicPartitions orders partitions by topic (Java's String order)

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -85,44 +86,81 @@ func (p ReassignProgress) Done() bool { return p.Count[ReassignDone] == len(p.Pa
 // snapshot (a *Topic that is the same pointer has not changed), so that a
 // batch costs what it touched, not the size of the reassignment.
 type ReassignTracker struct {
-	moves   []PartitionMove
-	byTopic map[string][]int // topic → indexes into moves
-	last    map[string]*Topic
+	moves []PartitionMove
+	index map[TopicPartition]int
+	// topics are the moved topics, sorted, with the indexes of their moves
+	// and the *Topic their progress was computed from.
+	topics  []trackedTopic
 	pending *ReassignPartitions
-	inNode  map[TopicPartition]bool
-	parts   []PartitionReassignProgress
-	first   bool
+	// inNode[i]: move i is in /admin/reassign_partitions (next: scratch).
+	inNode, next []bool
+	parts        []PartitionReassignProgress
+	first        bool
+}
+
+type trackedTopic struct {
+	name  string
+	moves []int
+	last  *Topic
 }
 
 // NewReassignTracker follows moves.
 func NewReassignTracker(moves []PartitionMove) *ReassignTracker {
-	t := &ReassignTracker{moves: moves, byTopic: map[string][]int{}, last: map[string]*Topic{},
+	t := &ReassignTracker{moves: moves, index: make(map[TopicPartition]int, len(moves)),
+		inNode: make([]bool, len(moves)), next: make([]bool, len(moves)),
 		parts: make([]PartitionReassignProgress, len(moves)), first: true}
+	byTopic := map[string][]int{}
 	for i, m := range moves {
-		t.byTopic[m.Topic] = append(t.byTopic[m.Topic], i)
+		t.index[m.TopicPartition] = i
+		byTopic[m.Topic] = append(byTopic[m.Topic], i)
+	}
+	for _, name := range slices.Sorted(maps.Keys(byTopic)) {
+		t.topics = append(t.topics, trackedTopic{name: name, moves: byTopic[name]})
 	}
 	return t
 }
 
-// Update reads the reassignment's progress from s.
+// Update reads the reassignment's progress from s. Its cost is the
+// snapshot's topic count (pointer comparisons) plus the moved partitions
+// of the topics that changed, plus the size of
+// /admin/reassign_partitions when it changed.
 func (t *ReassignTracker) Update(s *Snapshot) ReassignProgress {
-	nodeChanged := t.first || s.PendingReassignment() != t.pending
-	if nodeChanged {
+	if t.first || s.PendingReassignment() != t.pending {
+		// Only the partitions that entered or left the request change.
 		t.pending = s.PendingReassignment()
-		t.inNode = map[TopicPartition]bool{}
+		clear(t.next)
 		if t.pending != nil {
 			for _, p := range t.pending.Partitions {
-				t.inNode[TopicPartition{p.Topic, p.Partition}] = true
+				if i, ok := t.index[TopicPartition{p.Topic, p.Partition}]; ok {
+					t.next[i] = true
+				}
+			}
+		}
+		t.inNode, t.next = t.next, t.inNode
+		for i := range t.inNode {
+			if t.inNode[i] != t.next[i] && !t.first {
+				t.parts[i] = t.partition(t.moves[i], s.Topic(t.moves[i].Topic))
 			}
 		}
 	}
-	for name, idx := range t.byTopic {
-		topic := s.Topic(name)
-		if !nodeChanged && !t.first && topic == t.last[name] {
+	// The snapshot's topics are sorted by name, as t.topics: one walk
+	// finds the ones that changed.
+	all := s.Topics()
+	j := 0
+	for k := range t.topics {
+		tt := &t.topics[k]
+		for j < len(all) && all[j].Name < tt.name {
+			j++
+		}
+		var topic *Topic
+		if j < len(all) && all[j].Name == tt.name {
+			topic = all[j]
+		}
+		if !t.first && topic == tt.last {
 			continue
 		}
-		t.last[name] = topic
-		for _, i := range idx {
+		tt.last = topic
+		for _, i := range tt.moves {
 			t.parts[i] = t.partition(t.moves[i], topic)
 		}
 	}
@@ -172,7 +210,7 @@ func (t *ReassignTracker) partition(m PartitionMove, topic *Topic) PartitionReas
 	}
 	switch {
 	case !part.Reassigning():
-		if slices.Equal(part.Replicas, m.Target) && !t.inNode[m.TopicPartition] {
+		if slices.Equal(part.Replicas, m.Target) && !t.inNode[t.index[m.TopicPartition]] {
 			pp.Phase = ReassignDone
 		} else if slices.Equal(part.Replicas, m.Target) {
 			// The topic znode has the target; the controller drops the

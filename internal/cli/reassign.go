@@ -468,7 +468,7 @@ func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 			return err
 		}
 		_, err = fmt.Fprintf(out, "Current partition replica assignment\n%s\n\nProposed partition reassignment configuration\n%s\n",
-			cluster.FormatReassignmentJSON(g.Current()), cluster.FormatReassignmentJSON(g.Proposed()))
+			g.CurrentJSON(), g.ProposedJSON())
 		return err
 	})
 }
