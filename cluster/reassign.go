@@ -163,7 +163,7 @@ func PlanReassignment(s *Snapshot, z ZKReadWriter, rs []Reassignment, throttle i
 			part = t.Partition(r.Partition)
 		}
 		if part == nil || !part.InAssignment {
-			missing = append(missing, r.TopicPartition.String())
+			missing = append(missing, r.String())
 			continue
 		}
 		p.Moves = append(p.Moves, PartitionMove{TopicPartition: r.TopicPartition, Current: part.Replicas, Target: r.Replicas})

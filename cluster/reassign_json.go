@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -163,8 +164,8 @@ func parseJSONFile(data []byte) (jsonNode, error) {
 
 // syntaxWhere renders a syntax error with its line and column.
 func syntaxWhere(data []byte, err error) string {
-	se, ok := err.(*syntaxError)
-	if !ok {
+	var se *syntaxError
+	if !errors.As(err, &se) {
 		return err.Error()
 	}
 	off := min(se.off, len(data))
@@ -301,7 +302,7 @@ func CheckExecute(rs []Reassignment) error {
 	var msgs []string
 	for _, r := range rs {
 		if d := duplicateInts(r.Replicas); len(d) > 0 {
-			msgs = append(msgs, r.TopicPartition.String()+" contains multiple entries for "+text.Join(d, ","))
+			msgs = append(msgs, r.String()+" contains multiple entries for "+text.Join(d, ","))
 		}
 	}
 	if len(msgs) > 0 {

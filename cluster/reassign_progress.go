@@ -232,7 +232,7 @@ func (t *ReassignTracker) partition(m PartitionMove, topic *Topic) PartitionReas
 // Describe renders a partition's progress in one line for the command
 // line: "orders-3: adding [5] (isr [1,2,3])", "orders-3: done (replicas [5,2,3])".
 func (p PartitionReassignProgress) Describe() string {
-	name := p.TopicPartition.String() + ": "
+	name := p.String() + ": "
 	switch p.Phase {
 	case ReassignRequested:
 		return name + "requested (replicas " + text.List(p.Current) + " → " + text.List(p.Target) + ")"

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -108,7 +109,7 @@ func (e *env) setThrottles(topic, leader, follower string, rate string, brokers 
 }
 
 func (e *env) ensure(p string) {
-	if _, err := e.zk.Create(p, nil, 0, openACL); err != nil && err != zk.ErrNodeExists {
+	if _, err := e.zk.Create(p, nil, 0, openACL); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		e.t.Fatalf("create %s: %v", p, err)
 	}
 }

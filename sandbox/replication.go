@@ -71,9 +71,8 @@ type replication struct {
 	copies  map[replicaKey]*copyState
 	ticking bool
 
-	cmu      sync.Mutex
-	configs  map[string]cachedConfig // config znode path → overrides
-	lastTick time.Time
+	cmu     sync.Mutex
+	configs map[string]cachedConfig // config znode path → overrides
 }
 
 type cachedConfig struct {
