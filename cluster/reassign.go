@@ -79,6 +79,9 @@ type ReassignPlan struct {
 	ThrottledBrokers []int
 	// NodeJSON is /admin/reassign_partitions.
 	NodeJSON []byte
+	// TopicVersions are the moved topics' znode versions the plan was
+	// made against (the multi checks them).
+	TopicVersions map[string]int32
 	// Ops is the multi: a version check of every moved topic's znode (a
 	// topic reassigned or grown since it was read fails the write), the
 	// config changes, then /admin/reassign_partitions.
@@ -214,11 +217,12 @@ func PlanReassignment(s *Snapshot, z ZKReadWriter, rs []Reassignment, throttle i
 		entries[i] = PartitionReassignment{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target}
 	}
 	p.NodeJSON = EncodeReassignPartitions(entries)
-	var topics []string
+	p.TopicVersions = map[string]int32{}
 	for _, m := range p.Moves {
-		if !slices.Contains(topics, m.Topic) {
-			topics = append(topics, m.Topic)
-			p.Ops = append(p.Ops, &zk.CheckVersionRequest{Path: TopicPath(m.Topic), Version: s.Topic(m.Topic).ZkVersion})
+		if _, ok := p.TopicVersions[m.Topic]; !ok {
+			v := s.Topic(m.Topic).ZkVersion
+			p.TopicVersions[m.Topic] = v
+			p.Ops = append(p.Ops, &zk.CheckVersionRequest{Path: TopicPath(m.Topic), Version: v})
 		}
 	}
 	p.Ops = append(p.Ops, ConfigChangeOps(changes...)...)

@@ -130,7 +130,7 @@ func BenchmarkFollowReassignment(b *testing.B) {
 			all = append(all, PartitionReassignment{Topic: mv.Topic, Partition: 0, Replicas: mv.Target})
 		}
 		m.Apply([]NodeEvent{{Type: NodeCreated, Path: ReassignPartitionsPath, Data: EncodeReassignPartitions(all), Stat: Stat{Mzxid: 1 << 39}}}, false)
-		tr := NewReassignTracker(moves)
+		tr := NewReassignTracker(moves, nil)
 		tr.Update(m.Snapshot())
 		return m, tr
 	}

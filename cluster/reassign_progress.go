@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ktopo/ktopo/internal/text"
 )
@@ -102,10 +103,17 @@ type trackedTopic struct {
 	name  string
 	moves []int
 	last  *Topic
+	// from is the topic znode's version when the reassignment was
+	// written (-1: unknown).
+	from int32
 }
 
-// NewReassignTracker follows moves.
-func NewReassignTracker(moves []PartitionMove) *ReassignTracker {
+// NewReassignTracker follows moves, written when their topics' znodes had
+// versions (nil when unknown). With the versions, a partition whose
+// target equals its replicas is done only once the controller has
+// rewritten its topic znode, which it always does when it finishes a
+// partition: the first snapshots may predate the request.
+func NewReassignTracker(moves []PartitionMove, versions map[string]int32) *ReassignTracker {
 	t := &ReassignTracker{moves: moves, index: make(map[TopicPartition]int, len(moves)),
 		inNode: make([]bool, len(moves)), next: make([]bool, len(moves)),
 		parts: make([]PartitionReassignProgress, len(moves)), first: true}
@@ -115,7 +123,11 @@ func NewReassignTracker(moves []PartitionMove) *ReassignTracker {
 		byTopic[m.Topic] = append(byTopic[m.Topic], i)
 	}
 	for _, name := range slices.Sorted(maps.Keys(byTopic)) {
-		t.topics = append(t.topics, trackedTopic{name: name, moves: byTopic[name]})
+		from, ok := versions[name]
+		if !ok {
+			from = -1
+		}
+		t.topics = append(t.topics, trackedTopic{name: name, moves: byTopic[name], from: from})
 	}
 	return t
 }
@@ -139,7 +151,7 @@ func (t *ReassignTracker) Update(s *Snapshot) ReassignProgress {
 		t.inNode, t.next = t.next, t.inNode
 		for i := range t.inNode {
 			if t.inNode[i] != t.next[i] && !t.first {
-				t.parts[i] = t.partition(t.moves[i], s.Topic(t.moves[i].Topic))
+				t.parts[i] = t.partition(i, s.Topic(t.moves[i].Topic))
 			}
 		}
 	}
@@ -161,7 +173,7 @@ func (t *ReassignTracker) Update(s *Snapshot) ReassignProgress {
 		}
 		tt.last = topic
 		for _, i := range tt.moves {
-			t.parts[i] = t.partition(t.moves[i], topic)
+			t.parts[i] = t.partition(i, topic)
 		}
 	}
 	t.first = false
@@ -189,7 +201,8 @@ func (t *ReassignTracker) Update(s *Snapshot) ReassignProgress {
 	return pr
 }
 
-func (t *ReassignTracker) partition(m PartitionMove, topic *Topic) PartitionReassignProgress {
+func (t *ReassignTracker) partition(i int, topic *Topic) PartitionReassignProgress {
+	m := t.moves[i]
 	pp := PartitionReassignProgress{PartitionMove: m, Leader: NoLeader}
 	var part *Partition
 	if topic != nil {
@@ -210,7 +223,7 @@ func (t *ReassignTracker) partition(m PartitionMove, topic *Topic) PartitionReas
 	}
 	switch {
 	case !part.Reassigning():
-		if slices.Equal(part.Replicas, m.Target) && !t.inNode[t.index[m.TopicPartition]] {
+		if slices.Equal(part.Replicas, m.Target) && !t.inNode[i] && t.rewritten(m.Topic, topic) {
 			pp.Phase = ReassignDone
 		} else if slices.Equal(part.Replicas, m.Target) {
 			// The topic znode has the target; the controller drops the
@@ -227,6 +240,13 @@ func (t *ReassignTracker) partition(m PartitionMove, topic *Topic) PartitionReas
 		pp.Phase = ReassignRemoving
 	}
 	return pp
+}
+
+// rewritten reports whether the topic znode changed since the
+// reassignment was written (always true when that version is unknown).
+func (t *ReassignTracker) rewritten(name string, topic *Topic) bool {
+	k, ok := slices.BinarySearchFunc(t.topics, name, func(tt trackedTopic, n string) int { return strings.Compare(tt.name, n) })
+	return !ok || t.topics[k].from < 0 || topic.ZkVersion > t.topics[k].from
 }
 
 // Describe renders a partition's progress in one line for the command

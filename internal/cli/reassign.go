@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -243,7 +244,7 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if f.noWait {
 		return nil
 	}
-	if err := followReassignment(ctx, w, plan.Moves, f.timeout, start, out); err != nil {
+	if err := followReassignment(ctx, w, plan, f.timeout, start, out); err != nil {
 		return err
 	}
 	if f.throttle >= 0 {
@@ -283,14 +284,15 @@ func writeMoves(out io.Writer, moves []cluster.PartitionMove) {
 // followReassignment follows the live model until every partition's
 // reassignment is done, printing each partition's steps (a progress bar on
 // a terminal).
-func followReassignment(ctx context.Context, w *clusterwatch.Watch, moves []cluster.PartitionMove, timeout time.Duration, start time.Time, out io.Writer) error {
+func followReassignment(ctx context.Context, w *clusterwatch.Watch, plan *cluster.ReassignPlan, timeout time.Duration, start time.Time, out io.Writer) error {
+	moves := plan.Moves
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	tty := isTerminal(out)
-	tracker := cluster.NewReassignTracker(moves)
+	tracker := cluster.NewReassignTracker(moves, plan.TopicVersions)
 	phases := make([]cluster.ReassignPhase, len(moves))
 	for i := range phases {
 		phases[i] = 255
@@ -518,9 +520,39 @@ func writeGenerateReport(out io.Writer, g *cluster.GeneratePlan, disabled bool) 
 		if err := p.WriteText(out, style); err != nil {
 			return err
 		}
+		if note := rackSizeNote(g, target, rf); note != "" {
+			fmt.Fprintln(out, note)
+		}
 		fmt.Fprintln(out)
 	}
 	return nil
+}
+
+// rackSizeNote explains an uneven rack-aware plan whose racks have
+// different numbers of brokers: every partition keeps a replica in each
+// rack, so the brokers of small racks hold more.
+func rackSizeNote(g *cluster.GeneratePlan, st assign.Stats, rf int) string {
+	if st.Even() || len(g.Brokers) == 0 || !g.Brokers[0].HasRack {
+		return ""
+	}
+	sizes := map[string]int{}
+	for _, b := range g.Brokers {
+		sizes[b.Rack]++
+	}
+	if rf < len(sizes) {
+		return ""
+	}
+	var parts []string
+	lo, hi := len(g.Brokers), 0
+	for _, r := range slices.Sorted(maps.Keys(sizes)) {
+		parts = append(parts, fmt.Sprintf("%s %d", r, sizes[r]))
+		lo, hi = min(lo, sizes[r]), max(hi, sizes[r])
+	}
+	if lo == hi {
+		return ""
+	}
+	return "Note: the racks have different numbers of brokers (" + strings.Join(parts, ", ") +
+		") and rack-aware placement keeps a replica of every partition in each rack, so the brokers of smaller racks hold more."
 }
 
 // displayBrokers are the listed brokers plus the registered ones that hold
