@@ -261,6 +261,11 @@ func (p PartitionReassignProgress) Describe() string {
 	case ReassignCaughtUp:
 		return name + "caught up (isr " + text.List(p.ISR) + "), leader " + strconv.Itoa(p.Leader) + " to move into " + text.List(p.Target)
 	case ReassignRemoving:
+		if len(p.Removing) == 0 {
+			// The topic znode has (or keeps) the target; the controller
+			// drops the partition from the request next.
+			return name + "finishing (replicas " + text.List(p.Replicas) + ", leader " + strconv.Itoa(p.Leader) + ", isr " + text.List(p.ISR) + ")"
+		}
 		return name + "removing " + text.List(p.Removing) + " (leader " + strconv.Itoa(p.Leader) + ", isr " + text.List(p.ISR) + ")"
 	case ReassignDone:
 		return name + "done (replicas " + text.List(p.Replicas) + ", leader " + strconv.Itoa(p.Leader) + ", isr " + text.List(p.ISR) + ")"

@@ -277,8 +277,9 @@ func writeMoves(out io.Writer, moves []cluster.PartitionMove) {
 		}
 		b.WriteString("   " + strings.Join(notes, ", ") + "\n")
 	}
-	fmt.Fprintf(out, "\n%s move: %s copied to new brokers, %s change their preferred leader.\n%s\n",
-		text.Count(len(moves), "partition"), text.Count(added, "replica"), text.Count(leaders, "partition"), b.String())
+	fmt.Fprintf(out, "\n%s move: %s copied to new brokers, %s %s preferred leader.\n%s\n",
+		text.Count(len(moves), "partition"), text.Count(added, "replica"), text.Count(leaders, "partition"),
+		text.Plural(leaders, "changes its", "change their"), b.String())
 }
 
 // followReassignment follows the live model until every partition's
