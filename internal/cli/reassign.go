@@ -103,7 +103,7 @@ func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := checkJavaLong(f.throttleFlag); err != nil {
+	if err := checkJavaInts(f.throttleFlag); err != nil {
 		return err
 	}
 	switch action {
@@ -165,13 +165,6 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-func checkJavaLong(f *javaLong) error {
-	if f != nil && f.err != nil {
-		return f.err
-	}
-	return nil
-}
-
 // readToolFile reads a JSON file argument ("Unable to read file <f>", as
 // Kafka's tools say).
 func readToolFile(path string) ([]byte, error) {
@@ -182,17 +175,22 @@ func readToolFile(path string) ([]byte, error) {
 	return b, nil
 }
 
+// readReassignmentFile reads and parses --reassignment-json-file.
+func readReassignmentFile(path string) ([]cluster.Reassignment, error) {
+	data, err := readToolFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return cluster.ParseReassignmentJSON(data)
+}
+
 func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	out := c.OutOrStdout()
 	if f.additional {
 		return errors.New("--additional needs Kafka's Admin API (AlterPartitionReassignments): through ZooKeeper a reassignment starts only when " +
 			cluster.ReassignPartitionsPath + " is created, so nothing can be added to one in progress. Wait until it completes (ktopo reassign --verify)")
 	}
-	data, err := readToolFile(f.reassignmentFile)
-	if err != nil {
-		return err
-	}
-	rs, err := cluster.ParseReassignmentJSON(data)
+	rs, err := readReassignmentFile(f.reassignmentFile)
 	if err != nil {
 		return err
 	}
@@ -203,17 +201,11 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		return errors.New("read-only mode: refusing to start a reassignment (--dry-run checks it and shows what would be written)")
 	}
 	ctx := c.Context()
-	w, conn, closeWatch, err := cf.watch(ctx)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}
 	defer closeWatch()
-	w.LostAfter = cf.requestTimeout
-	if _, err := w.Loaded(ctx); err != nil {
-		return err
-	}
-	snap := w.Model.Snapshot()
-	render.WriteNodeErrors(c.ErrOrStderr(), snap)
 	plan, err := cluster.PlanReassignment(snap, conn, rs, f.throttle)
 	if err != nil {
 		return err
@@ -286,52 +278,36 @@ func writeMoves(out io.Writer, moves []cluster.PartitionMove) {
 // reassignment is done, printing each partition's steps (a progress bar on
 // a terminal).
 func followReassignment(ctx context.Context, w *clusterwatch.Watch, plan *cluster.ReassignPlan, timeout time.Duration, start time.Time, out io.Writer) error {
-	moves := plan.Moves
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	tty := isTerminal(out)
-	tracker := cluster.NewReassignTracker(moves, plan.TopicVersions)
-	phases := make([]cluster.ReassignPhase, len(moves))
+	tracker := cluster.NewReassignTracker(plan.Moves, plan.TopicVersions)
+	phases := make([]cluster.ReassignPhase, len(plan.Moves))
 	for i := range phases {
-		phases[i] = 255
+		phases[i] = cluster.ReassignDone + 1 // none yet
 	}
 	var last cluster.ReassignProgress
-	show := func(pr cluster.ReassignProgress) {
-		last = pr
-		if tty {
-			fmt.Fprintf(out, "\r%s", reassignBar(pr, 30))
-			return
-		}
-		for i, p := range pr.Partitions {
-			if phases[i] != p.Phase {
+	err := followModel(ctx, w, out, func(s *cluster.Snapshot, tty bool) bool {
+		last = tracker.Update(s)
+		for i, p := range last.Partitions {
+			if !tty && phases[i] != p.Phase {
 				phases[i] = p.Phase
 				fmt.Fprintln(out, p.Describe())
 			}
 		}
+		return last.Done()
+	}, func() string { return reassignBar(last, 30) })
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return reassignStalled(last, timeout)
+	case errors.Is(err, context.Canceled):
+		return errors.New("interrupted: the reassignment goes on without ktopo; follow it with ktopo reassign --verify")
+	case err != nil:
+		return err
 	}
-	show(tracker.Update(w.Model.Snapshot()))
-	for !last.Done() {
-		if _, _, err := w.Next(ctx); err != nil {
-			if tty {
-				fmt.Fprintln(out)
-			}
-			if errors.Is(err, context.DeadlineExceeded) {
-				return reassignStalled(last, timeout)
-			}
-			if errors.Is(err, context.Canceled) {
-				return errors.New("interrupted: the reassignment goes on without ktopo; follow it with ktopo reassign --verify")
-			}
-			return err
-		}
-		show(tracker.Update(w.Model.Snapshot()))
-	}
-	if tty {
-		fmt.Fprintln(out)
-	}
-	fmt.Fprintf(out, "All %s completed in %s.\n", text.Count(len(moves), "partition reassignment"), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "All %s completed in %s.\n", text.Count(len(plan.Moves), "partition reassignment"), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -363,11 +339,7 @@ func reassignStalled(pr cluster.ReassignProgress, timeout time.Duration) error {
 }
 
 func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
-	data, err := readToolFile(f.reassignmentFile)
-	if err != nil {
-		return err
-	}
-	rs, err := cluster.ParseReassignmentJSON(data)
+	rs, err := readReassignmentFile(f.reassignmentFile)
 	if err != nil {
 		return err
 	}
