@@ -36,11 +36,19 @@ type Assignment map[int][]int
 
 // Partitions returns the partition ids in ascending order.
 func (a Assignment) Partitions() []int {
-	ps := make([]int, 0, len(a))
-	for p := range a {
-		ps = append(ps, p)
+	ps := make([]int, len(a))
+	// The usual ids 0..n-1 need neither iteration nor sorting.
+	for i := range ps {
+		if _, ok := a[i]; !ok {
+			ps = ps[:0]
+			for p := range a {
+				ps = append(ps, p)
+			}
+			sort.Ints(ps)
+			return ps
+		}
+		ps[i] = i
 	}
-	sort.Ints(ps)
 	return ps
 }
 

@@ -100,7 +100,8 @@ func TestReassignSandbox(t *testing.T) {
 	plan := tempFile(t, "plan.json", mvPlan)
 	changesBefore := children(t, conn, cluster.ConfigChangesPath)
 
-	out := runOK(t, "reassign", "--zookeeper", addr, "--execute", "--reassignment-json-file", plan, "--throttle", "1048576", "--dry-run")
+	// --dry-run writes nothing, so read-only mode allows it.
+	out := runOK(t, "reassign", "--zookeeper", addr, "--read-only", "--execute", "--reassignment-json-file", plan, "--throttle", "1048576", "--dry-run")
 	current := `{"version":1,"partitions":[{"topic":"mv","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},` +
 		`{"topic":"mv","partition":1,"replicas":[2,3],"log_dirs":["any","any"]},{"topic":"mv","partition":2,"replicas":[3,4],"log_dirs":["any","any"]}]}`
 	rates := `{"version":1,"config":{"follower.replication.throttled.rate":"1048576","leader.replication.throttled.rate":"1048576"}}`
