@@ -36,11 +36,19 @@ type Assignment map[int][]int
 
 // Partitions returns the partition ids in ascending order.
 func (a Assignment) Partitions() []int {
-	ps := make([]int, 0, len(a))
-	for p := range a {
-		ps = append(ps, p)
+	ps := make([]int, len(a))
+	// The usual ids 0..n-1 need neither iteration nor sorting.
+	for i := range ps {
+		if _, ok := a[i]; !ok {
+			ps = ps[:0]
+			for p := range a {
+				ps = append(ps, p)
+			}
+			sort.Ints(ps)
+			return ps
+		}
+		ps[i] = i
 	}
-	sort.Ints(ps)
 	return ps
 }
 
@@ -155,6 +163,38 @@ func errorf(class, format string, args ...any) *Error {
 // the rack-unaware algorithm; the rack-aware one runs when every broker has a
 // rack. Validation order and messages are Kafka's.
 func Assign(brokers []Broker, nPartitions, rf int, o Options) (Result, error) {
+	return NewPlacement(brokers).Assign(nPartitions, rf, o)
+}
+
+// Placement is a broker list ready for Assign, for placing many topics on
+// the same brokers: the rack-alternated list and the racks are worked out
+// once.
+type Placement struct {
+	brokers  []Broker
+	withRack int
+	order    []int // RackAlternated, when every broker has a rack
+	rackAt   []int // rack number of each position of order
+	numRacks int
+}
+
+// NewPlacement prepares brokers for Placement.Assign.
+func NewPlacement(brokers []Broker) *Placement {
+	p := &Placement{brokers: brokers}
+	for _, b := range brokers {
+		if b.HasRack {
+			p.withRack++
+		}
+	}
+	if p.withRack == len(brokers) && len(brokers) > 0 {
+		p.order = RackAlternated(brokers)
+		p.rackAt, p.numRacks = rackPositions(brokers, p.order)
+	}
+	return p
+}
+
+// Assign is Assign on the prepared brokers.
+func (pl *Placement) Assign(nPartitions, rf int, o Options) (Result, error) {
+	brokers := pl.brokers
 	if nPartitions <= 0 {
 		return Result{}, &Error{InvalidPartitions, MessagePartitionsMustBePositive}
 	}
@@ -164,12 +204,7 @@ func Assign(brokers []Broker, nPartitions, rf int, o Options) (Result, error) {
 	if rf > len(brokers) {
 		return Result{}, errorf(InvalidReplicationFactor, "Replication factor: %d larger than available brokers: %d.", rf, len(brokers))
 	}
-	withRack := 0
-	for _, b := range brokers {
-		if b.HasRack {
-			withRack++
-		}
-	}
+	withRack := pl.withRack
 	n := len(brokers)
 	start, shift := o.StartIndex, o.StartIndex
 	if o.StartIndex >= 0 && o.ReplicaShift >= 0 {
@@ -195,10 +230,31 @@ func Assign(brokers []Broker, nPartitions, rf int, o Options) (Result, error) {
 		return Result{}, &Error{AdminOperation, MessageNotAllBrokersHaveRackInfo}
 	default:
 		res.RackAware = true
-		res.Order = RackAlternated(brokers)
-		res.Assignment = aware(brokers, res.Order, nPartitions, rf, start, shift, o.StartPartition)
+		res.Order = slices.Clone(pl.order)
+		res.Assignment = aware(pl.order, pl.rackAt, pl.numRacks, nPartitions, rf, start, shift, o.StartPartition)
 	}
 	return res, nil
+}
+
+// rackPositions numbers the racks and gives each position of the
+// rack-alternated list its rack number, so that the placement loop does
+// no map lookups.
+func rackPositions(brokers []Broker, list []int) (rackAt []int, numRacks int) {
+	rackNum := map[string]int{}
+	for _, b := range brokers {
+		if _, ok := rackNum[b.Rack]; !ok {
+			rackNum[b.Rack] = len(rackNum)
+		}
+	}
+	rackOfID := make(map[int]int, len(brokers))
+	for _, b := range brokers {
+		rackOfID[b.ID] = rackNum[b.Rack]
+	}
+	rackAt = make([]int, len(list))
+	for i, id := range list {
+		rackAt[i] = rackOfID[id]
+	}
+	return rackAt, len(rackNum)
 }
 
 // replicaIndex is AdminUtils.replicaIndex: for a fixed first, n−1
@@ -230,24 +286,8 @@ func unaware(ids []int, nPartitions, rf, start, shift, startPartition int) Assig
 	return out
 }
 
-func aware(brokers []Broker, list []int, nPartitions, rf, start, shift, startPartition int) Assignment {
-	// Work on positions in the rack-alternated list with small rack numbers,
-	// so the inner loop does no map lookups.
-	rackNum := map[string]int{}
-	for _, b := range brokers {
-		if _, ok := rackNum[b.Rack]; !ok {
-			rackNum[b.Rack] = len(rackNum)
-		}
-	}
-	rackOfID := make(map[int]int, len(brokers))
-	for _, b := range brokers {
-		rackOfID[b.ID] = rackNum[b.Rack]
-	}
-	n, numRacks := len(list), len(rackNum)
-	rackAt := make([]int, n)
-	for i, id := range list {
-		rackAt[i] = rackOfID[id]
-	}
+func aware(list, rackAt []int, numRacks, nPartitions, rf, start, shift, startPartition int) Assignment {
+	n := len(list)
 	racksUsed := make([]bool, numRacks)
 	posUsed := make([]bool, n)
 	out := make(Assignment, nPartitions)

@@ -1,6 +1,9 @@
 package cluster
 
-import "strconv"
+import (
+	"bytes"
+	"strconv"
+)
 
 // TopicPartition names one partition.
 type TopicPartition struct {
@@ -43,23 +46,60 @@ func EncodeReassignPartitions(ps []PartitionReassignment) []byte {
 // DecodeReassignPartitions decodes /admin/reassign_partitions; each entry
 // needs topic, partition and replicas (other members, such as log_dirs, are
 // ignored).
+//
+// The znode holds every partition of a reassignment and the controller
+// rewrites it as each completes, so it is decoded in one pass over each
+// entry, its replica lists sharing one allocation.
 func DecodeReassignPartitions(data []byte) (ReassignPartitions, error) {
 	const what = "partition reassignment"
 	var r ReassignPartitions
-	err := decodePartitionList(what, data, &r.Version, func(es []jmember) error {
+	r.Partitions = make([]PartitionReassignment, 0, bytes.Count(data, []byte(`"topic"`)))
+	backing := make([]int, 0, 3*cap(r.Partitions))
+	err := decodePartitionListRaw(what, data, &r.Version, func(e []byte) error {
 		var p PartitionReassignment
-		tp, err := decodeTopicPartition(es)
+		var topic, partition, replicas jmember
+		var seen uint8
+		_ = eachMember(e, func(m jmember) error {
+			switch {
+			case m.is("topic"):
+				topic, seen = m, seen|1
+			case m.is("partition"):
+				partition, seen = m, seen|2
+			case m.is("replicas"):
+				replicas, seen = m, seen|4
+			}
+			return nil
+		})
+		// Checked in the order of the other partition lists' decoders.
+		var err error
+		if seen&1 == 0 {
+			return errMissing("topic")
+		}
+		if p.Topic, err = jsonString("topic", topic.kind, topic.val); err != nil {
+			return err
+		}
+		if seen&2 == 0 {
+			return errMissing("partition")
+		}
+		if p.Partition, err = jsonInt32("partition", partition); err != nil {
+			return err
+		}
+		if seen&4 == 0 {
+			return errMissing("replicas")
+		}
+		if replicas.kind != kindArray {
+			return errType("replicas", "an array of integers", replicas.kind)
+		}
+		from := len(backing)
+		err = eachElem(replicas.val, func(k jsonKind, v []byte) error {
+			x, err := jsonInt("replicas", k, v, minInt32, maxInt32)
+			backing = append(backing, int(x))
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		p.Topic, p.Partition = tp.Topic, tp.Partition
-		rm, ok := lookup(es, "replicas")
-		if !ok {
-			return errMissing("replicas")
-		}
-		if p.Replicas, err = jsonIntList("replicas", rm.kind, rm.val); err != nil {
-			return err
-		}
+		p.Replicas = backing[from:len(backing):len(backing)]
 		r.Partitions = append(r.Partitions, p)
 		return nil
 	})
@@ -141,6 +181,16 @@ func decodePartitionsNotification(what string, data []byte) (PartitionsNotificat
 // numeric version (stored in version), and a required array of objects,
 // each handed to elem. Errors are DecodeErrors about what.
 func decodePartitionList(what string, data []byte, version *int, elem func(members []jmember) error) error {
+	return decodePartitionListRaw(what, data, version, func(e []byte) error {
+		var buf [4]jmember
+		es, _ := parseObject(buf[:0], e)
+		return elem(es)
+	})
+}
+
+// decodePartitionListRaw is decodePartitionList handing each element's
+// raw (validated) object to elem.
+func decodePartitionListRaw(what string, data []byte, version *int, elem func(e []byte) error) error {
 	var buf [4]jmember
 	ms, err := parseObject(buf[:0], data)
 	if err != nil {
@@ -160,9 +210,7 @@ func decodePartitionList(what string, data []byte, version *int, elem func(membe
 		if k != kindObject {
 			return errType("partitions", "an array of objects", k)
 		}
-		var buf [4]jmember
-		es, _ := parseObject(buf[:0], e)
-		return elem(es)
+		return elem(e)
 	})
 	if err != nil {
 		return wrapDecode(what, data, err)

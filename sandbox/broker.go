@@ -499,6 +499,14 @@ func (b *broker) becomeLeaderOrFollower(m *msgLeaderAndIsr) {
 		b.parts[ps.p] = lp
 		delete(b.fetching, ps.p)
 		switch {
+		case slices.Contains(lp.isr, b.id):
+			b.cl.repl.done(ps.p, b.id)
+		case ps.isNew && lp.leader >= 0:
+			// A replica this broker never held: it copies the partition.
+			b.cl.repl.start(ps.p, b.id, lp.leader)
+		}
+		b.cl.repl.follow(ps.p, b.id, lp.leader)
+		switch {
 		case lp.leader == b.id:
 			// A new leader marks the partition RECOVERED locally (Partition.makeLeader);
 			// its next AlterPartition carries that state.
@@ -539,6 +547,9 @@ func (b *broker) stopReplicas(m *msgStopReplica) {
 		delete(b.parts, p)
 		delete(b.parked, p)
 		delete(b.fetching, p)
+		if m.delete {
+			b.cl.repl.done(p, b.id)
+		}
 	}
 	if m.delete && m.from != nil {
 		m.from.events.push(&evStopReplicaResponse{replica: b.id, parts: m.parts, controllerEpoch: m.controllerEpoch})
@@ -590,6 +601,11 @@ func (b *broker) maybeExpandIsr(p tp) {
 		st := lp.fetchers[f]
 		if slices.Contains(lp.isr, f) || !slices.Contains(lp.replicas, f) || !b.cl.brokerAlive(f, st.inc) {
 			delete(lp.fetchers, f)
+			continue
+		}
+		if b.cl.repl.copying(p, f) {
+			// Not caught up before its copy is complete; the copy reports
+			// to the leader when it is (msgIsrCheck).
 			continue
 		}
 		if waited := now.Sub(st.since); waited >= delay {

@@ -37,6 +37,18 @@ type Config struct {
 	// the controller to add it back to the ISR. 0 derives it from the pace:
 	// 300 ms + 3 × pace.
 	CatchUpDelay time.Duration
+	// PartitionSize is the simulated size in bytes of every partition of a
+	// topic that is not a demo topic (the demo topics have sizes of their
+	// own, DemoTopic.PartitionSize): a replica that a reassignment adds
+	// copies that much before it can join the ISR. 0 means
+	// DefaultPartitionSize; negative means empty partitions (a new replica
+	// joins after the catch-up delay, as on a Kafka cluster without data).
+	PartitionSize int64
+	// ReplicationRate is how many bytes per second a broker copies into
+	// its new replicas, shared between them, when no throttle applies
+	// (Kafka's leader and follower replication throttles apply as Kafka
+	// applies them). 0 means DefaultReplicationRate.
+	ReplicationRate int64
 	// LeaderImbalanceCheckInterval is Kafka's
 	// leader.imbalance.check.interval.seconds: how often the active
 	// controller runs the automatic preferred leader election
@@ -98,6 +110,8 @@ type Cluster struct {
 	pace        atomic.Int64
 	paceMu      sync.Mutex
 	paceChanged chan struct{}
+
+	repl *replication
 }
 
 // Start starts cfg.Brokers brokers on cfg.Connect, one after the other,
@@ -116,6 +130,8 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, fmt.Errorf("sandbox: Racks must not be negative, not %d", cfg.Racks)
 	case cfg.Pace < 0 || cfg.CatchUpDelay < 0 || cfg.LeaderImbalanceCheckInterval < 0:
 		return nil, errors.New("sandbox: durations must not be negative")
+	case cfg.ReplicationRate < 0:
+		return nil, errors.New("sandbox: ReplicationRate must not be negative")
 	}
 	if _, err := zkwatch.ParseConnectString(cfg.Connect); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -131,6 +147,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	cl := &Cluster{cfg: cfg, log: cfg.Logger, brokers: map[int]*broker{}, racks: map[int]string{},
 		paceChanged: make(chan struct{})}
+	cl.repl = newReplication(cl)
 	if cl.log == nil {
 		cl.log = discardLogger()
 	}

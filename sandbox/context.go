@@ -192,6 +192,9 @@ type controllerContext struct {
 	topicsToBeDeleted           map[string]bool
 	topicsWithDeletionStarted   map[string]bool
 	topicsIneligibleForDeletion map[string]bool
+
+	// ra holds the reassignments in progress (reassign.go).
+	ra *reassignContext
 }
 
 func newControllerContext() *controllerContext {
@@ -207,6 +210,7 @@ func newControllerContext() *controllerContext {
 		topicsToBeDeleted:           map[string]bool{},
 		topicsWithDeletionStarted:   map[string]bool{},
 		topicsIneligibleForDeletion: map[string]bool{},
+		ra:                          newReassignContext(),
 	}
 }
 
@@ -358,6 +362,7 @@ func (cc *controllerContext) removeTopic(topic string) {
 			delete(cc.replicaStates, r)
 		}
 	}
+	cc.ra.forgetTopic(topic)
 	delete(cc.assignment, topic)
 	delete(cc.partitionsNode, topic)
 	delete(cc.allTopics, topic)

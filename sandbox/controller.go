@@ -618,10 +618,8 @@ func (c *controller) onControllerFailover() error {
 		}
 		return nil
 	})
-	for _, p := range []string{cluster.PreferredReplicaElectionPath, cluster.ReassignPartitionsPath} {
-		if _, _, err := c.exists(p); err != nil {
-			return err
-		}
+	if _, _, err := c.exists(cluster.PreferredReplicaElectionPath); err != nil {
+		return err
 	}
 	c.log.Info("Deleting log dir event notifications")
 	if _, err := c.deleteNotifications(cluster.LogDirEventNotificationPath, nil); err != nil {
@@ -649,10 +647,8 @@ func (c *controller) onControllerFailover() error {
 		return err
 	}
 	c.log.Info(fmt.Sprintf("Ready to serve as the new controller with epoch %d", c.cc.epoch))
-	if ok, _, err := c.exists(cluster.ReassignPartitionsPath); err != nil {
+	if err := c.initializePartitionReassignments(); err != nil {
 		return err
-	} else if ok {
-		c.warnReassignment()
 	}
 	if err := c.tryTopicDeletion(); err != nil {
 		return err
@@ -735,9 +731,7 @@ func (c *controller) initializeControllerContext() error {
 		return err
 	}
 	for _, a := range assignments {
-		for p, r := range a.partitions {
-			c.cc.setAssignment(tp{a.topic, p}, r)
-		}
+		c.cc.noteAssignment(a)
 	}
 	c.cc.leadership = map[tp]leaderIsrAndControllerEpoch{}
 	if err := c.registerBrokerModificationsHandler(c.cc.liveBrokerIDs()); err != nil {

@@ -59,6 +59,13 @@ func (c *controller) fetchTopicDeletionsInProgress() ([]string, []string, error)
 			}
 		}
 	}
+	// Topics being reassigned wait for their reassignment too.
+	for _, t := range c.cc.topicsBeingReassigned() {
+		if !slices.Contains(ineligible, t) {
+			ineligible = append(ineligible, t)
+		}
+	}
+	slices.Sort(ineligible)
 	c.log.Info(fmt.Sprintf("List of topics to be deleted: %s", joinStrings(toDelete)))
 	c.log.Info(fmt.Sprintf("List of topics ineligible for deletion: %s", joinStrings(ineligible)))
 	return toDelete, ineligible, nil

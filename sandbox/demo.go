@@ -14,6 +14,9 @@ type DemoTopic struct {
 	Partitions        int
 	ReplicationFactor int // capped at the number of brokers
 	Config            map[string]string
+	// PartitionSize is the simulated size of each partition in bytes
+	// (what a reassignment copies to a new replica).
+	PartitionSize int64
 }
 
 // DemoTopics returns the demo topics: a few shapes, with and without
@@ -21,12 +24,12 @@ type DemoTopic struct {
 // partitions and configs a 3.x broker gives it.
 func DemoTopics() []DemoTopic {
 	return []DemoTopic{
-		{Name: "orders", Partitions: 12, ReplicationFactor: 3, Config: map[string]string{}},
-		{Name: "payments", Partitions: 6, ReplicationFactor: 3, Config: map[string]string{"min.insync.replicas": "2"}},
-		{Name: "clicks", Partitions: 24, ReplicationFactor: 2, Config: map[string]string{"retention.ms": "86400000"}},
-		{Name: "audit-log", Partitions: 3, ReplicationFactor: 3, Config: map[string]string{"cleanup.policy": "compact"}},
+		{Name: "orders", Partitions: 12, ReplicationFactor: 3, Config: map[string]string{}, PartitionSize: 256 << 20},
+		{Name: "payments", Partitions: 6, ReplicationFactor: 3, Config: map[string]string{"min.insync.replicas": "2"}, PartitionSize: 64 << 20},
+		{Name: "clicks", Partitions: 24, ReplicationFactor: 2, Config: map[string]string{"retention.ms": "86400000"}, PartitionSize: 512 << 20},
+		{Name: "audit-log", Partitions: 3, ReplicationFactor: 3, Config: map[string]string{"cleanup.policy": "compact"}, PartitionSize: 32 << 20},
 		{Name: "__consumer_offsets", Partitions: 50, ReplicationFactor: 3, Config: map[string]string{
-			"cleanup.policy": "compact", "compression.type": "producer", "segment.bytes": "104857600"}},
+			"cleanup.policy": "compact", "compression.type": "producer", "segment.bytes": "104857600"}, PartitionSize: 4 << 20},
 	}
 }
 

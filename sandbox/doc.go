@@ -100,6 +100,28 @@
 //     topic whose unclean.leader.election.enable is true makes the
 //     controller run the Offline election for the topic's New and Offline
 //     partitions at once (TopicUncleanLeaderElectionEnable, §4.5).
+//   - Partition reassignment (§4.13) from /admin/reassign_partitions, as
+//     KafkaController.onPartitionReassignment carries it out (reassign.go):
+//     the topic znode with RS = TRS ++ (ORS − TRS) and its adding and
+//     removing replicas, a leader epoch bump, the new replicas started
+//     (NewReplica); once the ISR holds the target, a Reassign election if
+//     the leader is not in it (else another epoch bump), the removed
+//     replicas taken out of the ISR and deleted, the topic znode with the
+//     target, and the partition dropped from the request (the znode deleted
+//     after the last). Unknown partitions and those of a topic being
+//     deleted are dropped from the request. Reassignments resume at
+//     failover (the request first, then those found in topic znodes) and
+//     when a target broker starts; a topic being reassigned waits to be
+//     deleted.
+//   - Partition sizes and copies (replication.go): a replica that a
+//     reassignment adds copies its partition (DemoTopic.PartitionSize,
+//     Config.PartitionSize) from the leader before the leader adds it to
+//     the ISR, at Config.ReplicationRate per receiving broker shared by its
+//     copies, and within Kafka's replication throttles when the topic's
+//     leader/follower.replication.throttled.replicas name it and the
+//     brokers have leader/follower.replication.throttled.rate (read from
+//     ZooKeeper at most once a second while copies run). Cluster.Copies
+//     and "status" show them.
 //   - Topic deletion (§4.12, §5.6) from /admin/delete_topics, also while a
 //     replica's broker is down (the topic stays marked and deletion resumes
 //     when the broker returns): remove-from-ISR writes, then the topic
@@ -132,8 +154,11 @@
 //
 // # Differences from Kafka
 //
-//   - No reassignment: /admin/reassign_partitions is watched but only
-//     logged and left untouched; API reassignments do not exist.
+//   - No Admin API: no reassignment is started, altered or cancelled
+//     through it (one found in a topic znode is resumed at failover). A
+//     copy is a size and a rate, not log replication: leaders and
+//     followers hold no data, and a throttle is a fair share of the
+//     throttled broker's rate rather than Kafka's quota windows.
 //   - No controlled shutdown: Kill is a crash whose session has already
 //     expired (KillTogether: several, their registrations gone in one
 //     transaction, as sessions ZooKeeper expires in the same tick); Close

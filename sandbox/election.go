@@ -11,10 +11,11 @@ type strategyKind uint8
 const (
 	offlineStrategy strategyKind = iota
 	preferredStrategy
+	reassignStrategy
 )
 
-// strategy is a PartitionLeaderElectionStrategy (spec §4.5). Reassign and
-// ControlledShutdown are not used by the sandbox.
+// strategy is a PartitionLeaderElectionStrategy (spec §4.5).
+// ControlledShutdown is not used by the sandbox.
 type strategy struct {
 	kind         strategyKind
 	allowUnclean bool
@@ -23,6 +24,7 @@ type strategy struct {
 var (
 	offlineElection   = strategy{kind: offlineStrategy}
 	preferredElection = strategy{kind: preferredStrategy}
+	reassignElection  = strategy{kind: reassignStrategy}
 )
 
 // String is the case class's toString, as Kafka's failure messages print it.
@@ -30,6 +32,8 @@ func (s strategy) String() string {
 	switch s.kind {
 	case preferredStrategy:
 		return "PreferredReplicaPartitionLeaderElectionStrategy"
+	case reassignStrategy:
+		return "ReassignPartitionLeaderElectionStrategy"
 	default:
 		return fmt.Sprintf("OfflinePartitionLeaderElectionStrategy(%t)", s.allowUnclean)
 	}
@@ -61,6 +65,18 @@ func preferredReplicaPartitionLeaderElection(assignment, isr []int, live func(in
 		return assignment[0]
 	}
 	return -1
+}
+
+// leaderForReassign computes the Reassign strategy's new state: the first
+// target replica (the assignment, once the reassignment is complete) that
+// is live and in the ISR leads; the ISR is unchanged.
+func leaderForReassign(cur leaderAndIsr, target []int, live func(int) bool) (leaderAndIsr, bool) {
+	for _, r := range target {
+		if live(r) && slices.Contains(cur.isr, r) {
+			return cur.newLeader(r), true
+		}
+	}
+	return leaderAndIsr{}, false
 }
 
 // leaderForOffline computes the Offline strategy's new state (ok false when

@@ -92,6 +92,12 @@ func (c *controller) onBrokerStartup(ids []int) error {
 	if _, err := c.triggerOnlinePartitionStateChange(); err != nil {
 		return err
 	}
+	err := c.maybeResumeReassignments(func(_ tp, a replicaAssignment) bool {
+		return slices.ContainsFunc(a.target(), func(r int) bool { return set[r] })
+	})
+	if err != nil {
+		return err
+	}
 	var deleting []string
 	for _, r := range replicas {
 		if c.cc.isTopicQueuedUpForDeletion(r.topic) && !slices.Contains(deleting, r.topic) {
@@ -279,8 +285,8 @@ func (c *controller) processTopicChange() error {
 	}
 	var newPartitions []tp
 	for _, a := range assignments {
-		for p, r := range a.partitions {
-			c.cc.setAssignment(tp{a.topic, p}, r)
+		c.cc.noteAssignment(a)
+		for p := range a.partitions {
 			newPartitions = append(newPartitions, tp{a.topic, p})
 		}
 	}
@@ -338,14 +344,21 @@ func (c *controller) restorePartitionReplicaAssignment(topic string, a topicAssi
 	if err != nil {
 		return err
 	}
-	parts := map[int][]int{}
+	parts, adding, removing := map[int][]int{}, map[int][]int{}, map[int][]int{}
 	for p := range a.partitions {
 		if slices.Contains(kids, strconv.Itoa(p)) {
-			parts[p] = c.cc.replicas(tp{topic, p})
+			full := c.cc.fullAssignment(tp{topic, p})
+			parts[p] = full.replicas
+			if len(full.adding) > 0 {
+				adding[p] = full.adding
+			}
+			if len(full.removing) > 0 {
+				removing[p] = full.removing
+			}
 		}
 	}
-	ta := cluster.TopicAssignment{Version: 3, Partitions: parts, AddingReplicas: map[int][]int{},
-		RemovingReplicas: map[int][]int{}, TopicID: c.cc.topicIDs[topic]}
+	ta := cluster.TopicAssignment{Version: 3, Partitions: parts, AddingReplicas: adding,
+		RemovingReplicas: removing, TopicID: c.cc.topicIDs[topic]}
 	_, err = c.fenced(&zk.SetDataRequest{Path: cluster.TopicPath(topic), Data: cluster.EncodeTopicAssignment(ta), Version: -1})
 	return err
 }
@@ -424,6 +437,11 @@ func (c *controller) processIsrChangeNotification() error {
 	if err := c.updateLeaderAndIsrCache(ps); err != nil {
 		return err
 	}
+	for _, p := range ps {
+		if err := c.maybeCompleteReassignment(p); err != nil {
+			return err
+		}
+	}
 	_, err = c.deleteNotifications(cluster.IsrChangeNotificationPath, kids)
 	return err
 }
@@ -441,19 +459,6 @@ func (c *controller) processLogDirEventNotification() error {
 	c.log.Info(fmt.Sprintf("Deleting log dir event notifications %s (log directory failures are not simulated)", joinStrings(kids)))
 	_, err = c.deleteNotifications(cluster.LogDirEventNotificationPath, kids)
 	return err
-}
-
-func (c *controller) processPartitionReassignment() error {
-	if !c.isActive() {
-		return nil
-	}
-	c.warnReassignment()
-	return nil
-}
-
-func (c *controller) warnReassignment() {
-	c.log.Warn(fmt.Sprintf("%s exists: partition reassignment is not simulated by the sandbox; the node is left untouched",
-		cluster.ReassignPartitionsPath))
 }
 
 func (c *controller) processReplicaLeaderElection(e *evReplicaLeaderElection) error {
@@ -745,6 +750,8 @@ func (c *controller) processAlterPartition(e *evAlterPartition) error {
 		c.cc.leadership[e.p] = leaderIsrAndControllerEpoch{leaderAndIsr: li, controllerEpoch: c.cc.epoch}
 		logf(c.log, slog.LevelDebug, "ISR for partition %s updated to %s and zkVersion updated to version %d", e.p, text.Ints(li.isr), li.partitionEpoch)
 		e.reply(li, errNone)
+		// A follower that joins the ISR may complete a reassignment.
+		return c.maybeCompleteReassignment(e.p)
 	}
 	return nil
 }

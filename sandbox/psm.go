@@ -292,6 +292,9 @@ func (c *controller) doElectLeaderForPartitions(ps []tp, strat strategy) (map[tp
 		case preferredStrategy:
 			next, ok = leaderForPreferred(v.cur, assignment, live)
 			recipients[v.p] = assignment
+		case reassignStrategy:
+			next, ok = leaderForReassign(v.cur, assignment, live)
+			recipients[v.p] = assignment
 		default:
 			allow := strat.allowUnclean || !slices.ContainsFunc(v.cur.isr, live) && unclean[v.p.topic]
 			next, ok = leaderForOffline(v.cur, assignment, live, allow)

@@ -26,6 +26,8 @@ type Status struct {
 	Brokers []BrokerStatus
 	Topics  []TopicStatus
 	Pace    time.Duration
+	// Copies are the new replicas copying their partitions (reassignments).
+	Copies []CopyStatus
 }
 
 // BrokerStatus is one broker of Status.
@@ -48,7 +50,9 @@ type TopicStatus struct {
 	// Uninitialized: no state znode yet.
 	Online, Offline, Uninitialized int
 	// UnderReplicated: ISR shorter than the replica list.
-	UnderReplicated   int
+	UnderReplicated int
+	// Reassigning: partitions with replicas being added or removed.
+	Reassigning       int
 	MarkedForDeletion bool
 }
 
@@ -114,6 +118,7 @@ func (cl *Cluster) Status() (Status, error) {
 		ts.MarkedForDeletion = slices.Contains(marked, t)
 		st.Topics = append(st.Topics, ts)
 	}
+	st.Copies = cl.Copies()
 	return st, nil
 }
 
@@ -128,6 +133,11 @@ func topicStatus(conn zkConn, topic string) (TopicStatus, error) {
 	}
 	a, _ := cluster.DecodeTopicAssignment(data)
 	ts.Partitions = len(a.Partitions)
+	for p := range a.Partitions {
+		if len(a.AddingReplicas[p]) > 0 || len(a.RemovingReplicas[p]) > 0 {
+			ts.Reassigning++
+		}
+	}
 	ids := make([]int, 0, len(a.Partitions))
 	for p := range a.Partitions {
 		ids = append(ids, p)
@@ -217,13 +227,27 @@ func (s Status) String() string {
 			fmt.Fprintf(&b, ", %d not initialised", t.Uninitialized)
 		}
 		fmt.Fprintf(&b, ", %d under-replicated", t.UnderReplicated)
+		if t.Reassigning > 0 {
+			fmt.Fprintf(&b, ", %d being reassigned", t.Reassigning)
+		}
 		if t.MarkedForDeletion {
 			b.WriteString(", marked for deletion")
 		}
 		b.WriteByte('\n')
 	}
+	for _, c := range s.Copies {
+		fmt.Fprintf(&b, "copying %s-%d to broker %d from broker %d: %d%% of %s at %s/s", c.Topic, c.Partition, c.Broker, c.Leader,
+			100*c.Copied/max(c.Size, 1), mib(float64(c.Size)), mib(c.Rate))
+		if c.Throttled {
+			b.WriteString(" (throttled)")
+		}
+		b.WriteByte('\n')
+	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// mib renders bytes in MiB with one decimal ("12.5 MiB").
+func mib(n float64) string { return strconv.FormatFloat(n/(1<<20), 'f', 1, 64) + " MiB" }
 
 // registeredBrokers reads /brokers/ids and each registration's rack.
 func registeredBrokers(conn zkConn) ([]assign.Broker, error) {

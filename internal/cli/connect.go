@@ -17,6 +17,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/cli/render"
 	"github.com/ktopo/ktopo/internal/config"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -229,6 +230,25 @@ func (f *connFlags) watch(ctx context.Context) (w *clusterwatch.Watch, conn *zkw
 		return nil, nil, nil, err
 	}
 	return w, conn, func() { w.Close(); conn.Close() }, nil
+}
+
+// watchLoaded is watch for a command that writes and then follows the
+// cluster: the mirror loaded (a lost connection fails it after the request
+// timeout), its first snapshot, undecodable znodes reported on stderr.
+func (f *connFlags) watchLoaded(c *cobra.Command) (*clusterwatch.Watch, *zkwatch.Conn, *cluster.Snapshot, func(), error) {
+	ctx := c.Context()
+	w, conn, closeWatch, err := f.watch(ctx)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	w.LostAfter = f.requestTimeout
+	if _, err := w.Loaded(ctx); err != nil {
+		closeWatch()
+		return nil, nil, nil, nil, err
+	}
+	snap := w.Model.Snapshot()
+	render.WriteNodeErrors(c.ErrOrStderr(), snap)
+	return w, conn, snap, closeWatch, nil
 }
 
 // checkOutput validates an --output value.

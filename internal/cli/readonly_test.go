@@ -57,6 +57,8 @@ var commandTable = map[string]struct {
 		refusal: "alter the config of topic orders (--validate-only checks it without writing)"},
 	"ktopo leader-election": {kind: writes, args: "--election-type preferred --all-topic-partitions",
 		refusal: "start a preferred leader election (--dry-run shows it without writing)"},
+	"ktopo reassign": {kind: writes, args: "--execute --reassignment-json-file plan.json",
+		refusal: "start a reassignment (--dry-run checks it and shows what would be written)"},
 	"ktopo sandbox": {kind: writes, noContext: true,
 		refusal: "run the sandbox: its brokers and controller write to ZooKeeper (--empty serves ZooKeeper alone)"},
 }

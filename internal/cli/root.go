@@ -91,7 +91,7 @@ and ISR, and previews the exact replica assignment Kafka would make.`,
 	}
 	setupTUI(root, cf)
 	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(cf), newTopicsCmd(cf), newBrokersCmd(cf), newEventsCmd(cf),
-		newConfigsCmd(cf), newLeaderElectionCmd(cf))
+		newConfigsCmd(cf), newLeaderElectionCmd(cf), newReassignCmd(cf))
 	return root
 }
 

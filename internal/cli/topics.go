@@ -207,17 +207,12 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 func waitOnline(ctx context.Context, w *clusterwatch.Watch, topic string, assignment map[int][]int, timeout time.Duration, start time.Time, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tty := isTerminal(out)
 	phases := map[int]cluster.Phase{}
 	var last cluster.Progress
-	show := func(pr cluster.Progress) {
-		last = pr
-		if tty {
-			fmt.Fprintf(out, "\r%s", progressBar(pr, 30))
-			return
-		}
-		for _, p := range pr.Partitions {
-			if prev, ok := phases[p.ID]; ok && prev == p.Phase {
+	err := followModel(ctx, w, out, func(s *cluster.Snapshot, tty bool) bool {
+		last = cluster.TopicProgress(s, topic, assignment)
+		for _, p := range last.Partitions {
+			if prev, ok := phases[p.ID]; tty || ok && prev == p.Phase {
 				continue
 			}
 			phases[p.ID] = p.Phase
@@ -229,25 +224,44 @@ func waitOnline(ctx context.Context, w *clusterwatch.Watch, topic string, assign
 				fmt.Fprintf(out, "partition %d: %s (leader %d, isr %s)\n", p.ID, p.Phase, p.Leader, text.List(p.ISR))
 			}
 		}
+		return last.Done()
+	}, func() string { return progressBar(last, 30) })
+	if errors.Is(err, context.DeadlineExceeded) {
+		return stalled(last, timeout)
 	}
-	show(cluster.TopicProgress(w.Model.Snapshot(), topic, assignment))
-	for !last.Done() {
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "All %d partitions online in %s (%d fully in sync).\n", len(last.Partitions),
+		time.Since(start).Round(time.Millisecond), last.InSync)
+	return nil
+}
+
+// followModel hands every new snapshot of the live model to update (with
+// whether out is a terminal, where update prints nothing and bar is
+// redrawn after each update instead) until update reports done or ctx
+// ends (its error is returned). No polling: it waits for the mirror's
+// batches.
+func followModel(ctx context.Context, w *clusterwatch.Watch, out io.Writer, update func(s *cluster.Snapshot, tty bool) (done bool), bar func() string) error {
+	tty := isTerminal(out)
+	step := func() bool {
+		done := update(w.Model.Snapshot(), tty)
+		if tty {
+			fmt.Fprintf(out, "\r%s", bar())
+		}
+		return done
+	}
+	for done := step(); !done; done = step() {
 		if _, _, err := w.Next(ctx); err != nil {
 			if tty {
 				fmt.Fprintln(out)
 			}
-			if errors.Is(err, context.DeadlineExceeded) {
-				return stalled(last, timeout)
-			}
 			return err
 		}
-		show(cluster.TopicProgress(w.Model.Snapshot(), topic, assignment))
 	}
 	if tty {
 		fmt.Fprintln(out)
 	}
-	fmt.Fprintf(out, "All %d partitions online in %s (%d fully in sync).\n", len(last.Partitions),
-		time.Since(start).Round(time.Millisecond), last.InSync)
 	return nil
 }
 

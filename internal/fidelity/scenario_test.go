@@ -154,7 +154,10 @@ func TestSandboxMatchesKafka(t *testing.T) {
 		h.sb, serr = sandbox.Start(context.Background(), sandbox.Config{
 			Connect: addr + h.sroot, Brokers: brokers, Racks: racks,
 			LeaderImbalanceCheckInterval: imbalanceCheck,
-			Logger:                       slog.New(slog.NewTextHandler(h.sbLogs, &slog.HandlerOptions{Level: slog.LevelInfo})),
+			// Kafka's partitions hold no data: a new replica is in sync as
+			// soon as it fetches.
+			PartitionSize: -1,
+			Logger:        slog.New(slog.NewTextHandler(h.sbLogs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		})
 	})
 	if h.kafka != nil {
@@ -199,6 +202,24 @@ func TestSandboxMatchesKafka(t *testing.T) {
 				return err
 			})
 		}, witness: map[string]string{"pair-0": "3 [4,3]", "orders-0": "1 [1,2,3]"}},
+		{name: "reassign orders-2, lost-3 and pair-0 through /admin/reassign_partitions", do: func(h *harness) {
+			h.both(func(root string) error {
+				_, err := h.conn.Create(root+cluster.ReassignPartitionsPath, cluster.EncodeReassignPartitions([]cluster.PartitionReassignment{
+					{Topic: "orders", Partition: 2, Replicas: []int{3, 1, 2}},
+					{Topic: "lost", Partition: 3, Replicas: []int{4, 5, 1}},
+					{Topic: "pair", Partition: 0, Replicas: []int{3}},
+				}), 0, zk.WorldACL(zk.PermAll))
+				return err
+			})
+		}, witness: map[string]string{
+			// 1 and 2 join (a five-member ISR is written in hash order), 3
+			// is elected (the leader 4 is not in the target), 5 then 4 leave
+			// (hash-map order).
+			"orders-2": "3 [1,2,3]",
+			// 1 joins; the leader stays (its epoch is bumped).
+			"lost-3": "4 [4,5,1]",
+			// Complete at once: the epoch is bumped, 4 leaves.
+			"pair-0": "3 [3]"}},
 		{name: "lose brokers 1 and 5 (the controller) together", do: func(h *harness) { h.crash(1, 5) }, witness: map[string]string{
 			// 5 leaves the ISRs before 1 (Scala hash-map order), so [1,5] keeps 1.
 			"lost-0": "-1 [1]", "lost-1": "2 [2]", "orders-0": "2 [2,3]", "doomed-0": "2 [2]", "dirty-0": "-1 [1]"}},
@@ -209,7 +230,7 @@ func TestSandboxMatchesKafka(t *testing.T) {
 					{Topic: "orders", Partition: 9}, {Topic: "gone", Partition: 0}}), 0, zk.WorldACL(zk.PermAll))
 				return err
 			})
-		}, witness: map[string]string{"orders-0": "2 [2,3]", "lost-1": "2 [2]", "pair-0": "3 [4,3]"}},
+		}, witness: map[string]string{"orders-0": "2 [2,3]", "lost-1": "2 [2]", "pair-0": "3 [3]"}},
 		{name: "a preferred election znode that is not JSON", do: func(h *harness) {
 			// Kafka's decoder takes text that does not parse for no
 			// partitions: an election of nothing, and the znode deleted.
@@ -593,6 +614,9 @@ func (h *harness) atRest(t tree, side string) string {
 	if _, ok := t[cluster.PreferredReplicaElectionPath]; ok {
 		return side + ": preferred election pending"
 	}
+	if _, ok := t[cluster.ReassignPartitionsPath]; ok {
+		return side + ": reassignment pending"
+	}
 	for p, n := range t {
 		name, ok := strings.CutPrefix(p, cluster.BrokerTopicsPath+"/")
 		if !ok || strings.Contains(name, "/") {
@@ -604,6 +628,9 @@ func (h *harness) atRest(t tree, side string) string {
 		a, err := cluster.DecodeTopicAssignment(n.raw)
 		if err != nil {
 			return fmt.Sprintf("%s: %s: %v", side, p, err)
+		}
+		if len(a.AddingReplicas) > 0 || len(a.RemovingReplicas) > 0 {
+			return fmt.Sprintf("%s: %s is being reassigned", side, p)
 		}
 		for part, replicas := range a.Partitions {
 			sn, ok := t[cluster.PartitionStatePath(name, part)]

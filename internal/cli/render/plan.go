@@ -35,6 +35,11 @@ type Plan struct {
 	Existing int
 	Result   assign.Result
 	Stats    assign.Stats
+	// Before, when set, is the assignment the plan replaces (a
+	// reassignment): cells mark the replicas added (+L, +F) and removed
+	// (-), and Header replaces the plan's first lines.
+	Before assign.Assignment
+	Header string
 }
 
 // NewPlan summarises an assignment result for display.
@@ -109,7 +114,10 @@ func (p Plan) WriteText(w io.Writer, s Style) error {
 	if nracks > 0 {
 		fmt.Fprintf(&b, " in %s", text.Count(nracks, "rack"))
 	}
-	if p.Manual {
+	if p.Header != "" {
+		b.Reset()
+		b.WriteString(p.Header + "\n\n")
+	} else if p.Manual {
 		b.WriteString(", manual assignment (--replica-assignment)\n\n")
 	} else {
 		fmt.Fprintf(&b, ", %s\n", mode)
@@ -125,6 +133,9 @@ func (p Plan) WriteText(w io.Writer, s Style) error {
 		b.WriteByte('\n')
 	}
 	b.WriteString("L = leader (preferred replica), F = follower")
+	if p.Before != nil {
+		b.WriteString(", + = added, - = removed")
+	}
 	if nracks > 0 {
 		b.WriteString(", racks = racks the partition spans")
 	}
@@ -292,12 +303,7 @@ func (p Plan) writeMatrix(out *strings.Builder, gs []group, s Style) {
 		for _, g := range gs {
 			b.WriteString(gap)
 			for _, c := range g.cols {
-				cell := "."
-				if i := slices.Index(replicas, c.stat.ID); i == 0 {
-					cell = "L"
-				} else if i > 0 {
-					cell = "F"
-				}
+				cell := p.cell(part, replicas, c.stat.ID)
 				b.WriteString(emphasize(pad(cell, c.width), cell, s.Color))
 			}
 		}
@@ -336,6 +342,29 @@ func (p Plan) writeMatrix(out *strings.Builder, gs []group, s Style) {
 	}
 }
 
+// cell is a broker's mark in a partition's row: L (leader), F (follower),
+// . (no replica); against Before, +L and +F for added replicas and - for
+// removed ones.
+func (p Plan) cell(part int, replicas []int, broker int) string {
+	cell := "."
+	if i := slices.Index(replicas, broker); i == 0 {
+		cell = "L"
+	} else if i > 0 {
+		cell = "F"
+	}
+	if p.Before == nil {
+		return cell
+	}
+	was := slices.Contains(p.Before[part], broker)
+	switch {
+	case cell == "." && was:
+		return "-"
+	case cell != "." && !was:
+		return "+" + cell
+	}
+	return cell
+}
+
 func (p Plan) rackStats(rack string) assign.RackStats {
 	for _, r := range p.Stats.Racks {
 		if r.Rack == rack {
@@ -358,7 +387,7 @@ func emphasize(text, cell string, color bool) string {
 		return text
 	}
 	switch cell {
-	case "L":
+	case "L", "+L":
 		return ansiBold + text + ansiReset
 	case ".":
 		return ansiDim + text + ansiReset
