@@ -697,7 +697,7 @@ func TestMirrorSlowConsumer(t *testing.T) {
 func TestMirrorDisconnect(t *testing.T) {
 	cs := zktest.Chroot(t)
 	chroot := cs[strings.Index(cs, "/"):]
-	p := startProxy(t, zktest.Addr(t))
+	p := zktest.StartProxy(t, zktest.Addr(t))
 	c := connect(t, p.Addr()+chroot, Options{SessionTimeout: 15 * time.Second})
 	direct := connect(t, cs, Options{})
 	s := newSim(t, direct, 7)
@@ -819,7 +819,7 @@ func churn(c *Conn, tree map[string]Node) (stop func()) {
 // is what a long-running TUI depends on most.
 func TestMirrorSessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.Options{TickTime: 500})
-	p := startProxy(t, srv.Addr())
+	p := zktest.StartProxy(t, srv.Addr())
 	c := connect(t, p.Addr(), Options{SessionTimeout: time.Second})
 	direct := connect(t, srv.Addr(), Options{SessionTimeout: 10 * time.Second})
 	s := newSim(t, direct, 5)
