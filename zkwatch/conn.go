@@ -126,13 +126,14 @@ type lateResult struct {
 	err  error
 }
 
-// NoSessionError is a write refused because the Conn has no session at
+// NoSessionError is a request refused because the Conn has no session at
 // the moment (disconnected, connecting, or its session just expired and
-// the next one is not there yet): it was not sent, so nothing was
-// written. Without the refusal go-zookeeper would queue the write and
-// send it once a session is back, maybe after the caller gave up on it.
-// It unwraps to zk.ErrNoServer, go-zookeeper's error for requests it
-// never sent.
+// the next one is not there yet): it was not sent, so a write wrote
+// nothing. Without the refusal go-zookeeper would queue the request and
+// send it once a session is back, maybe after the caller gave up on it
+// (a write then applied behind its back), and a read would wait out its
+// deadline to say only "no reply". It unwraps to zk.ErrNoServer,
+// go-zookeeper's error for requests it never sent.
 type NoSessionError struct {
 	State State     // the connection's state
 	Since time.Time // since when
@@ -583,7 +584,7 @@ func deadline3[A, B any](ctx context.Context, c *Conn, op, path string, f func()
 }
 
 // writable refuses writes on a read-only Conn, and writes while there is
-// no session (see NoSessionError).
+// no session (see NoSessionError; reads check that too).
 func (c *Conn) writable(op, path string) error {
 	if c.ro {
 		return fmt.Errorf("%w: refusing to %s %s", ErrReadOnly, op, path)
@@ -670,6 +671,9 @@ func (c *Conn) Get(path string) ([]byte, *zk.Stat, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := c.hasSession("get", path); err != nil {
+		return nil, nil, err
+	}
 	return deadline3(bg, c, "get", path, func() ([]byte, *zk.Stat, error) { return c.raw.Get(fp) })
 }
 
@@ -678,6 +682,9 @@ func (c *Conn) Get(path string) ([]byte, *zk.Stat, error) {
 func (c *Conn) GetW(path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
 	fp, err := c.full(path)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := c.hasSession("get", path); err != nil {
 		return nil, nil, nil, err
 	}
 	type r struct {
@@ -701,6 +708,9 @@ func (c *Conn) Children(path string) ([]string, *zk.Stat, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := c.hasSession("children", path); err != nil {
+		return nil, nil, err
+	}
 	return deadline3(bg, c, "children", path, func() ([]string, *zk.Stat, error) { return c.raw.Children(fp) })
 }
 
@@ -708,6 +718,9 @@ func (c *Conn) Children(path string) ([]string, *zk.Stat, error) {
 func (c *Conn) ChildrenW(path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	fp, err := c.full(path)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := c.hasSession("children", path); err != nil {
 		return nil, nil, nil, err
 	}
 	type r struct {
@@ -734,6 +747,9 @@ func (c *Conn) Sync(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := c.hasSession("sync", path); err != nil {
+		return "", err
+	}
 	p, err := deadline(bg, c, "sync", path, func() (string, error) { return c.raw.Sync(fp) })
 	if err != nil {
 		return "", err
@@ -747,6 +763,9 @@ func (c *Conn) Exists(path string) (bool, *zk.Stat, error) {
 	if err != nil {
 		return false, nil, err
 	}
+	if err := c.hasSession("exists", path); err != nil {
+		return false, nil, err
+	}
 	return deadline3(bg, c, "exists", path, func() (bool, *zk.Stat, error) { return c.raw.Exists(fp) })
 }
 
@@ -755,6 +774,9 @@ func (c *Conn) Exists(path string) (bool, *zk.Stat, error) {
 func (c *Conn) ExistsW(path string) (bool, *zk.Stat, <-chan zk.Event, error) {
 	fp, err := c.full(path)
 	if err != nil {
+		return false, nil, nil, err
+	}
+	if err := c.hasSession("exists", path); err != nil {
 		return false, nil, nil, err
 	}
 	type r struct {
