@@ -75,7 +75,7 @@ func FindOutcome(ctx context.Context, z ZK, err error, path string, check func()
 	for {
 		if sw, ok := z.(sessionWaiter); ok {
 			if werr := sw.WaitSession(ctx); werr != nil {
-				return Outcome{Err: fmt.Errorf("%w (%v)", err, werr)}
+				return Outcome{Err: fmt.Errorf("%w (%w)", err, werr)}
 			}
 		}
 		rerr := error(nil)
@@ -92,12 +92,12 @@ func FindOutcome(ctx context.Context, z ZK, err error, path string, check func()
 		case ErrorClass(rerr) != "":
 			return Outcome{Known: true, How: "read back after reconnecting", Err: rerr}
 		case !MaybeWritten(rerr):
-			return Outcome{Err: fmt.Errorf("%w (reading back: %v)", err, rerr)}
+			return Outcome{Err: fmt.Errorf("%w (reading back: %w)", err, rerr)}
 		}
 		// The connection failed again: wait for the next session.
 		select {
 		case <-ctx.Done():
-			return Outcome{Err: fmt.Errorf("%w (reading back: %v)", err, rerr)}
+			return Outcome{Err: fmt.Errorf("%w (reading back: %w)", err, rerr)}
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
