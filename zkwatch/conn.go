@@ -408,6 +408,9 @@ func (c *Conn) State() State {
 	return s
 }
 
+// RequestTimeout is the deadline of every request (negative: none).
+func (c *Conn) RequestTimeout() time.Duration { return c.timeout }
+
 // ReadOnly reports whether write methods are refused.
 func (c *Conn) ReadOnly() bool { return c.ro }
 
