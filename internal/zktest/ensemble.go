@@ -3,6 +3,7 @@ package zktest
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -235,7 +236,20 @@ func (e *Ensemble) Kill(i int) error {
 	e.mu.Lock()
 	e.up[i] = false
 	e.mu.Unlock()
-	return nil
+	// The process is gone once its pid is; its listening sockets a moment
+	// later, and Start needs the ports free.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", e.servers[i].Addr(), time.Second)
+		if err != nil {
+			return nil
+		}
+		_ = c.Close()
+		if time.Now().After(deadline) {
+			return fmt.Errorf("zktest: server %d still listens on %s after its kill", i, e.servers[i].Addr())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Start starts server i again with its data. When it makes a quorum with
