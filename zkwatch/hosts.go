@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"strings"
@@ -335,10 +336,14 @@ func (h *serverConn) Read(p []byte) (int, error) {
 		}
 	}
 	if err != nil {
-		if ne := (net.Error)(nil); errors.As(err, &ne) && ne.Timeout() {
+		var ne net.Error
+		switch {
+		case errors.As(err, &ne) && ne.Timeout():
 			h.t.handshakeDone(h.addr, fmt.Errorf("%w within %s", errHandshakeSilent, h.t.hs))
-		} else {
+		case errors.Is(err, io.EOF):
 			h.t.handshakeDone(h.addr, errHandshakeClosed)
+		default:
+			h.t.handshakeDone(h.addr, fmt.Errorf("connection lost before the session handshake: %w", err))
 		}
 	}
 	return n, err

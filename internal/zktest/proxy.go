@@ -216,6 +216,11 @@ func (p *Proxy) accept() {
 		}
 		s, err := net.DialTimeout("tcp", p.target, 5*time.Second)
 		if err != nil {
+			// Nothing there: reset, as close to a refusal as an accepted
+			// connection gets.
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0)
+			}
 			p.untrack(c)
 			continue
 		}
