@@ -296,7 +296,11 @@ wait:
 			if cerr := context.Cause(ctx); !errors.Is(cerr, context.DeadlineExceeded) {
 				msg = fmt.Sprintf("connecting to %s: %v", strings.Join(cs.Servers, ","), cerr)
 			}
-			if last := c.log.lastError(); last != "" {
+			if p := tracker.problems(addrs); len(p) > 0 {
+				// What each server did, rather than go-zookeeper's last line
+				// (one server's, often not the telling one).
+				msg += ": " + strings.Join(p, "; ")
+			} else if last := c.log.lastError(); last != "" {
 				msg += ": " + last
 			} else if err := tracker.allFailed(addrs); err != nil {
 				msg += ": " + err.Error()

@@ -130,6 +130,12 @@ func TestEnsembleFailover(t *testing.T) {
 		})
 		_, err := c.Multi(&zk.CreateRequest{Path: "/brokers/nope", Acl: open})
 		t.Logf("refused: %v", err)
+		// A new connection says the same, at its deadline.
+		_, err = Connect(ctx, e.Connect(), Options{ConnectTimeout: 2 * time.Second, Logger: zktest.NewLogger(t)})
+		if err == nil || strings.Count(err.Error(), "connection refused") != 2 ||
+			!strings.Contains(err.Error(), e.Addr(in)+": accepted the connection and closed it before the session handshake") {
+			t.Fatalf("connect without a quorum: %v", err)
+		}
 		// A quorum again: one server back (the other at the end).
 		must(t, e.Start(two[0]))
 		return two[1:]
