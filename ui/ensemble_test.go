@@ -308,7 +308,7 @@ func TestEnsembleTUI(t *testing.T) {
 		})
 		// Through the proxies the dead servers' connections are reset; the
 		// survivor's proxy passes its close on.
-		for s, n := range map[string]int{"no session (": 1, "connection lost before the session handshake": 2,
+		for s, n := range map[string]int{"no session (": 1, "connection reset by peer": 2,
 			"accepted the connection and closed it before the session handshake (a ZooKeeper server does that while it has no quorum)": 1} {
 			if strings.Count(out, s) != n {
 				t.Fatalf("the refusal does not say %q %d times:\n%s", s, n, out)
