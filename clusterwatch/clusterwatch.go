@@ -89,10 +89,11 @@ func (w *Watch) Next(ctx context.Context) (zkwatch.Batch, []cluster.Change, erro
 	case <-ctx.Done():
 		return zkwatch.Batch{}, nil, ctx.Err()
 	case <-lost:
+		d := time.Since(w.lostSince).Round(100 * time.Millisecond)
 		if w.lostAs == zkwatch.StateUnresponsive {
-			return zkwatch.Batch{}, nil, fmt.Errorf("zookeeper %s has not answered for %s", w.conn.Server(), w.LostAfter)
+			return zkwatch.Batch{}, nil, fmt.Errorf("zookeeper %s has not answered for %s", w.conn.Server(), d)
 		}
-		return zkwatch.Batch{}, nil, fmt.Errorf("lost the connection to zookeeper %s: no session for %s", w.conn.Server(), w.LostAfter)
+		return zkwatch.Batch{}, nil, fmt.Errorf("lost the connection to zookeeper %s: no session for %s", w.conn.Server(), d)
 	case b, ok := <-w.Mirror.Batches():
 		if !ok {
 			return zkwatch.Batch{}, nil, fmt.Errorf("zookeeper mirror closed")
@@ -102,7 +103,12 @@ func (w *Watch) Next(ctx context.Context) (zkwatch.Batch, []cluster.Change, erro
 			case b.States[n-1] == zkwatch.StateConnected:
 				w.lostSince = time.Time{}
 			case w.lostSince.IsZero():
+				// An unresponsive server has been silent for a while
+				// already when the mirror says so.
 				w.lostSince, w.lostAs = time.Now(), b.States[n-1]
+				if w.lostAs == zkwatch.StateUnresponsive {
+					w.lostSince = w.lostSince.Add(-w.conn.Silence())
+				}
 			}
 		}
 		return b, w.Model.Apply(NodeEvents(b), b.Reset), nil

@@ -82,3 +82,43 @@ func TestCreateNoReply(t *testing.T) {
 		})
 	}
 }
+
+// TestStalledServer: no command waits past its deadlines for a server that
+// accepts and never answers, or that stops answering mid-session; ktopo
+// events says the server is unresponsive, then connected again.
+func TestStalledServer(t *testing.T) {
+	addr := seed(t)
+	chroot := addr[strings.Index(addr, "/"):]
+	silent := zktest.StartSilent(t)
+	var out, errOut bytes.Buffer
+	start := time.Now()
+	code := runContext(context.Background(), []string{"topics", "describe", "--zookeeper", silent + chroot, "--request-timeout", "2s"}, strings.NewReader(""), &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "no session with "+silent+" within 2s") || time.Since(start) > 10*time.Second {
+		t.Fatalf("describe on a silent server: exit %d after %v: %s", code, time.Since(start), errOut.String())
+	}
+
+	// Connected, then the server stops answering: the one-shot load gives
+	// up once the stall has lasted the request timeout.
+	p := zktest.StartProxy(t, zktest.Addr(t))
+	c, err := zkwatch.Connect(context.Background(), p.Addr()+chroot, zkwatch.Options{RequestTimeout: 2 * time.Second, SessionTimeout: 20 * time.Second, Logger: zktest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p.Stall()
+	start = time.Now()
+	_, err = clusterwatch.Load(context.Background(), c, cluster.ModelOptions{})
+	if err == nil || !strings.HasPrefix(err.Error(), "zookeeper "+p.Addr()+" has not answered for ") || time.Since(start) > 15*time.Second {
+		t.Fatalf("load from a stalled server: %v after %v", err, time.Since(start))
+	}
+	t.Logf("load gave up after %v: %v", time.Since(start).Round(100*time.Millisecond), err)
+	p.Pass()
+
+	ev := startEvents(t, p.Addr()+chroot, "--session-timeout", "20s")
+	ev.waitFor("connected", func(m map[string]any) bool { return m["kind"] == "connection" && m["state"] == "connected" })
+	p.Stall()
+	ev.waitFor("unresponsive", func(m map[string]any) bool { return m["kind"] == "connection" && m["state"] == "unresponsive" })
+	p.Pass()
+	ev.waitFor("connected again", func(m map[string]any) bool { return m["kind"] == "connection" && m["state"] == "connected" })
+	ev.stop()
+}
