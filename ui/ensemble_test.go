@@ -19,6 +19,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/internal/zktest"
 	"github.com/ktopo/ktopo/sandbox"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -185,7 +186,7 @@ func TestEnsembleTUI(t *testing.T) {
 	// before it, once armed.
 	var held *zktest.Proxy
 	var arm bool
-	writer := racingWriter{conn, func() {
+	writer := fixture.BeforeMulti{Conn: conn, Before: func() {
 		if arm {
 			held = px[inUse()]
 			held.HoldReplies()

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/internal/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -33,7 +34,7 @@ func TestFlowReplyLost(t *testing.T) {
 				cs := c.ConnectString()
 				p = zktest.StartProxy(t, cs.Servers[0])
 				w := connectVia(t, p.Addr()+cs.Chroot)
-				return racingWriter{w, func() { tc.fault(p) }}
+				return fixture.BeforeMulti{Conn: w, Before: func() { tc.fault(p) }}
 			})
 			name := "lost-" + tc.name
 			f.fillForm(t, name)

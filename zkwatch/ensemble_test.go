@@ -168,19 +168,14 @@ func TestEnsembleSessionExpiry(t *testing.T) {
 	for range 30 {
 		s.step()
 	}
-	if _, err := c.Create("/brokers/ids/99", []byte(`{"version":5}`), zk.FlagEphemeral, open); err != nil {
-		t.Fatal(err)
-	}
+	registerProbe(t, c)
 	shape := kafkaShape()
 	m, r := startMirror(t, c, shape)
 	converge(t, direct, m, r, shape)
 	for _, p := range cut {
 		p.Cut()
 	}
-	waitFor(t, "the session to expire", 20*time.Second, func() bool {
-		ok, _, err := direct.Exists("/brokers/ids/99")
-		return err == nil && !ok
-	})
+	waitExpired(t, direct)
 	for range 20 {
 		s.step()
 	}

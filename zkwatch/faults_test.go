@@ -173,12 +173,7 @@ func TestMirrorUnresponsive(t *testing.T) {
 		s.step()
 	}
 	shape := kafkaShape()
-	m, err := NewMirror(c, shape, MirrorOptions{StallAfter: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	r := follow(m)
+	m, r := startMirrorWith(t, c, shape, MirrorOptions{StallAfter: 500 * time.Millisecond})
 	converge(t, direct, m, r, shape)
 	heard := m.Stats().LastHeard
 	if heard.IsZero() || time.Since(heard) > 10*time.Second {
@@ -320,16 +315,9 @@ func TestStallPastSessionTimeout(t *testing.T) {
 		s.step()
 	}
 	// A broker registered through the stalled session: it must vanish.
-	if _, err := c.Create("/brokers/ids/99", []byte(`{"version":5}`), zk.FlagEphemeral, open); err != nil {
-		t.Fatal(err)
-	}
+	registerProbe(t, c)
 	shape := kafkaShape()
-	m, err := NewMirror(c, shape, MirrorOptions{StallAfter: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	r := follow(m)
+	m, r := startMirrorWith(t, c, shape, MirrorOptions{StallAfter: 500 * time.Millisecond})
 	converge(t, direct, m, r, shape)
 	sid := c.SessionID()
 	p.Stall()
@@ -343,10 +331,7 @@ func TestStallPastSessionTimeout(t *testing.T) {
 	for range 20 {
 		s.step()
 	}
-	waitFor(t, "the session to expire on the server", 20*time.Second, func() bool {
-		ok, _, err := direct.Exists("/brokers/ids/99")
-		return err == nil && !ok
-	})
+	waitExpired(t, direct)
 	p.Pass()
 	waitFor(t, "expiry and a reload", 30*time.Second, func() bool { return r.sawState(StateExpired) && r.resetCount() == 2 })
 	converge(t, direct, m, r, shape)

@@ -7,24 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/internal/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
-
-// faultBefore is a session whose multi is preceded by a fault.
-type faultBefore struct {
-	*zkwatch.Conn
-	fault func()
-}
-
-func (f faultBefore) Multi(ops ...any) ([]zk.MultiResponse, error) {
-	f.fault()
-	return f.Conn.Multi(ops...)
-}
 
 // TestCreateNoReply: topics create's write gets no reply (a fault proxy
 // holds the reply, or the request, then cuts the connection). The command
@@ -59,7 +47,7 @@ func TestCreateNoReply(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			z := faultBefore{c, func() {
+			z := fixture.BeforeMulti{Conn: c, Before: func() {
 				tc.fault(p)
 				// Once the deadline has passed, the connection goes.
 				time.AfterFunc(500*time.Millisecond, func() { p.Cut(); p.Pass() })

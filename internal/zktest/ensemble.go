@@ -127,12 +127,7 @@ func startEnsemble(o EnsembleOptions) (*Ensemble, error) {
 func NewEnsemble(t testing.TB, o EnsembleOptions) *Ensemble {
 	t.Helper()
 	e, err := StartEnsemble(o)
-	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") != "true" {
-		t.Skip("skipping: " + err.Error())
-	}
-	if err != nil {
-		t.Fatalf("zktest: ensemble: %v", err)
-	}
+	skipOrFail(t, err)
 	t.Cleanup(e.Stop)
 	return e
 }
@@ -156,12 +151,7 @@ func SharedEnsemble(t testing.TB) *Ensemble {
 	}
 	e, err := sharedEnsemble.e, sharedEnsemble.err
 	sharedEnsemble.Unlock()
-	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") != "true" {
-		t.Skip("skipping: " + err.Error())
-	}
-	if err != nil {
-		t.Fatalf("zktest: ensemble: %v", err)
-	}
+	skipOrFail(t, err)
 	if err := e.Heal(); err != nil {
 		t.Fatalf("zktest: ensemble: %v", err)
 	}

@@ -250,14 +250,21 @@ func (s *Server) Log() string {
 func StartServer(t testing.TB, o Options) *Server {
 	t.Helper()
 	s, err := Start(o)
+	skipOrFail(t, err)
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// skipOrFail skips t when Apache ZooKeeper is not installed (a failure
+// under CI=true) and fails it on any other error.
+func skipOrFail(t testing.TB, err error) {
+	t.Helper()
 	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") != "true" {
 		t.Skip("skipping: " + err.Error())
 	}
 	if err != nil {
 		t.Fatalf("zktest: %v", err)
 	}
-	t.Cleanup(s.Stop)
-	return s
 }
 
 // Start starts an Apache ZooKeeper server: Debian's, or the one of
