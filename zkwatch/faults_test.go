@@ -146,7 +146,7 @@ func TestLateOutcome(t *testing.T) {
 	if !errors.As(err, &oe) {
 		t.Fatal(err)
 	}
-	if done, late := oe.Outcome(short); done || late != err {
+	if done, late := oe.Outcome(short); done || !errors.Is(late, err) {
 		t.Fatalf("stalled: done %v, %v", done, late)
 	}
 	p.Pass()
@@ -156,7 +156,7 @@ func TestLateOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSession := &OpError{Op: "create", Path: "/x", Err: &NoSessionError{}}
-	if done, late := noSession.Outcome(ctx); !done || late != noSession {
+	if done, late := noSession.Outcome(ctx); !done || !errors.Is(late, noSession) {
 		t.Fatalf("no session: %v %v", done, late)
 	}
 }

@@ -368,7 +368,7 @@ func (h *serverConn) SetReadDeadline(t time.Time) error {
 
 // SetDeadline is net.Conn's, clamped during the handshake.
 func (h *serverConn) SetDeadline(t time.Time) error {
-	if err := h.Conn.SetWriteDeadline(t); err != nil {
+	if err := h.SetWriteDeadline(t); err != nil {
 		return err
 	}
 	return h.SetReadDeadline(t)

@@ -95,7 +95,8 @@ func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, 
 // expired) until it is back.
 func newConnectionState(prev, st zkwatch.State) bool {
 	lost := func(s zkwatch.State) bool { return s == zkwatch.StateDisconnected || s == zkwatch.StateConnecting }
-	return st != prev && !(lost(st) && (lost(prev) || prev == zkwatch.StateExpired))
+	wasLost := lost(prev) || prev == zkwatch.StateExpired
+	return st != prev && (!lost(st) || !wasLost)
 }
 
 // connectionEvent is a connection state change, printed as kind "connection".
