@@ -3,6 +3,7 @@ package zkwatch
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -196,4 +197,96 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestEnsembleSoak (not in -short; KTOPO_SOAK sets its length, default
+// 2m) draws faults at random for a while, with writes streaming in from
+// another session: a server killed, the leader, the quorum, every
+// connection of the mirror's session reset or stalled for a second, 100 ms
+// of latency. After each fault is healed the mirror equals the server's
+// tree, and through all of them it keeps its session and its one load.
+func TestEnsembleSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a soak")
+	}
+	length := 2 * time.Minute
+	if v := os.Getenv("KTOPO_SOAK"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("KTOPO_SOAK: %v", err)
+		}
+		length = d
+	}
+	e := zktest.SharedEnsemble(t)
+	cs := e.Chroot(t)
+	chroot := cs[strings.Index(cs, "/"):]
+	var px []*zktest.Proxy
+	var addrs []string
+	for _, a := range e.Addrs() {
+		p := zktest.StartProxy(t, a)
+		px = append(px, p)
+		addrs = append(addrs, p.Addr())
+	}
+	c := connect(t, strings.Join(addrs, ",")+chroot, Options{SessionTimeout: 15 * time.Second, RequestTimeout: 3 * time.Second})
+	direct := connect(t, cs, Options{SessionTimeout: 15 * time.Second, RequestTimeout: 3 * time.Second})
+	s := newSim(t, direct, 23)
+	for range 60 {
+		s.step()
+	}
+	shape := kafkaShape()
+	m, r := startMirror(t, c, shape)
+	converge(t, direct, m, r, shape)
+	sid := c.SessionID()
+	rng := newRand(24)
+	faults := []struct {
+		name string
+		do   func()
+	}{
+		{"a server", func() { must(t, e.Kill(rng.IntN(e.Len()))) }},
+		{"the leader", func() { must(t, e.Kill(e.Leader())) }},
+		{"the quorum", func() {
+			l := e.Leader()
+			must(t, e.Kill(l))
+			must(t, e.Kill((l+1)%e.Len()))
+		}},
+		{"resets", func() {
+			for _, p := range px {
+				p.Reset()
+			}
+		}},
+		{"a stall", func() {
+			for _, p := range px {
+				p.Stall()
+			}
+			time.Sleep(time.Second)
+		}},
+		{"latency", func() {
+			for _, p := range px {
+				p.Latency(100 * time.Millisecond)
+			}
+		}},
+	}
+	counts := map[string]int{}
+	for end := time.Now().Add(length); time.Now().Before(end); {
+		f := faults[rng.IntN(len(faults))]
+		counts[f.name]++
+		stop := churn(direct, m.Tree())
+		f.do()
+		time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond)
+		stop()
+		must(t, e.Heal())
+		for _, p := range px {
+			p.Pass()
+		}
+		must(t, c.WaitSession(context.Background()))
+		must(t, direct.WaitSession(context.Background()))
+		for range 10 {
+			s.step()
+		}
+		converge(t, direct, m, r, shape)
+	}
+	if c.SessionID() != sid || m.Stats().Loads != 1 || r.resetCount() != 1 {
+		t.Fatalf("session %x → %x, loads %d, resets %d", sid, c.SessionID(), m.Stats().Loads, r.resetCount())
+	}
+	t.Logf("faults %v; mirror %+v", counts, m.Stats())
 }
