@@ -163,7 +163,7 @@ func CreateTopic(z ZK, p *TopicPlan) error {
 	for range 3 {
 		ops, err := createOps(z, p)
 		if err != nil {
-			return err
+			return &unsentError{err}
 		}
 		results, err := Write(z, ops...)
 		if err == nil {
@@ -180,6 +180,13 @@ func CreateTopic(z ZK, p *TopicPlan) error {
 	}
 	return fmt.Errorf("create topic %s: concurrent changes to its znodes: %w", p.Name, lastErr)
 }
+
+// unsentError is a failure before a write was sent (reading what the
+// multi needs): nothing was written, whatever the cause.
+type unsentError struct{ err error }
+
+func (e *unsentError) Error() string { return e.err.Error() }
+func (e *unsentError) Unwrap() error { return e.err }
 
 // CreateOps returns the multi that CreateTopic would send now (for
 // --validate-only and the wizard's "what will be written" view).
@@ -275,7 +282,7 @@ func DeleteTopic(z ZK, t string, existing ExistingTopics) error {
 	}
 	ops, err := createWithParentsOps(z, DeleteTopicsPath, DeleteTopicPath(t), nil)
 	if err != nil {
-		return err
+		return &unsentError{err}
 	}
 	if _, err := Write(z, ops...); err != nil {
 		if errors.Is(err, zk.ErrNodeExists) {

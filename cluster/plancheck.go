@@ -111,18 +111,21 @@ func PlanWarnings(s *Snapshot, p *TopicPlan, st assign.Stats) []string {
 	return w
 }
 
-// MaybeWritten reports whether the outcome of a failed CreateTopic is
-// open: anything but Kafka's errors (TopicExistsException) and
+// MaybeWritten reports whether the outcome of a failed CreateTopic (or
+// any write) is open: anything but Kafka's errors (TopicExistsException),
 // ZooKeeper's answers to the request (node exists, no node, bad version,
-// no auth …) may strike after the server applied the multi: a lost
-// connection, an expired session, a request deadline. A multi is applied
-// whole or not at all, so the topic then either exists exactly as planned
-// or not at all.
+// no auth …), a request that was never sent (zk.ErrNoServer: no session
+// to send it on) and a failure before the write (reading what it needs)
+// may strike after the server applied the multi:
+// a lost connection, an expired session, a request deadline. A multi is
+// applied whole or not at all, so the topic then either exists exactly as
+// planned or not at all; VerifyCreate finds out which.
 func MaybeWritten(err error) bool {
-	if err == nil || ErrorClass(err) != "" {
+	var unsent *unsentError
+	if err == nil || ErrorClass(err) != "" || errors.As(err, &unsent) {
 		return false
 	}
-	for _, answer := range []error{zk.ErrNodeExists, zk.ErrNoNode, zk.ErrBadVersion, zk.ErrNoAuth, zk.ErrBadArguments,
+	for _, answer := range []error{zk.ErrNoServer, zk.ErrNodeExists, zk.ErrNoNode, zk.ErrBadVersion, zk.ErrNoAuth, zk.ErrBadArguments,
 		zk.ErrInvalidACL, zk.ErrAuthFailed, zk.ErrNotEmpty, zk.ErrNoChildrenForEphemerals} {
 		if errors.Is(err, answer) {
 			return false

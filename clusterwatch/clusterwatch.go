@@ -58,13 +58,14 @@ type Watch struct {
 	Mirror *zkwatch.Mirror
 	Model  *cluster.Model
 	// LostAfter, when positive, makes Next fail once the session has been
-	// unusable (disconnected, connecting) for that long: what a one-shot
-	// command wants. Zero waits for ZooKeeper to come back, as a long-lived
-	// watcher should.
+	// unusable (disconnected, connecting, its server unresponsive) for
+	// that long: what a one-shot command wants. Zero waits for ZooKeeper
+	// to come back, as a long-lived watcher should.
 	LostAfter time.Duration
 
 	conn      *zkwatch.Conn
-	lostSince time.Time // zero while connected
+	lostSince time.Time     // zero while connected
+	lostAs    zkwatch.State // the state it was lost to
 }
 
 // Open starts a mirror of the Kafka subtrees on conn.
@@ -89,7 +90,11 @@ func (w *Watch) Next(ctx context.Context) (zkwatch.Batch, []cluster.Change, erro
 	case <-ctx.Done():
 		return zkwatch.Batch{}, nil, ctx.Err()
 	case <-lost:
-		return zkwatch.Batch{}, nil, fmt.Errorf("lost the connection to zookeeper %s: no session for %s", w.conn.Server(), w.LostAfter)
+		d := time.Since(w.lostSince).Round(100 * time.Millisecond)
+		if w.lostAs == zkwatch.StateUnresponsive {
+			return zkwatch.Batch{}, nil, fmt.Errorf("zookeeper %s has not answered for %s", w.conn.Server(), d)
+		}
+		return zkwatch.Batch{}, nil, fmt.Errorf("lost the connection to zookeeper %s: no session for %s", w.conn.Server(), d)
 	case b, ok := <-w.Mirror.Batches():
 		if !ok {
 			return zkwatch.Batch{}, nil, fmt.Errorf("zookeeper mirror closed")
@@ -99,7 +104,12 @@ func (w *Watch) Next(ctx context.Context) (zkwatch.Batch, []cluster.Change, erro
 			case b.States[n-1] == zkwatch.StateConnected:
 				w.lostSince = time.Time{}
 			case w.lostSince.IsZero():
-				w.lostSince = time.Now()
+				// An unresponsive server has been silent for a while
+				// already when the mirror says so.
+				w.lostSince, w.lostAs = time.Now(), b.States[n-1]
+				if w.lostAs == zkwatch.StateUnresponsive {
+					w.lostSince = w.lostSince.Add(-w.conn.Silence())
+				}
 			}
 		}
 		return b, w.Model.Apply(NodeEvents(b), b.Reset), nil
@@ -125,7 +135,10 @@ func (w *Watch) Close() error { return w.Mirror.Close() }
 
 // Load reads the cluster once through the mirror, without watches or
 // changes, and returns its snapshot: a picture as consistent as a
-// sequence of reads gives (kafka-topics --describe gives no more).
+// sequence of reads gives (kafka-topics --describe gives no more). It
+// fails once the session has been unusable for the connection's request
+// timeout (when it has one): a one-shot read must not wait forever for a
+// server that went away or stopped answering mid-load.
 func Load(ctx context.Context, conn *zkwatch.Conn, model cluster.ModelOptions) (*cluster.Snapshot, error) {
 	model.NoChanges = true
 	w, err := Open(conn, model, zkwatch.MirrorOptions{Once: true})
@@ -133,6 +146,7 @@ func Load(ctx context.Context, conn *zkwatch.Conn, model cluster.ModelOptions) (
 		return nil, err
 	}
 	defer w.Close()
+	w.LostAfter = max(conn.RequestTimeout(), 0)
 	if _, err := w.Loaded(ctx); err != nil {
 		return nil, err
 	}

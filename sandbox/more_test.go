@@ -3,14 +3,11 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -207,8 +204,8 @@ func TestSessionExpiry(t *testing.T) {
 		t.Skip("session expiry skipped in -short mode")
 	}
 	srv := zktest.StartServer(t, zktest.Options{TickTime: 200})
-	proxy := newCutProxy(t, srv.Addr())
-	e := newEnv(t, Config{Connect: proxy.addr() + "/expiry", Brokers: 3, SessionTimeout: time.Second})
+	proxy := zktest.StartProxy(t, srv.Addr())
+	e := newEnv(t, Config{Connect: proxy.Addr() + "/expiry", Brokers: 3, SessionTimeout: time.Second})
 	e.zk = testSession(t, srv.Addr()+"/expiry") // the test's own session does not go through the proxy
 	e.createTopic("t", map[int][]int{0: {2, 3}}, nil)
 	e.waitStates("t", map[int]*st{0: s(2, 0, 1, 0, 2, 3)})
@@ -216,13 +213,13 @@ func TestSessionExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy.cut(true)
+	proxy.Cut()
 	// Wait until the server has expired the sessions: the registrations go.
 	waitFor(t, "the sessions to expire", func() (bool, string) {
 		kids := e.registered()
 		return len(kids) == 0, fmt.Sprint(kids)
 	})
-	proxy.cut(false)
+	proxy.Pass()
 	waitFor(t, "re-registration and a new controller", func() (bool, string) {
 		n := e.get(cluster.BrokerIDPath(2))
 		_, stat, _ := e.zk.Get(cluster.BrokerIDPath(2))
@@ -235,78 +232,6 @@ func TestSessionExpiry(t *testing.T) {
 	// Both topics still have their leaders; the old one's state was
 	// written by epoch 1 and is left alone.
 	e.waitStates("t", map[int]*st{0: s(2, 0, 1, 0, 2, 3)})
-}
-
-// cutProxy forwards TCP connections to a server and can cut them all (and
-// refuse new ones) to simulate a network partition.
-type cutProxy struct {
-	t      testing.TB
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  map[net.Conn]bool
-	down   bool
-}
-
-func newCutProxy(t testing.TB, target string) *cutProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{t: t, ln: ln, target: target, conns: map[net.Conn]bool{}}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.serve(c)
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-done
-		p.cut(true)
-	})
-	return p
-}
-
-func (p *cutProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *cutProxy) serve(c net.Conn) {
-	p.mu.Lock()
-	if p.down {
-		p.mu.Unlock()
-		c.Close()
-		return
-	}
-	s, err := net.Dial("tcp", p.target)
-	if err != nil {
-		p.mu.Unlock()
-		c.Close()
-		return
-	}
-	p.conns[c], p.conns[s] = true, true
-	p.mu.Unlock()
-	go func() { io.Copy(s, c); s.Close() }()
-	io.Copy(c, s)
-	c.Close()
-}
-
-// cut closes every forwarded connection and refuses new ones (down), or
-// lets connections through again.
-func (p *cutProxy) cut(down bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = down
-	if down {
-		for c := range p.conns {
-			c.Close()
-		}
-		p.conns = map[net.Conn]bool{}
-	}
 }
 
 // TestBounce: a broker that re-registers (new czxid) before the controller

@@ -15,7 +15,7 @@ func TestZooKeeperVersions(t *testing.T) {
 	if !testing.Short() {
 		core = "^(TestStartupWrites|TestCreate.*|TestAddPartitions|TestBrokerFailure|TestControllerFailover|TestMoveController|" +
 			"TestDeleteTopic|TestPreferredElectionNode|TestForeignIsrChangeNotification|TestTwoSandboxesOneServer|TestDemoTopics|" +
-			"TestAutoRebalance|TestChurn|TestSessionExpiry|TestBounce|TestControl)$"
+			"TestAutoRebalance|TestChurn|TestSessionExpiry|TestBounce|TestControl|TestLostReplies|TestEnsembleFaults)$"
 	}
 	for _, v := range []string{kafkatest.ZooKeeper35, kafkatest.ZooKeeper39} {
 		t.Run(v, func(t *testing.T) { kafkatest.OnZooKeeper(t, v, core) })

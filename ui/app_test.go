@@ -34,12 +34,17 @@ type fakeSource struct {
 	mu     sync.Mutex
 	opened []string
 	closed []string
+	heard  time.Time // Stats.LastHeard
 }
 
 func newSource() *fakeSource { return &fakeSource{ch: make(chan zkwatch.Batch, 8)} }
 
 func (s *fakeSource) Batches() <-chan zkwatch.Batch { return s.ch }
-func (s *fakeSource) Stats() zkwatch.Stats          { return zkwatch.Stats{Nodes: 96, Watches: 120} }
+func (s *fakeSource) Stats() zkwatch.Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return zkwatch.Stats{Nodes: 96, Watches: 120, LastHeard: s.heard}
+}
 func (s *fakeSource) OpenSubtree(p string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

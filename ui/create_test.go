@@ -297,24 +297,13 @@ func sameAssignment(a, b assign.Assignment) bool {
 	return true
 }
 
-// racingWriter lets another creator win the race just before our multi.
-type racingWriter struct {
-	*zkwatch.Conn
-	before func()
-}
-
-func (r racingWriter) Multi(ops ...any) ([]zk.MultiResponse, error) {
-	r.before()
-	return r.Conn.Multi(ops...)
-}
-
 // TestFlowAlreadyExists: someone else creates the topic between the
 // confirmation and the write: Kafka's message, and nothing of ours written.
 func TestFlowAlreadyExists(t *testing.T) {
 	other := `{"version":3,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}`
 	var f *createFlow
 	f = startCreate(t, 100, 30, 0, ModeLive, func(c *zkwatch.Conn) cluster.ZK {
-		return racingWriter{c, func() {
+		return fixture.BeforeMulti{Conn: c, Before: func() {
 			if err := zktest.CreateWith(f.conn, "/brokers/topics/raced", []byte(other)); err != nil {
 				t.Error(err)
 			}

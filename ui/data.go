@@ -29,6 +29,7 @@ func waitForBatch(ch <-chan zkwatch.Batch) tea.Cmd {
 func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 	now := a.cfg.Now()
 	hadBanner := a.banner() != ""
+	wasCurrent := a.current()
 	for _, s := range b.States {
 		a.state, a.haveState = s, true
 		if s == zkwatch.StateExpired {
@@ -51,7 +52,6 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 				a.loadedIn = now.Sub(a.started)
 			}
 		}
-		a.lastData = now
 		for _, s := range a.allScreens() {
 			if ss, ok := s.(SnapshotSetter); ok {
 				ss.SetSnapshot(a.snap)
@@ -65,13 +65,28 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 			cmd = a.anims.Kick()
 		}
 		cmd = tea.Batch(cmd, a.finishTasks())
-	} else if a.state == zkwatch.StateConnected && !a.resyncing {
+	}
+	switch {
+	case a.current():
 		a.lastData = now
+	case wasCurrent || len(b.Events) > 0:
+		// The data stopped being current when the server last spoke (the
+		// batch that says so is cut later, and an idle cluster sends
+		// none): what was read until then is in.
+		if h := a.stats.LastHeard; h.After(a.lastData) && !h.After(now) {
+			a.lastData = h
+		}
 	}
 	if hadBanner != (a.banner() != "") {
 		a.layout()
 	}
 	return cmd
+}
+
+// current reports whether the data shown is live: loaded, and the
+// session's server answering.
+func (a *App) current() bool {
+	return a.loaded && !a.resyncing && !a.closed && a.haveState && a.state == zkwatch.StateConnected
 }
 
 // banner is the connection warning line, "" when the data is current.
@@ -90,6 +105,8 @@ func (a *App) banner() string {
 			return "Loading the cluster from ZooKeeper…"
 		}
 		return "Connecting to ZooKeeper…"
+	case a.haveState && a.state == zkwatch.StateUnresponsive:
+		return "ZooKeeper is not answering — waiting; the data shown is" + since + " and may be stale"
 	case a.haveState && a.state != zkwatch.StateConnected:
 		return "Disconnected from ZooKeeper — reconnecting; the data shown is" + since + " and may be stale"
 	}

@@ -78,13 +78,18 @@ var (
 )
 
 // OpError is a request that failed because of the connection (no server,
-// connection lost, session expired, deadline), not because of the server's
-// answer. It names the server and the request.
+// connection lost, session expired, deadline, no session to send a write
+// on), not because of the server's answer. It names the server and the
+// request.
 type OpError struct {
 	Server string // the server last connected to, or the connect string's servers
 	Op     string // "get", "children", "create", …
 	Path   string // as the caller gave it (chroot-relative)
-	Err    error  // zk.ErrNoServer, zk.ErrConnectionClosed, ErrTimeout, …
+	Err    error  // zk.ErrNoServer, zk.ErrConnectionClosed, ErrTimeout, *NoSessionError, …
+
+	// late is the request's own result when the call returned before it
+	// (ErrTimeout): go-zookeeper cannot cancel a request.
+	late *lateResult
 }
 
 func (e *OpError) Error() string {
@@ -93,6 +98,64 @@ func (e *OpError) Error() string {
 
 // Unwrap returns the cause, so errors.Is(err, zk.ErrNoServer) works.
 func (e *OpError) Unwrap() error { return e.Err }
+
+// Outcome waits until the request behind a call that returned early (no
+// reply within the request deadline, or its context ended) has ended, at
+// most until ctx ends, and says how it ended: a nil error when the server
+// applied it and its reply came late; the server's answer (zk.ErrNoNode,
+// …); zk.ErrNoServer (wrapped) when it was never sent; zk.ErrConnectionClosed
+// or zk.ErrSessionExpired (wrapped) when the connection ended before its
+// reply, so that the server may or may not have applied it. done is false
+// when ctx ended first (err is then e). For a call that did not return
+// early, done is true and err is e: its outcome is all there is to know.
+func (e *OpError) Outcome(ctx context.Context) (done bool, err error) {
+	if e.late == nil {
+		return true, e
+	}
+	select {
+	case <-e.late.done:
+		return true, e.late.err
+	case <-ctx.Done():
+		return false, e
+	}
+}
+
+// lateResult is what a request returned after its caller stopped waiting.
+type lateResult struct {
+	done chan struct{}
+	err  error
+}
+
+// NoSessionError is a request refused because the Conn has no session at
+// the moment (disconnected, connecting, or its session just expired and
+// the next one is not there yet): it was not sent, so a write wrote
+// nothing. Without the refusal go-zookeeper would queue the request and
+// send it once a session is back, maybe after the caller gave up on it
+// (a write then applied behind its back), and a read would wait out its
+// deadline to say only "no reply". It unwraps to zk.ErrNoServer,
+// go-zookeeper's error for requests it never sent.
+type NoSessionError struct {
+	State State     // the connection's state
+	Since time.Time // since when
+	// Problems say, per server whose last attempt failed, why: "127.0.0.1:2181:
+	// connect: connection refused".
+	Problems []string
+}
+
+func (e *NoSessionError) Error() string {
+	msg := "no session (" + e.State.String()
+	if !e.Since.IsZero() {
+		msg += " since " + e.Since.Format("15:04:05")
+	}
+	msg += ")"
+	if len(e.Problems) > 0 {
+		msg += ": " + strings.Join(e.Problems, "; ")
+	}
+	return msg + "; nothing was sent"
+}
+
+// Unwrap returns zk.ErrNoServer.
+func (e *NoSessionError) Unwrap() error { return zk.ErrNoServer }
 
 // Conn is a ZooKeeper session rooted at the connect string's chroot. Its
 // request methods have the signatures of *zk.Conn's, so small interfaces
@@ -111,6 +174,16 @@ type Conn struct {
 	lmu       sync.Mutex
 	listeners atomic.Pointer[[]*listener]
 
+	// dial tracks the connections go-zookeeper dials (nil for a Conn
+	// made by hand in tests); addrs are the resolved servers.
+	dial  *dialTracker
+	addrs []string
+	// smu guards the session state as the events reported it, and since
+	// when the session was last gained or lost.
+	smu   sync.Mutex
+	state State
+	since time.Time
+
 	closeOnce sync.Once
 	closed    chan struct{}
 }
@@ -122,7 +195,7 @@ type listener struct{ fn func(zk.Event) }
 // opts.ConnectTimeout (and ctx). It fails fast when every server refuses
 // the connection, naming each address and the cause. A server that accepts
 // the connection but does not answer the session handshake is given up on
-// after 2/3 of the session timeout (at most 5 s) and the next one is tried,
+// after a third of the session timeout (at most 5 s) and the next one is tried,
 // here and on every reconnect.
 func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 	cs, err := ParseConnectString(connect)
@@ -156,6 +229,8 @@ func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 		ro:      opts.ReadOnly,
 		log:     &logTap{out: opts.Logger},
 		closed:  make(chan struct{}),
+		state:   StateConnecting,
+		since:   time.Now(),
 	}
 	addrs, names, err := resolve(ctx, cs.Servers, c.log.Printf)
 	if err != nil {
@@ -173,6 +248,7 @@ func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 		cert = ClientID(opts.TLS)
 	}
 	tracker := newDialTracker(dial, names, handshakeTimeout(opts.SessionTimeout), cert)
+	c.dial, c.addrs = tracker, addrs
 	// exhausted fires each time go-zookeeper has tried every address once;
 	// if every one of those attempts failed to dial, Connect gives up.
 	exhausted := make(chan struct{}, 1)
@@ -225,8 +301,13 @@ wait:
 			if cerr := context.Cause(ctx); !errors.Is(cerr, context.DeadlineExceeded) {
 				msg = fmt.Sprintf("connecting to %s: %v", strings.Join(cs.Servers, ","), cerr)
 			}
-			if hint := tracker.hint(addrs); hint != "" {
-				msg += ": " + hint
+			if p := tracker.problems(addrs); len(p) > 0 {
+				// What each server did, rather than go-zookeeper's last line
+				// (one server's, often not the telling one).
+				msg += ": " + strings.Join(p, "; ")
+				if hint := tracker.secureHint(addrs); hint != "" {
+					msg += " (" + hint + ")"
+				}
 			} else if last := c.log.lastError(); last != "" {
 				msg += ": " + last
 			} else if err := tracker.allFailed(addrs); err != nil {
@@ -343,6 +424,9 @@ func (c *Conn) State() State {
 	return s
 }
 
+// RequestTimeout is the deadline of every request (negative: none).
+func (c *Conn) RequestTimeout() time.Duration { return c.timeout }
+
 // ReadOnly reports whether write methods are refused.
 func (c *Conn) ReadOnly() bool { return c.ro }
 
@@ -382,6 +466,18 @@ func (c *Conn) Listen(fn func(zk.Event)) (remove func()) {
 
 // dispatch is go-zookeeper's event callback.
 func (c *Conn) dispatch(ev zk.Event) {
+	if ev.Type == zk.EventSession {
+		if s, ok := StateOf(ev.State); ok {
+			// since is when the session was last gained or lost: the
+			// attempts in between (connecting, disconnected) keep it.
+			c.smu.Lock()
+			if (s == StateConnected) != (c.state == StateConnected) {
+				c.since = time.Now()
+			}
+			c.state = s
+			c.smu.Unlock()
+		}
+	}
 	p := c.listeners.Load()
 	if p == nil || len(*p) == 0 {
 		return
@@ -471,17 +567,26 @@ func deadline[T any](ctx context.Context, c *Conn, op, path string, f func() (T,
 		timeout = t.C
 	}
 	var zero T
+	var early error
 	select {
 	case r := <-ch:
 		return r.v, c.wrap(op, path, r.err)
 	case <-timeout:
-		return zero, c.wrap(op, path, fmt.Errorf("%w within %s", ErrTimeout, c.timeout))
+		early = fmt.Errorf("%w within %s", ErrTimeout, c.timeout)
 	case <-ctx.Done():
 		// The cause is named, not wrapped: the request may still be applied
 		// by the server, so it must not read as context.Canceled (a clean
 		// interrupt to the CLI) but as ErrTimeout, an open outcome.
-		return zero, c.wrap(op, path, fmt.Errorf("%w: %v", ErrTimeout, context.Cause(ctx)))
+		early = fmt.Errorf("%w: %v", ErrTimeout, context.Cause(ctx))
 	}
+	// The request goes on: its own result is kept for OpError.Outcome.
+	late := &lateResult{done: make(chan struct{})}
+	go func() {
+		r := <-ch
+		late.err = c.wrap(op, path, r.err)
+		close(late.done)
+	}()
+	return zero, &OpError{Server: c.Server(), Op: op, Path: path, Err: early, late: late}
 }
 
 // deadline3 is deadline for the three-result calls.
@@ -497,18 +602,95 @@ func deadline3[A, B any](ctx context.Context, c *Conn, op, path string, f func()
 	return p.a, p.b, err
 }
 
-// writable refuses writes on a read-only Conn.
+// writable refuses writes on a read-only Conn, and writes while there is
+// no session (see NoSessionError; reads check that too).
 func (c *Conn) writable(op, path string) error {
 	if c.ro {
 		return fmt.Errorf("%w: refusing to %s %s", ErrReadOnly, op, path)
 	}
-	return nil
+	return c.hasSession(op, path)
+}
+
+// hasSession returns a *NoSessionError (in an *OpError) unless the
+// connection has a session now.
+func (c *Conn) hasSession(op, path string) error {
+	if c.raw == nil || c.raw.State() == zk.StateHasSession {
+		return nil
+	}
+	e := &NoSessionError{}
+	c.smu.Lock()
+	e.State, e.Since = c.state, c.since
+	c.smu.Unlock()
+	if e.State == StateConnected {
+		// The events lag the library's state by a moment.
+		e.State = StateDisconnected
+	}
+	if c.dial != nil {
+		e.Problems = c.dial.problems(c.addrs)
+	}
+	return &OpError{Server: strings.Join(c.cs.Servers, ","), Op: op, Path: path, Err: e}
+}
+
+// WaitSession waits until the connection has a session (at once when it
+// has one), for at most ctx. It fails when ctx ends or the Conn is closed.
+func (c *Conn) WaitSession(ctx context.Context) error {
+	ch := make(chan struct{}, 1)
+	defer c.Listen(func(ev zk.Event) {
+		if ev.Type == zk.EventSession && ev.State == zk.StateHasSession {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	})()
+	for {
+		if c.raw.State() == zk.StateHasSession {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("zookeeper %s: waiting for a session: %w", strings.Join(c.cs.Servers, ","), context.Cause(ctx))
+		case <-c.closed:
+			return fmt.Errorf("zookeeper %s: waiting for a session: %w", strings.Join(c.cs.Servers, ","), zk.ErrClosing)
+		}
+	}
+}
+
+// Silence is how long the server has not answered what it was sent on
+// the current connection: 0 while it answers (a healthy server answers
+// every ping within a round trip), growing while it stalls.
+func (c *Conn) Silence() time.Duration {
+	if c.dial == nil {
+		return 0
+	}
+	return c.dial.silence(time.Now())
+}
+
+// idle is how long nothing has been sent to the server.
+func (c *Conn) idle() time.Duration {
+	if c.dial == nil {
+		return 0
+	}
+	return c.dial.idle(time.Now())
+}
+
+// LastHeard is when a server last sent anything within a session: the
+// data read so far was current as of then (zero before the first session).
+func (c *Conn) LastHeard() time.Time {
+	if c.dial == nil {
+		return time.Time{}
+	}
+	return c.dial.lastHeard()
 }
 
 // Get returns a node's data and stat.
 func (c *Conn) Get(path string) ([]byte, *zk.Stat, error) {
 	fp, err := c.full(path)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.hasSession("get", path); err != nil {
 		return nil, nil, err
 	}
 	return deadline3(bg, c, "get", path, func() ([]byte, *zk.Stat, error) { return c.raw.Get(fp) })
@@ -519,6 +701,9 @@ func (c *Conn) Get(path string) ([]byte, *zk.Stat, error) {
 func (c *Conn) GetW(path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
 	fp, err := c.full(path)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := c.hasSession("get", path); err != nil {
 		return nil, nil, nil, err
 	}
 	type r struct {
@@ -542,6 +727,9 @@ func (c *Conn) Children(path string) ([]string, *zk.Stat, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := c.hasSession("children", path); err != nil {
+		return nil, nil, err
+	}
 	return deadline3(bg, c, "children", path, func() ([]string, *zk.Stat, error) { return c.raw.Children(fp) })
 }
 
@@ -549,6 +737,9 @@ func (c *Conn) Children(path string) ([]string, *zk.Stat, error) {
 func (c *Conn) ChildrenW(path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	fp, err := c.full(path)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := c.hasSession("children", path); err != nil {
 		return nil, nil, nil, err
 	}
 	type r struct {
@@ -566,10 +757,32 @@ func (c *Conn) ChildrenW(path string) ([]string, *zk.Stat, <-chan zk.Event, erro
 	return res.kids, res.stat, c.stripChan(res.ch), nil
 }
 
+// Sync makes the server the connection uses catch up with the ensemble's
+// leader: reads after it see every write the leader had committed (or had
+// proposed: the leader answers a sync once those are committed) when the
+// sync reached it. It returns the path (chroot-relative).
+func (c *Conn) Sync(path string) (string, error) {
+	fp, err := c.full(path)
+	if err != nil {
+		return "", err
+	}
+	if err := c.hasSession("sync", path); err != nil {
+		return "", err
+	}
+	p, err := deadline(bg, c, "sync", path, func() (string, error) { return c.raw.Sync(fp) })
+	if err != nil {
+		return "", err
+	}
+	return c.strip(p), nil
+}
+
 // Exists reports whether a node exists, and its stat.
 func (c *Conn) Exists(path string) (bool, *zk.Stat, error) {
 	fp, err := c.full(path)
 	if err != nil {
+		return false, nil, err
+	}
+	if err := c.hasSession("exists", path); err != nil {
 		return false, nil, err
 	}
 	return deadline3(bg, c, "exists", path, func() (bool, *zk.Stat, error) { return c.raw.Exists(fp) })
@@ -580,6 +793,9 @@ func (c *Conn) Exists(path string) (bool, *zk.Stat, error) {
 func (c *Conn) ExistsW(path string) (bool, *zk.Stat, <-chan zk.Event, error) {
 	fp, err := c.full(path)
 	if err != nil {
+		return false, nil, nil, err
+	}
+	if err := c.hasSession("exists", path); err != nil {
 		return false, nil, nil, err
 	}
 	type r struct {
@@ -670,6 +886,9 @@ func (c *Conn) Delete(path string, version int32) error {
 func (c *Conn) Multi(ops ...any) ([]zk.MultiResponse, error) {
 	if c.ro {
 		return nil, fmt.Errorf("%w: refusing to multi (%s)", ErrReadOnly, describeOps(ops))
+	}
+	if err := c.hasSession("multi", describeOps(ops)); err != nil {
+		return nil, err
 	}
 	prefixed := make([]any, len(ops))
 	first := ""

@@ -267,7 +267,7 @@ func TestConnectErrors(t *testing.T) {
 		t.Fatalf("unresolvable host: %v", err)
 	}
 	// A server that accepts TCP but never answers the handshake.
-	p := startProxy(t, zktest.Addr(t))
+	p := zktest.StartProxy(t, zktest.Addr(t))
 	p.Stall()
 	_, err = Connect(ctx, p.Addr(), Options{ConnectTimeout: time.Second, Logger: zktest.NewLogger(t)})
 	want := fmt.Sprintf("no session with %s within 1s", p.Addr())
@@ -287,7 +287,7 @@ func TestConnectErrors(t *testing.T) {
 // connection) makes requests fail with ErrTimeout after the deadline.
 func TestRequestDeadline(t *testing.T) {
 	base := zktest.Chroot(t)
-	p := startProxy(t, zktest.Addr(t))
+	p := zktest.StartProxy(t, zktest.Addr(t))
 	c := connect(t, p.Addr()+base[strings.Index(base, "/"):], Options{RequestTimeout: 500 * time.Millisecond, SessionTimeout: 30 * time.Second})
 	if _, err := c.Create("/n", []byte("1"), 0, open); err != nil {
 		t.Fatal(err)
@@ -418,7 +418,7 @@ func TestReadOnly(t *testing.T) {
 
 // TestSessionEvents: listeners see the connection's session states.
 func TestSessionEvents(t *testing.T) {
-	p := startProxy(t, zktest.Addr(t))
+	p := zktest.StartProxy(t, zktest.Addr(t))
 	c := connect(t, p.Addr(), Options{SessionTimeout: 10 * time.Second})
 	if c.State() != StateConnected || c.SessionID() == 0 {
 		t.Fatalf("state %v session %x", c.State(), c.SessionID())

@@ -14,6 +14,12 @@
 //   - errors that name the server and the request for connection problems
 //     (*OpError), while server answers (zk.ErrNoNode, …) come back unwrapped
 //     exactly as from *zk.Conn;
+//   - no request without a session: go-zookeeper would queue it and send it
+//     once a server is back, maybe after the caller gave up on it; Conn
+//     refuses it at once (*NoSessionError: what each server did, nothing
+//     sent), and a request that missed its deadline keeps its own result
+//     (OpError.Outcome), so that a write whose reply was lost can be found
+//     out;
 //   - digest authentication, TLS to a secureClientPort with client
 //     certificates (TLSFiles; a handshake that fails says why: wrong CA,
 //     refused or missing client certificate, a plaintext port), the
@@ -38,8 +44,12 @@
 // Batches, cut every 50 ms or 512 paths, and handed to the consumer one
 // receive at a time; while the consumer is busy events keep merging. The
 // first batch with events is a Reset carrying every node; after a session
-// expiry the mirror reloads and sends another Reset. Short disconnections
-// are resumed without a reload (the session and its watches survive).
+// expiry the mirror reloads and sends another Reset. Disconnections shorter
+// than the session timeout (a server or the leader of an ensemble dying, a
+// lost quorum regained) are resumed without a reload: the session and its
+// watches survive, and only what changed meanwhile is read again. A server
+// that leaves requests unanswered while the connection stays up is reported
+// as StateUnresponsive (MirrorOptions.StallAfter).
 //
 // A mirrored node's Stat is as of its last read. Its child fields
 // (Cversion, NumChildren, Pzxid) change without a data watch firing, so for

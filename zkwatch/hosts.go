@@ -102,70 +102,139 @@ func (hp *hostProvider) Connected() {
 }
 
 // dialTracker wraps the dialer and remembers, per address, why the last
-// dial failed (cleared by a successful dial), so that Connect can name the
-// address and the cause.
+// attempt failed: the dial (cleared by a successful dial), so that Connect
+// can name the address and the cause, or the session handshake (cleared
+// by a completed one), so that a refused write can say why there is no
+// session. It also keeps the connection in use, which tells how long the
+// server has been silent.
 type dialTracker struct {
 	dial   zk.Dialer
 	hs     time.Duration     // handshake timeout
 	names  map[string]string // resolved address → host name given
 	mu     sync.Mutex
 	errs   map[string]error
-	hints  map[string]string // address → why its session handshake failed
-	lastOK string            // address of the last successful dial
-	cert   string            // the TLS client certificate's subject ("" for none)
+	hsErrs map[string]error
+	// plainClosed: addresses that closed or reset a plaintext connection
+	// before answering the session handshake, as ZooKeeper's TLS port
+	// does with a plaintext client (and a server without quorum too).
+	plainClosed map[string]bool
+	lastOK      string // address of the last successful dial
+	cert        string // the TLS client certificate's subject ("" for none)
+
+	cur   atomic.Pointer[serverConn] // the latest connection dialled
+	heard atomic.Int64               // unix ns of the last bytes a session's server sent
 }
 
 func newDialTracker(d zk.Dialer, names map[string]string, handshake time.Duration, cert string) *dialTracker {
-	return &dialTracker{dial: d, hs: handshake, names: names, errs: map[string]error{}, hints: map[string]string{}, cert: cert}
+	return &dialTracker{dial: d, hs: handshake, names: names, errs: map[string]error{}, hsErrs: map[string]error{}, plainClosed: map[string]bool{}, cert: cert}
 }
 
 // Dial is the zk.Dialer go-zookeeper uses.
 func (t *dialTracker) Dial(network, addr string, timeout time.Duration) (net.Conn, error) {
 	c, err := t.dial(network, addr, timeout)
-	if err == nil {
-		_, isTLS := c.(*tls.Conn)
-		c = newHandshakeConn(c, t.hs, func(err error) { t.handshakeFailed(addr, isTLS, err) })
-	}
-	t.mu.Lock()
-	if err != nil {
-		t.errs[addr] = err
-	} else {
-		delete(t.errs, addr)
-		t.lastOK = addr
-	}
-	t.mu.Unlock()
-	return c, err
-}
-
-// handshakeFailed records why a connection failed before the session
-// handshake's reply. A TLS alert counts as a failed dial: with TLS 1.3 a
-// server refuses a client certificate only after the handshake, and
-// retrying will not change its mind. A plaintext connection the server
-// closes unanswered is a hint for the timeout message: it is what a TLS
-// port does with a plaintext client, and also what a server still starting
-// does, so it is not final.
-func (t *dialTracker) handshakeFailed(addr string, isTLS bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	switch {
-	case isTLS && isTLSAlert(err):
-		t.errs[addr] = &TLSError{Addr: addr, Err: err, ClientCert: t.cert}
-	case !isTLS && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)):
-		t.hints[addr] = t.name(addr) + " closed the connection without answering the session handshake " +
-			"(if it is ZooKeeper's secureClientPort, connect with TLS: --zk-tls-ca, --zk-tls-cert, --zk-tls-key)"
+	if err != nil {
+		t.errs[addr] = err
+		return nil, err
 	}
+	delete(t.errs, addr)
+	t.lastOK = addr
+	sc := newServerConn(c, t, addr)
+	t.cur.Store(sc)
+	return sc, nil
 }
 
-// hint returns a handshake failure hint for any of servers ("" if none).
-func (t *dialTracker) hint(servers []string) string {
+// handshakeDone records how a session handshake with addr ended.
+func (t *dialTracker) handshakeDone(addr string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err == nil {
+		delete(t.hsErrs, addr)
+		delete(t.plainClosed, addr)
+		return
+	}
+	t.hsErrs[addr] = err
+}
+
+func (t *dialTracker) notePlainClosed(addr string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.plainClosed[addr] = true
+}
+
+// secureHint is the advice for a connect that timed out when a server
+// closed plaintext connections unanswered ("" when none did).
+func (t *dialTracker) secureHint(servers []string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, s := range servers {
-		if h := t.hints[s]; h != "" {
-			return h
+		if t.plainClosed[s] {
+			return "if " + t.name(s) + " is ZooKeeper's secureClientPort, connect with TLS: --zk-tls-ca, --zk-tls-cert, --zk-tls-key"
 		}
 	}
 	return ""
+}
+
+// tlsRefused records a TLS alert read before the session handshake's
+// reply as a failed dial: with TLS 1.3 a server refuses a client
+// certificate only after the TLS handshake, and retrying will not change
+// its mind.
+func (t *dialTracker) tlsRefused(addr string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.errs[addr] = &TLSError{Addr: addr, Err: err, ClientCert: t.cert}
+}
+
+// problems says, for each address whose last attempt failed, why:
+// "127.0.0.1:2181: connect: connection refused".
+func (t *dialTracker) problems(servers []string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, s := range servers {
+		switch err := t.errs[s]; {
+		case err != nil:
+			out = append(out, t.name(s)+": "+dialCause(err))
+		case t.hsErrs[s] != nil:
+			out = append(out, t.name(s)+": "+t.hsErrs[s].Error())
+		}
+	}
+	return out
+}
+
+// silence is how long the server of the current connection has not sent
+// anything back since it was sent something (0 when it has answered
+// everything, or there is no connection).
+func (t *dialTracker) silence(now time.Time) time.Duration {
+	sc := t.cur.Load()
+	if sc == nil {
+		return 0
+	}
+	w := sc.waiting.Load()
+	if w == 0 {
+		return 0
+	}
+	return now.Sub(time.Unix(0, w))
+}
+
+// idle is how long nothing has been sent on the current connection (0
+// without one).
+func (t *dialTracker) idle(now time.Time) time.Duration {
+	sc := t.cur.Load()
+	if sc == nil {
+		return 0
+	}
+	return now.Sub(time.Unix(0, sc.wrote.Load()))
+}
+
+// lastHeard is when a server last sent anything within a session (zero
+// before the first session).
+func (t *dialTracker) lastHeard() time.Time {
+	if ns := t.heard.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
 }
 
 // name shows a resolved address with the host name it came from.
@@ -256,53 +325,105 @@ func tlsDialer(cfg *tls.Config, names map[string]string, handshake time.Duration
 	}
 }
 
-// handshakeConn bounds the session handshake. go-zookeeper waits for the
-// server's reply to its ConnectRequest for ten times 2/3 of the session
-// timeout (two minutes with Kafka's 18 s), and a server that accepted the
-// connection but never answers (seen with a ZooKeeper 3.8 that was still
-// loading its database after a restart: the connection stays open, unserved)
-// would stall the client that long. Until the reply has been read, every
-// read deadline go-zookeeper sets is clamped to the handshake deadline; after
-// that the connection is untouched.
-type handshakeConn struct {
+// Handshake failures, as a refused write reports them.
+var (
+	// errHandshakeClosed: the server accepted the connection and closed it
+	// before answering the session handshake. ZooKeeper does that while it
+	// has no quorum ("ZooKeeperServer not running"), and when it has seen
+	// less of the tree than the client has.
+	errHandshakeClosed = errors.New("accepted the connection and closed it before the session handshake (a ZooKeeper server does that while it has no quorum)")
+	// errHandshakeSilent: the server accepted the connection and never
+	// answered the handshake.
+	errHandshakeSilent = errors.New("accepted the connection but did not answer the session handshake")
+)
+
+// serverConn is one connection to a server. It bounds the session
+// handshake: go-zookeeper waits for the server's reply to its
+// ConnectRequest for ten times 2/3 of the session timeout (two minutes
+// with Kafka's 18 s), and a server that accepted the connection but never
+// answers (seen with a ZooKeeper 3.8 that was still loading its database
+// after a restart: the connection stays open, unserved) would stall the
+// client that long. Until the reply has been read, every read deadline
+// go-zookeeper sets is clamped to the handshake deadline; after that the
+// deadlines are untouched. It also notes how the handshake ended, and
+// when the server last answered what it was sent.
+type serverConn struct {
 	net.Conn
+	t        *dialTracker
+	addr     string
+	isTLS    bool
 	deadline time.Time
 	done     atomic.Bool
 	hdr      [4]byte
-	got      int         // reply bytes read so far (header included)
-	failed   func(error) // a read failed before the reply was complete
+	got      int // reply bytes read so far (header included)
+	// waiting is the unix ns of the first write not followed by a read
+	// (0: every write answered); wrote that of the last write.
+	waiting atomic.Int64
+	wrote   atomic.Int64
 }
 
-func newHandshakeConn(c net.Conn, timeout time.Duration, failed func(error)) *handshakeConn {
-	h := &handshakeConn{Conn: c, deadline: time.Now().Add(timeout), failed: failed}
+func newServerConn(c net.Conn, t *dialTracker, addr string) *serverConn {
+	_, isTLS := c.(*tls.Conn)
+	h := &serverConn{Conn: c, t: t, addr: addr, isTLS: isTLS, deadline: time.Now().Add(t.hs)}
 	_ = c.SetReadDeadline(h.deadline)
 	return h
 }
 
 // Read is net.Conn's; it follows the reply's length prefix to tell when the
 // handshake is over. Reads come from one goroutine at a time.
-func (h *handshakeConn) Read(p []byte) (int, error) {
+func (h *serverConn) Read(p []byte) (int, error) {
 	n, err := h.Conn.Read(p)
-	if err != nil && h.failed != nil && !h.done.Load() {
-		h.failed(err)
+	if n > 0 {
+		h.waiting.Store(0)
 	}
-	if !h.done.Load() {
-		for _, b := range p[:n] {
-			if h.got < 4 {
-				h.hdr[h.got] = b
-			}
-			h.got++
-			if h.got >= 4 && h.got-4 >= int(binary.BigEndian.Uint32(h.hdr[:])) {
-				h.done.Store(true)
-				break
-			}
+	if h.done.Load() {
+		if n > 0 {
+			h.t.heard.Store(time.Now().UnixNano())
+		}
+		return n, err
+	}
+	for _, b := range p[:n] {
+		if h.got < 4 {
+			h.hdr[h.got] = b
+		}
+		h.got++
+		if h.got >= 4 && h.got-4 >= int(binary.BigEndian.Uint32(h.hdr[:])) {
+			h.done.Store(true)
+			h.t.handshakeDone(h.addr, nil)
+			h.t.heard.Store(time.Now().UnixNano())
+			return n, err
+		}
+	}
+	if err != nil {
+		var ne net.Error
+		switch {
+		case h.isTLS && isTLSAlert(err):
+			h.t.tlsRefused(h.addr, err)
+		case errors.As(err, &ne) && ne.Timeout():
+			h.t.handshakeDone(h.addr, fmt.Errorf("%w within %s", errHandshakeSilent, h.t.hs))
+		case errors.Is(err, io.EOF):
+			h.t.handshakeDone(h.addr, errHandshakeClosed)
+		default:
+			h.t.handshakeDone(h.addr, fmt.Errorf("connection lost before the session handshake: %w", err))
+		}
+		if !h.isTLS && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
+			h.t.notePlainClosed(h.addr)
 		}
 	}
 	return n, err
 }
 
+// Write is net.Conn's; it notes when the server was sent something it has
+// not answered yet.
+func (h *serverConn) Write(p []byte) (int, error) {
+	now := time.Now().UnixNano()
+	h.waiting.CompareAndSwap(0, now)
+	h.wrote.Store(now)
+	return h.Conn.Write(p)
+}
+
 // SetReadDeadline is net.Conn's, clamped during the handshake.
-func (h *handshakeConn) SetReadDeadline(t time.Time) error {
+func (h *serverConn) SetReadDeadline(t time.Time) error {
 	if !h.done.Load() && (t.IsZero() || t.After(h.deadline)) {
 		t = h.deadline
 	}
@@ -310,17 +431,21 @@ func (h *handshakeConn) SetReadDeadline(t time.Time) error {
 }
 
 // SetDeadline is net.Conn's, clamped during the handshake.
-func (h *handshakeConn) SetDeadline(t time.Time) error {
-	if err := h.Conn.SetWriteDeadline(t); err != nil {
+func (h *serverConn) SetDeadline(t time.Time) error {
+	if err := h.SetWriteDeadline(t); err != nil {
 		return err
 	}
 	return h.SetReadDeadline(t)
 }
 
 // handshakeTimeout is how long a server may take to answer the session
-// handshake: 2/3 of the session timeout (go-zookeeper's receive timeout),
-// at most 5 s and at least 500 ms. A healthy server answers in
-// milliseconds; go-zookeeper retries after a timeout.
+// handshake: a third of the session timeout, at most 5 s and at least
+// 500 ms. A healthy server answers in milliseconds; go-zookeeper retries
+// after a timeout, with the next server. A third, not go-zookeeper's 2/3
+// receive timeout: the session must outlive the attempts on two silent
+// servers of a three-server ensemble and go-zookeeper's one-second pause
+// before it tries the list again (two silent servers at 2/3 each expired
+// an 8 s session before the client reached the live one).
 func handshakeTimeout(session time.Duration) time.Duration {
-	return min(max(session*2/3, 500*time.Millisecond), 5*time.Second)
+	return min(max(session/3, 500*time.Millisecond), 5*time.Second)
 }

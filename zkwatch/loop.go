@@ -169,6 +169,7 @@ func (m *Mirror) loop() {
 			if m.state == StateConnected {
 				m.flushRetries()
 			}
+			m.checkStall()
 			m.mu.Unlock()
 		}
 	}
@@ -273,10 +274,47 @@ func capStates(s []State) []State {
 
 func (m *Mirror) addState(s State) {
 	m.state = s
+	m.stalled = false
+	m.emitState(s)
+}
+
+// emitState reports s in the next batch.
+func (m *Mirror) emitState(s State) {
 	if n := len(m.states); n > 0 && m.states[n-1] == s {
 		return
 	}
 	m.states = capStates(append(m.states, s))
+}
+
+// checkStall reports StateUnresponsive while the session's server leaves
+// what it was sent unanswered for StallAfter or more, and StateConnected
+// once it answers again. go-zookeeper keeps such a connection until its
+// receive timeout; the data shown meanwhile may be stale. A stall shows
+// only once something was sent: go-zookeeper pings an idle connection
+// every third of the session timeout, so after half of StallAfter without
+// a request the mirror asks the server something (whether "/" exists).
+func (m *Mirror) checkStall() {
+	if m.opts.StallAfter < 0 {
+		return
+	}
+	if m.state == StateConnected && m.conn.idle() >= m.opts.StallAfter/2 && m.probing.CompareAndSwap(false, true) {
+		go func() {
+			defer m.probing.Store(false)
+			if full, err := m.conn.full("/"); err == nil {
+				_, _, _ = m.conn.raw.Exists(full)
+			}
+		}()
+	}
+	stalled := m.state == StateConnected && m.conn.Silence() >= m.opts.StallAfter
+	if stalled == m.stalled {
+		return
+	}
+	m.stalled = stalled
+	if stalled {
+		m.emitState(StateUnresponsive)
+	} else if m.state == StateConnected {
+		m.emitState(StateConnected)
+	}
 }
 
 func (m *Mirror) flushRetries() {

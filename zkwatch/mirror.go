@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -82,9 +83,11 @@ type Mirror struct {
 	loadAt   time.Time
 	stats    Stats
 
-	co     coalescer
-	states []State
-	frozen *Batch // cut and waiting for the consumer
+	co      coalescer
+	states  []State
+	frozen  *Batch // cut and waiting for the consumer
+	stalled bool   // StateUnresponsive is the last state reported
+	probing atomic.Bool
 
 	handled uint64 // replies handled, so tests can wait for one
 }
@@ -122,6 +125,9 @@ func newMirror(c *Conn, client zkClient, state State, shape Shape, opts MirrorOp
 	}
 	if opts.FlushEvents <= 0 {
 		opts.FlushEvents = 512
+	}
+	if opts.StallAfter == 0 {
+		opts.StallAfter = DefaultStallAfter
 	}
 	m := &Mirror{
 		conn:    c,
@@ -170,6 +176,7 @@ func (m *Mirror) Stats() Stats {
 	defer m.mu.Unlock()
 	s := m.stats
 	s.Tracked = len(m.nodes)
+	s.LastHeard = m.conn.LastHeard()
 	return s
 }
 

@@ -294,7 +294,12 @@ func converge(t testing.TB, c *Conn, m *Mirror, r *replica, s Shape) {
 
 func startMirror(t testing.TB, c *Conn, s Shape) (*Mirror, *replica) {
 	t.Helper()
-	m, err := NewMirror(c, s, MirrorOptions{})
+	return startMirrorWith(t, c, s, MirrorOptions{})
+}
+
+func startMirrorWith(t testing.TB, c *Conn, s Shape, o MirrorOptions) (*Mirror, *replica) {
+	t.Helper()
+	m, err := NewMirror(c, s, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -699,7 +704,7 @@ func TestMirrorSlowConsumer(t *testing.T) {
 func TestMirrorDisconnect(t *testing.T) {
 	cs := zktest.Chroot(t)
 	chroot := cs[strings.Index(cs, "/"):]
-	p := startProxy(t, zktest.Addr(t))
+	p := zktest.StartProxy(t, zktest.Addr(t))
 	c := connect(t, p.Addr()+chroot, Options{SessionTimeout: 15 * time.Second})
 	direct := connect(t, cs, Options{})
 	s := newSim(t, direct, 7)
@@ -813,6 +818,25 @@ func churn(c *Conn, tree map[string]Node) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
+// registerProbe registers broker 99 through c's session (an ephemeral
+// znode): it vanishes when the session expires.
+func registerProbe(t testing.TB, c *Conn) {
+	t.Helper()
+	if _, err := c.Create("/brokers/ids/99", []byte(`{"version":5}`), zk.FlagEphemeral, open); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitExpired waits, through another session, until the server has
+// expired the session that registered the probe.
+func waitExpired(t testing.TB, direct *Conn) {
+	t.Helper()
+	waitFor(t, "the session to expire on the server", 20*time.Second, func() bool {
+		ok, _, err := direct.Exists("/brokers/ids/99")
+		return err == nil && !ok
+	})
+}
+
 // TestMirrorSessionExpiry: the mirror's connection is cut until the server
 // expires its session. The mirror then reloads from scratch and sends a
 // reset: it converges, and the expired session's ephemeral node is gone.
@@ -821,7 +845,7 @@ func churn(c *Conn, tree map[string]Node) (stop func()) {
 // is what a long-running TUI depends on most.
 func TestMirrorSessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.Options{TickTime: 500})
-	p := startProxy(t, srv.Addr())
+	p := zktest.StartProxy(t, srv.Addr())
 	c := connect(t, p.Addr(), Options{SessionTimeout: time.Second})
 	direct := connect(t, srv.Addr(), Options{SessionTimeout: 10 * time.Second})
 	s := newSim(t, direct, 5)
@@ -829,9 +853,7 @@ func TestMirrorSessionExpiry(t *testing.T) {
 		s.step()
 	}
 	// A broker registered through the mirror's session: it must vanish.
-	if _, err := c.Create("/brokers/ids/99", []byte(`{"version":5}`), zk.FlagEphemeral, open); err != nil {
-		t.Fatal(err)
-	}
+	registerProbe(t, c)
 	shape := kafkaShape()
 	m, r := startMirror(t, c, shape)
 	converge(t, direct, m, r, shape)
@@ -840,10 +862,7 @@ func TestMirrorSessionExpiry(t *testing.T) {
 	}
 	sid := c.SessionID()
 	p.Cut()
-	waitFor(t, "the session to expire on the server", 20*time.Second, func() bool {
-		ok, _, err := direct.Exists("/brokers/ids/99")
-		return err == nil && !ok
-	})
+	waitExpired(t, direct)
 	for range 40 {
 		s.step()
 	}

@@ -22,6 +22,13 @@ const (
 	// StateExpired: the server expired the session. Its ephemeral nodes and
 	// watches are gone; go-zookeeper creates a new session next.
 	StateExpired
+	// StateUnresponsive: the session is there, but its server has not
+	// answered what it was sent for a while (MirrorOptions.StallAfter):
+	// nothing it reported since may have reached the client. Only a
+	// Mirror reports it (go-zookeeper notices a stall only when its
+	// receive timeout, 2/3 of the session timeout, drops the connection);
+	// StateConnected follows when the server answers again.
+	StateUnresponsive
 )
 
 // String names the state for a status line.
@@ -35,6 +42,8 @@ func (s State) String() string {
 		return "connected"
 	case StateExpired:
 		return "session expired"
+	case StateUnresponsive:
+		return "unresponsive"
 	}
 	return "unknown"
 }

@@ -124,7 +124,15 @@ type Stats struct {
 	Retries  int64         // requests re-issued after a connection loss
 	Errors   int64         // requests that failed for another reason; logged
 	Denied   int64         // reads ZooKeeper refused for want of READ (NoAuth); the nodes are marked (Access)
+	// LastHeard is when the server last sent anything within a session:
+	// what the mirror holds was current as of then (Conn.LastHeard).
+	LastHeard time.Time
 }
+
+// DefaultStallAfter is MirrorOptions.StallAfter's default: well above a
+// round trip, well below go-zookeeper's receive timeout (12 s with Kafka's
+// 18 s session timeout).
+const DefaultStallAfter = 3 * time.Second
 
 // MirrorOptions tune a Mirror. The zero value is usable.
 type MirrorOptions struct {
@@ -138,6 +146,11 @@ type MirrorOptions struct {
 	// events (default 512). It is not a cap: a batch can be larger when the
 	// consumer is slow, since events keep merging until it receives.
 	FlushEvents int
+	// StallAfter is how long the server may leave what it was sent
+	// unanswered before the mirror reports StateUnresponsive (default
+	// DefaultStallAfter; negative: never). A healthy server answers every
+	// request and ping within a round trip.
+	StallAfter time.Duration
 	// Once reads the tree without setting watches: the first batch is
 	// complete and none follows unless the session is lost. One-shot
 	// readers (ktopo topics describe) save the server and the client a

@@ -55,6 +55,7 @@ func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, 
 	bw := bufio.NewWriter(out)
 	defer bw.Flush()
 	loaded := false
+	var printed zkwatch.State = -1 // the last connection state printed
 	for {
 		b, changes, err := w.Next(ctx)
 		if err != nil {
@@ -65,6 +66,10 @@ func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, 
 		}
 		now := time.Now()
 		for _, st := range b.States {
+			if !newConnectionState(printed, st) {
+				continue
+			}
+			printed = st
 			writeEvent(bw, now, asJSON, connectionEvent{st})
 		}
 		// The first load describes the state, not changes: shown only on request.
@@ -81,6 +86,17 @@ func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, 
 			return err
 		}
 	}
+}
+
+// newConnectionState reports whether st is worth a line after prev: while
+// go-zookeeper tries server after server, its states alternate between
+// connecting and disconnected once per attempt (dozens of lines in a
+// failover); one line says the connection is lost (or the session
+// expired) until it is back.
+func newConnectionState(prev, st zkwatch.State) bool {
+	lost := func(s zkwatch.State) bool { return s == zkwatch.StateDisconnected || s == zkwatch.StateConnecting }
+	wasLost := lost(prev) || prev == zkwatch.StateExpired
+	return st != prev && (!lost(st) || !wasLost)
 }
 
 // connectionEvent is a connection state change, printed as kind "connection".

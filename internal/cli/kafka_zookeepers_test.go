@@ -298,7 +298,7 @@ func runKafkaScenario(t *testing.T, version, server, serverVersion string) {
 	done = step("cut every connection: sessions resume, watches restored")
 	owners := registrationOwners(t, raw)
 	before := rec.Ops()[101]
-	rec.Cut()
+	rec.Drop()
 	waitFor(t, "the brokers and ktopo to restore their watches", 30*time.Second, func() bool { return rec.Ops()[101] >= before+4 })
 	if got := registrationOwners(t, raw); !maps.Equal(got, owners) {
 		t.Errorf("registrations after the cut %v, want the same sessions %v", got, owners)

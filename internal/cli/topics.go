@@ -188,7 +188,7 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 		return nil
 	}
 	start := time.Now()
-	if err := cluster.CreateTopic(conn, plan); err != nil {
+	if err := createTopic(ctx, c.ErrOrStderr(), conn, plan, f.timeout); err != nil {
 		if f.ifNotExists && cluster.ErrorClass(err) == cluster.ClassTopicExists {
 			return nil
 		}
@@ -199,6 +199,36 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 		return nil
 	}
 	return waitOnline(ctx, w, plan.Name, plan.Assignment(), f.timeout, start, out)
+}
+
+// createTopic writes the plan. When the write gets no reply (the
+// connection failed, the deadline passed), it finds out what happened,
+// within timeout: it says so on errOut, waits for the late reply or for
+// the session to come back, and reads back. A topic found exactly as
+// planned is a success; one not found is an error saying nothing was
+// written; one that cannot be found out is an error saying so.
+func createTopic(ctx context.Context, errOut io.Writer, conn cluster.ZK, plan *cluster.TopicPlan, timeout time.Duration) error {
+	err := cluster.CreateTopic(conn, plan)
+	if !cluster.MaybeWritten(err) {
+		return err
+	}
+	fmt.Fprintf(errOut, "No reply to the write (%v); finding out whether it was applied…\n", err)
+	vctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	o := cluster.VerifyCreate(vctx, conn, plan, err)
+	switch {
+	case !o.Known:
+		return fmt.Errorf("the outcome is unknown: %w. A multi is applied whole or not at all: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
+			o.Err, plan.Name, plan.Name)
+	case o.Applied:
+		fmt.Fprintf(errOut, "The write was applied (%s): topic %s exists exactly as planned.\n", o.How, plan.Name)
+		return nil
+	case o.Err != nil && cluster.ErrorClass(o.Err) != "":
+		return o.Err
+	case o.Err != nil:
+		return fmt.Errorf("topic %s was not created (%s: %w); nothing was written", plan.Name, o.How, o.Err)
+	}
+	return fmt.Errorf("topic %s was not created (%s: it does not exist); nothing was written", plan.Name, o.How)
 }
 
 // waitOnline follows the live model until every partition of assignment

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ktopo/ktopo/internal/kafkatest"
@@ -17,6 +18,10 @@ func TestZooKeeperVersions(t *testing.T) {
 	core := "^(TestDescribe|TestListAndBrokers|TestCreateValidation|TestCreateRackModes|TestCreateWritesKafkasZnodes|" +
 		"TestCreateValidateOnlyAndReadOnly|TestCreateIsAtomic|TestCreateWaitsUntilOnline|TestCreateTimeoutSaysWhy|" +
 		"TestDelete|TestChrootIsolation|TestDigestAuth|TestEventsStream|TestEventsText|TestSandboxOnZooKeeper)$"
+	if !testing.Short() {
+		// And ktopo events through an ensemble's failovers.
+		core = strings.TrimSuffix(core, ")$") + "|TestEventsOnEnsemble|TestCreateNoReply)$"
+	}
 	for _, v := range []string{kafkatest.ZooKeeper35, kafkatest.ZooKeeper39} {
 		t.Run(v, func(t *testing.T) { kafkatest.OnZooKeeper(t, v, core) })
 	}

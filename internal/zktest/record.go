@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,18 +18,14 @@ import (
 // sends an operation a server version lacks. It reads the client-to-server
 // stream frame by frame (the ConnectRequest first, then request headers:
 // xid, opcode) and forwards every byte unchanged; four-letter words pass
-// through and are counted by word.
+// through and are counted by word. It is a Proxy: its faults work too.
 type Recorder struct {
-	ln     net.Listener
-	target string
+	*Proxy
 
 	mu      sync.Mutex
 	ops     map[int32]int
 	details map[string]int
 	words   map[string]int
-	conns   []net.Conn
-	closed  bool
-	blocked bool
 }
 
 // Record starts a Recorder in front of target (host:port) for one test;
@@ -46,49 +41,27 @@ func Record(t testing.TB, target string) *Recorder {
 }
 
 // NewRecorder starts a Recorder in front of target on a free loopback port.
+// It is a Proxy whose client streams are read frame by frame on the side.
 func NewRecorder(target string) (*Recorder, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	r := &Recorder{ops: map[int32]int{}, details: map[string]int{}, words: map[string]int{}}
+	p, err := newProxy(target, r.tap)
 	if err != nil {
 		return nil, err
 	}
-	r := &Recorder{ln: ln, target: target, ops: map[int32]int{}, details: map[string]int{}, words: map[string]int{}}
-	go r.serve()
+	r.Proxy = p
 	return r, nil
 }
 
-// Addr is the proxy's "127.0.0.1:PORT", to give clients instead of the server's.
-func (r *Recorder) Addr() string { return r.ln.Addr().String() }
-
-// Close stops the proxy and closes every proxied connection.
-func (r *Recorder) Close() {
-	r.mu.Lock()
-	r.closed = true
-	conns := r.conns
-	r.conns = nil
-	r.mu.Unlock()
-	_ = r.ln.Close()
-	for _, c := range conns {
-		_ = c.Close()
-	}
-}
-
-// Cut closes every proxied connection (the clients reconnect).
-func (r *Recorder) Cut() {
-	r.mu.Lock()
-	conns := r.conns
-	r.conns = nil
-	r.mu.Unlock()
-	for _, c := range conns {
-		_ = c.Close()
-	}
-}
-
-// Block refuses (true) or accepts again (false) new connections; with Cut
-// it makes a network partition between the clients and the server.
-func (r *Recorder) Block(b bool) {
-	r.mu.Lock()
-	r.blocked = b
-	r.mu.Unlock()
+// tap returns the writer one connection's client stream is copied to: a
+// pipe read by a goroutine that notes each frame.
+func (r *Recorder) tap() io.WriteCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		r.observe(pr)
+		// Whatever follows an unparsable frame is drained unread.
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	return pw
 }
 
 // Ops returns how many requests of each opcode went through; the
@@ -164,48 +137,8 @@ func (r *Recorder) Unsupported(version string) []int32 {
 	return out
 }
 
-func (r *Recorder) serve() {
-	for {
-		c, err := r.ln.Accept()
-		if err != nil {
-			return
-		}
-		r.mu.Lock()
-		refuse := r.closed || r.blocked
-		r.mu.Unlock()
-		if refuse {
-			_ = c.Close()
-			continue
-		}
-		s, err := net.Dial("tcp", r.target)
-		if err != nil {
-			_ = c.Close()
-			continue
-		}
-		r.mu.Lock()
-		if r.closed {
-			r.mu.Unlock()
-			_ = c.Close()
-			_ = s.Close()
-			return
-		}
-		r.conns = append(r.conns, c, s)
-		r.mu.Unlock()
-		go func() {
-			r.forward(s, c)
-			_ = s.Close()
-			_ = c.Close()
-		}()
-		go func() {
-			_, _ = io.Copy(c, s)
-			_ = c.Close()
-			_ = s.Close()
-		}()
-	}
-}
-
-// forward copies the client's stream to the server, noting each frame.
-func (r *Recorder) forward(dst io.Writer, src io.Reader) {
+// observe reads a client's stream, noting each frame.
+func (r *Recorder) observe(src io.Reader) {
 	br := bufio.NewReaderSize(src, 64<<10)
 	var hdr [4]byte
 	first := true
@@ -217,19 +150,11 @@ func (r *Recorder) forward(dst io.Writer, src io.Reader) {
 			r.mu.Lock()
 			r.words[string(hdr[:])]++
 			r.mu.Unlock()
-			if _, err := dst.Write(hdr[:]); err != nil {
-				return
-			}
-			_, _ = io.Copy(dst, br)
 			return
 		}
 		n := int(binary.BigEndian.Uint32(hdr[:]))
 		if n < 0 || n > 64<<20 {
-			// Not a frame we can follow: pass the rest on as it is.
-			if _, err := dst.Write(hdr[:]); err == nil {
-				_, _ = io.Copy(dst, br)
-			}
-			return
+			return // not a frame we can follow
 		}
 		body := make([]byte, n)
 		if _, err := io.ReadFull(br, body); err != nil {
@@ -248,12 +173,6 @@ func (r *Recorder) forward(dst io.Writer, src io.Reader) {
 			r.details[d]++
 		}
 		r.mu.Unlock()
-		if _, err := dst.Write(hdr[:]); err != nil {
-			return
-		}
-		if _, err := dst.Write(body); err != nil {
-			return
-		}
 	}
 }
 

@@ -60,6 +60,7 @@ func Main(m *testing.M, after ...func()) {
 
 func run(m *testing.M, after []func()) int {
 	ReapStale()
+	defer stopSharedEnsemble()
 	srv, err := Start(Options{})
 	switch {
 	case err == nil:
@@ -133,7 +134,13 @@ var chrootSeq struct {
 // tests sharing one server never see each other's data.
 func Chroot(t testing.TB) string {
 	t.Helper()
-	addr := Addr(t)
+	return chrootOn(t, Addr(t))
+}
+
+// chrootOn creates a fresh chroot for t on the servers of addr and returns
+// addr rooted there.
+func chrootOn(t testing.TB, addr string) string {
+	t.Helper()
 	chrootSeq.Lock()
 	chrootSeq.n++
 	n := chrootSeq.n
@@ -188,11 +195,11 @@ func CreateWith(conn Creator, path string, data []byte) error {
 	return nil
 }
 
-// Connect opens a plain go-zookeeper connection to addr (host:port, no
-// chroot), waits for the session and closes it when the test ends.
+// Connect opens a plain go-zookeeper connection to addr (host:port, or
+// several separated by commas; no chroot), waits for the session and closes it when the test ends.
 func Connect(t testing.TB, addr string) *zk.Conn {
 	t.Helper()
-	conn, ev, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(NewLogger(t)))
+	conn, ev, err := zk.Connect(strings.Split(addr, ","), 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(NewLogger(t)))
 	if err != nil {
 		t.Fatalf("zktest: connect %s: %v", addr, err)
 	}
@@ -251,6 +258,9 @@ type Server struct {
 	tls        *TLS
 	jvmFlags   []string
 	ownsDir    bool
+	// env is added to the script's environment (an ensemble member's id,
+	// peers and limits).
+	env []string
 }
 
 // Addr is the server's "127.0.0.1:PORT".
@@ -283,14 +293,21 @@ func (s *Server) Log() string {
 func StartServer(t testing.TB, o Options) *Server {
 	t.Helper()
 	s, err := Start(o)
+	skipOrFail(t, err)
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// skipOrFail skips t when Apache ZooKeeper is not installed (a failure
+// under CI=true) and fails it on any other error.
+func skipOrFail(t testing.TB, err error) {
+	t.Helper()
 	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") != "true" {
 		t.Skip("skipping: " + err.Error())
 	}
 	if err != nil {
 		t.Fatalf("zktest: %v", err)
 	}
-	t.Cleanup(s.Stop)
-	return s
 }
 
 // Start starts an Apache ZooKeeper server: Debian's, or the one of
@@ -299,36 +316,14 @@ func Start(o Options) (*Server, error) {
 	if o.Classpath == "" {
 		o.Classpath = os.Getenv(ClasspathEnv)
 	}
-	script, err := Script()
-	if err != nil {
+	if err := checkInstalled(o.Classpath); err != nil {
 		return nil, err
-	}
-	check := exec.Command(script, "check")
-	if o.Classpath != "" {
-		check.Env = append(os.Environ(), "ZK_CLASSPATH="+o.Classpath)
-	}
-	if out, err := check.CombinedOutput(); err != nil {
-		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == 3 {
-			return nil, ErrNotInstalled
-		}
-		return nil, fmt.Errorf("%s check: %v: %s", script, err, out)
 	}
 	s := &Server{dir: o.Dir, tick: o.TickTime, port: o.Port, classpath: o.Classpath, tls: o.TLS, jvmFlags: o.JVMFlags}
-	if s.dir == "" {
-		base := baseDir()
-		if err := os.MkdirAll(base, 0o755); err != nil {
-			return nil, err
-		}
-		d, err := os.MkdirTemp(base, strconv.Itoa(os.Getpid())+"-")
-		if err != nil {
-			return nil, err
-		}
-		s.dir, s.ownsDir = d, true
-	}
-	// The owner file lets a later run tell whether this server is orphaned.
-	if err := os.WriteFile(filepath.Join(s.dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+	if err := s.prepareDir(); err != nil {
 		return nil, err
 	}
+	var err error
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		if o.Port == 0 {
@@ -352,6 +347,44 @@ func Start(o Options) (*Server, error) {
 		_ = os.RemoveAll(s.dir)
 	}
 	return nil, lastErr
+}
+
+// checkInstalled runs the script's check: ErrNotInstalled when Java or the
+// jars are missing.
+func checkInstalled(classpath string) error {
+	script, err := Script()
+	if err != nil {
+		return err
+	}
+	check := exec.Command(script, "check")
+	if classpath != "" {
+		check.Env = append(os.Environ(), "ZK_CLASSPATH="+classpath)
+	}
+	if out, err := check.CombinedOutput(); err != nil {
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == 3 {
+			return ErrNotInstalled
+		}
+		return fmt.Errorf("%s check: %w: %s", script, err, out)
+	}
+	return nil
+}
+
+// prepareDir creates the server's directory (a fresh one under the shared
+// base when none was given) and its owner file, which lets a later run
+// tell whether the server is orphaned.
+func (s *Server) prepareDir() error {
+	if s.dir == "" {
+		base := baseDir()
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			return err
+		}
+		d, err := os.MkdirTemp(base, strconv.Itoa(os.Getpid())+"-")
+		if err != nil {
+			return err
+		}
+		s.dir, s.ownsDir = d, true
+	}
+	return os.WriteFile(filepath.Join(s.dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 }
 
 func (s *Server) start() error {
@@ -378,10 +411,11 @@ func (s *Server) start() error {
 	if len(s.jvmFlags) > 0 {
 		cmd.Env = append(cmd.Env, "ZK_JVM_OPTS="+strings.Join(s.jvmFlags, " "))
 	}
+	cmd.Env = append(cmd.Env, s.env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("zk-test-server start %d %s: %v: %s", s.port, s.dir, err, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("zk-test-server start %d %s: %w: %s", s.port, s.dir, err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
 }

@@ -29,6 +29,7 @@
 package create
 
 import (
+	"context"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -73,7 +74,7 @@ const (
 	stageWriting        // the multi is in flight
 	stageProgress       // written; waiting for the controller
 	stageDone           // every partition has a leader
-	stageFailed         // the write failed: nothing was written
+	stageFailed         // the write failed: nothing was written, or it is not known
 )
 
 // Model is the wizard.
@@ -250,6 +251,9 @@ func (m *Model) TaskStatus() (string, nav.TaskState) {
 	name := m.form.in[fName].Value()
 	switch m.stage {
 	case stageWriting:
+		if m.tr != nil && m.tr.lostErr != nil {
+			return "Creating topic " + name + ": no reply to the write, reading back…", nav.TaskRunning
+		}
 		return "Creating topic " + name + ": writing…", nav.TaskRunning
 	case stageProgress:
 		pr := m.tr.pr
@@ -282,6 +286,14 @@ type (
 	topicCreatedMsg struct{ took time.Duration }
 	// createFailedMsg: the multi failed; nothing was written.
 	createFailedMsg struct{ err error }
+	// replyLostMsg: the multi failed with an open outcome (its reply was
+	// lost); the wizard reads back to find out.
+	replyLostMsg struct {
+		err  error
+		took time.Duration
+	}
+	// verifiedMsg: what became of a multi whose reply was lost.
+	verifiedMsg struct{ o cluster.Outcome }
 	// opsDescribedMsg: what the multi would write now (the `w` view).
 	opsDescribedMsg struct {
 		plan  *cluster.TopicPlan
@@ -361,6 +373,22 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		}
 		m.stage = stageFailed
 		m.tr.fail(msg.err)
+	case replyLostMsg:
+		if m.stage != stageWriting {
+			return nil, nil
+		}
+		m.tr.replyLost(msg.err, msg.took)
+		return m.verify(msg.err), nil
+	case verifiedMsg:
+		if m.stage != stageWriting {
+			return nil, nil
+		}
+		m.tr.verified(msg.o)
+		if !msg.o.Known || !msg.o.Applied {
+			m.stage = stageFailed
+			return nil, nil
+		}
+		return m.update(topicCreatedMsg{took: m.tr.took})
 	case opsDescribedMsg:
 		if msg.plan == m.pv.plan {
 			m.pv.setOps(msg.lines, msg.err)
@@ -667,11 +695,29 @@ func (m *Model) create() tea.Cmd {
 	write := func() tea.Msg {
 		start := now()
 		if err := cluster.CreateTopic(z, shown); err != nil {
+			if cluster.MaybeWritten(err) {
+				return nav.TaskMsg{Task: id, Msg: replyLostMsg{err, now().Sub(start)}}
+			}
 			return nav.TaskMsg{Task: id, Msg: createFailedMsg{err}}
 		}
 		return nav.TaskMsg{Task: id, Msg: topicCreatedMsg{took: now().Sub(start)}}
 	}
 	return tea.Batch(write, m.tick())
+}
+
+// verifyTimeout bounds finding out what became of a creation whose reply
+// was lost: the session's return, then a read back.
+const verifyTimeout = time.Minute
+
+// verify finds out what became of the creation whose reply was lost:
+// I/O, so a Cmd.
+func (m *Model) verify(err error) tea.Cmd {
+	z, plan, id := m.opt.Writer, m.tr.plan, m.id
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
+		defer cancel()
+		return nav.TaskMsg{Task: id, Msg: verifiedMsg{cluster.VerifyCreate(ctx, z, plan, err)}}
+	}
 }
 
 // brokerChange says how the registered brokers of two plans differ.

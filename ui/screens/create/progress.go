@@ -28,19 +28,23 @@ type tracker struct {
 	// while not reached.
 	onlineAt, insyncAt []int64
 
-	sent   time.Time     // local clock: when the write was sent
-	now    time.Time     // local clock: the last observation or tick
-	took   time.Duration // the multi's round trip
-	wrote  bool
-	err    error
-	ctime  int64 // the topic znode's ctime (ms), 0 until seen
-	pr     cluster.Progress
-	isDone bool
-	doneIn int64 // ms from the write to the last partition online
-	syncIn int64 // ms to the last partition in sync, -1 while not
-	first  int64 // ms to the first partition online, -1 while none
-	ctrl   int   // the controller's broker id, -1 none
-	seen   bool  // the mirror has shown the topic
+	sent  time.Time     // local clock: when the write was sent
+	now   time.Time     // local clock: the last observation or tick
+	took  time.Duration // the multi's round trip
+	wrote bool
+	err   error
+	// lostErr is the write's error when its reply was lost; outcome what
+	// reading back found (nil until then).
+	lostErr error
+	outcome *cluster.Outcome
+	ctime   int64 // the topic znode's ctime (ms), 0 until seen
+	pr      cluster.Progress
+	isDone  bool
+	doneIn  int64 // ms from the write to the last partition online
+	syncIn  int64 // ms to the last partition in sync, -1 while not
+	first   int64 // ms to the first partition online, -1 while none
+	ctrl    int   // the controller's broker id, -1 none
+	seen    bool  // the mirror has shown the topic
 
 	// what the last observation saw (see observe)
 	observed  bool
@@ -106,6 +110,46 @@ func (t *tracker) written(took time.Duration) {
 }
 
 func (t *tracker) fail(err error) { t.err = err }
+
+// replyLost: the write failed with an open outcome after took; the
+// wizard finds out.
+func (t *tracker) replyLost(err error, took time.Duration) { t.lostErr, t.took = err, took }
+
+// verified records what reading back found: unless applied, the write
+// failed (its error is the late answer, what exists instead, or the
+// lost reply's).
+func (t *tracker) verified(o cluster.Outcome) {
+	t.outcome = &o
+	if o.Known && o.Applied {
+		return
+	}
+	t.err = o.Err
+	if t.err == nil {
+		t.err = t.lostErr
+	}
+}
+
+// outcomeNote says how a lost reply's outcome was found out ("" if no
+// reply was lost), with the write's error unless it is shown already.
+func (t *tracker) outcomeNote(withErr bool) string {
+	o := t.outcome
+	if t.lostErr == nil || o == nil || !o.Known {
+		return ""
+	}
+	lost := "The write got no reply; " + o.How
+	if withErr {
+		lost = "The write got no reply (" + t.lostErr.Error() + "); " + o.How
+	}
+	switch {
+	case o.Applied:
+		return lost + ": the topic exists exactly as previewed."
+	case cluster.ErrorClass(o.Err) == cluster.ClassTopicExists:
+		return lost + ": the topic exists, but not as previewed: another client created it. Nothing of this plan was written."
+	case o.Err != nil:
+		return lost + " (" + o.Err.Error() + "). Nothing was written."
+	}
+	return lost + ": the topic does not exist. Nothing was written."
+}
 
 func (t *tracker) done() bool { return t.isDone }
 
@@ -353,20 +397,35 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 		}
 		lines = append(lines, "")
 		explain := "Nothing was written: the config and the assignment go in one ZooKeeper multi, which is applied whole or not at all."
-		if cluster.MaybeWritten(t.err) {
-			explain = "The outcome is unknown: the request may have reached ZooKeeper before the connection failed. A multi is applied whole " +
-				"or not at all, so either the topic exists exactly as previewed or nothing was written; the topics screen shows which."
+		switch {
+		case t.outcomeNote(false) != "":
+			explain = t.outcomeNote(false)
+		case cluster.MaybeWritten(t.err) || t.outcome != nil:
+			explain = "The outcome is unknown: the request may have reached ZooKeeper before the connection failed, and reading it back " +
+				"did not succeed in time. A multi is applied whole or not at all, so either the topic exists exactly as previewed or " +
+				"nothing was written; the topics screen shows which."
 		}
 		for _, l := range wrap(explain, t.w, 1) {
 			lines = append(lines, st.Text.S(l))
 		}
 		lines = append(lines, "", " "+st.Muted.S("enter or esc: back to the form, every value kept"))
 		return lines
+	case !t.wrote && t.lostErr != nil:
+		lines = append(lines, step(run, "write", st.Warning.S(multi+": no reply")))
+		for _, l := range wrap(t.lostErr.Error(), t.w, 16) {
+			lines = append(lines, st.Muted.S(l))
+		}
+		lines = append(lines, step(run, "read back", st.Muted.S("once ZooKeeper is reachable: the topic exists exactly as previewed, or nothing was written …")))
 	case !t.wrote:
 		lines = append(lines, step(run, "write", st.Muted.S(multi+" …")))
 		lines = append(lines, step(todo, "controller", st.Muted.S("picks it up once written")))
 	default:
 		lines = append(lines, step(ok, "write", st.Muted.S(multi+" at "+t.sent.Format("15:04:05")+" · took "+t.took.Round(time.Millisecond).String())))
+		if note := t.outcomeNote(true); note != "" {
+			for _, l := range wrap(note, t.w, 16) {
+				lines = append(lines, st.Warning.S(l))
+			}
+		}
 		ctrl := "no active controller"
 		if t.ctrl >= 0 {
 			ctrl = "broker " + strconv.Itoa(t.ctrl)
