@@ -130,7 +130,7 @@ func TestPredictFailure(t *testing.T) {
 			}},
 		{"unclean from the controller's dynamic config, else <default>", wiCluster{controller: 3,
 			brokerConfig: map[string]map[string]string{"3": unclean, BrokerDefaultEntity: {UncleanLeaderElectionEnable: "false"}},
-			topics: []wiTopic{{name: "t", parts: []wiPart{p(r(1, 2), 1, 1)}}, {name: "u", config: map[string]string{UncleanLeaderElectionEnable: "FALSE"}, parts: []wiPart{p(r(1, 2), 1, 1)}}}},
+			topics:       []wiTopic{{name: "t", parts: []wiPart{p(r(1, 2), 1, 1)}}, {name: "u", config: map[string]string{UncleanLeaderElectionEnable: "FALSE"}, parts: []wiPart{p(r(1, 2), 1, 1)}}}},
 			[]int{1}, []string{
 				"t-0: leader 2 isr [2] +1 unclean urp",
 				"u-0: leader none isr [1] +1 offline urp",
