@@ -24,6 +24,8 @@ type wiTopic struct {
 	config map[string]string
 	marked bool
 	parts  []wiPart
+	// adding and removing replicas by partition (a reassignment)
+	adding, removing map[int][]int
 }
 
 // wiCluster is a cluster of brokers 1..6 (live unless dead) for what-if
@@ -36,6 +38,13 @@ type wiCluster struct {
 }
 
 func (c wiCluster) snapshot(t *testing.T) *Snapshot {
+	t.Helper()
+	_, m := c.build(t)
+	return m.Snapshot()
+}
+
+// build writes the cluster into a fake ZooKeeper and loads a model.
+func (c wiCluster) build(t *testing.T) (*fakeZK, *Model) {
 	t.Helper()
 	z := newFakeZK()
 	z.create(ControllerEpochPath, "4")
@@ -56,7 +65,10 @@ func (c wiCluster) snapshot(t *testing.T) *Snapshot {
 			parts[i] = p.replicas
 		}
 		z.create(TopicConfigPath(tp.name), string(EncodeEntityConfig(tp.config)))
-		z.create(TopicPath(tp.name), topicJSON(parts))
+		a := NewTopicAssignment(parts, "")
+		maps.Copy(a.AddingReplicas, tp.adding)
+		maps.Copy(a.RemovingReplicas, tp.removing)
+		z.create(TopicPath(tp.name), string(EncodeTopicAssignment(a)))
 		for i, p := range tp.parts {
 			st := PartitionState{ControllerEpoch: 4, Leader: p.leader, LeaderEpoch: p.leaderEpoch, ISR: p.isr, Version: 1}
 			if p.recovering {
@@ -70,7 +82,7 @@ func (c wiCluster) snapshot(t *testing.T) *Snapshot {
 	}
 	m := NewModel(ModelOptions{})
 	apply(t, m, z.all(), true)
-	return m.Snapshot()
+	return z, m
 }
 
 // fates renders the listed partitions as "t-0: leader L isr [..] +writes"
