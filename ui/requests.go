@@ -5,8 +5,8 @@ import (
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/overview"
 	"github.com/ktopo/ktopo/ui/screens/whatif"
 )

@@ -10,8 +10,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/ui/keys"
-	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/ui/screens/whatif"
+	"github.com/ktopo/ktopo/ui/theme"
 )
 
 func whatIf(a *App) *whatif.Model {
