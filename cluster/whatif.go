@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,13 +176,40 @@ func PredictFailure(s *Snapshot, brokers ...int) *FailureImpact {
 	return NewFailurePredictor(brokers...).Predict(s)
 }
 
-// FailurePredictor predicts one failure on snapshot after snapshot,
-// remembering for each topic it saw which partitions matter, so that a new
-// snapshot costs O(partitions of the changed topics + partitions listed),
-// not O(all partitions). Not safe for concurrent use.
+// FailurePredictor predicts one failure on snapshot after snapshot. It
+// remembers, for each topic it saw, which partitions matter and what it
+// predicted for them: while the brokers, the controller and the dynamic
+// broker configs stay the same, a new snapshot costs only its changed
+// topics (a *Topic never changes; a change makes a new one). Not safe for
+// concurrent use.
 type FailurePredictor struct {
 	failed []int
-	memo   map[*Topic][]int32
+	memo   map[*Topic]*topicMemo
+	env    failureEnv
+	hasEnv bool
+}
+
+// topicMemo is what the predictor keeps of one topic.
+type topicMemo struct {
+	cand []int32 // the partitions that may matter (candidates)
+	// tf and deleting are the topic's prediction under the predictor's env;
+	// valid when done.
+	tf       TopicFailure
+	deleting int
+	done     bool
+}
+
+// failureEnv is what a prediction depends on besides the topic itself.
+type failureEnv struct {
+	live, gone   []int // live brokers; brokers whose replicas go offline, in order
+	ctrl         int
+	brokerConfig map[string][]ConfigEntry
+	brokerMinISR map[int]int
+}
+
+func (e *failureEnv) same(o *failureEnv) bool {
+	return slices.Equal(e.live, o.live) && slices.Equal(e.gone, o.gone) && e.ctrl == o.ctrl &&
+		maps.EqualFunc(e.brokerConfig, o.brokerConfig, slices.Equal) && maps.Equal(e.brokerMinISR, o.brokerMinISR)
 }
 
 // NewFailurePredictor predicts the failure of brokers (any order,
@@ -189,7 +217,7 @@ type FailurePredictor struct {
 func NewFailurePredictor(brokers ...int) *FailurePredictor {
 	f := slices.Clone(brokers)
 	slices.Sort(f)
-	return &FailurePredictor{failed: slices.Compact(f), memo: map[*Topic][]int32{}}
+	return &FailurePredictor{failed: slices.Compact(f), memo: map[*Topic]*topicMemo{}}
 }
 
 // Brokers are the brokers whose failure is predicted, ascending.
@@ -203,16 +231,12 @@ func (fp *FailurePredictor) isFailed(id int) bool {
 // candidates are the partitions of t that may matter: a replica on a failed
 // broker, or no leader (an election at the broker change may elect one).
 func (fp *FailurePredictor) candidates(t *Topic) []int32 {
-	if idx, ok := fp.memo[t]; ok {
-		return idx
-	}
 	var idx []int32
 	for i, p := range t.Partitions {
 		if !p.HasLeader() || slices.ContainsFunc(p.Replicas, fp.isFailed) {
 			idx = append(idx, int32(i))
 		}
 	}
-	fp.memo[t] = idx
 	return idx
 }
 
@@ -224,6 +248,16 @@ type predicted struct {
 	writes        int
 }
 
+// prediction is what one Predict call shares between topics.
+type prediction struct {
+	s               *Snapshot
+	live            func(int) bool
+	ctrl            int
+	controllerFails bool
+	act             bool
+	gone            []int
+}
+
 // Predict replays the failure on s.
 func (fp *FailurePredictor) Predict(s *Snapshot) *FailureImpact {
 	out := &FailureImpact{Brokers: fp.failed, Seq: s.Seq()}
@@ -232,102 +266,128 @@ func (fp *FailurePredictor) Predict(s *Snapshot) *FailureImpact {
 			out.Live = append(out.Live, id)
 		}
 	}
-	live := func(id int) bool { return s.IsLive(id) && !fp.isFailed(id) }
-	ctrl := s.Controller().BrokerID
-	out.ControllerFails = ctrl < 0 || fp.isFailed(ctrl)
+	pr := prediction{s: s, live: func(id int) bool { return s.IsLive(id) && !fp.isFailed(id) }, ctrl: s.Controller().BrokerID}
+	pr.controllerFails = pr.ctrl < 0 || fp.isFailed(pr.ctrl)
+	out.ControllerFails = pr.controllerFails
 	// The brokers whose replicas go offline, in the order the controller
 	// handles them: the newly dead ones at a broker change; at a failover,
 	// every broker holding replicas that is not live.
-	var gone []int
+	env := failureEnv{ctrl: pr.ctrl, brokerConfig: s.brokerConfig, brokerMinISR: s.brokerMinISR}
 	for i := range s.brokers {
 		b := &s.brokers[i]
+		if b.Live {
+			env.live = append(env.live, b.ID)
+		}
 		switch {
 		case b.Replicas == 0:
-		case out.ControllerFails && !live(b.ID):
-			gone = append(gone, b.ID)
+		case pr.controllerFails && !pr.live(b.ID):
+			pr.gone = append(pr.gone, b.ID)
 		case b.Live && fp.isFailed(b.ID):
-			gone = append(gone, b.ID)
+			pr.gone = append(pr.gone, b.ID)
 		}
 	}
-	gone = BrokerHashOrder(gone)
+	pr.gone = BrokerHashOrder(pr.gone)
+	env.gone = pr.gone
 	// Nothing happens if no registered broker is lost.
-	act := len(out.Live) > 0
-	seen := make(map[*Topic][]int32, len(fp.memo))
+	pr.act = len(out.Live) > 0
+	// What was predicted for an unchanged topic holds while the rest is the
+	// same; a leader gone but not replaced yet (the controller at work)
+	// makes every topic's partitions candidates, so nothing is kept then.
+	reuse := fp.hasEnv && env.same(&fp.env) && !s.deadLeaders
+	fp.env, fp.hasEnv = env, true
+	memo := make(map[*Topic]*topicMemo, len(fp.memo))
 	for _, t := range s.topics {
-		idx := fp.candidates(t)
-		seen[t] = idx
-		if s.deadLeaders {
-			// A leader that left but was not replaced yet (the controller is
-			// at work): its partitions are candidates too.
-			var all []int32
-			k := 0
-			for i, p := range t.Partitions {
-				in := k < len(idx) && idx[k] == int32(i)
-				if in {
-					k++
-				}
-				if in || p.HasLeader() && !s.IsLive(p.Leader) {
-					all = append(all, int32(i))
-				}
-			}
-			idx = all
+		tm := fp.memo[t]
+		if tm == nil {
+			tm = &topicMemo{cand: fp.candidates(t)}
+		} else if !reuse {
+			tm.done = false
 		}
-		if len(idx) == 0 {
-			continue
+		memo[t] = tm
+		if !tm.done {
+			tm.tf, tm.deleting = fp.topic(&pr, t, tm.cand)
+			tm.done = !s.deadLeaders
 		}
-		if t.MarkedForDeletion {
-			for _, i := range idx {
-				if slices.ContainsFunc(t.Partitions[i].Replicas, fp.isFailed) {
-					out.Deleting++
-				}
-			}
-			continue
-		}
-		tf := TopicFailure{Topic: t}
-		unclean, uncleanKnown := false, false
-		for _, i := range idx {
-			p := t.Partitions[i]
-			f := PartitionFailure{Partition: p, Leader: p.Leader, ISR: p.ISR, LeaderEpoch: p.LeaderEpoch,
-				Recovering: p.LeaderRecoveryState == LeaderRecovering,
-				OnFailed:   slices.ContainsFunc(p.Replicas, fp.isFailed),
-				LeaderLost: p.HasLeader() && fp.isFailed(p.Leader)}
-			if act && p.HasState && p.StateErr == nil {
-				st := predicted{leader: p.Leader, epoch: p.LeaderEpoch, isr: p.ISR, recovering: f.Recovering}
-				mayUnclean := func() bool {
-					if !uncleanKnown {
-						unclean, uncleanKnown = s.UncleanLeaderElection(t, ctrl, out.ControllerFails), true
-					}
-					return unclean
-				}
-				if out.ControllerFails {
-					removeFromISRs(&st, p.Replicas, gone)
-					electOffline(&st, p.Replicas, live, mayUnclean)
-				} else {
-					electOffline(&st, p.Replicas, live, mayUnclean)
-					removeFromISRs(&st, p.Replicas, gone)
-				}
-				f.Leader, f.ISR, f.LeaderEpoch, f.Recovering, f.Writes = st.leader, st.isr, st.epoch, st.recovering, st.writes
-			}
-			if !f.OnFailed && f.Writes == 0 {
-				continue
-			}
-			after := *p
-			after.Leader, after.ISR = f.Leader, f.ISR
-			f.MinISR = minISRFor(t, &after, s.brokerMinISR)
-			f.Before = s.PartitionCondition(t, p)
-			f.offline = !after.HasLeader() || !live(after.Leader)
-			f.wasOffline = s.PartitionOffline(p)
-			f.After = conditionOf(&after, f.offline, f.MinISR)
-			tf.Partitions = append(tf.Partitions, f)
-			tf.Counts.add(&f, s.MinISR(t, p))
-		}
-		if len(tf.Partitions) > 0 {
-			out.Counts.sum(tf.Counts)
-			out.Topics = append(out.Topics, tf)
+		out.Deleting += tm.deleting
+		if len(tm.tf.Partitions) > 0 {
+			out.Counts.sum(tm.tf.Counts)
+			out.Topics = append(out.Topics, tm.tf)
 		}
 	}
-	fp.memo = seen // topics no longer in the snapshot are forgotten
+	fp.memo = memo // topics no longer in the snapshot are forgotten
 	return out
+}
+
+// topic predicts the candidate partitions idx of t.
+func (fp *FailurePredictor) topic(pr *prediction, t *Topic, idx []int32) (tf TopicFailure, deleting int) {
+	s := pr.s
+	tf.Topic = t
+	if s.deadLeaders {
+		// A leader that left but was not replaced yet: its partitions are
+		// candidates too.
+		var all []int32
+		k := 0
+		for i, p := range t.Partitions {
+			in := k < len(idx) && idx[k] == int32(i)
+			if in {
+				k++
+			}
+			if in || p.HasLeader() && !s.IsLive(p.Leader) {
+				all = append(all, int32(i))
+			}
+		}
+		idx = all
+	}
+	if t.MarkedForDeletion {
+		for _, i := range idx {
+			if slices.ContainsFunc(t.Partitions[i].Replicas, fp.isFailed) {
+				deleting++
+			}
+		}
+		return tf, deleting
+	}
+	tf.Partitions = make([]PartitionFailure, 0, len(idx))
+	unclean, uncleanKnown := false, false
+	mayUnclean := func() bool {
+		if !uncleanKnown {
+			unclean, uncleanKnown = s.UncleanLeaderElection(t, pr.ctrl, pr.controllerFails), true
+		}
+		return unclean
+	}
+	for _, i := range idx {
+		p := t.Partitions[i]
+		f := PartitionFailure{Partition: p, Leader: p.Leader, ISR: p.ISR, LeaderEpoch: p.LeaderEpoch,
+			Recovering: p.LeaderRecoveryState == LeaderRecovering,
+			OnFailed:   slices.ContainsFunc(p.Replicas, fp.isFailed),
+			LeaderLost: p.HasLeader() && fp.isFailed(p.Leader)}
+		if pr.act && p.HasState && p.StateErr == nil {
+			st := predicted{leader: p.Leader, epoch: p.LeaderEpoch, isr: p.ISR, recovering: f.Recovering}
+			if pr.controllerFails {
+				removeFromISRs(&st, p.Replicas, pr.gone)
+				electOffline(&st, p.Replicas, pr.live, mayUnclean)
+			} else {
+				electOffline(&st, p.Replicas, pr.live, mayUnclean)
+				removeFromISRs(&st, p.Replicas, pr.gone)
+			}
+			f.Leader, f.ISR, f.LeaderEpoch, f.Recovering, f.Writes = st.leader, st.isr, st.epoch, st.recovering, st.writes
+		}
+		if !f.OnFailed && f.Writes == 0 {
+			continue
+		}
+		after := *p
+		after.Leader, after.ISR = f.Leader, f.ISR
+		f.MinISR = minISRFor(t, &after, s.brokerMinISR)
+		f.offline = !after.HasLeader() || !pr.live(after.Leader)
+		f.wasOffline = s.PartitionOffline(p)
+		f.Before = s.PartitionCondition(t, p)
+		f.After = conditionOf(&after, f.offline, f.MinISR)
+		tf.Partitions = append(tf.Partitions, f)
+		tf.Counts.add(&f, s.MinISR(t, p))
+	}
+	if len(tf.Partitions) == 0 {
+		tf.Partitions = nil
+	}
+	return tf, 0
 }
 
 // electOffline is the Offline election of a partition whose leader is not

@@ -251,4 +251,20 @@ func TestFailurePredictorMemo(t *testing.T) {
 	if len(fp.memo) != 2 {
 		t.Errorf("memo holds %d topics", len(fp.memo))
 	}
+	// What a predictor keeps is what a fresh prediction gives, whatever
+	// changes: a state, a broker, a dynamic config, the controller.
+	for _, evs := range [][]NodeEvent{
+		{z.set(PartitionStatePath("other", 0), stateJSON(1, 2, 1, 2))},
+		{z.del(BrokerIDPath(2))},
+		{z.create(EntityConfigPath("brokers", BrokerDefaultEntity), `{"version":1,"config":{"min.insync.replicas":"3"}}`)},
+		{z.create(BrokerIDPath(2), brokerJSON(2, "a"))},
+		{z.del(ControllerPath)},
+		{z.create(ControllerPath, string(EncodeController(NewControllerInfo(2, 3, 1))))},
+	} {
+		apply(t, m, evs, false)
+		s := m.Snapshot()
+		if got, want := fates(fp.Predict(s)), fates(PredictFailure(s, 3)); !slices.Equal(got, want) {
+			t.Fatalf("after %s: kept\n  %s\nfresh\n  %s", evs[0].Path, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+		}
+	}
 }
