@@ -15,6 +15,7 @@ import (
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
+	"github.com/ktopo/ktopo/ui/internal/heat"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -45,6 +46,14 @@ type Model struct {
 	rackOff   int // first visible rack column
 	rowOff    int // first visible card row
 
+	// Below the cards when there is room (extras.go).
+	balance         cluster.BalanceTracker
+	reassignTracker cluster.ReassignmentTracker
+	reassign        cluster.ReassignmentProgress
+	heatRacks       []heat.Rack
+	heatLines       []string
+	reassignLines   []string
+
 	// renderCard draws one card; a field so tests can count calls.
 	renderCard func(b *cluster.Broker, w int, selected bool) [cardH]string
 }
@@ -60,10 +69,23 @@ func New(st theme.Styles, km keys.Map, anims *anim.Set) *Model {
 func (m *Model) Title() string { return "Overview" }
 
 // SetSize implements ui.Screen.
-func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.clamp() }
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.clamp()
+	m.layoutExtras()
+}
 
 // SetStyles implements ui.Screen.
-func (m *Model) SetStyles(st theme.Styles) { m.st = st }
+func (m *Model) SetStyles(st theme.Styles) {
+	m.st = st
+	if m.snap != nil {
+		m.buildExtras() // the notes' inks too
+	}
+}
+
+// Reassignments is the progress of the reassignments, as the overview
+// shows it.
+func (m *Model) Reassignments() cluster.ReassignmentProgress { return m.reassign }
 
 // SetConnect sets the connect string shown in the header.
 func (m *Model) SetConnect(s string) { m.connect = s }
@@ -80,6 +102,7 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	m.snap = s
 	m.racks = s.Racks()
 	m.clamp()
+	m.buildExtras()
 }
 
 // Selected returns the broker under the cursor (none while a rack's
@@ -291,6 +314,20 @@ func (m *Model) View() string {
 	}
 	if extra := len(m.racks) - n; extra > 0 && len(lines) < m.h {
 		lines = append(lines, m.st.Muted.S(" racks "+strconv.Itoa(from+1)+"–"+strconv.Itoa(to)+" of "+strconv.Itoa(len(m.racks))+"  ←/→ to scroll"))
+	}
+	// The heat map only whole, the reassignments as far as they fit.
+	if len(m.heatLines) > 0 && m.h-len(lines) > len(m.heatLines) {
+		lines = append(lines, "")
+		lines = append(lines, m.heatLines...)
+	}
+	if len(m.reassignLines) > 0 && m.h-len(lines) >= 2 {
+		lines = append(lines, "")
+		room := m.h - len(lines)
+		rl := m.reassignLines
+		if len(rl) > room {
+			rl = append(rl[:room-1:room-1], m.st.Muted.S("   … "+cell.Count(len(m.reassignLines)-room, "more partition")+": open a topic for all of its"))
+		}
+		lines = append(lines, rl...)
 	}
 	return cell.Lines(lines, m.h)
 }
