@@ -57,7 +57,7 @@ func Replicas(st *theme.Styles, s *cluster.Snapshot, p *cluster.Partition, plain
 			b.WriteString(id)
 		case adding && !inISR:
 			b.WriteString(st.Warning.S(id))
-		case removing && !(p.HasLeader() && r == p.Leader):
+		case removing && (!p.HasLeader() || r != p.Leader):
 			b.WriteString(st.Muted.S(id))
 		case p.HasLeader() && r == p.Leader:
 			b.WriteString(st.Leader.S(id))

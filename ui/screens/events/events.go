@@ -133,6 +133,9 @@ func onPartition(k cluster.ChangeKind) bool {
 	case cluster.ChangeLeaderMoved, cluster.ChangeIsrShrank, cluster.ChangeIsrExpanded, cluster.ChangePartitionAppeared,
 		cluster.ChangeReassignmentStarted, cluster.ChangeReassignmentFinished:
 		return true
+	case cluster.ChangeBrokerRegistered, cluster.ChangeBrokerUpdated, cluster.ChangeBrokerGone, cluster.ChangeControllerMoved,
+		cluster.ChangeTopicCreated, cluster.ChangeTopicMarkedForDeletion, cluster.ChangeTopicDeleted, cluster.ChangePartitionsAdded,
+		cluster.ChangeConfigChanged, cluster.ChangeZNodeInvalid:
 	}
 	return false
 }
