@@ -493,3 +493,37 @@ func entryValue(es []ConfigEntry, k string) (string, bool) {
 	}
 	return "", false
 }
+
+// Troubled lists the partitions of s offline (kafka-topics
+// --unavailable-partitions) and under their min ISR
+// (--under-min-isr-partitions), by topic and partition.
+func (s *Snapshot) Troubled() (offline, underMinISR []TopicPartition) {
+	return troubled(s, nil)
+}
+
+// TroubledAfter is Troubled as the cluster would be once the failure
+// happened: the predicted state of the partitions listed, s's elsewhere
+// (s is the snapshot the prediction was made on).
+func (f *FailureImpact) TroubledAfter(s *Snapshot) (offline, underMinISR []TopicPartition) {
+	return troubled(s, f)
+}
+
+func troubled(s *Snapshot, fi *FailureImpact) (offline, underMinISR []TopicPartition) {
+	for _, t := range s.topics {
+		for _, p := range t.Partitions {
+			off, under := s.PartitionOffline(p), p.UnderMinISR(s.MinISR(t, p))
+			if fi != nil {
+				if f := fi.Partition(t.Name, p.ID); f != nil {
+					off, under = f.Offline(), f.UnderMinISR()
+				}
+			}
+			if off {
+				offline = append(offline, TopicPartition{t.Name, p.ID})
+			}
+			if under {
+				underMinISR = append(underMinISR, TopicPartition{t.Name, p.ID})
+			}
+		}
+	}
+	return offline, underMinISR
+}

@@ -268,3 +268,21 @@ func TestFailurePredictorMemo(t *testing.T) {
 		}
 	}
 }
+
+// TestTroubled: the partitions offline and under min ISR now, and after a
+// predicted failure.
+func TestTroubled(t *testing.T) {
+	s := wiCluster{controller: 3, dead: []int{6}, topics: []wiTopic{
+		{name: "a", config: map[string]string{"min.insync.replicas": "2"}, parts: []wiPart{p(r(1, 2), 1, 1, 2), p(r(6, 2), 2, 2), p(r(4, 5), 4, 4, 5)}},
+		{name: "b", parts: []wiPart{p(r(1), 1, 1), p(r(6), -1, 6)}},
+	}}.snapshot(t)
+	tps := func(ts []TopicPartition) string { return fmt.Sprint(ts) }
+	off, under := s.Troubled()
+	if tps(off) != "[{b 1}]" || tps(under) != "[{a 1}]" {
+		t.Errorf("now: offline %v, under min ISR %v", off, under)
+	}
+	off, under = PredictFailure(s, 1).TroubledAfter(s)
+	if tps(off) != "[{b 0} {b 1}]" || tps(under) != "[{a 0} {a 1}]" {
+		t.Errorf("after broker 1: offline %v, under min ISR %v", off, under)
+	}
+}

@@ -73,42 +73,6 @@ func diff(want, got map[string]string) string {
 	return b.String()
 }
 
-// troubled lists the partitions offline and under min ISR in s.
-func troubled(s *cluster.Snapshot) (offline, underMinISR []string) {
-	for _, t := range s.Topics() {
-		for _, p := range t.Partitions {
-			tp := t.Name + "-" + fmt.Sprint(p.ID)
-			if s.PartitionOffline(p) {
-				offline = append(offline, tp)
-			}
-			if p.UnderMinISR(s.MinISR(t, p)) {
-				underMinISR = append(underMinISR, tp)
-			}
-		}
-	}
-	return offline, underMinISR
-}
-
-// predictedTroubled is troubled as the what-if tells it.
-func predictedTroubled(before *cluster.Snapshot, fi *cluster.FailureImpact) (offline, underMinISR []string) {
-	for _, t := range before.Topics() {
-		for _, p := range t.Partitions {
-			tp := t.Name + "-" + fmt.Sprint(p.ID)
-			off, under := before.PartitionOffline(p), p.UnderMinISR(before.MinISR(t, p))
-			if f := fi.Partition(t.Name, p.ID); f != nil {
-				off, under = f.Offline(), f.UnderMinISR()
-			}
-			if off {
-				offline = append(offline, tp)
-			}
-			if under {
-				underMinISR = append(underMinISR, tp)
-			}
-		}
-	}
-	return offline, underMinISR
-}
-
 // atRest reports that the controller has nothing left to elect: every
 // partition with a live in-sync replica (or, where unclean election is
 // allowed, a live replica) has a live leader.
@@ -196,8 +160,8 @@ func TestWhatIfMatchesController(t *testing.T) {
 			if d := diff(want, actual(after)); d != "" {
 				t.Fatalf("after the predicted states, the controller wrote more:\n%s", d)
 			}
-			gotOff, gotMin := troubled(after)
-			wantOff, wantMin := predictedTroubled(before, fi)
+			gotOff, gotMin := after.Troubled()
+			wantOff, wantMin := fi.TroubledAfter(before)
 			if !slices.Equal(gotOff, wantOff) || !slices.Equal(gotMin, wantMin) {
 				t.Errorf("offline %v, predicted %v; under min ISR %v, predicted %v", gotOff, wantOff, gotMin, wantMin)
 			}

@@ -17,42 +17,6 @@ import (
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
-// troubledPartitions lists the partitions of s offline and under min ISR.
-func troubledPartitions(s *cluster.Snapshot) (offline, underMinISR []string) {
-	for _, t := range s.Topics() {
-		for _, p := range t.Partitions {
-			tp := t.Name + "-" + strconv.Itoa(p.ID)
-			if s.PartitionOffline(p) {
-				offline = append(offline, tp)
-			}
-			if p.UnderMinISR(s.MinISR(t, p)) {
-				underMinISR = append(underMinISR, tp)
-			}
-		}
-	}
-	return offline, underMinISR
-}
-
-// predictedTroubled is troubledPartitions as fi predicts it on s.
-func predictedTroubled(s *cluster.Snapshot, fi *cluster.FailureImpact) (offline, underMinISR []string) {
-	for _, t := range s.Topics() {
-		for _, p := range t.Partitions {
-			tp := t.Name + "-" + strconv.Itoa(p.ID)
-			off, under := s.PartitionOffline(p), p.UnderMinISR(s.MinISR(t, p))
-			if f := fi.Partition(t.Name, p.ID); f != nil {
-				off, under = f.Offline(), f.UnderMinISR()
-			}
-			if off {
-				offline = append(offline, tp)
-			}
-			if under {
-				underMinISR = append(underMinISR, tp)
-			}
-		}
-	}
-	return offline, underMinISR
-}
-
 var countsLine = regexp.MustCompile(`(\d+) offline · (\d+) under min ISR`)
 
 // TestTUIWhatIfSandbox runs the built ktopo on its own sandbox in a real
@@ -121,7 +85,7 @@ func TestTUIWhatIfSandbox(t *testing.T) {
 		}
 	}
 	fi := cluster.PredictFailure(before, 2)
-	wantOff, wantMin := predictedTroubled(before, fi)
+	wantOff, wantMin := fi.TroubledAfter(before)
 	if len(wantOff) == 0 || len(wantMin) == 0 {
 		t.Fatalf("the scenario predicts nothing to check: offline %v, under min ISR %v", wantOff, wantMin)
 	}
@@ -139,7 +103,7 @@ func TestTUIWhatIfSandbox(t *testing.T) {
 	tm.keys("x")
 	s = tm.waitFor("the prediction held", 30*time.Second, "Broker 2 is down", "✓ As predicted: all "+strconv.Itoa(fi.Counts.Partitions)+" partitions")
 	after := load()
-	gotOff, gotMin := troubledPartitions(after)
+	gotOff, gotMin := after.Troubled()
 	if !slices.Equal(gotOff, wantOff) || !slices.Equal(gotMin, wantMin) {
 		t.Fatalf("offline %v, predicted %v; under min ISR %v, predicted %v\nscreen:\n%s", gotOff, wantOff, gotMin, wantMin, s)
 	}
