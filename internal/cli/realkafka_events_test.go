@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/kafkatest"
+	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // ledBy returns a broker that is not the controller, and an assignment of
@@ -117,25 +122,73 @@ func TestRealKafkaEvents(t *testing.T) {
 	}
 }
 
-// TestTUIRealKafka: the TUI, in a real terminal, on a real 3.9 cluster: a
-// killed broker goes OFFLINE on the overview and its leader move and ISR
-// shrinks appear on the events screen as they happen.
+// TestTUIRealKafka: the TUI, in a real terminal, on a real 3.9 cluster:
+// the what-if of a broker (f), then the broker killed: Kafka's own
+// controller does what the screen predicted, partition by partition, and
+// the partitions offline and under min ISR in ZooKeeper are the predicted
+// ones; the broker goes OFFLINE on the overview and its leader move and
+// ISR shrinks appear on the events screen as they happen.
 func TestTUIRealKafka(t *testing.T) {
 	needTmux(t)
 	c := kafkatest.Shared(t, kafkatest.Kafka39)
 	victim, assignment, replicas := ledBy(t, c)
 	topic := "tui-real"
 	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic, "--replica-assignment", assignment, "--timeout", "90s")
+	// What the victim's loss takes offline and under min ISR.
+	other := replicas[0][1]
+	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic+"-single", "--replica-assignment", strconv.Itoa(victim), "--timeout", "90s")
+	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic+"-strict", "--replica-assignment", fmt.Sprintf("%d:%d,%d:%d", victim, other, other, victim),
+		"--config", "min.insync.replicas=2", "--timeout", "90s")
+	conn, err := zkwatch.Connect(context.Background(), c.Connect(), zkwatch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	load := func() *cluster.Snapshot {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		s, err := clusterwatch.Load(ctx, conn, cluster.ModelOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// Every partition in sync first (brokers other tests restarted catch
+	// up), so that nothing but the failure changes the ISRs.
+	var before *cluster.Snapshot
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		before = load()
+		if h := before.Health(); h.UnderReplicated == 0 && h.Offline == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cluster never got in sync: %+v", before.Health())
+		}
+	}
+	fi := cluster.PredictFailure(before, victim)
+	wantOff, wantMin := fi.TroubledAfter(before)
 	bin := buildKtopo(t)
 	logf := filepath.Join(t.TempDir(), "ktopo.log")
 	tm := startTmux(t, 120, 36, []string{"KTOPO_LOG=" + logf, "TERM=xterm-256color"}, bin, "--zookeeper", c.Connect())
 	tm.waitFor("overview", 20*time.Second, "rack-a", "rack-b", "rack-c", "broker 1", "broker 2", "broker 3", "★ ctrl", "LIVE")
-	tm.keys("4")
-	tm.waitFor("events", 5*time.Second, "Events")
+	// The victim's card: the racks hold one broker each, by id.
+	for range victim - 1 {
+		tm.keys("l")
+	}
+	tm.keys("f")
+	tm.waitFor("the what-if", 10*time.Second, fmt.Sprintf("What if broker %d fails", victim),
+		fmt.Sprintf("%d offline · %d under min ISR", fi.Counts.Offline, fi.Counts.UnderMinISR))
 	c.Broker(victim).Kill()
-	s := tm.waitFor("the broker's leader move and ISR shrinks", time.Minute,
+	shot := tm.waitFor("the prediction held", 90*time.Second, fmt.Sprintf("Broker %d is down", victim),
+		"✓ As predicted: all "+strconv.Itoa(fi.Counts.Partitions)+" partitions")
+	gotOff, gotMin := load().Troubled()
+	if !slices.Equal(gotOff, wantOff) || !slices.Equal(gotMin, wantMin) {
+		t.Fatalf("offline %v, predicted %v; under min ISR %v, predicted %v\nscreen:\n%s", gotOff, wantOff, gotMin, wantMin, shot)
+	}
+	tm.keys("4")
+	tm.waitFor("the broker's leader move and ISR shrinks", time.Minute,
 		fmt.Sprintf("%s-0", topic), "leader moved", "ISR shrank", fmt.Sprintf("%d → %d", victim, replicas[0][1]))
-	_ = s
 	tm.keys("1")
 	tm.waitFor("the broker offline", 10*time.Second, fmt.Sprintf("broker %d", victim), "OFFLINE")
 }
