@@ -1,18 +1,13 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/kafkatest"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // ledBy returns a broker that is not the controller, and an assignment of
@@ -136,38 +131,11 @@ func TestTUIRealKafka(t *testing.T) {
 	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic, "--replica-assignment", assignment, "--timeout", "90s")
 	// What the victim's loss takes offline and under min ISR.
 	other := replicas[0][1]
-	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic+"-single", "--replica-assignment", strconv.Itoa(victim), "--timeout", "90s")
+	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic+"-single", "--replica-assignment", fmt.Sprint(victim), "--timeout", "90s")
 	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic+"-strict", "--replica-assignment", fmt.Sprintf("%d:%d,%d:%d", victim, other, other, victim),
 		"--config", "min.insync.replicas=2", "--timeout", "90s")
-	conn, err := zkwatch.Connect(context.Background(), c.Connect(), zkwatch.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	load := func() *cluster.Snapshot {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		s, err := clusterwatch.Load(ctx, conn, cluster.ModelOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	// Every partition in sync first (brokers other tests restarted catch
-	// up), so that nothing but the failure changes the ISRs.
-	var before *cluster.Snapshot
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		before = load()
-		if h := before.Health(); h.UnderReplicated == 0 && h.Offline == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the cluster never got in sync: %+v", before.Health())
-		}
-	}
-	fi := cluster.PredictFailure(before, victim)
-	wantOff, wantMin := fi.TroubledAfter(before)
+	w := newWhatIfCheck(t, c.Connect())
+	w.predict(victim, nil)
 	bin := buildKtopo(t)
 	logf := filepath.Join(t.TempDir(), "ktopo.log")
 	tm := startTmux(t, 120, 36, []string{"KTOPO_LOG=" + logf, "TERM=xterm-256color"}, bin, "--zookeeper", c.Connect())
@@ -177,15 +145,9 @@ func TestTUIRealKafka(t *testing.T) {
 		tm.keys("l")
 	}
 	tm.keys("f")
-	tm.waitFor("the what-if", 10*time.Second, fmt.Sprintf("What if broker %d fails", victim),
-		fmt.Sprintf("%d offline · %d under min ISR", fi.Counts.Offline, fi.Counts.UnderMinISR))
+	w.shown(tm)
 	c.Broker(victim).Kill()
-	shot := tm.waitFor("the prediction held", 90*time.Second, fmt.Sprintf("Broker %d is down", victim),
-		"✓ As predicted: all "+strconv.Itoa(fi.Counts.Partitions)+" partitions")
-	gotOff, gotMin := load().Troubled()
-	if !slices.Equal(gotOff, wantOff) || !slices.Equal(gotMin, wantMin) {
-		t.Fatalf("offline %v, predicted %v; under min ISR %v, predicted %v\nscreen:\n%s", gotOff, wantOff, gotMin, wantMin, shot)
-	}
+	w.held(tm)
 	tm.keys("4")
 	tm.waitFor("the broker's leader move and ISR shrinks", time.Minute,
 		fmt.Sprintf("%s-0", topic), "leader moved", "ISR shrank", fmt.Sprintf("%d → %d", victim, replicas[0][1]))

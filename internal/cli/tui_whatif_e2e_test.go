@@ -17,14 +17,94 @@ import (
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
+// whatIfCheck verifies a what-if shown in a real terminal against the
+// cluster: the prediction is made on the cluster read from ZooKeeper
+// before the failure, the screen must show its counts, and once the
+// brokers are down, say that it held, while ZooKeeper holds exactly the
+// predicted partitions offline and under min ISR.
+type whatIfCheck struct {
+	t       *testing.T
+	conn    *zkwatch.Conn
+	subject string // "broker 2"
+	before  *cluster.Snapshot
+	fi      *cluster.FailureImpact
+}
+
+// newWhatIfCheck connects to connect; predict makes the prediction.
+func newWhatIfCheck(t *testing.T, connect string) *whatIfCheck {
+	t.Helper()
+	conn, err := zkwatch.Connect(context.Background(), connect, zkwatch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return &whatIfCheck{t: t, conn: conn}
+}
+
+// load reads the cluster as ktopo sees it.
+func (w *whatIfCheck) load() *cluster.Snapshot {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := clusterwatch.Load(ctx, w.conn, cluster.ModelOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return s
+}
+
+// predict waits until every partition is initialised and in sync (so that
+// nothing but the failure changes the ISRs: brokers other tests restarted
+// catch up), and until ready holds (nil: nothing more), then predicts the
+// loss of broker.
+func (w *whatIfCheck) predict(broker int, ready func(*cluster.Snapshot) bool) {
+	w.t.Helper()
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		w.before = w.load()
+		h := w.before.Health()
+		if h.UnderReplicated == 0 && h.Offline == 0 && h.Uninitialized == 0 && (ready == nil || ready(w.before)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("the cluster never got in sync: %+v", h)
+		}
+	}
+	w.subject = "broker " + strconv.Itoa(broker)
+	w.fi = cluster.PredictFailure(w.before, broker)
+	if w.fi.Counts.Offline == 0 || w.fi.Counts.UnderMinISR == 0 {
+		w.t.Fatalf("the scenario predicts nothing to check: %+v", w.fi.Counts)
+	}
+}
+
+// shown waits for the what-if's screen with the predicted counts.
+func (w *whatIfCheck) shown(tm *tmuxTerm) {
+	w.t.Helper()
+	tm.waitFor("the what-if", 10*time.Second, "What if "+w.subject+" fails",
+		fmt.Sprintf("%d offline · %d under min ISR", w.fi.Counts.Offline, w.fi.Counts.UnderMinISR))
+}
+
+// held waits for the screen to say the prediction held, then compares the
+// cluster with it.
+func (w *whatIfCheck) held(tm *tmuxTerm) string {
+	w.t.Helper()
+	shot := tm.waitFor("the prediction held", 90*time.Second, "B"+w.subject[1:]+" is down",
+		"✓ As predicted: all "+strconv.Itoa(w.fi.Counts.Partitions)+" partitions")
+	wantOff, wantMin := w.fi.TroubledAfter(w.before)
+	gotOff, gotMin := w.load().Troubled()
+	if !slices.Equal(gotOff, wantOff) || !slices.Equal(gotMin, wantMin) {
+		w.t.Fatalf("offline %v, predicted %v; under min ISR %v, predicted %v\nscreen:\n%s", gotOff, wantOff, gotMin, wantMin, shot)
+	}
+	return shot
+}
+
 var countsLine = regexp.MustCompile(`(\d+) offline · (\d+) under min ISR`)
 
 // TestTUIWhatIfSandbox runs the built ktopo on its own sandbox in a real
 // terminal, adds two fragile topics through its ZooKeeper, opens the
-// what-if of broker 2 (f), kills broker 2 with the sandbox's x key and
-// reads the screen saying the prediction held; the cluster itself, read
-// from ZooKeeper, has exactly the predicted partitions offline and under
-// min ISR.
+// what-if of broker 2 (f; u keeps the partitions going offline or under
+// min ISR), kills broker 2 with the sandbox's x key and reads the screen
+// saying the prediction held; the cluster itself, read from ZooKeeper, has
+// exactly the predicted partitions offline and under min ISR.
 func TestTUIWhatIfSandbox(t *testing.T) {
 	needTmux(t)
 	bin := buildKtopo(t)
@@ -38,23 +118,7 @@ func TestTUIWhatIfSandbox(t *testing.T) {
 	tm := startTmux(t, 140, 45, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "KTOPO_ZOOKEEPER=", "KTOPO_LOG=" + filepath.Join(home, "ktopo.log"),
 		"TERM=xterm-256color"}, bin, "--seed", "1", "--listen", addr, "--pace", "50ms")
 	tm.waitFor("overview", 20*time.Second, "SANDBOX", "rack-a", "broker 6")
-
-	ctx := context.Background()
-	conn, err := zkwatch.Connect(ctx, addr, zkwatch.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	load := func() *cluster.Snapshot {
-		t.Helper()
-		lctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		s, err := clusterwatch.Load(lctx, conn, cluster.ModelOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	w := newWhatIfCheck(t, addr)
 	// Topics that broker 2's loss hurts: one partition only on it, and a
 	// pair that needs both replicas in sync.
 	for _, tp := range []struct {
@@ -65,50 +129,24 @@ func TestTUIWhatIfSandbox(t *testing.T) {
 		{"single", assign.Assignment{0: {2}, 1: {3}}, nil},
 		{"strict", assign.Assignment{0: {2, 5}, 1: {5, 2}, 2: {1, 4}}, map[string]string{"min.insync.replicas": "2"}},
 	} {
-		plan, err := cluster.PlanTopic(load(), cluster.TopicRequest{Name: tp.name, Assignment: tp.manual, Config: tp.config, StartIndex: -1, ReplicaShift: -1})
+		plan, err := cluster.PlanTopic(w.load(), cluster.TopicRequest{Name: tp.name, Assignment: tp.manual, Config: tp.config, StartIndex: -1, ReplicaShift: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := cluster.CreateTopic(conn, plan); err != nil {
+		if err := cluster.CreateTopic(w.conn, plan); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var before *cluster.Snapshot
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		before = load()
-		h := before.Health()
-		if before.Topic("single") != nil && before.Topic("strict") != nil && h.Offline == 0 && h.UnderReplicated == 0 && h.Uninitialized == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the new topics never came online: %+v", h)
-		}
-	}
-	fi := cluster.PredictFailure(before, 2)
-	wantOff, wantMin := fi.TroubledAfter(before)
-	if len(wantOff) == 0 || len(wantMin) == 0 {
-		t.Fatalf("the scenario predicts nothing to check: offline %v, under min ISR %v", wantOff, wantMin)
-	}
-
+	w.predict(2, func(s *cluster.Snapshot) bool { return s.Topic("single") != nil && s.Topic("strict") != nil })
 	// Broker 2 is the first card of rack-b.
-	// u keeps only the partitions going offline or under min ISR.
 	tm.keys("l", "f")
-	tm.waitFor("what-if", 10*time.Second, "What if broker 2 fails")
+	w.shown(tm)
 	tm.keys("u")
 	s := tm.waitFor("the worst", 10*time.Second, "single-0", "strict-0", "strict-1")
-	m := countsLine.FindStringSubmatch(s)
-	if m == nil || m[1] != strconv.Itoa(fi.Counts.Offline) || m[2] != strconv.Itoa(fi.Counts.UnderMinISR) {
-		t.Fatalf("the screen predicts %v, the what-if %d offline and %d under min ISR:\n%s", m, fi.Counts.Offline, fi.Counts.UnderMinISR, s)
+	if m := countsLine.FindStringSubmatch(s); m == nil || m[1] != strconv.Itoa(w.fi.Counts.Offline) || m[2] != strconv.Itoa(w.fi.Counts.UnderMinISR) {
+		t.Fatalf("the screen predicts %v, the what-if %+v:\n%s", m, w.fi.Counts, s)
 	}
 	tm.keys("x")
-	s = tm.waitFor("the prediction held", 30*time.Second, "Broker 2 is down", "✓ As predicted: all "+strconv.Itoa(fi.Counts.Partitions)+" partitions")
-	after := load()
-	gotOff, gotMin := after.Troubled()
-	if !slices.Equal(gotOff, wantOff) || !slices.Equal(gotMin, wantMin) {
-		t.Fatalf("offline %v, predicted %v; under min ISR %v, predicted %v\nscreen:\n%s", gotOff, wantOff, gotMin, wantMin, s)
-	}
-	if testing.Verbose() {
-		fmt.Println(s)
-	}
+	w.held(tm)
 	tm.keys("q")
 }
