@@ -276,13 +276,13 @@ func TestTroubled(t *testing.T) {
 		{name: "a", config: map[string]string{"min.insync.replicas": "2"}, parts: []wiPart{p(r(1, 2), 1, 1, 2), p(r(6, 2), 2, 2), p(r(4, 5), 4, 4, 5)}},
 		{name: "b", parts: []wiPart{p(r(1), 1, 1), p(r(6), -1, 6)}},
 	}}.snapshot(t)
-	tps := func(ts []TopicPartition) string { return fmt.Sprint(ts) }
+	tp := func(t string, p int) TopicPartition { return TopicPartition{Topic: t, Partition: p} }
 	off, under := s.Troubled()
-	if tps(off) != "[{b 1}]" || tps(under) != "[{a 1}]" {
+	if !slices.Equal(off, []TopicPartition{tp("b", 1)}) || !slices.Equal(under, []TopicPartition{tp("a", 1)}) {
 		t.Errorf("now: offline %v, under min ISR %v", off, under)
 	}
 	off, under = PredictFailure(s, 1).TroubledAfter(s)
-	if tps(off) != "[{b 0} {b 1}]" || tps(under) != "[{a 0} {a 1}]" {
+	if !slices.Equal(off, []TopicPartition{tp("b", 0), tp("b", 1)}) || !slices.Equal(under, []TopicPartition{tp("a", 0), tp("a", 1)}) {
 		t.Errorf("after broker 1: offline %v, under min ISR %v", off, under)
 	}
 }
