@@ -30,14 +30,20 @@ func (c Condition) Healthy() bool { return c == ConditionOnline || c == Conditio
 // has not initialised it), no live leader, fewer in-sync replicas than
 // t's min.insync.replicas, fewer than all replicas in sync, a reassignment.
 func (s *Snapshot) PartitionCondition(t *Topic, p *Partition) Condition {
+	return conditionOf(p, s.PartitionOffline(p), s.MinISR(t, p))
+}
+
+// conditionOf is PartitionCondition given whether p is offline and its
+// effective min.insync.replicas (the what-if asks it of a state to come).
+func conditionOf(p *Partition, offline bool, minISR int) Condition {
 	switch {
 	case p.StateErr != nil:
 		return ConditionBad
 	case !p.HasState:
 		return ConditionNew
-	case s.PartitionOffline(p):
+	case offline:
 		return ConditionOffline
-	case p.UnderMinISR(s.MinISR(t, p)):
+	case p.UnderMinISR(minISR):
 		return ConditionUnderMinISR
 	case p.UnderReplicated():
 		return ConditionUnderReplicated

@@ -12,26 +12,33 @@ import (
 
 // ReassignPhase is where a partition stands in a reassignment, as
 // ZooKeeper shows the controller's steps (KafkaController's
-// onPartitionReassignment): the topic znode lists the target and the
-// original replicas with the adding and removing ones, the new replicas
-// copy the partition and join the ISR, the leader moves into the target if
-// it is not in it, the removed replicas leave the ISR, and the topic znode
-// is written with the target alone.
+// onPartitionReassignment, spec §4.13): the topic znode lists the target
+// and the original replicas with the adding and removing ones, the new
+// replicas copy the partition and join the ISR, the leader moves into the
+// target if it is not in it, the removed replicas leave the ISR, and the
+// topic znode is written with the target alone. The command line's
+// tracker (ReassignTracker) and the TUI's view of every reassignment in
+// the cluster (Reassignments) share it.
 type ReassignPhase uint8
 
 // Phases, in order.
 const (
-	// ReassignRequested: in /admin/reassign_partitions; the controller has
+	// ReassignQueued: in /admin/reassign_partitions; the controller has
 	// not written the topic znode yet.
-	ReassignRequested ReassignPhase = iota
+	ReassignQueued ReassignPhase = iota
 	// ReassignAdding: the new replicas copy the partition; not all of the
 	// target is in the ISR.
 	ReassignAdding
-	// ReassignCaughtUp: every target replica is in the ISR; the leader is
-	// not one of them yet (the controller elects one).
-	ReassignCaughtUp
-	// ReassignRemoving: the leader is a target replica; the removed
-	// replicas leave the ISR and the topic znode gets the target.
+	// ReassignLeader: every target replica is in the ISR; the leader is
+	// not one of them yet (the controller elects one from the target).
+	ReassignLeader
+	// ReassignInSync: every target replica is in sync and one leads; the
+	// replicas being removed are still in the ISR.
+	ReassignInSync
+	// ReassignRemoving: the removed replicas left the ISR; the controller
+	// has yet to write the topic znode with the target alone or (the
+	// command line's tracker) to drop the partition from
+	// /admin/reassign_partitions.
 	ReassignRemoving
 	// ReassignDone: the topic znode lists the target without adding or
 	// removing replicas, and /admin/reassign_partitions no longer names the
@@ -39,19 +46,12 @@ const (
 	ReassignDone
 )
 
+var reassignPhaseNames = [...]string{"queued", "adding", "leader", "in sync", "removing", "done"}
+
 // String names the phase.
 func (p ReassignPhase) String() string {
-	switch p {
-	case ReassignRequested:
-		return "requested"
-	case ReassignAdding:
-		return "adding"
-	case ReassignCaughtUp:
-		return "caught up"
-	case ReassignRemoving:
-		return "removing"
-	case ReassignDone:
-		return "done"
+	if int(p) < len(reassignPhaseNames) {
+		return reassignPhaseNames[p]
 	}
 	return "ReassignPhase(" + strconv.Itoa(int(p)) + ")"
 }
@@ -211,7 +211,7 @@ func (t *ReassignTracker) partition(i int, topic *Topic) PartitionReassignProgre
 	if part == nil {
 		// The topic or partition is gone (deleted meanwhile): nothing
 		// will move it.
-		pp.Phase = ReassignRequested
+		pp.Phase = ReassignQueued
 		return pp
 	}
 	pp.Replicas, pp.Adding, pp.Removing = part.Replicas, part.Adding, part.Removing
@@ -230,12 +230,14 @@ func (t *ReassignTracker) partition(i int, topic *Topic) PartitionReassignProgre
 			// partition from /admin/reassign_partitions next.
 			pp.Phase = ReassignRemoving
 		} else {
-			pp.Phase = ReassignRequested
+			pp.Phase = ReassignQueued
 		}
 	case pp.InSync < len(m.Target):
 		pp.Phase = ReassignAdding
 	case !slices.Contains(m.Target, part.Leader):
-		pp.Phase = ReassignCaughtUp
+		pp.Phase = ReassignLeader
+	case slices.ContainsFunc(part.Removing, func(id int) bool { return slices.Contains(part.ISR, id) }):
+		pp.Phase = ReassignInSync
 	default:
 		pp.Phase = ReassignRemoving
 	}
@@ -254,13 +256,13 @@ func (t *ReassignTracker) rewritten(name string, topic *Topic) bool {
 func (p PartitionReassignProgress) Describe() string {
 	name := p.String() + ": "
 	switch p.Phase {
-	case ReassignRequested:
+	case ReassignQueued:
 		return name + "requested (replicas " + text.List(p.Current) + " → " + text.List(p.Target) + ")"
 	case ReassignAdding:
 		return name + "adding " + text.List(p.Adding) + " (" + strconv.Itoa(p.InSync) + " of " + strconv.Itoa(len(p.Target)) + " target replicas in sync, isr " + text.List(p.ISR) + ")"
-	case ReassignCaughtUp:
+	case ReassignLeader:
 		return name + "caught up (isr " + text.List(p.ISR) + "), leader " + strconv.Itoa(p.Leader) + " to move into " + text.List(p.Target)
-	case ReassignRemoving:
+	case ReassignInSync, ReassignRemoving:
 		if len(p.Removing) == 0 {
 			// The topic znode has (or keeps) the target; the controller
 			// drops the partition from the request next.

@@ -49,13 +49,13 @@ func TestReassignTracker(t *testing.T) {
 		want  [2]ReassignPhase
 		first string
 	}{
-		{"before the request shows", nil, [2]ReassignPhase{ReassignRequested, ReassignRemoving}, "t-0: requested (replicas [1,2] → [2,3])"},
-		{"the request", []NodeEvent{request}, [2]ReassignPhase{ReassignRequested, ReassignRemoving}, ""},
+		{"before the request shows", nil, [2]ReassignPhase{ReassignQueued, ReassignRemoving}, "t-0: requested (replicas [1,2] → [2,3])"},
+		{"the request", []NodeEvent{request}, [2]ReassignPhase{ReassignQueued, ReassignRemoving}, ""},
 		{"U1", []NodeEvent{topic(1, map[int][]int{0: {2, 3, 1}, 1: {2, 3}}, map[int][]int{0: {3}}, map[int][]int{0: {1}})},
 			[2]ReassignPhase{ReassignAdding, ReassignRemoving}, "t-0: adding [3] (1 of 2 target replicas in sync, isr [1,2])"},
 		{"A1 and 3 joins", []NodeEvent{state(0, 1, 1, 1, 2), state(0, 1, 1, 1, 2, 3)},
-			[2]ReassignPhase{ReassignCaughtUp, ReassignRemoving}, "t-0: caught up (isr [1,2,3]), leader 1 to move into [2,3]"},
-		{"Reassign election", []NodeEvent{state(0, 2, 2, 1, 2, 3)}, [2]ReassignPhase{ReassignRemoving, ReassignRemoving}, "t-0: removing [1] (leader 2, isr [1,2,3])"},
+			[2]ReassignPhase{ReassignLeader, ReassignRemoving}, "t-0: caught up (isr [1,2,3]), leader 1 to move into [2,3]"},
+		{"Reassign election", []NodeEvent{state(0, 2, 2, 1, 2, 3)}, [2]ReassignPhase{ReassignInSync, ReassignRemoving}, "t-0: removing [1] (leader 2, isr [1,2,3])"},
 		{"1 leaves, B6", []NodeEvent{state(0, 2, 3, 2, 3), topic(2, map[int][]int{0: {2, 3}, 1: {2, 3}}, nil, nil)},
 			[2]ReassignPhase{ReassignRemoving, ReassignRemoving}, ""},
 		{"dropped from the request", []NodeEvent{{Type: NodeDeleted, Path: ReassignPartitionsPath}},

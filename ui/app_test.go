@@ -92,6 +92,15 @@ func (f *fakeSandbox) Kill(id int) error {
 	return nil
 }
 func (f *fakeSandbox) Restart(id int) error { f.log(fmt.Sprint("restart ", id)); return nil }
+func (f *fakeSandbox) KillTogether(ids ...int) error {
+	f.log(fmt.Sprint("kill together ", ids))
+	f.mu.Lock()
+	for _, id := range ids {
+		f.running[id] = false
+	}
+	f.mu.Unlock()
+	return nil
+}
 func (f *fakeSandbox) ElectPreferred(t string) (string, error) {
 	f.log("elect " + t)
 	return "3 elected", nil

@@ -25,6 +25,7 @@ var groupTitles = []struct{ field, title, about string }{
 	{"Input", "Text fields", "While a filter (`/`) or the `:` line has the keyboard; every other key types."},
 	{"Tree", "ZooKeeper tree", ""},
 	{"Wizard", "Topic creation wizard", "Each stage enables its own keys (form, preview, confirmation, progress, summary); the form's fields take every other key."},
+	{"Ops", "Operations", "On the overview's broker cards and rack headings, and in the what-if. The what-if only reads, so it works in read-only mode too."},
 	{"Sandbox", "Sandbox", "Only when ktopo runs its own sandbox cluster."},
 }
 

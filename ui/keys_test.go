@@ -90,6 +90,10 @@ func keyStates() []keyState {
 	small := fixture.Small
 	return []keyState{
 		{"overview", at(small, "down")},
+		{"overview rack heading", at(small, "up")},
+		{"what-if broker", at(small, "f")},
+		{"what-if rack", at(small, "right", "up", "f", "j")},
+		{"what-if worst", at(small, "f", "u")},
 		{"broker", at(small, "enter", "j")},
 		{"topics", at(small, "2", "j", "j")},
 		{"topics filter", at(small, "2", "/")},

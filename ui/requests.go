@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/overview"
+	"github.com/ktopo/ktopo/ui/screens/whatif"
 )
 
 // sandboxDoneMsg is the outcome of a sandbox action.
@@ -26,11 +29,13 @@ func (a *App) handle(from Screen, req nav.Request) tea.Cmd {
 		return a.openTopic(r.Topic, r.Partition)
 	case nav.OpenBroker:
 		return a.push(overview.NewBroker(a.st, a.km, r.Broker))
+	case nav.OpenWhatIf:
+		return a.push(whatif.New(a.st, a.km, r.Brokers, r.Rack))
 	case nav.Close:
 		return a.close(from)
 	case nav.ShowStatus:
 		return a.setStatus(r.Text, r.Err)
-	case nav.ToggleBroker, nav.ElectPreferred, nav.MoveController, nav.SetPace:
+	case nav.ToggleBroker, nav.ToggleBrokers, nav.ElectPreferred, nav.MoveController, nav.SetPace:
 		return a.sandboxAction(req)
 	}
 	return nil
@@ -72,6 +77,8 @@ func (a *App) sandboxAction(req nav.Request) tea.Cmd {
 			}
 			return sandboxDoneMsg{text: "Restarted broker " + strconv.Itoa(id) + ": it rejoins the ISRs once caught up."}
 		})
+	case nav.ToggleBrokers:
+		return a.toggleBrokers(sb, r.Brokers)
 	case nav.ElectPreferred:
 		topic := r.Topic
 		return tea.Batch(a.setStatus("Running a preferred leader election…", false), func() tea.Msg {
@@ -94,4 +101,43 @@ func (a *App) sandboxAction(req nav.Request) tea.Cmd {
 		})
 	}
 	return nil
+}
+
+// toggleBrokers kills the running brokers of ids in one event (a rack
+// losing power: the controller sees them go together, as the what-if
+// predicts), or restarts them all when none runs.
+func (a *App) toggleBrokers(sb SandboxControl, ids []int) tea.Cmd {
+	ids = slices.Clone(ids)
+	verb := "Restarting"
+	if slices.ContainsFunc(ids, a.snap.IsLive) {
+		verb = "Killing"
+	}
+	return tea.Batch(a.setStatus(verb+" brokers "+text.Ints(ids)+"…", false), func() tea.Msg {
+		var running []int
+		for _, id := range ids {
+			if sb.Running(id) {
+				running = append(running, id)
+			}
+		}
+		if len(running) == 0 {
+			for _, id := range ids {
+				if err := sb.Restart(id); err != nil {
+					return sandboxDoneMsg{err: err}
+				}
+			}
+			return sandboxDoneMsg{text: "Restarted brokers " + text.Ints(ids) + ": they rejoin the ISRs once caught up."}
+		}
+		if k, ok := sb.(TogetherKiller); ok {
+			if err := k.KillTogether(running...); err != nil {
+				return sandboxDoneMsg{err: err}
+			}
+		} else {
+			for _, id := range running {
+				if err := sb.Kill(id); err != nil {
+					return sandboxDoneMsg{err: err}
+				}
+			}
+		}
+		return sandboxDoneMsg{text: "Killed brokers " + text.Ints(running) + " together: watch the leaders move and the ISRs shrink. x again restarts them."}
+	})
 }

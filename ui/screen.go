@@ -101,6 +101,13 @@ type (
 		Running(id int) bool
 	}
 
+	// TogetherKiller is implemented by a SandboxControl that can crash
+	// several brokers in one event, as when a rack loses power: the
+	// controller then sees them go in one broker change.
+	TogetherKiller interface {
+		KillTogether(ids ...int) error
+	}
+
 	// Pacer is implemented by a SandboxControl whose simulated controller
 	// and brokers can be slowed down, so that each step is visible.
 	// SetPace must not block: the shell calls it in Update.

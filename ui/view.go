@@ -139,6 +139,7 @@ func (a *App) helpView(h int) string {
 		" " + st.Bold.S("Reading the screens"),
 		" " + st.Leader.S("3") + st.Muted.S(" in a replica list is the partition's leader; ") + st.Danger.S("4!") + st.Muted.S(" is a replica out of the ISR."),
 		" " + st.Muted.S("A changed cell flashes and shows old→new for a few seconds. Mouse wheel scrolls."),
+		" " + st.Muted.S("f on a broker card, or on a rack's heading (↑ from its first card): what losing it would do now."),
 		" " + st.Muted.S("Commands: "+strings.Join(a.commandHints(), " ")+"   (tab completes)"),
 		" " + st.Muted.S("In a text field keys are typed: f1 help, esc back, ctrl+c quit."),
 	}

@@ -118,25 +118,40 @@ func TestRealKafkaEvents(t *testing.T) {
 	}
 }
 
-// TestTUIRealKafka: the TUI, in a real terminal, on a real 3.9 cluster: a
-// killed broker goes OFFLINE on the overview and its leader move and ISR
-// shrinks appear on the events screen as they happen.
+// TestTUIRealKafka: the TUI, in a real terminal, on a real 3.9 cluster:
+// the what-if of a broker (f), then the broker killed: Kafka's own
+// controller does what the screen predicted, partition by partition, and
+// the partitions offline and under min ISR in ZooKeeper are the predicted
+// ones; the broker goes OFFLINE on the overview and its leader move and
+// ISR shrinks appear on the events screen as they happen.
 func TestTUIRealKafka(t *testing.T) {
 	needTmux(t)
 	c := kafkatest.Shared(t, kafkatest.Kafka39)
 	victim, assignment, replicas := ledBy(t, c)
 	topic := "tui-real"
 	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic, "--replica-assignment", assignment, "--timeout", "90s")
+	// What the victim's loss takes offline and under min ISR.
+	other := replicas[0][1]
+	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic+"-single", "--replica-assignment", fmt.Sprint(victim), "--timeout", "90s")
+	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic+"-strict", "--replica-assignment", fmt.Sprintf("%d:%d,%d:%d", victim, other, other, victim),
+		"--config", "min.insync.replicas=2", "--timeout", "90s")
+	w := newWhatIfCheck(t, c.Connect())
+	w.predict(victim, nil)
 	bin := buildKtopo(t)
 	logf := filepath.Join(t.TempDir(), "ktopo.log")
 	tm := startTmux(t, 120, 36, []string{"KTOPO_LOG=" + logf, "TERM=xterm-256color"}, bin, "--zookeeper", c.Connect())
 	tm.waitFor("overview", 20*time.Second, "rack-a", "rack-b", "rack-c", "broker 1", "broker 2", "broker 3", "★ ctrl", "LIVE")
-	tm.keys("4")
-	tm.waitFor("events", 5*time.Second, "Events")
+	// The victim's card: the racks hold one broker each, by id.
+	for range victim - 1 {
+		tm.keys("l")
+	}
+	tm.keys("f")
+	w.shown(tm)
 	c.Broker(victim).Kill()
-	s := tm.waitFor("the broker's leader move and ISR shrinks", time.Minute,
+	w.held(tm)
+	tm.keys("4")
+	tm.waitFor("the broker's leader move and ISR shrinks", time.Minute,
 		fmt.Sprintf("%s-0", topic), "leader moved", "ISR shrank", fmt.Sprintf("%d → %d", victim, replicas[0][1]))
-	_ = s
 	tm.keys("1")
 	tm.waitFor("the broker offline", 10*time.Second, fmt.Sprintf("broker %d", victim), "OFFLINE")
 }

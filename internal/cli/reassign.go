@@ -294,8 +294,14 @@ func followReassignment(ctx context.Context, w *clusterwatch.Watch, plan *cluste
 	err := followModel(ctx, w, out, func(s *cluster.Snapshot, tty bool) bool {
 		last = tracker.Update(s)
 		for i, p := range last.Partitions {
-			if !tty && phases[i] != p.Phase {
-				phases[i] = p.Phase
+			// One line per step the controller takes: the removed
+			// replicas leaving the ISR is within the removal.
+			ph := p.Phase
+			if ph == cluster.ReassignInSync {
+				ph = cluster.ReassignRemoving
+			}
+			if !tty && phases[i] != ph {
+				phases[i] = ph
 				fmt.Fprintln(out, p.Describe())
 			}
 		}
@@ -321,8 +327,8 @@ func reassignBar(pr cluster.ReassignProgress, width int) string {
 	}
 	return fmt.Sprintf("[%s%s] %d/%d done, %d adding, %d caught up, %d removing, %d waiting for the controller ",
 		strings.Repeat("#", done), strings.Repeat(".", width-done), pr.Count[cluster.ReassignDone], n,
-		pr.Count[cluster.ReassignAdding], pr.Count[cluster.ReassignCaughtUp], pr.Count[cluster.ReassignRemoving],
-		pr.Count[cluster.ReassignRequested])
+		pr.Count[cluster.ReassignAdding], pr.Count[cluster.ReassignLeader], pr.Count[cluster.ReassignInSync]+pr.Count[cluster.ReassignRemoving],
+		pr.Count[cluster.ReassignQueued])
 }
 
 func reassignStalled(pr cluster.ReassignProgress, timeout time.Duration) error {

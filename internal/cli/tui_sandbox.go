@@ -128,6 +128,11 @@ func (s sandboxControl) MoveController() error {
 }
 func (s sandboxControl) Running(id int) bool { return s.c.Running(id) }
 
+// KillTogether implements ui.TogetherKiller (x on a rack).
+func (s sandboxControl) KillTogether(ids ...int) error { return s.c.KillTogether(ids...) }
+
+var _ ui.TogetherKiller = sandboxControl{}
+
 // SetPace and Pace implement ui.Pacer (the creation wizard's pace key).
 func (s sandboxControl) SetPace(d time.Duration) {
 	s.chosen.Store(true)

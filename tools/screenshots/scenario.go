@@ -33,7 +33,7 @@ const (
 func scenario() []step {
 	return []step{
 		{name: "overview", title: "Overview: racks, brokers, the controller",
-			want: []string{"SANDBOX", "broker 6", "partitions 95", "under-replicated 0", "preferred"}},
+			want: []string{"SANDBOX", "broker 6", "partitions 95", "under-replicated 0", "preferred", "LOAD", "imbalance 0%"}},
 		{name: "help", title: "Help: the keys of the screen",
 			keys: []string{"?"}, want: []string{"Keys — Overview", "Reading the screens"}},
 		{title: "back", keys: []string{"Escape"}, gone: []string{"Keys — Overview"}},
@@ -50,8 +50,12 @@ func scenario() []step {
 		{title: "creation done", want: []string{"Topic invoices is online"}},
 		{title: "wizard closed, its announcement gone", keys: []string{"Escape", "1"},
 			want: []string{"topics 6", "partitions 107"}, gone: []string{"Create", "invoices created"}},
+		{name: "whatif", title: "What-if: what losing broker 2 would do",
+			keys: []string{"l", "f"}, want: []string{"What if broker 2 fails", "under-replicated · new leader"}},
+		{name: "whatif-held", title: "What-if: broker 2 killed (x), the prediction held",
+			keys: []string{"x"}, want: []string{"Broker 2 is down", "✓ As predicted"}},
 		{name: "broker-down", title: "Overview: broker 2 killed",
-			keys: []string{"l", "x", "h"}, want: []string{"OFFLINE", "under-replicated 50", "Killed broker 2"}},
+			keys: []string{"Escape", "h"}, want: []string{"OFFLINE", "under-replicated 50"}, gone: []string{"What if"}},
 		{name: "topics", title: "Topics: under-replicated partitions per topic",
 			keys: []string{"2"}, want: []string{"Topics  6 of 6", "invoices", "__consumer_offsets"}, gone: []string{"Killed broker"}},
 		{name: "topic", title: "Topic: partitions, leaders, replicas out of the ISR",

@@ -67,6 +67,16 @@ type Wizard struct {
 	Pace, OpenTopic, BackToForm key.Binding
 }
 
+// Ops are the topology operations and their previews. The what-if only
+// reads the model, so it works in every mode, read-only included.
+type Ops struct {
+	// WhatIf shows what losing the selected broker or rack would do.
+	WhatIf key.Binding
+	// Worst keeps, in the what-if, only the partitions that would go
+	// offline or under their min ISR.
+	Worst key.Binding
+}
+
 // Sandbox actions, enabled only when ktopo runs its own sandbox cluster.
 type Sandbox struct {
 	Kill, Elect, MoveController key.Binding
@@ -80,6 +90,7 @@ type Map struct {
 	Input   Input
 	Tree    Tree
 	Wizard  Wizard
+	Ops     Ops
 	Sandbox Sandbox
 }
 
@@ -156,6 +167,10 @@ func Default() Map {
 			Pace:         b([]string{"p"}, "p", "sandbox pace"),
 			OpenTopic:    b([]string{"enter"}, "enter", "open topic"),
 			BackToForm:   b([]string{"enter"}, "enter/esc", "back to the form"),
+		},
+		Ops: Ops{
+			WhatIf: b([]string{"f"}, "f", "what if it fails"),
+			Worst:  b([]string{"u"}, "u", "only offline / under min ISR"),
 		},
 		Sandbox: Sandbox{
 			Kill:           b([]string{"x"}, "x", "kill/restart broker"),

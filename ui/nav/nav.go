@@ -29,6 +29,13 @@ type OpenTopic struct {
 // OpenBroker asks the shell to list a broker's partitions.
 type OpenBroker struct{ Broker int }
 
+// OpenWhatIf asks the shell to show what losing Brokers together would do;
+// Rack names them when they are a rack ("" for one broker).
+type OpenWhatIf struct {
+	Brokers []int
+	Rack    string
+}
+
 // Close asks the shell to close the asking screen, as esc does; a screen
 // with work in flight moves to the background (see ui.Task).
 type Close struct{}
@@ -43,6 +50,10 @@ type ShowStatus struct {
 // stopped one.
 type ToggleBroker struct{ Broker int }
 
+// ToggleBrokers asks the sandbox to kill those of Brokers that run, all
+// at once as when a rack loses power, or, when none runs, to restart them.
+type ToggleBrokers struct{ Brokers []int }
+
 // ElectPreferred asks the sandbox for a preferred leader election of a
 // topic ("" for every topic).
 type ElectPreferred struct{ Topic string }
@@ -56,6 +67,8 @@ type SetPace struct{ Pace time.Duration }
 
 func (OpenTopic) request()      {}
 func (OpenBroker) request()     {}
+func (OpenWhatIf) request()     {}
+func (ToggleBrokers) request()  {}
 func (Close) request()          {}
 func (ShowStatus) request()     {}
 func (ToggleBroker) request()   {}

@@ -42,3 +42,30 @@ func TestRow(t *testing.T) {
 		t.Fatalf("cut %q", got)
 	}
 }
+
+func TestTopicPartition(t *testing.T) {
+	for _, tc := range []struct {
+		topic string
+		p, w  int
+		want  string
+	}{
+		{"orders", 3, 10, "orders-3"},
+		{"__consumer_offsets", 12, 21, "__consumer_offsets-12"},
+		{"__consumer_offsets", 12, 18, "__consumer_off…-12"},
+		{"__consumer_offsets", 2, 18, "__consumer_offs…-2"},
+		{"__consumer_offsets", 22, 18, "__consumer_off…-22"},
+		{"日本語トピック", 7, 8, "日本… -7"},
+		{"abc", 123, 5, "…-123"},
+		{"abc", 123, 4, "-123"},
+		{"abc", 123, 3, "-1…"},
+		{"abc", 1, 0, ""},
+	} {
+		got := TopicPartition(tc.topic, tc.p, tc.w)
+		if got != tc.want || ansi.StringWidth(got) > max(tc.w, 0) {
+			t.Errorf("TopicPartition(%q, %d, %d) = %q, want %q", tc.topic, tc.p, tc.w, got, tc.want)
+		}
+		if f := FitTopicPartition(tc.topic, tc.p, tc.w); ansi.StringWidth(f) != max(tc.w, 0) {
+			t.Errorf("FitTopicPartition(%q, %d, %d) = %q", tc.topic, tc.p, tc.w, f)
+		}
+	}
+}

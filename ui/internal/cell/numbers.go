@@ -24,3 +24,12 @@ func Thousands(n int) string {
 	}
 	return b.String()
 }
+
+// Count renders n with thousands separators and a regular noun: "1
+// broker", "12,345 partitions".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Thousands(n) + " " + noun + "s"
+}

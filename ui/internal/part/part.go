@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
@@ -26,8 +27,10 @@ func Ink(st *theme.Styles, c cluster.Condition) theme.Ink {
 
 // Replicas renders the replica list "1 2 3!": the leader painted as
 // leader (and bold without colour), out-of-sync replicas followed by "!"
-// and painted as danger, replicas on offline brokers faint. It returns the
-// styled text and its plain width.
+// and painted as danger, replicas on offline brokers faint. During a
+// reassignment a replica being added reads "+4" (a warning while it
+// catches up, which is no fault) and one being removed "−1". It returns
+// the styled text and its plain width.
 // With plain, no colour is added (a selected row paints itself).
 func Replicas(st *theme.Styles, s *cluster.Snapshot, p *cluster.Partition, plain bool) (string, int) {
 	var b strings.Builder
@@ -39,12 +42,23 @@ func Replicas(st *theme.Styles, s *cluster.Snapshot, p *cluster.Partition, plain
 		}
 		id := strconv.Itoa(r)
 		inISR := slices.Contains(p.ISR, r)
+		adding, removing := slices.Contains(p.Adding, r), slices.Contains(p.Removing, r)
+		switch {
+		case adding:
+			id = "+" + id
+		case removing:
+			id = "−" + id
+		}
 		switch {
 		case plain:
-			if !inISR {
+			if !inISR && !adding && !removing {
 				id += "!"
 			}
 			b.WriteString(id)
+		case adding && !inISR:
+			b.WriteString(st.Warning.S(id))
+		case removing && (!p.HasLeader() || r != p.Leader):
+			b.WriteString(st.Muted.S(id))
 		case p.HasLeader() && r == p.Leader:
 			b.WriteString(st.Leader.S(id))
 		case !inISR:
@@ -55,7 +69,7 @@ func Replicas(st *theme.Styles, s *cluster.Snapshot, p *cluster.Partition, plain
 		default:
 			b.WriteString(id)
 		}
-		w += len(id)
+		w += cell.Width(id)
 	}
 	return b.String(), w
 }

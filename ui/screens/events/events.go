@@ -127,6 +127,28 @@ func Where(c *cluster.Change) string {
 	return c.Topic + "-" + strconv.Itoa(c.Partition)
 }
 
+// onPartition reports the kinds that are about one partition.
+func onPartition(k cluster.ChangeKind) bool {
+	switch k {
+	case cluster.ChangeLeaderMoved, cluster.ChangeIsrShrank, cluster.ChangeIsrExpanded, cluster.ChangePartitionAppeared,
+		cluster.ChangeReassignmentStarted, cluster.ChangeReassignmentFinished:
+		return true
+	case cluster.ChangeBrokerRegistered, cluster.ChangeBrokerUpdated, cluster.ChangeBrokerGone, cluster.ChangeControllerMoved,
+		cluster.ChangeTopicCreated, cluster.ChangeTopicMarkedForDeletion, cluster.ChangeTopicDeleted, cluster.ChangePartitionsAdded,
+		cluster.ChangeConfigChanged, cluster.ChangeZNodeInvalid:
+	}
+	return false
+}
+
+// fitWhere is Where in exactly w columns: a topic-partition too long is
+// shortened in its topic, never in its partition number.
+func fitWhere(c *cluster.Change, w int) string {
+	if onPartition(c.Kind) {
+		return cell.FitTopicPartition(c.Topic, c.Partition, w)
+	}
+	return cell.Fit(Where(c), w)
+}
+
 // Details describes a change after its topic-partition.
 func Details(c *cluster.Change) string {
 	switch c.Kind {
@@ -371,9 +393,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 				c := m.Entry(m.win.Cursor).Change
 				if c.Topic != "" && c.Kind != cluster.ChangeTopicDeleted {
 					p := -1
-					switch c.Kind {
-					case cluster.ChangeLeaderMoved, cluster.ChangeIsrShrank, cluster.ChangeIsrExpanded, cluster.ChangePartitionAppeared,
-						cluster.ChangeReassignmentStarted, cluster.ChangeReassignmentFinished:
+					if onPartition(c.Kind) {
 						p = c.Partition
 					}
 					return nil, nav.OpenTopic{Topic: c.Topic, Partition: p}
@@ -452,6 +472,6 @@ func (m *Model) row(e *Entry, selected bool) string {
 	dw := max(m.w-1-cTime-cKind-ww, 0)
 	// The place is cut one cell short, so its details never run into it.
 	line := " " + st.Muted.Unless(selected).S(cell.Fit(ts, cTime)) + kInk.Unless(selected).S(cell.Fit(Words(c.Kind), cKind)) +
-		cell.Fit(Where(c), ww-1) + " " + st.Muted.Unless(selected).S(cell.Fit(Details(c), dw))
+		fitWhere(c, ww-1) + " " + st.Muted.Unless(selected).S(cell.Fit(Details(c), dw))
 	return st.Selected.If(selected).S(line)
 }

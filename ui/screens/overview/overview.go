@@ -15,6 +15,7 @@ import (
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
+	"github.com/ktopo/ktopo/ui/internal/heat"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -31,6 +32,7 @@ const (
 type Model struct {
 	st      theme.Styles
 	list    keys.List
+	ops     keys.Ops
 	sandbox keys.Sandbox
 	anims   *anim.Set
 	w, h    int
@@ -40,9 +42,17 @@ type Model struct {
 
 	racks []cluster.Rack
 
-	rack, pos int // cursor: rack column, card within it
+	rack, pos int // cursor: rack column, card within it (-1: the rack's heading)
 	rackOff   int // first visible rack column
 	rowOff    int // first visible card row
+
+	// Below the cards when there is room (extras.go).
+	balance         cluster.BalanceTracker
+	reassignTracker cluster.ReassignmentTracker
+	reassign        cluster.ReassignmentProgress
+	heatRacks       []heat.Rack
+	heatLines       []string
+	reassignLines   []string
 
 	// renderCard draws one card; a field so tests can count calls.
 	renderCard func(b *cluster.Broker, w int, selected bool) [cardH]string
@@ -50,7 +60,7 @@ type Model struct {
 
 // New returns the screen.
 func New(st theme.Styles, km keys.Map, anims *anim.Set) *Model {
-	m := &Model{st: st, list: km.List, sandbox: km.Sandbox, anims: anims}
+	m := &Model{st: st, list: km.List, ops: km.Ops, sandbox: km.Sandbox, anims: anims}
 	m.renderCard = m.card
 	return m
 }
@@ -59,10 +69,23 @@ func New(st theme.Styles, km keys.Map, anims *anim.Set) *Model {
 func (m *Model) Title() string { return "Overview" }
 
 // SetSize implements ui.Screen.
-func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.clamp() }
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.clamp()
+	m.layoutExtras()
+}
 
 // SetStyles implements ui.Screen.
-func (m *Model) SetStyles(st theme.Styles) { m.st = st }
+func (m *Model) SetStyles(st theme.Styles) {
+	m.st = st
+	if m.snap != nil {
+		m.buildExtras() // the notes' inks too
+	}
+}
+
+// Reassignments is the progress of the reassignments, as the overview
+// shows it.
+func (m *Model) Reassignments() cluster.ReassignmentProgress { return m.reassign }
 
 // SetConnect sets the connect string shown in the header.
 func (m *Model) SetConnect(s string) { m.connect = s }
@@ -79,14 +102,24 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	m.snap = s
 	m.racks = s.Racks()
 	m.clamp()
+	m.buildExtras()
 }
 
-// Selected returns the broker under the cursor.
+// Selected returns the broker under the cursor (none while a rack's
+// heading is selected).
 func (m *Model) Selected() (int, bool) {
-	if m.rack < len(m.racks) && m.pos < len(m.racks[m.rack].Brokers) {
+	if m.rack < len(m.racks) && m.pos >= 0 && m.pos < len(m.racks[m.rack].Brokers) {
 		return m.racks[m.rack].Brokers[m.pos], true
 	}
 	return 0, false
+}
+
+// SelectedRack returns the rack whose heading is under the cursor.
+func (m *Model) SelectedRack() (*cluster.Rack, bool) {
+	if m.pos < 0 && m.rack < len(m.racks) {
+		return &m.racks[m.rack], true
+	}
+	return nil, false
 }
 
 // Select puts the cursor on broker id.
@@ -104,14 +137,14 @@ func (m *Model) Select(id int) {
 
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
-	return []key.Binding{m.list.Open, m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController}
+	return []key.Binding{m.list.Open, m.ops.WhatIf, m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.Left, m.list.Right, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
-		{m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController},
+		{m.ops.WhatIf, m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController},
 	}
 }
 
@@ -140,9 +173,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 			if id, ok := m.Selected(); ok {
 				return nil, nav.OpenBroker{Broker: id}
 			}
+		case key.Matches(msg, m.ops.WhatIf):
+			if id, ok := m.Selected(); ok {
+				return nil, nav.OpenWhatIf{Brokers: []int{id}}
+			}
+			if r, ok := m.SelectedRack(); ok {
+				return nil, nav.OpenWhatIf{Brokers: r.Brokers, Rack: r.Label()}
+			}
 		case key.Matches(msg, m.sandbox.Kill):
 			if id, ok := m.Selected(); ok {
 				return nil, nav.ToggleBroker{Broker: id}
+			}
+			if r, ok := m.SelectedRack(); ok {
+				return nil, nav.ToggleBrokers{Brokers: r.Brokers}
 			}
 		case key.Matches(msg, m.sandbox.Elect):
 			return nil, nav.ElectPreferred{}
@@ -172,7 +215,7 @@ func (m *Model) clamp() {
 		return
 	}
 	m.rack = min(max(m.rack, 0), len(m.racks)-1)
-	m.pos = min(max(m.pos, 0), len(m.racks[m.rack].Brokers)-1)
+	m.pos = min(max(m.pos, -1), len(m.racks[m.rack].Brokers)-1)
 	n, _ := m.visibleRacks()
 	if m.rack < m.rackOff {
 		m.rackOff = m.rack
@@ -182,11 +225,12 @@ func (m *Model) clamp() {
 	}
 	m.rackOff = min(max(m.rackOff, 0), max(len(m.racks)-n, 0))
 	rowsVis := m.cardRows()
-	if m.pos < m.rowOff {
-		m.rowOff = m.pos
+	pos := max(m.pos, 0) // the heading scrolls with the first card
+	if pos < m.rowOff {
+		m.rowOff = pos
 	}
-	if m.pos >= m.rowOff+rowsVis {
-		m.rowOff = m.pos - rowsVis + 1
+	if pos >= m.rowOff+rowsVis {
+		m.rowOff = pos - rowsVis + 1
 	}
 	most := 0
 	for i := range m.racks {
@@ -220,13 +264,19 @@ func (m *Model) View() string {
 		}
 		r := &m.racks[ri]
 		label := r.Label()
-		stats := " " + plural(len(r.Brokers), "broker") + " · " + cell.Thousands(r.Leaders) + "/" + cell.Thousands(r.Replicas) + " led"
+		stats := " " + cell.Count(len(r.Brokers), "broker") + " · " + cell.Thousands(r.Leaders) + "/" + cell.Thousands(r.Replicas) + " led"
 		if cell.Width(label)+cell.Width(stats) > cw {
 			stats = ""
 		}
 		ink := m.st.Accent
 		if ri == m.rack {
 			ink = m.st.SelectedMark
+		}
+		if ri == m.rack && m.pos < 0 {
+			// The selected heading: marked, and painted whole (reverse
+			// without colour).
+			hb.WriteString(m.st.Selected.S(cell.Fit("▸ "+label+stats, cw)))
+			continue
 		}
 		hb.WriteString(ink.S(label) + m.st.Muted.S(cell.Fit(stats, cw-cell.Width(label))))
 	}
@@ -264,6 +314,20 @@ func (m *Model) View() string {
 	}
 	if extra := len(m.racks) - n; extra > 0 && len(lines) < m.h {
 		lines = append(lines, m.st.Muted.S(" racks "+strconv.Itoa(from+1)+"–"+strconv.Itoa(to)+" of "+strconv.Itoa(len(m.racks))+"  ←/→ to scroll"))
+	}
+	// The heat map only whole, the reassignments as far as they fit.
+	if len(m.heatLines) > 0 && m.h-len(lines) > len(m.heatLines) {
+		lines = append(lines, "")
+		lines = append(lines, m.heatLines...)
+	}
+	if len(m.reassignLines) > 0 && m.h-len(lines) >= 2 {
+		lines = append(lines, "")
+		room := m.h - len(lines)
+		rl := m.reassignLines
+		if len(rl) > room {
+			rl = append(rl[:room-1:room-1], m.st.Muted.S("   … "+cell.Count(len(m.reassignLines)-room, "more partition")+": open a topic for all of its"))
+		}
+		lines = append(lines, rl...)
 	}
 	return cell.Lines(lines, m.h)
 }
@@ -375,7 +439,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	addr = cell.Fit(addr, iw)
 	line(2, ink.S(addr), iw, "", 0)
 	// line 3: replicas and leaders
-	rep := plural(b.Replicas, "replica") + " · " + plural(b.Leaders, "leader")
+	rep := cell.Count(b.Replicas, "replica") + " · " + cell.Count(b.Leaders, "leader")
 	if cell.Width(rep) > iw {
 		rep = cell.Thousands(b.Replicas) + " rep · " + cell.Thousands(b.Leaders) + " lead"
 	}
@@ -401,12 +465,4 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	pref = cell.Fit(pref, iw)
 	line(4, pink.S(pref), iw, "", 0)
 	return out
-}
-
-// plural renders "1 broker", "2 brokers".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return cell.Thousands(n) + " " + word + "s"
 }

@@ -36,9 +36,15 @@ func TestView(t *testing.T) {
 			{"initial", nil},
 			{"moved", []string{"right", "right", "down"}},
 			{"offline", []string{"right", "right", "down", "right"}},
+			{"rack-heading", []string{"right", "up"}},
+			{"reassigning", nil},
 		} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
-				m := newScreen(fixture.Small(), sz[0], sz[1])
+				spec := fixture.Small()
+				if tc.name == "reassigning" {
+					spec = fixture.Reassigning()
+				}
+				m := newScreen(spec, sz[0], sz[1])
 				fixture.Press(m, tc.keys...)
 				golden.RequireEqual(t, ansi.Strip(m.View()))
 			})

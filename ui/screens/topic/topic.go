@@ -44,6 +44,11 @@ type Model struct {
 	wantPart  int // partition id to put the cursor on once known, -1 none
 	replW     int
 	health    cluster.TopicHealth
+	// The topic's reassignments: partitions queued in
+	// /admin/reassign_partitions and their target, the replicas still to
+	// catch up.
+	queued     map[int][]int
+	catchingUp int
 
 	renderRow func(p *cluster.Partition, selected bool) string
 }
@@ -76,6 +81,24 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	m.t = s.Topic(m.name)
 	if m.t != nil {
 		m.health = s.TopicHealth(m.t)
+	}
+	m.queued, m.catchingUp = nil, 0
+	if r := s.PendingReassignment(); r != nil {
+		for _, e := range r.Partitions {
+			if e.Topic == m.name {
+				if m.queued == nil {
+					m.queued = map[int][]int{}
+				}
+				m.queued[e.Partition] = e.Replicas
+			}
+		}
+	}
+	if m.t != nil && m.health.Reassigning > 0 {
+		for _, p := range m.t.Partitions {
+			if p.Reassigning() {
+				m.catchingUp += len(cluster.ReassignStateOf(p).CatchingUp)
+			}
+		}
 	}
 	m.rebuild()
 }
@@ -181,6 +204,53 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	return nil, nil
 }
 
+// reassignWords says where p's reassignment stands (started elsewhere: by
+// Kafka's tools or the Admin API), "" when none; queued is what
+// /admin/reassign_partitions asks that the controller has not started.
+// Short words fit a narrow STATE column.
+func (m *Model) reassignWords(p *cluster.Partition, short bool) string {
+	pick := func(long, brief string) string {
+		if short {
+			return "⟳ " + brief
+		}
+		return "reassigning: " + long
+	}
+	if !p.Reassigning() {
+		if target, ok := m.queued[p.ID]; ok {
+			if short {
+				return "⟳ queued → " + text.Ints(target)
+			}
+			return "reassignment queued → " + text.Ints(target)
+		}
+		return ""
+	}
+	r := cluster.ReassignStateOf(p)
+	switch r.Phase {
+	case cluster.ReassignAdding:
+		var down []int
+		for _, id := range r.CatchingUp {
+			if !m.snap.IsLive(id) {
+				down = append(down, id)
+			}
+		}
+		if len(down) > 0 {
+			return pick("adding "+text.Ints(r.CatchingUp)+", waits for "+text.Ints(down)+" (down)", text.Ints(down)+" down")
+		}
+		return pick("adding "+text.Ints(r.CatchingUp)+", catching up", "catching up")
+	case cluster.ReassignLeader:
+		return pick("all in sync, the leader moves to "+text.Ints(r.Target), "leader moves")
+	case cluster.ReassignInSync:
+		if len(r.Removing) > 0 {
+			return pick("all in sync, removing "+text.Ints(r.Removing)+" next", "in sync")
+		}
+		return pick("all in sync", "in sync")
+	case cluster.ReassignRemoving:
+		return pick("removing "+text.Ints(r.Removing), "removing")
+	case cluster.ReassignQueued, cluster.ReassignDone:
+	}
+	return ""
+}
+
 // column widths
 const (
 	cPart   = 6
@@ -219,6 +289,20 @@ func (m *Model) View() string {
 	}
 	if h.Offline > 0 {
 		title += "  " + st.Danger.S(strconv.Itoa(h.Offline)+" offline")
+	}
+	if h.Reassigning > 0 || len(m.queued) > 0 {
+		var parts []string
+		if h.Reassigning > 0 {
+			parts = append(parts, cell.Count(h.Reassigning, "partition")+" reassigning")
+		}
+		if m.catchingUp > 0 {
+			parts = append(parts, cell.Count(m.catchingUp, "replica")+" to catch up")
+		}
+		if len(m.queued) > 0 {
+			parts = append(parts, cell.Thousands(len(m.queued))+" in /admin/reassign_partitions")
+		}
+		r := "⟳ " + strings.Join(parts, ", ")
+		title += "  " + st.Accent.S(r)
 	}
 	if t.MarkedForDeletion {
 		title += "  " + st.Danger.S("MARKED FOR DELETION")
@@ -307,10 +391,18 @@ func (m *Model) row(p *cluster.Partition, selected bool) string {
 		epoch = "-"
 	}
 	word := s.String()
+	fixed := 1 + cPart + cLeader + max(replW, rw) + iw + cEpoch
+	if r := m.reassignWords(p, m.w-fixed < 40); r != "" {
+		if s == cluster.ConditionReassigning {
+			word = r
+		} else {
+			word += " · " + r
+		}
+	}
 	line := " " + cell.FitRight(strconv.Itoa(p.ID), cPart-2) + "  " + lInk.Unless(selected).S(cell.Fit(leader, cLeader)) +
 		cell.PadStyled(repl, replW, rw) + iInk.Unless(selected).S(cell.Fit(isr, iw)) + cell.FitRight(epoch, cEpoch-2) + "  " +
 		part.Ink(st, s).Unless(selected).S(word)
-	width := 1 + cPart + cLeader + max(replW, rw) + iw + cEpoch + len(word)
+	width := fixed + cell.Width(word)
 	line = cell.Row(line, width, m.w, selected)
 	return st.Selected.If(selected).S(line)
 }

@@ -3,6 +3,7 @@ package topic
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,9 +41,15 @@ func TestView(t *testing.T) {
 			{"orders-unhealthy", "orders", []string{"u"}},
 			{"audit-log", "audit-log", []string{"down"}},
 			{"missing", "nope", nil},
+			{"reassigning", "orders", nil},
+			{"reassign-queued", "payments", nil},
 		} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
-				m, _ := newScreen(fixture.Small().Model().Snapshot(), tc.topic, sz[0], sz[1])
+				spec := fixture.Small()
+				if strings.HasPrefix(tc.name, "reassign") {
+					spec = fixture.Reassigning()
+				}
+				m, _ := newScreen(spec.Model().Snapshot(), tc.topic, sz[0], sz[1])
 				fixture.Press(m, tc.keys...)
 				golden.RequireEqual(t, ansi.Strip(m.View()))
 			})

@@ -46,7 +46,7 @@ func (m *Model) buildDetails(n *node, w int) []string {
 	add(st.Bold.S(n.path))
 	info := cluster.ParsePath(n.path)
 	if info.Kind != cluster.KindUnknown {
-		add(st.Accent.S("Kafka: " + meaning(info)))
+		add(st.Accent.S("Kafka: " + meaning(info, w-len("Kafka: "))))
 	}
 	if !n.inMirror && !n.probed {
 		add("")
@@ -68,7 +68,7 @@ func (m *Model) buildDetails(n *node, w int) []string {
 	if !m.raw && n.denied&cluster.NoData == 0 {
 		if v, err := cluster.DecodeZNode(n.path, n.data); v != nil || err != nil {
 			section("Decoded")
-			for _, l := range m.decoded(v) {
+			for _, l := range m.decoded(v, w-16) {
 				if i := strings.IndexByte(l, '\t'); i >= 0 {
 					kv(l[:i], l[i+1:])
 				} else {
@@ -134,8 +134,9 @@ func (m *Model) stamp(s string) string {
 	return m.when(ms) + "  (" + s + ")"
 }
 
-// meaning describes a path's role in Kafka.
-func meaning(i cluster.PathInfo) string {
+// meaning describes a path's role in Kafka, a topic-partition fitted to w
+// columns.
+func meaning(i cluster.PathInfo, w int) string {
 	switch i.Kind {
 	case cluster.KindRoot:
 		return "root (chroot)"
@@ -148,7 +149,8 @@ func meaning(i cluster.PathInfo) string {
 	case cluster.KindTopic:
 		return "replica assignment of topic " + i.Topic
 	case cluster.KindPartitionState:
-		return "leader and ISR of " + i.Topic + "-" + strconv.Itoa(i.Partition)
+		const what = "leader and ISR of "
+		return what + cell.TopicPartition(i.Topic, i.Partition, w-len(what))
 	case cluster.KindTopicConfig:
 		return "config overrides of topic " + i.Topic
 	case cluster.KindEntityConfig:
@@ -171,8 +173,9 @@ func meaning(i cluster.PathInfo) string {
 	return strings.ReplaceAll(i.Kind.String(), "_", " ")
 }
 
-// decoded renders a decoded value as "key\tvalue" lines.
-func (m *Model) decoded(v any) []string {
+// decoded renders a decoded value as "key\tvalue" lines, values of w
+// columns at most where they hold a topic-partition.
+func (m *Model) decoded(v any, w int) []string {
 	var out []string
 	kv := func(k, v string) { out = append(out, k+"\t"+v) }
 	switch v := v.(type) {
@@ -258,7 +261,7 @@ func (m *Model) decoded(v any) []string {
 				kv("", "…")
 				break
 			}
-			kv("partition", p.Topic+"-"+strconv.Itoa(p.Partition))
+			kv("partition", cell.TopicPartition(p.Topic, p.Partition, w))
 		}
 	case cluster.LogDirEvent:
 		kv("broker", strconv.Itoa(v.Broker))

@@ -1,0 +1,185 @@
+package cluster
+
+import (
+	"slices"
+	"strings"
+)
+
+// ReassignState is one partition's reassignment as the topic znode
+// and the partition state show it.
+type ReassignState struct {
+	// Target is the replica list the reassignment ends with (the
+	// assignment minus the replicas being removed, in order); Adding and
+	// Removing are the topic znode's.
+	Target, Adding, Removing []int
+	// CatchingUp are the target replicas not yet in the ISR.
+	CatchingUp []int
+	Phase      ReassignPhase
+}
+
+// ReassignStateOf describes p's reassignment (Phase ReassignDone when it is
+// not being reassigned).
+func ReassignStateOf(p *Partition) ReassignState {
+	if !p.Reassigning() {
+		return ReassignState{Target: p.Replicas, Phase: ReassignDone}
+	}
+	r := ReassignState{Adding: p.Adding, Removing: p.Removing}
+	for _, id := range p.Replicas {
+		if !slices.Contains(p.Removing, id) {
+			r.Target = append(r.Target, id)
+			if !slices.Contains(p.ISR, id) {
+				r.CatchingUp = append(r.CatchingUp, id)
+			}
+		}
+	}
+	switch {
+	case len(r.CatchingUp) > 0:
+		r.Phase = ReassignAdding
+	case !p.HasLeader() || !slices.Contains(r.Target, p.Leader):
+		r.Phase = ReassignLeader
+	case len(p.Removing) > 0 && !slices.ContainsFunc(p.Removing, func(id int) bool { return slices.Contains(p.ISR, id) }):
+		r.Phase = ReassignRemoving
+	default:
+		r.Phase = ReassignInSync
+	}
+	return r
+}
+
+// ReassigningPartition is a partition being reassigned, somewhere in the
+// cluster.
+type ReassigningPartition struct {
+	Topic     string
+	Partition int
+	ReassignState
+	// ViaZnode: requested through /admin/reassign_partitions (Kafka's
+	// tools with --zookeeper); else through the Admin API
+	// (alterPartitionReassignments, the tools with --bootstrap-server),
+	// which the controller records in the topic znode only.
+	ViaZnode bool
+	// Down are the replicas it waits for that are on brokers not registered.
+	Down []int
+}
+
+// ReassignmentProgress sums the reassignments in progress.
+type ReassignmentProgress struct {
+	// Partitions being reassigned now, by topic and partition.
+	Partitions []ReassigningPartition
+	// Total counts the partitions seen reassigned since the reassignments
+	// began (as far as the tracker watched), Done those of them finished.
+	Total, Done int
+	// CatchingUp counts the target replicas still to catch up; Adding and
+	// Removing the replicas being added and removed.
+	CatchingUp, Adding, Removing int
+	// ByPhase counts Partitions by phase.
+	ByPhase [ReassignDone]int
+	// ViaZnode counts the partitions listed in /admin/reassign_partitions.
+	ViaZnode int
+}
+
+// Active reports reassignments in progress.
+func (r *ReassignmentProgress) Active() bool { return len(r.Partitions) > 0 }
+
+// Reassignments lists the partitions of s being reassigned: those with
+// adding or removing replicas in their topic znode, and those queued in
+// /admin/reassign_partitions the controller has not started. It reads
+// only the topics that have reassigning partitions.
+func Reassignments(s *Snapshot) []ReassigningPartition {
+	queued := map[TopicPartition]bool{}
+	if r := s.PendingReassignment(); r != nil {
+		for _, e := range r.Partitions {
+			queued[TopicPartition{e.Topic, e.Partition}] = true
+		}
+	}
+	var out []ReassigningPartition
+	for _, t := range s.topics {
+		if t.Health.Reassigning == 0 {
+			continue
+		}
+		for _, p := range t.Partitions {
+			if !p.Reassigning() {
+				continue
+			}
+			k := TopicPartition{t.Name, p.ID}
+			rp := ReassigningPartition{Topic: t.Name, Partition: p.ID, ReassignState: ReassignStateOf(p), ViaZnode: queued[k]}
+			delete(queued, k)
+			for _, id := range rp.CatchingUp {
+				if !s.IsLive(id) {
+					rp.Down = append(rp.Down, id)
+				}
+			}
+			out = append(out, rp)
+		}
+	}
+	// What the znode asks and the controller has not started (no controller,
+	// or not yet read): the target replicas are the requested ones.
+	if r := s.PendingReassignment(); r != nil {
+		for _, e := range r.Partitions {
+			k := TopicPartition{e.Topic, e.Partition}
+			if !queued[k] {
+				continue
+			}
+			delete(queued, k) // a repeated entry counts once
+			rp := ReassigningPartition{Topic: e.Topic, Partition: e.Partition, ViaZnode: true,
+				ReassignState: ReassignState{Target: e.Replicas, Phase: ReassignQueued}}
+			if t := s.Topic(e.Topic); t != nil {
+				if p := t.Partition(e.Partition); p != nil {
+					for _, id := range e.Replicas {
+						if !slices.Contains(p.ISR, id) {
+							rp.CatchingUp = append(rp.CatchingUp, id)
+						}
+					}
+				}
+			}
+			out = append(out, rp)
+		}
+	}
+	slices.SortFunc(out, func(a, b ReassigningPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return a.Partition - b.Partition
+	})
+	return out
+}
+
+// ReassignmentTracker follows the reassignments snapshot after snapshot,
+// so that their progress can say how many partitions are done: the
+// partitions seen being reassigned since the last time none was, and of
+// them the ones finished. Not safe for concurrent use.
+type ReassignmentTracker struct {
+	seen map[TopicPartition]bool
+	last ReassignmentProgress
+}
+
+// Observe reads s and returns the progress. Once no partition is being
+// reassigned, the last progress stays (Total = Done) until a new
+// reassignment starts.
+func (rt *ReassignmentTracker) Observe(s *Snapshot) ReassignmentProgress {
+	ps := Reassignments(s)
+	if len(ps) == 0 {
+		if len(rt.seen) > 0 {
+			rt.last = ReassignmentProgress{Total: len(rt.seen), Done: len(rt.seen)}
+			rt.seen = nil
+		}
+		return rt.last
+	}
+	if rt.seen == nil {
+		rt.seen = map[TopicPartition]bool{}
+	}
+	pr := ReassignmentProgress{Partitions: ps}
+	for i := range ps {
+		p := &ps[i]
+		rt.seen[TopicPartition{p.Topic, p.Partition}] = true
+		pr.CatchingUp += len(p.CatchingUp)
+		pr.Adding += len(p.Adding)
+		pr.Removing += len(p.Removing)
+		pr.ByPhase[p.Phase]++
+		if p.ViaZnode {
+			pr.ViaZnode++
+		}
+	}
+	pr.Total = len(rt.seen)
+	pr.Done = pr.Total - len(ps)
+	rt.last = pr
+	return pr
+}

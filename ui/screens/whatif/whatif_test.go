@@ -1,0 +1,180 @@
+package whatif
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/theme"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+func newScreen(model *cluster.Model, brokers []int, rack string, w, h int) *Model {
+	km := keys.Default()
+	km.SetSandbox(true)
+	m := New(theme.New(true), km, brokers, rack)
+	m.SetSize(w, h)
+	m.SetSnapshot(model.Snapshot())
+	return m
+}
+
+// fail applies to model the failure m predicts, as the controller would
+// write it; skip leaves one partition's writes out.
+func fail(model *cluster.Model, m *Model, skip string) {
+	b := fixture.Failed(m.Impact(), 5000, 1_700_000_100_000)
+	if skip != "" {
+		kept := b.Events[:0]
+		for _, e := range b.Events {
+			if !strings.Contains(e.Path, skip) {
+				kept = append(kept, e)
+			}
+		}
+		b.Events = kept
+	}
+	model.Apply(clusterwatch.NodeEvents(b), false)
+	m.SetSnapshot(model.Snapshot())
+}
+
+func TestView(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+		for _, tc := range []struct {
+			name    string
+			brokers []int
+			rack    string
+			keys    []string
+			after   func(*cluster.Model, *Model)
+		}{
+			{"broker", []int{2}, "", nil, nil},
+			{"rack", []int{1, 4}, "rack-a", nil, nil},
+			{"worst", []int{1, 4}, "rack-a", []string{"u"}, nil},
+			{"scrolled", []int{1, 4}, "rack-a", []string{"pgdown", "down"}, nil},
+			{"down-already", []int{6}, "", nil, nil},
+			{"verified", []int{2}, "", nil, func(md *cluster.Model, m *Model) { fail(md, m, "") }},
+			{"verifying", []int{2}, "", nil, func(md *cluster.Model, m *Model) { fail(md, m, "/clicks/partitions/1/") }},
+		} {
+			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
+				model := fixture.Small().Model()
+				m := newScreen(model, tc.brokers, tc.rack, sz[0], sz[1])
+				if tc.after != nil {
+					tc.after(model, m)
+				}
+				fixture.Press(m, tc.keys...)
+				golden.RequireEqual(t, ansi.Strip(m.View()))
+			})
+		}
+	}
+}
+
+// TestVerify: the prediction is held once the broker is down and set
+// against what the controller did; the broker's return starts predicting
+// again.
+func TestVerify(t *testing.T) {
+	model := fixture.Small().Model()
+	m := newScreen(model, []int{2}, "", 120, 40)
+	pred := m.Impact()
+	if m.Verifying() || pred.Counts.Partitions == 0 || len(pred.Live) != 1 {
+		t.Fatalf("before: verifying %t, %+v", m.Verifying(), pred.Counts)
+	}
+	fail(model, m, "/clicks/partitions/1/")
+	if !m.Verifying() || m.Impact() != pred {
+		t.Fatal("the broker is down: the held prediction is shown")
+	}
+	if m.Matched() != pred.Counts.Partitions-1 {
+		t.Fatalf("matched %d of %d (one partition's write held back)", m.Matched(), pred.Counts.Partitions)
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "≠") || !strings.Contains(v, "as predicted") {
+		t.Fatalf("the mismatch is not marked:\n%s", v)
+	}
+	// The controller catches up: all as predicted.
+	f := pred.Partition("clicks", 1)
+	model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{fixture.StateEvent("clicks", 1, f.State(), 6000, 1)}}), false)
+	m.SetSnapshot(model.Snapshot())
+	if m.Matched() != pred.Counts.Partitions || !strings.Contains(ansi.Strip(m.View()), "✓ As predicted") {
+		t.Fatalf("matched %d of %d:\n%s", m.Matched(), pred.Counts.Partitions, ansi.Strip(m.View()))
+	}
+	// The broker returns: a new prediction, on the cluster as it is now.
+	for _, e := range fixture.Small().Events() {
+		if e.Path == cluster.BrokerIDPath(2) {
+			model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{e}}), false)
+		}
+	}
+	m.SetSnapshot(model.Snapshot())
+	if m.Verifying() || m.Impact() == pred || len(m.Impact().Live) != 1 {
+		t.Fatalf("after the return: verifying %t", m.Verifying())
+	}
+}
+
+func TestKeys(t *testing.T) {
+	model := fixture.Small().Model()
+	m := newScreen(model, []int{1, 4}, "rack-a", 120, 40)
+	if got := fixture.Press(m, "x"); len(got) != 1 || fmt.Sprint(got[0]) != fmt.Sprint(nav.ToggleBrokers{Brokers: []int{1, 4}}) {
+		t.Fatalf("x on a rack: %v", got)
+	}
+	r := fixture.Press(m, "down", "enter")
+	if len(r) != 1 {
+		t.Fatalf("enter: %v", r)
+	}
+	open, ok := r[0].(nav.OpenTopic)
+	if !ok || open.Partition < 0 || m.Impact().Partition(open.Topic, open.Partition) == nil {
+		t.Fatalf("enter opens the partition under the cursor: %+v", r[0])
+	}
+	all := m.win.N
+	fixture.Press(m, "u")
+	if m.win.N >= all {
+		t.Fatalf("u keeps %d of %d rows", m.win.N, all)
+	}
+	m2 := newScreen(model, []int{2}, "", 120, 40)
+	if got := fixture.Press(m2, "x"); len(got) != 1 || got[0] != (nav.ToggleBroker{Broker: 2}) {
+		t.Fatalf("x on a broker: %v", got)
+	}
+	// Outside the sandbox x does nothing.
+	m3 := New(theme.New(true), keys.Default(), []int{2}, "")
+	m3.SetSize(80, 24)
+	m3.SetSnapshot(model.Snapshot())
+	if got := fixture.Press(m3, "x"); len(got) != 0 {
+		t.Fatalf("x outside the sandbox: %v", got)
+	}
+}
+
+// TestRenderCalls: View renders only the visible rows, however many
+// partitions the broker holds.
+func TestRenderCalls(t *testing.T) {
+	for _, n := range []int{100, 10_000} {
+		m := newScreen(fixture.Sized(n).Model(), []int{1}, "", 80, 24)
+		calls := 0
+		real := m.renderRow
+		m.renderRow = func(r row, sel bool) string { calls++; return real(r, sel) }
+		m.View()
+		if calls > 24 {
+			t.Fatalf("%d partitions: %d row renders for 24 lines", n, calls)
+		}
+	}
+}
+
+func BenchmarkView(b *testing.B) {
+	for _, n := range []int{100, 10_000, 100_000} {
+		model := fixture.Sized(n).Model()
+		for _, sz := range [][2]int{{200, 60}, {80, 24}} {
+			b.Run(fmt.Sprintf("whatif/%dx%d/partitions=%d", sz[0], sz[1], n), func(b *testing.B) {
+				if testing.Short() && n > 10_000 {
+					b.Skip("large fixture skipped under -short")
+				}
+				m := New(theme.New(true), keys.Default(), []int{1}, "")
+				m.SetSize(sz[0], sz[1])
+				m.SetSnapshot(model.Snapshot())
+				fixture.Press(m, "pgdown")
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = m.View()
+				}
+			})
+		}
+	}
+}
