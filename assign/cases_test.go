@@ -2,6 +2,7 @@ package assign
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -126,8 +127,8 @@ func toAssignment(t testing.TB, m map[string][]int) Assignment {
 
 func wantKafkaError(t *testing.T, err error, class, msg string) {
 	t.Helper()
-	ke, ok := err.(*Error)
-	if !ok {
+	var ke *Error
+	if !errors.As(err, &ke) {
 		t.Fatalf("got error %v (%T), want %s(%q)", err, err, class, msg)
 	}
 	if ke.Class != class || ke.Message != msg {
@@ -430,8 +431,8 @@ func TestManualValidationCases(t *testing.T) {
 				}
 				return
 			}
-			ke, ok := err.(*Error)
-			if !ok {
+			var ke *Error
+			if !errors.As(err, &ke) {
 				t.Fatalf("got %v, want %s", err, c.ErrorClass)
 			}
 			if ke.Class != c.ErrorClass {

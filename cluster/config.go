@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -555,7 +556,7 @@ func javaParseDouble(s string) (float64, bool) {
 	if err != nil {
 		// Out of range: Java rounds to ±Infinity or ±0; ParseFloat returns
 		// the same values with ErrRange.
-		if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
+		if errors.Is(err, strconv.ErrRange) {
 			return f, true
 		}
 		return 0, false

@@ -81,10 +81,6 @@ func (e *DecodeError) Error() string {
 	return s
 }
 
-func decodeErr(what string, raw []byte, reason string) *DecodeError {
-	return &DecodeError{What: what, Reason: reason, Offset: -1, Raw: raw}
-}
-
 // wrapDecode turns a scanner/field error into a *DecodeError for what.
 func wrapDecode(what string, raw []byte, err error) error {
 	if err == nil {

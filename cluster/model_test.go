@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -512,7 +513,11 @@ func TestModelMalformedZNodes(t *testing.T) {
 	if p.StateErr == nil || p.Leader != NoLeader || !p.HasState || s.Health().BadState != 1 {
 		t.Errorf("%+v", p)
 	}
-	if raw := p.StateErr.(*DecodeError).Raw; string(raw) != `{"controller_epoch":1,"leader":2,` {
+	var de *DecodeError
+	if !errors.As(p.StateErr, &de) {
+		t.Fatalf("StateErr %T, want *DecodeError", p.StateErr)
+	}
+	if raw := de.Raw; string(raw) != `{"controller_epoch":1,"leader":2,` {
 		t.Errorf("raw %q", raw)
 	}
 	if s.Controller().Epoch != 1 || s.Controller().Err == nil {

@@ -255,6 +255,7 @@ func (t *ReassignTracker) rewritten(name string, topic *Topic) bool {
 // line: "orders-3: adding [5] (isr [1,2,3])", "orders-3: done (replicas [5,2,3])".
 func (p PartitionReassignProgress) Describe() string {
 	name := p.String() + ": "
+	//exhaustive:enforce
 	switch p.Phase {
 	case ReassignQueued:
 		return name + "requested (replicas " + text.List(p.Current) + " → " + text.List(p.Target) + ")"

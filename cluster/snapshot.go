@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"slices"
 	"sort"
 	"strconv"
@@ -530,7 +531,7 @@ func (s *Snapshot) BrokerMetadatas(mode RackAwareMode, brokerList []int) ([]assi
 		}
 		if b.Err != nil {
 			var raw []byte
-			if de, ok := b.Err.(*DecodeError); ok {
+			if de := (*DecodeError)(nil); errors.As(b.Err, &de) {
 				raw = de.Raw
 			}
 			return nil, kafkaErr(ClassKafka, "Failed to parse ZooKeeper registration for broker "+strconv.Itoa(b.ID)+": "+string(raw))

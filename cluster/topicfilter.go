@@ -26,7 +26,7 @@ func NewTopicFilter(pattern string, excludeInternal bool) (TopicFilter, error) {
 	p = strings.Trim(p, `"'`)
 	re, err := regexp.Compile("^(?:" + p + ")$")
 	if err != nil {
-		return f, fmt.Errorf("invalid --topic %q: %v", pattern, err)
+		return f, fmt.Errorf("invalid --topic %q: %w", pattern, err)
 	}
 	f.re = re
 	return f, nil

@@ -208,7 +208,7 @@ func (w *crashWorker) step(c *zk.Conn) (bool, error) {
 	}
 	if err != nil {
 		if isAPIError(err) {
-			return false, fmt.Errorf("%s: %v", p.desc, err)
+			return false, fmt.Errorf("%s: %w", p.desc, err)
 		}
 		w.pending = p // the server died: in doubt
 		return false, nil

@@ -304,7 +304,7 @@ func replayLog(path string, t *tree, eph ownerIndex, next *int64, replayed *int)
 // replayFile is replayLog on an open file (path names it in errors).
 func replayFile(f io.ReaderAt, size int64, path string, t *tree, eph ownerIndex, next *int64, replayed *int) (int64, error) {
 	lr, err := openLogReader(f, size)
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		return 0, nil // shorter than its header
 	}
 	if err != nil {
@@ -313,7 +313,7 @@ func replayFile(f io.ReaderAt, size int64, path string, t *tree, eph ownerIndex,
 	for {
 		r, err := lr.next()
 		switch {
-		case err == io.EOF:
+		case errors.Is(err, io.EOF):
 			return -1, nil
 		case errors.Is(err, errTorn):
 			at, bad, serr := scanDurable(f, size, lr.off, *next)

@@ -136,7 +136,7 @@ func TestLogReaderStopsAtTornRecord(t *testing.T) {
 	var zxids []int64
 	for {
 		r, err := lr.next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			t.Fatal("a cut record read as a clean end")
 		}
 		if errors.Is(err, errTorn) {

@@ -85,13 +85,12 @@ func (r *raw) readFrame(timeout time.Duration) ([]byte, error) {
 
 // connectReq builds a ConnectRequest.
 type connectReq struct {
-	lastZxid   int64
-	timeout    int32
-	sid        int64
-	passwd     []byte
-	readOnly   bool
-	withRO     bool // send the optional readOnly byte (Java client style)
-	noPassword bool
+	lastZxid int64
+	timeout  int32
+	sid      int64
+	passwd   []byte
+	readOnly bool
+	withRO   bool // send the optional readOnly byte (Java client style)
 }
 
 type connectResp struct {

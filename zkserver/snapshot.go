@@ -228,7 +228,7 @@ func decodeSnapshot(r io.Reader, size int64) (loadedTree, error) {
 }
 
 func noEOF(err error) error {
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		return io.ErrUnexpectedEOF
 	}
 	return err

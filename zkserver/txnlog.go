@@ -496,9 +496,9 @@ func (lr *logReader) next() (record, error) {
 	var hdr [recordHeader]byte
 	_, err := io.ReadFull(lr.r, hdr[:])
 	switch {
-	case err == io.EOF:
+	case errors.Is(err, io.EOF):
 		return record{}, io.EOF
-	case err == io.ErrUnexpectedEOF:
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return record{}, errTorn
 	case err != nil:
 		return record{}, err

@@ -577,7 +577,7 @@ func deadline[T any](ctx context.Context, c *Conn, op, path string, f func() (T,
 		// The cause is named, not wrapped: the request may still be applied
 		// by the server, so it must not read as context.Canceled (a clean
 		// interrupt to the CLI) but as ErrTimeout, an open outcome.
-		early = fmt.Errorf("%w: %v", ErrTimeout, context.Cause(ctx))
+		early = fmt.Errorf("%w: %v", ErrTimeout, context.Cause(ctx)) //nolint:errorlint // named, not wrapped (above)
 	}
 	// The request goes on: its own result is kept for OpError.Outcome.
 	late := &lateResult{done: make(chan struct{})}

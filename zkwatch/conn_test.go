@@ -160,16 +160,16 @@ func TestChrootIsolation(t *testing.T) {
 	}
 
 	// Server answers come back unwrapped, as from *zk.Conn.
-	if _, _, err := a.Get("/missing"); err != zk.ErrNoNode {
+	if _, _, err := a.Get("/missing"); !errors.Is(err, zk.ErrNoNode) {
 		t.Fatalf("get missing: %v", err)
 	}
-	if _, err := a.Create("/x", nil, 0, open); err != zk.ErrNodeExists {
+	if _, err := a.Create("/x", nil, 0, open); !errors.Is(err, zk.ErrNodeExists) {
 		t.Fatalf("create existing: %v", err)
 	}
-	if err := a.Delete("/x", 99); err != zk.ErrBadVersion {
+	if err := a.Delete("/x", 99); !errors.Is(err, zk.ErrBadVersion) {
 		t.Fatalf("delete bad version: %v", err)
 	}
-	if _, _, err := a.Get("x"); err != zk.ErrInvalidPath {
+	if _, _, err := a.Get("x"); !errors.Is(err, zk.ErrInvalidPath) {
 		t.Fatalf("relative path: %v", err)
 	}
 	// Delete through the chroot, then the chroot root itself is "/".
@@ -224,7 +224,7 @@ func TestDigestAuth(t *testing.T) {
 	}
 	for _, digest := range []string{"", "alice:wrong", "bob:secret"} {
 		c := connect(t, base, Options{Digest: digest})
-		if _, _, err := c.Get("/private"); err != zk.ErrNoAuth {
+		if _, _, err := c.Get("/private"); !errors.Is(err, zk.ErrNoAuth) {
 			t.Errorf("digest %q: got %v, want zk.ErrNoAuth", digest, err)
 		}
 		// exists needs no ACL, except on 3.8.4+ and 3.9.2+, where it
@@ -232,7 +232,7 @@ func TestDigestAuth(t *testing.T) {
 		// with any error but NoNode.)
 		ok, _, err := c.Exists("/private")
 		if zktest.ExistsChecksRead() {
-			if err != zk.ErrNoAuth {
+			if !errors.Is(err, zk.ErrNoAuth) {
 				t.Errorf("digest %q on ZooKeeper %s: exists %v %v, want zk.ErrNoAuth", digest, zktest.Version(), ok, err)
 			}
 		} else if !ok || err != nil {

@@ -1,6 +1,7 @@
 package zkwatch
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -90,7 +91,7 @@ func parseServer(h string) (string, error) {
 // stripAddrErr keeps only the reason from a *net.AddrError, whose message
 // repeats the address.
 func stripAddrErr(err error) string {
-	if ae, ok := err.(*net.AddrError); ok {
+	if ae := (*net.AddrError)(nil); errors.As(err, &ae) {
 		return ae.Err
 	}
 	return err.Error()

@@ -115,16 +115,16 @@ func TestReassignSandbox(t *testing.T) {
 
 Dry run: every check passed. Would write, in one ZooKeeper multi:
   check  /brokers/topics/mv version 1
-  set    /config/topics/mv ` + topicThrottles + `
-  create /config/changes/config_change_ {"version":2,"entity_path":"topics/mv"}
+  set    /config/topics/mv (at version 0) ` + topicThrottles + `
+  create /config/changes/config_change_<sequence number> {"version":2,"entity_path":"topics/mv"}
   create /config/brokers/1 ` + rates + `
-  create /config/changes/config_change_ {"version":2,"entity_path":"brokers/1"}
+  create /config/changes/config_change_<sequence number> {"version":2,"entity_path":"brokers/1"}
   create /config/brokers/2 ` + rates + `
-  create /config/changes/config_change_ {"version":2,"entity_path":"brokers/2"}
+  create /config/changes/config_change_<sequence number> {"version":2,"entity_path":"brokers/2"}
   create /config/brokers/3 ` + rates + `
-  create /config/changes/config_change_ {"version":2,"entity_path":"brokers/3"}
+  create /config/changes/config_change_<sequence number> {"version":2,"entity_path":"brokers/3"}
   create /config/brokers/4 ` + rates + `
-  create /config/changes/config_change_ {"version":2,"entity_path":"brokers/4"}
+  create /config/changes/config_change_<sequence number> {"version":2,"entity_path":"brokers/4"}
   create /admin/reassign_partitions {"version":1,"partitions":[{"topic":"mv","partition":0,"replicas":[2,3]},{"topic":"mv","partition":1,"replicas":[3,4]},{"topic":"mv","partition":2,"replicas":[4,3]}]}
 `
 	if out != wantDry {

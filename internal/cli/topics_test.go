@@ -504,7 +504,7 @@ func TestChrootIsolation(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Errorf("b sees %q", out)
 	}
-	code, out, errOut := runCLI(t, "topics", "create", "--zookeeper", b, "--topic", "only-b", "--partitions", "1", "--replication-factor", "1", "--no-wait")
+	code, _, errOut := runCLI(t, "topics", "create", "--zookeeper", b, "--topic", "only-b", "--partitions", "1", "--replication-factor", "1", "--no-wait")
 	if code != 0 {
 		t.Fatal(errOut)
 	}

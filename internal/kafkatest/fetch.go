@@ -134,7 +134,7 @@ func fetch(what, version, profiles string, props ...string) (string, error) {
 	cmd := exec.Command(mvn, args...)
 	cmd.Dir = work
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%w: mvn could not fetch %s %s: %v\n%s", ErrUnavailable, what, version, err, tail(string(b), 30))
+		return "", fmt.Errorf("%w: mvn could not fetch %s %s: %w\n%s", ErrUnavailable, what, version, err, tail(string(b), 30))
 	}
 	_ = os.RemoveAll(libs)
 	if err := os.Rename(out, libs); err != nil {

@@ -142,7 +142,7 @@ func compileRunner() (string, error) {
 		return "", err
 	}
 	if out, err := exec.Command(javac, "-nowarn", "-d", work, src).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("kafkatest: javac: %v\n%s", err, out)
+		return "", fmt.Errorf("kafkatest: javac: %w\n%s", err, out)
 	}
 	classes, _ := filepath.Glob(filepath.Join(work, "*.class"))
 	// The main class last: its presence says the directory is complete.

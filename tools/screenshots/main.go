@@ -78,7 +78,7 @@ func run(o options, log io.Writer) error {
 		bin = filepath.Join(tmp, "ktopo")
 		fmt.Fprintln(log, "building ktopo")
 		if out, err := exec.Command("go", "build", "-o", bin, "github.com/ktopo/ktopo").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
+			return fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	}
 	listen := sandboxAddr(o.port, log)

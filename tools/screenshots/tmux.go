@@ -26,7 +26,7 @@ func startTerm(w, h int, env []string, argv ...string) (*term, error) {
 		"-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "env"}
 	args = append(append(args, env...), argv...)
 	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("tmux new-session: %v: %s", err, out)
+		return nil, fmt.Errorf("tmux new-session: %w: %s", err, out)
 	}
 	// Keep the pane when the program exits, so that its last screen (an
 	// error, say) can still be read.
@@ -40,7 +40,7 @@ func startTerm(w, h int, env []string, argv ...string) (*term, error) {
 func (t *term) tmux(args ...string) error {
 	out, err := exec.Command("tmux", append([]string{"-L", t.socket}, args...)...).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("tmux %s: %v: %s", args[0], err, out)
+		return fmt.Errorf("tmux %s: %w: %s", args[0], err, out)
 	}
 	return nil
 }

@@ -402,7 +402,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	line := func(i int, left string, leftW int, right string, rightW int) {
 		gap := iw - leftW - rightW
 		if gap < 1 {
-			right, rightW, gap = "", 0, iw-leftW
+			right, gap = "", iw-leftW
 		}
 		out[i] = border.S(vt) + " " + left + cell.Spaces(gap) + right + " " + border.S(vt)
 	}

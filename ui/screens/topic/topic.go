@@ -225,6 +225,7 @@ func (m *Model) reassignWords(p *cluster.Partition, short bool) string {
 		return ""
 	}
 	r := cluster.ReassignStateOf(p)
+	//exhaustive:enforce
 	switch r.Phase {
 	case cluster.ReassignAdding:
 		var down []int
