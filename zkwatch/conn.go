@@ -5,10 +5,12 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -520,11 +522,16 @@ func (c *Conn) strip(p string) string {
 }
 
 // connErr reports whether err is about the connection rather than the
-// server's answer about a node.
+// server's answer about a node. go-zookeeper hands a request whose own
+// write failed the socket's error as it is (a *net.OpError: broken pipe,
+// connection reset), not zk.ErrConnectionClosed: that is a lost
+// connection too (seen when a connection is reset mid-stream).
 func connErr(err error) bool {
+	var ne *net.OpError
 	return errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrConnectionClosed) ||
 		errors.Is(err, zk.ErrClosing) || errors.Is(err, zk.ErrSessionExpired) ||
-		errors.Is(err, zk.ErrSessionMoved) || errors.Is(err, ErrTimeout)
+		errors.Is(err, zk.ErrSessionMoved) || errors.Is(err, ErrTimeout) ||
+		errors.As(err, &ne) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF)
 }
 
 // wrap names server, op and path for connection errors and returns server
