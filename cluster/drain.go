@@ -147,3 +147,20 @@ func WarnMoves(s *Snapshot, moves []PartitionMove) MoveWarnings {
 	slices.Sort(w.Offline)
 	return w
 }
+
+// StaleMoves are the moves whose partition no longer has the replicas the
+// move was planned from in s (changed, or gone): a preview made on an
+// older snapshot must be made again before it is written.
+func StaleMoves(s *Snapshot, moves []PartitionMove) []TopicPartition {
+	var out []TopicPartition
+	for _, m := range moves {
+		var p *Partition
+		if t := s.Topic(m.Topic); t != nil {
+			p = t.Partition(m.Partition)
+		}
+		if p == nil || !p.InAssignment || p.Reassigning() || !slices.Equal(p.Replicas, m.Current) {
+			out = append(out, m.TopicPartition)
+		}
+	}
+	return out
+}

@@ -116,6 +116,11 @@ func keyStates() []keyState {
 			}
 			return a
 		}},
+		{"drain preview", at(wizardSpec, "d")},
+		{"drain written", at(wizardSpec, "d", "w")},
+		{"drain confirm", at(wizardSpec, "d", "enter")},
+		{"drain progress", written(&fakeWriter{}, "d", "enter", "y")},
+		{"drain failed", written(&failingWriter{}, "d", "enter", "y")},
 		{"wizard failed", func(t *testing.T) *App {
 			a := written(&failingWriter{}, append(wizardKeys, "enter", "y")...)(t)
 			if wizard(a).Stage() != "failed" {

@@ -31,6 +31,8 @@ func (a *App) handle(from Screen, req nav.Request) tea.Cmd {
 		return a.push(overview.NewBroker(a.st, a.km, r.Broker))
 	case nav.OpenWhatIf:
 		return a.push(whatif.New(a.st, a.km, r.Brokers, r.Rack))
+	case nav.OpenDrain:
+		return a.openDrain(r.Broker)
 	case nav.Close:
 		return a.close(from)
 	case nav.ShowStatus:

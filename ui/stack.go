@@ -2,10 +2,13 @@ package ui
 
 import (
 	"slices"
+	"strconv"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/create"
+	"github.com/ktopo/ktopo/ui/screens/operate"
 	"github.com/ktopo/ktopo/ui/screens/topic"
 )
 
@@ -138,6 +141,30 @@ func (a *App) openCreate() tea.Cmd {
 		o.Pace = p.Pace
 	}
 	w := create.New(o)
+	a.owners[o.Task] = w
+	return a.push(w)
+}
+
+// openDrain pushes the operation wizard draining broker id, or says why
+// it cannot write (read-only mode: the command line's refusal).
+func (a *App) openDrain(id int) tea.Cmd {
+	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
+	switch {
+	case a.cfg.Mode == ModeReadOnly:
+		return a.setStatus("read-only mode: refusing to drain broker "+strconv.Itoa(id)+" (f shows what losing it would do)", true)
+	case a.cfg.Writer == nil || !ok:
+		return a.setStatus("Draining a broker is not available: this session cannot write to ZooKeeper.", true)
+	}
+	if n := len(a.stack); n > 0 {
+		if w, ok := a.stack[n-1].(*operate.Model); ok && w.Broker() == id {
+			return nil // already open
+		}
+	}
+	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: id, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID()}
+	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
+		o.Pace = p.Pace
+	}
+	w := operate.New(o)
 	a.owners[o.Task] = w
 	return a.push(w)
 }

@@ -75,6 +75,21 @@ type Ops struct {
 	// Worst keeps, in the what-if, only the partitions that would go
 	// offline or under their min ISR.
 	Worst key.Binding
+	// Drain opens the operation wizard to move every replica off the
+	// selected broker. It writes, so read-only mode refuses it (the
+	// shell says so).
+	Drain key.Binding
+}
+
+// Operation bindings of the operation wizard (a drain): the preview, its
+// exact znodes, the confirmation, the progress. It shares the creation
+// wizard's scrolling, popup and pace keys (Wizard); these are its own.
+type Operation struct {
+	// Preview: ask for confirmation, switch the strategy, cycle the
+	// throttle, show what is written.
+	Start, Strategy, Throttle, Written key.Binding
+	// Confirm writes the operation from the popup.
+	Confirm key.Binding
 }
 
 // Sandbox actions, enabled only when ktopo runs its own sandbox cluster.
@@ -84,14 +99,15 @@ type Sandbox struct {
 
 // Map is the whole key map.
 type Map struct {
-	Global  Global
-	List    List
-	Filter  Filter
-	Input   Input
-	Tree    Tree
-	Wizard  Wizard
-	Ops     Ops
-	Sandbox Sandbox
+	Global    Global
+	List      List
+	Filter    Filter
+	Input     Input
+	Tree      Tree
+	Wizard    Wizard
+	Ops       Ops
+	Operation Operation
+	Sandbox   Sandbox
 }
 
 func b(keys []string, k, desc string) key.Binding {
@@ -171,6 +187,14 @@ func Default() Map {
 		Ops: Ops{
 			WhatIf: b([]string{"f"}, "f", "what if it fails"),
 			Worst:  b([]string{"u"}, "u", "only offline / under min ISR"),
+			Drain:  b([]string{"d"}, "d", "drain broker…"),
+		},
+		Operation: Operation{
+			Start:    b([]string{"enter"}, "enter", "reassign…"),
+			Strategy: b([]string{"s"}, "s", "strategy minimal/kafka"),
+			Throttle: b([]string{"t"}, "t", "throttle"),
+			Written:  b([]string{"w"}, "w", "what is written"),
+			Confirm:  b([]string{"y"}, "y", "write it"),
 		},
 		Sandbox: Sandbox{
 			Kill:           b([]string{"x"}, "x", "kill/restart broker"),

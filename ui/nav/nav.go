@@ -36,6 +36,10 @@ type OpenWhatIf struct {
 	Rack    string
 }
 
+// OpenDrain asks the shell for the operation wizard draining Broker (the
+// shell refuses in read-only mode).
+type OpenDrain struct{ Broker int }
+
 // Close asks the shell to close the asking screen, as esc does; a screen
 // with work in flight moves to the background (see ui.Task).
 type Close struct{}
@@ -69,6 +73,7 @@ func (OpenTopic) request()      {}
 func (OpenBroker) request()     {}
 func (OpenWhatIf) request()     {}
 func (ToggleBrokers) request()  {}
+func (OpenDrain) request()      {}
 func (Close) request()          {}
 func (ShowStatus) request()     {}
 func (ToggleBroker) request()   {}

@@ -1,0 +1,166 @@
+package ui
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/screens/operate"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// drainer returns the operation wizard, on the stack or in the background.
+func drainer(a *App) *operate.Model {
+	for _, s := range a.allScreens() {
+		if w, ok := s.(*operate.Model); ok {
+			return w
+		}
+	}
+	return nil
+}
+
+func drainStageIs(stage string) func(*App) bool {
+	return func(a *App) bool { w := drainer(a); return w != nil && w.Stage() == stage }
+}
+
+// TestDrainScreens: the drain wizard inside the shell (the popup
+// composited over the preview) at both sizes; read-only mode refuses it
+// with the command line's words.
+func TestDrainScreens(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+		for _, tc := range []struct {
+			name string
+			keys []string
+		}{
+			{"preview", []string{"right", "right", "d"}},
+			{"confirm", []string{"right", "right", "d", "enter"}},
+			{"progress", []string{"right", "right", "d", "enter", "y"}},
+		} {
+			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
+				a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka",
+					Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+				a.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+				load(a, wizardSpec())
+				press(a, tc.keys...)
+				if w := drainer(a); w == nil || w.Broker() != 3 || (tc.name == "progress" && w.Stage() != "progress") {
+					t.Fatalf("wizard %v", w)
+				}
+				out := screen(a)
+				if n := strings.Count(out, "\n") + 1; n != sz[1] {
+					t.Fatalf("%d lines", n)
+				}
+				for i, l := range strings.Split(out, "\n") {
+					if w := ansi.StringWidth(l); w > sz[0] {
+						t.Fatalf("line %d is %d wide: %q", i, w, l)
+					}
+				}
+				golden.RequireEqual(t, out)
+			})
+		}
+	}
+	ro, _, _ := newApp(t, ModeReadOnly)
+	ro.cfg.Writer = &fakeWriter{}
+	ro.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	load(ro, wizardSpec())
+	press(ro, "d")
+	if s, isErr := ro.Status(); len(ro.Stack()) != 0 || !isErr || s != "read-only mode: refusing to drain broker 1 (f shows what losing it would do)" {
+		t.Fatalf("read-only: stack %d, status %q", len(ro.Stack()), s)
+	}
+}
+
+// recordingWriter is the App's session, recording every multi it sends.
+type recordingWriter struct {
+	*zkwatch.Conn
+	mu  sync.Mutex
+	ops [][]any
+}
+
+func (w *recordingWriter) Multi(ops ...any) ([]zk.MultiResponse, error) {
+	w.mu.Lock()
+	w.ops = append(w.ops, ops)
+	w.mu.Unlock()
+	return w.Conn.Multi(ops...)
+}
+
+// TestFlowDrain: on the sandbox (real ZooKeeper), `d` on broker 3's card,
+// the exact multi (`w`), enter, y: what is written is what `w` showed,
+// esc leaves the reassignment to the background with the status bar
+// following it, and at the end broker 3 holds no replica in ZooKeeper.
+func TestFlowDrain(t *testing.T) {
+	var rec *recordingWriter
+	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) cluster.ZK {
+		rec = &recordingWriter{Conn: c}
+		return rec
+	})
+	plan, err := cluster.PlanTopic(f.snapshot(t), cluster.TopicRequest{Name: "orders", Partitions: 12, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.CreateTopic(f.conn, plan); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, f.tm, "orders online", func(a *App) bool {
+		tp := a.Snapshot().Topic("orders")
+		return tp != nil && a.Snapshot().TopicHealth(tp).Offline == 0 && tp.Health.Uninitialized == 0 && tp.Health.UnderReplicated == 0
+	})
+	send(f.tm, "right", "right")
+	waitApp(t, f.tm, "broker 3 selected", func(a *App) bool { id, ok := a.Overview().Selected(); return ok && id == 3 })
+	send(f.tm, "d")
+	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
+	send(f.tm, "w")
+	var shown []string
+	waitApp(t, f.tm, "the exact multi", func(a *App) bool { shown = drainer(a).Written(); return shown != nil })
+	send(f.tm, "w", "enter")
+	waitApp(t, f.tm, "the confirmation", drainStageIs("confirm"))
+	send(f.tm, "y")
+	waitApp(t, f.tm, "the reassignment written", func(a *App) bool {
+		w := drainer(a)
+		return w != nil && (w.Stage() == "progress" || w.Stage() == "done")
+	})
+	send(f.tm, "esc")
+	waitApp(t, f.tm, "the drain done in the background", func(a *App) bool {
+		s, _ := a.Status()
+		return len(a.Stack()) == 0 && len(a.Tasks()) == 0 && strings.Contains(s, "Drained broker 3")
+	})
+	rec.mu.Lock()
+	written := slices.Clone(rec.ops)
+	rec.mu.Unlock()
+	if len(written) != 1 || !slices.Equal(cluster.DescribeOps(written[0]), shown) {
+		t.Fatalf("wrote %d multis; the first:\n%s\nw showed:\n%s", len(written), strings.Join(cluster.DescribeOps(written[0]), "\n"), strings.Join(shown, "\n"))
+	}
+	// ZooKeeper itself: no topic lists broker 3, no reassignment is left.
+	for _, name := range []string{"orders", "metrics_raw"} {
+		data, _, err := f.conn.Get(cluster.TopicPath(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := cluster.DecodeTopicAssignment(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, rs := range a.Partitions {
+			if slices.Contains(rs, 3) || len(rs) == 0 {
+				t.Fatalf("%s-%d replicas %v", name, p, rs)
+			}
+		}
+		if len(a.AddingReplicas) != 0 || len(a.RemovingReplicas) != 0 {
+			t.Fatalf("%s still reassigning: %s", name, data)
+		}
+	}
+	if ok, _, _ := f.conn.Exists(cluster.ReassignPartitionsPath); ok {
+		t.Fatal("/admin/reassign_partitions is still there")
+	}
+	fm := final(t, f.tm)
+	if b, _ := fm.Snapshot().Broker(3); b.Replicas != 0 {
+		t.Fatalf("broker 3 holds %d replicas", b.Replicas)
+	}
+}

@@ -1,0 +1,374 @@
+package operate
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/theme"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+const testTask = 7
+
+// spec is a healthy cluster: 6 brokers in 3 racks, three topics.
+func spec() fixture.Spec {
+	return fixture.Spec{
+		ClusterID: "hDx3q9bTRmWvZ1o8cPzKXg", Brokers: 6, Racks: 3, Controller: 1, ControllerEpoch: 7, Time: 1_700_000_000_000,
+		Topics: []fixture.Topic{
+			{Name: "orders", Partitions: 6, RF: 3},
+			{Name: "metrics_raw", Partitions: 3, RF: 2},
+			{Name: "__consumer_offsets", Partitions: 4, RF: 3},
+		},
+	}
+}
+
+// fakeZK is an in-memory ZooKeeper for the write: it records the multi.
+type fakeZK struct {
+	mu    sync.Mutex
+	nodes map[string][]byte
+	multi [][]any
+	fail  error
+}
+
+func (z *fakeZK) init() {
+	if z.nodes == nil {
+		z.nodes = map[string][]byte{"/admin": nil, "/config": nil, "/config/topics": nil, "/config/brokers": nil}
+	}
+}
+
+func (z *fakeZK) Exists(p string) (bool, *zk.Stat, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.init()
+	_, ok := z.nodes[p]
+	return ok, &zk.Stat{}, nil
+}
+
+func (z *fakeZK) Get(p string) ([]byte, *zk.Stat, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.init()
+	d, ok := z.nodes[p]
+	if !ok {
+		return nil, nil, zk.ErrNoNode
+	}
+	return d, &zk.Stat{}, nil
+}
+
+func (z *fakeZK) Multi(ops ...any) ([]zk.MultiResponse, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.init()
+	z.multi = append(z.multi, ops)
+	if z.fail != nil {
+		return make([]zk.MultiResponse, len(ops)), z.fail
+	}
+	for _, op := range ops {
+		switch o := op.(type) {
+		case *zk.CreateRequest:
+			z.nodes[o.Path] = o.Data
+		case *zk.SetDataRequest:
+			z.nodes[o.Path] = o.Data
+		}
+	}
+	return make([]zk.MultiResponse, len(ops)), nil
+}
+
+type env struct {
+	m     *Model
+	model *cluster.Model
+	z     *fakeZK
+	now   time.Time
+}
+
+func newEnv(tb testing.TB, sp fixture.Spec, broker, w, h int) *env {
+	e := &env{model: sp.Model(), z: &fakeZK{}, now: t0}
+	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: broker,
+		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
+	e.m.noTicks = true
+	e.m.SetSize(w, h)
+	e.m.SetSnapshot(e.model.Snapshot())
+	return e
+}
+
+// run runs a command and the commands of any batch it returns.
+func run(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range b {
+			out = append(out, run(c)...)
+		}
+		return out
+	}
+	if msg == nil {
+		return nil
+	}
+	return []tea.Msg{msg}
+}
+
+// press sends keys, running their commands and delivering the results.
+func (e *env) press(ks ...string) []nav.Request {
+	var reqs []nav.Request
+	for _, k := range ks {
+		cmd, req := e.m.Update(fixture.Key(k))
+		if req != nil {
+			reqs = append(reqs, req)
+		}
+		e.deliver(cmd)
+	}
+	return reqs
+}
+
+func (e *env) deliver(cmd tea.Cmd) {
+	for _, msg := range run(cmd) {
+		if tm, ok := msg.(nav.TaskMsg); ok && tm.Task == testTask {
+			c, _ := e.m.Update(tm.Msg)
+			e.deliver(c)
+		}
+	}
+}
+
+var zxid int64 = 50_000
+
+func (e *env) apply(evs ...zkwatch.Event) {
+	e.model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: evs}), false)
+	e.m.SetSnapshot(e.model.Snapshot())
+}
+
+func ev(typ zkwatch.EventType, path string, data []byte, version int32) zkwatch.Event {
+	zxid++
+	return zkwatch.Event{Type: typ, Path: path, Data: data,
+		Stat: &zk.Stat{Czxid: 100, Mzxid: zxid, Ctime: 1, Mtime: 2, Version: version, DataLength: int32(len(data))}}
+}
+
+// controller moves the reassignment on as Kafka's controller would: the
+// moves in done are finished, those in adding have their new replicas
+// copying; the request lists what is not done.
+func (e *env) controller(done, adding []cluster.PartitionMove) {
+	s := e.model.Snapshot()
+	byTopic := map[string][]cluster.PartitionMove{}
+	for _, m := range done {
+		byTopic[m.Topic] = append(byTopic[m.Topic], m)
+	}
+	addingSet := map[cluster.TopicPartition]cluster.PartitionMove{}
+	for _, m := range adding {
+		byTopic[m.Topic] = append(byTopic[m.Topic], m)
+		addingSet[m.TopicPartition] = m
+	}
+	var evs []zkwatch.Event
+	for _, name := range slices.Sorted(maps.Keys(byTopic)) {
+		t := s.Topic(name)
+		a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, AddingReplicas: map[int][]int{}, RemovingReplicas: map[int][]int{}, TopicID: t.ID}
+		for _, p := range t.Partitions {
+			a.Partitions[p.ID] = p.Replicas
+		}
+		for _, m := range byTopic[name] {
+			if _, ok := addingSet[m.TopicPartition]; ok {
+				a.Partitions[m.Partition] = append(slices.Clone(m.Target), m.Removing()...)
+				a.AddingReplicas[m.Partition] = m.Adding()
+				a.RemovingReplicas[m.Partition] = m.Removing()
+				continue
+			}
+			a.Partitions[m.Partition] = m.Target
+			st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: m.Target[0], LeaderEpoch: 1, Version: 1, ISR: m.Target})
+			evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(m.Topic, m.Partition), st, 2))
+		}
+		evs = append(evs, ev(zkwatch.Changed, cluster.TopicPath(name), cluster.EncodeTopicAssignment(a), t.ZkVersion+1))
+	}
+	var left []cluster.PartitionReassignment
+	for _, m := range e.m.Plan().Moves {
+		if !slices.ContainsFunc(done, func(d cluster.PartitionMove) bool { return d.TopicPartition == m.TopicPartition }) {
+			left = append(left, cluster.PartitionReassignment{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target})
+		}
+	}
+	if len(left) > 0 {
+		evs = append(evs, ev(zkwatch.Changed, cluster.ReassignPartitionsPath, cluster.EncodeReassignPartitions(left), 1))
+	} else {
+		evs = append(evs, zkwatch.Event{Type: zkwatch.Deleted, Path: cluster.ReassignPartitionsPath})
+	}
+	e.apply(evs...)
+}
+
+func view(m *Model) string {
+	out := ansi.Strip(m.View())
+	if p := m.Modal(); p != "" {
+		out += "\n--- popup ---\n" + ansi.Strip(p)
+	}
+	return out
+}
+
+// TestDrain: the preview is the minimal drain of broker 3, `w` shows the
+// exact multi, y writes that multi, and the progress follows the
+// controller until every partition is done.
+func TestDrain(t *testing.T) {
+	e := newEnv(t, spec(), 3, 120, 40)
+	s := e.model.Snapshot()
+	want, err := cluster.PlanDrain(s, cluster.DrainRequest{Broker: 3, Strategy: cluster.StrategyMinimal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := want.Moves(cluster.StrategyMinimal)
+	if !cluster.SameMoves(e.m.Moves(), moves) || len(moves) == 0 {
+		t.Fatalf("preview moves %v, want %v", e.m.Moves(), moves)
+	}
+	for _, m := range moves {
+		if slices.Contains(m.Target, 3) {
+			t.Fatalf("%s keeps broker 3", m.TopicPartition)
+		}
+	}
+	e.press("t") // 10 MiB/s
+	e.press("w")
+	plan, err := cluster.PlanReassignment(s, e.z, cluster.MovesAsReassignments(moves), 10<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOps := cluster.DescribeOps(plan.Ops)
+	if !slices.Equal(e.m.opsRaw, wantOps) {
+		t.Fatalf("w shows\n%s\nwant\n%s", strings.Join(e.m.opsRaw, "\n"), strings.Join(wantOps, "\n"))
+	}
+	e.press("w", "enter")
+	if e.m.Stage() != "confirm" {
+		t.Fatalf("stage %s", e.m.Stage())
+	}
+	e.press("y")
+	if e.m.Stage() != "progress" {
+		t.Fatalf("stage %s: %v", e.m.Stage(), e.m.err)
+	}
+	if len(e.z.multi) != 1 || cluster.DescribeOps(e.z.multi[0])[len(wantOps)-1] != wantOps[len(wantOps)-1] || !slices.Equal(cluster.DescribeOps(e.z.multi[0]), wantOps) {
+		t.Fatalf("wrote %v", e.z.multi)
+	}
+	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || !strings.Contains(line, "0/"+fmt.Sprint(len(moves))+" partitions moved") {
+		t.Fatalf("status %q %v", line, st)
+	}
+	e.controller(moves[:2], moves[2:3])
+	pr := e.m.Progress()
+	if pr.Count[cluster.ReassignDone] != 2 || pr.Count[cluster.ReassignAdding] != 1 {
+		t.Fatalf("progress %v", pr.Count)
+	}
+	e.controller(moves, nil)
+	if e.m.Stage() != "done" {
+		t.Fatalf("stage %s, progress %v", e.m.Stage(), e.m.Progress().Count)
+	}
+	if line, st := e.m.TaskStatus(); st != nav.TaskDone || !strings.Contains(line, "it holds no replica") {
+		t.Fatalf("status %q %v", line, st)
+	}
+}
+
+// TestDrainStale: a partition reassigned between the preview and the
+// confirmation: nothing written, the new plan shown.
+func TestDrainStale(t *testing.T) {
+	e := newEnv(t, spec(), 3, 120, 40)
+	mv := e.m.Moves()[0]
+	tp := e.model.Snapshot().Topic(mv.Topic)
+	a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: tp.ID}
+	for _, p := range tp.Partitions {
+		a.Partitions[p.ID] = p.Replicas
+	}
+	a.Partitions[mv.Partition] = []int{6, 5, 3}
+	e.model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev(zkwatch.Changed, cluster.TopicPath(mv.Topic), cluster.EncodeTopicAssignment(a), tp.ZkVersion+1)}}), false)
+	e.m.SetSnapshot(e.model.Snapshot())
+	e.press("enter", "y")
+	if e.m.Stage() != "preview" || len(e.z.multi) != 0 || !strings.Contains(e.m.note, "changed since the preview") {
+		t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.note)
+	}
+}
+
+// TestStrategySwitch: s shows the kafka strategy's moves, which copy more.
+func TestStrategySwitch(t *testing.T) {
+	e := newEnv(t, spec(), 3, 120, 40)
+	minimal := len(e.m.Moves())
+	e.press("s")
+	if e.m.Strategy() != cluster.StrategyKafka || len(e.m.Moves()) <= minimal {
+		t.Fatalf("strategy %v moves %d (minimal %d)", e.m.Strategy(), len(e.m.Moves()), minimal)
+	}
+}
+
+// TestGoldens: every stage at 80×24 and 200×60.
+func TestGoldens(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+		for _, stage := range []string{"preview", "written", "confirm", "progress", "done", "failed"} {
+			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], stage), func(t *testing.T) {
+				e := newEnv(t, spec(), 3, sz[0], sz[1])
+				switch stage {
+				case "written":
+					e.press("t", "w")
+				case "confirm":
+					e.press("enter")
+				case "progress", "done":
+					e.press("enter", "y")
+					moves := e.m.Plan().Moves
+					e.now = t0.Add(1500 * time.Millisecond)
+					if stage == "progress" {
+						e.controller(moves[:2], moves[2:4])
+					} else {
+						e.controller(moves, nil)
+					}
+				case "failed":
+					e.z.fail = zk.ErrNoAuth
+					e.press("enter", "y")
+				}
+				golden.RequireEqual(t, view(e.m))
+			})
+		}
+	}
+}
+
+// TestRenderCalls: the preview renders only the rows on screen.
+func TestRenderCalls(t *testing.T) {
+	e := newEnv(t, fixture.Sized(20_000), 3, 80, 24)
+	calls := 0
+	real := e.m.pv.renderRow
+	e.m.pv.renderRow = func(st *theme.Styles, i int) string { calls++; return real(st, i) }
+	e.press("pgdown", "down")
+	e.m.View()
+	if calls == 0 || calls > 24 {
+		t.Fatalf("%d row renders", calls)
+	}
+}
+
+// BenchmarkView: BenchmarkView/operate/<W>x<H>/partitions=<N>/<stage>.
+func BenchmarkView(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		for _, sz := range [][2]int{{200, 60}, {80, 24}} {
+			for _, stage := range []string{"preview", "progress"} {
+				b.Run(fmt.Sprintf("operate/%dx%d/partitions=%d/%s", sz[0], sz[1], n, stage), func(b *testing.B) {
+					if testing.Short() && n > 1_000 {
+						b.Skip("large cluster skipped under -short")
+					}
+					e := newEnv(b, fixture.Sized(n), 3, sz[0], sz[1])
+					e.press("pgdown")
+					if stage == "progress" {
+						e.press("enter", "y")
+						moves := e.m.Plan().Moves
+						e.controller(moves[:len(moves)/2], moves[len(moves)/2:len(moves)/2+10])
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						_ = e.m.View()
+					}
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package operate
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
+)
+
+// layout builds every line but the visible rows, for the stage and size:
+// View then only draws.
+func (m *Model) layout() {
+	if m.w <= 0 || m.h <= 0 {
+		return
+	}
+	switch m.stage {
+	case stagePreview:
+		m.pv.layout(&m.st, m.w, m.h, m.headLines())
+		if m.showOps && m.opsRaw != nil && (m.ops == nil || m.opsW != m.w) {
+			m.ops, m.opsW = wizard.HardWrap(m.opsRaw, m.w-4), m.w
+		}
+	default:
+		m.pg.layout(m.w, m.h, m.progressHead())
+	}
+}
+
+// View implements ui.Screen.
+func (m *Model) View() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	var lines []string
+	switch m.stage {
+	case stagePreview:
+		var ops *opsView
+		if m.showOps {
+			ops = &opsView{wrapped: m.ops, err: m.opsErr, win: &m.opsWin}
+			if m.ops == nil && m.opsErr == nil {
+				ops.wrapped = nil
+			}
+		}
+		lines = m.pv.lines(&m.st, ops)
+	default:
+		lines = m.progressLines()
+	}
+	return cell.Lines(lines, m.h)
+}
+
+// Modal is the confirmation popup, composited by the shell over the
+// screen ("" when none is open).
+func (m *Model) Modal() string {
+	if m.stage != stagePreview || !m.confirm || m.gen == nil {
+		return ""
+	}
+	st := &m.st
+	c := m.gen.Count(m.strategy)
+	b := []string{
+		st.Bold.S("Drain broker ") + st.Accent.S(strconv.Itoa(m.broker)) + st.Bold.S("?"), "",
+		text.Count(len(m.moves), "partition") + " move: " + text.Count(c.Replicas, "replica") + " copied,",
+		strconv.Itoa(c.Leaders) + " preferred " + text.Plural(c.Leaders, "leader changes", "leaders change") + " (strategy " + m.strategy.String() + ")",
+		"throttle " + throttleText(m.throttle),
+		st.Muted.S("Writes /admin/reassign_partitions"),
+		st.Muted.S("(and the throttles) in one multi."), "",
+		wizard.Buttons(st, "Reassign", "Cancel", m.button), "",
+		st.Muted.S("y write · n/esc cancel · tab switches"),
+	}
+	return st.Modal.Render(strings.Join(b, "\n"))
+}
