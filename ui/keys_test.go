@@ -121,6 +121,12 @@ func keyStates() []keyState {
 		{"drain confirm", at(wizardSpec, "d", "enter")},
 		{"drain progress", written(&fakeWriter{}, "d", "enter", "y")},
 		{"drain failed", written(&failingWriter{}, "d", "enter", "y")},
+		{"drain production confirm", func(t *testing.T) *App {
+			a := fullApp(&fakeWriter{}, wizardSpec())
+			a.cfg.Production = true
+			press(a, "d", "enter")
+			return a
+		}},
 		{"wizard failed", func(t *testing.T) *App {
 			a := written(&failingWriter{}, append(wizardKeys, "enter", "y")...)(t)
 			if wizard(a).Stage() != "failed" {

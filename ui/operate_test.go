@@ -164,3 +164,28 @@ func TestFlowDrain(t *testing.T) {
 		t.Fatalf("broker 3 holds %d replicas", b.Replicas)
 	}
 }
+
+// TestDrainProduction: on a production context the confirmation asks for
+// the broker's id to be typed; anything else writes nothing.
+func TestDrainProduction(t *testing.T) {
+	for _, tc := range []struct {
+		typed string
+		write bool
+	}{{"4", false}, {"3", true}} {
+		w := &fakeWriter{}
+		a := New(Config{Source: newSource(), Writer: w, Mode: ModeLive, Production: true, Context: "prod", Connect: "zk1:2181/kafka",
+			Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+		a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		load(a, wizardSpec())
+		press(a, "right", "right", "d", "enter", "y", "q")
+		if d := drainer(a); d == nil || d.Stage() != "confirm" || !strings.Contains(screen(a), "Production cluster: type 3 to confirm") {
+			t.Fatalf("y or q acted in the production confirmation:\n%s", screen(a))
+		}
+		press(a, "ctrl+u")
+		press(a, strings.Split(tc.typed, "")...)
+		press(a, "enter")
+		if got := w.multi == 1; got != tc.write || (tc.write && drainer(a).Stage() != "progress") {
+			t.Fatalf("typed %q: %d multis, stage %s", tc.typed, w.multi, drainer(a).Stage())
+		}
+	}
+}

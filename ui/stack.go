@@ -160,7 +160,8 @@ func (a *App) openDrain(id int) tea.Cmd {
 			return nil // already open
 		}
 	}
-	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: id, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID()}
+	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: id, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID(),
+		Production: a.cfg.Production}
 	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
 		o.Pace = p.Pace
 	}

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/text"
@@ -60,6 +61,9 @@ type Options struct {
 	Pace func() time.Duration
 	// Task is the id the shell gave this wizard (nav.TaskMsg).
 	Task int
+	// Production asks, in the confirmation, for the drained broker's id
+	// to be typed before anything is written (a production context).
+	Production bool
 }
 
 type stage uint8
@@ -82,6 +86,7 @@ type Model struct {
 	st   theme.Styles
 	km   keys.Operation
 	wz   keys.Wizard
+	back key.Binding // esc while the production field has the keyboard
 	id   int
 	w, h int
 	snap *cluster.Snapshot
@@ -105,6 +110,8 @@ type Model struct {
 
 	confirm bool
 	button  int
+	// typed is the confirmation's field on a production cluster.
+	typed   textinput.Model
 	showOps bool
 	opsRaw  []string // DescribeOps of the multi
 	ops     []string // opsRaw wrapped to opsW columns
@@ -139,13 +146,21 @@ func New(o Options) *Model {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	m := &Model{opt: o, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, id: o.Task, now: o.Now, rng: rng,
+	m := &Model{opt: o, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng,
 		broker: o.Broker, strategy: cluster.StrategyMinimal, throttle: -1}
 	m.wz.BackToForm.SetHelp("enter/esc", "back to the preview")
 	m.pv.renderRow = m.pv.row
+	m.typed = theme.NewInput(m.st, "› ")
+	m.typed.SetWidth(12)
 	m.syncKeys()
 	return m
 }
+
+// typing: the production confirmation's field has the keyboard.
+func (m *Model) typing() bool { return m.opt.Production && m.stage == stagePreview && m.confirm }
+
+// confirmWord is what a production confirmation asks to type.
+func (m *Model) confirmWord() string { return strconv.Itoa(m.broker) }
 
 // Broker is the broker drained.
 func (m *Model) Broker() int { return m.broker }
@@ -206,6 +221,7 @@ func (m *Model) SetSize(w, h int) {
 // SetStyles implements ui.Screen.
 func (m *Model) SetStyles(st theme.Styles) {
 	m.st = st
+	theme.StyleInput(&m.typed, st)
 	m.settle()
 }
 
@@ -259,8 +275,9 @@ func (m *Model) observe() {
 	}
 }
 
-// Capturing implements ui.Capturer: the wizard has no text field.
-func (m *Model) Capturing() bool { return false }
+// Capturing implements ui.Capturer: on a production cluster the
+// confirmation's field takes every key.
+func (m *Model) Capturing() bool { return m.typing() }
 
 // Back implements ui.Backer: esc closes the popup or the znodes, returns
 // from a failure to the preview; otherwise the shell closes the wizard
@@ -377,7 +394,9 @@ func (m *Model) syncKeys() {
 	set(preview && len(m.moves) > 0, &km.Start, &km.Written, &km.Throttle)
 	set(preview && m.gen != nil, &km.Strategy)
 	set(preview || working || m.stage == stageDone, &wz.ScrollUp, &wz.ScrollDown, &wz.PageUp, &wz.PageDown)
-	set(confirm, &km.Confirm, &wz.Cancel, &wz.SwitchButton, &wz.Choose)
+	set(confirm && !m.opt.Production, &km.Confirm, &wz.Cancel, &wz.SwitchButton)
+	set(confirm, &wz.Choose)
+	set(confirm && m.opt.Production, &m.back)
 	set(m.opt.Pace != nil && (working || m.stage == stageDone), &wz.Pace)
 	set(m.stage == stageFailed, &wz.BackToForm)
 }
@@ -449,6 +468,23 @@ func (m *Model) page(d int) {
 
 func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	km, wz := &m.km, &m.wz
+	if m.typing() {
+		if key.Matches(msg, m.back) {
+			m.confirm = false
+			return nil, nil
+		}
+		if key.Matches(msg, wz.Choose) {
+			if m.typed.Value() != m.confirmWord() {
+				m.note, m.noteErr = "Not written: type "+m.confirmWord()+" (the broker drained) to confirm on a production cluster.", true
+				m.confirm = false
+				return nil, nil
+			}
+			return m.write(), nil
+		}
+		var cmd tea.Cmd
+		m.typed, cmd = m.typed.Update(msg)
+		return cmd, nil
+	}
 	if m.stage == stagePreview && m.confirm {
 		switch {
 		case key.Matches(msg, km.Confirm):
@@ -469,6 +505,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	case key.Matches(msg, km.Start):
 		m.confirm, m.button = true, 0
 		m.note = ""
+		if m.opt.Production {
+			m.typed.SetValue("")
+			return m.typed.Focus(), nil
+		}
 	case key.Matches(msg, km.Strategy):
 		m.strategy = 1 - m.strategy
 		m.choose()
@@ -598,7 +638,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	switch m.stage {
 	case stagePreview:
 		if m.confirm {
-			return []key.Binding{km.Confirm, wz.Cancel}
+			return []key.Binding{km.Confirm, wz.Cancel, wz.Choose, m.back}
 		}
 		return []key.Binding{km.Start, km.Strategy, km.Throttle, km.Written}
 	case stageFailed:
@@ -613,7 +653,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	km, wz := &m.km, &m.wz
 	return [][]key.Binding{
 		{km.Start, km.Strategy, km.Throttle, km.Written},
-		{km.Confirm, wz.Cancel, wz.SwitchButton, wz.Choose},
+		{km.Confirm, wz.Cancel, wz.SwitchButton, wz.Choose, m.back},
 		{wz.Pace, wz.BackToForm},
 		{wz.ScrollUp, wz.ScrollDown, wz.PageUp, wz.PageDown},
 	}

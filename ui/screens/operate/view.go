@@ -63,8 +63,13 @@ func (m *Model) Modal() string {
 		"throttle " + throttleText(m.throttle),
 		st.Muted.S("Writes /admin/reassign_partitions"),
 		st.Muted.S("(and the throttles) in one multi."), "",
-		wizard.Buttons(st, "Reassign", "Cancel", m.button), "",
-		st.Muted.S("y write · n/esc cancel · tab switches"),
+	}
+	if m.opt.Production {
+		b = append(b, st.Danger.S("Production cluster: type "+m.confirmWord()+" to confirm"), m.typed.View(), "",
+			st.Muted.S("enter write · esc cancel"))
+	} else {
+		b = append(b, wizard.Buttons(st, "Reassign", "Cancel", m.button), "",
+			st.Muted.S("y write · n/esc cancel · tab switches"))
 	}
 	return st.Modal.Render(strings.Join(b, "\n"))
 }
