@@ -40,3 +40,47 @@ func TestPlanDrain(t *testing.T) {
 		t.Fatal("drained an unknown broker")
 	}
 }
+
+// TestPlanTopicMove: raising the replication factor with the minimal
+// strategy keeps every replica and adds one per partition in a rack the
+// partition lacks; lowering it keeps the preferred leader and copies
+// nothing; at the same factor on an even topic nothing moves.
+func TestPlanTopicMove(t *testing.T) {
+	spec := fixture.Spec{ClusterID: "c", Brokers: 6, Racks: 3, Controller: 1, ControllerEpoch: 1, Time: 1,
+		Topics: []fixture.Topic{{Name: "orders", Partitions: 12, RF: 2}, {Name: "clicks", Partitions: 6, RF: 3}}}
+	s := spec.Model().Snapshot()
+	rack := func(id int) string { return spec.Rack(id) }
+	g, err := cluster.PlanTopicMove(s, cluster.TopicMoveRequest{Topic: "orders", RF: 3, Strategy: cluster.StrategyMinimal, Rand: rand.New(rand.NewPCG(1, 2))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := g.Moves(cluster.StrategyMinimal)
+	if len(moves) != 12 || g.Count(cluster.StrategyMinimal).Replicas != 12 {
+		t.Fatalf("%d moves, %+v", len(moves), g.Count(cluster.StrategyMinimal))
+	}
+	for _, m := range moves {
+		racks := map[string]bool{}
+		for _, r := range m.Target {
+			racks[rack(r)] = true
+		}
+		if len(m.Target) != 3 || !slices.Equal(m.Target[:2], m.Current) && m.Target[0] != m.Current[0] || len(racks) != 3 || len(m.Removing()) != 0 {
+			t.Fatalf("%s: %v → %v", m.TopicPartition, m.Current, m.Target)
+		}
+	}
+	g, err = cluster.PlanTopicMove(s, cluster.TopicMoveRequest{Topic: "clicks", RF: 2, Strategy: cluster.StrategyMinimal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range g.Moves(cluster.StrategyMinimal) {
+		if len(m.Target) != 2 || m.Target[0] != m.Current[0] || len(m.Adding()) != 0 {
+			t.Fatalf("%s: %v → %v", m.TopicPartition, m.Current, m.Target)
+		}
+	}
+	g, err = cluster.PlanTopicMove(s, cluster.TopicMoveRequest{Topic: "clicks", Strategy: cluster.StrategyMinimal})
+	if err != nil || len(g.Moves(cluster.StrategyMinimal)) != 0 {
+		t.Fatalf("same RF: %v moves (%v)", g.Moves(cluster.StrategyMinimal), err)
+	}
+	if _, err := cluster.PlanTopicMove(s, cluster.TopicMoveRequest{Topic: "clicks", RF: 7}); err == nil || err.Error() != "Replication factor: 7 larger than available brokers: 6." {
+		t.Fatalf("rf 7: %v", err)
+	}
+}
