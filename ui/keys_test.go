@@ -121,6 +121,8 @@ func keyStates() []keyState {
 		{"drain confirm", at(wizardSpec, "d", "enter")},
 		{"drain progress", written(&fakeWriter{}, "d", "enter", "y")},
 		{"drain failed", written(&failingWriter{}, "d", "enter", "y")},
+		{"reassign topic preview", at(wizardSpec, "2", "enter", "R")},
+		{"reassign topic rf+1", at(wizardSpec, "2", "enter", "R", "+")},
 		{"drain production confirm", func(t *testing.T) *App {
 			a := fullApp(&fakeWriter{}, wizardSpec())
 			a.cfg.Production = true

@@ -189,3 +189,45 @@ func TestDrainProduction(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowChangeRF: on the sandbox (real ZooKeeper), R on topic
+// metrics_raw (RF 2), + to 3, enter, y: every partition ends with three
+// replicas in three racks, in ZooKeeper, each keeping its two.
+func TestFlowChangeRF(t *testing.T) {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, nil)
+	before := f.snapshot(t).Topic("metrics_raw")
+	send(f.tm, ":")
+	f.tm.Type("topic metrics_raw")
+	send(f.tm, "enter")
+	waitApp(t, f.tm, "the topic", func(a *App) bool { return strings.Contains(a.Focused().Title(), "metrics_raw") })
+	send(f.tm, "R")
+	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
+	send(f.tm, "+")
+	waitApp(t, f.tm, "RF 3", func(a *App) bool { w := drainer(a); return w.RF() == 3 && len(w.Moves()) == 3 })
+	send(f.tm, "enter", "y")
+	waitApp(t, f.tm, "the reassignment done", drainStageIs("done"))
+	data, _, err := f.conn.Get(cluster.TopicPath("metrics_raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := cluster.DecodeTopicAssignment(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := f.snapshot(t)
+	for _, p := range before.Partitions {
+		rs := a.Partitions[p.ID]
+		racks := map[string]bool{}
+		for _, r := range rs {
+			b, _ := snap.Broker(r)
+			racks[b.Rack] = true
+		}
+		if len(rs) != 3 || len(racks) != 3 || !slices.Equal(rs[:1], p.Replicas[:1]) || !slices.Contains(rs, p.Replicas[1]) {
+			t.Fatalf("metrics_raw-%d: %v → %v (%s)", p.ID, p.Replicas, rs, data)
+		}
+	}
+	if len(a.AddingReplicas) != 0 || len(a.RemovingReplicas) != 0 {
+		t.Fatalf("still reassigning: %s", data)
+	}
+	final(t, f.tm)
+}

@@ -32,7 +32,9 @@ func (a *App) handle(from Screen, req nav.Request) tea.Cmd {
 	case nav.OpenWhatIf:
 		return a.push(whatif.New(a.st, a.km, r.Brokers, r.Rack))
 	case nav.OpenDrain:
-		return a.openDrain(r.Broker)
+		return a.openOperation(r.Broker, "")
+	case nav.OpenReassign:
+		return a.openOperation(-1, r.Topic)
 	case nav.Close:
 		return a.close(from)
 	case nav.ShowStatus:

@@ -145,22 +145,27 @@ func (a *App) openCreate() tea.Cmd {
 	return a.push(w)
 }
 
-// openDrain pushes the operation wizard draining broker id, or says why
-// it cannot write (read-only mode: the command line's refusal).
-func (a *App) openDrain(id int) tea.Cmd {
+// openOperation pushes the operation wizard draining broker id, or
+// moving topic's partitions when topic is set, or says why it cannot
+// write (read-only mode: the command line's refusal).
+func (a *App) openOperation(id int, topic string) tea.Cmd {
+	what := "drain broker " + strconv.Itoa(id) + " (f shows what losing it would do)"
+	if topic != "" {
+		what = "reassign topic " + topic
+	}
 	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
-		return a.setStatus("read-only mode: refusing to drain broker "+strconv.Itoa(id)+" (f shows what losing it would do)", true)
+		return a.setStatus("read-only mode: refusing to "+what, true)
 	case a.cfg.Writer == nil || !ok:
-		return a.setStatus("Draining a broker is not available: this session cannot write to ZooKeeper.", true)
+		return a.setStatus("Reassignments are not available: this session cannot write to ZooKeeper.", true)
 	}
 	if n := len(a.stack); n > 0 {
-		if w, ok := a.stack[n-1].(*operate.Model); ok && w.Broker() == id {
+		if w, ok := a.stack[n-1].(*operate.Model); ok && w.Broker() == id && w.Topic() == topic {
 			return nil // already open
 		}
 	}
-	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: id, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID(),
+	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: id, Topic: topic, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID(),
 		Production: a.cfg.Production}
 	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
 		o.Pace = p.Pace

@@ -76,9 +76,10 @@ type Ops struct {
 	// offline or under their min ISR.
 	Worst key.Binding
 	// Drain opens the operation wizard to move every replica off the
-	// selected broker. It writes, so read-only mode refuses it (the
-	// shell says so).
-	Drain key.Binding
+	// selected broker; Reassign, on a topic, to move its partitions or
+	// change its replication factor. They write, so read-only mode
+	// refuses them (the shell says so).
+	Drain, Reassign key.Binding
 }
 
 // Operation bindings of the operation wizard (a drain): the preview, its
@@ -86,8 +87,10 @@ type Ops struct {
 // wizard's scrolling, popup and pace keys (Wizard); these are its own.
 type Operation struct {
 	// Preview: ask for confirmation, switch the strategy, cycle the
-	// throttle, show what is written.
+	// throttle, show what is written; for a topic, raise or lower the
+	// replication factor.
 	Start, Strategy, Throttle, Written key.Binding
+	MoreReplicas, FewerReplicas        key.Binding
 	// Confirm writes the operation from the popup.
 	Confirm key.Binding
 }
@@ -185,16 +188,19 @@ func Default() Map {
 			BackToForm:   b([]string{"enter"}, "enter/esc", "back to the form"),
 		},
 		Ops: Ops{
-			WhatIf: b([]string{"f"}, "f", "what if it fails"),
-			Worst:  b([]string{"u"}, "u", "only offline / under min ISR"),
-			Drain:  b([]string{"d"}, "d", "drain broker…"),
+			WhatIf:   b([]string{"f"}, "f", "what if it fails"),
+			Worst:    b([]string{"u"}, "u", "only offline / under min ISR"),
+			Drain:    b([]string{"d"}, "d", "drain broker…"),
+			Reassign: b([]string{"R"}, "R", "reassign / RF…"),
 		},
 		Operation: Operation{
-			Start:    b([]string{"enter"}, "enter", "reassign…"),
-			Strategy: b([]string{"s"}, "s", "strategy minimal/kafka"),
-			Throttle: b([]string{"t"}, "t", "throttle"),
-			Written:  b([]string{"w"}, "w", "what is written"),
-			Confirm:  b([]string{"y"}, "y", "write it"),
+			Start:         b([]string{"enter"}, "enter", "reassign…"),
+			Strategy:      b([]string{"s"}, "s", "strategy minimal/kafka"),
+			Throttle:      b([]string{"t"}, "t", "throttle"),
+			Written:       b([]string{"w"}, "w", "what is written"),
+			Confirm:       b([]string{"y"}, "y", "write it"),
+			MoreReplicas:  b([]string{"+", "="}, "+", "replication factor +1"),
+			FewerReplicas: b([]string{"-"}, "-", "replication factor −1"),
 		},
 		Sandbox: Sandbox{
 			Kill:           b([]string{"x"}, "x", "kill/restart broker"),

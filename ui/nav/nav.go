@@ -40,6 +40,10 @@ type OpenWhatIf struct {
 // shell refuses in read-only mode).
 type OpenDrain struct{ Broker int }
 
+// OpenReassign asks the shell for the operation wizard moving Topic's
+// partitions (and changing its replication factor).
+type OpenReassign struct{ Topic string }
+
 // Close asks the shell to close the asking screen, as esc does; a screen
 // with work in flight moves to the background (see ui.Task).
 type Close struct{}
@@ -74,6 +78,7 @@ func (OpenBroker) request()     {}
 func (OpenWhatIf) request()     {}
 func (ToggleBrokers) request()  {}
 func (OpenDrain) request()      {}
+func (OpenReassign) request()   {}
 func (Close) request()          {}
 func (ShowStatus) request()     {}
 func (ToggleBroker) request()   {}

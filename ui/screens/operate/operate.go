@@ -51,8 +51,10 @@ type Options struct {
 	// Writer is the ZooKeeper session the operation reads the configs it
 	// changes through and writes through (nil: the preview only).
 	Writer cluster.ZKReadWriter
-	// Broker is the broker to drain.
+	// Broker is the broker to drain; Topic, when set, the topic whose
+	// partitions move instead (Broker is then ignored).
 	Broker int
+	Topic  string
 	// Now is the clock (default time.Now); Rand draws the kafka
 	// strategy's start index and shift (default: randomly seeded).
 	Now  func() time.Time
@@ -93,10 +95,14 @@ type Model struct {
 	now  func() time.Time
 	rng  *rand.Rand
 
-	stage    stage
-	broker   int
-	strategy cluster.Strategy
-	throttle int64
+	stage  stage
+	broker int
+	topic  string
+	// rf is the replication factor asked for (a topic), curRF the
+	// topic's now.
+	rf, curRF int
+	strategy  cluster.Strategy
+	throttle  int64
 
 	// The preview: the plan of both strategies, the chosen one's moves,
 	// what it warns of; planErr when there is no plan.
@@ -136,8 +142,8 @@ type Model struct {
 	paceSet  bool
 }
 
-// New returns the wizard for draining o.Broker; its plan is made from the
-// first snapshot the shell gives it.
+// New returns the wizard for draining o.Broker, or moving o.Topic's
+// partitions; its plan is made from the first snapshot the shell gives it.
 func New(o Options) *Model {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -147,7 +153,10 @@ func New(o Options) *Model {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{opt: o, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng,
-		broker: o.Broker, strategy: cluster.StrategyMinimal, throttle: -1}
+		broker: o.Broker, topic: o.Topic, strategy: cluster.StrategyMinimal, throttle: -1}
+	if o.Topic != "" {
+		m.broker = -1
+	}
 	m.wz.BackToForm.SetHelp("enter/esc", "back to the preview")
 	m.pv.renderRow = m.pv.row
 	m.typed = theme.NewInput(m.st, "› ")
@@ -159,11 +168,23 @@ func New(o Options) *Model {
 // typing: the production confirmation's field has the keyboard.
 func (m *Model) typing() bool { return m.opt.Production && m.stage == stagePreview && m.confirm }
 
-// confirmWord is what a production confirmation asks to type.
-func (m *Model) confirmWord() string { return strconv.Itoa(m.broker) }
+// confirmWord is what a production confirmation asks to type: the
+// topic's name, the drained broker's id.
+func (m *Model) confirmWord() string {
+	if m.topic != "" {
+		return m.topic
+	}
+	return strconv.Itoa(m.broker)
+}
 
-// Broker is the broker drained.
+// Broker is the broker drained (-1 for a topic's move).
 func (m *Model) Broker() int { return m.broker }
+
+// Topic is the topic whose partitions move ("" for a drain).
+func (m *Model) Topic() string { return m.topic }
+
+// RF is the replication factor asked for (a topic's move).
+func (m *Model) RF() int { return m.rf }
 
 // Moves are the moves the preview shows (and the write writes).
 func (m *Model) Moves() []cluster.PartitionMove { return m.moves }
@@ -199,17 +220,34 @@ func (m *Model) Stage() string {
 	return "failed"
 }
 
-func (m *Model) subject() string { return "broker " + strconv.Itoa(m.broker) }
+func (m *Model) subject() string {
+	if m.topic != "" {
+		return "topic " + m.topic
+	}
+	return "broker " + strconv.Itoa(m.broker)
+}
+
+// verb is the operation in the form asked: "Drain", "Draining",
+// "Drained" (ing, ed: the suffix).
+func (m *Model) verb(form string) string {
+	if m.topic != "" {
+		return "Reassign" + form
+	}
+	if form == "ing" {
+		return "Draining"
+	}
+	return "Drain" + form
+}
 
 // Title implements ui.Screen.
 func (m *Model) Title() string {
 	switch m.stage {
 	case stagePreview:
-		return "Drain " + m.subject() + ": preview"
+		return m.verb("") + " " + m.subject() + ": preview"
 	case stageDone:
-		return "Drained " + m.subject()
+		return m.verb("ed") + " " + m.subject()
 	}
-	return "Draining " + m.subject()
+	return m.verb("ing") + " " + m.subject()
 }
 
 // SetSize implements ui.Screen.
@@ -247,7 +285,18 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 
 // replan makes the plan of both strategies from the newest snapshot.
 func (m *Model) replan() {
-	m.gen, m.planErr = cluster.PlanDrain(m.snap, cluster.DrainRequest{Broker: m.broker, Strategy: m.strategy, Rand: m.rng})
+	if m.topic == "" {
+		m.gen, m.planErr = cluster.PlanDrain(m.snap, cluster.DrainRequest{Broker: m.broker, Strategy: m.strategy, Rand: m.rng})
+		m.choose()
+		return
+	}
+	if m.curRF == 0 {
+		if t := m.snap.Topic(m.topic); t != nil && len(t.Partitions) > 0 {
+			m.curRF = len(t.Partitions[0].Replicas)
+			m.rf = m.curRF
+		}
+	}
+	m.gen, m.planErr = cluster.PlanTopicMove(m.snap, cluster.TopicMoveRequest{Topic: m.topic, RF: m.rf, Strategy: m.strategy, Rand: m.rng})
 	m.choose()
 }
 
@@ -313,9 +362,9 @@ func (m *Model) Detach() bool {
 func (m *Model) TaskStatus() (string, nav.TaskState) {
 	switch m.stage {
 	case stageWriting:
-		return "Draining " + m.subject() + ": writing the reassignment…", nav.TaskRunning
+		return m.verb("ing") + " " + m.subject() + ": writing the reassignment…", nav.TaskRunning
 	case stageProgress:
-		s := "Draining " + m.subject() + ": " + strconv.Itoa(m.pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(len(m.pr.Partitions)) + " partitions moved"
+		s := m.verb("ing") + " " + m.subject() + ": " + strconv.Itoa(m.pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(len(m.pr.Partitions)) + " partitions moved"
 		if w := m.pg.waiting(&m.pr); len(w) > 0 {
 			s += " — waiting: " + w[0]
 		}
@@ -323,14 +372,16 @@ func (m *Model) TaskStatus() (string, nav.TaskState) {
 	case stageDone:
 		return m.summaryLine(), nav.TaskDone
 	case stageFailed:
-		return "Draining " + m.subject() + " failed: " + m.err.Error(), nav.TaskFailed
+		return m.verb("ing") + " " + m.subject() + " failed: " + m.err.Error(), nav.TaskFailed
 	}
 	return "", nav.TaskDone
 }
 
 func (m *Model) summaryLine() string {
-	s := "Drained " + m.subject() + ": " + text.Count(len(m.pr.Partitions), "partition") + " moved in " + m.finished.Sub(m.started).Round(time.Millisecond).String()
-	if b, ok := m.snap.Broker(m.broker); ok && b.Replicas > 0 {
+	s := m.verb("ed") + " " + m.subject() + ": " + text.Count(len(m.pr.Partitions), "partition") + " moved in " + m.finished.Sub(m.started).Round(time.Millisecond).String()
+	if m.topic != "" {
+		s += "; replication factor " + strconv.Itoa(m.rf)
+	} else if b, ok := m.snap.Broker(m.broker); ok && b.Replicas > 0 {
 		s += "; it still holds " + text.Count(b.Replicas, "replica") + " (placed there since the plan)"
 	} else {
 		s += "; it holds no replica"
@@ -393,6 +444,8 @@ func (m *Model) syncKeys() {
 	working := m.stage == stageWriting || m.stage == stageProgress
 	set(preview && len(m.moves) > 0, &km.Start, &km.Written, &km.Throttle)
 	set(preview && m.gen != nil, &km.Strategy)
+	set(preview && m.topic != "" && m.snap != nil && m.rf < len(m.snap.LiveBrokerIDs()), &km.MoreReplicas)
+	set(preview && m.topic != "" && m.rf > 1, &km.FewerReplicas)
 	set(preview || working || m.stage == stageDone, &wz.ScrollUp, &wz.ScrollDown, &wz.PageUp, &wz.PageDown)
 	set(confirm && !m.opt.Production, &km.Confirm, &wz.Cancel, &wz.SwitchButton)
 	set(confirm, &wz.Choose)
@@ -475,7 +528,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 		}
 		if key.Matches(msg, wz.Choose) {
 			if m.typed.Value() != m.confirmWord() {
-				m.note, m.noteErr = "Not written: type "+m.confirmWord()+" (the broker drained) to confirm on a production cluster.", true
+				m.note, m.noteErr = "Not written: type "+m.confirmWord()+" to confirm on a production cluster.", true
 				m.confirm = false
 				return nil, nil
 			}
@@ -512,6 +565,12 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	case key.Matches(msg, km.Strategy):
 		m.strategy = 1 - m.strategy
 		m.choose()
+	case key.Matches(msg, km.MoreReplicas):
+		m.rf++
+		m.replan()
+	case key.Matches(msg, km.FewerReplicas):
+		m.rf--
+		m.replan()
 	case key.Matches(msg, km.Throttle):
 		m.throttle = nextThrottle(m.throttle)
 		m.opsSeq++
@@ -640,7 +699,7 @@ func (m *Model) ShortHelp() []key.Binding {
 		if m.confirm {
 			return []key.Binding{km.Confirm, wz.Cancel, wz.Choose, m.back}
 		}
-		return []key.Binding{km.Start, km.Strategy, km.Throttle, km.Written}
+		return []key.Binding{km.Start, km.MoreReplicas, km.FewerReplicas, km.Strategy, km.Throttle, km.Written}
 	case stageFailed:
 		return []key.Binding{wz.BackToForm}
 	}
@@ -652,7 +711,7 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	km, wz := &m.km, &m.wz
 	return [][]key.Binding{
-		{km.Start, km.Strategy, km.Throttle, km.Written},
+		{km.Start, km.MoreReplicas, km.FewerReplicas, km.Strategy, km.Throttle, km.Written},
 		{km.Confirm, wz.Cancel, wz.SwitchButton, wz.Choose, m.back},
 		{wz.Pace, wz.BackToForm},
 		{wz.ScrollUp, wz.ScrollDown, wz.PageUp, wz.PageDown},

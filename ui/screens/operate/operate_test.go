@@ -99,8 +99,12 @@ type env struct {
 }
 
 func newEnv(tb testing.TB, sp fixture.Spec, broker, w, h int) *env {
+	return newOpEnv(tb, sp, broker, "", w, h)
+}
+
+func newOpEnv(tb testing.TB, sp fixture.Spec, broker int, topic string, w, h int) *env {
 	e := &env{model: sp.Model(), z: &fakeZK{}, now: t0}
-	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: broker,
+	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: broker, Topic: topic,
 		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.noTicks = true
 	e.m.SetSize(w, h)
@@ -304,13 +308,54 @@ func TestStrategySwitch(t *testing.T) {
 	}
 }
 
+// TestReassignTopic: R's wizard on a topic: + raises the replication
+// factor, the minimal strategy keeping every replica and adding one in
+// the rack each partition lacks; written and followed like a drain.
+func TestReassignTopic(t *testing.T) {
+	sp := spec()
+	sp.Topics[1] = fixture.Topic{Name: "metrics_raw", Partitions: 6, RF: 2}
+	e := newOpEnv(t, sp, 0, "metrics_raw", 120, 40)
+	if e.m.RF() != 2 || len(e.m.Moves()) != 0 {
+		t.Fatalf("rf %d, moves %v", e.m.RF(), e.m.Moves())
+	}
+	e.press("+")
+	moves := e.m.Moves()
+	if e.m.RF() != 3 || len(moves) != 6 {
+		t.Fatalf("rf %d, moves %v", e.m.RF(), moves)
+	}
+	for _, m := range moves {
+		racks := map[string]bool{}
+		for _, r := range m.Target {
+			racks[sp.Rack(r)] = true
+		}
+		if len(m.Target) != 3 || len(racks) != 3 || len(m.Removing()) != 0 || m.Target[0] != m.Current[0] {
+			t.Fatalf("%s: %v → %v", m.TopicPartition, m.Current, m.Target)
+		}
+	}
+	e.press("enter", "y")
+	e.controller(e.m.Plan().Moves, nil)
+	if e.m.Stage() != "done" || !strings.Contains(e.m.summaryLine(), "Reassigned topic metrics_raw: 6 partitions moved") {
+		t.Fatalf("stage %s: %s", e.m.Stage(), e.m.summaryLine())
+	}
+	e.press("-") // not in the preview any more: nothing
+	if e.m.RF() != 3 {
+		t.Fatal("- acted after the write")
+	}
+}
+
 // TestGoldens: every stage at 80×24 and 200×60.
 func TestGoldens(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
-		for _, stage := range []string{"preview", "written", "confirm", "progress", "done", "failed"} {
+		for _, stage := range []string{"preview", "written", "confirm", "progress", "done", "failed", "topic-preview", "topic-confirm"} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], stage), func(t *testing.T) {
 				e := newEnv(t, spec(), 3, sz[0], sz[1])
+				if strings.HasPrefix(stage, "topic-") {
+					e = newOpEnv(t, spec(), 0, "orders", sz[0], sz[1])
+					e.press("+")
+				}
 				switch stage {
+				case "topic-confirm":
+					e.press("enter")
 				case "written":
 					e.press("t", "w")
 				case "confirm":

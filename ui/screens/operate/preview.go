@@ -267,15 +267,30 @@ func throttleText(t int64) string {
 func (m *Model) headLines() []string {
 	st := &m.st
 	w := m.w
-	title := " " + st.Bold.S("Drain broker ") + st.Accent.S(strconv.Itoa(m.broker))
-	if s := m.snap; s != nil {
-		if b, ok := s.Broker(m.broker); ok {
-			if b.HasRack {
-				title += st.Muted.S(" (" + b.Rack + ")")
+	var title string
+	if m.topic != "" {
+		title = " " + st.Bold.S("Reassign topic ") + st.Accent.S(m.topic)
+		if m.snap != nil {
+			if t := m.snap.Topic(m.topic); t != nil {
+				title += st.Muted.S("  ·  " + text.Count(len(t.Partitions), "partition"))
 			}
-			title += st.Muted.S("  ·  holds " + text.Count(b.Replicas, "replica") + ", leads " + strconv.Itoa(b.Leaders))
-			if !b.Live {
-				title += st.Danger.S("  ·  offline")
+		}
+		rf := "  ·  replication factor " + strconv.Itoa(m.curRF)
+		if m.rf != m.curRF {
+			rf += " → " + strconv.Itoa(m.rf)
+		}
+		title += st.Bold.S(rf) + st.Muted.S(" (+/−)")
+	} else {
+		title = " " + st.Bold.S("Drain broker ") + st.Accent.S(strconv.Itoa(m.broker))
+		if s := m.snap; s != nil {
+			if b, ok := s.Broker(m.broker); ok {
+				if b.HasRack {
+					title += st.Muted.S(" (" + b.Rack + ")")
+				}
+				title += st.Muted.S("  ·  holds " + text.Count(b.Replicas, "replica") + ", leads " + strconv.Itoa(b.Leaders))
+				if !b.Live {
+					title += st.Danger.S("  ·  offline")
+				}
 			}
 		}
 	}
@@ -291,7 +306,17 @@ func (m *Model) headLines() []string {
 		return out
 	}
 	if len(m.moves) == 0 {
-		out = append(out, " "+st.Online.S("Nothing to move: broker "+strconv.Itoa(m.broker)+" holds no replica."))
+		msg := "Nothing to move: broker " + strconv.Itoa(m.broker) + " holds no replica."
+		if m.topic != "" {
+			msg = "Nothing to move: every partition is where the " + m.strategy.String() + " strategy would put it (s switches, +/− changes the replication factor)."
+		}
+		for _, l := range wizard.Wrap(msg, w, 1) {
+			out = append(out, st.Online.S(l))
+		}
+		if m.topic == "" || m.strategy != cluster.StrategyMinimal || m.gen.Count(cluster.StrategyKafka).Replicas == 0 {
+			return out
+		}
+		out = append(out, cell.Clip(" "+st.Muted.S("○ kafka: "+cell.Thousands(m.gen.Kafka.Replicas)+" of "+cell.Thousands(m.gen.Kafka.TotalReplicas)+" replicas would be copied"), w))
 		return out
 	}
 	line := func(stg cluster.Strategy) string {
@@ -315,7 +340,7 @@ func (m *Model) headLines() []string {
 	if len(m.warn.Offline) > 0 {
 		warns = append(warns, "target "+text.Plural(len(m.warn.Offline), "broker ", "brokers ")+text.Ints(m.warn.Offline)+" offline: their copies wait until they return")
 	}
-	if b, ok := m.snap.Broker(m.broker); ok && !b.Live {
+	if b, ok := m.snap.Broker(m.broker); ok && !b.Live && m.topic == "" {
 		warns = append(warns, "broker "+strconv.Itoa(m.broker)+" is offline: the new replicas copy from the other replicas")
 	}
 	for _, wn := range warns {

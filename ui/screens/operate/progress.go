@@ -166,11 +166,14 @@ func (m *Model) progressHead() []string {
 	w := m.w
 	pr := &m.pr
 	n := len(m.moves)
-	verb := "Draining broker "
+	verb, who := m.verb("ing")+" broker ", strconv.Itoa(m.broker)
 	if m.stage == stageDone {
-		verb = "Drained broker "
+		verb = m.verb("ed") + " broker "
 	}
-	title := " " + st.Bold.S(verb) + st.Accent.S(strconv.Itoa(m.broker)) +
+	if m.topic != "" {
+		verb, who = strings.Replace(verb, "broker", "topic", 1), m.topic
+	}
+	title := " " + st.Bold.S(verb) + st.Accent.S(who) +
 		st.Muted.S("  ·  "+text.Count(n, "partition")+"  ·  strategy "+m.strategy.String()+"  ·  throttle "+throttleText(m.throttle))
 	if m.opt.Pace != nil {
 		title += st.Muted.S("  ·  sandbox pace " + m.currentPace().String())

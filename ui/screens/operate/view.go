@@ -56,11 +56,15 @@ func (m *Model) Modal() string {
 	}
 	st := &m.st
 	c := m.gen.Count(m.strategy)
+	head := st.Bold.S("Drain broker ") + st.Accent.S(strconv.Itoa(m.broker)) + st.Bold.S("?")
+	if m.topic != "" {
+		head = st.Bold.S("Reassign topic ") + st.Accent.S(m.topic) + st.Bold.S("?")
+	}
 	b := []string{
-		st.Bold.S("Drain broker ") + st.Accent.S(strconv.Itoa(m.broker)) + st.Bold.S("?"), "",
+		head, "",
 		text.Count(len(m.moves), "partition") + " move: " + text.Count(c.Replicas, "replica") + " copied,",
 		strconv.Itoa(c.Leaders) + " preferred " + text.Plural(c.Leaders, "leader changes", "leaders change") + " (strategy " + m.strategy.String() + ")",
-		"throttle " + throttleText(m.throttle),
+		"throttle " + throttleText(m.throttle) + rfChange(m),
 		st.Muted.S("Writes /admin/reassign_partitions"),
 		st.Muted.S("(and the throttles) in one multi."), "",
 	}
@@ -72,4 +76,12 @@ func (m *Model) Modal() string {
 			st.Muted.S("y write · n/esc cancel · tab switches"))
 	}
 	return st.Modal.Render(strings.Join(b, "\n"))
+}
+
+// rfChange names a replication factor change, for the popup.
+func rfChange(m *Model) string {
+	if m.topic == "" || m.rf == m.curRF {
+		return ""
+	}
+	return ", replication factor " + strconv.Itoa(m.curRF) + " → " + strconv.Itoa(m.rf)
 }
