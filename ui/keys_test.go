@@ -123,6 +123,9 @@ func keyStates() []keyState {
 		{"drain failed", written(&failingWriter{}, "d", "enter", "y")},
 		{"reassign topic preview", at(wizardSpec, "2", "enter", "R")},
 		{"reassign topic rf+1", at(wizardSpec, "2", "enter", "R", "+")},
+		{"add partitions preview", at(wizardSpec, "2", "enter", "a")},
+		{"add partitions confirm", at(wizardSpec, "2", "enter", "a", "enter")},
+		{"add partitions progress", written(&fakeWriter{}, "2", "enter", "a", "enter", "y")},
 		{"drain production confirm", func(t *testing.T) *App {
 			a := fullApp(&fakeWriter{}, wizardSpec())
 			a.cfg.Production = true

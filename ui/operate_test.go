@@ -231,3 +231,43 @@ func TestFlowChangeRF(t *testing.T) {
 	}
 	final(t, f.tm)
 }
+
+// TestFlowAddPartitions: on the sandbox (real ZooKeeper), a on topic
+// metrics_raw (3 partitions), − down to 5, enter, y: ZooKeeper holds the
+// topic znode kafka-topics --alter --partitions 5 would write, and the
+// new partitions come online.
+func TestFlowAddPartitions(t *testing.T) {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, nil)
+	want, err := cluster.PlanAddPartitions(f.snapshot(t), cluster.AddPartitionsRequest{Topic: "metrics_raw", Partitions: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(f.tm, ":")
+	f.tm.Type("topic metrics_raw")
+	send(f.tm, "enter")
+	waitApp(t, f.tm, "the topic", func(a *App) bool { return strings.Contains(a.Focused().Title(), "metrics_raw") })
+	send(f.tm, "a")
+	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
+	send(f.tm, "-")
+	waitApp(t, f.tm, "5 partitions", func(a *App) bool { w := drainer(a); return w.Count() == 5 && w.AddPlan() != nil })
+	send(f.tm, "enter", "y")
+	waitApp(t, f.tm, "the new partitions online", drainStageIs("done"))
+	data, _, err := f.conn.Get(cluster.TopicPath("metrics_raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cluster.DecodeTopicAssignment(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantA, _ := cluster.DecodeTopicAssignment(want.TopicJSON)
+	if fmt.Sprint(got.Partitions) != fmt.Sprint(wantA.Partitions) {
+		t.Fatalf("wrote %s, kafka-topics would write %s", data, want.TopicJSON)
+	}
+	for p := 3; p < 5; p++ {
+		if ok, _, err := f.conn.Exists(cluster.PartitionStatePath("metrics_raw", p)); !ok || err != nil {
+			t.Fatalf("partition %d has no state (%v)", p, err)
+		}
+	}
+	final(t, f.tm)
+}

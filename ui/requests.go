@@ -32,9 +32,11 @@ func (a *App) handle(from Screen, req nav.Request) tea.Cmd {
 	case nav.OpenWhatIf:
 		return a.push(whatif.New(a.st, a.km, r.Brokers, r.Rack))
 	case nav.OpenDrain:
-		return a.openOperation(r.Broker, "")
+		return a.openOperation(r.Broker, "", false)
 	case nav.OpenReassign:
-		return a.openOperation(-1, r.Topic)
+		return a.openOperation(-1, r.Topic, false)
+	case nav.OpenAddPartitions:
+		return a.openOperation(-1, r.Topic, true)
 	case nav.Close:
 		return a.close(from)
 	case nav.ShowStatus:

@@ -146,11 +146,15 @@ func (a *App) openCreate() tea.Cmd {
 }
 
 // openOperation pushes the operation wizard draining broker id, or
-// moving topic's partitions when topic is set, or says why it cannot
-// write (read-only mode: the command line's refusal).
-func (a *App) openOperation(id int, topic string) tea.Cmd {
+// moving topic's partitions when topic is set (adding partitions to it
+// with add), or says why it cannot write (read-only mode: the command
+// line's refusal).
+func (a *App) openOperation(id int, topic string, add bool) tea.Cmd {
 	what := "drain broker " + strconv.Itoa(id) + " (f shows what losing it would do)"
-	if topic != "" {
+	switch {
+	case add:
+		what = "add partitions to topic " + topic
+	case topic != "":
 		what = "reassign topic " + topic
 	}
 	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
@@ -161,11 +165,11 @@ func (a *App) openOperation(id int, topic string) tea.Cmd {
 		return a.setStatus("Reassignments are not available: this session cannot write to ZooKeeper.", true)
 	}
 	if n := len(a.stack); n > 0 {
-		if w, ok := a.stack[n-1].(*operate.Model); ok && w.Broker() == id && w.Topic() == topic {
+		if w, ok := a.stack[n-1].(*operate.Model); ok && w.Broker() == id && w.Topic() == topic && w.Adding() == add {
 			return nil // already open
 		}
 	}
-	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: id, Topic: topic, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID(),
+	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: id, Topic: topic, AddPartitions: add, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID(),
 		Production: a.cfg.Production}
 	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
 		o.Pace = p.Pace

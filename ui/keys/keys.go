@@ -80,6 +80,9 @@ type Ops struct {
 	// change its replication factor. They write, so read-only mode
 	// refuses them (the shell says so).
 	Drain, Reassign key.Binding
+	// AddPartitions, on a topic, opens the operation wizard adding
+	// partitions to it.
+	AddPartitions key.Binding
 }
 
 // Operation bindings of the operation wizard (a drain): the preview, its
@@ -91,6 +94,8 @@ type Operation struct {
 	// replication factor.
 	Start, Strategy, Throttle, Written key.Binding
 	MoreReplicas, FewerReplicas        key.Binding
+	// Adding partitions: one more, one fewer.
+	MorePartitions, FewerPartitions key.Binding
 	// Confirm writes the operation from the popup.
 	Confirm key.Binding
 }
@@ -188,19 +193,22 @@ func Default() Map {
 			BackToForm:   b([]string{"enter"}, "enter/esc", "back to the form"),
 		},
 		Ops: Ops{
-			WhatIf:   b([]string{"f"}, "f", "what if it fails"),
-			Worst:    b([]string{"u"}, "u", "only offline / under min ISR"),
-			Drain:    b([]string{"d"}, "d", "drain broker…"),
-			Reassign: b([]string{"R"}, "R", "reassign / RF…"),
+			WhatIf:        b([]string{"f"}, "f", "what if it fails"),
+			Worst:         b([]string{"u"}, "u", "only offline / under min ISR"),
+			Drain:         b([]string{"d"}, "d", "drain broker…"),
+			Reassign:      b([]string{"R"}, "R", "reassign / RF…"),
+			AddPartitions: b([]string{"a"}, "a", "add partitions…"),
 		},
 		Operation: Operation{
-			Start:         b([]string{"enter"}, "enter", "reassign…"),
-			Strategy:      b([]string{"s"}, "s", "strategy minimal/kafka"),
-			Throttle:      b([]string{"t"}, "t", "throttle"),
-			Written:       b([]string{"w"}, "w", "what is written"),
-			Confirm:       b([]string{"y"}, "y", "write it"),
-			MoreReplicas:  b([]string{"+", "="}, "+", "replication factor +1"),
-			FewerReplicas: b([]string{"-"}, "-", "replication factor −1"),
+			Start:           b([]string{"enter"}, "enter", "reassign…"),
+			Strategy:        b([]string{"s"}, "s", "strategy minimal/kafka"),
+			Throttle:        b([]string{"t"}, "t", "throttle"),
+			Written:         b([]string{"w"}, "w", "what is written"),
+			Confirm:         b([]string{"y"}, "y", "write it"),
+			MoreReplicas:    b([]string{"+", "="}, "+", "replication factor +1"),
+			FewerReplicas:   b([]string{"-"}, "-", "replication factor −1"),
+			MorePartitions:  b([]string{"+", "="}, "+", "one more partition"),
+			FewerPartitions: b([]string{"-"}, "-", "one partition fewer"),
 		},
 		Sandbox: Sandbox{
 			Kill:           b([]string{"x"}, "x", "kill/restart broker"),

@@ -44,6 +44,10 @@ type OpenDrain struct{ Broker int }
 // partitions (and changing its replication factor).
 type OpenReassign struct{ Topic string }
 
+// OpenAddPartitions asks the shell for the operation wizard adding
+// partitions to Topic.
+type OpenAddPartitions struct{ Topic string }
+
 // Close asks the shell to close the asking screen, as esc does; a screen
 // with work in flight moves to the background (see ui.Task).
 type Close struct{}
@@ -73,18 +77,19 @@ type MoveController struct{}
 // broker step.
 type SetPace struct{ Pace time.Duration }
 
-func (OpenTopic) request()      {}
-func (OpenBroker) request()     {}
-func (OpenWhatIf) request()     {}
-func (ToggleBrokers) request()  {}
-func (OpenDrain) request()      {}
-func (OpenReassign) request()   {}
-func (Close) request()          {}
-func (ShowStatus) request()     {}
-func (ToggleBroker) request()   {}
-func (ElectPreferred) request() {}
-func (MoveController) request() {}
-func (SetPace) request()        {}
+func (OpenTopic) request()         {}
+func (OpenBroker) request()        {}
+func (OpenWhatIf) request()        {}
+func (ToggleBrokers) request()     {}
+func (OpenDrain) request()         {}
+func (OpenReassign) request()      {}
+func (OpenAddPartitions) request() {}
+func (Close) request()             {}
+func (ShowStatus) request()        {}
+func (ToggleBroker) request()      {}
+func (ElectPreferred) request()    {}
+func (MoveController) request()    {}
+func (SetPace) request()           {}
 
 // TaskState is where a screen's background work stands (ui.Task).
 type TaskState uint8

@@ -55,6 +55,9 @@ type Options struct {
 	// partitions move instead (Broker is then ignored).
 	Broker int
 	Topic  string
+	// AddPartitions, with Topic, adds partitions to it instead of moving
+	// its partitions.
+	AddPartitions bool
 	// Now is the clock (default time.Now); Rand draws the kafka
 	// strategy's start index and shift (default: randomly seeded).
 	Now  func() time.Time
@@ -67,6 +70,15 @@ type Options struct {
 	// to be typed before anything is written (a production context).
 	Production bool
 }
+
+// kind is the operation.
+type kind uint8
+
+const (
+	kindDrain kind = iota // every replica off a broker
+	kindMove              // a topic's partitions, maybe to another RF
+	kindAdd               // partitions added to a topic
+)
 
 type stage uint8
 
@@ -96,13 +108,17 @@ type Model struct {
 	rng  *rand.Rand
 
 	stage  stage
+	kind   kind
 	broker int
 	topic  string
 	// rf is the replication factor asked for (a topic), curRF the
 	// topic's now.
 	rf, curRF int
-	strategy  cluster.Strategy
-	throttle  int64
+	// count is the partition count asked for (kindAdd), add its plan.
+	count    int
+	add      *cluster.AddPartitionsPlan
+	strategy cluster.Strategy
+	throttle int64
 
 	// The preview: the plan of both strategies, the chosen one's moves,
 	// what it warns of; planErr when there is no plan.
@@ -155,7 +171,10 @@ func New(o Options) *Model {
 	m := &Model{opt: o, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng,
 		broker: o.Broker, topic: o.Topic, strategy: cluster.StrategyMinimal, throttle: -1}
 	if o.Topic != "" {
-		m.broker = -1
+		m.broker, m.kind = -1, kindMove
+		if o.AddPartitions {
+			m.kind = kindAdd
+		}
 	}
 	m.wz.BackToForm.SetHelp("enter/esc", "back to the preview")
 	m.pv.renderRow = m.pv.row
@@ -182,6 +201,15 @@ func (m *Model) Broker() int { return m.broker }
 
 // Topic is the topic whose partitions move ("" for a drain).
 func (m *Model) Topic() string { return m.topic }
+
+// Adding reports that the wizard adds partitions.
+func (m *Model) Adding() bool { return m.kind == kindAdd }
+
+// Count is the partition count asked for (adding partitions).
+func (m *Model) Count() int { return m.count }
+
+// AddPlan is the partition addition previewed (nil unless adding).
+func (m *Model) AddPlan() *cluster.AddPartitionsPlan { return m.add }
 
 // RF is the replication factor asked for (a topic's move).
 func (m *Model) RF() int { return m.rf }
@@ -230,6 +258,15 @@ func (m *Model) subject() string {
 // verb is the operation in the form asked: "Drain", "Draining",
 // "Drained" (ing, ed: the suffix).
 func (m *Model) verb(form string) string {
+	if m.kind == kindAdd {
+		switch form {
+		case "ing":
+			return "Adding partitions to"
+		case "ed":
+			return "Added partitions to"
+		}
+		return "Add partitions to"
+	}
 	if m.topic != "" {
 		return "Reassign" + form
 	}
@@ -285,6 +322,10 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 
 // replan makes the plan of both strategies from the newest snapshot.
 func (m *Model) replan() {
+	if m.kind == kindAdd {
+		m.replanAdd()
+		return
+	}
 	if m.topic == "" {
 		m.gen, m.planErr = cluster.PlanDrain(m.snap, cluster.DrainRequest{Broker: m.broker, Strategy: m.strategy, Rand: m.rng})
 		m.choose()
@@ -313,6 +354,10 @@ func (m *Model) choose() {
 }
 
 func (m *Model) observe() {
+	if m.kind == kindAdd {
+		m.observeAdd()
+		return
+	}
 	if m.tracker == nil {
 		return
 	}
@@ -379,9 +424,14 @@ func (m *Model) TaskStatus() (string, nav.TaskState) {
 
 func (m *Model) summaryLine() string {
 	s := m.verb("ed") + " " + m.subject() + ": " + text.Count(len(m.pr.Partitions), "partition") + " moved in " + m.finished.Sub(m.started).Round(time.Millisecond).String()
-	if m.topic != "" {
-		s += "; replication factor " + strconv.Itoa(m.rf)
-	} else if b, ok := m.snap.Broker(m.broker); ok && b.Replicas > 0 {
+	switch {
+	case m.kind == kindAdd:
+		return m.verb("ed") + " " + m.subject() + ": " + text.Count(len(m.pr.Partitions), "new partition") + " online in " +
+			m.finished.Sub(m.started).Round(time.Millisecond).String() + "; it has " + strconv.Itoa(m.count) + " partitions"
+	case m.topic != "":
+		return s + "; replication factor " + strconv.Itoa(m.rf)
+	}
+	if b, ok := m.snap.Broker(m.broker); ok && b.Replicas > 0 {
 		s += "; it still holds " + text.Count(b.Replicas, "replica") + " (placed there since the plan)"
 	} else {
 		s += "; it holds no replica"
@@ -405,6 +455,8 @@ func (m *Model) toPreview() {
 type (
 	// reassignStartedMsg: the multi succeeded.
 	reassignStartedMsg struct{ plan *cluster.ReassignPlan }
+	// partitionsAddedMsg: the topic znode was written.
+	partitionsAddedMsg struct{}
 	// reassignFailedMsg: the plan or the multi failed.
 	reassignFailedMsg struct{ err error }
 	// opsDescribedMsg: the exact multi (the `w` view).
@@ -442,10 +494,13 @@ func (m *Model) syncKeys() {
 	preview := m.stage == stagePreview && !m.confirm
 	confirm := m.stage == stagePreview && m.confirm
 	working := m.stage == stageWriting || m.stage == stageProgress
-	set(preview && len(m.moves) > 0, &km.Start, &km.Written, &km.Throttle)
-	set(preview && m.gen != nil, &km.Strategy)
-	set(preview && m.topic != "" && m.snap != nil && m.rf < len(m.snap.LiveBrokerIDs()), &km.MoreReplicas)
-	set(preview && m.topic != "" && m.rf > 1, &km.FewerReplicas)
+	set(preview && len(m.moves) > 0, &km.Start, &km.Written)
+	set(preview && len(m.moves) > 0 && m.kind != kindAdd, &km.Throttle)
+	set(preview && m.gen != nil && m.kind != kindAdd, &km.Strategy)
+	set(preview && m.kind == kindMove && m.snap != nil && m.rf < len(m.snap.LiveBrokerIDs()), &km.MoreReplicas)
+	set(preview && m.kind == kindMove && m.rf > 1, &km.FewerReplicas)
+	set(preview && m.kind == kindAdd && m.snap != nil, &km.MorePartitions)
+	set(preview && m.kind == kindAdd && m.add != nil && m.count > m.add.Existing+1, &km.FewerPartitions)
 	set(preview || working || m.stage == stageDone, &wz.ScrollUp, &wz.ScrollDown, &wz.PageUp, &wz.PageDown)
 	set(confirm && !m.opt.Production, &km.Confirm, &wz.Cancel, &wz.SwitchButton)
 	set(confirm, &wz.Choose)
@@ -456,6 +511,14 @@ func (m *Model) syncKeys() {
 
 func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
+	case partitionsAddedMsg:
+		if m.stage != stageWriting {
+			return nil, nil
+		}
+		m.stage = stageProgress
+		m.pg.set(m.moves, -1, &addGlyphs)
+		m.observe()
+		return m.tick(), nil
 	case reassignStartedMsg:
 		if m.stage != stageWriting {
 			return nil, nil
@@ -463,7 +526,7 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		m.plan = msg.plan
 		m.stage = stageProgress
 		m.tracker = cluster.NewReassignTracker(msg.plan.Moves, msg.plan.TopicVersions)
-		m.pg.set(msg.plan)
+		m.pg.set(msg.plan.Moves, msg.plan.Throttle, &reassignGlyphs)
 		m.observe()
 		return m.tick(), nil
 	case reassignFailedMsg:
@@ -571,6 +634,12 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	case key.Matches(msg, km.FewerReplicas):
 		m.rf--
 		m.replan()
+	case key.Matches(msg, km.MorePartitions):
+		m.count++
+		m.replan()
+	case key.Matches(msg, km.FewerPartitions):
+		m.count--
+		m.replan()
 	case key.Matches(msg, km.Throttle):
 		m.throttle = nextThrottle(m.throttle)
 		m.opsSeq++
@@ -640,6 +709,12 @@ const errNoWriter = wizardError("This session cannot write to ZooKeeper (read-on
 // shows the exact multi cluster.PlanReassignment builds: I/O, so a Cmd.
 func (m *Model) describeOps() tea.Cmd {
 	m.showOps, m.opsRaw, m.ops, m.opsErr = true, nil, nil, nil
+	if m.kind == kindAdd {
+		if m.add != nil {
+			m.opsRaw = cluster.DescribeOps(cluster.AddPartitionsOps(m.add)) // pure: no read needed
+		}
+		return nil
+	}
 	z := m.opt.Writer
 	if z == nil {
 		m.opsErr = errNoWriter
@@ -663,6 +738,9 @@ func (m *Model) write() tea.Cmd {
 	m.confirm = false
 	if len(m.moves) == 0 {
 		return nil
+	}
+	if m.kind == kindAdd {
+		return m.writeAdd()
 	}
 	if stale := cluster.StaleMoves(m.snap, m.moves); len(stale) > 0 {
 		m.replan()
@@ -699,7 +777,7 @@ func (m *Model) ShortHelp() []key.Binding {
 		if m.confirm {
 			return []key.Binding{km.Confirm, wz.Cancel, wz.Choose, m.back}
 		}
-		return []key.Binding{km.Start, km.MoreReplicas, km.FewerReplicas, km.Strategy, km.Throttle, km.Written}
+		return []key.Binding{km.Start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.Written}
 	case stageFailed:
 		return []key.Binding{wz.BackToForm}
 	}
@@ -711,7 +789,7 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	km, wz := &m.km, &m.wz
 	return [][]key.Binding{
-		{km.Start, km.MoreReplicas, km.FewerReplicas, km.Strategy, km.Throttle, km.Written},
+		{km.Start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.Written},
 		{km.Confirm, wz.Cancel, wz.SwitchButton, wz.Choose, m.back},
 		{wz.Pace, wz.BackToForm},
 		{wz.ScrollUp, wz.ScrollDown, wz.PageUp, wz.PageDown},

@@ -103,8 +103,12 @@ func newEnv(tb testing.TB, sp fixture.Spec, broker, w, h int) *env {
 }
 
 func newOpEnv(tb testing.TB, sp fixture.Spec, broker int, topic string, w, h int) *env {
+	return newAnyEnv(tb, sp, Options{Broker: broker, Topic: topic}, w, h)
+}
+
+func newAnyEnv(tb testing.TB, sp fixture.Spec, o Options, w, h int) *env {
 	e := &env{model: sp.Model(), z: &fakeZK{}, now: t0}
-	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: broker, Topic: topic,
+	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: o.Broker, Topic: o.Topic, AddPartitions: o.AddPartitions,
 		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.noTicks = true
 	e.m.SetSize(w, h)
@@ -343,17 +347,69 @@ func TestReassignTopic(t *testing.T) {
 	}
 }
 
+// TestAddPartitions: a's wizard: the plan is kafka-topics --alter's
+// (cluster.PlanAddPartitions), − and + change the count, y writes the
+// topic znode at the version read, and the new partitions come online.
+func TestAddPartitions(t *testing.T) {
+	e := newAnyEnv(t, spec(), Options{Topic: "orders", AddPartitions: true}, 120, 40)
+	if e.m.Count() != 12 || len(e.m.Moves()) != 6 {
+		t.Fatalf("count %d, %d new", e.m.Count(), len(e.m.Moves()))
+	}
+	e.press("-", "-", "+")
+	want, err := cluster.PlanAddPartitions(e.model.Snapshot(), cluster.AddPartitionsRequest{Topic: "orders", Partitions: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.m.Count() != 11 || string(e.m.AddPlan().TopicJSON) != string(want.TopicJSON) {
+		t.Fatalf("count %d: %s, want %s", e.m.Count(), e.m.AddPlan().TopicJSON, want.TopicJSON)
+	}
+	e.press("w")
+	if got := e.m.Written(); !slices.Equal(got, cluster.DescribeOps(cluster.AddPartitionsOps(want))) {
+		t.Fatalf("w shows %v", got)
+	}
+	e.press("w", "enter", "y")
+	if e.m.Stage() != "progress" || len(e.z.multi) != 1 || !slices.Equal(cluster.DescribeOps(e.z.multi[0]), cluster.DescribeOps(cluster.AddPartitionsOps(want))) {
+		t.Fatalf("stage %s, wrote %v", e.m.Stage(), e.z.multi)
+	}
+	e.addOnline(want)
+	if e.m.Stage() != "done" || !strings.Contains(e.m.summaryLine(), "5 new partitions online") {
+		t.Fatalf("stage %s: %s", e.m.Stage(), e.m.summaryLine())
+	}
+}
+
+// addOnline is the controller writing the new topic znode and bringing
+// the new partitions online.
+func (e *env) addOnline(p *cluster.AddPartitionsPlan) {
+	tp := e.model.Snapshot().Topic(p.Topic)
+	evs := []zkwatch.Event{ev(zkwatch.Changed, p.TopicPath, p.TopicJSON, tp.ZkVersion+1)}
+	for id, rs := range p.Assignment() {
+		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: rs[0], Version: 1, ISR: rs})
+		evs = append(evs, ev(zkwatch.Created, cluster.PartitionStatePath(p.Topic, id), st, 0))
+	}
+	e.apply(evs...)
+}
+
 // TestGoldens: every stage at 80×24 and 200×60.
 func TestGoldens(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
-		for _, stage := range []string{"preview", "written", "confirm", "progress", "done", "failed", "topic-preview", "topic-confirm"} {
+		for _, stage := range []string{"preview", "written", "confirm", "progress", "done", "failed", "topic-preview", "topic-confirm", "add-preview", "add-confirm", "add-done"} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], stage), func(t *testing.T) {
 				e := newEnv(t, spec(), 3, sz[0], sz[1])
 				if strings.HasPrefix(stage, "topic-") {
 					e = newOpEnv(t, spec(), 0, "orders", sz[0], sz[1])
 					e.press("+")
 				}
+				if strings.HasPrefix(stage, "add-") {
+					e = newAnyEnv(t, spec(), Options{Topic: "orders", AddPartitions: true}, sz[0], sz[1])
+				}
 				switch stage {
+				case "add-confirm":
+					e.press("enter")
+				case "add-done":
+					plan := e.m.AddPlan()
+					e.press("enter", "y")
+					e.now = t0.Add(800 * time.Millisecond)
+					e.addOnline(plan)
 				case "topic-confirm":
 					e.press("enter")
 				case "written":

@@ -31,7 +31,10 @@ type preview struct {
 	moves  []cluster.PartitionMove
 	nameW  int
 	colW   int
-	win    cursor.Window
+	// fresh: the rows from fresh on are existing partitions, drawn dimmed
+	// (adding partitions); len(moves) otherwise.
+	fresh int
+	win   cursor.Window
 	// head are the lines above the map (built in layout), heatLines the
 	// map when it fits.
 	head, heatLines []string
@@ -42,6 +45,7 @@ type preview struct {
 // set takes the moves to show and the load from s.
 func (p *preview) set(s *cluster.Snapshot, moves []cluster.PartitionMove) {
 	p.moves = moves
+	p.fresh = len(moves)
 	p.win = cursor.Window{N: len(moves), H: p.win.H}
 	if s == nil {
 		return
@@ -74,6 +78,11 @@ func (p *preview) set(s *cluster.Snapshot, moves []cluster.PartitionMove) {
 			d := delta[r]
 			d.Replicas--
 			delta[r] = d
+		}
+		if len(m.Current) == 0 && len(m.Target) > 0 { // a new partition
+			d := delta[m.Target[0]]
+			d.Leaders++
+			delta[m.Target[0]] = d
 		}
 		if len(m.Current) > 0 && len(m.Target) > 0 && m.Current[0] != m.Target[0] {
 			d := delta[m.Current[0]]
@@ -164,9 +173,10 @@ func (p *preview) cellPieces(st *theme.Styles, mv *cluster.PartitionMove, r int,
 // row renders moved partition i.
 func (p *preview) row(st *theme.Styles, i int) string {
 	mv := &p.moves[i]
+	dim := i >= p.fresh
 	var b strings.Builder
 	b.WriteByte(' ')
-	b.WriteString(cell.Fit(cell.TopicPartition(mv.Topic, mv.Partition, p.nameW), p.nameW))
+	st.Subtle.If(dim).Put(&b, cell.Fit(cell.TopicPartition(mv.Topic, mv.Partition, p.nameW), p.nameW))
 	b.WriteString(" ")
 	var ps []piece
 	for r := range p.racks {
@@ -184,7 +194,11 @@ func (p *preview) row(st *theme.Styles, i int) string {
 				b.WriteByte(' ')
 				n++
 			}
-			pc.ink.Put(&b, pc.s)
+			ink := pc.ink
+			if dim {
+				ink = st.Subtle
+			}
+			ink.Put(&b, pc.s)
 			n += cell.Width(pc.s)
 		}
 		b.WriteString(cell.Spaces(p.colW - 1 - n))
@@ -265,6 +279,9 @@ func throttleText(t int64) string {
 // headLines are the preview's lines above the map: what is drained, the
 // counts of both strategies, the throttle, the warnings and the note.
 func (m *Model) headLines() []string {
+	if m.kind == kindAdd {
+		return m.addHeadLines()
+	}
 	st := &m.st
 	w := m.w
 	var title string
@@ -347,6 +364,52 @@ func (m *Model) headLines() []string {
 		for _, l := range wizard.Wrap("⚠ "+wn, w, 1) {
 			out = append(out, st.Warning.S(l))
 		}
+	}
+	if m.note != "" {
+		ink := st.Muted
+		if m.noteErr {
+			ink = st.Error
+		}
+		for _, l := range wizard.Wrap(m.note, w, 1) {
+			out = append(out, ink.S(l))
+		}
+	}
+	return out
+}
+
+// addHeadLines are the lines above the map when adding partitions.
+func (m *Model) addHeadLines() []string {
+	st := &m.st
+	w := m.w
+	title := " " + st.Bold.S("Add partitions to ") + st.Accent.S(m.topic)
+	if m.add != nil {
+		title += st.Bold.S("  ·  " + strconv.Itoa(m.add.Existing) + " → " + strconv.Itoa(m.count) + " partitions")
+	} else if m.count > 0 {
+		title += st.Bold.S("  ·  " + strconv.Itoa(m.count) + " partitions")
+	}
+	title += st.Muted.S(" (+/−)")
+	out := []string{cell.Clip(title, w)}
+	if m.add == nil {
+		msg := "Planning…"
+		if m.planErr != nil {
+			msg = "No plan: " + m.planErr.Error()
+		}
+		for _, l := range wizard.Wrap(msg, w, 1) {
+			out = append(out, st.Error.If(m.planErr != nil).S(l))
+		}
+		return out
+	}
+	rf := 0
+	if len(m.moves) > 0 {
+		rf = len(m.moves[0].Target)
+	}
+	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(m.moves), "new partition")+" × RF "+strconv.Itoa(rf)+", placed as Kafka places them (start index "+
+		strconv.Itoa(m.add.Result.StartIndex)+", from partition 0's first replica); the existing ones, dimmed, do not move"), w))
+	for _, l := range wizard.Wrap("⚠ "+cluster.KeyOrderingWarning, w, 1) {
+		out = append(out, st.Warning.S(l))
+	}
+	if len(m.warn.Offline) > 0 {
+		out = append(out, st.Warning.S(" ⚠ target brokers "+text.Ints(m.warn.Offline)+" offline"))
 	}
 	if m.note != "" {
 		ink := st.Muted

@@ -29,19 +29,22 @@ type progress struct {
 	stalled []string
 	// head are the lines above the grid (layout).
 	head []string
+	// table are the glyphs of the phases (reassignGlyphs, addGlyphs).
+	table *[6]glyph
 }
 
-// set takes the written plan.
-func (g *progress) set(plan *cluster.ReassignPlan) {
-	g.throttle = plan.Throttle
+// set takes the partitions written, the throttle and the glyphs of
+// their phases.
+func (g *progress) set(moves []cluster.PartitionMove, throttle int64, table *[6]glyph) {
+	g.throttle, g.table = throttle, table
 	g.nameW = 8
-	for _, m := range plan.Moves {
+	for _, m := range moves {
 		if n := len(m.Topic) + 1 + len(strconv.Itoa(m.Partition)); n > g.nameW {
 			g.nameW = min(n, 24)
 		}
 	}
-	g.names = make([]string, len(plan.Moves))
-	for i, m := range plan.Moves {
+	g.names = make([]string, len(moves))
+	for i, m := range moves {
 		g.names[i] = cell.Fit(cell.TopicPartition(m.Topic, m.Partition, g.nameW), g.nameW)
 	}
 }
@@ -92,28 +95,54 @@ func (g *progress) waiting(pr *cluster.ReassignProgress) []string {
 	return out
 }
 
-// glyphs per phase, with their legend words.
-var glyphs = [...]struct{ g, word string }{
-	cluster.ReassignQueued:   {"·", "queued"},
-	cluster.ReassignAdding:   {"○", "adding"},
-	cluster.ReassignLeader:   {"◔", "leader to move"},
-	cluster.ReassignInSync:   {"◐", "in sync"},
-	cluster.ReassignRemoving: {"◕", "removing"},
-	cluster.ReassignDone:     {"●", "done"},
+// glyph is a phase's mark, its legend word and its ink.
+type glyph struct {
+	g, word string
+	ink     func(*theme.Styles) theme.Ink
 }
 
-func glyphInk(st *theme.Styles, p cluster.ReassignPhase) theme.Ink {
+func subtle(st *theme.Styles) theme.Ink  { return st.Subtle }
+func muted(st *theme.Styles) theme.Ink   { return st.Muted }
+func warning(st *theme.Styles) theme.Ink { return st.Warning }
+func leader(st *theme.Styles) theme.Ink  { return st.Leader }
+func online(st *theme.Styles) theme.Ink  { return st.Online }
+func danger(st *theme.Styles) theme.Ink  { return st.Danger }
+
+// reassignGlyphs mark a reassignment's phases, by cluster.ReassignPhase,
+// in the creation grid's language: hollow → half → full.
+var reassignGlyphs = [6]glyph{
+	cluster.ReassignQueued:   {"·", "queued", subtle},
+	cluster.ReassignAdding:   {"○", "adding", muted},
+	cluster.ReassignLeader:   {"◔", "leader to move", warning},
+	cluster.ReassignInSync:   {"◐", "in sync", leader},
+	cluster.ReassignRemoving: {"◕", "removing", leader},
+	cluster.ReassignDone:     {"●", "done", online},
+}
+
+// addGlyphs mark the phases of added partitions (the creation grid's own,
+// cluster.Phase), in the ReassignPhase slots addSlot maps them to.
+var addGlyphs = [6]glyph{
+	{"·", "not yet listed", subtle},
+	{"○", "new", muted},
+	{"✗", "offline", danger},
+	{"◐", "online", leader},
+	{},
+	{"●", "in sync", online},
+}
+
+// addSlot is the display slot of an added partition's phase.
+func addSlot(p cluster.Phase) cluster.ReassignPhase {
 	switch p {
-	case cluster.ReassignQueued:
-		return st.Subtle
-	case cluster.ReassignAdding:
-		return st.Muted
-	case cluster.ReassignLeader:
-		return st.Warning
-	case cluster.ReassignInSync, cluster.ReassignRemoving:
-		return st.Leader
+	case cluster.PhaseNew:
+		return 1
+	case cluster.PhaseOffline:
+		return 2
+	case cluster.PhaseOnline:
+		return 3
+	case cluster.PhaseInSync:
+		return 5
 	}
-	return st.Online
+	return 0
 }
 
 // layout sizes the grid for the lines above it.
@@ -140,7 +169,8 @@ func (g *progress) row(st *theme.Styles, pr *cluster.ReassignProgress, r int) st
 		if ph == cluster.ReassignDone {
 			ink = st.Muted
 		}
-		glyphInk(st, ph).Put(&b, glyphs[ph].g)
+		gl := &g.table[ph]
+		gl.ink(st).Put(&b, gl.g)
 		b.WriteByte(' ')
 		ink.Put(&b, g.names[i])
 		b.WriteString("  ")
@@ -167,14 +197,20 @@ func (m *Model) progressHead() []string {
 	pr := &m.pr
 	n := len(m.moves)
 	verb, who := m.verb("ing")+" broker ", strconv.Itoa(m.broker)
+	tbl := m.pg.table
+	if tbl == nil {
+		tbl = &reassignGlyphs
+	}
 	if m.stage == stageDone {
 		verb = m.verb("ed") + " broker "
 	}
 	if m.topic != "" {
 		verb, who = strings.Replace(verb, "broker", "topic", 1), m.topic
 	}
-	title := " " + st.Bold.S(verb) + st.Accent.S(who) +
-		st.Muted.S("  ·  "+text.Count(n, "partition")+"  ·  strategy "+m.strategy.String()+"  ·  throttle "+throttleText(m.throttle))
+	title := " " + st.Bold.S(verb) + st.Accent.S(who) + st.Muted.S("  ·  "+text.Count(n, "partition"))
+	if m.kind != kindAdd {
+		title += st.Muted.S("  ·  strategy " + m.strategy.String() + "  ·  throttle " + throttleText(m.throttle))
+	}
 	if m.opt.Pace != nil {
 		title += st.Muted.S("  ·  sandbox pace " + m.currentPace().String())
 	}
@@ -188,6 +224,9 @@ func (m *Model) progressHead() []string {
 			out = append(out, st.Error.S(l))
 		}
 		explain := "Nothing was written: the multi is all or nothing. enter or esc goes back to the preview, made again from the newest snapshot."
+		if m.kind == kindAdd {
+			explain = "Nothing was written: the topic znode is set only at the version the plan read. enter or esc goes back to the preview, made again from the newest snapshot."
+		}
 		if cluster.MaybeWritten(m.err) {
 			explain = "The reply was lost: the reassignment may have started. ktopo reassign --list shows whether it did."
 		}
@@ -200,10 +239,10 @@ func (m *Model) progressHead() []string {
 	if m.stage == stageDone {
 		elapsed = m.finished.Sub(m.started)
 	}
-	counts := " " + strconv.Itoa(pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(n) + " done"
+	counts := " " + strconv.Itoa(pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(n) + " " + tbl[cluster.ReassignDone].word
 	for _, ph := range []cluster.ReassignPhase{cluster.ReassignAdding, cluster.ReassignLeader, cluster.ReassignInSync, cluster.ReassignRemoving, cluster.ReassignQueued} {
 		if c := pr.Count[ph]; c > 0 {
-			counts += " · " + strconv.Itoa(c) + " " + glyphs[ph].word
+			counts += " · " + strconv.Itoa(c) + " " + tbl[ph].word
 		}
 	}
 	counts += " · " + elapsed.Round(100*time.Millisecond).String()
@@ -222,9 +261,11 @@ func (m *Model) progressHead() []string {
 	}
 	var lg strings.Builder
 	lg.WriteByte(' ')
-	for ph := range glyphs {
-		glyphInk(st, cluster.ReassignPhase(ph)).Put(&lg, glyphs[ph].g)
-		st.Muted.Put(&lg, " "+glyphs[ph].word+"  ")
+	for ph := range tbl {
+		if gl := &tbl[ph]; gl.word != "" {
+			gl.ink(st).Put(&lg, gl.g)
+			st.Muted.Put(&lg, " "+gl.word+"  ")
+		}
 	}
 	out = append(out, cell.Clip(lg.String(), w))
 	return out

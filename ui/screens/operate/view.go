@@ -51,10 +51,16 @@ func (m *Model) View() string {
 // Modal is the confirmation popup, composited by the shell over the
 // screen ("" when none is open).
 func (m *Model) Modal() string {
-	if m.stage != stagePreview || !m.confirm || m.gen == nil {
+	if m.stage != stagePreview || !m.confirm || (m.gen == nil && m.add == nil) {
 		return ""
 	}
 	st := &m.st
+	if m.kind == kindAdd {
+		b := []string{st.Bold.S("Add "+text.Count(len(m.moves), "partition")+" to ") + st.Accent.S(m.topic) + st.Bold.S("?"), "",
+			m.topic + ": " + strconv.Itoa(m.add.Existing) + " → " + strconv.Itoa(m.count) + " partitions",
+			st.Muted.S("Sets " + m.add.TopicPath + " at version " + strconv.Itoa(int(m.add.Version))), st.Muted.S("in one multi."), ""}
+		return st.Modal.Render(strings.Join(append(b, m.confirmLines()...), "\n"))
+	}
 	c := m.gen.Count(m.strategy)
 	head := st.Bold.S("Drain broker ") + st.Accent.S(strconv.Itoa(m.broker)) + st.Bold.S("?")
 	if m.topic != "" {
@@ -68,14 +74,7 @@ func (m *Model) Modal() string {
 		st.Muted.S("Writes /admin/reassign_partitions"),
 		st.Muted.S("(and the throttles) in one multi."), "",
 	}
-	if m.opt.Production {
-		b = append(b, st.Danger.S("Production cluster: type "+m.confirmWord()+" to confirm"), m.typed.View(), "",
-			st.Muted.S("enter write · esc cancel"))
-	} else {
-		b = append(b, wizard.Buttons(st, "Reassign", "Cancel", m.button), "",
-			st.Muted.S("y write · n/esc cancel · tab switches"))
-	}
-	return st.Modal.Render(strings.Join(b, "\n"))
+	return st.Modal.Render(strings.Join(append(b, m.confirmLines()...), "\n"))
 }
 
 // rfChange names a replication factor change, for the popup.
@@ -84,4 +83,19 @@ func rfChange(m *Model) string {
 		return ""
 	}
 	return ", replication factor " + strconv.Itoa(m.curRF) + " → " + strconv.Itoa(m.rf)
+}
+
+// confirmLines end the popup: the buttons, or on a production cluster the
+// field the confirmation word is typed into.
+func (m *Model) confirmLines() []string {
+	st := &m.st
+	if m.opt.Production {
+		return []string{st.Danger.S("Production cluster: type " + m.confirmWord() + " to confirm"), m.typed.View(), "",
+			st.Muted.S("enter write · esc cancel")}
+	}
+	yes := "Reassign"
+	if m.kind == kindAdd {
+		yes = "Add"
+	}
+	return []string{wizard.Buttons(st, yes, "Cancel", m.button), "", st.Muted.S("y write · n/esc cancel · tab switches")}
 }
