@@ -75,6 +75,12 @@ func TestDrainScreens(t *testing.T) {
 	if s, isErr := ro.Status(); len(ro.Stack()) != 0 || !isErr || s != "read-only mode: refusing to drain broker 1 (f shows what losing it would do)" {
 		t.Fatalf("read-only: stack %d, status %q", len(ro.Stack()), s)
 	}
+	for k, want := range map[string]string{"R": "read-only mode: refusing to reassign topic metrics_raw", "a": "read-only mode: refusing to add partitions to topic metrics_raw"} {
+		press(ro, "2", "enter", k)
+		if s, isErr := ro.Status(); len(ro.Stack()) != 1 || !isErr || s != want {
+			t.Fatalf("read-only %s: stack %d, status %q", k, len(ro.Stack()), s)
+		}
+	}
 }
 
 // recordingWriter is the App's session, recording every multi it sends.

@@ -452,12 +452,32 @@ func TestRenderCalls(t *testing.T) {
 func BenchmarkView(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
 		for _, sz := range [][2]int{{200, 60}, {80, 24}} {
-			for _, stage := range []string{"preview", "progress"} {
+			for _, stage := range []string{"preview", "progress", "move-preview", "add-preview", "add-progress"} {
 				b.Run(fmt.Sprintf("operate/%dx%d/partitions=%d/%s", sz[0], sz[1], n, stage), func(b *testing.B) {
 					if testing.Short() && n > 1_000 {
 						b.Skip("large cluster skipped under -short")
 					}
-					e := newEnv(b, fixture.Sized(n), 3, sz[0], sz[1])
+					var e *env
+					switch stage {
+					case "move-preview":
+						e = newOpEnv(b, fixture.Sized(n), 0, "big", sz[0], sz[1])
+						e.press("-")
+					case "add-preview", "add-progress":
+						e = newAnyEnv(b, fixture.Sized(n), Options{Topic: "big", AddPartitions: true}, sz[0], sz[1])
+						if e.m.AddPlan() == nil { // twice 50,000 partitions exceed the znode's size limit
+							e.m.count = n/2 + 1000
+							e.m.replan()
+							e.m.settle()
+						}
+						if stage == "add-progress" {
+							plan := e.m.AddPlan()
+							e.press("enter", "y")
+							e.addOnline(plan)
+							e.m.stage = stageProgress
+						}
+					default:
+						e = newEnv(b, fixture.Sized(n), 3, sz[0], sz[1])
+					}
 					e.press("pgdown")
 					if stage == "progress" {
 						e.press("enter", "y")
