@@ -277,3 +277,42 @@ func TestFlowAddPartitions(t *testing.T) {
 	}
 	final(t, f.tm)
 }
+
+// TestFlowElection: on a real cluster's ZooKeeper (the sandbox's brokers,
+// the TUI in live mode), broker 1 restarted so that others lead its
+// partitions; p, enter, y: the znode is written, the controller elects,
+// and every partition is led by its preferred replica again.
+func TestFlowElection(t *testing.T) {
+	f := startCreate(t, 120, 40, 0, ModeLive, nil)
+	if err := f.sb.Kill(1); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, f.tm, "broker 1 down", func(a *App) bool { return !a.Snapshot().IsLive(1) })
+	if err := f.sb.Restart(1); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, f.tm, "broker 1 back in sync", func(a *App) bool {
+		s := a.Snapshot()
+		return s.IsLive(1) && s.Health().UnderReplicated == 0
+	})
+	plan, err := cluster.PlanPreferredElection(f.snapshot(t), cluster.ElectionRequest{All: true})
+	if err != nil || plan.Count(cluster.ElectionWillMove) == 0 {
+		t.Fatalf("nothing to elect (%v)", err)
+	}
+	send(f.tm, "p")
+	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
+	send(f.tm, "enter", "y")
+	waitApp(t, f.tm, "the election done", drainStageIs("done"))
+	fm := final(t, f.tm)
+	s := fm.Snapshot()
+	for _, tp := range s.Topics() {
+		for _, p := range tp.Partitions {
+			if p.Leader != p.Replicas[0] {
+				t.Fatalf("%s-%d led by %d, preferred %d", tp.Name, p.ID, p.Leader, p.Replicas[0])
+			}
+		}
+	}
+	if ok, _, _ := f.conn.Exists(cluster.PreferredReplicaElectionPath); ok {
+		t.Fatal("the election znode is still there")
+	}
+}

@@ -37,6 +37,8 @@ func (a *App) handle(from Screen, req nav.Request) tea.Cmd {
 		return a.openOperation(-1, r.Topic, false)
 	case nav.OpenAddPartitions:
 		return a.openOperation(-1, r.Topic, true)
+	case nav.OpenElection:
+		return a.openElection(r.Topic)
 	case nav.Close:
 		return a.close(from)
 	case nav.ShowStatus:

@@ -179,6 +179,23 @@ func (a *App) openOperation(id int, topic string, add bool) tea.Cmd {
 	return a.push(w)
 }
 
+// openElection pushes the operation wizard for a preferred leader
+// election of topic ("" for all), or says why it cannot write.
+func (a *App) openElection(topic string) tea.Cmd {
+	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
+	switch {
+	case a.cfg.Mode == ModeReadOnly:
+		return a.setStatus("read-only mode: refusing to start a preferred leader election", true)
+	case a.cfg.Writer == nil || !ok:
+		return a.setStatus("Preferred leader elections are not available: this session cannot write to ZooKeeper.", true)
+	}
+	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: -1, Topic: topic, Elect: true, Now: a.cfg.Now, Task: a.newID(),
+		Production: a.cfg.Production}
+	w := operate.New(o)
+	a.owners[o.Task] = w
+	return a.push(w)
+}
+
 func (a *App) openTopic(name string, partition int) tea.Cmd {
 	// Re-opening the topic on top of the stack just moves the cursor.
 	if n := len(a.stack); n > 0 {

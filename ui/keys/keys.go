@@ -83,6 +83,11 @@ type Ops struct {
 	// AddPartitions, on a topic, opens the operation wizard adding
 	// partitions to it.
 	AddPartitions key.Binding
+	// Elect opens the operation wizard for a preferred leader election
+	// through /admin/preferred_replica_election (every topic on the
+	// overview, the topic on its screen); in the sandbox Sandbox.Elect
+	// runs one at once instead.
+	Elect key.Binding
 }
 
 // Operation bindings of the operation wizard (a drain): the preview, its
@@ -198,6 +203,7 @@ func Default() Map {
 			Drain:         b([]string{"d"}, "d", "drain broker…"),
 			Reassign:      b([]string{"R"}, "R", "reassign / RF…"),
 			AddPartitions: b([]string{"a"}, "a", "add partitions…"),
+			Elect:         b([]string{"p"}, "p", "preferred election…"),
 		},
 		Operation: Operation{
 			Start:           b([]string{"enter"}, "enter", "reassign…"),
@@ -233,4 +239,5 @@ func (m *Map) SetSandbox(on bool) {
 	m.Sandbox.Kill.SetEnabled(on)
 	m.Sandbox.Elect.SetEnabled(on)
 	m.Sandbox.MoveController.SetEnabled(on)
+	m.Ops.Elect.SetEnabled(!on)
 }

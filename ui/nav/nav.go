@@ -48,6 +48,10 @@ type OpenReassign struct{ Topic string }
 // partitions to Topic.
 type OpenAddPartitions struct{ Topic string }
 
+// OpenElection asks the shell for the operation wizard running a
+// preferred leader election of Topic ("" for every topic).
+type OpenElection struct{ Topic string }
+
 // Close asks the shell to close the asking screen, as esc does; a screen
 // with work in flight moves to the background (see ui.Task).
 type Close struct{}
@@ -84,6 +88,7 @@ func (ToggleBrokers) request()     {}
 func (OpenDrain) request()         {}
 func (OpenReassign) request()      {}
 func (OpenAddPartitions) request() {}
+func (OpenElection) request()      {}
 func (Close) request()             {}
 func (ShowStatus) request()        {}
 func (ToggleBroker) request()      {}

@@ -58,6 +58,9 @@ type Options struct {
 	// AddPartitions, with Topic, adds partitions to it instead of moving
 	// its partitions.
 	AddPartitions bool
+	// Elect runs a preferred leader election of Topic ("" for every
+	// topic) instead.
+	Elect bool
 	// Now is the clock (default time.Now); Rand draws the kafka
 	// strategy's start index and shift (default: randomly seeded).
 	Now  func() time.Time
@@ -78,6 +81,7 @@ const (
 	kindDrain kind = iota // every replica off a broker
 	kindMove              // a topic's partitions, maybe to another RF
 	kindAdd               // partitions added to a topic
+	kindElect             // a preferred leader election
 )
 
 type stage uint8
@@ -115,10 +119,16 @@ type Model struct {
 	// topic's now.
 	rf, curRF int
 	// count is the partition count asked for (kindAdd), add its plan.
-	count    int
-	add      *cluster.AddPartitionsPlan
-	strategy cluster.Strategy
-	throttle int64
+	count int
+	add   *cluster.AddPartitionsPlan
+	// elect is the election previewed; electRows the partitions it
+	// writes (those that need none are only counted); sawPending: the
+	// mirror showed the election's znode.
+	elect      *cluster.ElectionPlan
+	electRows  []cluster.ElectionPartition
+	sawPending bool
+	strategy   cluster.Strategy
+	throttle   int64
 
 	// The preview: the plan of both strategies, the chosen one's moves,
 	// what it warns of; planErr when there is no plan.
@@ -170,14 +180,19 @@ func New(o Options) *Model {
 	}
 	m := &Model{opt: o, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng,
 		broker: o.Broker, topic: o.Topic, strategy: cluster.StrategyMinimal, throttle: -1}
-	if o.Topic != "" {
+	if o.Elect {
+		m.broker, m.kind = -1, kindElect
+		m.pv.renderRow = m.electRow
+	} else if o.Topic != "" {
 		m.broker, m.kind = -1, kindMove
 		if o.AddPartitions {
 			m.kind = kindAdd
 		}
 	}
 	m.wz.BackToForm.SetHelp("enter/esc", "back to the preview")
-	m.pv.renderRow = m.pv.row
+	if m.pv.renderRow == nil {
+		m.pv.renderRow = m.pv.row
+	}
 	m.typed = theme.NewInput(m.st, "› ")
 	m.typed.SetWidth(12)
 	m.syncKeys()
@@ -190,6 +205,9 @@ func (m *Model) typing() bool { return m.opt.Production && m.stage == stagePrevi
 // confirmWord is what a production confirmation asks to type: the
 // topic's name, the drained broker's id.
 func (m *Model) confirmWord() string {
+	if m.kind == kindElect && m.topic == "" {
+		return "all"
+	}
 	if m.topic != "" {
 		return m.topic
 	}
@@ -249,6 +267,12 @@ func (m *Model) Stage() string {
 }
 
 func (m *Model) subject() string {
+	if m.kind == kindElect {
+		if m.topic == "" {
+			return "every topic"
+		}
+		return "topic " + m.topic
+	}
 	if m.topic != "" {
 		return "topic " + m.topic
 	}
@@ -258,6 +282,15 @@ func (m *Model) subject() string {
 // verb is the operation in the form asked: "Drain", "Draining",
 // "Drained" (ing, ed: the suffix).
 func (m *Model) verb(form string) string {
+	if m.kind == kindElect {
+		switch form {
+		case "ing":
+			return "Electing the preferred leaders of"
+		case "ed":
+			return "Elected the preferred leaders of"
+		}
+		return "Elect the preferred leaders of"
+	}
 	if m.kind == kindAdd {
 		switch form {
 		case "ing":
@@ -322,6 +355,10 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 
 // replan makes the plan of both strategies from the newest snapshot.
 func (m *Model) replan() {
+	if m.kind == kindElect {
+		m.replanElect()
+		return
+	}
 	if m.kind == kindAdd {
 		m.replanAdd()
 		return
@@ -354,6 +391,10 @@ func (m *Model) choose() {
 }
 
 func (m *Model) observe() {
+	if m.kind == kindElect {
+		m.observeElect()
+		return
+	}
 	if m.kind == kindAdd {
 		m.observeAdd()
 		return
@@ -409,7 +450,7 @@ func (m *Model) TaskStatus() (string, nav.TaskState) {
 	case stageWriting:
 		return m.verb("ing") + " " + m.subject() + ": writing the reassignment…", nav.TaskRunning
 	case stageProgress:
-		s := m.verb("ing") + " " + m.subject() + ": " + strconv.Itoa(m.pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(len(m.pr.Partitions)) + " partitions moved"
+		s := m.verb("ing") + " " + m.subject() + ": " + strconv.Itoa(m.pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(len(m.pr.Partitions)) + " partitions " + m.pg.doneWord()
 		if w := m.pg.waiting(&m.pr); len(w) > 0 {
 			s += " — waiting: " + w[0]
 		}
@@ -425,6 +466,8 @@ func (m *Model) TaskStatus() (string, nav.TaskState) {
 func (m *Model) summaryLine() string {
 	s := m.verb("ed") + " " + m.subject() + ": " + text.Count(len(m.pr.Partitions), "partition") + " moved in " + m.finished.Sub(m.started).Round(time.Millisecond).String()
 	switch {
+	case m.kind == kindElect:
+		return m.electSummary()
 	case m.kind == kindAdd:
 		return m.verb("ed") + " " + m.subject() + ": " + text.Count(len(m.pr.Partitions), "new partition") + " online in " +
 			m.finished.Sub(m.started).Round(time.Millisecond).String() + "; it has " + strconv.Itoa(m.count) + " partitions"
@@ -455,6 +498,8 @@ func (m *Model) toPreview() {
 type (
 	// reassignStartedMsg: the multi succeeded.
 	reassignStartedMsg struct{ plan *cluster.ReassignPlan }
+	// electionStartedMsg: the election's znode was created.
+	electionStartedMsg struct{}
 	// partitionsAddedMsg: the topic znode was written.
 	partitionsAddedMsg struct{}
 	// reassignFailedMsg: the plan or the multi failed.
@@ -495,8 +540,8 @@ func (m *Model) syncKeys() {
 	confirm := m.stage == stagePreview && m.confirm
 	working := m.stage == stageWriting || m.stage == stageProgress
 	set(preview && len(m.moves) > 0, &km.Start, &km.Written)
-	set(preview && len(m.moves) > 0 && m.kind != kindAdd, &km.Throttle)
-	set(preview && m.gen != nil && m.kind != kindAdd, &km.Strategy)
+	set(preview && len(m.moves) > 0 && m.kind < kindAdd, &km.Throttle)
+	set(preview && m.gen != nil && m.kind < kindAdd, &km.Strategy)
 	set(preview && m.kind == kindMove && m.snap != nil && m.rf < len(m.snap.LiveBrokerIDs()), &km.MoreReplicas)
 	set(preview && m.kind == kindMove && m.rf > 1, &km.FewerReplicas)
 	set(preview && m.kind == kindAdd && m.snap != nil, &km.MorePartitions)
@@ -511,6 +556,14 @@ func (m *Model) syncKeys() {
 
 func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
+	case electionStartedMsg:
+		if m.stage != stageWriting {
+			return nil, nil
+		}
+		m.stage = stageProgress
+		m.pg.set(m.moves, -1, &electGlyphs)
+		m.observe()
+		return m.tick(), nil
 	case partitionsAddedMsg:
 		if m.stage != stageWriting {
 			return nil, nil
@@ -709,6 +762,9 @@ const errNoWriter = wizardError("This session cannot write to ZooKeeper (read-on
 // shows the exact multi cluster.PlanReassignment builds: I/O, so a Cmd.
 func (m *Model) describeOps() tea.Cmd {
 	m.showOps, m.opsRaw, m.ops, m.opsErr = true, nil, nil, nil
+	if m.kind == kindElect {
+		return m.describeElection()
+	}
 	if m.kind == kindAdd {
 		if m.add != nil {
 			m.opsRaw = cluster.DescribeOps(cluster.AddPartitionsOps(m.add)) // pure: no read needed
@@ -741,6 +797,9 @@ func (m *Model) write() tea.Cmd {
 	}
 	if m.kind == kindAdd {
 		return m.writeAdd()
+	}
+	if m.kind == kindElect {
+		return m.writeElection()
 	}
 	if stale := cluster.StaleMoves(m.snap, m.moves); len(stale) > 0 {
 		m.replan()

@@ -108,7 +108,7 @@ func newOpEnv(tb testing.TB, sp fixture.Spec, broker int, topic string, w, h int
 
 func newAnyEnv(tb testing.TB, sp fixture.Spec, o Options, w, h int) *env {
 	e := &env{model: sp.Model(), z: &fakeZK{}, now: t0}
-	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: o.Broker, Topic: o.Topic, AddPartitions: o.AddPartitions,
+	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: o.Broker, Topic: o.Topic, AddPartitions: o.AddPartitions, Elect: o.Elect,
 		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.noTicks = true
 	e.m.SetSize(w, h)
@@ -392,12 +392,21 @@ func (e *env) addOnline(p *cluster.AddPartitionsPlan) {
 // TestGoldens: every stage at 80×24 and 200×60.
 func TestGoldens(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
-		for _, stage := range []string{"preview", "written", "confirm", "progress", "done", "failed", "topic-preview", "topic-confirm", "add-preview", "add-confirm", "add-done"} {
+		for _, stage := range []string{"preview", "written", "confirm", "progress", "done", "failed", "topic-preview", "topic-confirm", "add-preview", "add-confirm", "add-done", "elect-preview", "elect-confirm"} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], stage), func(t *testing.T) {
 				e := newEnv(t, spec(), 3, sz[0], sz[1])
 				if strings.HasPrefix(stage, "topic-") {
 					e = newOpEnv(t, spec(), 0, "orders", sz[0], sz[1])
 					e.press("+")
+				}
+				if strings.HasPrefix(stage, "elect-") {
+					sp := spec()
+					sp.Topics[0].Drift = []int{1, 2, 4}
+					sp.Topics[0].Shrunk = map[int][]int{2: {3}}
+					e = newAnyEnv(t, sp, Options{Elect: true}, sz[0], sz[1])
+				}
+				if stage == "elect-confirm" {
+					e.press("enter")
 				}
 				if strings.HasPrefix(stage, "add-") {
 					e = newAnyEnv(t, spec(), Options{Topic: "orders", AddPartitions: true}, sz[0], sz[1])
@@ -492,4 +501,40 @@ func BenchmarkView(b *testing.B) {
 			}
 		}
 	}
+}
+
+// TestElection: p's wizard: the leaders that will move and those that
+// cannot, the znode, the elections as the controller makes them.
+func TestElection(t *testing.T) {
+	sp := spec()
+	sp.Topics[0].Drift = []int{1, 4}            // led by their second replica
+	sp.Topics[0].Shrunk = map[int][]int{2: {3}} // preferred 3 out of the ISR
+	sp.Topics[0].Drift = append(sp.Topics[0].Drift, 2)
+	e := newAnyEnv(t, sp, Options{Topic: "orders", Elect: true}, 120, 40)
+	if len(e.m.electRows) == 0 {
+		t.Fatalf("no rows: %v", e.m.planErr)
+	}
+	e.press("w")
+	if got := e.m.Written(); len(got) == 0 || !strings.Contains(strings.Join(got, "\n"), cluster.PreferredReplicaElectionPath) {
+		t.Fatalf("w shows %v", got)
+	}
+	e.press("w", "enter", "y")
+	if e.m.Stage() != "progress" || len(e.z.multi) != 1 {
+		t.Fatalf("stage %s: %v", e.m.Stage(), e.m.err)
+	}
+	// The controller: the znode seen, the leaders moved, the znode deleted.
+	e.apply(ev(zkwatch.Created, cluster.PreferredReplicaElectionPath, e.z.nodes[cluster.PreferredReplicaElectionPath], 0))
+	var evs []zkwatch.Event
+	for _, ep := range e.m.electRows {
+		if ep.Verdict == cluster.ElectionWillMove {
+			st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: ep.Preferred, LeaderEpoch: 2, Version: 1, ISR: ep.ISR})
+			evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(ep.Topic, ep.Partition), st, 3))
+		}
+	}
+	evs = append(evs, zkwatch.Event{Type: zkwatch.Deleted, Path: cluster.PreferredReplicaElectionPath})
+	e.apply(evs...)
+	if e.m.Stage() != "done" {
+		t.Fatalf("stage %s, %v", e.m.Stage(), e.m.pr.Count)
+	}
+	golden.RequireEqual(t, view(e.m))
 }

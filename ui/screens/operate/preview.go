@@ -34,7 +34,9 @@ type preview struct {
 	// fresh: the rows from fresh on are existing partitions, drawn dimmed
 	// (adding partitions); len(moves) otherwise.
 	fresh int
-	win   cursor.Window
+	// colHeader and legend replace the matrix's (an election's rows).
+	colHeader, legend string
+	win               cursor.Window
 	// head are the lines above the map (built in layout), heatLines the
 	// map when it fits.
 	head, heatLines []string
@@ -221,7 +223,13 @@ func (p *preview) lines(st *theme.Styles, ops *opsView) []string {
 	}
 	var hb strings.Builder
 	hb.WriteString(" " + cell.Fit("PARTITION", p.nameW) + " ")
+	if p.colHeader != "" {
+		hb.WriteString(p.colHeader)
+	}
 	for _, r := range p.racks {
+		if p.colHeader != "" {
+			break
+		}
 		hb.WriteString("│ " + cell.Fit(r.label, p.colW-2))
 	}
 	out = append(out, st.Header.S(cell.Fit(hb.String(), p.w)))
@@ -231,6 +239,9 @@ func (p *preview) lines(st *theme.Styles, ops *opsView) []string {
 	}
 	legend := " " + st.Accent.S("+n") + st.Muted.S(" copied to n  ") + st.Danger.S("−n") + st.Muted.S(" removed from n  ") +
 		st.Leader.S("n*") + st.Muted.S(" new preferred leader")
+	if p.legend != "" {
+		legend = " " + st.Muted.S(p.legend)
+	}
 	if n := len(p.moves); n > p.win.H {
 		legend += st.Muted.S("  ·  rows " + cell.Thousands(from+1) + "–" + cell.Thousands(to) + " of " + cell.Thousands(n))
 	}
@@ -279,6 +290,9 @@ func throttleText(t int64) string {
 // headLines are the preview's lines above the map: what is drained, the
 // counts of both strategies, the throttle, the warnings and the note.
 func (m *Model) headLines() []string {
+	if m.kind == kindElect {
+		return m.electHeadLines()
+	}
 	if m.kind == kindAdd {
 		return m.addHeadLines()
 	}

@@ -130,6 +130,27 @@ var addGlyphs = [6]glyph{
 	{"●", "in sync", online},
 }
 
+// electGlyphs mark an election's partitions.
+var electGlyphs = [6]glyph{
+	{"·", "waiting for the controller", subtle},
+	{},
+	{"✗", "not elected", danger},
+	{},
+	{},
+	{"●", "elected", online},
+}
+
+// doneWord is what the done slot's partitions are, for the status bar.
+func (g *progress) doneWord() string {
+	switch g.table {
+	case &electGlyphs:
+		return "elected"
+	case &addGlyphs:
+		return "in sync"
+	}
+	return "moved"
+}
+
 // addSlot is the display slot of an added partition's phase.
 func addSlot(p cluster.Phase) cluster.ReassignPhase {
 	switch p {
@@ -207,8 +228,11 @@ func (m *Model) progressHead() []string {
 	if m.topic != "" {
 		verb, who = strings.Replace(verb, "broker", "topic", 1), m.topic
 	}
+	if m.kind == kindElect {
+		verb, who = strings.TrimSuffix(verb, "broker "), m.subject()
+	}
 	title := " " + st.Bold.S(verb) + st.Accent.S(who) + st.Muted.S("  ·  "+text.Count(n, "partition"))
-	if m.kind != kindAdd {
+	if m.kind < kindAdd {
 		title += st.Muted.S("  ·  strategy " + m.strategy.String() + "  ·  throttle " + throttleText(m.throttle))
 	}
 	if m.opt.Pace != nil {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
@@ -51,10 +52,16 @@ func (m *Model) View() string {
 // Modal is the confirmation popup, composited by the shell over the
 // screen ("" when none is open).
 func (m *Model) Modal() string {
-	if m.stage != stagePreview || !m.confirm || (m.gen == nil && m.add == nil) {
+	if m.stage != stagePreview || !m.confirm || (m.gen == nil && m.add == nil && m.elect == nil) {
 		return ""
 	}
 	st := &m.st
+	if m.kind == kindElect {
+		b := []string{st.Bold.S("Elect the preferred leaders of ") + st.Accent.S(m.subject()) + st.Bold.S("?"), "",
+			text.Count(len(m.elect.Write), "partition") + " named; " + strconv.Itoa(m.elect.Count(cluster.ElectionWillMove)) + " will move",
+			st.Muted.S("Creates " + m.elect.Path), ""}
+		return st.Modal.Render(strings.Join(append(b, m.confirmLines()...), "\n"))
+	}
 	if m.kind == kindAdd {
 		b := []string{st.Bold.S("Add "+text.Count(len(m.moves), "partition")+" to ") + st.Accent.S(m.topic) + st.Bold.S("?"), "",
 			m.topic + ": " + strconv.Itoa(m.add.Existing) + " → " + strconv.Itoa(m.count) + " partitions",
@@ -94,8 +101,11 @@ func (m *Model) confirmLines() []string {
 			st.Muted.S("enter write · esc cancel")}
 	}
 	yes := "Reassign"
-	if m.kind == kindAdd {
+	switch m.kind {
+	case kindAdd:
 		yes = "Add"
+	case kindElect:
+		yes = "Elect"
 	}
 	return []string{wizard.Buttons(st, yes, "Cancel", m.button), "", st.Muted.S("y write · n/esc cancel · tab switches")}
 }
