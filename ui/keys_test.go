@@ -146,6 +146,8 @@ func keyStates() []keyState {
 		{"election preview (live)", liveAt("p")},
 		{"election confirm (live)", liveAt("p", "enter")},
 		{"topic election (live)", liveAt("2", "enter", "p")},
+		{"configs editor", at(wizardSpec, "2", "enter", "e")},
+		{"configs editor (configs field)", at(wizardSpec, "2", "enter", "e", "r", "e", "t")},
 		{"drain production confirm", func(t *testing.T) *App {
 			a := fullApp(&fakeWriter{}, wizardSpec())
 			a.cfg.Production = true

@@ -75,7 +75,8 @@ func TestDrainScreens(t *testing.T) {
 	if s, isErr := ro.Status(); len(ro.Stack()) != 0 || !isErr || s != "read-only mode: refusing to drain broker 1 (f shows what losing it would do)" {
 		t.Fatalf("read-only: stack %d, status %q", len(ro.Stack()), s)
 	}
-	for k, want := range map[string]string{"R": "read-only mode: refusing to reassign topic metrics_raw", "a": "read-only mode: refusing to add partitions to topic metrics_raw"} {
+	for k, want := range map[string]string{"R": "read-only mode: refusing to reassign topic metrics_raw", "a": "read-only mode: refusing to add partitions to topic metrics_raw",
+		"e": "read-only mode: refusing to alter the configs of topic metrics_raw", "p": "read-only mode: refusing to start a preferred leader election"} {
 		press(ro, "2", "enter", k)
 		if s, isErr := ro.Status(); len(ro.Stack()) != 1 || !isErr || s != want {
 			t.Fatalf("read-only %s: stack %d, status %q", k, len(ro.Stack()), s)
@@ -315,4 +316,36 @@ func TestFlowElection(t *testing.T) {
 	if ok, _, _ := f.conn.Exists(cluster.PreferredReplicaElectionPath); ok {
 		t.Fatal("the election znode is still there")
 	}
+}
+
+// TestFlowConfigs: on the sandbox (real ZooKeeper), e on topic
+// metrics_raw, retention.ms=3600000, enter, y: the config znode and its
+// change notification written, and the screen says so once the mirror
+// shows the override.
+func TestFlowConfigs(t *testing.T) {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, nil)
+	send(f.tm, ":")
+	f.tm.Type("topic metrics_raw")
+	send(f.tm, "enter")
+	waitApp(t, f.tm, "the topic", func(a *App) bool { return strings.Contains(a.Focused().Title(), "metrics_raw") })
+	send(f.tm, "e")
+	waitApp(t, f.tm, "the editor", func(a *App) bool { w := drainer(a); return w != nil && a.capturing() })
+	send(f.tm, "ctrl+u")
+	f.tm.Type("retention.ms=3600000")
+	send(f.tm, "enter")
+	waitApp(t, f.tm, "the planned change", func(a *App) bool { return !a.capturing() })
+	send(f.tm, "enter", "y")
+	waitApp(t, f.tm, "written", drainStageIs("done"))
+	data, _, err := f.conn.Get("/config/topics/metrics_raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := cluster.DecodeEntityConfig(data); err != nil || len(c.Config) != 1 || c.Config[0].Key != "retention.ms" || c.Config[0].Value != "3600000" {
+		t.Fatalf("config %s (%v)", data, err)
+	}
+	kids, _, err := f.conn.Children(cluster.ConfigChangesPath)
+	if err != nil || len(kids) == 0 {
+		t.Fatalf("no change notification (%v)", err)
+	}
+	final(t, f.tm)
 }

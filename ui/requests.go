@@ -39,6 +39,8 @@ func (a *App) handle(from Screen, req nav.Request) tea.Cmd {
 		return a.openOperation(-1, r.Topic, true)
 	case nav.OpenElection:
 		return a.openElection(r.Topic)
+	case nav.OpenConfigs:
+		return a.openConfigs(r.Topic)
 	case nav.Close:
 		return a.close(from)
 	case nav.ShowStatus:

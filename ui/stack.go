@@ -196,6 +196,23 @@ func (a *App) openElection(topic string) tea.Cmd {
 	return a.push(w)
 }
 
+// openConfigs pushes the operation wizard editing topic's config
+// overrides, or says why it cannot write.
+func (a *App) openConfigs(topic string) tea.Cmd {
+	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
+	switch {
+	case a.cfg.Mode == ModeReadOnly:
+		return a.setStatus("read-only mode: refusing to alter the configs of topic "+topic, true)
+	case a.cfg.Writer == nil || !ok:
+		return a.setStatus("Config changes are not available: this session cannot write to ZooKeeper.", true)
+	}
+	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: -1, Topic: topic, Configs: true, Now: a.cfg.Now, Task: a.newID(),
+		Production: a.cfg.Production}
+	w := operate.New(o)
+	a.owners[o.Task] = w
+	return a.push(w)
+}
+
 func (a *App) openTopic(name string, partition int) tea.Cmd {
 	// Re-opening the topic on top of the stack just moves the cursor.
 	if n := len(a.stack); n > 0 {

@@ -88,6 +88,9 @@ type Ops struct {
 	// overview, the topic on its screen); in the sandbox Sandbox.Elect
 	// runs one at once instead.
 	Elect key.Binding
+	// Configs, on a topic, opens the operation wizard editing its config
+	// overrides.
+	Configs key.Binding
 }
 
 // Operation bindings of the operation wizard (a drain): the preview, its
@@ -204,6 +207,7 @@ func Default() Map {
 			Reassign:      b([]string{"R"}, "R", "reassign / RF…"),
 			AddPartitions: b([]string{"a"}, "a", "add partitions…"),
 			Elect:         b([]string{"p"}, "p", "preferred election…"),
+			Configs:       b([]string{"e"}, "e", "edit configs…"),
 		},
 		Operation: Operation{
 			Start:           b([]string{"enter"}, "enter", "reassign…"),

@@ -52,6 +52,10 @@ type OpenAddPartitions struct{ Topic string }
 // preferred leader election of Topic ("" for every topic).
 type OpenElection struct{ Topic string }
 
+// OpenConfigs asks the shell for the operation wizard editing Topic's
+// config overrides.
+type OpenConfigs struct{ Topic string }
+
 // Close asks the shell to close the asking screen, as esc does; a screen
 // with work in flight moves to the background (see ui.Task).
 type Close struct{}
@@ -89,6 +93,7 @@ func (OpenDrain) request()         {}
 func (OpenReassign) request()      {}
 func (OpenAddPartitions) request() {}
 func (OpenElection) request()      {}
+func (OpenConfigs) request()       {}
 func (Close) request()             {}
 func (ShowStatus) request()        {}
 func (ToggleBroker) request()      {}

@@ -39,6 +39,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -61,6 +62,8 @@ type Options struct {
 	// Elect runs a preferred leader election of Topic ("" for every
 	// topic) instead.
 	Elect bool
+	// Configs, with Topic, edits the topic's config overrides instead.
+	Configs bool
 	// Now is the clock (default time.Now); Rand draws the kafka
 	// strategy's start index and shift (default: randomly seeded).
 	Now  func() time.Time
@@ -78,10 +81,11 @@ type Options struct {
 type kind uint8
 
 const (
-	kindDrain kind = iota // every replica off a broker
-	kindMove              // a topic's partitions, maybe to another RF
-	kindAdd               // partitions added to a topic
-	kindElect             // a preferred leader election
+	kindDrain   kind = iota // every replica off a broker
+	kindMove                // a topic's partitions, maybe to another RF
+	kindAdd                 // partitions added to a topic
+	kindElect               // a preferred leader election
+	kindConfigs             // a topic's config overrides
 )
 
 type stage uint8
@@ -127,8 +131,16 @@ type Model struct {
 	elect      *cluster.ElectionPlan
 	electRows  []cluster.ElectionPartition
 	sawPending bool
-	strategy   cluster.Strategy
-	throttle   int64
+	// The config editor: the field and its checker, whether it has the
+	// keyboard, what it says, the planned change and its multi.
+	cfgIn                  textinput.Model
+	cfg                    wizard.ConfigField
+	editing                bool
+	cfgErr, cfgOK, cfgHint string
+	alt                    *cluster.ConfigAlteration
+	cfgOps                 []any
+	strategy               cluster.Strategy
+	throttle               int64
 
 	// The preview: the plan of both strategies, the chosen one's moves,
 	// what it warns of; planErr when there is no plan.
@@ -180,7 +192,13 @@ func New(o Options) *Model {
 	}
 	m := &Model{opt: o, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng,
 		broker: o.Broker, topic: o.Topic, strategy: cluster.StrategyMinimal, throttle: -1}
-	if o.Elect {
+	if o.Configs {
+		m.broker, m.kind, m.editing = -1, kindConfigs, true
+		m.cfg = wizard.NewConfigField()
+		m.cfgIn = theme.NewInput(m.st, "")
+		m.cfgIn.ShowSuggestions = true
+		m.cfgIn.Focus()
+	} else if o.Elect {
 		m.broker, m.kind = -1, kindElect
 		m.pv.renderRow = m.electRow
 	} else if o.Topic != "" {
@@ -355,6 +373,12 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 
 // replan makes the plan of both strategies from the newest snapshot.
 func (m *Model) replan() {
+	if m.kind == kindConfigs {
+		if m.editing && m.cfgIn.Value() == "" {
+			m.initConfigs()
+		}
+		return
+	}
 	if m.kind == kindElect {
 		m.replanElect()
 		return
@@ -391,6 +415,10 @@ func (m *Model) choose() {
 }
 
 func (m *Model) observe() {
+	if m.kind == kindConfigs {
+		m.observeConfigs()
+		return
+	}
 	if m.kind == kindElect {
 		m.observeElect()
 		return
@@ -412,7 +440,7 @@ func (m *Model) observe() {
 
 // Capturing implements ui.Capturer: on a production cluster the
 // confirmation's field takes every key.
-func (m *Model) Capturing() bool { return m.typing() }
+func (m *Model) Capturing() bool { return m.typing() || (m.kind == kindConfigs && m.editing) }
 
 // Back implements ui.Backer: esc closes the popup or the znodes, returns
 // from a failure to the preview; otherwise the shell closes the wizard
@@ -425,6 +453,11 @@ func (m *Model) Back() bool {
 		return true
 	case m.stage == stagePreview && m.showOps:
 		m.showOps = false
+		return true
+	case m.kind == kindConfigs && m.stage == stagePreview && !m.editing:
+		m.editing = true
+		m.alt, m.moves = nil, nil
+		m.cfgIn.Focus()
 		return true
 	case m.stage == stageFailed:
 		m.toPreview()
@@ -466,6 +499,8 @@ func (m *Model) TaskStatus() (string, nav.TaskState) {
 func (m *Model) summaryLine() string {
 	s := m.verb("ed") + " " + m.subject() + ": " + text.Count(len(m.pr.Partitions), "partition") + " moved in " + m.finished.Sub(m.started).Round(time.Millisecond).String()
 	switch {
+	case m.kind == kindConfigs:
+		return m.configsSummary()
 	case m.kind == kindElect:
 		return m.electSummary()
 	case m.kind == kindAdd:
@@ -552,10 +587,26 @@ func (m *Model) syncKeys() {
 	set(confirm && m.opt.Production, &m.back)
 	set(m.opt.Pace != nil && (working || m.stage == stageDone), &wz.Pace)
 	set(m.stage == stageFailed, &wz.BackToForm)
+	editing := m.kind == kindConfigs && m.editing && m.stage == stagePreview
+	set(editing, &wz.Complete, &wz.Clear, &wz.Submit)
+	if editing {
+		set(false, &km.Start, &km.Written, &wz.ScrollUp, &wz.ScrollDown, &wz.PageUp, &wz.PageDown)
+	}
+	set(m.typing() || editing, &m.back)
 }
 
 func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
+	case configsPlannedMsg:
+		m.configsPlanned(msg)
+		return nil, nil
+	case configsWrittenMsg:
+		if m.stage != stageWriting {
+			return nil, nil
+		}
+		m.stage = stageProgress
+		m.observe()
+		return nil, nil
 	case electionStartedMsg:
 		if m.stage != stageWriting {
 			return nil, nil
@@ -637,6 +688,9 @@ func (m *Model) page(d int) {
 
 func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	km, wz := &m.km, &m.wz
+	if m.kind == kindConfigs && m.editing && m.stage == stagePreview {
+		return m.configKey(msg)
+	}
 	if m.typing() {
 		if key.Matches(msg, m.back) {
 			m.confirm = false
@@ -765,6 +819,10 @@ func (m *Model) describeOps() tea.Cmd {
 	if m.kind == kindElect {
 		return m.describeElection()
 	}
+	if m.kind == kindConfigs {
+		m.opsRaw = cluster.DescribeOps(m.cfgOps) // read when planned
+		return nil
+	}
 	if m.kind == kindAdd {
 		if m.add != nil {
 			m.opsRaw = cluster.DescribeOps(cluster.AddPartitionsOps(m.add)) // pure: no read needed
@@ -801,6 +859,9 @@ func (m *Model) write() tea.Cmd {
 	if m.kind == kindElect {
 		return m.writeElection()
 	}
+	if m.kind == kindConfigs {
+		return m.writeConfigs()
+	}
 	if stale := cluster.StaleMoves(m.snap, m.moves); len(stale) > 0 {
 		m.replan()
 		m.note, m.noteErr = "Not written: "+text.Count(len(stale), "partition")+" changed since the preview ("+stale[0].String()+
@@ -831,6 +892,9 @@ func (m *Model) write() tea.Cmd {
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
 	km, wz := &m.km, &m.wz
+	if m.kind == kindConfigs && m.editing && m.stage == stagePreview {
+		return []key.Binding{wz.Submit, wz.Complete, wz.Clear, m.back}
+	}
 	switch m.stage {
 	case stagePreview:
 		if m.confirm {
@@ -851,6 +915,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{km.Start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.Written},
 		{km.Confirm, wz.Cancel, wz.SwitchButton, wz.Choose, m.back},
 		{wz.Pace, wz.BackToForm},
+		{wz.Submit, wz.Complete, wz.Clear},
 		{wz.ScrollUp, wz.ScrollDown, wz.PageUp, wz.PageDown},
 	}
 }

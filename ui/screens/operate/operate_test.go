@@ -108,7 +108,7 @@ func newOpEnv(tb testing.TB, sp fixture.Spec, broker int, topic string, w, h int
 
 func newAnyEnv(tb testing.TB, sp fixture.Spec, o Options, w, h int) *env {
 	e := &env{model: sp.Model(), z: &fakeZK{}, now: t0}
-	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: o.Broker, Topic: o.Topic, AddPartitions: o.AddPartitions, Elect: o.Elect,
+	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: o.Broker, Topic: o.Topic, AddPartitions: o.AddPartitions, Elect: o.Elect, Configs: o.Configs,
 		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.noTicks = true
 	e.m.SetSize(w, h)
@@ -537,4 +537,42 @@ func TestElection(t *testing.T) {
 		t.Fatalf("stage %s, %v", e.m.Stage(), e.m.pr.Count)
 	}
 	golden.RequireEqual(t, view(e.m))
+}
+
+// TestConfigs: e's editor: the overrides in the field, one edited and one
+// removed, enter plans (the config znode read), the change shown before →
+// after, y writes the multi kafka-configs --alter would.
+func TestConfigs(t *testing.T) {
+	sp := spec()
+	sp.Topics[0].Config = map[string]string{"retention.ms": "604800000", "min.insync.replicas": "2"}
+	e := newAnyEnv(t, sp, Options{Topic: "orders", Configs: true}, 120, 40)
+	cfg := cluster.EncodeEntityConfig(sp.Topics[0].Config)
+	e.z.init()
+	e.z.nodes["/config/topics/orders"] = cfg
+	if !e.m.Capturing() || !strings.Contains(e.m.cfgIn.Value(), "retention.ms=604800000") {
+		t.Fatalf("field %q", e.m.cfgIn.Value())
+	}
+	e.m.cfgIn.SetValue("retention.ms=3600000 cleanup.poli")
+	e.m.checkConfigs() // as typing would
+	e.press("tab")     // completes cleanup.policy=
+	if e.m.cfgIn.Value() != "retention.ms=3600000 cleanup.policy=" {
+		t.Fatalf("completed %q", e.m.cfgIn.Value())
+	}
+	e.press("c", "o", "m", "p", "a", "c", "t", "enter")
+	if e.m.alt == nil {
+		t.Fatalf("no plan: %s", e.m.cfgErr)
+	}
+	if !slices.Equal(e.m.alt.Set, []string{"cleanup.policy", "retention.ms"}) || !slices.Equal(e.m.alt.Deleted, []string{"min.insync.replicas"}) {
+		t.Fatalf("set %v deleted %v", e.m.alt.Set, e.m.alt.Deleted)
+	}
+	golden.RequireEqual(t, view(e.m))
+	e.press("enter", "y")
+	if len(e.z.multi) != 1 || e.m.Stage() != "progress" {
+		t.Fatalf("stage %s, %d multis (%v)", e.m.Stage(), len(e.z.multi), e.m.err)
+	}
+	written := e.z.nodes["/config/topics/orders"]
+	e.apply(ev(zkwatch.Changed, "/config/topics/orders", written, 1))
+	if e.m.Stage() != "done" {
+		t.Fatalf("stage %s after the mirror showed %s", e.m.Stage(), written)
+	}
 }

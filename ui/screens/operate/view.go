@@ -16,6 +16,13 @@ func (m *Model) layout() {
 	if m.w <= 0 || m.h <= 0 {
 		return
 	}
+	if m.kind == kindConfigs {
+		m.cfgIn.SetWidth(max(m.w-6, 10))
+		if m.showOps && m.opsRaw != nil && (m.ops == nil || m.opsW != m.w) {
+			m.ops, m.opsW = wizard.HardWrap(m.opsRaw, m.w-4), m.w
+		}
+		return
+	}
 	switch m.stage {
 	case stagePreview:
 		m.pv.layout(&m.st, m.w, m.h, m.headLines())
@@ -33,6 +40,14 @@ func (m *Model) View() string {
 		return ""
 	}
 	var lines []string
+	if m.kind == kindConfigs {
+		lines = m.configLines()
+		if m.showOps {
+			ops := &opsView{wrapped: m.ops, err: m.opsErr, win: &m.opsWin}
+			lines = ops.lines(&m.st, lines[:1], m.w, m.h)
+		}
+		return cell.Lines(lines, m.h)
+	}
 	switch m.stage {
 	case stagePreview:
 		var ops *opsView
@@ -52,10 +67,19 @@ func (m *Model) View() string {
 // Modal is the confirmation popup, composited by the shell over the
 // screen ("" when none is open).
 func (m *Model) Modal() string {
-	if m.stage != stagePreview || !m.confirm || (m.gen == nil && m.add == nil && m.elect == nil) {
+	if m.stage != stagePreview || !m.confirm || (m.gen == nil && m.add == nil && m.elect == nil && m.alt == nil) {
 		return ""
 	}
 	st := &m.st
+	if m.kind == kindConfigs {
+		if m.alt == nil {
+			return ""
+		}
+		b := []string{st.Bold.S("Change the configs of ") + st.Accent.S(m.topic) + st.Bold.S("?"), "",
+			text.Count(len(m.alt.Set), "override") + " set, " + text.Count(len(m.alt.Deleted), "override") + " removed",
+			st.Muted.S("Writes " + m.alt.Change.Path() + " and a change"), st.Muted.S("notification in one multi."), ""}
+		return st.Modal.Render(strings.Join(append(b, m.confirmLines()...), "\n"))
+	}
 	if m.kind == kindElect {
 		b := []string{st.Bold.S("Elect the preferred leaders of ") + st.Accent.S(m.subject()) + st.Bold.S("?"), "",
 			text.Count(len(m.elect.Write), "partition") + " named; " + strconv.Itoa(m.elect.Count(cluster.ElectionWillMove)) + " will move",
@@ -106,6 +130,8 @@ func (m *Model) confirmLines() []string {
 		yes = "Add"
 	case kindElect:
 		yes = "Elect"
+	case kindConfigs:
+		yes = "Write"
 	}
 	return []string{wizard.Buttons(st, yes, "Cancel", m.button), "", st.Muted.S("y write · n/esc cancel · tab switches")}
 }

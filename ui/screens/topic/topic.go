@@ -37,8 +37,10 @@ type Model struct {
 	// elect opens the preferred election wizard on the topic (Ops.Elect,
 	// off in the sandbox, whose own Sandbox.Elect runs it at once).
 	elect key.Binding
-	anims *anim.Set
-	w, h  int
+	// configs opens the config editor on the topic (Ops.Configs).
+	configs key.Binding
+	anims   *anim.Set
+	w, h    int
 
 	name      string
 	snap      *cluster.Snapshot
@@ -62,7 +64,7 @@ type Model struct {
 
 // New returns the screen for topic name, the cursor on partition (or -1).
 func New(st theme.Styles, km keys.Map, anims *anim.Set, name string, partition int) *Model {
-	m := &Model{st: st, list: km.List, fk: km.Filter, sandbox: km.Sandbox, reassign: km.Ops.Reassign, add: km.Ops.AddPartitions, elect: km.Ops.Elect, anims: anims, name: name, wantPart: partition}
+	m := &Model{st: st, list: km.List, fk: km.Filter, sandbox: km.Sandbox, reassign: km.Ops.Reassign, add: km.Ops.AddPartitions, elect: km.Ops.Elect, configs: km.Ops.Configs, anims: anims, name: name, wantPart: partition}
 	m.renderRow = m.row
 	return m
 }
@@ -182,14 +184,14 @@ func (m *Model) rebuild() {
 
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
-	return []key.Binding{m.fk.Unhealthy, m.reassign, m.add, m.elect, m.sandbox.Elect}
+	return []key.Binding{m.fk.Unhealthy, m.reassign, m.add, m.elect, m.configs, m.sandbox.Elect}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom},
-		{m.fk.Unhealthy, m.reassign, m.add, m.elect, m.sandbox.Elect},
+		{m.fk.Unhealthy, m.reassign, m.add, m.elect, m.configs, m.sandbox.Elect},
 	}
 }
 
@@ -206,6 +208,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 			return nil, nav.OpenReassign{Topic: m.name}
 		case key.Matches(msg, m.add):
 			return nil, nav.OpenAddPartitions{Topic: m.name}
+		case key.Matches(msg, m.configs):
+			return nil, nav.OpenConfigs{Topic: m.name}
 		case key.Matches(msg, m.elect):
 			return nil, nav.OpenElection{Topic: m.name}
 		case key.Matches(msg, m.sandbox.Elect):
