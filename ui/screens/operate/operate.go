@@ -300,6 +300,15 @@ func (m *Model) subject() string {
 // verb is the operation in the form asked: "Drain", "Draining",
 // "Drained" (ing, ed: the suffix).
 func (m *Model) verb(form string) string {
+	if m.kind == kindConfigs {
+		switch form {
+		case "ing":
+			return "Changing the configs of"
+		case "ed":
+			return "Changed the configs of"
+		}
+		return "Configs of"
+	}
 	if m.kind == kindElect {
 		switch form {
 		case "ing":

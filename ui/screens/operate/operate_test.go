@@ -461,13 +461,19 @@ func TestRenderCalls(t *testing.T) {
 func BenchmarkView(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
 		for _, sz := range [][2]int{{200, 60}, {80, 24}} {
-			for _, stage := range []string{"preview", "progress", "move-preview", "add-preview", "add-progress"} {
+			for _, stage := range []string{"preview", "progress", "move-preview", "add-preview", "add-progress", "elect-preview", "configs"} {
 				b.Run(fmt.Sprintf("operate/%dx%d/partitions=%d/%s", sz[0], sz[1], n, stage), func(b *testing.B) {
 					if testing.Short() && n > 1_000 {
 						b.Skip("large cluster skipped under -short")
 					}
 					var e *env
 					switch stage {
+					case "elect-preview":
+						sp := fixture.Sized(n)
+						sp.Topics[0].Drift = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+						e = newAnyEnv(b, sp, Options{Elect: true}, sz[0], sz[1])
+					case "configs":
+						e = newAnyEnv(b, fixture.Sized(n), Options{Topic: "big", Configs: true}, sz[0], sz[1])
 					case "move-preview":
 						e = newOpEnv(b, fixture.Sized(n), 0, "big", sz[0], sz[1])
 						e.press("-")
@@ -569,6 +575,9 @@ func TestConfigs(t *testing.T) {
 	e.press("enter", "y")
 	if len(e.z.multi) != 1 || e.m.Stage() != "progress" {
 		t.Fatalf("stage %s, %d multis (%v)", e.m.Stage(), len(e.z.multi), e.m.err)
+	}
+	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || !strings.HasPrefix(line, "Changing the configs of topic orders") {
+		t.Fatalf("status %q", line)
 	}
 	written := e.z.nodes["/config/topics/orders"]
 	e.apply(ev(zkwatch.Changed, "/config/topics/orders", written, 1))
