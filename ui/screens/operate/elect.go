@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
@@ -157,6 +158,10 @@ func (m *Model) writeElection() tea.Cmd {
 	return tea.Batch(write, m.tick())
 }
 
+// electGrace is how long an election whose znode the mirror never
+// showed is waited for.
+const electGrace = 30 * time.Second
+
 // observeElect reads the written partitions' leaders. The election is
 // over once the controller has deleted the znode (seen, or every
 // partition it could elect elected); the partitions not led by their
@@ -187,7 +192,9 @@ func (m *Model) observeElect() {
 		}
 		pr.Partitions[i] = cluster.PartitionReassignProgress{PartitionMove: m.moves[i], Leader: leader, Phase: slot}
 	}
-	over := !pending && (m.sawPending || waiting == 0)
+	// A controller quicker than the mirror deletes the znode before the
+	// mirror reads it: after electGrace without it, the election is over.
+	over := !pending && (m.sawPending || waiting == 0 || m.now().Sub(m.started) > electGrace)
 	for i := range pr.Partitions {
 		if over && pr.Partitions[i].Phase == 0 {
 			pr.Partitions[i].Phase = 2

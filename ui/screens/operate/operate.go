@@ -654,6 +654,9 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		}
 	case tickMsg:
 		m.ticking = false
+		if m.kind == kindElect && m.stage == stageProgress {
+			m.observe() // the grace for an unseen znode runs out
+		}
 		return m.tick(), nil
 	case tea.KeyPressMsg:
 		return m.key(msg)
