@@ -1,6 +1,13 @@
 // Package operate is the operation wizard, a screen the shell pushes for
-// an operation on the cluster's topology; today: draining a broker (`d` on
-// a broker card). It has the creation wizard's shape:
+// an operation on the cluster: draining a broker (`d` on a broker card),
+// moving a topic's partitions or changing its replication factor (`R` on
+// a topic), adding partitions (`a`), a preferred leader election (`p` on
+// a real cluster) and a topic's config overrides (`e`). Each plans with
+// the domain function its command does (cluster.PlanDrain and
+// PlanTopicMove on top of --generate, PlanAddPartitions,
+// PlanPreferredElection, PlanTopicConfigAlteration; drain.go, the
+// default, below; add.go, elect.go, configs.go), and all have the
+// creation wizard's shape; a drain's:
 //
 //  1. preview: the plan, made from the newest snapshot by the same domain
 //     function the command line uses (cluster.PlanDrain is
