@@ -5,8 +5,8 @@
 // a real cluster) and a topic's config overrides (`e`). Each plans with
 // the domain function its command does (cluster.PlanDrain and
 // PlanTopicMove on top of --generate, PlanAddPartitions,
-// PlanPreferredElection, PlanTopicConfigAlteration; drain.go, the
-// default, below; add.go, elect.go, configs.go), and all have the
+// PlanPreferredElection, PlanTopicConfigAlteration: reassignments here,
+// the others in add.go, elect.go and configs.go), and all have the
 // creation wizard's shape; a drain's:
 //
 //  1. preview: the plan, made from the newest snapshot by the same domain
