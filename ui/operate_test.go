@@ -44,6 +44,7 @@ func TestDrainScreens(t *testing.T) {
 			{"preview", []string{"right", "right", "d"}},
 			{"confirm", []string{"right", "right", "d", "enter"}},
 			{"progress", []string{"right", "right", "d", "enter", "y"}},
+			{"background", []string{"right", "right", "d", "enter", "y", "esc"}},
 		} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
 				a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka",
@@ -53,6 +54,9 @@ func TestDrainScreens(t *testing.T) {
 				press(a, tc.keys...)
 				if w := drainer(a); w == nil || w.Broker() != 3 || (tc.name == "progress" && w.Stage() != "progress") {
 					t.Fatalf("wizard %v", w)
+				}
+				if tc.name == "background" && (len(a.Stack()) != 0 || len(a.Tasks()) != 1 || !strings.Contains(screen(a), "Draining broker 3: 0/5 partitions moved")) {
+					t.Fatalf("not in the background: stack %d, tasks %d\n%s", len(a.Stack()), len(a.Tasks()), screen(a))
 				}
 				out := screen(a)
 				if n := strings.Count(out, "\n") + 1; n != sz[1] {
