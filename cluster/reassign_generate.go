@@ -172,20 +172,7 @@ func GenerateReassignment(s *Snapshot, req GenerateRequest) (*GeneratePlan, erro
 	}
 	// The minimal strategy breaks ties by each broker's load in the topics
 	// that stay where they are.
-	load, leaders := map[int]int{}, map[int]int{}
-	for _, t := range s.Topics() {
-		if moving[t.Name] {
-			continue
-		}
-		for _, p := range t.Partitions {
-			for i, r := range p.Replicas {
-				load[r]++
-				if i == 0 {
-					leaders[r]++
-				}
-			}
-		}
-	}
+	load, leaders := loadOutside(s, moving)
 	minimal, err := assign.Rebalance(brokers, current, assign.RebalanceOptions{Load: load, Leaders: leaders})
 	if err != nil {
 		return nil, asKafkaError(err)

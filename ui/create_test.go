@@ -450,6 +450,9 @@ type fakeWriter struct {
 }
 
 func (w *fakeWriter) Exists(string) (bool, *zk.Stat, error) { return true, &zk.Stat{}, nil }
+
+// Get finds no config znode (the operation wizard's throttles read them).
+func (w *fakeWriter) Get(string) ([]byte, *zk.Stat, error) { return nil, nil, zk.ErrNoNode }
 func (w *fakeWriter) Multi(ops ...any) ([]zk.MultiResponse, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -25,7 +25,8 @@ var groupTitles = []struct{ field, title, about string }{
 	{"Input", "Text fields", "While a filter (`/`) or the `:` line has the keyboard; every other key types."},
 	{"Tree", "ZooKeeper tree", ""},
 	{"Wizard", "Topic creation wizard", "Each stage enables its own keys (form, preview, confirmation, progress, summary); the form's fields take every other key."},
-	{"Ops", "Operations", "On the overview's broker cards and rack headings, and in the what-if. The what-if only reads, so it works in read-only mode too."},
+	{"Ops", "Operations", "On the overview's broker cards and rack headings, and in the what-if. The what-if only reads, so it works in read-only mode too; a drain, a topic's reassignment (`R`), added partitions (`a`, both on the topic screen) a preferred election (`p`; in the sandbox `p` is the sandbox's own, at once) and config changes (`e`) write, so read-only mode refuses them."},
+	{"Operation", "Operation wizard", "Draining a broker (`d` on its card), moving a topic's partitions or changing its replication factor (`R` on a topic), adding partitions (`a` on a topic), a preferred leader election (`p`, on a real cluster), a topic's config overrides (`e` on a topic): the preview, the exact znodes, the confirmation, the progress. It also uses the creation wizard's scrolling, popup and pace keys above."},
 	{"Sandbox", "Sandbox", "Only when ktopo runs its own sandbox cluster."},
 }
 

@@ -58,6 +58,23 @@ func at(spec func() fixture.Spec, ks ...string) func(t *testing.T) *App {
 	}
 }
 
+// liveAt is the App on a real cluster (not the sandbox: p opens the
+// election wizard) after keys, their commands run.
+func liveAt(ks ...string) func(t *testing.T) *App {
+	return func(*testing.T) *App {
+		sp := wizardSpec()
+		sp.Topics[0].Drift = []int{1, 2}
+		a := New(Config{Source: newSource(), Browser: &fakeBrowser{}, Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka",
+			Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+		a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		for _, b := range sp.Batches() {
+			a.update(batchMsg(b))
+		}
+		press(a, ks...)
+		return a
+	}
+}
+
 // written is the App after keys that end with the wizard's write, their
 // commands run (the write's result moves the wizard on).
 func written(w cluster.ZK, ks ...string) func(t *testing.T) *App {
@@ -114,6 +131,27 @@ func keyStates() []keyState {
 			if wizard(a).Stage() != "done" {
 				t.Fatalf("stage %s", wizard(a).Stage())
 			}
+			return a
+		}},
+		{"drain preview", at(wizardSpec, "d")},
+		{"drain written", at(wizardSpec, "d", "w")},
+		{"drain confirm", at(wizardSpec, "d", "enter")},
+		{"drain progress", written(&fakeWriter{}, "d", "enter", "y")},
+		{"drain failed", written(&failingWriter{}, "d", "enter", "y")},
+		{"reassign topic preview", at(wizardSpec, "2", "enter", "R")},
+		{"reassign topic rf+1", at(wizardSpec, "2", "enter", "R", "+")},
+		{"add partitions preview", at(wizardSpec, "2", "enter", "a")},
+		{"add partitions confirm", at(wizardSpec, "2", "enter", "a", "enter")},
+		{"add partitions progress", written(&fakeWriter{}, "2", "enter", "a", "enter", "y")},
+		{"election preview (live)", liveAt("p")},
+		{"election confirm (live)", liveAt("p", "enter")},
+		{"topic election (live)", liveAt("2", "enter", "p")},
+		{"configs editor", at(wizardSpec, "2", "enter", "e")},
+		{"configs editor (configs field)", at(wizardSpec, "2", "enter", "e", "r", "e", "t")},
+		{"drain production confirm", func(t *testing.T) *App {
+			a := fullApp(&fakeWriter{}, wizardSpec())
+			a.cfg.Production = true
+			press(a, "d", "enter")
 			return a
 		}},
 		{"wizard failed", func(t *testing.T) *App {

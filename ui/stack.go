@@ -2,10 +2,13 @@ package ui
 
 import (
 	"slices"
+	"strconv"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/create"
+	"github.com/ktopo/ktopo/ui/screens/operate"
 	"github.com/ktopo/ktopo/ui/screens/topic"
 )
 
@@ -138,6 +141,74 @@ func (a *App) openCreate() tea.Cmd {
 		o.Pace = p.Pace
 	}
 	w := create.New(o)
+	a.owners[o.Task] = w
+	return a.push(w)
+}
+
+// openOperation pushes the operation wizard draining broker id, or
+// moving topic's partitions when topic is set (adding partitions to it
+// with add), or says why it cannot write (read-only mode: the command
+// line's refusal).
+func (a *App) openOperation(id int, topic string, add bool) tea.Cmd {
+	what := "drain broker " + strconv.Itoa(id) + " (f shows what losing it would do)"
+	switch {
+	case add:
+		what = "add partitions to topic " + topic
+	case topic != "":
+		what = "reassign topic " + topic
+	}
+	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
+	switch {
+	case a.cfg.Mode == ModeReadOnly:
+		return a.setStatus("read-only mode: refusing to "+what, true)
+	case a.cfg.Writer == nil || !ok:
+		return a.setStatus("Reassignments are not available: this session cannot write to ZooKeeper.", true)
+	}
+	if n := len(a.stack); n > 0 {
+		if w, ok := a.stack[n-1].(*operate.Model); ok && w.Broker() == id && w.Topic() == topic && w.Adding() == add {
+			return nil // already open
+		}
+	}
+	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: id, Topic: topic, AddPartitions: add, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID(),
+		Production: a.cfg.Production}
+	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
+		o.Pace = p.Pace
+	}
+	w := operate.New(o)
+	a.owners[o.Task] = w
+	return a.push(w)
+}
+
+// openElection pushes the operation wizard for a preferred leader
+// election of topic ("" for all), or says why it cannot write.
+func (a *App) openElection(topic string) tea.Cmd {
+	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
+	switch {
+	case a.cfg.Mode == ModeReadOnly:
+		return a.setStatus("read-only mode: refusing to start a preferred leader election", true)
+	case a.cfg.Writer == nil || !ok:
+		return a.setStatus("Preferred leader elections are not available: this session cannot write to ZooKeeper.", true)
+	}
+	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: -1, Topic: topic, Elect: true, Now: a.cfg.Now, Task: a.newID(),
+		Production: a.cfg.Production}
+	w := operate.New(o)
+	a.owners[o.Task] = w
+	return a.push(w)
+}
+
+// openConfigs pushes the operation wizard editing topic's config
+// overrides, or says why it cannot write.
+func (a *App) openConfigs(topic string) tea.Cmd {
+	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
+	switch {
+	case a.cfg.Mode == ModeReadOnly:
+		return a.setStatus("read-only mode: refusing to alter the configs of topic "+topic, true)
+	case a.cfg.Writer == nil || !ok:
+		return a.setStatus("Config changes are not available: this session cannot write to ZooKeeper.", true)
+	}
+	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: -1, Topic: topic, Configs: true, Now: a.cfg.Now, Task: a.newID(),
+		Production: a.cfg.Production}
+	w := operate.New(o)
 	a.owners[o.Task] = w
 	return a.push(w)
 }

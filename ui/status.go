@@ -71,13 +71,14 @@ func (a *App) statusBar() string {
 		}
 	}
 	if a.status == "" && task != "" {
-		left = st.Accent.S(cell.Fit(" ⟳ "+task, lw))
+		// One column kept blank before the right part, as for the help.
+		left = st.Accent.S(cell.Fit(" ⟳ "+task, max(lw-1, 0))) + cell.Spaces(min(lw, 1))
 	} else if a.status != "" {
 		ink := st.Text
 		if a.statusErr {
 			ink = st.Error
 		}
-		left = ink.S(cell.Fit(" "+a.status, lw))
+		left = ink.S(cell.Fit(" "+a.status, max(lw-1, 0))) + cell.Spaces(min(lw, 1))
 	} else {
 		// "? help" first: on a narrow terminal the rest is cut. While a
 		// text field has the keys, ? : and q are text: name the keys that

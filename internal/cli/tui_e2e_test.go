@@ -344,3 +344,81 @@ func TestTUISandboxCreate(t *testing.T) {
 	tm.waitFor("events", 5*time.Second, "partition online", "watched-")
 	tm.keys("q")
 }
+
+// TestTUISandboxDrain: in a real terminal on the sandbox, d on broker 3's
+// card, the preview, y, the progress, esc; the status bar follows the
+// drain to its end and the card shows broker 3 holding no replica.
+func TestTUISandboxDrain(t *testing.T) {
+	needTmux(t)
+	bin := buildKtopo(t)
+	home := t.TempDir()
+	tm := startTmux(t, 120, 40, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "KTOPO_ZOOKEEPER=", "KTOPO_LOG=" + filepath.Join(home, "ktopo.log"),
+		"TERM=xterm-256color"}, bin, "--pace", "100ms")
+	tm.waitFor("overview", 20*time.Second, "SANDBOX", "rack-a", "broker 6")
+	// The demo topics online first, so that the drain's plan covers them.
+	logPath := filepath.Join(home, "ktopo.log")
+	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "sandbox: pace 100ms") {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(logPath)
+			t.Fatalf("the sandbox never logged its pace:\n%s", b)
+		}
+	}
+	tm.keys("Right", "Right", "d")
+	tm.waitFor("preview", 10*time.Second, "Drain broker 3 (rack-c)", "◉ minimal:", "○ kafka:", "PARTITION")
+	tm.keys("w")
+	tm.waitFor("the exact multi", 10*time.Second, "Written in one ZooKeeper multi", "/admin/reassign_partitions")
+	tm.keys("w", "Enter")
+	tm.waitFor("confirmation", 5*time.Second, "Drain broker 3?", "[ Reassign ]")
+	tm.keys("y")
+	tm.waitFor("progress", 10*time.Second, "Draining broker 3", "strategy minimal")
+	tm.keys("Escape")
+	tm.waitFor("background", 10*time.Second, "Draining broker 3:")
+	tm.waitFor("done", 90*time.Second, "Drained broker 3:", "it holds no replica")
+	tm.keys("4")
+	tm.waitFor("events", 5*time.Second, "reassigned")
+	tm.keys("q")
+}
+
+// TestTUISandboxTopicOps: in a real terminal on the sandbox, R on topic
+// clicks raises its replication factor from 2 to 3, then a on audit-log
+// doubles its partitions; each followed to its end on screen.
+func TestTUISandboxTopicOps(t *testing.T) {
+	needTmux(t)
+	bin := buildKtopo(t)
+	home := t.TempDir()
+	tm := startTmux(t, 120, 40, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "KTOPO_ZOOKEEPER=", "KTOPO_LOG=" + filepath.Join(home, "ktopo.log"),
+		"TERM=xterm-256color"}, bin, "--pace", "50ms")
+	tm.waitFor("overview", 20*time.Second, "SANDBOX", "rack-a", "broker 6")
+	logPath := filepath.Join(home, "ktopo.log")
+	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "sandbox: pace 50ms") {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(logPath)
+			t.Fatalf("the sandbox never logged its pace:\n%s", b)
+		}
+	}
+	tm.keys(":", "topic clicks", "Enter")
+	tm.waitFor("topic", 5*time.Second, "clicks")
+	tm.keys("R")
+	tm.waitFor("preview", 10*time.Second, "Reassign topic clicks", "replication factor 2")
+	tm.keys("+")
+	tm.waitFor("RF 3", 5*time.Second, "replication factor 2 → 3", "24 partitions move")
+	tm.keys("Enter")
+	tm.waitFor("confirmation", 5*time.Second, "Reassign topic clicks?", "replication factor 2 → 3")
+	tm.keys("y")
+	tm.waitFor("done", 120*time.Second, "Reassigned topic clicks: 24 partitions moved", "replication factor 3")
+	tm.keys("Escape")
+	time.Sleep(300 * time.Millisecond) // an escape followed at once by ':' reads as alt+:
+	tm.keys(":", "topic audit-log", "Enter")
+	tm.waitFor("topic", 5*time.Second, "audit-log")
+	tm.keys("a")
+	tm.waitFor("preview", 10*time.Second, "Add partitions to audit-log", "3 → 6 partitions")
+	tm.keys("Enter", "y")
+	tm.waitFor("done", 60*time.Second, "Added partitions to topic audit-log: 3 new partitions online")
+	tm.keys("q")
+}

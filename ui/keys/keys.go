@@ -75,6 +75,37 @@ type Ops struct {
 	// Worst keeps, in the what-if, only the partitions that would go
 	// offline or under their min ISR.
 	Worst key.Binding
+	// Drain opens the operation wizard to move every replica off the
+	// selected broker; Reassign, on a topic, to move its partitions or
+	// change its replication factor. They write, so read-only mode
+	// refuses them (the shell says so).
+	Drain, Reassign key.Binding
+	// AddPartitions, on a topic, opens the operation wizard adding
+	// partitions to it.
+	AddPartitions key.Binding
+	// Elect opens the operation wizard for a preferred leader election
+	// through /admin/preferred_replica_election (every topic on the
+	// overview, the topic on its screen); in the sandbox Sandbox.Elect
+	// runs one at once instead.
+	Elect key.Binding
+	// Configs, on a topic, opens the operation wizard editing its config
+	// overrides.
+	Configs key.Binding
+}
+
+// Operation bindings of the operation wizard (a drain): the preview, its
+// exact znodes, the confirmation, the progress. It shares the creation
+// wizard's scrolling, popup and pace keys (Wizard); these are its own.
+type Operation struct {
+	// Preview: ask for confirmation, switch the strategy, cycle the
+	// throttle, show what is written; for a topic, raise or lower the
+	// replication factor.
+	Start, Strategy, Throttle, Written key.Binding
+	MoreReplicas, FewerReplicas        key.Binding
+	// Adding partitions: one more, one fewer.
+	MorePartitions, FewerPartitions key.Binding
+	// Confirm writes the operation from the popup.
+	Confirm key.Binding
 }
 
 // Sandbox actions, enabled only when ktopo runs its own sandbox cluster.
@@ -84,14 +115,15 @@ type Sandbox struct {
 
 // Map is the whole key map.
 type Map struct {
-	Global  Global
-	List    List
-	Filter  Filter
-	Input   Input
-	Tree    Tree
-	Wizard  Wizard
-	Ops     Ops
-	Sandbox Sandbox
+	Global    Global
+	List      List
+	Filter    Filter
+	Input     Input
+	Tree      Tree
+	Wizard    Wizard
+	Ops       Ops
+	Operation Operation
+	Sandbox   Sandbox
 }
 
 func b(keys []string, k, desc string) key.Binding {
@@ -169,8 +201,24 @@ func Default() Map {
 			BackToForm:   b([]string{"enter"}, "enter/esc", "back to the form"),
 		},
 		Ops: Ops{
-			WhatIf: b([]string{"f"}, "f", "what if it fails"),
-			Worst:  b([]string{"u"}, "u", "only offline / under min ISR"),
+			WhatIf:        b([]string{"f"}, "f", "what if it fails"),
+			Worst:         b([]string{"u"}, "u", "only offline / under min ISR"),
+			Drain:         b([]string{"d"}, "d", "drain broker…"),
+			Reassign:      b([]string{"R"}, "R", "reassign / RF…"),
+			AddPartitions: b([]string{"a"}, "a", "add partitions…"),
+			Elect:         b([]string{"p"}, "p", "preferred election…"),
+			Configs:       b([]string{"e"}, "e", "edit configs…"),
+		},
+		Operation: Operation{
+			Start:           b([]string{"enter"}, "enter", "reassign…"),
+			Strategy:        b([]string{"s"}, "s", "strategy minimal/kafka"),
+			Throttle:        b([]string{"t"}, "t", "throttle"),
+			Written:         b([]string{"w"}, "w", "what is written"),
+			Confirm:         b([]string{"y"}, "y", "write it"),
+			MoreReplicas:    b([]string{"+", "="}, "+", "replication factor +1"),
+			FewerReplicas:   b([]string{"-"}, "-", "replication factor −1"),
+			MorePartitions:  b([]string{"+", "="}, "+", "one more partition"),
+			FewerPartitions: b([]string{"-"}, "-", "one partition fewer"),
 		},
 		Sandbox: Sandbox{
 			Kill:           b([]string{"x"}, "x", "kill/restart broker"),
@@ -195,4 +243,5 @@ func (m *Map) SetSandbox(on bool) {
 	m.Sandbox.Kill.SetEnabled(on)
 	m.Sandbox.Elect.SetEnabled(on)
 	m.Sandbox.MoveController.SetEnabled(on)
+	m.Ops.Elect.SetEnabled(!on)
 }

@@ -36,6 +36,26 @@ type OpenWhatIf struct {
 	Rack    string
 }
 
+// OpenDrain asks the shell for the operation wizard draining Broker (the
+// shell refuses in read-only mode).
+type OpenDrain struct{ Broker int }
+
+// OpenReassign asks the shell for the operation wizard moving Topic's
+// partitions (and changing its replication factor).
+type OpenReassign struct{ Topic string }
+
+// OpenAddPartitions asks the shell for the operation wizard adding
+// partitions to Topic.
+type OpenAddPartitions struct{ Topic string }
+
+// OpenElection asks the shell for the operation wizard running a
+// preferred leader election of Topic ("" for every topic).
+type OpenElection struct{ Topic string }
+
+// OpenConfigs asks the shell for the operation wizard editing Topic's
+// config overrides.
+type OpenConfigs struct{ Topic string }
+
 // Close asks the shell to close the asking screen, as esc does; a screen
 // with work in flight moves to the background (see ui.Task).
 type Close struct{}
@@ -65,16 +85,21 @@ type MoveController struct{}
 // broker step.
 type SetPace struct{ Pace time.Duration }
 
-func (OpenTopic) request()      {}
-func (OpenBroker) request()     {}
-func (OpenWhatIf) request()     {}
-func (ToggleBrokers) request()  {}
-func (Close) request()          {}
-func (ShowStatus) request()     {}
-func (ToggleBroker) request()   {}
-func (ElectPreferred) request() {}
-func (MoveController) request() {}
-func (SetPace) request()        {}
+func (OpenTopic) request()         {}
+func (OpenBroker) request()        {}
+func (OpenWhatIf) request()        {}
+func (ToggleBrokers) request()     {}
+func (OpenDrain) request()         {}
+func (OpenReassign) request()      {}
+func (OpenAddPartitions) request() {}
+func (OpenElection) request()      {}
+func (OpenConfigs) request()       {}
+func (Close) request()             {}
+func (ShowStatus) request()        {}
+func (ToggleBroker) request()      {}
+func (ElectPreferred) request()    {}
+func (MoveController) request()    {}
+func (SetPace) request()           {}
 
 // TaskState is where a screen's background work stands (ui.Task).
 type TaskState uint8

@@ -12,6 +12,7 @@ import (
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 )
@@ -48,7 +49,7 @@ type form struct {
 	msg      string // why enter did not lead to the preview
 	defaults bool
 	w        int
-	cfgKeys  []cluster.TopicConfigKey
+	cf       wizard.ConfigField
 }
 
 func (f *form) init(st theme.Styles) {
@@ -63,7 +64,7 @@ func (f *form) init(st theme.Styles) {
 	f.in[fConfigs].Placeholder = "key=value …  (tab completes keys)"
 	f.in[fConfigs].ShowSuggestions = true
 	f.in[fManual].Placeholder = "optional, e.g. 1:2:3,2:3:1 (replaces partitions and RF)"
-	f.cfgKeys = cluster.TopicConfigKeys()
+	f.cf = wizard.NewConfigField()
 	f.focusField(fName)
 }
 
@@ -178,61 +179,14 @@ func (f *form) afterEdit(s *cluster.Snapshot) {
 	}
 }
 
-// suggest offers completions for the config token being typed: the keys
-// with its prefix, or the valid values of an enumerated key.
-func (f *form) suggest() {
-	in := &f.in[fConfigs]
-	v := in.Value()
-	if in.Position() != len([]rune(v)) {
-		in.SetSuggestions(nil)
-		return
-	}
-	start := strings.LastIndexAny(v, " \t") + 1
-	prefix, tok := v[:start], v[start:]
-	var out []string
-	if k, val, ok := strings.Cut(tok, "="); ok {
-		if ck, found := cluster.LookupTopicConfig(k); found {
-			for _, e := range enumValues(ck) {
-				if strings.HasPrefix(e, val) && e != val {
-					out = append(out, prefix+k+"="+e)
-				}
-			}
-		}
-	} else if tok != "" {
-		for _, ck := range f.cfgKeys {
-			if strings.HasPrefix(ck.Name, tok) {
-				out = append(out, prefix+ck.Name+"=")
-			}
-		}
-	}
-	in.SetSuggestions(out)
-}
-
-// enumValues lists the values of a key with a fixed set ("[a, b]",
-// booleans), nil for others.
-func enumValues(k cluster.TopicConfigKey) []string {
-	if k.Type == cluster.TypeBoolean {
-		return []string{"true", "false"}
-	}
-	v := k.ValidValues
-	if !strings.HasPrefix(v, "[") || !strings.HasSuffix(v, "]") || strings.Contains(v, "...") || strings.Contains(v, ":") {
-		return nil
-	}
-	return strings.Split(v[1:len(v)-1], ", ")
-}
+// suggest offers completions for the config entry being typed.
+func (f *form) suggest() { f.cf.Suggest(&f.in[fConfigs]) }
 
 // complete accepts the shown completion; false when there is none.
 func (f *form) complete() bool {
-	in := &f.in[fConfigs]
-	if len(in.MatchedSuggestions()) == 0 {
+	if !wizard.Complete(&f.in[fConfigs]) {
 		return false
 	}
-	s := in.CurrentSuggestion()
-	if s == "" || s == in.Value() {
-		return false
-	}
-	in.SetValue(s)
-	in.CursorEnd()
 	f.touched[fConfigs] = true
 	return true
 }
@@ -240,18 +194,16 @@ func (f *form) complete() bool {
 // configTokens splits the configs field into key=value entries.
 func (f *form) configTokens() []string { return strings.Fields(f.in[fConfigs].Value()) }
 
-// tokenAtCursor is the config entry the cursor is in.
-func (f *form) tokenAtCursor() string {
-	v := []rune(f.in[fConfigs].Value())
-	pos := min(f.in[fConfigs].Position(), len(v))
-	i, j := pos, pos
-	for i > 0 && v[i-1] != ' ' && v[i-1] != '\t' {
-		i--
+// validateConfigs checks each entry as typed, then the cross-key rules.
+func (f *form) validateConfigs() {
+	e, ok, hint := f.cf.Check(&f.in[fConfigs], f.focus == fConfigs)
+	if e != "" {
+		f.errs[fConfigs] = e
 	}
-	for j < len(v) && v[j] != ' ' && v[j] != '\t' {
-		j++
+	if ok != "" {
+		f.ok[fConfigs] = ok
 	}
-	return string(v[i:j])
+	f.hints[fConfigs] = hint
 }
 
 // parseCount parses a numeric field as joptsimple does for kafka-topics'
@@ -344,94 +296,6 @@ func (f *form) validate(s *cluster.Snapshot) {
 		}
 	}
 	f.hints[fManual] = "one replica list per partition, leader first, e.g. 1:2:3,2:3:1"
-}
-
-// validateConfigs checks each entry as typed, then the cross-key rules.
-func (f *form) validateConfigs() {
-	toks := f.configTokens()
-	cur := ""
-	if f.focus == fConfigs {
-		cur = f.tokenAtCursor()
-	}
-	for _, t := range toks {
-		k, v, ok := strings.Cut(t, "=")
-		if !ok || strings.Contains(v, "=") {
-			if t == cur {
-				continue // still being typed
-			}
-			_, err := cluster.ParseConfigArgs([]string{t})
-			f.errs[fConfigs] = err.Error()
-			break
-		}
-		if err := cluster.ValidateTopicConfigValue(strings.TrimSpace(k), v); err != nil {
-			if t == cur && v == "" {
-				continue
-			}
-			f.errs[fConfigs] = err.Error()
-			break
-		}
-	}
-	if f.errs[fConfigs] == "" && len(toks) > 0 {
-		if cfg, err := cluster.ParseConfigArgs(completeTokens(toks)); err == nil {
-			f.ok[fConfigs] = strconv.Itoa(len(cfg)) + text.Plural(len(cfg), " override", " overrides")
-		} else if !errors.Is(err, &cluster.KafkaError{Class: cluster.ClassIllegalArgument}) {
-			f.errs[fConfigs] = err.Error()
-		}
-	}
-	f.hints[fConfigs] = configHint(f.tokenAtCursor(), f.cfgKeys)
-}
-
-// completeTokens drops entries still lacking a value.
-func completeTokens(toks []string) []string {
-	out := toks[:0:0]
-	for _, t := range toks {
-		if k, v, ok := strings.Cut(t, "="); ok && k != "" && v != "" {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// configHint describes the key being typed: type, default, valid values
-// and what it does, or the keys that match its prefix.
-func configHint(tok string, ks []cluster.TopicConfigKey) string {
-	k, _, _ := strings.Cut(tok, "=")
-	if k == "" {
-		return "space-separated key=value entries; tab completes keys and values, ctrl+n/ctrl+p pick another"
-	}
-	if ck, ok := cluster.LookupTopicConfig(k); ok {
-		s := ck.Name + " (" + ck.Type.String() + ", default " + quoteEmpty(ck.Default)
-		if ck.ValidValues != "" {
-			s += ", valid " + ck.ValidValues
-		}
-		if ck.Since != "" {
-			s += ", Kafka " + ck.Since + "+"
-		}
-		if ck.Deprecated != "" {
-			s += ", deprecated in " + ck.Deprecated
-		}
-		return s + "): " + ck.Doc
-	}
-	var match []string
-	for _, ck := range ks {
-		if strings.HasPrefix(ck.Name, k) {
-			match = append(match, ck.Name)
-		}
-	}
-	switch {
-	case len(match) == 0:
-		return "no topic config starts with " + k
-	case len(match) > 4:
-		return strconv.Itoa(len(match)) + " keys: " + strings.Join(match[:4], ", ") + ", …"
-	}
-	return strings.Join(match, ", ")
-}
-
-func quoteEmpty(s string) string {
-	if s == "" {
-		return `""`
-	}
-	return s
 }
 
 // request builds the creation request, failing in kafka-topics' order on

@@ -11,6 +11,7 @@ import (
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
@@ -237,7 +238,7 @@ func (p *preview) noteLines() []string {
 	var out []string
 	for _, n := range []string{p.note, p.stale} {
 		if n != "" {
-			out = append(out, wrap(n, p.w, 1)...)
+			out = append(out, wizard.Wrap(n, p.w, 1)...)
 		}
 	}
 	return out
@@ -247,7 +248,7 @@ func (p *preview) noteLines() []string {
 func (p *preview) warnLines() []string {
 	var out []string
 	for _, w := range p.warnings {
-		out = append(out, wrap("⚠ "+w, p.w, 1)...)
+		out = append(out, wizard.Wrap("⚠ "+w, p.w, 1)...)
 	}
 	if limit := max(p.h/3, 1); len(out) > limit {
 		more := len(out) - limit + 1
@@ -538,12 +539,7 @@ func (p *preview) opsView(st *theme.Styles, lines []string) []string {
 		from, to := p.opsWin.Visible()
 		for i := from; i < to; i++ {
 			l := p.ops[i]
-			if strings.HasPrefix(l, "create ") || strings.HasPrefix(l, "set ") {
-				verb, rest, _ := strings.Cut(l, " ")
-				path, data, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
-				l = st.Accent.S(cell.Fit(verb, 7)) + st.Bold.S(path) + " " + data
-			}
-			lines = append(lines, "   "+l)
+			lines = append(lines, "   "+wizard.OpLine(st, l))
 		}
 	}
 	return lines
@@ -565,13 +561,7 @@ func (p *preview) popup(st *theme.Styles, name string) string {
 		b = append(b, strconv.Itoa(n)+text.Plural(n, " config override", " config overrides"))
 	}
 	b = append(b, st.Muted.S("Writes "+plan.ConfigPath+" and"), st.Muted.S(plan.TopicPath+" in one multi."), "")
-	create, cancel := "  Create  ", "  Cancel  "
-	if p.button == 0 {
-		create, cancel = st.TabActive.S("[ Create ]"), st.Muted.S(cancel)
-	} else {
-		create, cancel = st.Muted.S(create), st.TabActive.S("[ Cancel ]")
-	}
-	b = append(b, create+"   "+cancel, "", st.Muted.S("y create · n/esc cancel · tab switches"))
+	b = append(b, wizard.Buttons(st, "Create", "Cancel", p.button), "", st.Muted.S("y create · n/esc cancel · tab switches"))
 	return st.Modal.Render(strings.Join(b, "\n"))
 }
 
@@ -583,25 +573,4 @@ func center(s string, w int) string {
 	}
 	left := (w - n) / 2
 	return cell.Spaces(left) + s + cell.Spaces(w-n-left)
-}
-
-// wrap splits a message into lines of at most w columns, indented by
-// indent. A message that fits stays whole on one line: indented less
-// (three columns) rather than wrapped when that is what it takes.
-func wrap(s string, w, indent int) []string {
-	avail := max(w-indent-1, 10)
-	n := cell.Width(s)
-	if n <= avail {
-		return []string{cell.Spaces(indent) + s}
-	}
-	if indent > 3 && n <= w-4 {
-		return []string{"   " + s}
-	}
-	avail = max(w-4, 10)
-	indent = min(indent, 3)
-	out := strings.Split(ansi.Wrap(s, avail, ""), "\n")
-	for i := range out {
-		out[i] = cell.Spaces(indent) + strings.TrimRight(out[i], " ")
-	}
-	return out
 }

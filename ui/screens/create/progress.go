@@ -11,6 +11,7 @@ import (
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
@@ -392,7 +393,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	switch {
 	case t.err != nil:
 		lines = append(lines, step(bad, "write", st.Error.S(multi)))
-		for _, l := range wrap(t.err.Error(), t.w, 16) {
+		for _, l := range wizard.Wrap(t.err.Error(), t.w, 16) {
 			lines = append(lines, st.Error.S(l))
 		}
 		lines = append(lines, "")
@@ -405,14 +406,14 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 				"did not succeed in time. A multi is applied whole or not at all, so either the topic exists exactly as previewed or " +
 				"nothing was written; the topics screen shows which."
 		}
-		for _, l := range wrap(explain, t.w, 1) {
+		for _, l := range wizard.Wrap(explain, t.w, 1) {
 			lines = append(lines, st.Text.S(l))
 		}
 		lines = append(lines, "", " "+st.Muted.S("enter or esc: back to the form, every value kept"))
 		return lines
 	case !t.wrote && t.lostErr != nil:
 		lines = append(lines, step(run, "write", st.Warning.S(multi+": no reply")))
-		for _, l := range wrap(t.lostErr.Error(), t.w, 16) {
+		for _, l := range wizard.Wrap(t.lostErr.Error(), t.w, 16) {
 			lines = append(lines, st.Muted.S(l))
 		}
 		lines = append(lines, step(run, "read back", st.Muted.S("once ZooKeeper is reachable: the topic exists exactly as previewed, or nothing was written …")))
@@ -422,7 +423,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	default:
 		lines = append(lines, step(ok, "write", st.Muted.S(multi+" at "+t.sent.Format("15:04:05")+" · took "+t.took.Round(time.Millisecond).String())))
 		if note := t.outcomeNote(true); note != "" {
-			for _, l := range wrap(note, t.w, 16) {
+			for _, l := range wizard.Wrap(note, t.w, 16) {
 				lines = append(lines, st.Warning.S(l))
 			}
 		}
@@ -459,7 +460,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 		lines = append(lines, cell.Clip("   "+st.Muted.S(detail), t.w))
 	}
 	for _, w := range t.waiting() {
-		for _, l := range wrap("waiting for: "+w, t.w, 2) {
+		for _, l := range wizard.Wrap("waiting for: "+w, t.w, 2) {
 			lines = append(lines, st.Warning.S(l))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 )
 
 // View implements ui.Screen.
@@ -110,26 +111,26 @@ func (m *Model) formView() []string {
 		// and the focused field's hint
 		indent := labelW
 		if e := f.errs[fl]; e != "" && f.touched[fl] && !disabled {
-			for _, l := range wrap(e, m.w, indent) {
+			for _, l := range wizard.Wrap(e, m.w, indent) {
 				lines = append(lines, st.Error.S(l))
 			}
 		} else if ok := f.ok[fl]; ok != "" && !disabled && (f.touched[fl] || fl != fName) {
 			lines = append(lines, cell.Clip(cell.Spaces(indent)+st.Online.S("✓ "+ok), m.w))
 		}
 		if w := f.warns[fl]; w != "" && f.errs[fl] == "" {
-			for _, l := range wrap(w, m.w, indent) {
+			for _, l := range wizard.Wrap(w, m.w, indent) {
 				lines = append(lines, st.Warning.S(l))
 			}
 		}
 		if focused && f.hints[fl] != "" {
-			for _, l := range wrap(f.hints[fl], m.w, indent) {
+			for _, l := range wizard.Wrap(f.hints[fl], m.w, indent) {
 				lines = append(lines, st.Muted.S(l))
 			}
 		}
 	}
 	lines = append(lines, "")
 	if f.msg != "" {
-		for _, l := range wrap(f.msg, m.w, 1) {
+		for _, l := range wizard.Wrap(f.msg, m.w, 1) {
 			lines = append(lines, st.Error.S(l))
 		}
 	} else {

@@ -137,14 +137,14 @@ func (m *Model) Select(id int) {
 
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
-	return []key.Binding{m.list.Open, m.ops.WhatIf, m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController}
+	return []key.Binding{m.list.Open, m.ops.WhatIf, m.ops.Drain, m.ops.Elect, m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.Left, m.list.Right, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
-		{m.ops.WhatIf, m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController},
+		{m.ops.WhatIf, m.ops.Drain, m.ops.Elect, m.sandbox.Kill, m.sandbox.Elect, m.sandbox.MoveController},
 	}
 }
 
@@ -180,6 +180,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 			if r, ok := m.SelectedRack(); ok {
 				return nil, nav.OpenWhatIf{Brokers: r.Brokers, Rack: r.Label()}
 			}
+		case key.Matches(msg, m.ops.Drain):
+			if id, ok := m.Selected(); ok {
+				return nil, nav.OpenDrain{Broker: id}
+			}
 		case key.Matches(msg, m.sandbox.Kill):
 			if id, ok := m.Selected(); ok {
 				return nil, nav.ToggleBroker{Broker: id}
@@ -187,6 +191,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 			if r, ok := m.SelectedRack(); ok {
 				return nil, nav.ToggleBrokers{Brokers: r.Brokers}
 			}
+		case key.Matches(msg, m.ops.Elect):
+			return nil, nav.OpenElection{}
 		case key.Matches(msg, m.sandbox.Elect):
 			return nil, nav.ElectPreferred{}
 		case key.Matches(msg, m.sandbox.MoveController):

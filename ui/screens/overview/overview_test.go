@@ -92,8 +92,12 @@ func TestSandboxKeysDisabled(t *testing.T) {
 	m := New(theme.New(true), keys.Default(), anim.NewSet(theme.FlashSteps))
 	m.SetSize(80, 24)
 	m.SetSnapshot(fixture.Small().Model().Snapshot())
-	if msgs := fixture.Press(m, "x", "p", "m"); len(msgs) != 0 {
+	if msgs := fixture.Press(m, "x", "m"); len(msgs) != 0 {
 		t.Fatalf("sandbox keys outside the sandbox: %v", msgs)
+	}
+	// Outside the sandbox p is the preferred election's wizard (Ops.Elect).
+	if msgs := fixture.Press(m, "p"); len(msgs) != 1 || msgs[0] != (nav.OpenElection{}) {
+		t.Fatalf("p outside the sandbox: %v", msgs)
 	}
 }
 

@@ -30,6 +30,15 @@ type Model struct {
 	list    keys.List
 	fk      keys.Filter
 	sandbox keys.Sandbox
+	// reassign opens the operation wizard on the topic (Ops.Reassign).
+	reassign key.Binding
+	// add opens the operation wizard adding partitions (Ops.AddPartitions).
+	add key.Binding
+	// elect opens the preferred election wizard on the topic (Ops.Elect,
+	// off in the sandbox, whose own Sandbox.Elect runs it at once).
+	elect key.Binding
+	// configs opens the config editor on the topic (Ops.Configs).
+	configs key.Binding
 	anims   *anim.Set
 	w, h    int
 
@@ -55,7 +64,7 @@ type Model struct {
 
 // New returns the screen for topic name, the cursor on partition (or -1).
 func New(st theme.Styles, km keys.Map, anims *anim.Set, name string, partition int) *Model {
-	m := &Model{st: st, list: km.List, fk: km.Filter, sandbox: km.Sandbox, anims: anims, name: name, wantPart: partition}
+	m := &Model{st: st, list: km.List, fk: km.Filter, sandbox: km.Sandbox, reassign: km.Ops.Reassign, add: km.Ops.AddPartitions, elect: km.Ops.Elect, configs: km.Ops.Configs, anims: anims, name: name, wantPart: partition}
 	m.renderRow = m.row
 	return m
 }
@@ -175,14 +184,14 @@ func (m *Model) rebuild() {
 
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
-	return []key.Binding{m.fk.Unhealthy, m.sandbox.Elect}
+	return []key.Binding{m.fk.Unhealthy, m.reassign, m.add, m.elect, m.configs, m.sandbox.Elect}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom},
-		{m.fk.Unhealthy, m.sandbox.Elect},
+		{m.fk.Unhealthy, m.reassign, m.add, m.elect, m.configs, m.sandbox.Elect},
 	}
 }
 
@@ -195,6 +204,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		case key.Matches(msg, m.fk.Unhealthy):
 			m.unhealthy = !m.unhealthy
 			m.rebuild()
+		case key.Matches(msg, m.reassign):
+			return nil, nav.OpenReassign{Topic: m.name}
+		case key.Matches(msg, m.add):
+			return nil, nav.OpenAddPartitions{Topic: m.name}
+		case key.Matches(msg, m.configs):
+			return nil, nav.OpenConfigs{Topic: m.name}
+		case key.Matches(msg, m.elect):
+			return nil, nav.OpenElection{Topic: m.name}
 		case key.Matches(msg, m.sandbox.Elect):
 			return nil, nav.ElectPreferred{Topic: m.name}
 		}

@@ -1,0 +1,355 @@
+package ui
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/ui/screens/operate"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// drainer returns the operation wizard, on the stack or in the background.
+func drainer(a *App) *operate.Model {
+	for _, s := range a.allScreens() {
+		if w, ok := s.(*operate.Model); ok {
+			return w
+		}
+	}
+	return nil
+}
+
+func drainStageIs(stage string) func(*App) bool {
+	return func(a *App) bool { w := drainer(a); return w != nil && w.Stage() == stage }
+}
+
+// TestDrainScreens: the drain wizard inside the shell (the popup
+// composited over the preview) at both sizes; read-only mode refuses it
+// with the command line's words.
+func TestDrainScreens(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+		for _, tc := range []struct {
+			name string
+			keys []string
+		}{
+			{"preview", []string{"right", "right", "d"}},
+			{"confirm", []string{"right", "right", "d", "enter"}},
+			{"progress", []string{"right", "right", "d", "enter", "y"}},
+			{"background", []string{"right", "right", "d", "enter", "y", "esc"}},
+		} {
+			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
+				a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka",
+					Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+				a.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+				load(a, wizardSpec())
+				press(a, tc.keys...)
+				if w := drainer(a); w == nil || w.Broker() != 3 || (tc.name == "progress" && w.Stage() != "progress") {
+					t.Fatalf("wizard %v", w)
+				}
+				if tc.name == "background" && (len(a.Stack()) != 0 || len(a.Tasks()) != 1 || !strings.Contains(screen(a), "⟳ Draining broker 3: 0/5 partitions")) {
+					t.Fatalf("not in the background: stack %d, tasks %d\n%s", len(a.Stack()), len(a.Tasks()), screen(a))
+				}
+				out := screen(a)
+				if n := strings.Count(out, "\n") + 1; n != sz[1] {
+					t.Fatalf("%d lines", n)
+				}
+				for i, l := range strings.Split(out, "\n") {
+					if w := ansi.StringWidth(l); w > sz[0] {
+						t.Fatalf("line %d is %d wide: %q", i, w, l)
+					}
+				}
+				golden.RequireEqual(t, out)
+			})
+		}
+	}
+	ro, _, _ := newApp(t, ModeReadOnly)
+	ro.cfg.Writer = &fakeWriter{}
+	ro.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	load(ro, wizardSpec())
+	press(ro, "d")
+	if s, isErr := ro.Status(); len(ro.Stack()) != 0 || !isErr || s != "read-only mode: refusing to drain broker 1 (f shows what losing it would do)" {
+		t.Fatalf("read-only: stack %d, status %q", len(ro.Stack()), s)
+	}
+	for k, want := range map[string]string{"R": "read-only mode: refusing to reassign topic metrics_raw", "a": "read-only mode: refusing to add partitions to topic metrics_raw",
+		"e": "read-only mode: refusing to alter the configs of topic metrics_raw", "p": "read-only mode: refusing to start a preferred leader election"} {
+		press(ro, "2", "enter", k)
+		if s, isErr := ro.Status(); len(ro.Stack()) != 1 || !isErr || s != want {
+			t.Fatalf("read-only %s: stack %d, status %q", k, len(ro.Stack()), s)
+		}
+	}
+}
+
+// recordingWriter is the App's session, recording every multi it sends.
+type recordingWriter struct {
+	*zkwatch.Conn
+	mu  sync.Mutex
+	ops [][]any
+}
+
+func (w *recordingWriter) Multi(ops ...any) ([]zk.MultiResponse, error) {
+	w.mu.Lock()
+	w.ops = append(w.ops, ops)
+	w.mu.Unlock()
+	return w.Conn.Multi(ops...)
+}
+
+// TestFlowDrain: on the sandbox (real ZooKeeper), `d` on broker 3's card,
+// the exact multi (`w`), enter, y: what is written is what `w` showed,
+// esc leaves the reassignment to the background with the status bar
+// following it, and at the end broker 3 holds no replica in ZooKeeper.
+func TestFlowDrain(t *testing.T) {
+	var rec *recordingWriter
+	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) cluster.ZK {
+		rec = &recordingWriter{Conn: c}
+		return rec
+	})
+	plan, err := cluster.PlanTopic(f.snapshot(t), cluster.TopicRequest{Name: "orders", Partitions: 12, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.CreateTopic(f.conn, plan); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, f.tm, "orders online", func(a *App) bool {
+		tp := a.Snapshot().Topic("orders")
+		return tp != nil && a.Snapshot().TopicHealth(tp).Offline == 0 && tp.Health.Uninitialized == 0 && tp.Health.UnderReplicated == 0
+	})
+	send(f.tm, "right", "right")
+	waitApp(t, f.tm, "broker 3 selected", func(a *App) bool { id, ok := a.Overview().Selected(); return ok && id == 3 })
+	send(f.tm, "d")
+	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
+	send(f.tm, "w")
+	var shown []string
+	waitApp(t, f.tm, "the exact multi", func(a *App) bool { shown = drainer(a).Written(); return shown != nil })
+	send(f.tm, "w", "enter")
+	waitApp(t, f.tm, "the confirmation", drainStageIs("confirm"))
+	send(f.tm, "y")
+	waitApp(t, f.tm, "the reassignment written", func(a *App) bool {
+		w := drainer(a)
+		return w != nil && (w.Stage() == "progress" || w.Stage() == "done")
+	})
+	send(f.tm, "esc")
+	waitApp(t, f.tm, "the drain done in the background", func(a *App) bool {
+		s, _ := a.Status()
+		return len(a.Stack()) == 0 && len(a.Tasks()) == 0 && strings.Contains(s, "Drained broker 3")
+	})
+	rec.mu.Lock()
+	written := slices.Clone(rec.ops)
+	rec.mu.Unlock()
+	if len(written) != 1 || !slices.Equal(cluster.DescribeOps(written[0]), shown) {
+		t.Fatalf("wrote %d multis; the first:\n%s\nw showed:\n%s", len(written), strings.Join(cluster.DescribeOps(written[0]), "\n"), strings.Join(shown, "\n"))
+	}
+	// ZooKeeper itself: no topic lists broker 3, no reassignment is left.
+	for _, name := range []string{"orders", "metrics_raw"} {
+		data, _, err := f.conn.Get(cluster.TopicPath(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := cluster.DecodeTopicAssignment(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, rs := range a.Partitions {
+			if slices.Contains(rs, 3) || len(rs) == 0 {
+				t.Fatalf("%s-%d replicas %v", name, p, rs)
+			}
+		}
+		if len(a.AddingReplicas) != 0 || len(a.RemovingReplicas) != 0 {
+			t.Fatalf("%s still reassigning: %s", name, data)
+		}
+	}
+	if ok, _, _ := f.conn.Exists(cluster.ReassignPartitionsPath); ok {
+		t.Fatal("/admin/reassign_partitions is still there")
+	}
+	fm := final(t, f.tm)
+	if b, _ := fm.Snapshot().Broker(3); b.Replicas != 0 {
+		t.Fatalf("broker 3 holds %d replicas", b.Replicas)
+	}
+}
+
+// TestDrainProduction: on a production context the confirmation asks for
+// the broker's id to be typed; anything else writes nothing.
+func TestDrainProduction(t *testing.T) {
+	for _, tc := range []struct {
+		typed string
+		write bool
+	}{{"4", false}, {"3", true}} {
+		w := &fakeWriter{}
+		a := New(Config{Source: newSource(), Writer: w, Mode: ModeLive, Production: true, Context: "prod", Connect: "zk1:2181/kafka",
+			Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+		a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		load(a, wizardSpec())
+		press(a, "right", "right", "d", "enter", "y", "q")
+		if d := drainer(a); d == nil || d.Stage() != "confirm" || !strings.Contains(screen(a), "Production cluster: type 3 to confirm") {
+			t.Fatalf("y or q acted in the production confirmation:\n%s", screen(a))
+		}
+		press(a, "ctrl+u")
+		press(a, strings.Split(tc.typed, "")...)
+		press(a, "enter")
+		if got := w.multi == 1; got != tc.write || (tc.write && drainer(a).Stage() != "progress") {
+			t.Fatalf("typed %q: %d multis, stage %s", tc.typed, w.multi, drainer(a).Stage())
+		}
+	}
+}
+
+// TestFlowChangeRF: on the sandbox (real ZooKeeper), R on topic
+// metrics_raw (RF 2), + to 3, enter, y: every partition ends with three
+// replicas in three racks, in ZooKeeper, each keeping its two.
+func TestFlowChangeRF(t *testing.T) {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, nil)
+	before := f.snapshot(t).Topic("metrics_raw")
+	send(f.tm, ":")
+	f.tm.Type("topic metrics_raw")
+	send(f.tm, "enter")
+	waitApp(t, f.tm, "the topic", func(a *App) bool { return strings.Contains(a.Focused().Title(), "metrics_raw") })
+	send(f.tm, "R")
+	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
+	send(f.tm, "+")
+	waitApp(t, f.tm, "RF 3", func(a *App) bool { w := drainer(a); return w.RF() == 3 && len(w.Moves()) == 3 })
+	send(f.tm, "enter", "y")
+	waitApp(t, f.tm, "the reassignment done", drainStageIs("done"))
+	data, _, err := f.conn.Get(cluster.TopicPath("metrics_raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := cluster.DecodeTopicAssignment(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := f.snapshot(t)
+	for _, p := range before.Partitions {
+		rs := a.Partitions[p.ID]
+		racks := map[string]bool{}
+		for _, r := range rs {
+			b, _ := snap.Broker(r)
+			racks[b.Rack] = true
+		}
+		if len(rs) != 3 || len(racks) != 3 || !slices.Equal(rs[:1], p.Replicas[:1]) || !slices.Contains(rs, p.Replicas[1]) {
+			t.Fatalf("metrics_raw-%d: %v → %v (%s)", p.ID, p.Replicas, rs, data)
+		}
+	}
+	if len(a.AddingReplicas) != 0 || len(a.RemovingReplicas) != 0 {
+		t.Fatalf("still reassigning: %s", data)
+	}
+	final(t, f.tm)
+}
+
+// TestFlowAddPartitions: on the sandbox (real ZooKeeper), a on topic
+// metrics_raw (3 partitions), − down to 5, enter, y: ZooKeeper holds the
+// topic znode kafka-topics --alter --partitions 5 would write, and the
+// new partitions come online.
+func TestFlowAddPartitions(t *testing.T) {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, nil)
+	want, err := cluster.PlanAddPartitions(f.snapshot(t), cluster.AddPartitionsRequest{Topic: "metrics_raw", Partitions: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(f.tm, ":")
+	f.tm.Type("topic metrics_raw")
+	send(f.tm, "enter")
+	waitApp(t, f.tm, "the topic", func(a *App) bool { return strings.Contains(a.Focused().Title(), "metrics_raw") })
+	send(f.tm, "a")
+	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
+	send(f.tm, "-")
+	waitApp(t, f.tm, "5 partitions", func(a *App) bool { w := drainer(a); return w.Count() == 5 && w.AddPlan() != nil })
+	send(f.tm, "enter", "y")
+	waitApp(t, f.tm, "the new partitions online", drainStageIs("done"))
+	data, _, err := f.conn.Get(cluster.TopicPath("metrics_raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cluster.DecodeTopicAssignment(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantA, _ := cluster.DecodeTopicAssignment(want.TopicJSON)
+	if fmt.Sprint(got.Partitions) != fmt.Sprint(wantA.Partitions) {
+		t.Fatalf("wrote %s, kafka-topics would write %s", data, want.TopicJSON)
+	}
+	for p := 3; p < 5; p++ {
+		if ok, _, err := f.conn.Exists(cluster.PartitionStatePath("metrics_raw", p)); !ok || err != nil {
+			t.Fatalf("partition %d has no state (%v)", p, err)
+		}
+	}
+	final(t, f.tm)
+}
+
+// TestFlowElection: on a real cluster's ZooKeeper (the sandbox's brokers,
+// the TUI in live mode), broker 1 restarted so that others lead its
+// partitions; p, enter, y: the znode is written, the controller elects,
+// and every partition is led by its preferred replica again.
+func TestFlowElection(t *testing.T) {
+	f := startCreate(t, 120, 40, 0, ModeLive, nil)
+	if err := f.sb.Kill(1); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, f.tm, "broker 1 down", func(a *App) bool { return !a.Snapshot().IsLive(1) })
+	if err := f.sb.Restart(1); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, f.tm, "broker 1 back in sync", func(a *App) bool {
+		s := a.Snapshot()
+		return s.IsLive(1) && s.Health().UnderReplicated == 0
+	})
+	plan, err := cluster.PlanPreferredElection(f.snapshot(t), cluster.ElectionRequest{All: true})
+	if err != nil || plan.Count(cluster.ElectionWillMove) == 0 {
+		t.Fatalf("nothing to elect (%v)", err)
+	}
+	send(f.tm, "p")
+	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
+	send(f.tm, "enter", "y")
+	waitApp(t, f.tm, "the election done", drainStageIs("done"))
+	fm := final(t, f.tm)
+	s := fm.Snapshot()
+	for _, tp := range s.Topics() {
+		for _, p := range tp.Partitions {
+			if p.Leader != p.Replicas[0] {
+				t.Fatalf("%s-%d led by %d, preferred %d", tp.Name, p.ID, p.Leader, p.Replicas[0])
+			}
+		}
+	}
+	if ok, _, _ := f.conn.Exists(cluster.PreferredReplicaElectionPath); ok {
+		t.Fatal("the election znode is still there")
+	}
+}
+
+// TestFlowConfigs: on the sandbox (real ZooKeeper), e on topic
+// metrics_raw, retention.ms=3600000, enter, y: the config znode and its
+// change notification written, and the screen says so once the mirror
+// shows the override.
+func TestFlowConfigs(t *testing.T) {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, nil)
+	send(f.tm, ":")
+	f.tm.Type("topic metrics_raw")
+	send(f.tm, "enter")
+	waitApp(t, f.tm, "the topic", func(a *App) bool { return strings.Contains(a.Focused().Title(), "metrics_raw") })
+	send(f.tm, "e")
+	waitApp(t, f.tm, "the editor", func(a *App) bool { w := drainer(a); return w != nil && a.capturing() })
+	send(f.tm, "ctrl+u")
+	f.tm.Type("retention.ms=3600000")
+	send(f.tm, "enter")
+	waitApp(t, f.tm, "the planned change", func(a *App) bool { return !a.capturing() })
+	send(f.tm, "enter", "y")
+	waitApp(t, f.tm, "written", drainStageIs("done"))
+	data, _, err := f.conn.Get("/config/topics/metrics_raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := cluster.DecodeEntityConfig(data); err != nil || len(c.Config) != 1 || c.Config[0].Key != "retention.ms" || c.Config[0].Value != "3600000" {
+		t.Fatalf("config %s (%v)", data, err)
+	}
+	kids, _, err := f.conn.Children(cluster.ConfigChangesPath)
+	if err != nil || len(kids) == 0 {
+		t.Fatalf("no change notification (%v)", err)
+	}
+	final(t, f.tm)
+}

@@ -1,0 +1,587 @@
+package operate
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/theme"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+const testTask = 7
+
+// spec is a healthy cluster: 6 brokers in 3 racks, three topics.
+func spec() fixture.Spec {
+	return fixture.Spec{
+		ClusterID: "hDx3q9bTRmWvZ1o8cPzKXg", Brokers: 6, Racks: 3, Controller: 1, ControllerEpoch: 7, Time: 1_700_000_000_000,
+		Topics: []fixture.Topic{
+			{Name: "orders", Partitions: 6, RF: 3},
+			{Name: "metrics_raw", Partitions: 3, RF: 2},
+			{Name: "__consumer_offsets", Partitions: 4, RF: 3},
+		},
+	}
+}
+
+// fakeZK is an in-memory ZooKeeper for the write: it records the multi.
+type fakeZK struct {
+	mu    sync.Mutex
+	nodes map[string][]byte
+	multi [][]any
+	fail  error
+}
+
+func (z *fakeZK) init() {
+	if z.nodes == nil {
+		z.nodes = map[string][]byte{"/admin": nil, "/config": nil, "/config/topics": nil, "/config/brokers": nil}
+	}
+}
+
+func (z *fakeZK) Exists(p string) (bool, *zk.Stat, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.init()
+	_, ok := z.nodes[p]
+	return ok, &zk.Stat{}, nil
+}
+
+func (z *fakeZK) Get(p string) ([]byte, *zk.Stat, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.init()
+	d, ok := z.nodes[p]
+	if !ok {
+		return nil, nil, zk.ErrNoNode
+	}
+	return d, &zk.Stat{}, nil
+}
+
+func (z *fakeZK) Multi(ops ...any) ([]zk.MultiResponse, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.init()
+	z.multi = append(z.multi, ops)
+	if z.fail != nil {
+		return make([]zk.MultiResponse, len(ops)), z.fail
+	}
+	for _, op := range ops {
+		switch o := op.(type) {
+		case *zk.CreateRequest:
+			z.nodes[o.Path] = o.Data
+		case *zk.SetDataRequest:
+			z.nodes[o.Path] = o.Data
+		}
+	}
+	return make([]zk.MultiResponse, len(ops)), nil
+}
+
+type env struct {
+	m     *Model
+	model *cluster.Model
+	z     *fakeZK
+	now   time.Time
+}
+
+func newEnv(tb testing.TB, sp fixture.Spec, broker, w, h int) *env {
+	return newOpEnv(tb, sp, broker, "", w, h)
+}
+
+func newOpEnv(tb testing.TB, sp fixture.Spec, broker int, topic string, w, h int) *env {
+	return newAnyEnv(tb, sp, Options{Broker: broker, Topic: topic}, w, h)
+}
+
+func newAnyEnv(tb testing.TB, sp fixture.Spec, o Options, w, h int) *env {
+	e := &env{model: sp.Model(), z: &fakeZK{}, now: t0}
+	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: o.Broker, Topic: o.Topic, AddPartitions: o.AddPartitions, Elect: o.Elect, Configs: o.Configs,
+		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
+	e.m.noTicks = true
+	e.m.SetSize(w, h)
+	e.m.SetSnapshot(e.model.Snapshot())
+	return e
+}
+
+// run runs a command and the commands of any batch it returns.
+func run(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range b {
+			out = append(out, run(c)...)
+		}
+		return out
+	}
+	if msg == nil {
+		return nil
+	}
+	return []tea.Msg{msg}
+}
+
+// press sends keys, running their commands and delivering the results.
+func (e *env) press(ks ...string) []nav.Request {
+	var reqs []nav.Request
+	for _, k := range ks {
+		cmd, req := e.m.Update(fixture.Key(k))
+		if req != nil {
+			reqs = append(reqs, req)
+		}
+		e.deliver(cmd)
+	}
+	return reqs
+}
+
+func (e *env) deliver(cmd tea.Cmd) {
+	for _, msg := range run(cmd) {
+		if tm, ok := msg.(nav.TaskMsg); ok && tm.Task == testTask {
+			c, _ := e.m.Update(tm.Msg)
+			e.deliver(c)
+		}
+	}
+}
+
+var zxid int64 = 50_000
+
+func (e *env) apply(evs ...zkwatch.Event) {
+	e.model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: evs}), false)
+	e.m.SetSnapshot(e.model.Snapshot())
+}
+
+func ev(typ zkwatch.EventType, path string, data []byte, version int32) zkwatch.Event {
+	zxid++
+	return zkwatch.Event{Type: typ, Path: path, Data: data,
+		Stat: &zk.Stat{Czxid: 100, Mzxid: zxid, Ctime: 1, Mtime: 2, Version: version, DataLength: int32(len(data))}}
+}
+
+// controller moves the reassignment on as Kafka's controller would: the
+// moves in done are finished, those in adding have their new replicas
+// copying; the request lists what is not done.
+func (e *env) controller(done, adding []cluster.PartitionMove) {
+	s := e.model.Snapshot()
+	byTopic := map[string][]cluster.PartitionMove{}
+	for _, m := range done {
+		byTopic[m.Topic] = append(byTopic[m.Topic], m)
+	}
+	addingSet := map[cluster.TopicPartition]cluster.PartitionMove{}
+	for _, m := range adding {
+		byTopic[m.Topic] = append(byTopic[m.Topic], m)
+		addingSet[m.TopicPartition] = m
+	}
+	var evs []zkwatch.Event
+	for _, name := range slices.Sorted(maps.Keys(byTopic)) {
+		t := s.Topic(name)
+		a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, AddingReplicas: map[int][]int{}, RemovingReplicas: map[int][]int{}, TopicID: t.ID}
+		for _, p := range t.Partitions {
+			a.Partitions[p.ID] = p.Replicas
+		}
+		for _, m := range byTopic[name] {
+			if _, ok := addingSet[m.TopicPartition]; ok {
+				a.Partitions[m.Partition] = append(slices.Clone(m.Target), m.Removing()...)
+				a.AddingReplicas[m.Partition] = m.Adding()
+				a.RemovingReplicas[m.Partition] = m.Removing()
+				continue
+			}
+			a.Partitions[m.Partition] = m.Target
+			st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: m.Target[0], LeaderEpoch: 1, Version: 1, ISR: m.Target})
+			evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(m.Topic, m.Partition), st, 2))
+		}
+		evs = append(evs, ev(zkwatch.Changed, cluster.TopicPath(name), cluster.EncodeTopicAssignment(a), t.ZkVersion+1))
+	}
+	var left []cluster.PartitionReassignment
+	for _, m := range e.m.Plan().Moves {
+		if !slices.ContainsFunc(done, func(d cluster.PartitionMove) bool { return d.TopicPartition == m.TopicPartition }) {
+			left = append(left, cluster.PartitionReassignment{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target})
+		}
+	}
+	if len(left) > 0 {
+		evs = append(evs, ev(zkwatch.Changed, cluster.ReassignPartitionsPath, cluster.EncodeReassignPartitions(left), 1))
+	} else {
+		evs = append(evs, zkwatch.Event{Type: zkwatch.Deleted, Path: cluster.ReassignPartitionsPath})
+	}
+	e.apply(evs...)
+}
+
+func view(m *Model) string {
+	out := ansi.Strip(m.View())
+	if p := m.Modal(); p != "" {
+		out += "\n--- popup ---\n" + ansi.Strip(p)
+	}
+	return out
+}
+
+// TestDrain: the preview is the minimal drain of broker 3, `w` shows the
+// exact multi, y writes that multi, and the progress follows the
+// controller until every partition is done.
+func TestDrain(t *testing.T) {
+	e := newEnv(t, spec(), 3, 120, 40)
+	s := e.model.Snapshot()
+	want, err := cluster.PlanDrain(s, cluster.DrainRequest{Broker: 3, Strategy: cluster.StrategyMinimal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := want.Moves(cluster.StrategyMinimal)
+	if !cluster.SameMoves(e.m.Moves(), moves) || len(moves) == 0 {
+		t.Fatalf("preview moves %v, want %v", e.m.Moves(), moves)
+	}
+	for _, m := range moves {
+		if slices.Contains(m.Target, 3) {
+			t.Fatalf("%s keeps broker 3", m.TopicPartition)
+		}
+	}
+	e.press("t") // 10 MiB/s
+	e.press("w")
+	plan, err := cluster.PlanReassignment(s, e.z, cluster.MovesAsReassignments(moves), 10<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOps := cluster.DescribeOps(plan.Ops)
+	if !slices.Equal(e.m.opsRaw, wantOps) {
+		t.Fatalf("w shows\n%s\nwant\n%s", strings.Join(e.m.opsRaw, "\n"), strings.Join(wantOps, "\n"))
+	}
+	e.press("w", "enter")
+	if e.m.Stage() != "confirm" {
+		t.Fatalf("stage %s", e.m.Stage())
+	}
+	e.press("y")
+	if e.m.Stage() != "progress" {
+		t.Fatalf("stage %s: %v", e.m.Stage(), e.m.err)
+	}
+	if len(e.z.multi) != 1 || cluster.DescribeOps(e.z.multi[0])[len(wantOps)-1] != wantOps[len(wantOps)-1] || !slices.Equal(cluster.DescribeOps(e.z.multi[0]), wantOps) {
+		t.Fatalf("wrote %v", e.z.multi)
+	}
+	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || !strings.Contains(line, "0/"+fmt.Sprint(len(moves))+" partitions moved") {
+		t.Fatalf("status %q %v", line, st)
+	}
+	e.controller(moves[:2], moves[2:3])
+	pr := e.m.Progress()
+	if pr.Count[cluster.ReassignDone] != 2 || pr.Count[cluster.ReassignAdding] != 1 {
+		t.Fatalf("progress %v", pr.Count)
+	}
+	e.controller(moves, nil)
+	if e.m.Stage() != "done" {
+		t.Fatalf("stage %s, progress %v", e.m.Stage(), e.m.Progress().Count)
+	}
+	if line, st := e.m.TaskStatus(); st != nav.TaskDone || !strings.Contains(line, "it holds no replica") {
+		t.Fatalf("status %q %v", line, st)
+	}
+}
+
+// TestDrainStale: a partition reassigned between the preview and the
+// confirmation: nothing written, the new plan shown.
+func TestDrainStale(t *testing.T) {
+	e := newEnv(t, spec(), 3, 120, 40)
+	mv := e.m.Moves()[0]
+	tp := e.model.Snapshot().Topic(mv.Topic)
+	a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: tp.ID}
+	for _, p := range tp.Partitions {
+		a.Partitions[p.ID] = p.Replicas
+	}
+	a.Partitions[mv.Partition] = []int{6, 5, 3}
+	e.model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev(zkwatch.Changed, cluster.TopicPath(mv.Topic), cluster.EncodeTopicAssignment(a), tp.ZkVersion+1)}}), false)
+	e.m.SetSnapshot(e.model.Snapshot())
+	e.press("enter", "y")
+	if e.m.Stage() != "preview" || len(e.z.multi) != 0 || !strings.Contains(e.m.note, "changed since the preview") {
+		t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.note)
+	}
+}
+
+// TestStrategySwitch: s shows the kafka strategy's moves, which copy more.
+func TestStrategySwitch(t *testing.T) {
+	e := newEnv(t, spec(), 3, 120, 40)
+	minimal := len(e.m.Moves())
+	e.press("s")
+	if e.m.Strategy() != cluster.StrategyKafka || len(e.m.Moves()) <= minimal {
+		t.Fatalf("strategy %v moves %d (minimal %d)", e.m.Strategy(), len(e.m.Moves()), minimal)
+	}
+}
+
+// TestReassignTopic: R's wizard on a topic: + raises the replication
+// factor, the minimal strategy keeping every replica and adding one in
+// the rack each partition lacks; written and followed like a drain.
+func TestReassignTopic(t *testing.T) {
+	sp := spec()
+	sp.Topics[1] = fixture.Topic{Name: "metrics_raw", Partitions: 6, RF: 2}
+	e := newOpEnv(t, sp, 0, "metrics_raw", 120, 40)
+	if e.m.RF() != 2 || len(e.m.Moves()) != 0 {
+		t.Fatalf("rf %d, moves %v", e.m.RF(), e.m.Moves())
+	}
+	e.press("+")
+	moves := e.m.Moves()
+	if e.m.RF() != 3 || len(moves) != 6 {
+		t.Fatalf("rf %d, moves %v", e.m.RF(), moves)
+	}
+	for _, m := range moves {
+		racks := map[string]bool{}
+		for _, r := range m.Target {
+			racks[sp.Rack(r)] = true
+		}
+		if len(m.Target) != 3 || len(racks) != 3 || len(m.Removing()) != 0 || m.Target[0] != m.Current[0] {
+			t.Fatalf("%s: %v → %v", m.TopicPartition, m.Current, m.Target)
+		}
+	}
+	e.press("enter", "y")
+	e.controller(e.m.Plan().Moves, nil)
+	if e.m.Stage() != "done" || !strings.Contains(e.m.summaryLine(), "Reassigned topic metrics_raw: 6 partitions moved") {
+		t.Fatalf("stage %s: %s", e.m.Stage(), e.m.summaryLine())
+	}
+	e.press("-") // not in the preview any more: nothing
+	if e.m.RF() != 3 {
+		t.Fatal("- acted after the write")
+	}
+}
+
+// TestAddPartitions: a's wizard: the plan is kafka-topics --alter's
+// (cluster.PlanAddPartitions), − and + change the count, y writes the
+// topic znode at the version read, and the new partitions come online.
+func TestAddPartitions(t *testing.T) {
+	e := newAnyEnv(t, spec(), Options{Topic: "orders", AddPartitions: true}, 120, 40)
+	if e.m.Count() != 12 || len(e.m.Moves()) != 6 {
+		t.Fatalf("count %d, %d new", e.m.Count(), len(e.m.Moves()))
+	}
+	e.press("-", "-", "+")
+	want, err := cluster.PlanAddPartitions(e.model.Snapshot(), cluster.AddPartitionsRequest{Topic: "orders", Partitions: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.m.Count() != 11 || string(e.m.AddPlan().TopicJSON) != string(want.TopicJSON) {
+		t.Fatalf("count %d: %s, want %s", e.m.Count(), e.m.AddPlan().TopicJSON, want.TopicJSON)
+	}
+	e.press("w")
+	if got := e.m.Written(); !slices.Equal(got, cluster.DescribeOps(cluster.AddPartitionsOps(want))) {
+		t.Fatalf("w shows %v", got)
+	}
+	e.press("w", "enter", "y")
+	if e.m.Stage() != "progress" || len(e.z.multi) != 1 || !slices.Equal(cluster.DescribeOps(e.z.multi[0]), cluster.DescribeOps(cluster.AddPartitionsOps(want))) {
+		t.Fatalf("stage %s, wrote %v", e.m.Stage(), e.z.multi)
+	}
+	e.addOnline(want)
+	if e.m.Stage() != "done" || !strings.Contains(e.m.summaryLine(), "5 new partitions online") {
+		t.Fatalf("stage %s: %s", e.m.Stage(), e.m.summaryLine())
+	}
+}
+
+// addOnline is the controller writing the new topic znode and bringing
+// the new partitions online.
+func (e *env) addOnline(p *cluster.AddPartitionsPlan) {
+	tp := e.model.Snapshot().Topic(p.Topic)
+	evs := []zkwatch.Event{ev(zkwatch.Changed, p.TopicPath, p.TopicJSON, tp.ZkVersion+1)}
+	for id, rs := range p.Assignment() {
+		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: rs[0], Version: 1, ISR: rs})
+		evs = append(evs, ev(zkwatch.Created, cluster.PartitionStatePath(p.Topic, id), st, 0))
+	}
+	e.apply(evs...)
+}
+
+// TestGoldens: every stage at 80×24 and 200×60.
+func TestGoldens(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+		for _, stage := range []string{"preview", "written", "confirm", "progress", "done", "failed", "topic-preview", "topic-confirm", "add-preview", "add-confirm", "add-done", "elect-preview", "elect-confirm"} {
+			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], stage), func(t *testing.T) {
+				e := newEnv(t, spec(), 3, sz[0], sz[1])
+				if strings.HasPrefix(stage, "topic-") {
+					e = newOpEnv(t, spec(), 0, "orders", sz[0], sz[1])
+					e.press("+")
+				}
+				if strings.HasPrefix(stage, "elect-") {
+					sp := spec()
+					sp.Topics[0].Drift = []int{1, 2, 4}
+					sp.Topics[0].Shrunk = map[int][]int{2: {3}}
+					e = newAnyEnv(t, sp, Options{Elect: true}, sz[0], sz[1])
+				}
+				if stage == "elect-confirm" {
+					e.press("enter")
+				}
+				if strings.HasPrefix(stage, "add-") {
+					e = newAnyEnv(t, spec(), Options{Topic: "orders", AddPartitions: true}, sz[0], sz[1])
+				}
+				switch stage {
+				case "add-confirm":
+					e.press("enter")
+				case "add-done":
+					plan := e.m.AddPlan()
+					e.press("enter", "y")
+					e.now = t0.Add(800 * time.Millisecond)
+					e.addOnline(plan)
+				case "topic-confirm":
+					e.press("enter")
+				case "written":
+					e.press("t", "w")
+				case "confirm":
+					e.press("enter")
+				case "progress", "done":
+					e.press("enter", "y")
+					moves := e.m.Plan().Moves
+					e.now = t0.Add(1500 * time.Millisecond)
+					if stage == "progress" {
+						e.controller(moves[:2], moves[2:4])
+					} else {
+						e.controller(moves, nil)
+					}
+				case "failed":
+					e.z.fail = zk.ErrNoAuth
+					e.press("enter", "y")
+				}
+				golden.RequireEqual(t, view(e.m))
+			})
+		}
+	}
+}
+
+// TestRenderCalls: the preview renders only the rows on screen.
+func TestRenderCalls(t *testing.T) {
+	e := newEnv(t, fixture.Sized(20_000), 3, 80, 24)
+	calls := 0
+	real := e.m.pv.renderRow
+	e.m.pv.renderRow = func(st *theme.Styles, i int) string { calls++; return real(st, i) }
+	e.press("pgdown", "down")
+	e.m.View()
+	if calls == 0 || calls > 24 {
+		t.Fatalf("%d row renders", calls)
+	}
+}
+
+// BenchmarkView: BenchmarkView/operate/<W>x<H>/partitions=<N>/<stage>.
+func BenchmarkView(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		for _, sz := range [][2]int{{200, 60}, {80, 24}} {
+			for _, stage := range []string{"preview", "progress", "move-preview", "add-preview", "add-progress", "elect-preview", "configs"} {
+				b.Run(fmt.Sprintf("operate/%dx%d/partitions=%d/%s", sz[0], sz[1], n, stage), func(b *testing.B) {
+					if testing.Short() && n > 1_000 {
+						b.Skip("large cluster skipped under -short")
+					}
+					var e *env
+					switch stage {
+					case "elect-preview":
+						sp := fixture.Sized(n)
+						sp.Topics[0].Drift = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+						e = newAnyEnv(b, sp, Options{Elect: true}, sz[0], sz[1])
+					case "configs":
+						e = newAnyEnv(b, fixture.Sized(n), Options{Topic: "big", Configs: true}, sz[0], sz[1])
+					case "move-preview":
+						e = newOpEnv(b, fixture.Sized(n), 0, "big", sz[0], sz[1])
+						e.press("-")
+					case "add-preview", "add-progress":
+						e = newAnyEnv(b, fixture.Sized(n), Options{Topic: "big", AddPartitions: true}, sz[0], sz[1])
+						if e.m.AddPlan() == nil { // twice 50,000 partitions exceed the znode's size limit
+							e.m.count = n/2 + 1000
+							e.m.replan()
+							e.m.settle()
+						}
+						if stage == "add-progress" {
+							plan := e.m.AddPlan()
+							e.press("enter", "y")
+							e.addOnline(plan)
+							e.m.stage = stageProgress
+						}
+					default:
+						e = newEnv(b, fixture.Sized(n), 3, sz[0], sz[1])
+					}
+					e.press("pgdown")
+					if stage == "progress" {
+						e.press("enter", "y")
+						moves := e.m.Plan().Moves
+						e.controller(moves[:len(moves)/2], moves[len(moves)/2:len(moves)/2+10])
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						_ = e.m.View()
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestElection: p's wizard: the leaders that will move and those that
+// cannot, the znode, the elections as the controller makes them.
+func TestElection(t *testing.T) {
+	sp := spec()
+	sp.Topics[0].Drift = []int{1, 4}            // led by their second replica
+	sp.Topics[0].Shrunk = map[int][]int{2: {3}} // preferred 3 out of the ISR
+	sp.Topics[0].Drift = append(sp.Topics[0].Drift, 2)
+	e := newAnyEnv(t, sp, Options{Topic: "orders", Elect: true}, 120, 40)
+	if len(e.m.electRows) == 0 {
+		t.Fatalf("no rows: %v", e.m.planErr)
+	}
+	e.press("w")
+	if got := e.m.Written(); len(got) == 0 || !strings.Contains(strings.Join(got, "\n"), cluster.PreferredReplicaElectionPath) {
+		t.Fatalf("w shows %v", got)
+	}
+	e.press("w", "enter", "y")
+	if e.m.Stage() != "progress" || len(e.z.multi) != 1 {
+		t.Fatalf("stage %s: %v", e.m.Stage(), e.m.err)
+	}
+	// The controller: the znode seen, the leaders moved, the znode deleted.
+	e.apply(ev(zkwatch.Created, cluster.PreferredReplicaElectionPath, e.z.nodes[cluster.PreferredReplicaElectionPath], 0))
+	var evs []zkwatch.Event
+	for _, ep := range e.m.electRows {
+		if ep.Verdict == cluster.ElectionWillMove {
+			st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: ep.Preferred, LeaderEpoch: 2, Version: 1, ISR: ep.ISR})
+			evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(ep.Topic, ep.Partition), st, 3))
+		}
+	}
+	evs = append(evs, zkwatch.Event{Type: zkwatch.Deleted, Path: cluster.PreferredReplicaElectionPath})
+	e.apply(evs...)
+	if e.m.Stage() != "done" {
+		t.Fatalf("stage %s, %v", e.m.Stage(), e.m.pr.Count)
+	}
+	golden.RequireEqual(t, view(e.m))
+}
+
+// TestConfigs: e's editor: the overrides in the field, one edited and one
+// removed, enter plans (the config znode read), the change shown before →
+// after, y writes the multi kafka-configs --alter would.
+func TestConfigs(t *testing.T) {
+	sp := spec()
+	sp.Topics[0].Config = map[string]string{"retention.ms": "604800000", "min.insync.replicas": "2"}
+	e := newAnyEnv(t, sp, Options{Topic: "orders", Configs: true}, 120, 40)
+	cfg := cluster.EncodeEntityConfig(sp.Topics[0].Config)
+	e.z.init()
+	e.z.nodes["/config/topics/orders"] = cfg
+	if !e.m.Capturing() || !strings.Contains(e.m.cfgIn.Value(), "retention.ms=604800000") {
+		t.Fatalf("field %q", e.m.cfgIn.Value())
+	}
+	e.m.cfgIn.SetValue("retention.ms=3600000 cleanup.poli")
+	e.m.checkConfigs() // as typing would
+	e.press("tab")     // completes cleanup.policy=
+	if e.m.cfgIn.Value() != "retention.ms=3600000 cleanup.policy=" {
+		t.Fatalf("completed %q", e.m.cfgIn.Value())
+	}
+	e.press("c", "o", "m", "p", "a", "c", "t", "enter")
+	if e.m.alt == nil {
+		t.Fatalf("no plan: %s", e.m.cfgErr)
+	}
+	if !slices.Equal(e.m.alt.Set, []string{"cleanup.policy", "retention.ms"}) || !slices.Equal(e.m.alt.Deleted, []string{"min.insync.replicas"}) {
+		t.Fatalf("set %v deleted %v", e.m.alt.Set, e.m.alt.Deleted)
+	}
+	golden.RequireEqual(t, view(e.m))
+	e.press("enter", "y")
+	if len(e.z.multi) != 1 || e.m.Stage() != "progress" {
+		t.Fatalf("stage %s, %d multis (%v)", e.m.Stage(), len(e.z.multi), e.m.err)
+	}
+	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || !strings.HasPrefix(line, "Changing the configs of topic orders") {
+		t.Fatalf("status %q", line)
+	}
+	written := e.z.nodes["/config/topics/orders"]
+	e.apply(ev(zkwatch.Changed, "/config/topics/orders", written, 1))
+	if e.m.Stage() != "done" {
+		t.Fatalf("stage %s after the mirror showed %s", e.m.Stage(), written)
+	}
+}

@@ -1,0 +1,310 @@
+package operate
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/ui/internal/cursor"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
+	"github.com/ktopo/ktopo/ui/theme"
+)
+
+// progress is the reassignment as it happens: a grid of the moved
+// partitions, each with its phase's glyph, in the creation grid's
+// language (hollow → half → full as the partition gets there).
+type progress struct {
+	w, h     int
+	names    []string // per move, fitted to nameW
+	nameW    int
+	cellW    int
+	per      int
+	win      cursor.Window
+	throttle int64
+	// stalled says, per partition that waits on something the cluster
+	// lacks (a target broker down, no leader), what (observe).
+	stalled []string
+	// head are the lines above the grid (layout).
+	head []string
+	// table are the glyphs of the phases (reassignGlyphs, addGlyphs).
+	table *[6]glyph
+}
+
+// set takes the partitions written, the throttle and the glyphs of
+// their phases.
+func (g *progress) set(moves []cluster.PartitionMove, throttle int64, table *[6]glyph) {
+	g.throttle, g.table = throttle, table
+	g.nameW = 8
+	for _, m := range moves {
+		if n := len(m.Topic) + 1 + len(strconv.Itoa(m.Partition)); n > g.nameW {
+			g.nameW = min(n, 24)
+		}
+	}
+	g.names = make([]string, len(moves))
+	for i, m := range moves {
+		g.names[i] = cell.Fit(cell.TopicPartition(m.Topic, m.Partition, g.nameW), g.nameW)
+	}
+}
+
+// observe finds what stalled partitions wait for (at most a few named:
+// the summary counts the rest).
+func (g *progress) observe(s *cluster.Snapshot, pr *cluster.ReassignProgress) {
+	g.stalled = g.stalled[:0]
+	more := 0
+	for i := range pr.Partitions {
+		p := &pr.Partitions[i]
+		if p.Phase == cluster.ReassignDone || p.Phase == cluster.ReassignQueued {
+			continue
+		}
+		var why string
+		var down []int
+		for _, r := range p.Adding {
+			if !s.IsLive(r) {
+				down = append(down, r)
+			}
+		}
+		switch {
+		case len(down) > 0:
+			why = "waits for " + text.Plural(len(down), "broker ", "brokers ") + text.Ints(down) + " (down) to copy it"
+		case p.Leader == cluster.NoLeader:
+			why = "has no leader: nothing can copy from it"
+		default:
+			continue
+		}
+		if len(g.stalled) >= 3 {
+			more++
+			continue
+		}
+		g.stalled = append(g.stalled, p.String()+" "+why)
+	}
+	if more > 0 {
+		g.stalled = append(g.stalled, "and "+text.Count(more, "other partition")+" stalled")
+	}
+}
+
+// waiting is what the reassignment waits for, in words.
+func (g *progress) waiting(pr *cluster.ReassignProgress) []string {
+	out := append([]string(nil), pr.Waiting...)
+	out = append(out, g.stalled...)
+	if g.throttle >= 0 && pr.Count[cluster.ReassignAdding] > 0 {
+		out = append(out, "copies throttled to "+throttleText(g.throttle)+" per broker")
+	}
+	return out
+}
+
+// glyph is a phase's mark, its legend word and its ink.
+type glyph struct {
+	g, word string
+	ink     func(*theme.Styles) theme.Ink
+}
+
+func subtle(st *theme.Styles) theme.Ink  { return st.Subtle }
+func muted(st *theme.Styles) theme.Ink   { return st.Muted }
+func warning(st *theme.Styles) theme.Ink { return st.Warning }
+func leader(st *theme.Styles) theme.Ink  { return st.Leader }
+func online(st *theme.Styles) theme.Ink  { return st.Online }
+func danger(st *theme.Styles) theme.Ink  { return st.Danger }
+
+// reassignGlyphs mark a reassignment's phases, by cluster.ReassignPhase,
+// in the creation grid's language: hollow → half → full.
+var reassignGlyphs = [6]glyph{
+	cluster.ReassignQueued:   {"·", "queued", subtle},
+	cluster.ReassignAdding:   {"○", "adding", muted},
+	cluster.ReassignLeader:   {"◔", "leader to move", warning},
+	cluster.ReassignInSync:   {"◐", "in sync", leader},
+	cluster.ReassignRemoving: {"◕", "removing", leader},
+	cluster.ReassignDone:     {"●", "done", online},
+}
+
+// addGlyphs mark the phases of added partitions (the creation grid's own,
+// cluster.Phase), in the ReassignPhase slots addSlot maps them to.
+var addGlyphs = [6]glyph{
+	{"·", "not yet listed", subtle},
+	{"○", "new", muted},
+	{"✗", "offline", danger},
+	{"◐", "online", leader},
+	{},
+	{"●", "in sync", online},
+}
+
+// electGlyphs mark an election's partitions.
+var electGlyphs = [6]glyph{
+	{"·", "waiting for the controller", subtle},
+	{},
+	{"✗", "not elected", danger},
+	{},
+	{},
+	{"●", "elected", online},
+}
+
+// doneWord is what the done slot's partitions are, for the status bar.
+func (g *progress) doneWord() string {
+	switch g.table {
+	case &electGlyphs:
+		return "elected"
+	case &addGlyphs:
+		return "in sync"
+	}
+	return "moved"
+}
+
+// addSlot is the display slot of an added partition's phase.
+func addSlot(p cluster.Phase) cluster.ReassignPhase {
+	switch p {
+	case cluster.PhaseNew:
+		return 1
+	case cluster.PhaseOffline:
+		return 2
+	case cluster.PhaseOnline:
+		return 3
+	case cluster.PhaseInSync:
+		return 5
+	}
+	return 0
+}
+
+// layout sizes the grid for the lines above it.
+func (g *progress) layout(w, h int, head []string) {
+	g.w, g.h, g.head = w, h, head
+	g.cellW = g.nameW + 4
+	g.per = max((w-1)/g.cellW, 1)
+	rows := (len(g.names) + g.per - 1) / g.per
+	g.win.SetN(rows)
+	g.win.SetH(max(h-len(head)-2, 1))
+}
+
+// row renders grid row r.
+func (g *progress) row(st *theme.Styles, pr *cluster.ReassignProgress, r int) string {
+	var b strings.Builder
+	b.WriteByte(' ')
+	for c := range g.per {
+		i := r*g.per + c
+		if i >= len(g.names) || i >= len(pr.Partitions) {
+			break
+		}
+		ph := pr.Partitions[i].Phase
+		ink := st.Text
+		if ph == cluster.ReassignDone {
+			ink = st.Muted
+		}
+		gl := &g.table[ph]
+		gl.ink(st).Put(&b, gl.g)
+		b.WriteByte(' ')
+		ink.Put(&b, g.names[i])
+		b.WriteString("  ")
+	}
+	return b.String()
+}
+
+// bar is the reassignment's progress: done solid, the partitions under
+// way half.
+func bar(st *theme.Styles, pr *cluster.ReassignProgress, width int) string {
+	n := len(pr.Partitions)
+	if n == 0 || width <= 0 {
+		return ""
+	}
+	done := pr.Count[cluster.ReassignDone] * width / n
+	going := (n - pr.Count[cluster.ReassignDone] - pr.Count[cluster.ReassignQueued]) * width / n
+	return st.Online.S(strings.Repeat("█", done)) + st.Leader.S(strings.Repeat("▒", going)) + st.Subtle.S(strings.Repeat("░", width-done-going))
+}
+
+// progressHead are the lines above the grid.
+func (m *Model) progressHead() []string {
+	st := &m.st
+	w := m.w
+	pr := &m.pr
+	n := len(m.moves)
+	verb, who := m.verb("ing")+" broker ", strconv.Itoa(m.broker)
+	tbl := m.pg.table
+	if tbl == nil {
+		tbl = &reassignGlyphs
+	}
+	if m.stage == stageDone {
+		verb = m.verb("ed") + " broker "
+	}
+	if m.topic != "" {
+		verb, who = strings.Replace(verb, "broker", "topic", 1), m.topic
+	}
+	if m.kind == kindElect {
+		verb, who = strings.TrimSuffix(verb, "broker "), m.subject()
+	}
+	title := " " + st.Bold.S(verb) + st.Accent.S(who) + st.Muted.S("  ·  "+text.Count(n, "partition"))
+	if m.kind < kindAdd {
+		title += st.Muted.S("  ·  strategy " + m.strategy.String() + "  ·  throttle " + throttleText(m.throttle))
+	}
+	if m.opt.Pace != nil {
+		title += st.Muted.S("  ·  sandbox pace " + m.currentPace().String())
+	}
+	out := []string{cell.Clip(title, w)}
+	switch m.stage {
+	case stageWriting:
+		out = append(out, " "+st.Muted.S("Writing the throttles and /admin/reassign_partitions in one multi…"))
+		return out
+	case stageFailed:
+		for _, l := range wizard.Wrap("✗ "+m.err.Error(), w, 1) {
+			out = append(out, st.Error.S(l))
+		}
+		explain := "Nothing was written: the multi is all or nothing. enter or esc goes back to the preview, made again from the newest snapshot."
+		if m.kind == kindAdd {
+			explain = "Nothing was written: the topic znode is set only at the version the plan read. enter or esc goes back to the preview, made again from the newest snapshot."
+		}
+		if cluster.MaybeWritten(m.err) {
+			explain = "The reply was lost: the reassignment may have started. ktopo reassign --list shows whether it did."
+		}
+		for _, l := range wizard.Wrap(explain, w, 1) {
+			out = append(out, st.Muted.S(l))
+		}
+		return out
+	}
+	elapsed := m.now().Sub(m.started)
+	if m.stage == stageDone {
+		elapsed = m.finished.Sub(m.started)
+	}
+	counts := " " + strconv.Itoa(pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(n) + " " + tbl[cluster.ReassignDone].word
+	for _, ph := range []cluster.ReassignPhase{cluster.ReassignAdding, cluster.ReassignLeader, cluster.ReassignInSync, cluster.ReassignRemoving, cluster.ReassignQueued} {
+		if c := pr.Count[ph]; c > 0 {
+			counts += " · " + strconv.Itoa(c) + " " + tbl[ph].word
+		}
+	}
+	counts += " · " + elapsed.Round(100*time.Millisecond).String()
+	barW := min(max(w/3, 10), 40)
+	out = append(out, cell.Clip(" "+bar(st, pr, barW)+st.Muted.S(counts), w))
+	if m.stage == stageDone {
+		for _, l := range wizard.Wrap("✓ "+m.summaryLine()+".", w, 1) {
+			out = append(out, st.Online.S(l))
+		}
+	} else {
+		for _, wt := range m.pg.waiting(pr) {
+			for _, l := range wizard.Wrap("waiting for: "+wt, w, 1) {
+				out = append(out, st.Warning.S(l))
+			}
+		}
+	}
+	var lg strings.Builder
+	lg.WriteByte(' ')
+	for ph := range tbl {
+		if gl := &tbl[ph]; gl.word != "" {
+			gl.ink(st).Put(&lg, gl.g)
+			st.Muted.Put(&lg, " "+gl.word+"  ")
+		}
+	}
+	out = append(out, cell.Clip(lg.String(), w))
+	return out
+}
+
+func (m *Model) progressLines() []string {
+	out := make([]string, 0, m.h)
+	out = append(out, m.pg.head...)
+	if m.stage == stageWriting || m.stage == stageFailed {
+		return out
+	}
+	out = append(out, "")
+	from, to := m.pg.win.Visible()
+	for r := from; r < to; r++ {
+		out = append(out, m.pg.row(&m.st, &m.pr, r))
+	}
+	return out
+}
