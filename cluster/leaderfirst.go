@@ -1,11 +1,6 @@
 package cluster
 
-import (
-	"context"
-	"fmt"
-	"slices"
-	"time"
-)
+import "slices"
 
 // Leadership first (a drain's first step): before any data is copied,
 // the leaders leave the drained broker where Kafka's controller in
@@ -200,70 +195,4 @@ func RebaseMoves(s *Snapshot, moves []PartitionMove, l *LeadershipFirst) (out []
 		out = append(out, PartitionMove{TopicPartition: m.TopicPartition, Current: p.Replicas, Target: m.Target})
 	}
 	return out, stale
-}
-
-// LeadershipZK is what the leadership step needs from a ZooKeeper
-// session: the reassignment's reads and writes and the election's.
-type LeadershipZK interface {
-	ZKReadWriter
-	ElectionZK
-}
-
-// LeadershipWait bounds the leadership step's waits: for the controller
-// to complete the reorder, and to delete the election's znode.
-const LeadershipWait = 2 * time.Minute
-
-// MoveLeadershipFirst carries out the step: the reorder (PlanReassignment
-// and ExecuteReassignment, without throttle) when there is one, then,
-// once latest shows it done, the preferred election of every partition of
-// the step (PlanPreferredElection on that snapshot, StartPreferredElection);
-// it returns once latest shows the broker leading none of them, or the
-// election over (its znode deleted after it was seen, or not seen within
-// a few seconds while the leaders do not move). It polls latest every
-// poll. The snapshot it returns is the one the drain's moves are
-// re-planned on (RebaseMoves).
-func MoveLeadershipFirst(ctx context.Context, z LeadershipZK, l *LeadershipFirst, latest func() *Snapshot, poll time.Duration) (*Snapshot, error) {
-	wait := func(what string, done func(*Snapshot) bool) (*Snapshot, error) {
-		ctx, cancel := context.WithTimeout(ctx, LeadershipWait)
-		defer cancel()
-		for {
-			if s := latest(); done(s) {
-				return s, nil
-			}
-			select {
-			case <-ctx.Done():
-				return nil, fmt.Errorf("leadership first: %s: %w", what, ctx.Err())
-			case <-time.After(poll):
-			}
-		}
-	}
-	s := latest()
-	if len(l.Reorder) > 0 {
-		plan, err := PlanReassignment(s, z, l.Reorder, -1)
-		if err == nil {
-			err = ExecuteReassignment(z, plan)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("leadership first: the reorder: %w", err)
-		}
-		if s, err = wait("the controller did not complete the reorder", l.Reordered); err != nil {
-			return nil, err
-		}
-	}
-	if len(l.Elect) == 0 {
-		return s, nil
-	}
-	ep, err := PlanPreferredElection(s, ElectionRequest{Partitions: l.Elect})
-	if err == nil && len(ep.Write) > 0 {
-		err = StartPreferredElection(z, ep)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("leadership first: the election: %w", err)
-	}
-	start, seen := time.Now(), false
-	return wait("the controller did not carry out the election", func(s *Snapshot) bool {
-		pending := s.PendingPreferredElection() != nil
-		seen = seen || pending
-		return !pending && (l.MovedOff(s) == len(l.Elect) || seen || time.Since(start) > 5*time.Second)
-	})
 }

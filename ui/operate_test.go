@@ -43,8 +43,9 @@ func TestDrainScreens(t *testing.T) {
 		}{
 			{"preview", []string{"right", "right", "d"}},
 			{"confirm", []string{"right", "right", "d", "enter"}},
-			{"progress", []string{"right", "right", "d", "enter", "y"}},
-			{"background", []string{"right", "right", "d", "enter", "y", "esc"}},
+			{"leading", []string{"right", "right", "d", "enter", "y"}},
+			{"progress", []string{"right", "right", "d", "L", "enter", "y"}},
+			{"background", []string{"right", "right", "d", "L", "enter", "y", "esc"}},
 		} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
 				a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka",
@@ -88,24 +89,71 @@ func TestDrainScreens(t *testing.T) {
 	}
 }
 
-// recordingWriter is the App's session, recording every multi it sends.
+// recordingWriter is the App's session, recording every multi it sends
+// and, when before is set, what it returns just before each.
 type recordingWriter struct {
 	*zkwatch.Conn
-	mu  sync.Mutex
-	ops [][]any
+	mu     sync.Mutex
+	ops    [][]any
+	before func() string
+	state  []string
 }
 
 func (w *recordingWriter) Multi(ops ...any) ([]zk.MultiResponse, error) {
 	w.mu.Lock()
 	w.ops = append(w.ops, ops)
+	if w.before != nil {
+		w.state = append(w.state, w.before())
+	}
 	w.mu.Unlock()
 	return w.Conn.Multi(ops...)
 }
 
+// zkState reads, from ZooKeeper itself, the partitions topics' partitions
+// broker leads and those whose replicas are not the ones of orig (topic
+// → partition → replicas; nil: record it).
+func zkState(t *testing.T, c *zkwatch.Conn, broker int, topics []string, orig map[string]map[int][]int) string {
+	var led, changed []string
+	for _, name := range topics {
+		data, _, err := c.Get(cluster.TopicPath(name))
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		a, err := cluster.DecodeTopicAssignment(data)
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		if orig[name] == nil {
+			orig[name] = a.Partitions
+		}
+		for p, rs := range a.Partitions {
+			if !slices.Equal(slices.Sorted(slices.Values(rs)), slices.Sorted(slices.Values(orig[name][p]))) || len(a.AddingReplicas) > 0 {
+				changed = append(changed, fmt.Sprintf("%s-%d %v", name, p, rs))
+			}
+			sd, _, err := c.Get(cluster.PartitionStatePath(name, p))
+			if err != nil {
+				continue
+			}
+			if st, err := cluster.DecodePartitionState(sd); err == nil && st.Leader == broker {
+				led = append(led, fmt.Sprintf("%s-%d", name, p))
+			}
+		}
+	}
+	slices.Sort(led)
+	slices.Sort(changed)
+	return fmt.Sprintf("led by %d: %v; replicas not the original ones: %v", broker, led, changed)
+}
+
 // TestFlowDrain: on the sandbox (real ZooKeeper), `d` on broker 3's card,
-// the exact multi (`w`), enter, y: what is written is what `w` showed,
-// esc leaves the reassignment to the background with the status bar
-// following it, and at the end broker 3 holds no replica in ZooKeeper.
+// the exact znodes (`w`), enter, y: the leadership step first (a reorder
+// of the partitions broker 3 leads as their preferred replica, then their
+// preferred election), then the drain's reassignment; what is written is
+// what `w` showed, in its order; when the drain's multi is sent broker 3
+// leads nothing and no topic znode has a replica added; esc leaves the
+// drain to the background with the status bar following it, and at the
+// end broker 3 holds no replica in ZooKeeper.
 func TestFlowDrain(t *testing.T) {
 	var rec *recordingWriter
 	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) cluster.ZK {
@@ -123,19 +171,29 @@ func TestFlowDrain(t *testing.T) {
 		tp := a.Snapshot().Topic("orders")
 		return tp != nil && a.Snapshot().TopicHealth(tp).Offline == 0 && tp.Health.Uninitialized == 0 && tp.Health.UnderReplicated == 0
 	})
+	topics := []string{"orders", "metrics_raw"}
+	orig := map[string]map[int][]int{}
+	if st := zkState(t, f.conn, 3, topics, orig); !strings.Contains(st, "led by 3: [") || strings.Contains(st, "led by 3: []") {
+		t.Fatalf("broker 3 leads nothing to begin with: %s", st)
+	}
+	rec.mu.Lock()
+	rec.before = func() string { return zkState(t, f.conn, 3, topics, orig) }
+	rec.mu.Unlock()
 	send(f.tm, "right", "right")
 	waitApp(t, f.tm, "broker 3 selected", func(a *App) bool { id, ok := a.Overview().Selected(); return ok && id == 3 })
 	send(f.tm, "d")
 	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
+	var lead *cluster.LeadershipFirst
+	waitApp(t, f.tm, "leaders first", func(a *App) bool { var on bool; on, lead = drainer(a).LeadersFirst(); return on && !lead.Empty() })
 	send(f.tm, "w")
-	var shown []string
-	waitApp(t, f.tm, "the exact multi", func(a *App) bool { shown = drainer(a).Written(); return shown != nil })
+	var shown [][]string
+	waitApp(t, f.tm, "the exact znodes", func(a *App) bool { shown = drainer(a).WrittenSteps(); return shown != nil })
 	send(f.tm, "w", "enter")
 	waitApp(t, f.tm, "the confirmation", drainStageIs("confirm"))
 	send(f.tm, "y")
 	waitApp(t, f.tm, "the reassignment written", func(a *App) bool {
 		w := drainer(a)
-		return w != nil && (w.Stage() == "progress" || w.Stage() == "done")
+		return w != nil && (w.Stage() == "leading" || w.Stage() == "progress" || w.Stage() == "done")
 	})
 	send(f.tm, "esc")
 	waitApp(t, f.tm, "the drain done in the background", func(a *App) bool {
@@ -143,13 +201,28 @@ func TestFlowDrain(t *testing.T) {
 		return len(a.Stack()) == 0 && len(a.Tasks()) == 0 && strings.Contains(s, "Drained broker 3")
 	})
 	rec.mu.Lock()
-	written := slices.Clone(rec.ops)
+	written, states := slices.Clone(rec.ops), slices.Clone(rec.state)
 	rec.mu.Unlock()
-	if len(written) != 1 || !slices.Equal(cluster.DescribeOps(written[0]), shown) {
-		t.Fatalf("wrote %d multis; the first:\n%s\nw showed:\n%s", len(written), strings.Join(cluster.DescribeOps(written[0]), "\n"), strings.Join(shown, "\n"))
+	steps := len(shown)
+	if len(lead.Reorder) == 0 || steps != 3 || len(written) != steps {
+		t.Fatalf("wrote %d multis, w showed %d steps (%d reordered)", len(written), steps, len(lead.Reorder))
+	}
+	for i := range steps - 1 {
+		if got := cluster.DescribeOps(written[i]); !slices.Equal(got, shown[i]) {
+			t.Fatalf("multi %d:\n%s\nw showed:\n%s", i, strings.Join(got, "\n"), strings.Join(shown[i], "\n"))
+		}
+	}
+	// The drain's multi: its request as w showed it (its checks are of the
+	// topic versions after the reorder).
+	data, last := cluster.DescribeOps(written[steps-1]), shown[steps-1]
+	if data[len(data)-1] != last[len(last)-1] {
+		t.Fatalf("the drain wrote %s, w showed %s", data[len(data)-1], last[len(last)-1])
+	}
+	if want := "led by 3: []; replicas not the original ones: []"; states[steps-1] != want {
+		t.Fatalf("when the drain was written: %s, want %s", states[steps-1], want)
 	}
 	// ZooKeeper itself: no topic lists broker 3, no reassignment is left.
-	for _, name := range []string{"orders", "metrics_raw"} {
+	for _, name := range topics {
 		data, _, err := f.conn.Get(cluster.TopicPath(name))
 		if err != nil {
 			t.Fatal(err)
@@ -195,7 +268,8 @@ func TestDrainProduction(t *testing.T) {
 		press(a, "ctrl+u")
 		press(a, strings.Split(tc.typed, "")...)
 		press(a, "enter")
-		if got := w.multi == 1; got != tc.write || (tc.write && drainer(a).Stage() != "progress") {
+		// Written: the leadership step's first multi (the reorder).
+		if got := w.multi == 1; got != tc.write || (tc.write && drainer(a).Stage() != "leading") {
 			t.Fatalf("typed %q: %d multis, stage %s", tc.typed, w.multi, drainer(a).Stage())
 		}
 	}

@@ -104,6 +104,9 @@ type Operation struct {
 	MoreReplicas, FewerReplicas        key.Binding
 	// Adding partitions: one more, one fewer.
 	MorePartitions, FewerPartitions key.Binding
+	// LeadersFirst, in a drain's preview, turns the leadership step off
+	// and on (the broker's leaders moved off it before any copy).
+	LeadersFirst key.Binding
 	// Confirm writes the operation from the popup.
 	Confirm key.Binding
 }
@@ -214,6 +217,7 @@ func Default() Map {
 			Strategy:        b([]string{"s"}, "s", "strategy minimal/kafka"),
 			Throttle:        b([]string{"t"}, "t", "throttle"),
 			Written:         b([]string{"w"}, "w", "what is written"),
+			LeadersFirst:    b([]string{"L"}, "L", "leaders first on/off"),
 			Confirm:         b([]string{"y"}, "y", "write it"),
 			MoreReplicas:    b([]string{"+", "="}, "+", "replication factor +1"),
 			FewerReplicas:   b([]string{"-"}, "-", "replication factor −1"),

@@ -100,6 +100,7 @@ type stage uint8
 const (
 	stagePreview  stage = iota // the plan, maybe with the popup or the znodes
 	stageWriting               // the multi is in flight
+	stageLeading               // a drain's leadership step (leaders.go)
 	stageProgress              // written; the controller moves the replicas
 	stageDone                  // every partition reassigned
 	stageFailed                // nothing was written, or it is not known
@@ -159,6 +160,17 @@ type Model struct {
 	noteErr bool
 	pv      preview
 
+	// The leadership step of a drain (leaders.go): on (the default),
+	// its plan for the moves shown, its phase once written, whether it
+	// wrote anything (a failure then says so) and how it ended.
+	leadFirst bool
+	lead      *cluster.LeadershipFirst
+	leadPhase leadPhase
+	leadWrote bool
+	leadAt    time.Time
+	leadSeen  bool
+	leadMoved int
+
 	confirm bool
 	button  int
 	// typed is the confirmation's field on a production cluster.
@@ -170,6 +182,9 @@ type Model struct {
 	opsErr  error
 	opsWin  cursor.Window
 	opsSeq  int // which plan the ops were asked for
+	// opsSteps are the multis opsRaw shows, each as DescribeOps lines,
+	// in the order they are written (a drain's leadership step first).
+	opsSteps [][]string
 
 	// The write and the progress.
 	plan     *cluster.ReassignPlan
@@ -198,7 +213,7 @@ func New(o Options) *Model {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{opt: o, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng,
-		broker: o.Broker, topic: o.Topic, strategy: cluster.StrategyMinimal, throttle: -1}
+		broker: o.Broker, topic: o.Topic, strategy: cluster.StrategyMinimal, throttle: -1, leadFirst: true}
 	if o.Configs {
 		m.broker, m.kind, m.editing = -1, kindConfigs, true
 		m.cfg = wizard.NewConfigField()
@@ -283,6 +298,8 @@ func (m *Model) Stage() string {
 		return "preview"
 	case stageWriting:
 		return "writing"
+	case stageLeading:
+		return "leading"
 	case stageProgress:
 		return "progress"
 	case stageDone:
@@ -381,6 +398,8 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 		if first {
 			m.replan()
 		}
+	case stageLeading:
+		m.observeLeading()
 	case stageProgress, stageDone:
 		m.observe()
 	}
@@ -425,7 +444,12 @@ func (m *Model) choose() {
 		m.moves = m.gen.Moves(m.strategy)
 		m.warn = cluster.WarnMoves(m.snap, m.moves)
 	}
+	m.lead = nil
+	if m.kind == kindDrain && m.snap != nil {
+		m.lead = cluster.PlanLeadershipFirst(m.snap, m.broker, m.moves)
+	}
 	m.showOps, m.opsRaw, m.ops, m.opsErr = false, nil, nil, nil
+	m.opsSteps = nil
 	m.opsSeq++
 	m.pv.set(m.snap, m.moves)
 }
@@ -485,7 +509,7 @@ func (m *Model) Back() bool {
 // Detach implements ui.Task: closing the wizard while the reassignment
 // is written or runs keeps it in the background.
 func (m *Model) Detach() bool {
-	if m.stage == stageWriting || m.stage == stageProgress {
+	if m.stage == stageWriting || m.stage == stageLeading || m.stage == stageProgress {
 		m.detached = true
 		return true
 	}
@@ -498,6 +522,8 @@ func (m *Model) TaskStatus() (string, nav.TaskState) {
 	switch m.stage {
 	case stageWriting:
 		return m.verb("ing") + " " + m.subject() + ": writing the reassignment…", nav.TaskRunning
+	case stageLeading:
+		return m.verb("ing") + " " + m.subject() + ": leaders first, " + strconv.Itoa(m.leadMoved) + "/" + strconv.Itoa(len(m.lead.Elect)) + " moved off", nav.TaskRunning
 	case stageProgress:
 		s := m.verb("ing") + " " + m.subject() + ": " + strconv.Itoa(m.pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(len(m.pr.Partitions)) + " partitions " + m.pg.doneWord()
 		if w := m.pg.waiting(&m.pr); len(w) > 0 {
@@ -540,6 +566,7 @@ func (m *Model) toPreview() {
 	m.stage = stagePreview
 	m.confirm, m.showOps = false, false
 	m.plan, m.tracker, m.err = nil, nil, nil
+	m.leadPhase, m.leadWrote = leadNone, false
 	if m.snap != nil {
 		m.replan()
 	}
@@ -559,6 +586,7 @@ type (
 	opsDescribedMsg struct {
 		seq   int
 		lines []string
+		steps [][]string
 		err   error
 	}
 	// tickMsg moves the elapsed time on.
@@ -589,10 +617,11 @@ func (m *Model) syncKeys() {
 	km, wz := &m.km, &m.wz
 	preview := m.stage == stagePreview && !m.confirm
 	confirm := m.stage == stagePreview && m.confirm
-	working := m.stage == stageWriting || m.stage == stageProgress
+	working := m.stage == stageWriting || m.stage == stageLeading || m.stage == stageProgress
 	set(preview && len(m.moves) > 0, &km.Start, &km.Written)
 	set(preview && len(m.moves) > 0 && m.kind < kindAdd, &km.Throttle)
 	set(preview && m.gen != nil && m.kind < kindAdd, &km.Strategy)
+	set(preview && m.kind == kindDrain && !m.lead.Empty(), &km.LeadersFirst)
 	set(preview && m.kind == kindMove && m.snap != nil && m.rf < len(m.snap.LiveBrokerIDs()), &km.MoreReplicas)
 	set(preview && m.kind == kindMove && m.rf > 1, &km.FewerReplicas)
 	set(preview && m.kind == kindAdd && m.snap != nil, &km.MorePartitions)
@@ -639,9 +668,14 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		m.pg.set(m.moves, -1, &addGlyphs)
 		m.observe()
 		return m.tick(), nil
+	case leadWrittenMsg, leadElectionMsg:
+		return m.leadStep(msg), nil
 	case reassignStartedMsg:
-		if m.stage != stageWriting {
+		if m.stage != stageWriting && m.stage != stageLeading {
 			return nil, nil
+		}
+		if m.stage == stageLeading {
+			m.moves = msg.plan.Moves
 		}
 		m.plan = msg.plan
 		m.stage = stageProgress
@@ -650,19 +684,22 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		m.observe()
 		return m.tick(), nil
 	case reassignFailedMsg:
-		if m.stage != stageWriting {
+		if m.stage != stageWriting && m.stage != stageLeading {
 			return nil, nil
 		}
 		m.stage, m.err = stageFailed, msg.err
 	case opsDescribedMsg:
 		if msg.seq == m.opsSeq {
-			m.opsRaw, m.ops, m.opsErr = msg.lines, nil, msg.err
+			m.opsRaw, m.ops, m.opsErr, m.opsSteps = msg.lines, nil, msg.err, msg.steps
 			m.opsWin = cursor.Window{}
 		}
 	case tickMsg:
 		m.ticking = false
 		if m.kind == kindElect && m.stage == stageProgress {
 			m.observe() // the grace for an unseen znode runs out
+		}
+		if m.stage == stageLeading {
+			return tea.Batch(m.leadStep(nil), m.tick()), nil
 		}
 		return m.tick(), nil
 	case tea.KeyPressMsg:
@@ -675,7 +712,8 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 
 // tick redraws the elapsed time while the wizard is on screen and waits.
 func (m *Model) tick() tea.Cmd {
-	if m.ticking || m.detached || m.noTicks || (m.stage != stageWriting && m.stage != stageProgress) {
+	// The leadership step moves on by the ticks, in the background too.
+	if m.ticking || (m.detached && m.stage != stageLeading) || m.noTicks || (m.stage != stageWriting && m.stage != stageLeading && m.stage != stageProgress) {
 		return nil
 	}
 	m.ticking = true
@@ -754,6 +792,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	case key.Matches(msg, km.Strategy):
 		m.strategy = 1 - m.strategy
 		m.choose()
+	case key.Matches(msg, km.LeadersFirst):
+		m.leadFirst = !m.leadFirst
+		m.showOps, m.opsRaw, m.ops, m.opsErr, m.opsSteps = false, nil, nil, nil, nil
+		m.opsSeq++
 	case key.Matches(msg, km.MoreReplicas):
 		m.rf++
 		m.replan()
@@ -853,6 +895,9 @@ func (m *Model) describeOps() tea.Cmd {
 		m.opsErr = errNoWriter
 		return nil
 	}
+	if m.leadingFirst() {
+		return m.describeLeading()
+	}
 	snap, rs, throttle, seq, id := m.snap, cluster.MovesAsReassignments(m.moves), m.throttle, m.opsSeq, m.id
 	return func() tea.Msg {
 		plan, err := cluster.PlanReassignment(snap, z, rs, throttle)
@@ -860,7 +905,7 @@ func (m *Model) describeOps() tea.Cmd {
 		if err == nil {
 			lines = cluster.DescribeOps(plan.Ops)
 		}
-		return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{seq: seq, lines: lines, err: err}}
+		return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{seq: seq, lines: lines, steps: [][]string{lines}, err: err}}
 	}
 }
 
@@ -892,6 +937,9 @@ func (m *Model) write() tea.Cmd {
 		m.note, m.noteErr = errNoWriter.Error(), true
 		return nil
 	}
+	if m.leadingFirst() {
+		return m.writeLeading()
+	}
 	m.stage = stageWriting
 	m.started = m.now()
 	snap, rs, throttle, id := m.snap, cluster.MovesAsReassignments(m.moves), m.throttle, m.id
@@ -919,7 +967,7 @@ func (m *Model) ShortHelp() []key.Binding {
 		if m.confirm {
 			return []key.Binding{km.Confirm, wz.Cancel, wz.Choose, m.back}
 		}
-		return []key.Binding{km.Start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.Written}
+		return []key.Binding{km.Start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.LeadersFirst, km.Written}
 	case stageFailed:
 		return []key.Binding{wz.BackToForm}
 	}
@@ -931,7 +979,7 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	km, wz := &m.km, &m.wz
 	return [][]key.Binding{
-		{km.Start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.Written},
+		{km.Start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.LeadersFirst, km.Written},
 		{km.Confirm, wz.Cancel, wz.SwitchButton, wz.Choose, m.back},
 		{wz.Pace, wz.BackToForm},
 		{wz.Submit, wz.Complete, wz.Clear},
@@ -942,3 +990,11 @@ func (m *Model) FullHelp() [][]key.Binding {
 // Written is the exact multi `w` showed (cluster.DescribeOps lines; nil
 // before it was read).
 func (m *Model) Written() []string { return m.opsRaw }
+
+// WrittenSteps are the multis `w` showed, in the order they are written,
+// each as cluster.DescribeOps lines (a drain's leadership step first).
+func (m *Model) WrittenSteps() [][]string { return m.opsSteps }
+
+// LeadersFirst reports whether a drain moves the leaders first, and the
+// step's plan for the moves shown.
+func (m *Model) LeadersFirst() (bool, *cluster.LeadershipFirst) { return m.leadFirst, m.lead }

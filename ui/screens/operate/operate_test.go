@@ -245,6 +245,13 @@ func TestDrain(t *testing.T) {
 			t.Fatalf("%s keeps broker 3", m.TopicPartition)
 		}
 	}
+	if on, lead := e.m.LeadersFirst(); !on || lead.Empty() {
+		t.Fatalf("leaders first %v: %+v", on, lead)
+	}
+	e.press("L") // the leaders move with the copy (TestDrainLeadersFirst: first)
+	if on, _ := e.m.LeadersFirst(); on {
+		t.Fatal("L did not turn the leadership step off")
+	}
 	e.press("t") // 10 MiB/s
 	e.press("w")
 	plan, err := cluster.PlanReassignment(s, e.z, cluster.MovesAsReassignments(moves), 10<<20)
@@ -280,6 +287,102 @@ func TestDrain(t *testing.T) {
 	}
 	if line, st := e.m.TaskStatus(); st != nav.TaskDone || !strings.Contains(line, "it holds no replica") {
 		t.Fatalf("status %q %v", line, st)
+	}
+}
+
+// TestDrainLeadersFirst: by default a drain writes the leadership step
+// first: the reorder of the partitions broker 3 leads as their preferred
+// replica, once the controller completed it the preferred election, once
+// the leaders left broker 3 the drain's reassignment, re-planned on that
+// snapshot with the targets previewed; `w` shows the three writes in
+// that order.
+func TestDrainLeadersFirst(t *testing.T) {
+	sp := spec()
+	sp.Topics[0].Drift = []int{1}               // orders-1 led by 3, its second replica
+	sp.Topics[1].Shrunk = map[int][]int{2: {4}} // metrics_raw-2: 3 alone in the ISR
+	e := newEnv(t, sp, 3, 120, 40)
+	s := e.model.Snapshot()
+	moves := e.m.Moves()
+	lead := cluster.PlanLeadershipFirst(s, 3, moves)
+	if on, l := e.m.LeadersFirst(); !on || !l.Same(lead) || len(lead.Reorder) == 0 || len(lead.Elect) <= len(lead.Reorder) || len(lead.Cannot) != 1 {
+		t.Fatalf("leaders first %v %+v, want %+v", on, l, lead)
+	}
+	e.press("w")
+	steps := e.m.WrittenSteps()
+	if len(steps) != 3 || !strings.HasPrefix(e.m.Written()[0], "first: reorder ") {
+		t.Fatalf("w shows %d steps:\n%s", len(steps), strings.Join(e.m.Written(), "\n"))
+	}
+	e.press("w", "enter", "y")
+	if e.m.Stage() != "leading" || len(e.z.multi) != 1 || !slices.Equal(cluster.DescribeOps(e.z.multi[0]), steps[0]) {
+		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
+	}
+	if line, _ := e.m.TaskStatus(); !strings.Contains(line, "leaders first, 0/"+fmt.Sprint(len(lead.Elect))+" moved off") {
+		t.Fatalf("status %q", line)
+	}
+	tick := func() {
+		cmd, _ := e.m.Update(tickMsg{})
+		e.deliver(cmd)
+	}
+	tick() // the controller has not completed the reorder: nothing more
+	if len(e.z.multi) != 1 {
+		t.Fatalf("%d multis before the reorder completed", len(e.z.multi))
+	}
+	// The controller completes the reorder at once: the topic znodes
+	// rewritten, the request deleted.
+	var evs []zkwatch.Event
+	reorder := map[cluster.TopicPartition][]int{}
+	for _, r := range lead.Reorder {
+		reorder[r.TopicPartition] = r.Replicas
+	}
+	for _, t := range s.Topics() {
+		a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: t.ID}
+		changed := false
+		for _, p := range t.Partitions {
+			a.Partitions[p.ID] = p.Replicas
+			if rs, ok := reorder[cluster.TopicPartition{Topic: t.Name, Partition: p.ID}]; ok {
+				a.Partitions[p.ID], changed = rs, true
+			}
+		}
+		if changed {
+			evs = append(evs, ev(zkwatch.Changed, cluster.TopicPath(t.Name), cluster.EncodeTopicAssignment(a), t.ZkVersion+1))
+		}
+	}
+	e.apply(evs...)
+	tick()
+	if len(e.z.multi) != 2 || !slices.Equal(cluster.DescribeOps(e.z.multi[1]), steps[1]) {
+		t.Fatalf("%d multis; the election %v, w showed %v", len(e.z.multi), e.z.multi[len(e.z.multi)-1], steps[1])
+	}
+	// The controller elects: every partition of the step led by its new
+	// preferred replica, the znode deleted.
+	evs = nil
+	for _, lm := range lead.Moves {
+		p := s.Topic(lm.Topic).Partition(lm.Partition)
+		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: lm.To, LeaderEpoch: 1, Version: 1, ISR: p.ISR})
+		evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(lm.Topic, lm.Partition), st, 1))
+	}
+	e.apply(evs...)
+	tick()
+	if len(e.z.multi) != 3 || e.m.Stage() != "progress" {
+		t.Fatalf("%d multis, stage %s: %v", len(e.z.multi), e.m.Stage(), e.m.err)
+	}
+	data := cluster.DescribeOps(e.z.multi[2])
+	if data[len(data)-1] != steps[2][len(steps[2])-1] {
+		t.Fatalf("the drain wrote %s, w showed %s", data[len(data)-1], steps[2][len(steps[2])-1])
+	}
+	for i, m := range e.m.Plan().Moves {
+		if !slices.Equal(m.Target, moves[i].Target) {
+			t.Fatalf("%s target %v, previewed %v", m.TopicPartition, m.Target, moves[i].Target)
+		}
+		if rs, ok := reorder[m.TopicPartition]; ok && !slices.Equal(m.Current, rs) {
+			t.Fatalf("%s current %v, the reorder %v", m.TopicPartition, m.Current, rs)
+		}
+	}
+	if b, _ := e.model.Snapshot().Broker(3); b.Leaders != 1 || cluster.JoinPartitions(lead.Cannot, ",") != "metrics_raw-2" {
+		t.Fatalf("broker 3 leads %d when the drain is written (only %v cannot move first)", b.Leaders, lead.Cannot)
+	}
+	e.controller(e.m.Plan().Moves, nil)
+	if e.m.Stage() != "done" {
+		t.Fatalf("stage %s", e.m.Stage())
 	}
 }
 
@@ -392,7 +495,7 @@ func (e *env) addOnline(p *cluster.AddPartitionsPlan) {
 // TestGoldens: every stage at 80×24 and 200×60.
 func TestGoldens(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
-		for _, stage := range []string{"preview", "written", "confirm", "progress", "done", "failed", "topic-preview", "topic-confirm", "add-preview", "add-confirm", "add-done", "elect-preview", "elect-confirm"} {
+		for _, stage := range []string{"preview", "written", "confirm", "leading", "progress", "done", "failed", "topic-preview", "topic-confirm", "add-preview", "add-confirm", "add-done", "elect-preview", "elect-confirm"} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], stage), func(t *testing.T) {
 				e := newEnv(t, spec(), 3, sz[0], sz[1])
 				if strings.HasPrefix(stage, "topic-") {
@@ -425,8 +528,12 @@ func TestGoldens(t *testing.T) {
 					e.press("t", "w")
 				case "confirm":
 					e.press("enter")
-				case "progress", "done":
+				case "leading":
 					e.press("enter", "y")
+					e.now = t0.Add(700 * time.Millisecond)
+					e.m.SetSize(sz[0], sz[1])
+				case "progress", "done":
+					e.press("L", "enter", "y")
 					moves := e.m.Plan().Moves
 					e.now = t0.Add(1500 * time.Millisecond)
 					if stage == "progress" {

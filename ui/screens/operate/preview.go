@@ -255,11 +255,20 @@ type opsView struct {
 	wrapped []string
 	err     error
 	win     *cursor.Window
+	// steps is how many multis are written one after the other (a
+	// drain's leadership step first); their lines start with "first: "
+	// or "then: ".
+	steps int
 }
 
 func (o *opsView) lines(st *theme.Styles, out []string, w, h int) []string {
-	out = append(out, "", cell.Clip(" "+st.Bold.S("Written in one ZooKeeper multi")+
-		st.Muted.S(" — all or nothing; the controller then moves the replicas (w or esc closes)"), w))
+	if o.steps > 1 {
+		out = append(out, "", cell.Clip(" "+st.Bold.S("Written in "+strconv.Itoa(o.steps)+" steps, one ZooKeeper multi each")+
+			st.Muted.S(" — the leaders first, then the replicas (w or esc closes)"), w))
+	} else {
+		out = append(out, "", cell.Clip(" "+st.Bold.S("Written in one ZooKeeper multi")+
+			st.Muted.S(" — all or nothing; the controller then moves the replicas (w or esc closes)"), w))
+	}
 	switch {
 	case o.err != nil:
 		for _, l := range wizard.Wrap(o.err.Error(), w, 1) {
@@ -274,6 +283,10 @@ func (o *opsView) lines(st *theme.Styles, out []string, w, h int) []string {
 	o.win.SetH(max(h-len(out), 1))
 	from, to := o.win.Visible()
 	for i := from; i < to; i++ {
+		if strings.HasPrefix(ls[i], "first: ") || strings.HasPrefix(ls[i], "then: ") {
+			out = append(out, " "+st.Leader.S(ls[i]))
+			continue
+		}
 		out = append(out, "   "+wizard.OpLine(st, ls[i]))
 	}
 	return out
@@ -361,6 +374,15 @@ func (m *Model) headLines() []string {
 	}
 	out = append(out, cell.Clip(" "+line(cluster.StrategyMinimal), w), cell.Clip(" "+line(cluster.StrategyKafka), w))
 	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(m.moves), "partition")+" move · rack-safe · throttle ")+st.Text.S(throttleText(m.throttle)), w))
+	if l, on := m.leadLine(w); l != "" {
+		ink := st.Muted
+		if on {
+			ink = st.Leader
+		}
+		for _, x := range wizard.Wrap(l, w, 1) {
+			out = append(out, ink.S(x))
+		}
+	}
 	var warns []string
 	if n := m.warn.SpreadLost; n > 0 {
 		warns = append(warns, text.Count(n, "partition")+" would span fewer racks than now")
@@ -370,6 +392,9 @@ func (m *Model) headLines() []string {
 	}
 	if len(m.warn.Offline) > 0 {
 		warns = append(warns, "target "+text.Plural(len(m.warn.Offline), "broker ", "brokers ")+text.Ints(m.warn.Offline)+" offline: their copies wait until they return")
+	}
+	if c := m.cannotLine(); c != "" && m.leadFirst {
+		warns = append(warns, c)
 	}
 	if b, ok := m.snap.Broker(m.broker); ok && !b.Live && m.topic == "" {
 		warns = append(warns, "broker "+strconv.Itoa(m.broker)+" is offline: the new replicas copy from the other replicas")

@@ -254,6 +254,9 @@ func (m *Model) progressHead() []string {
 		if cluster.MaybeWritten(m.err) {
 			explain = "The reply was lost: the reassignment may have started. ktopo reassign --list shows whether it did."
 		}
+		if m.leadWrote {
+			explain = "The leadership step wrote its first part (the leaders it moved stay moved); the drain's reassignment was not written. enter or esc goes back to the preview, made again from the newest snapshot."
+		}
 		for _, l := range wizard.Wrap(explain, w, 1) {
 			out = append(out, st.Muted.S(l))
 		}
@@ -262,6 +265,17 @@ func (m *Model) progressHead() []string {
 	elapsed := m.now().Sub(m.started)
 	if m.stage == stageDone {
 		elapsed = m.finished.Sub(m.started)
+	}
+	if m.stage == stageLeading {
+		counts, doing := m.leadProgress()
+		barW := min(max(w/3, 10), 40)
+		lp := cluster.ReassignProgress{Partitions: make([]cluster.PartitionReassignProgress, len(m.lead.Elect))}
+		lp.Count[cluster.ReassignDone] = m.leadMoved
+		out = append(out, cell.Clip(" "+bar(st, &lp, barW)+st.Muted.S(" first: "+counts+" · "+elapsed.Round(100*time.Millisecond).String()), w))
+		for _, l := range wizard.Wrap(doing+"; then "+text.Count(n, "partition")+" move (their replicas)", w, 1) {
+			out = append(out, st.Muted.S(l))
+		}
+		return out
 	}
 	counts := " " + strconv.Itoa(pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(n) + " " + tbl[cluster.ReassignDone].word
 	for _, ph := range []cluster.ReassignPhase{cluster.ReassignAdding, cluster.ReassignLeader, cluster.ReassignInSync, cluster.ReassignRemoving, cluster.ReassignQueued} {
@@ -272,6 +286,10 @@ func (m *Model) progressHead() []string {
 	counts += " · " + elapsed.Round(100*time.Millisecond).String()
 	barW := min(max(w/3, 10), 40)
 	out = append(out, cell.Clip(" "+bar(st, pr, barW)+st.Muted.S(counts), w))
+	if m.leadWrote && m.lead != nil {
+		out = append(out, cell.Clip(" "+st.Muted.S("leaders first: "+strconv.Itoa(m.leadMoved)+"/"+strconv.Itoa(len(m.lead.Elect))+
+			" moved off broker "+strconv.Itoa(m.broker)+" before the copy"), w))
+	}
 	if m.stage == stageDone {
 		for _, l := range wizard.Wrap("✓ "+m.summaryLine()+".", w, 1) {
 			out = append(out, st.Online.S(l))
@@ -298,7 +316,7 @@ func (m *Model) progressHead() []string {
 func (m *Model) progressLines() []string {
 	out := make([]string, 0, m.h)
 	out = append(out, m.pg.head...)
-	if m.stage == stageWriting || m.stage == stageFailed {
+	if m.stage == stageWriting || m.stage == stageLeading || m.stage == stageFailed {
 		return out
 	}
 	out = append(out, "")

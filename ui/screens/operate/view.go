@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,7 +53,7 @@ func (m *Model) View() string {
 	case stagePreview:
 		var ops *opsView
 		if m.showOps {
-			ops = &opsView{wrapped: m.ops, err: m.opsErr, win: &m.opsWin}
+			ops = &opsView{wrapped: m.ops, err: m.opsErr, win: &m.opsWin, steps: len(m.opsSteps)}
 			if m.ops == nil && m.opsErr == nil {
 				ops.wrapped = nil
 			}
@@ -104,6 +105,10 @@ func (m *Model) Modal() string {
 		"throttle " + throttleText(m.throttle) + rfChange(m),
 		st.Muted.S("Writes /admin/reassign_partitions"),
 		st.Muted.S("(and the throttles) in one multi."), "",
+	}
+	if m.leadingFirst() {
+		b = slices.Insert(b, len(b)-3, "first "+text.Count(len(m.lead.Moves), "leader")+" off broker "+strconv.Itoa(m.broker)+" (election)")
+		b[len(b)-3] = st.Muted.S("Then writes /admin/reassign_partitions")
 	}
 	return st.Modal.Render(strings.Join(append(b, m.confirmLines()...), "\n"))
 }
