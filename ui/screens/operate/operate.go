@@ -20,9 +20,12 @@
 //     the racks, target brokers offline); `w` shows the exact multi
 //     (cluster.PlanReassignment's ops), `enter` asks for confirmation;
 //  2. writing: the moves are checked against the newest snapshot (a
-//     partition changed since the preview sends the wizard back to it),
-//     then cluster.ExecuteReassignment writes the throttles and
-//     /admin/reassign_partitions in one multi, through cluster.Write;
+//     partition changed since the preview sends the wizard back to it);
+//     by default the leaders first leave the broker where Kafka allows it
+//     (leaders.go: a reorder-only reassignment, a preferred election;
+//     `L` turns it off), then cluster.ExecuteReassignment writes the
+//     throttles and /admin/reassign_partitions in one multi, through
+//     cluster.Write;
 //  3. progress: every partition's phase (queued, adding, leader, in sync,
 //     removing, done) read by cluster.ReassignTracker from the snapshots
 //     the shell pushes, with what stalled partitions wait for; then a
