@@ -346,7 +346,8 @@ func TestTUISandboxCreate(t *testing.T) {
 }
 
 // TestTUISandboxDrain: in a real terminal on the sandbox, d on broker 3's
-// card, the preview, y, the progress, esc; the status bar follows the
+// card, the preview, its three writes (w: leaders first), y, the
+// progress, esc; the status bar follows the
 // drain to its end and the card shows broker 3 holding no replica.
 func TestTUISandboxDrain(t *testing.T) {
 	needTmux(t)
@@ -369,7 +370,8 @@ func TestTUISandboxDrain(t *testing.T) {
 	tm.keys("Right", "Right", "d")
 	tm.waitFor("preview", 10*time.Second, "Drain broker 3 (rack-c)", "◉ minimal:", "○ kafka:", "PARTITION")
 	tm.keys("w")
-	tm.waitFor("the exact multi", 10*time.Second, "Written in one ZooKeeper multi", "/admin/reassign_partitions")
+	// Leaders first (the default): the reorder, the election, the drain.
+	tm.waitFor("the exact znodes", 10*time.Second, "Written in 3 steps", "first: reorder", "/admin/preferred_replica_election", "then: the drain")
 	tm.keys("w", "Enter")
 	tm.waitFor("confirmation", 5*time.Second, "Drain broker 3?", "[ Reassign ]")
 	tm.keys("y")
