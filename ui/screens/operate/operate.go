@@ -559,6 +559,9 @@ func (m *Model) summaryLine() string {
 	} else {
 		s += "; it holds no replica"
 	}
+	if m.leadWrote && m.lead != nil {
+		s += "; leaders first: " + strconv.Itoa(m.leadMoved) + "/" + strconv.Itoa(len(m.lead.Elect)) + " moved off before the copy"
+	}
 	if m.throttle >= 0 {
 		s += ". The throttles stay until ktopo reassign --verify removes them"
 	}

@@ -297,6 +297,14 @@ func TestDrain(t *testing.T) {
 // snapshot with the targets previewed; `w` shows the three writes in
 // that order.
 func TestDrainLeadersFirst(t *testing.T) {
+	for _, stale := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stale=%v", stale), func(t *testing.T) { testDrainLeadersFirst(t, stale) })
+	}
+}
+
+// testDrainLeadersFirst: stale, a partition the step did not reorder
+// changes meanwhile: the drain is not written, the new plan shown.
+func testDrainLeadersFirst(t *testing.T, stale bool) {
 	sp := spec()
 	sp.Topics[0].Drift = []int{1}               // orders-1 led by 3, its second replica
 	sp.Topics[1].Shrunk = map[int][]int{2: {4}} // metrics_raw-2: 3 alone in the ISR
@@ -360,8 +368,28 @@ func TestDrainLeadersFirst(t *testing.T) {
 		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: lm.To, LeaderEpoch: 1, Version: 1, ISR: p.ISR})
 		evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(lm.Topic, lm.Partition), st, 1))
 	}
+	if stale {
+		i := slices.IndexFunc(moves, func(m cluster.PartitionMove) bool { _, ok := reorder[m.TopicPartition]; return !ok })
+		mv := moves[i]
+		tp := e.model.Snapshot().Topic(mv.Topic)
+		a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: tp.ID}
+		for _, p := range tp.Partitions {
+			a.Partitions[p.ID] = p.Replicas
+		}
+		a.Partitions[mv.Partition] = slices.Concat(mv.Current[1:], mv.Current[:1])
+		evs = append(evs, ev(zkwatch.Changed, cluster.TopicPath(mv.Topic), cluster.EncodeTopicAssignment(a), tp.ZkVersion+1))
+	}
 	e.apply(evs...)
 	tick()
+	if stale {
+		if e.m.Stage() != "preview" || len(e.z.multi) != 2 || !strings.Contains(e.m.note, "Leaders first done, the drain not written") {
+			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.note)
+		}
+		if _, l := e.m.LeadersFirst(); !l.Empty() {
+			t.Fatalf("the new plan moves leaders first again: %+v", l)
+		}
+		return
+	}
 	if len(e.z.multi) != 3 || e.m.Stage() != "progress" {
 		t.Fatalf("%d multis, stage %s: %v", len(e.z.multi), e.m.Stage(), e.m.err)
 	}
@@ -381,8 +409,8 @@ func TestDrainLeadersFirst(t *testing.T) {
 		t.Fatalf("broker 3 leads %d when the drain is written (only %v cannot move first)", b.Leaders, lead.Cannot)
 	}
 	e.controller(e.m.Plan().Moves, nil)
-	if e.m.Stage() != "done" {
-		t.Fatalf("stage %s", e.m.Stage())
+	if line, st := e.m.TaskStatus(); e.m.Stage() != "done" || st != nav.TaskDone || !strings.Contains(line, fmt.Sprintf("leaders first: %d/%d moved off before the copy", len(lead.Elect), len(lead.Elect))) {
+		t.Fatalf("stage %s: %q", e.m.Stage(), line)
 	}
 }
 
