@@ -112,3 +112,7 @@ func (a *App) banner() string {
 	}
 	return ""
 }
+
+// MirrorOptions are the options the TUI's mirror is made with
+// (internal/cli's runTUI, the scale benchmark).
+func MirrorOptions() zkwatch.MirrorOptions { return zkwatch.MirrorOptions{} }
