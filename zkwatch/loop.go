@@ -89,14 +89,25 @@ func (m *Mirror) loop() {
 	var spare []zk.Event
 	for {
 		// Cut a batch when one is due and the previous one was taken.
-		if m.frozen == nil && (m.co.len() > 0 || len(m.states) > 0) {
+		partial := m.partial()
+		if m.frozen == nil && (m.co.len() > 0 || len(m.states) > 0 || partial && m.progress != m.sentProg) {
 			if !armed && !due {
-				flush.Reset(m.opts.FlushInterval)
+				d := m.opts.FlushInterval
+				if partial {
+					d *= 2
+				}
+				flush.Reset(d)
 				armed = true
 			}
-			if due || m.co.len() >= m.opts.FlushEvents {
+			// A partial load is cut by time only: its batches are big,
+			// and each costs the consumer a snapshot and a frame.
+			if due || !partial && m.co.len() >= m.opts.FlushEvents {
 				m.mu.Lock()
 				m.frozen = &Batch{Events: m.co.cut(), States: m.states}
+				if partial {
+					m.frozen.Partial, m.frozen.Progress = true, m.progress
+					m.sentProg = m.progress
+				}
 				m.states = nil
 				m.mu.Unlock()
 				due = false
@@ -195,6 +206,12 @@ func (m *Mirror) sendJobs() {
 	}
 }
 
+// partial reports that the load under way is delivered as it goes
+// (MirrorOptions.Progress: the first load only).
+func (m *Mirror) partial() bool {
+	return m.opts.Progress && m.stats.Loading && m.stats.Loads == 0 && !m.needLoad
+}
+
 // afterWork finishes a load once every followed node has been read.
 func (m *Mirror) afterWork() {
 	if m.stats.Loading && !m.needLoad && m.unloaded == 0 {
@@ -206,6 +223,7 @@ func (m *Mirror) startLoad() {
 	m.needLoad = false
 	m.stats.Loading = true
 	m.loadAt = time.Now()
+	m.progress, m.sentProg = Progress{}, Progress{}
 	for _, l := range m.shape.Lists {
 		n := m.getOrCreate(l.Path)
 		before := m.snap(n)
@@ -242,7 +260,7 @@ func (m *Mirror) finishLoad() {
 		// The consumer has not taken it yet; the reset supersedes it.
 		states = append(m.frozen.States, states...)
 	}
-	m.frozen = &Batch{Reset: true, Events: evs, States: capStates(states)}
+	m.frozen = &Batch{Reset: true, Events: evs, States: capStates(states), Progress: m.progress}
 	m.states = nil
 	m.co.reset()
 }
@@ -489,6 +507,7 @@ func (m *Mirror) handle(r result) {
 		n.pending[k] = false
 		n.loaded[k] = true
 		m.unloaded--
+		m.progress.Done++
 	}
 	if n.dirty[k] && !n.busy[k] {
 		n.dirty[k] = false
@@ -563,6 +582,7 @@ func (m *Mirror) push(n *node, k int, o op) {
 	if !n.loaded[k] && !n.pending[k] {
 		n.pending[k] = true
 		m.unloaded++
+		m.progress.Known++
 	}
 	m.queue = append(m.queue, job{n: n, kind: uint8(k), op: o, gen: m.gen})
 	m.stats.Requests++

@@ -77,6 +77,8 @@ type Mirror struct {
 	qhead    int
 	retry    []job
 	unloaded int
+	progress Progress // of the load under way
+	sentProg Progress // as of the last Partial batch
 	stamp    uint64
 	state    State
 	needLoad bool

@@ -117,7 +117,7 @@ func (m *Mirror) after(n *node, b snap) {
 }
 
 func (m *Mirror) emit(t EventType, n *node, had bool, czxid int64) {
-	if m.stats.Loading {
+	if m.stats.Loading && !m.partial() {
 		return // the reset batch carries the tree
 	}
 	ev := Event{Type: t, Path: n.path}
@@ -284,6 +284,7 @@ func (m *Mirror) forget(n *node) {
 		if n.pending[k] {
 			n.pending[k] = false
 			m.unloaded--
+			m.progress.Known--
 		}
 		m.setWatch(n, k, false)
 	}
