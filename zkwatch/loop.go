@@ -124,7 +124,9 @@ func (m *Mirror) loop() {
 		}
 		var jobs chan job
 		var head job
-		if m.qhead < len(m.queue) {
+		if n := len(m.front); n > 0 {
+			jobs, head = m.jobs, m.front[n-1]
+		} else if m.qhead < len(m.queue) {
 			jobs, head = m.jobs, m.queue[m.qhead]
 		}
 
@@ -136,7 +138,12 @@ func (m *Mirror) loop() {
 		case out <- next:
 			m.frozen = nil
 		case jobs <- head:
-			m.qhead++
+			if n := len(m.front); n > 0 {
+				m.front[n-1] = job{}
+				m.front = m.front[:n-1]
+			} else {
+				m.qhead++
+			}
 			m.sendJobs()
 		case r := <-m.results:
 			m.mu.Lock()
@@ -188,6 +195,16 @@ func (m *Mirror) loop() {
 
 // sendJobs hands queued jobs to idle workers without blocking.
 func (m *Mirror) sendJobs() {
+	for n := len(m.front); n > 0; n-- {
+		select {
+		case m.jobs <- m.front[n-1]:
+			m.front[n-1] = job{}
+			m.front = m.front[:n-1]
+			continue
+		default:
+		}
+		return
+	}
 	for m.qhead < len(m.queue) {
 		select {
 		case m.jobs <- m.queue[m.qhead]:
@@ -270,7 +287,7 @@ func (m *Mirror) finishLoad() {
 func (m *Mirror) expire() {
 	m.gen++
 	m.nodes = map[string]*node{}
-	m.queue, m.qhead = nil, 0
+	m.queue, m.qhead, m.front = nil, 0, nil
 	m.retry = nil
 	m.unloaded = 0
 	m.co.reset()
@@ -584,6 +601,14 @@ func (m *Mirror) push(n *node, k int, o op) {
 		m.unloaded++
 		m.progress.Known++
 	}
-	m.queue = append(m.queue, job{n: n, kind: uint8(k), op: o, gen: m.gen})
+	j := job{n: n, kind: uint8(k), op: o, gen: m.gen}
+	if o == opGet && n.derived > 0 && m.partial() {
+		// A partial load reads derived nodes first (last named, first
+		// read): a topic's states right after it, so that whole topics
+		// can be shown early, rather than every topic, then every state.
+		m.front = append(m.front, j)
+	} else {
+		m.queue = append(m.queue, j)
+	}
 	m.stats.Requests++
 }

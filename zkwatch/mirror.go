@@ -75,6 +75,7 @@ type Mirror struct {
 	opens    map[string]int
 	queue    []job
 	qhead    int
+	front    []job // read before queue (a stack): see push
 	retry    []job
 	unloaded int
 	progress Progress // of the load under way

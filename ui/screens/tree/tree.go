@@ -99,11 +99,15 @@ const (
 	srcOpen                 // an opened subtree holds them
 )
 
+// node is one znode of the tree. A big cluster has hundreds of thousands
+// (a state znode and its partition's, per partition), so it is kept small:
+// its path is the mirror's string (name a part of it), and its children
+// are a slice, with an index by name only where there are many.
 type node struct {
 	name, path string
 	parent     *node
-	kids       map[string]*node
-	sorted     []*node
+	kids       []*node          // natural order unless sortDirty
+	kidIdx     map[string]*node // by name, once there are more than manyKids
 	sortDirty  bool
 
 	data     []byte
@@ -114,33 +118,68 @@ type node struct {
 	probed   bool           // data and stat come from a probe
 }
 
-func (n *node) child(name string) *node {
-	if n.kids == nil {
-		n.kids = map[string]*node{}
+// manyKids is where a node's children get an index by name.
+const manyKids = 16
+
+// kid returns the child called name, or nil.
+func (n *node) kid(name string) *node {
+	if n.kidIdx != nil {
+		return n.kidIdx[name]
 	}
-	c := n.kids[name]
-	if c == nil {
-		p := n.path + "/" + name
-		if n.path == "/" {
-			p = "/" + name
+	for _, c := range n.kids {
+		if c.name == name {
+			return c
 		}
-		c = &node{name: name, path: p, parent: n}
-		n.kids[name] = c
-		n.sortDirty = true
 	}
+	return nil
+}
+
+// child returns the child called name, creating it; path, when not "",
+// is its path (a string the caller holds anyway, shared).
+func (n *node) child(name, path string) *node {
+	if c := n.kid(name); c != nil {
+		return c
+	}
+	if path == "" {
+		path = n.path + "/" + name
+		if n.path == "/" {
+			path = "/" + name
+		}
+	}
+	c := &node{name: name, path: path, parent: n}
+	n.kids = append(n.kids, c)
+	switch {
+	case n.kidIdx != nil:
+		n.kidIdx[name] = c
+	case len(n.kids) > manyKids:
+		n.kidIdx = make(map[string]*node, 2*len(n.kids))
+		for _, k := range n.kids {
+			n.kidIdx[k.name] = k
+		}
+	}
+	n.sortDirty = true
 	return c
+}
+
+// removeKid drops child c.
+func (n *node) removeKid(c *node) {
+	if i := slices.Index(n.kids, c); i >= 0 {
+		n.kids = slices.Delete(n.kids, i, i+1)
+	}
+	if n.kidIdx != nil {
+		delete(n.kidIdx, c.name)
+		if len(n.kids) <= manyKids/2 {
+			n.kidIdx = nil
+		}
+	}
 }
 
 func (n *node) children() []*node {
 	if n.sortDirty {
-		n.sorted = n.sorted[:0]
-		for _, c := range n.kids {
-			n.sorted = append(n.sorted, c)
-		}
-		slices.SortFunc(n.sorted, func(a, b *node) int { return natural(a.name, b.name) })
+		slices.SortFunc(n.kids, func(a, b *node) int { return natural(a.name, b.name) })
 		n.sortDirty = false
 	}
-	return n.sorted
+	return n.kids
 }
 
 // natural orders numeric names by value, then everything else by bytes.
@@ -261,7 +300,7 @@ func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 }
 
 func (m *Model) dropMirror(n *node) {
-	for _, c := range n.kids {
+	for _, c := range slices.Clone(n.kids) { // prune removes kids
 		m.dropMirror(c)
 	}
 	if n.inMirror {
@@ -281,7 +320,7 @@ func (m *Model) ensure(path string) *node {
 		parentPath = "/"
 	}
 	p := m.ensure(parentPath)
-	n := p.child(path[i+1:])
+	n := p.child(path[i+1:], path)
 	m.index[path] = n
 	m.flatOK = false
 	return n
@@ -291,8 +330,7 @@ func (m *Model) ensure(path string) *node {
 func (m *Model) prune(n *node) {
 	for n != nil && n != m.root && !n.inMirror && !n.listed && len(n.kids) == 0 {
 		p := n.parent
-		delete(p.kids, n.name)
-		p.sortDirty = true
+		p.removeKid(n)
 		delete(m.index, n.path)
 		m.flatOK = false
 		n = p
@@ -340,7 +378,7 @@ func (m *Model) probed(msg probedMsg) {
 	n := m.ensure(msg.path)
 	if msg.err != nil {
 		// The node is gone (or unreadable): forget what its probe listed.
-		for _, c := range n.kids {
+		for _, c := range slices.Clone(n.kids) { // prune removes kids
 			c.listed = false
 			m.prune(c)
 		}
@@ -353,15 +391,15 @@ func (m *Model) probed(msg probedMsg) {
 	now := make(map[string]bool, len(msg.probe.Children))
 	for _, name := range msg.probe.Children {
 		now[name] = true
-		c := n.child(name)
+		c := n.child(name, "")
 		if !c.listed {
 			c.listed = true
 			m.index[c.path] = c
 			m.flatOK = false
 		}
 	}
-	for name, c := range n.kids {
-		if !now[name] && c.listed {
+	for _, c := range slices.Clone(n.kids) { // prune removes kids
+		if !now[c.name] && c.listed {
 			c.listed = false
 			m.prune(c)
 		}
