@@ -134,11 +134,11 @@ func (n *node) kid(name string) *node {
 	return nil
 }
 
-// child returns the child called name, creating it; path, when not "",
-// is its path (a string the caller holds anyway, shared).
-func (n *node) child(name, path string) *node {
+// child returns the child called name, creating it (created); path, when
+// not "", is its path (a string the caller holds anyway, shared).
+func (n *node) child(name, path string) (c *node, created bool) {
 	if c := n.kid(name); c != nil {
-		return c
+		return c, false
 	}
 	if path == "" {
 		path = n.path + "/" + name
@@ -146,7 +146,7 @@ func (n *node) child(name, path string) *node {
 			path = "/" + name
 		}
 	}
-	c := &node{name: name, path: path, parent: n}
+	c = &node{name: name, path: path, parent: n}
 	n.kids = append(n.kids, c)
 	switch {
 	case n.kidIdx != nil:
@@ -158,7 +158,7 @@ func (n *node) child(name, path string) *node {
 		}
 	}
 	n.sortDirty = true
-	return c
+	return c, true
 }
 
 // removeKid drops child c.
@@ -216,7 +216,7 @@ type Model struct {
 	visible bool
 
 	root     *node
-	index    map[string]*node
+	count    int // nodes in the tree, the root included
 	expanded map[string]bool
 	opened   map[string]bool // subtrees asked for (while visible)
 	probing  map[string]bool // probes asked for (while visible)
@@ -257,7 +257,7 @@ func New(o Options) *Model {
 
 func (m *Model) reset() {
 	m.root = &node{name: "/", path: "/"}
-	m.index = map[string]*node{"/": m.root}
+	m.count = 1
 	m.flatOK = false
 }
 
@@ -282,7 +282,7 @@ func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 	for i := range events {
 		ev := &events[i]
 		if ev.Type == cluster.NodeDeleted {
-			if n := m.index[ev.Path]; n != nil {
+			if n := m.lookup(ev.Path); n != nil {
 				n.inMirror, n.data, n.stat, n.denied = false, nil, nil, 0
 				m.prune(n)
 			}
@@ -309,20 +309,39 @@ func (m *Model) dropMirror(n *node) {
 	}
 }
 
-// ensure returns the node of path, creating it and its ancestors.
+// lookup returns the node of path, or nil. There is no index by path (a
+// map of every znode would cost more than the nodes): it walks from the
+// root, a few steps.
+func (m *Model) lookup(path string) *node {
+	n := m.root
+	for i := 1; n != nil && i < len(path); {
+		j := strings.IndexByte(path[i:], '/')
+		if j < 0 {
+			j = len(path) - i
+		}
+		n = n.kid(path[i : i+j])
+		i += j + 1
+	}
+	return n
+}
+
+// ensure returns the node of path, creating it and its ancestors. The
+// nodes' paths are parts of path (no copies).
 func (m *Model) ensure(path string) *node {
-	if n := m.index[path]; n != nil {
-		return n
+	n := m.root
+	for i := 1; i < len(path); {
+		j := strings.IndexByte(path[i:], '/')
+		if j < 0 {
+			j = len(path) - i
+		}
+		c, created := n.child(path[i:i+j], path[:i+j])
+		if created {
+			m.count++
+			m.flatOK = false
+		}
+		n = c
+		i += j + 1
 	}
-	i := strings.LastIndexByte(path, '/')
-	parentPath := path[:i]
-	if parentPath == "" {
-		parentPath = "/"
-	}
-	p := m.ensure(parentPath)
-	n := p.child(path[i+1:], path)
-	m.index[path] = n
-	m.flatOK = false
 	return n
 }
 
@@ -331,7 +350,7 @@ func (m *Model) prune(n *node) {
 	for n != nil && n != m.root && !n.inMirror && !n.listed && len(n.kids) == 0 {
 		p := n.parent
 		p.removeKid(n)
-		delete(m.index, n.path)
+		m.count--
 		m.flatOK = false
 		n = p
 	}
@@ -391,10 +410,12 @@ func (m *Model) probed(msg probedMsg) {
 	now := make(map[string]bool, len(msg.probe.Children))
 	for _, name := range msg.probe.Children {
 		now[name] = true
-		c := n.child(name, "")
+		c, created := n.child(name, "")
+		if created {
+			m.count++
+		}
 		if !c.listed {
 			c.listed = true
-			m.index[c.path] = c
 			m.flatOK = false
 		}
 	}
@@ -616,7 +637,7 @@ func (m *Model) flatten() {
 }
 
 func (m *Model) find(path string) int {
-	if m.index[path] == nil {
+	if m.lookup(path) == nil {
 		return -1
 	}
 	for i := range m.flat {
@@ -714,7 +735,7 @@ func (m *Model) View() string {
 	if m.win.Cursor < len(m.flat) {
 		sel = m.flat[m.win.Cursor].n
 	}
-	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+cell.Thousands(len(m.index))+" znodes known")
+	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+cell.Thousands(m.count)+" znodes known")
 	lines := make([]string, 0, m.h)
 	lines = append(lines, cell.Clip(title, m.w))
 	detail := m.details(sel, rw)
