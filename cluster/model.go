@@ -34,6 +34,8 @@ type Model struct {
 	reassign  singleNode[*ReassignPartitions]
 	preferred singleNode[*PartitionsNotification]
 
+	ids idLists // the replica and ISR lists, interned
+
 	brokers   map[int]*brokerNode
 	lastKnown map[int]BrokerRegistration // last registration of every broker seen
 
