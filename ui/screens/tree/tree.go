@@ -109,6 +109,7 @@ type node struct {
 	kids       []*node          // natural order unless sortDirty
 	kidIdx     map[string]*node // by name, once there are more than manyKids
 	sortDirty  bool
+	reset      uint32 // the reset that last named it (Model.resets)
 
 	data     []byte
 	stat     *cluster.Stat
@@ -216,7 +217,8 @@ type Model struct {
 	visible bool
 
 	root     *node
-	count    int // nodes in the tree, the root included
+	count    int    // nodes in the tree, the root included
+	resets   uint32 // reset batches applied
 	expanded map[string]bool
 	opened   map[string]bool // subtrees asked for (while visible)
 	probing  map[string]bool // probes asked for (while visible)
@@ -276,8 +278,11 @@ func (m *Model) isProbing(path string) bool { return m.visible && m.probing[path
 // Apply takes a mirror batch.
 func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 	if reset {
-		// Keep what probes found; the mirror part is replaced.
-		m.dropMirror(m.root)
+		// Keep what probes found; the mirror part is replaced: the nodes
+		// the reset names are kept (no new copy of a big tree), the
+		// others dropped once it is applied.
+		m.resets++
+		defer m.dropMirror(m.root)
 	}
 	for i := range events {
 		ev := &events[i]
@@ -289,7 +294,7 @@ func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 			continue
 		}
 		n := m.ensure(ev.Path)
-		n.inMirror = true
+		n.inMirror, n.reset = true, m.resets
 		n.data, n.denied = ev.Data, ev.Denied
 		st := ev.Stat
 		n.stat = &st
@@ -299,11 +304,13 @@ func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 	}
 }
 
+// dropMirror forgets what the mirror said of n and below that the last
+// reset did not repeat.
 func (m *Model) dropMirror(n *node) {
 	for _, c := range slices.Clone(n.kids) { // prune removes kids
 		m.dropMirror(c)
 	}
-	if n.inMirror {
+	if n.inMirror && n.reset != m.resets {
 		n.inMirror, n.data, n.stat, n.denied = false, nil, nil, 0
 		m.prune(n)
 	}
