@@ -94,11 +94,24 @@ func topicBalance(t *Topic) []BrokerBalance {
 // Balance sums the topics of s (those marked for deletion left out).
 func (bt *BalanceTracker) Balance(s *Snapshot) []BrokerBalance {
 	if !sameTopics(bt.topics, s.topics) {
-		bt.sum = map[int]*BrokerBalance{}
-		bt.topics, bt.contrib = slices.Clone(s.topics), make([][]BrokerBalance, len(s.topics))
+		// Summed again, reusing the contributions of the topics that did
+		// not change (both lists are sorted by name: one merge).
+		contrib := make([][]BrokerBalance, len(s.topics))
+		j := 0
 		for i, t := range s.topics {
-			bt.contrib[i] = contribution(t)
-			bt.add(bt.contrib[i], 1)
+			for j < len(bt.topics) && bt.topics[j].Name < t.Name {
+				j++
+			}
+			if j < len(bt.topics) && bt.topics[j] == t {
+				contrib[i] = bt.contrib[j]
+			} else {
+				contrib[i] = contribution(t)
+			}
+		}
+		bt.sum = map[int]*BrokerBalance{}
+		bt.topics, bt.contrib = slices.Clone(s.topics), contrib
+		for _, c := range contrib {
+			bt.add(c, 1)
 		}
 	} else {
 		for i, t := range s.topics {

@@ -111,8 +111,8 @@ func (m *Model) Snapshot() *Snapshot {
 	s.reassign, s.preferred = m.reassign.v, m.preferred.v
 	s.isrNotes, s.logDirEvents = len(m.isrNotes), len(m.logDirEvents)
 
-	for b := range m.leaderCount {
-		if _, live := m.brokers[b]; !live {
+	for b, n := range m.leaderCount {
+		if _, live := m.brokers[b]; !live && n > 0 {
 			s.deadLeaders = true
 		}
 	}

@@ -246,6 +246,7 @@ func (m *Mirror) startLoad() {
 		before := m.snap(n)
 		n.shapeList = true
 		n.readKids = n.readKids || l.ReadChildren
+		n.first = n.first || l.First
 		m.settle(n, before)
 	}
 	for _, p := range m.shape.Reads {
@@ -602,10 +603,11 @@ func (m *Mirror) push(n *node, k int, o op) {
 		m.progress.Known++
 	}
 	j := job{n: n, kind: uint8(k), op: o, gen: m.gen}
-	if o == opGet && n.derived > 0 && m.partial() {
+	if o == opGet && (n.derived > 0 || n.parent != nil && n.parent.first) && m.partial() {
 		// A partial load reads derived nodes first (last named, first
 		// read): a topic's states right after it, so that whole topics
-		// can be shown early, rather than every topic, then every state.
+		// can be shown early, rather than every topic, then every state;
+		// and the children of First lists.
 		m.front = append(m.front, j)
 	} else {
 		m.queue = append(m.queue, j)

@@ -25,6 +25,7 @@ type node struct {
 	derived   int32 // named by this many nodes' Derive
 	shapeList bool  // in Shape.Lists
 	readKids  bool  // ... with ReadChildren
+	first     bool  // ... with First
 	opened    int32 // OpenSubtree count of this path
 	browse    bool  // within an opened subtree
 

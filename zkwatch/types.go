@@ -29,6 +29,9 @@ type List struct {
 	// ReadChildren also reads each child's data with a data watch. Without
 	// it children appear as nodes with nil Data and nil Stat.
 	ReadChildren bool
+	// First reads its children before other nodes during a load delivered
+	// as it goes (MirrorOptions.Progress), like derived nodes.
+	First bool
 }
 
 // EventType says what happened to a node since the previous batch.
