@@ -40,7 +40,10 @@ func (m *Mirror) worker() {
 			return
 		}
 		r := result{job: j}
-		full, err := m.conn.full(j.n.path)
+		full, err := j.n.full, error(nil)
+		if full == "" {
+			full, err = m.conn.full(j.n.path)
+		}
 		if err == nil {
 			switch j.op {
 			case opGet:

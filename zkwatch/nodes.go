@@ -17,6 +17,7 @@ const (
 // is read; the rest is its state and its request bookkeeping.
 type node struct {
 	path     string
+	full     string           // the server path (path is its end: one string)
 	parent   *node            // set while listed by its parent
 	children map[string]*node // listing (nil: not listed yet, or container absent)
 	seen     uint64
@@ -82,7 +83,15 @@ func (m *Mirror) getOrCreate(p string) *node {
 	n := m.nodes[p]
 	if n == nil {
 		n = &node{path: p}
-		m.nodes[p] = n
+		// One string for both paths: a big tree has one node per znode,
+		// and go-zookeeper keeps the server path of every watch.
+		if full, err := m.conn.full(p); err == nil {
+			n.full = full
+			if len(full) > len(p) && full[len(full)-len(p):] == p {
+				n.path = full[len(full)-len(p):]
+			}
+		}
+		m.nodes[n.path] = n
 	}
 	return n
 }
@@ -342,6 +351,7 @@ func (m *Mirror) derive(n *node) {
 			i++
 		case i == len(old) || want[j] < old[i]:
 			t := m.getOrCreate(want[j])
+			want[j] = t.path // n.deriv shares the node's string
 			b := m.snap(t)
 			t.derived++
 			m.settle(t, b)
