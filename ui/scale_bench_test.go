@@ -196,7 +196,7 @@ func bigCluster(tb testing.TB) (string, fixture.Scale) {
 }
 
 // bareLoad times fixture.BareRead on a new session, after the handshake.
-func bareLoad(addr, root string, watch bool) (int, time.Duration, error) {
+func bareLoad(addr, root string, watch, all bool) (int, time.Duration, error) {
 	conn, ev, err := zk.Connect([]string{addr}, 30*time.Second, zk.WithLogInfo(false), zk.WithLogger(nopLogger{}))
 	if err != nil {
 		return 0, 0, err
@@ -208,7 +208,7 @@ func bareLoad(addr, root string, watch bool) (int, time.Duration, error) {
 		}
 	}
 	start := time.Now()
-	n, err := fixture.BareRead(conn, root, 128, watch)
+	n, err := fixture.BareRead(conn, root, 128, watch, all)
 	return n, time.Since(start), err
 }
 
@@ -223,7 +223,11 @@ func (nopLogger) Printf(string, ...any) {}
 // alternating in the same run. ktopo's side runs in a child process (this
 // test binary, see scaleChildEnv), so that its peak RSS is the load's own:
 // the mirror, the model, the tree and the App drawing a frame per batch.
-// It reports the medians: bare-ms, load-ms, their ratio (budget 1.2),
+// The bare reader reads the topics and the partition states; bare-all
+// also the broker registrations and topic configs, every znode the mirror
+// reads (without watches; bare-all-getw with them, the server's work for
+// the mirror). It reports the medians: bare-ms, load-ms, their ratio
+// (budget 1.2) and load/bare-all,
 // the first frame with topics, the live heap and peak RSS and both per
 // partition (budget: peak RSS under 200 MiB at 100,000 partitions).
 //
@@ -243,10 +247,10 @@ func BenchmarkScaleLoad(b *testing.B) {
 		rounds = v
 	}
 	for b.Loop() {
-		var bare, bareW, load, first []time.Duration
+		var bare, bareAll, bareW, load, first []time.Duration
 		var results []scaleResult
 		for range rounds {
-			n, d, err := bareLoad(addr, root, false)
+			n, d, err := bareLoad(addr, root, false, false)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -254,7 +258,12 @@ func BenchmarkScaleLoad(b *testing.B) {
 				b.Fatalf("bare reader read %d znodes, want %d", n, want)
 			}
 			bare = append(bare, d)
-			_, d, err = bareLoad(addr, root, true)
+			_, d, err = bareLoad(addr, root, false, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			bareAll = append(bareAll, d)
+			_, d, err = bareLoad(addr, root, true, true)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -276,9 +285,12 @@ func BenchmarkScaleLoad(b *testing.B) {
 		base := medianOf(results, func(r scaleResult) float64 { return float64(r.BaseRSSKiB) })
 		heap := medianOf(results, func(r scaleResult) float64 { return r.HeapMiB })
 		b.ReportMetric(float64(mb.Milliseconds()), "bare-ms")
-		b.ReportMetric(float64(median(bareW).Milliseconds()), "bare-getw-ms")
+		ma := median(bareAll)
+		b.ReportMetric(float64(ma.Milliseconds()), "bare-all-ms")
+		b.ReportMetric(float64(median(bareW).Milliseconds()), "bare-all-getw-ms")
 		b.ReportMetric(float64(ml.Milliseconds()), "load-ms")
 		b.ReportMetric(float64(ml)/float64(mb), "load/bare")
+		b.ReportMetric(float64(ml)/float64(ma), "load/bare-all")
 		b.ReportMetric(float64(median(first).Milliseconds()), "first-topics-ms")
 		b.ReportMetric(peak/1024, "peak-RSS-MiB")
 		b.ReportMetric(heap, "heap-MiB")
@@ -286,11 +298,11 @@ func BenchmarkScaleLoad(b *testing.B) {
 		b.ReportMetric((peak-base)*1024/parts, "RSS-B/partition")
 		b.ReportMetric(float64(mid.Frames), "load-frames")
 		b.ReportMetric(mid.FrameP99MS, "load-frame-p99-ms")
-		b.Logf("bare %v (GetW %v), TUI load %v (%.2f×), first topics at %v; peak RSS %.0f MiB (base %.0f), heap %.1f MiB; %.0f B/partition heap, %.0f B/partition RSS; first banner %q; %d frames (%d partial), frame p99 %.1f ms max %.1f ms; %d requests",
-			mb.Round(time.Millisecond), median(bareW).Round(time.Millisecond), ml.Round(time.Millisecond), float64(ml)/float64(mb),
+		b.Logf("bare %v (with brokers and configs %v, and GetW %v), TUI load %v (%.2f×, %.2f× the same znodes), first topics at %v; peak RSS %.0f MiB (base %.0f), heap %.1f MiB; %.0f B/partition heap, %.0f B/partition RSS; first banner %q; %d frames (%d partial), frame p99 %.1f ms max %.1f ms; %d requests",
+			mb.Round(time.Millisecond), ma.Round(time.Millisecond), median(bareW).Round(time.Millisecond), ml.Round(time.Millisecond), float64(ml)/float64(mb), float64(ml)/float64(ma),
 			median(first).Round(time.Millisecond), peak/1024, base/1024, heap, heap*(1<<20)/parts, (peak-base)*1024/parts,
 			mid.FirstProgress, mid.Frames, mid.PartialFrames, mid.FrameP99MS, mid.FrameMaxMS, mid.MirrorRequests)
-		b.Logf("rounds: bare %v, GetW %v, load %v", bare, bareW, load)
+		b.Logf("rounds: bare %v, with brokers and configs %v, and GetW %v, load %v", bare, bareAll, bareW, load)
 	}
 }
 
