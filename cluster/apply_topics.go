@@ -274,6 +274,7 @@ func (m *Model) reassignmentChange(topic string, ev *NodeEvent, prev, np *Partit
 // setPartition stores np (replacing the partition with its id), or removes
 // the partition when it is neither assigned nor has a state.
 func (m *Model) setPartition(ts *topicState, np Partition) {
+	np.Replicas, np.ISR = m.ids.of(np.Replicas), m.ids.of(np.ISR)
 	t := ts.t
 	i, ok := t.find(np.ID)
 	keep := np.InAssignment || np.HasState

@@ -50,9 +50,15 @@ func (b BrokerBalance) WouldRebalance() bool {
 func LeaderBalance(s *Snapshot) []BrokerBalance { return new(BalanceTracker).Balance(s) }
 
 // BalanceTracker computes LeaderBalance snapshot after snapshot, counting
-// again only the topics that changed. Not safe for concurrent use.
+// again only the topics that changed: when the set of topics is the same
+// (a snapshot's topics are sorted by name, an unchanged *Topic is the same
+// pointer), it compares the lists pointer by pointer and moves only the
+// changed topics' contributions in and out of running sums; otherwise it
+// sums every topic again. Not safe for concurrent use.
 type BalanceTracker struct {
-	memo map[*Topic][]BrokerBalance
+	topics  []*Topic          // the topics of the last snapshot summed
+	contrib [][]BrokerBalance // their contributions (nil: deleting)
+	sum     map[int]*BrokerBalance
 }
 
 // topicBalance is one topic's contribution, Movable counted as if every
@@ -87,38 +93,83 @@ func topicBalance(t *Topic) []BrokerBalance {
 
 // Balance sums the topics of s (those marked for deletion left out).
 func (bt *BalanceTracker) Balance(s *Snapshot) []BrokerBalance {
-	memo := make(map[*Topic][]BrokerBalance, len(s.topics))
-	sum := map[int]*BrokerBalance{}
-	var ids []int
-	for _, t := range s.topics {
-		c, ok := bt.memo[t]
-		if !ok {
-			c = topicBalance(t)
-		}
-		memo[t] = c
-		if t.MarkedForDeletion {
-			continue
-		}
-		for _, b := range c {
-			acc := sum[b.Broker]
-			if acc == nil {
-				acc = &BrokerBalance{Broker: b.Broker}
-				sum[b.Broker] = acc
-				ids = append(ids, b.Broker)
+	if !sameTopics(bt.topics, s.topics) {
+		// Summed again, reusing the contributions of the topics that did
+		// not change (both lists are sorted by name: one merge).
+		contrib := make([][]BrokerBalance, len(s.topics))
+		j := 0
+		for i, t := range s.topics {
+			for j < len(bt.topics) && bt.topics[j].Name < t.Name {
+				j++
 			}
-			acc.Preferred += b.Preferred
-			acc.NotLed += b.NotLed
-			acc.Movable += b.Movable
+			if j < len(bt.topics) && bt.topics[j] == t {
+				contrib[i] = bt.contrib[j]
+			} else {
+				contrib[i] = contribution(t)
+			}
+		}
+		bt.sum = map[int]*BrokerBalance{}
+		bt.topics, bt.contrib = slices.Clone(s.topics), contrib
+		for _, c := range contrib {
+			bt.add(c, 1)
+		}
+	} else {
+		for i, t := range s.topics {
+			if bt.topics[i] == t {
+				continue
+			}
+			bt.add(bt.contrib[i], -1)
+			bt.topics[i], bt.contrib[i] = t, contribution(t)
+			bt.add(bt.contrib[i], 1)
 		}
 	}
-	bt.memo = memo
+	ids := make([]int, 0, len(bt.sum))
+	for id, b := range bt.sum {
+		if b.Preferred != 0 || b.NotLed != 0 || b.Movable != 0 {
+			ids = append(ids, id)
+		}
+	}
 	slices.Sort(ids)
 	out := make([]BrokerBalance, len(ids))
 	for i, id := range ids {
-		out[i] = *sum[id]
+		out[i] = *bt.sum[id]
 		if !s.IsLive(id) {
 			out[i].Movable = 0
 		}
 	}
 	return out
+}
+
+// contribution is what t adds to the sums: nothing while it is deleted.
+func contribution(t *Topic) []BrokerBalance {
+	if t.MarkedForDeletion {
+		return nil
+	}
+	return topicBalance(t)
+}
+
+func (bt *BalanceTracker) add(c []BrokerBalance, sign int) {
+	for _, b := range c {
+		acc := bt.sum[b.Broker]
+		if acc == nil {
+			acc = &BrokerBalance{Broker: b.Broker}
+			bt.sum[b.Broker] = acc
+		}
+		acc.Preferred += sign * b.Preferred
+		acc.NotLed += sign * b.NotLed
+		acc.Movable += sign * b.Movable
+	}
+}
+
+// sameTopics reports that two sorted topic lists name the same topics.
+func sameTopics(a, b []*Topic) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
 }

@@ -51,7 +51,22 @@ func TestBalanceTracker(t *testing.T) {
 	if !slices.Equal(got, LeaderBalance(m.Snapshot())) || got[0] != (BrokerBalance{Broker: 1, Preferred: 1, NotLed: 1, Movable: 1}) {
 		t.Fatalf("%+v", got)
 	}
-	if len(bt.memo) != 1 {
-		t.Errorf("memo %d", len(bt.memo))
+	if len(bt.topics) != 1 {
+		t.Errorf("tracking %d topics", len(bt.topics))
+	}
+	// A new topic, a deletion marker, a topic gone: summed again, and
+	// still what LeaderBalance says.
+	apply(t, m, []NodeEvent{z.create(TopicPath("audit"), topicJSON(map[int][]int{0: {3, 1}, 1: {1, 3}})),
+		z.create(PartitionStatePath("audit", 0), stateJSON(1, 1, 0, 1, 3))}, false)
+	if got := bt.Balance(m.Snapshot()); !slices.Equal(got, LeaderBalance(m.Snapshot())) || len(got) != 3 {
+		t.Fatalf("new topic: %+v, want %+v", got, LeaderBalance(m.Snapshot()))
+	}
+	apply(t, m, []NodeEvent{z.create(DeleteTopicPath("orders"), "")}, false)
+	if got := bt.Balance(m.Snapshot()); !slices.Equal(got, LeaderBalance(m.Snapshot())) {
+		t.Fatalf("marked: %+v, want %+v", got, LeaderBalance(m.Snapshot()))
+	}
+	apply(t, m, []NodeEvent{z.set(PartitionStatePath("audit", 0), stateJSON(1, 3, 1, 3, 1))}, false)
+	if got := bt.Balance(m.Snapshot()); !slices.Equal(got, LeaderBalance(m.Snapshot())) {
+		t.Fatalf("changed: %+v, want %+v", got, LeaderBalance(m.Snapshot()))
 	}
 }

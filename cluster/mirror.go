@@ -9,6 +9,9 @@ type MirrorContainer struct {
 	// ReadChildren: read (and data-watch) every child; when false only the
 	// child names matter and their events may carry no data.
 	ReadChildren bool
+	// First: while a load is shown as it goes, read its children before
+	// the rest (the brokers, without which every leader looks offline).
+	First bool
 }
 
 // MirrorShape says which znodes the model needs, as plain data for the
@@ -30,7 +33,7 @@ type MirrorShape struct {
 func KafkaMirrorShape() MirrorShape {
 	return MirrorShape{
 		Containers: []MirrorContainer{
-			{Path: BrokerIDsPath, ReadChildren: true},
+			{Path: BrokerIDsPath, ReadChildren: true, First: true},
 			{Path: BrokerTopicsPath, ReadChildren: true},
 			{Path: ConfigTopicsPath, ReadChildren: true},
 			{Path: ConfigBrokersPath, ReadChildren: true},

@@ -22,6 +22,9 @@ type ModelOptions struct {
 // O(partitions).
 type Model struct {
 	noChanges bool
+	quiet     bool // SetQuiet: record no changes for now
+	loading   bool // SetLoading: snapshots are partial
+	wasLoaded bool // a partial snapshot was taken: rebuild the next list
 	defMinISR int
 	seq       uint64
 
@@ -30,6 +33,8 @@ type Model struct {
 	clusterID singleNode[ClusterIDInfo]
 	reassign  singleNode[*ReassignPartitions]
 	preferred singleNode[*PartitionsNotification]
+
+	ids idLists // the replica and ISR lists, interned
 
 	brokers   map[int]*brokerNode
 	lastKnown map[int]BrokerRegistration // last registration of every broker seen
@@ -117,7 +122,7 @@ func (m *Model) Apply(events []NodeEvent, reset bool) []Change {
 	// Pre-size the result: a reset batch (the first load: ~one change per
 	// node) would otherwise spend most of its time growing the slice.
 	switch {
-	case m.noChanges:
+	case m.noChanges || m.quiet:
 		m.changes = nil
 	case reset:
 		m.changes = make([]Change, 0, len(events)+8)
@@ -149,6 +154,7 @@ func (m *Model) Apply(events []NodeEvent, reset bool) []Change {
 	}
 	if seen != nil {
 		m.sweep(seen)
+		m.SetLoading(false)
 	}
 	if to, epoch := m.controllerID(), m.ctrlEpoch.v; to != ctrlFrom || epoch != epochFrom {
 		m.changed = true
@@ -164,8 +170,22 @@ func unchanged(have bool, haveMzxid int64, ev *NodeEvent) bool {
 	return have && ev.Stat.Mzxid != 0 && haveMzxid == ev.Stat.Mzxid
 }
 
+// SetQuiet switches the recording of changes off (Apply returns nil) or
+// back on: for a first load, whose changes (one per znode, a fifth of its
+// memory) nobody reads.
+func (m *Model) SetQuiet(quiet bool) { m.quiet = quiet }
+
+// SetLoading says whether the events applied so far are a load still under
+// way (the mirror's partial batches): the snapshots taken meanwhile are
+// partial (Snapshot.Partial). Apply with reset ends it.
+func (m *Model) SetLoading(loading bool) {
+	if m.loading != loading {
+		m.loading, m.changed = loading, true
+	}
+}
+
 func (m *Model) emit(c Change) {
-	if !m.noChanges {
+	if !m.noChanges && !m.quiet {
 		m.changes = append(m.changes, c)
 	}
 }

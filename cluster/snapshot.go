@@ -334,12 +334,28 @@ type Snapshot struct {
 	brokerMinISR map[int]int // broker → its dynamic min.insync.replicas (shared; read only)
 	brokerConfig map[string][]ConfigEntry
 
+	partial       bool // taken while a load was under way
+	loadingTopics int  // topics left out of a partial snapshot
+
 	namesOnce sync.Once
 	names     []string
 }
 
 // Seq increases by one with every snapshot that differs from the previous one.
 func (s *Snapshot) Seq() uint64 { return s.seq }
+
+// Partial reports a snapshot taken while the first load was under way
+// (Model.SetLoading): what it shows is true, but not everything is there
+// yet. Its Topics are those read in full (the topic znode and every
+// partition's state): a topic half read is left out (LoadingTopics counts
+// them) rather than shown with partitions missing their state as if that
+// were so. Its Health counts the topics shown; its brokers' replica and
+// leader counts, what was read so far.
+func (s *Snapshot) Partial() bool { return s.partial }
+
+// LoadingTopics is the number of topics a partial snapshot leaves out
+// because their partitions are still being read (0 when not partial).
+func (s *Snapshot) LoadingTopics() int { return s.loadingTopics }
 
 // ClusterID is /cluster/id's id ("" if absent or bad; see ClusterIDErr).
 func (s *Snapshot) ClusterID() string { return s.clusterID }

@@ -24,8 +24,25 @@ func (m *Model) Snapshot() *Snapshot {
 	}
 
 	// Topics: rebuilt when the set changed, else patched where changed.
+	// A partial snapshot lists the topics read in full only, and is
+	// rebuilt every time.
 	switch {
-	case prev == nil || m.topicSetChanged:
+	case m.loading:
+		list := make([]*Topic, 0, len(m.topics))
+		for _, ts := range m.topics {
+			switch {
+			case !ts.hasNode:
+			case ts.t.Health.Uninitialized > 0:
+				s.loadingTopics++
+			default:
+				list = append(list, ts.t)
+			}
+		}
+		slices.SortFunc(list, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
+		s.topics, s.partial = list, true
+		m.wasLoaded = true
+	case prev == nil || m.topicSetChanged || m.wasLoaded:
+		m.wasLoaded = false
 		list := make([]*Topic, 0, len(m.topics))
 		for _, ts := range m.topics {
 			if ts.hasNode {
@@ -94,12 +111,25 @@ func (m *Model) Snapshot() *Snapshot {
 	s.reassign, s.preferred = m.reassign.v, m.preferred.v
 	s.isrNotes, s.logDirEvents = len(m.isrNotes), len(m.logDirEvents)
 
-	s.health = m.totals
-	s.health.Offline = m.totals.NoLeader
 	for b, n := range m.leaderCount {
-		if _, live := m.brokers[b]; !live {
-			s.health.Offline += n
+		if _, live := m.brokers[b]; !live && n > 0 {
 			s.deadLeaders = true
+		}
+	}
+	if s.partial {
+		// The totals of the topics shown, not of those half read.
+		var h TopicHealth
+		for _, t := range s.topics {
+			h.add(s.TopicHealth(t), 1)
+		}
+		s.health = h
+	} else {
+		s.health = m.totals
+		s.health.Offline = m.totals.NoLeader
+		for b, n := range m.leaderCount {
+			if _, live := m.brokers[b]; !live {
+				s.health.Offline += n
+			}
 		}
 	}
 	m.snap, m.changed = s, false

@@ -21,7 +21,7 @@ func Shape() zkwatch.Shape {
 	ks := cluster.KafkaMirrorShape()
 	s := zkwatch.Shape{Reads: ks.Nodes, Derive: ks.Derive}
 	for _, c := range ks.Containers {
-		s.Lists = append(s.Lists, zkwatch.List{Path: c.Path, ReadChildren: c.ReadChildren})
+		s.Lists = append(s.Lists, zkwatch.List{Path: c.Path, ReadChildren: c.ReadChildren, First: c.First})
 	}
 	return s
 }

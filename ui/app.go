@@ -130,6 +130,7 @@ type App struct {
 	closed    bool
 	lastData  time.Time
 	stats     zkwatch.Stats
+	progress  zkwatch.Progress // of the first load, as of the last batch
 	loadedIn  time.Duration
 	started   time.Time
 

@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -40,14 +41,26 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 		a.stats = a.cfg.Source.Stats()
 	}
 	var cmd tea.Cmd
-	if len(b.Events) > 0 || b.Reset {
+	if b.Partial || b.Reset {
+		a.progress = b.Progress
+	}
+	if len(b.Events) > 0 || b.Reset || b.Partial && !a.loaded {
+		// The first load, partial batches and its reset, describes the
+		// cluster as it is, not what happened: its changes are not
+		// recorded (one per znode, nobody reads them), and while it is
+		// under way the snapshots are partial.
+		first := !a.loaded
+		a.model.SetQuiet(first)
+		if first && b.Partial {
+			a.model.SetLoading(true)
+		}
 		nodes := clusterwatch.NodeEvents(b)
 		changes := a.model.Apply(nodes, b.Reset)
 		a.snap = a.model.Snapshot()
 		a.tree.Apply(nodes, b.Reset)
-		first := b.Reset && !a.loaded
 		if b.Reset {
 			a.loaded, a.resyncing = true, false
+			a.model.SetQuiet(false)
 			if first {
 				a.loadedIn = now.Sub(a.started)
 			}
@@ -102,7 +115,7 @@ func (a *App) banner() string {
 		return "ZooKeeper session expired — resyncing; the data shown is" + since + " and may be stale"
 	case !a.loaded:
 		if a.haveState && a.state == zkwatch.StateConnected {
-			return "Loading the cluster from ZooKeeper…"
+			return a.loadingBanner()
 		}
 		return "Connecting to ZooKeeper…"
 	case a.haveState && a.state == zkwatch.StateUnresponsive:
@@ -111,4 +124,27 @@ func (a *App) banner() string {
 		return "Disconnected from ZooKeeper — reconnecting; the data shown is" + since + " and may be stale"
 	}
 	return ""
+}
+
+// MirrorOptions are the options the TUI's mirror is made with
+// (internal/cli's runTUI, the scale benchmark): the first load delivered as
+// it goes, so that the screens show what is read while the rest loads.
+func MirrorOptions() zkwatch.MirrorOptions { return zkwatch.MirrorOptions{Progress: true} }
+
+// loadingBanner says how far the first load is: znodes read of those known
+// so far (the mirror finds more as it reads), and what is shown of it.
+func (a *App) loadingBanner() string {
+	line := "Loading the cluster from ZooKeeper…"
+	p := a.progress
+	if p.Known == 0 {
+		return line
+	}
+	line += " read " + cell.Thousands(p.Done) + " of the " + cell.Thousands(p.Known) + " znodes found so far"
+	if s := a.snap; s != nil && s.Partial() {
+		line += " · showing " + cell.Count(len(s.Topics()), "topic")
+		if n := s.LoadingTopics(); n > 0 {
+			line += ", " + cell.Thousands(n) + " more loading"
+		}
+	}
+	return line
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -163,5 +164,45 @@ func BenchmarkApplyAndRender(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// BenchmarkChurnBatch is one batch of the churn soak at scale: 50
+// partition-state writes (leaders moving, ISRs shrinking) spread over
+// 10,000 topics × 10 partitions on 30 brokers, applied with the events tab
+// shown and a frame drawn: what each of the soak's 20 batches a second
+// costs the TUI.
+func BenchmarkChurnBatch(b *testing.B) {
+	if testing.Short() {
+		b.Skip("large fixture skipped under -short")
+	}
+	a, _, _ := newApp(b, ModeLive)
+	a.update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	spec := fixture.Spec{ClusterID: "churn", Brokers: 30, Racks: 3, Controller: 1, ControllerEpoch: 1, Time: 1_700_000_000_000}
+	for i := range 10_000 {
+		spec.Topics = append(spec.Topics, fixture.Topic{Name: fixture.ScaleTopic(i), Partitions: 10, RF: 3})
+	}
+	for _, bt := range spec.Batches() {
+		a.applyBatch(bt)
+	}
+	a.update(fixture.Key("4"))
+	r := rand.New(rand.NewPCG(1, 2))
+	var batches [16]zkwatch.Batch
+	for k := range batches {
+		for range 50 {
+			t := &spec.Topics[r.IntN(len(spec.Topics))]
+			p := r.IntN(10)
+			st := spec.State(t, p)
+			st.Leader, st.ISR = st.ISR[1+k%2], st.ISR[:2]
+			st.LeaderEpoch = k + 1
+			batches[k].Events = append(batches[k].Events, fixture.StateEvent(t.Name, p, st, int64(1000+k), t0.UnixMilli()))
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		a.applyBatch(batches[i%len(batches)])
+		_ = a.View()
+		i++
 	}
 }

@@ -1,10 +1,21 @@
 package ui
 
 import (
+	"os"
 	"testing"
 
 	"github.com/ktopo/ktopo/internal/zktest"
 )
 
-// The creation flows run against a real ZooKeeper.
-func TestMain(m *testing.M) { zktest.Main(m) }
+// The creation flows run against a real ZooKeeper. A child of
+// BenchmarkScaleLoad only loads a cluster, the churn's driver only writes
+// (neither needs a server of its own).
+func TestMain(m *testing.M) {
+	if cs := os.Getenv(scaleChildEnv); cs != "" {
+		os.Exit(scaleChild(cs))
+	}
+	if plan := os.Getenv(churnDriverEnv); plan != "" {
+		os.Exit(churnDriver(plan))
+	}
+	zktest.Main(m)
+}

@@ -44,7 +44,12 @@
 // Batches, cut every 50 ms or 512 paths, and handed to the consumer one
 // receive at a time; while the consumer is busy events keep merging. The
 // first batch with events is a Reset carrying every node; after a session
-// expiry the mirror reloads and sends another Reset. Disconnections shorter
+// expiry the mirror reloads and sends another Reset. With
+// MirrorOptions.Progress (the TUI's) the first load also arrives as it goes:
+// Partial batches, cut every two flush intervals, with what was read so far
+// and the load's Progress (reads done of those known so far), derived nodes
+// read first so that a node and what it names come together; the Reset
+// still ends the load. Disconnections shorter
 // than the session timeout (a server or the leader of an ensemble dying, a
 // lost quorum regained) are resumed without a reload: the session and its
 // watches survive, and only what changed meanwhile is read again. A server

@@ -40,7 +40,10 @@ func (m *Mirror) worker() {
 			return
 		}
 		r := result{job: j}
-		full, err := m.conn.full(j.n.path)
+		full, err := j.n.full, error(nil)
+		if full == "" {
+			full, err = m.conn.full(j.n.path)
+		}
 		if err == nil {
 			switch j.op {
 			case opGet:
@@ -89,14 +92,25 @@ func (m *Mirror) loop() {
 	var spare []zk.Event
 	for {
 		// Cut a batch when one is due and the previous one was taken.
-		if m.frozen == nil && (m.co.len() > 0 || len(m.states) > 0) {
+		partial := m.partial()
+		if m.frozen == nil && (m.co.len() > 0 || len(m.states) > 0 || partial && m.progress != m.sentProg) {
 			if !armed && !due {
-				flush.Reset(m.opts.FlushInterval)
+				d := m.opts.FlushInterval
+				if partial {
+					d *= 2
+				}
+				flush.Reset(d)
 				armed = true
 			}
-			if due || m.co.len() >= m.opts.FlushEvents {
+			// A partial load is cut by time only: its batches are big,
+			// and each costs the consumer a snapshot and a frame.
+			if due || !partial && m.co.len() >= m.opts.FlushEvents {
 				m.mu.Lock()
 				m.frozen = &Batch{Events: m.co.cut(), States: m.states}
+				if partial {
+					m.frozen.Partial, m.frozen.Progress = true, m.progress
+					m.sentProg = m.progress
+				}
 				m.states = nil
 				m.mu.Unlock()
 				due = false
@@ -113,7 +127,9 @@ func (m *Mirror) loop() {
 		}
 		var jobs chan job
 		var head job
-		if m.qhead < len(m.queue) {
+		if n := len(m.front); n > 0 {
+			jobs, head = m.jobs, m.front[n-1]
+		} else if m.qhead < len(m.queue) {
 			jobs, head = m.jobs, m.queue[m.qhead]
 		}
 
@@ -125,7 +141,12 @@ func (m *Mirror) loop() {
 		case out <- next:
 			m.frozen = nil
 		case jobs <- head:
-			m.qhead++
+			if n := len(m.front); n > 0 {
+				m.front[n-1] = job{}
+				m.front = m.front[:n-1]
+			} else {
+				m.qhead++
+			}
 			m.sendJobs()
 		case r := <-m.results:
 			m.mu.Lock()
@@ -177,6 +198,16 @@ func (m *Mirror) loop() {
 
 // sendJobs hands queued jobs to idle workers without blocking.
 func (m *Mirror) sendJobs() {
+	for n := len(m.front); n > 0; n-- {
+		select {
+		case m.jobs <- m.front[n-1]:
+			m.front[n-1] = job{}
+			m.front = m.front[:n-1]
+			continue
+		default:
+		}
+		return
+	}
 	for m.qhead < len(m.queue) {
 		select {
 		case m.jobs <- m.queue[m.qhead]:
@@ -195,6 +226,12 @@ func (m *Mirror) sendJobs() {
 	}
 }
 
+// partial reports that the load under way is delivered as it goes
+// (MirrorOptions.Progress: the first load only).
+func (m *Mirror) partial() bool {
+	return m.opts.Progress && m.stats.Loading && m.stats.Loads == 0 && !m.needLoad
+}
+
 // afterWork finishes a load once every followed node has been read.
 func (m *Mirror) afterWork() {
 	if m.stats.Loading && !m.needLoad && m.unloaded == 0 {
@@ -206,11 +243,13 @@ func (m *Mirror) startLoad() {
 	m.needLoad = false
 	m.stats.Loading = true
 	m.loadAt = time.Now()
+	m.progress, m.sentProg = Progress{}, Progress{}
 	for _, l := range m.shape.Lists {
 		n := m.getOrCreate(l.Path)
 		before := m.snap(n)
 		n.shapeList = true
 		n.readKids = n.readKids || l.ReadChildren
+		n.first = n.first || l.First
 		m.settle(n, before)
 	}
 	for _, p := range m.shape.Reads {
@@ -242,7 +281,7 @@ func (m *Mirror) finishLoad() {
 		// The consumer has not taken it yet; the reset supersedes it.
 		states = append(m.frozen.States, states...)
 	}
-	m.frozen = &Batch{Reset: true, Events: evs, States: capStates(states)}
+	m.frozen = &Batch{Reset: true, Events: evs, States: capStates(states), Progress: m.progress}
 	m.states = nil
 	m.co.reset()
 }
@@ -252,7 +291,7 @@ func (m *Mirror) finishLoad() {
 func (m *Mirror) expire() {
 	m.gen++
 	m.nodes = map[string]*node{}
-	m.queue, m.qhead = nil, 0
+	m.queue, m.qhead, m.front = nil, 0, nil
 	m.retry = nil
 	m.unloaded = 0
 	m.co.reset()
@@ -489,6 +528,7 @@ func (m *Mirror) handle(r result) {
 		n.pending[k] = false
 		n.loaded[k] = true
 		m.unloaded--
+		m.progress.Done++
 	}
 	if n.dirty[k] && !n.busy[k] {
 		n.dirty[k] = false
@@ -563,7 +603,17 @@ func (m *Mirror) push(n *node, k int, o op) {
 	if !n.loaded[k] && !n.pending[k] {
 		n.pending[k] = true
 		m.unloaded++
+		m.progress.Known++
 	}
-	m.queue = append(m.queue, job{n: n, kind: uint8(k), op: o, gen: m.gen})
+	j := job{n: n, kind: uint8(k), op: o, gen: m.gen}
+	if o == opGet && (n.derived > 0 || n.parent != nil && n.parent.first) && m.partial() {
+		// A partial load reads derived nodes first (last named, first
+		// read): a topic's states right after it, so that whole topics
+		// can be shown early, rather than every topic, then every state;
+		// and the children of First lists.
+		m.front = append(m.front, j)
+	} else {
+		m.queue = append(m.queue, j)
+	}
 	m.stats.Requests++
 }

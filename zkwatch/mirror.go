@@ -75,8 +75,11 @@ type Mirror struct {
 	opens    map[string]int
 	queue    []job
 	qhead    int
+	front    []job // read before queue (a stack): see push
 	retry    []job
 	unloaded int
+	progress Progress // of the load under way
+	sentProg Progress // as of the last Partial batch
 	stamp    uint64
 	state    State
 	needLoad bool

@@ -1128,3 +1128,97 @@ func TestMirrorOnce(t *testing.T) {
 		t.Fatalf("zk_watch_count %s before the load, %s after: the mirror set watches", before, after)
 	}
 }
+
+// TestMirrorProgress: with MirrorOptions.Progress the first load arrives
+// as it goes, in Partial batches whose Progress counts up, and ends with
+// the complete Reset; what the partial batches delivered is part of it.
+func TestMirrorProgress(t *testing.T) {
+	c := connect(t, zktest.Chroot(t), Options{})
+	s := newSim(t, c, 1)
+	var ops []any
+	for i := range 400 {
+		tp := fmt.Sprintf("/brokers/topics/t%03d", i)
+		ops = append(ops, &zk.CreateRequest{Path: tp, Data: assignment(3, 1), Acl: open},
+			&zk.CreateRequest{Path: tp + "/partitions", Acl: open})
+		for p := range 3 {
+			pp := fmt.Sprintf("%s/partitions/%d", tp, p)
+			ops = append(ops, &zk.CreateRequest{Path: pp, Acl: open},
+				&zk.CreateRequest{Path: pp + "/state", Data: stateJSON(1, 0), Acl: open})
+		}
+		if len(ops) > 500 {
+			s.must(ignore(c.Multi(ops...)))
+			ops = ops[:0]
+		}
+	}
+	s.must(ignore(c.Multi(ops...)))
+
+	m, err := NewMirror(c, kafkaShape(), MirrorOptions{Progress: true, Concurrency: 2, FlushInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	got := map[string]Node{}
+	partials, last := 0, Progress{}
+	var reset Batch
+	timeout := time.After(30 * time.Second)
+	for reset.Events == nil {
+		var b Batch
+		select {
+		case b = <-m.Batches():
+		case <-timeout:
+			t.Fatal("no reset")
+		}
+		switch {
+		case b.Reset:
+			reset = b
+		case b.Partial:
+			partials++
+			if b.Progress.Done < last.Done || b.Progress.Done > b.Progress.Known {
+				t.Fatalf("progress %+v after %+v", b.Progress, last)
+			}
+			last = b.Progress
+			for _, ev := range b.Events {
+				if ev.Type != Created {
+					t.Fatalf("%s %s during a load of a still tree", ev.Type, ev.Path)
+				}
+				if _, dup := got[ev.Path]; dup {
+					t.Fatalf("%s delivered twice", ev.Path)
+				}
+				got[ev.Path] = Node{Data: ev.Data, Stat: ev.Stat}
+			}
+		case len(b.Events) > 0:
+			t.Fatalf("events neither partial nor reset: %+v", b)
+		}
+	}
+	if partials < 2 {
+		t.Fatalf("%d partial batches", partials)
+	}
+	if p := reset.Progress; p.Done != p.Known || p.Done < 400*4 {
+		t.Fatalf("reset's progress %+v", p)
+	}
+	all := map[string]Node{}
+	for _, ev := range reset.Events {
+		all[ev.Path] = Node{Data: ev.Data, Stat: ev.Stat}
+	}
+	if len(all) != 400*4 {
+		t.Fatalf("reset has %d nodes", len(all))
+	}
+	if len(got) == 0 || len(got) == len(all) && partials < 2 {
+		t.Fatalf("partial batches delivered %d nodes", len(got))
+	}
+	for p, n := range got {
+		if a, ok := all[p]; !ok || string(a.Data) != string(n.Data) || *a.Stat != *n.Stat {
+			t.Fatalf("%s: partial %v, reset %v", p, n, a)
+		}
+	}
+	// After the load, batches are ordinary again.
+	s.must(ignore(c.Set("/brokers/topics/t000/partitions/0/state", stateJSON(2, 1), -1)))
+	for b := range m.Batches() {
+		if b.Partial || b.Reset || b.Progress != (Progress{}) {
+			t.Fatalf("after the load: %+v", b)
+		}
+		if len(b.Events) > 0 {
+			break
+		}
+	}
+}

@@ -17,6 +17,7 @@ const (
 // is read; the rest is its state and its request bookkeeping.
 type node struct {
 	path     string
+	full     string           // the server path (path is its end: one string)
 	parent   *node            // set while listed by its parent
 	children map[string]*node // listing (nil: not listed yet, or container absent)
 	seen     uint64
@@ -25,6 +26,7 @@ type node struct {
 	derived   int32 // named by this many nodes' Derive
 	shapeList bool  // in Shape.Lists
 	readKids  bool  // ... with ReadChildren
+	first     bool  // ... with First
 	opened    int32 // OpenSubtree count of this path
 	browse    bool  // within an opened subtree
 
@@ -81,7 +83,15 @@ func (m *Mirror) getOrCreate(p string) *node {
 	n := m.nodes[p]
 	if n == nil {
 		n = &node{path: p}
-		m.nodes[p] = n
+		// One string for both paths: a big tree has one node per znode,
+		// and go-zookeeper keeps the server path of every watch.
+		if full, err := m.conn.full(p); err == nil {
+			n.full = full
+			if len(full) > len(p) && full[len(full)-len(p):] == p {
+				n.path = full[len(full)-len(p):]
+			}
+		}
+		m.nodes[n.path] = n
 	}
 	return n
 }
@@ -117,7 +127,7 @@ func (m *Mirror) after(n *node, b snap) {
 }
 
 func (m *Mirror) emit(t EventType, n *node, had bool, czxid int64) {
-	if m.stats.Loading {
+	if m.stats.Loading && !m.partial() {
 		return // the reset batch carries the tree
 	}
 	ev := Event{Type: t, Path: n.path}
@@ -284,6 +294,7 @@ func (m *Mirror) forget(n *node) {
 		if n.pending[k] {
 			n.pending[k] = false
 			m.unloaded--
+			m.progress.Known--
 		}
 		m.setWatch(n, k, false)
 	}
@@ -340,6 +351,7 @@ func (m *Mirror) derive(n *node) {
 			i++
 		case i == len(old) || want[j] < old[i]:
 			t := m.getOrCreate(want[j])
+			want[j] = t.path // n.deriv shares the node's string
 			b := m.snap(t)
 			t.derived++
 			m.settle(t, b)

@@ -29,6 +29,9 @@ type List struct {
 	// ReadChildren also reads each child's data with a data watch. Without
 	// it children appear as nodes with nil Data and nil Stat.
 	ReadChildren bool
+	// First reads its children before other nodes during a load delivered
+	// as it goes (MirrorOptions.Progress), like derived nodes.
+	First bool
 }
 
 // EventType says what happened to a node since the previous batch.
@@ -98,10 +101,27 @@ type Batch struct {
 	Reset bool
 	// Events in unspecified order.
 	Events []Event
+	// Partial (MirrorOptions.Progress only) means: the first load is under
+	// way and Events are what it read since the previous batch (plus
+	// changes to what was already delivered), to be applied like any
+	// batch; nodes not read yet are missing, not absent. The load ends with
+	// the usual Reset, a complete picture.
+	Partial bool
+	// Progress is the load's progress on Partial batches and on the Reset
+	// that ends it (zero otherwise).
+	Progress Progress
 	// States entered since the previous batch, oldest first (consecutive
 	// repeats collapsed, at most the last 16). The first batch starts with
 	// the state the mirror started in.
 	States []State
+}
+
+// Progress counts the reads of a load: Done of the Known ones. Known grows
+// while the load goes on, as listings and Derive name more nodes, so
+// Done/Known is a lower bound of nothing: it says what was read out of
+// what is known to be there so far.
+type Progress struct {
+	Done, Known int
 }
 
 // Node is a mirrored node's data and stat (nil for names-only children).
@@ -156,6 +176,11 @@ type MirrorOptions struct {
 	// readers (ktopo topics describe) save the server and the client a
 	// watch per znode (about a quarter of the memory of a first load).
 	Once bool
+	// Progress delivers the first load as it goes: Partial batches (at
+	// most one per two FlushIntervals) with what was read so far and the
+	// load's Progress, before the Reset. Without it nothing but States
+	// comes before the Reset.
+	Progress bool
 
 	// retryTicks replaces the half-second ticker that re-sends requests
 	// failed by a lost connection (tests tick it themselves).

@@ -105,7 +105,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 			cfg.Mode = ui.ModeReadOnly
 		}
 	}
-	mirror, err := zkwatch.NewMirror(conn, clusterwatch.Shape(), zkwatch.MirrorOptions{})
+	mirror, err := zkwatch.NewMirror(conn, clusterwatch.Shape(), ui.MirrorOptions())
 	if err != nil {
 		return err
 	}

@@ -547,7 +547,8 @@ func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 // submit leaves the form for the preview when every value is valid, and
 // says why not otherwise.
 func (m *Model) submit() {
-	if m.snap == nil {
+	if m.snap == nil || m.snap.Partial() {
+		// A partial snapshot leaves topics out: the name may be taken.
 		m.form.msg = "The cluster is still loading."
 		return
 	}

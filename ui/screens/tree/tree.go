@@ -99,12 +99,17 @@ const (
 	srcOpen                 // an opened subtree holds them
 )
 
+// node is one znode of the tree. A big cluster has hundreds of thousands
+// (a state znode and its partition's, per partition), so it is kept small:
+// its path is the mirror's string (name a part of it), and its children
+// are a slice, with an index by name only where there are many.
 type node struct {
 	name, path string
 	parent     *node
-	kids       map[string]*node
-	sorted     []*node
+	kids       []*node          // natural order unless sortDirty
+	kidIdx     map[string]*node // by name, once there are more than manyKids
 	sortDirty  bool
+	reset      uint32 // the reset that last named it (Model.resets)
 
 	data     []byte
 	stat     *cluster.Stat
@@ -114,33 +119,68 @@ type node struct {
 	probed   bool           // data and stat come from a probe
 }
 
-func (n *node) child(name string) *node {
-	if n.kids == nil {
-		n.kids = map[string]*node{}
+// manyKids is where a node's children get an index by name.
+const manyKids = 16
+
+// kid returns the child called name, or nil.
+func (n *node) kid(name string) *node {
+	if n.kidIdx != nil {
+		return n.kidIdx[name]
 	}
-	c := n.kids[name]
-	if c == nil {
-		p := n.path + "/" + name
-		if n.path == "/" {
-			p = "/" + name
+	for _, c := range n.kids {
+		if c.name == name {
+			return c
 		}
-		c = &node{name: name, path: p, parent: n}
-		n.kids[name] = c
-		n.sortDirty = true
 	}
-	return c
+	return nil
+}
+
+// child returns the child called name, creating it (created); path, when
+// not "", is its path (a string the caller holds anyway, shared).
+func (n *node) child(name, path string) (c *node, created bool) {
+	if c := n.kid(name); c != nil {
+		return c, false
+	}
+	if path == "" {
+		path = n.path + "/" + name
+		if n.path == "/" {
+			path = "/" + name
+		}
+	}
+	c = &node{name: name, path: path, parent: n}
+	n.kids = append(n.kids, c)
+	switch {
+	case n.kidIdx != nil:
+		n.kidIdx[name] = c
+	case len(n.kids) > manyKids:
+		n.kidIdx = make(map[string]*node, 2*len(n.kids))
+		for _, k := range n.kids {
+			n.kidIdx[k.name] = k
+		}
+	}
+	n.sortDirty = true
+	return c, true
+}
+
+// removeKid drops child c.
+func (n *node) removeKid(c *node) {
+	if i := slices.Index(n.kids, c); i >= 0 {
+		n.kids = slices.Delete(n.kids, i, i+1)
+	}
+	if n.kidIdx != nil {
+		delete(n.kidIdx, c.name)
+		if len(n.kids) <= manyKids/2 {
+			n.kidIdx = nil
+		}
+	}
 }
 
 func (n *node) children() []*node {
 	if n.sortDirty {
-		n.sorted = n.sorted[:0]
-		for _, c := range n.kids {
-			n.sorted = append(n.sorted, c)
-		}
-		slices.SortFunc(n.sorted, func(a, b *node) int { return natural(a.name, b.name) })
+		slices.SortFunc(n.kids, func(a, b *node) int { return natural(a.name, b.name) })
 		n.sortDirty = false
 	}
-	return n.sorted
+	return n.kids
 }
 
 // natural orders numeric names by value, then everything else by bytes.
@@ -177,7 +217,8 @@ type Model struct {
 	visible bool
 
 	root     *node
-	index    map[string]*node
+	count    int    // nodes in the tree, the root included
+	resets   uint32 // reset batches applied
 	expanded map[string]bool
 	opened   map[string]bool // subtrees asked for (while visible)
 	probing  map[string]bool // probes asked for (while visible)
@@ -218,7 +259,7 @@ func New(o Options) *Model {
 
 func (m *Model) reset() {
 	m.root = &node{name: "/", path: "/"}
-	m.index = map[string]*node{"/": m.root}
+	m.count = 1
 	m.flatOK = false
 }
 
@@ -237,20 +278,23 @@ func (m *Model) isProbing(path string) bool { return m.visible && m.probing[path
 // Apply takes a mirror batch.
 func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 	if reset {
-		// Keep what probes found; the mirror part is replaced.
-		m.dropMirror(m.root)
+		// Keep what probes found; the mirror part is replaced: the nodes
+		// the reset names are kept (no new copy of a big tree), the
+		// others dropped once it is applied.
+		m.resets++
+		defer m.dropMirror(m.root)
 	}
 	for i := range events {
 		ev := &events[i]
 		if ev.Type == cluster.NodeDeleted {
-			if n := m.index[ev.Path]; n != nil {
+			if n := m.lookup(ev.Path); n != nil {
 				n.inMirror, n.data, n.stat, n.denied = false, nil, nil, 0
 				m.prune(n)
 			}
 			continue
 		}
 		n := m.ensure(ev.Path)
-		n.inMirror = true
+		n.inMirror, n.reset = true, m.resets
 		n.data, n.denied = ev.Data, ev.Denied
 		st := ev.Stat
 		n.stat = &st
@@ -260,30 +304,51 @@ func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 	}
 }
 
+// dropMirror forgets what the mirror said of n and below that the last
+// reset did not repeat.
 func (m *Model) dropMirror(n *node) {
-	for _, c := range n.kids {
+	for _, c := range slices.Clone(n.kids) { // prune removes kids
 		m.dropMirror(c)
 	}
-	if n.inMirror {
+	if n.inMirror && n.reset != m.resets {
 		n.inMirror, n.data, n.stat, n.denied = false, nil, nil, 0
 		m.prune(n)
 	}
 }
 
-// ensure returns the node of path, creating it and its ancestors.
+// lookup returns the node of path, or nil. There is no index by path (a
+// map of every znode would cost more than the nodes): it walks from the
+// root, a few steps.
+func (m *Model) lookup(path string) *node {
+	n := m.root
+	for i := 1; n != nil && i < len(path); {
+		j := strings.IndexByte(path[i:], '/')
+		if j < 0 {
+			j = len(path) - i
+		}
+		n = n.kid(path[i : i+j])
+		i += j + 1
+	}
+	return n
+}
+
+// ensure returns the node of path, creating it and its ancestors. The
+// nodes' paths are parts of path (no copies).
 func (m *Model) ensure(path string) *node {
-	if n := m.index[path]; n != nil {
-		return n
+	n := m.root
+	for i := 1; i < len(path); {
+		j := strings.IndexByte(path[i:], '/')
+		if j < 0 {
+			j = len(path) - i
+		}
+		c, created := n.child(path[i:i+j], path[:i+j])
+		if created {
+			m.count++
+			m.flatOK = false
+		}
+		n = c
+		i += j + 1
 	}
-	i := strings.LastIndexByte(path, '/')
-	parentPath := path[:i]
-	if parentPath == "" {
-		parentPath = "/"
-	}
-	p := m.ensure(parentPath)
-	n := p.child(path[i+1:])
-	m.index[path] = n
-	m.flatOK = false
 	return n
 }
 
@@ -291,9 +356,8 @@ func (m *Model) ensure(path string) *node {
 func (m *Model) prune(n *node) {
 	for n != nil && n != m.root && !n.inMirror && !n.listed && len(n.kids) == 0 {
 		p := n.parent
-		delete(p.kids, n.name)
-		p.sortDirty = true
-		delete(m.index, n.path)
+		p.removeKid(n)
+		m.count--
 		m.flatOK = false
 		n = p
 	}
@@ -340,7 +404,7 @@ func (m *Model) probed(msg probedMsg) {
 	n := m.ensure(msg.path)
 	if msg.err != nil {
 		// The node is gone (or unreadable): forget what its probe listed.
-		for _, c := range n.kids {
+		for _, c := range slices.Clone(n.kids) { // prune removes kids
 			c.listed = false
 			m.prune(c)
 		}
@@ -353,15 +417,17 @@ func (m *Model) probed(msg probedMsg) {
 	now := make(map[string]bool, len(msg.probe.Children))
 	for _, name := range msg.probe.Children {
 		now[name] = true
-		c := n.child(name)
+		c, created := n.child(name, "")
+		if created {
+			m.count++
+		}
 		if !c.listed {
 			c.listed = true
-			m.index[c.path] = c
 			m.flatOK = false
 		}
 	}
-	for name, c := range n.kids {
-		if !now[name] && c.listed {
+	for _, c := range slices.Clone(n.kids) { // prune removes kids
+		if !now[c.name] && c.listed {
 			c.listed = false
 			m.prune(c)
 		}
@@ -578,7 +644,7 @@ func (m *Model) flatten() {
 }
 
 func (m *Model) find(path string) int {
-	if m.index[path] == nil {
+	if m.lookup(path) == nil {
 		return -1
 	}
 	for i := range m.flat {
@@ -676,7 +742,7 @@ func (m *Model) View() string {
 	if m.win.Cursor < len(m.flat) {
 		sel = m.flat[m.win.Cursor].n
 	}
-	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+cell.Thousands(len(m.index))+" znodes known")
+	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+cell.Thousands(m.count)+" znodes known")
 	lines := make([]string, 0, m.h)
 	lines = append(lines, cell.Clip(title, m.w))
 	detail := m.details(sel, rw)

@@ -287,7 +287,7 @@ func TestNoAccess(t *testing.T) {
 		t.Errorf("a node without data is decoded:\n%s", v)
 	}
 	m.probed(probedMsg{path: "/config", probe: Probe{Denied: cluster.NoData | cluster.NoChildren}})
-	if n := m.index["/config"]; n == nil || n.denied != cluster.NoData|cluster.NoChildren {
+	if n := m.lookup("/config"); n == nil || n.denied != cluster.NoData|cluster.NoChildren {
 		t.Errorf("/config after a refused probe: %+v", n)
 	}
 }

@@ -376,7 +376,8 @@ func (m *Model) View() string {
 	}
 	st := m.st
 	lines := make([]string, 0, m.h)
-	if m.snap == nil {
+	if m.snap == nil || m.snap.Partial() {
+		// No prediction from half a cluster.
 		lines = append(lines, " "+st.Bold.S(m.Title()), "", " "+st.Muted.S("Loading the cluster…"))
 		return cell.Lines(lines, m.h)
 	}
