@@ -25,6 +25,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -509,14 +510,42 @@ func Alive(pid int) bool {
 
 func baseDir() string { return filepath.Join(os.TempDir(), "ktopo-zktest") }
 
-// FreePort returns a loopback port free at the time of asking.
+// FreePort returns a loopback port free at the time of asking, below the
+// kernel's ephemeral range where it can: a server stopped and started
+// again on its port (an ensemble member, a Kafka broker) would otherwise
+// find it taken by some client connection's local port in the meantime
+// (seen once in CI: a restarted ensemble member never came back).
 func FreePort() (int, error) {
+	if lo := ephemeralLow(); lo > 10000 {
+		for range 64 {
+			p := 10000 + rand.IntN(lo-10000)
+			if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p)); err == nil {
+				l.Close()
+				return p, nil
+			}
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (0 when
+// unknown).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	lo, _ := strconv.Atoi(f[0])
+	return lo
 }
 
 // Script locates zk-test-server: $KTOPO_ZK_TEST_SERVER, else the
