@@ -61,6 +61,15 @@ type Probe struct {
 	Denied cluster.Access
 }
 
+// Nodes reads a mirrored node's data and stat as the mirror holds them
+// now (*zkwatch.Mirror's Get, adapted): ok is false once it is no longer
+// there. The screen then keeps no copy of them: it reads the node it
+// shows. It must not block long (it is called from View, for the node
+// under the cursor when it or its events change).
+type Nodes interface {
+	Node(path string) (data []byte, stat *cluster.Stat, ok bool)
+}
+
 // Options configure the screen.
 type Options struct {
 	Styles theme.Styles
@@ -71,6 +80,9 @@ type Options struct {
 	// bring stay unloaded).
 	Subtrees Subtrees
 	Prober   Prober
+	// Nodes, when set, is where the mirror's nodes' data and stats are
+	// read (nil: the screen keeps those of the events it is given).
+	Nodes Nodes
 	// Task is the id the shell gave the screen: the results of its
 	// commands come back in nav.TaskMsg{Task: Task}.
 	Task int
@@ -101,8 +113,10 @@ const (
 
 // node is one znode of the tree. A big cluster has hundreds of thousands
 // (a state znode and its partition's, per partition), so it is kept small:
-// its path is the mirror's string (name a part of it), and its children
-// are a slice, with an index by name only where there are many.
+// its path is the mirror's string (name a part of it), its children are a
+// slice, with an index by name only where there are many, and its data
+// and stat are not in it: they are read from the mirror (Options.Nodes)
+// or kept aside (Model.held). It keeps the two stat facts its row shows.
 type node struct {
 	name, path string
 	parent     *node
@@ -110,13 +124,21 @@ type node struct {
 	kidIdx     map[string]*node // by name, once there are more than manyKids
 	sortDirty  bool
 	reset      uint32 // the reset that last named it (Model.resets)
+	ver        uint32 // bumped when its data or stat change (detailKey)
 
-	data     []byte
-	stat     *cluster.Stat
 	denied   cluster.Access // what of it the session may not read
 	inMirror bool           // data and stat come from the mirror
 	listed   bool           // the parent's probe lists it
 	probed   bool           // data and stat come from a probe
+	hasKids  bool           // its stat says it has children
+	eph      bool           // its stat says it is ephemeral
+}
+
+// held is a node's data and stat when the screen keeps them: a probe's,
+// or the mirror's without Options.Nodes.
+type held struct {
+	data []byte
+	stat *cluster.Stat
 }
 
 // manyKids is where a node's children get an index by name.
@@ -212,12 +234,14 @@ type Model struct {
 	loc     *time.Location
 	subs    Subtrees
 	prober  Prober
+	nodes   Nodes
 	task    int
 	w, h    int
 	visible bool
 
 	root     *node
-	count    int    // nodes in the tree, the root included
+	count    int // nodes in the tree, the root included
+	held     map[*node]held
 	resets   uint32 // reset batches applied
 	expanded map[string]bool
 	opened   map[string]bool // subtrees asked for (while visible)
@@ -237,8 +261,7 @@ type Model struct {
 
 type detailKey struct {
 	n      *node
-	stat   *cluster.Stat
-	data   int
+	ver    uint32
 	denied cluster.Access
 	raw    bool
 	w      int
@@ -250,7 +273,7 @@ func New(o Options) *Model {
 	if loc == nil {
 		loc = time.Local
 	}
-	m := &Model{st: o.Styles, list: o.Keys.List, tk: o.Keys.Tree, loc: loc, subs: o.Subtrees, prober: o.Prober, task: o.Task,
+	m := &Model{st: o.Styles, list: o.Keys.List, tk: o.Keys.Tree, loc: loc, subs: o.Subtrees, prober: o.Prober, nodes: o.Nodes, task: o.Task, held: map[*node]held{},
 		expanded: map[string]bool{"/": true}, opened: map[string]bool{}, probing: map[string]bool{}, waiting: map[string]bool{}}
 	m.reset()
 	m.renderRow = m.row
@@ -288,20 +311,43 @@ func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 		ev := &events[i]
 		if ev.Type == cluster.NodeDeleted {
 			if n := m.lookup(ev.Path); n != nil {
-				n.inMirror, n.data, n.stat, n.denied = false, nil, nil, 0
+				n.inMirror = false
+				m.forget(n)
 				m.prune(n)
 			}
 			continue
 		}
 		n := m.ensure(ev.Path)
 		n.inMirror, n.reset = true, m.resets
-		n.data, n.denied = ev.Data, ev.Denied
-		st := ev.Stat
-		n.stat = &st
-		if ev.Stat == (cluster.Stat{}) {
-			n.stat = nil // a names-only child: no data, no stat
+		n.denied, n.ver = ev.Denied, n.ver+1
+		n.hasKids, n.eph = ev.Stat.NumChildren > 0, ev.Stat.EphemeralOwner != 0
+		switch {
+		case m.nodes != nil:
+			delete(m.held, n) // the mirror has them
+		case ev.Stat == (cluster.Stat{}):
+			m.held[n] = held{data: ev.Data} // a names-only child: no data, no stat
+		default:
+			st := ev.Stat
+			m.held[n] = held{data: ev.Data, stat: &st}
 		}
 	}
+}
+
+// forget drops n's data and stat (what the mirror or a probe said).
+func (m *Model) forget(n *node) {
+	delete(m.held, n)
+	n.denied, n.hasKids, n.eph, n.ver = 0, false, false, n.ver+1
+}
+
+// info returns n's data and stat: the mirror's (Options.Nodes) or those
+// the screen keeps.
+func (m *Model) info(n *node) ([]byte, *cluster.Stat) {
+	if n.inMirror && m.nodes != nil {
+		data, stat, _ := m.nodes.Node(n.path)
+		return data, stat
+	}
+	h := m.held[n]
+	return h.data, h.stat
 }
 
 // dropMirror forgets what the mirror said of n and below that the last
@@ -311,7 +357,8 @@ func (m *Model) dropMirror(n *node) {
 		m.dropMirror(c)
 	}
 	if n.inMirror && n.reset != m.resets {
-		n.inMirror, n.data, n.stat, n.denied = false, nil, nil, 0
+		n.inMirror = false
+		m.forget(n)
 		m.prune(n)
 	}
 }
@@ -357,6 +404,7 @@ func (m *Model) prune(n *node) {
 	for n != nil && n != m.root && !n.inMirror && !n.listed && len(n.kids) == 0 {
 		p := n.parent
 		p.removeKid(n)
+		delete(m.held, n)
 		m.count--
 		m.flatOK = false
 		n = p
@@ -412,7 +460,10 @@ func (m *Model) probed(msg probedMsg) {
 		return
 	}
 	if !n.inMirror {
-		n.data, n.stat, n.probed, n.denied = msg.probe.Data, msg.probe.Stat, true, msg.probe.Denied
+		n.probed, n.denied, n.ver = true, msg.probe.Denied, n.ver+1
+		m.held[n] = held{data: msg.probe.Data, stat: msg.probe.Stat}
+		st := msg.probe.Stat
+		n.hasKids, n.eph = st != nil && st.NumChildren > 0, st != nil && st.EphemeralOwner != 0
 	}
 	now := make(map[string]bool, len(msg.probe.Children))
 	for _, name := range msg.probe.Children {
@@ -774,7 +825,7 @@ func (m *Model) row(r row, selected bool) string {
 		marker = "▾ "
 	case m.expanded[n.path]:
 		marker = "  "
-	case len(n.kids) > 0 || (n.stat != nil && n.stat.NumChildren > 0) || (!n.inMirror && !n.probed):
+	case len(n.kids) > 0 || n.hasKids || (!n.inMirror && !n.probed):
 		marker = "▸ "
 	}
 	indent := min(r.depth*2, lw/2)
@@ -788,7 +839,7 @@ func (m *Model) row(r row, selected bool) string {
 		suffix = " …"
 	case n.denied != 0:
 		suffix = " " + noAccess
-	case n.stat != nil && n.stat.EphemeralOwner != 0:
+	case n.eph:
 		suffix = " eph"
 	}
 	plain := cell.Spaces(indent) + marker + name

@@ -291,3 +291,77 @@ func TestNoAccess(t *testing.T) {
 		t.Errorf("/config after a refused probe: %+v", n)
 	}
 }
+
+// mapNodes is a mirror for Options.Nodes: path → its latest event.
+type mapNodes struct {
+	m     map[string]zkwatch.Event
+	reads int
+}
+
+func (f *mapNodes) Node(p string) ([]byte, *cluster.Stat, bool) {
+	f.reads++
+	ev, ok := f.m[p]
+	return ev.Data, ev.Stat, ok
+}
+
+// TestNodesFromMirror: with Options.Nodes the screen keeps no data or
+// stat of the mirror's nodes and shows what the mirror holds, the same
+// screens as with the copies; it reads the mirror only for the node it
+// shows, again when that node's events come.
+func TestNodesFromMirror(t *testing.T) {
+	spec := fixture.Small()
+	nodes := &mapNodes{m: map[string]zkwatch.Event{}}
+	for _, ev := range spec.Events() {
+		nodes.m[ev.Path] = ev
+	}
+	src := &fakeSource{}
+	m := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC, Subtrees: src, Prober: src, Nodes: nodes, Task: 3})
+	m.SetSize(120, 40)
+	for _, b := range spec.Batches() {
+		m.Apply(clusterwatch.NodeEvents(b), b.Reset)
+	}
+	if len(m.held) != 0 {
+		t.Fatalf("the screen keeps %d nodes' data", len(m.held))
+	}
+	copies, csrc := loaded(spec, 120, 40)
+	src.calls(m.Shown(true))
+	csrc.calls(copies.Shown(true))
+	m.probed(rootProbe())
+	copies.probed(rootProbe())
+	if len(m.held) != 1 {
+		t.Fatalf("the screen keeps %d nodes' data, want the probed root's", len(m.held))
+	}
+	for _, p := range []string{"/", "/brokers/ids/1", "/brokers/topics/orders/partitions/1/state", "/config/topics/orders", "/controller", "/zookeeper"} {
+		src.calls(m.Select(p))
+		csrc.calls(copies.Select(p))
+		if got, want := ansi.Strip(m.View()), ansi.Strip(copies.View()); got != want {
+			t.Fatalf("%s: from the mirror\n%s\nfrom copies\n%s", p, got, want)
+		}
+		if p != "/zookeeper" && !strings.Contains(ansi.Strip(m.View()), "mzxid") {
+			t.Fatalf("%s: no stat shown", p)
+		}
+	}
+
+	const state = "/brokers/topics/orders/partitions/0/state"
+	src.calls(m.Select(state))
+	before := ansi.Strip(m.View())
+	reads := nodes.reads
+	m.View()
+	if nodes.reads != reads {
+		t.Fatal("a second frame read the mirror again")
+	}
+	st := spec.State(&spec.Topics[0], 0)
+	st.Leader = 3
+	ev := fixture.StateEvent("orders", 0, st, 999, spec.Time+1000)
+	nodes.m[state] = ev
+	m.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
+	if ansi.Strip(m.View()) == before {
+		t.Fatal("the details did not follow the mirror's change")
+	}
+	// The mirror ahead of the batches: gone there, not yet here.
+	delete(nodes.m, state)
+	m.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "(none)") {
+		t.Fatalf("a node gone from the mirror:\n%s", v)
+	}
+}
