@@ -112,26 +112,27 @@ const (
 )
 
 // node is one znode of the tree. A big cluster has hundreds of thousands
-// (a state znode and its partition's, per partition), so it is kept small:
-// its path is the mirror's string (name a part of it), its children are a
-// slice, with an index by name only where there are many, and its data
-// and stat are not in it: they are read from the mirror (Options.Nodes)
-// or kept aside (Model.held). It keeps the two stat facts its row shows.
+// (a state znode and its partition's, per partition), so it is kept small
+// (64 bytes): its path is the mirror's string (its name the end of it),
+// its children are a slice, with an index by name (Model.kidIdx) only
+// where there are many, and its data and stat are not in it: they are read
+// from the mirror (Options.Nodes) or kept aside (Model.held). It keeps the
+// two stat facts its row shows.
 type node struct {
-	name, path string
-	parent     *node
-	kids       []*node          // natural order unless sortDirty
-	kidIdx     map[string]*node // by name, once there are more than manyKids
-	sortDirty  bool
-	reset      uint32 // the reset that last named it (Model.resets)
-	ver        uint32 // bumped when its data or stat change (detailKey)
+	path   string
+	parent *node
+	kids   []*node // natural order unless sortDirty
+	reset  uint32  // the reset that last named it (Model.resets)
+	ver    uint32  // bumped when its data or stat change (detailKey)
 
-	denied   cluster.Access // what of it the session may not read
-	inMirror bool           // data and stat come from the mirror
-	listed   bool           // the parent's probe lists it
-	probed   bool           // data and stat come from a probe
-	hasKids  bool           // its stat says it has children
-	eph      bool           // its stat says it is ephemeral
+	sortDirty bool
+	indexed   bool           // its children are in Model.kidIdx
+	denied    cluster.Access // what of it the session may not read
+	inMirror  bool           // data and stat come from the mirror
+	listed    bool           // the parent's probe lists it
+	probed    bool           // data and stat come from a probe
+	hasKids   bool           // its stat says it has children
+	eph       bool           // its stat says it is ephemeral
 }
 
 // held is a node's data and stat when the screen keeps them: a probe's,
@@ -141,26 +142,34 @@ type held struct {
 	stat *cluster.Stat
 }
 
+// name is the last part of n's path ("/" for the root).
+func (n *node) name() string {
+	if n.path == "/" {
+		return "/"
+	}
+	return n.path[strings.LastIndexByte(n.path, '/')+1:]
+}
+
 // manyKids is where a node's children get an index by name.
 const manyKids = 16
 
-// kid returns the child called name, or nil.
-func (n *node) kid(name string) *node {
-	if n.kidIdx != nil {
-		return n.kidIdx[name]
+// kid returns n's child called name, or nil.
+func (m *Model) kid(n *node, name string) *node {
+	if n.indexed {
+		return m.kidIdx[n][name]
 	}
 	for _, c := range n.kids {
-		if c.name == name {
+		if c.name() == name {
 			return c
 		}
 	}
 	return nil
 }
 
-// child returns the child called name, creating it (created); path, when
+// child returns n's child called name, creating it (created); path, when
 // not "", is its path (a string the caller holds anyway, shared).
-func (n *node) child(name, path string) (c *node, created bool) {
-	if c := n.kid(name); c != nil {
+func (m *Model) child(n *node, name, path string) (c *node, created bool) {
+	if c := m.kid(n, name); c != nil {
 		return c, false
 	}
 	if path == "" {
@@ -169,37 +178,39 @@ func (n *node) child(name, path string) (c *node, created bool) {
 			path = "/" + name
 		}
 	}
-	c = &node{name: name, path: path, parent: n}
+	c = &node{path: path, parent: n}
 	n.kids = append(n.kids, c)
 	switch {
-	case n.kidIdx != nil:
-		n.kidIdx[name] = c
+	case n.indexed:
+		m.kidIdx[n][name] = c
 	case len(n.kids) > manyKids:
-		n.kidIdx = make(map[string]*node, 2*len(n.kids))
+		idx := make(map[string]*node, 2*len(n.kids))
 		for _, k := range n.kids {
-			n.kidIdx[k.name] = k
+			idx[k.name()] = k
 		}
+		m.kidIdx[n], n.indexed = idx, true
 	}
 	n.sortDirty = true
 	return c, true
 }
 
-// removeKid drops child c.
-func (n *node) removeKid(c *node) {
+// removeKid drops n's child c.
+func (m *Model) removeKid(n, c *node) {
 	if i := slices.Index(n.kids, c); i >= 0 {
 		n.kids = slices.Delete(n.kids, i, i+1)
 	}
-	if n.kidIdx != nil {
-		delete(n.kidIdx, c.name)
+	if n.indexed {
+		delete(m.kidIdx[n], c.name())
 		if len(n.kids) <= manyKids/2 {
-			n.kidIdx = nil
+			delete(m.kidIdx, n)
+			n.indexed = false
 		}
 	}
 }
 
 func (n *node) children() []*node {
 	if n.sortDirty {
-		slices.SortFunc(n.kids, func(a, b *node) int { return natural(a.name, b.name) })
+		slices.SortFunc(n.kids, func(a, b *node) int { return natural(a.name(), b.name()) })
 		n.sortDirty = false
 	}
 	return n.kids
@@ -242,7 +253,8 @@ type Model struct {
 	root     *node
 	count    int // nodes in the tree, the root included
 	held     map[*node]held
-	resets   uint32 // reset batches applied
+	kidIdx   map[*node]map[string]*node // children by name, of nodes with many
+	resets   uint32                     // reset batches applied
 	expanded map[string]bool
 	opened   map[string]bool // subtrees asked for (while visible)
 	probing  map[string]bool // probes asked for (while visible)
@@ -281,7 +293,8 @@ func New(o Options) *Model {
 }
 
 func (m *Model) reset() {
-	m.root = &node{name: "/", path: "/"}
+	m.root = &node{path: "/"}
+	m.kidIdx = map[*node]map[string]*node{}
 	m.count = 1
 	m.flatOK = false
 }
@@ -373,7 +386,7 @@ func (m *Model) lookup(path string) *node {
 		if j < 0 {
 			j = len(path) - i
 		}
-		n = n.kid(path[i : i+j])
+		n = m.kid(n, path[i:i+j])
 		i += j + 1
 	}
 	return n
@@ -388,7 +401,7 @@ func (m *Model) ensure(path string) *node {
 		if j < 0 {
 			j = len(path) - i
 		}
-		c, created := n.child(path[i:i+j], path[:i+j])
+		c, created := m.child(n, path[i:i+j], path[:i+j])
 		if created {
 			m.count++
 			m.flatOK = false
@@ -403,8 +416,11 @@ func (m *Model) ensure(path string) *node {
 func (m *Model) prune(n *node) {
 	for n != nil && n != m.root && !n.inMirror && !n.listed && len(n.kids) == 0 {
 		p := n.parent
-		p.removeKid(n)
+		m.removeKid(p, n)
 		delete(m.held, n)
+		if n.indexed { // emptied first: not reached, but never leak an index
+			delete(m.kidIdx, n)
+		}
 		m.count--
 		m.flatOK = false
 		n = p
@@ -468,7 +484,7 @@ func (m *Model) probed(msg probedMsg) {
 	now := make(map[string]bool, len(msg.probe.Children))
 	for _, name := range msg.probe.Children {
 		now[name] = true
-		c, created := n.child(name, "")
+		c, created := m.child(n, name, "")
 		if created {
 			m.count++
 		}
@@ -478,7 +494,7 @@ func (m *Model) probed(msg probedMsg) {
 		}
 	}
 	for _, c := range slices.Clone(n.kids) { // prune removes kids
-		if !now[c.name] && c.listed {
+		if !now[c.name()] && c.listed {
 			c.listed = false
 			m.prune(c)
 		}
@@ -829,10 +845,7 @@ func (m *Model) row(r row, selected bool) string {
 		marker = "▸ "
 	}
 	indent := min(r.depth*2, lw/2)
-	name := n.name
-	if n == m.root {
-		name = "/"
-	}
+	name := n.name()
 	suffix := ""
 	switch {
 	case m.waiting[n.path]:

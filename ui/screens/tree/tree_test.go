@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -363,5 +364,39 @@ func TestNodesFromMirror(t *testing.T) {
 	m.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "(none)") {
 		t.Fatalf("a node gone from the mirror:\n%s", v)
+	}
+}
+
+// TestNodeSize: a big cluster's tree has a node per znode; it fits the
+// allocator's 64-byte class.
+func TestNodeSize(t *testing.T) {
+	if s := unsafe.Sizeof(node{}); s > 64 {
+		t.Fatalf("a node is %d bytes", s)
+	}
+}
+
+// TestManyKids: the index by name of a node with many children follows
+// them as they come and go.
+func TestManyKids(t *testing.T) {
+	m := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC})
+	var evs []cluster.NodeEvent
+	for i := range 40 {
+		evs = append(evs, cluster.NodeEvent{Type: cluster.NodeCreated, Path: fmt.Sprintf("/brokers/ids/%d", i), Stat: cluster.Stat{Mzxid: int64(i + 1)}})
+	}
+	m.Apply(evs, true)
+	ids := m.lookup("/brokers/ids")
+	if ids == nil || !ids.indexed || len(m.kidIdx[ids]) != 40 {
+		t.Fatalf("no index of 40: %+v", ids)
+	}
+	for i := range 35 {
+		m.Apply([]cluster.NodeEvent{{Type: cluster.NodeDeleted, Path: fmt.Sprintf("/brokers/ids/%d", i)}}, false)
+	}
+	if ids.indexed || len(m.kidIdx) != 0 || len(ids.kids) != 5 || m.lookup("/brokers/ids/37") == nil || m.lookup("/brokers/ids/3") != nil {
+		t.Fatalf("after deletes: indexed %v, %d indexes, %d kids", ids.indexed, len(m.kidIdx), len(ids.kids))
+	}
+	m.Expand("/brokers")
+	m.Expand("/brokers/ids")
+	if got := m.Rows(); !slices.Equal(got[len(got)-5:], []string{"/brokers/ids/35", "/brokers/ids/36", "/brokers/ids/37", "/brokers/ids/38", "/brokers/ids/39"}) {
+		t.Fatalf("rows %v", got)
 	}
 }
