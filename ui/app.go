@@ -161,6 +161,9 @@ func New(cfg Config) *App {
 	to := tree.Options{Styles: a.st, Keys: a.km, Location: cfg.Location, Task: a.newID()}
 	if cfg.Source != nil {
 		to.Subtrees = cfg.Source
+		if g, ok := cfg.Source.(nodeGetter); ok {
+			to.Nodes = mirrorNodes{g} // the tree keeps no copy of the mirror's data and stats
+		}
 	}
 	if cfg.Browser != nil {
 		to.Prober = browserProber{cfg.Browser}

@@ -124,6 +124,22 @@ var (
 	_ tree.Prober   = browserProber{}
 )
 
+// nodeGetter is the part of *zkwatch.Mirror the tree screen reads its
+// nodes' data and stats from (a Source may have it).
+type nodeGetter interface {
+	Get(path string) (zkwatch.Node, bool)
+}
+
+var _ nodeGetter = (*zkwatch.Mirror)(nil)
+
+// mirrorNodes adapts a nodeGetter to tree.Nodes.
+type mirrorNodes struct{ g nodeGetter }
+
+func (m mirrorNodes) Node(path string) ([]byte, *cluster.Stat, bool) {
+	n, ok := m.g.Get(path)
+	return n.Data, n.Stat, ok
+}
+
 // browserProber reads single znodes for the tree's probes (a Browser).
 type browserProber struct{ br Browser }
 

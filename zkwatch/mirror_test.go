@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/goleak"
@@ -1220,5 +1221,13 @@ func TestMirrorProgress(t *testing.T) {
 		if len(b.Events) > 0 {
 			break
 		}
+	}
+}
+
+// TestNodeSize: a big tree has a node per znode; it fits the allocator's
+// 128-byte class.
+func TestNodeSize(t *testing.T) {
+	if s := unsafe.Sizeof(node{}); s > 128 {
+		t.Fatalf("a node is %d bytes", s)
 	}
 }

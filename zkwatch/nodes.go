@@ -15,26 +15,28 @@ const (
 
 // node is one followed path. Its reasons for being followed decide what
 // is read; the rest is its state and its request bookkeeping.
+//
+// A big tree has one per znode: its fields are ordered to fit 128 bytes,
+// and what only some nodes have (what Derive named) is behind a pointer.
 type node struct {
 	path     string
 	full     string           // the server path (path is its end: one string)
 	parent   *node            // set while listed by its parent
 	children map[string]*node // listing (nil: not listed yet, or container absent)
 	seen     uint64
+	data     []byte
+	stat     *zk.Stat
+	dv       *derivation // what Derive named (nil: nothing)
 
-	single    bool  // in Shape.Reads
-	derived   int32 // named by this many nodes' Derive
-	shapeList bool  // in Shape.Lists
-	readKids  bool  // ... with ReadChildren
-	first     bool  // ... with First
-	opened    int32 // OpenSubtree count of this path
-	browse    bool  // within an opened subtree
+	derived int32 // named by this many nodes' Derive
+	opened  int32 // OpenSubtree count of this path
 
-	exists bool
-	data   []byte
-	stat   *zk.Stat
-	deriv  []string // sorted paths Derive named
-	dkey   *zk.Stat // stat the current deriv was computed for
+	single    bool // in Shape.Reads
+	shapeList bool // in Shape.Lists
+	readKids  bool // ... with ReadChildren
+	first     bool // ... with First
+	browse    bool // within an opened subtree
+	exists    bool
 
 	denied  [2]bool // the last read of this kind was refused (NoAuth)
 	busy    [2]bool // a request of this kind is queued or in flight
@@ -42,6 +44,14 @@ type node struct {
 	watch   [2]bool // a watch of this kind is armed
 	pending [2]bool // first read not done yet (counted in unloaded)
 	loaded  [2]bool
+}
+
+// derivation is what Derive named for a node: the sorted paths, and the
+// stat they were computed for. Nodes it names nothing for have none (they
+// are the many: Derive is called again when they are re-read).
+type derivation struct {
+	key   *zk.Stat
+	paths []string
 }
 
 func (n *node) wantData() bool {
@@ -319,10 +329,15 @@ func (m *Mirror) derive(n *node) {
 	if n.exists && n.wantData() && n.stat != nil {
 		key = n.stat
 	}
-	if key == n.dkey {
+	var old []string
+	if n.dv != nil {
+		if key == n.dv.key {
+			return
+		}
+		old = n.dv.paths
+	} else if key == nil {
 		return
 	}
-	n.dkey = key
 	var want []string
 	if key != nil && m.shape.Derive != nil {
 		for _, p := range m.callDerive(n) {
@@ -334,11 +349,17 @@ func (m *Mirror) derive(n *node) {
 		slices.Sort(want)
 		want = slices.Compact(want)
 	}
-	if slices.Equal(want, n.deriv) {
+	switch {
+	case len(want) == 0:
+		n.dv = nil
+	case n.dv != nil:
+		n.dv.key, n.dv.paths = key, want
+	default:
+		n.dv = &derivation{key: key, paths: want}
+	}
+	if slices.Equal(want, old) {
 		return
 	}
-	old := n.deriv
-	n.deriv = want
 	i, j := 0, 0
 	for i < len(old) || j < len(want) {
 		switch {
@@ -351,7 +372,7 @@ func (m *Mirror) derive(n *node) {
 			i++
 		case i == len(old) || want[j] < old[i]:
 			t := m.getOrCreate(want[j])
-			want[j] = t.path // n.deriv shares the node's string
+			want[j] = t.path // n.dv shares the node's string
 			b := m.snap(t)
 			t.derived++
 			m.settle(t, b)

@@ -19,7 +19,7 @@ import (
 func (m *Model) details(n *node, w int) []string {
 	k := detailKey{n: n, raw: m.raw, w: w}
 	if n != nil {
-		k.stat, k.data, k.denied = n.stat, len(n.data), n.denied
+		k.ver, k.denied = n.ver, n.denied
 	}
 	if k == m.detailKey && m.detail != nil {
 		return m.detail
@@ -59,6 +59,7 @@ func (m *Model) buildDetails(n *node, w int) []string {
 		}
 		return out
 	}
+	data, stat := m.info(n)
 	if n.denied != 0 {
 		section("No access")
 		add(st.Error.S("ZooKeeper's ACL does not let this session read " + n.denied.What() + ":"))
@@ -66,7 +67,7 @@ func (m *Model) buildDetails(n *node, w int) []string {
 		add(st.Muted.S("credentials its ACL grants READ: --zk-digest, --zk-tls-cert."))
 	}
 	if !m.raw && n.denied&cluster.NoData == 0 {
-		if v, err := cluster.DecodeZNode(n.path, n.data); v != nil || err != nil {
+		if v, err := cluster.DecodeZNode(n.path, data); v != nil || err != nil {
 			section("Decoded")
 			for _, l := range m.decoded(v, w-16) {
 				if i := strings.IndexByte(l, '\t'); i >= 0 {
@@ -80,7 +81,7 @@ func (m *Model) buildDetails(n *node, w int) []string {
 			}
 		}
 	}
-	if s := n.stat; s != nil {
+	if s := stat; s != nil {
 		section("Stat")
 		kv("czxid", zxid(s.Czxid))
 		kv("mzxid", zxid(s.Mzxid))
@@ -102,12 +103,12 @@ func (m *Model) buildDetails(n *node, w int) []string {
 	switch {
 	case n.denied&cluster.NoData != 0:
 		add(st.Muted.S(noAccess))
-	case n.data == nil:
+	case data == nil:
 		add(st.Muted.S("(none)"))
-	case len(n.data) == 0:
+	case len(data) == 0:
 		add(st.Muted.S("(empty)"))
 	default:
-		for _, l := range pretty(n.data, 200) {
+		for _, l := range pretty(data, 200) {
 			add(l)
 		}
 	}

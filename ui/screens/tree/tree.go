@@ -61,6 +61,15 @@ type Probe struct {
 	Denied cluster.Access
 }
 
+// Nodes reads a mirrored node's data and stat as the mirror holds them
+// now (*zkwatch.Mirror's Get, adapted): ok is false once it is no longer
+// there. The screen then keeps no copy of them: it reads the node it
+// shows. It must not block long (it is called from View, for the node
+// under the cursor when it or its events change).
+type Nodes interface {
+	Node(path string) (data []byte, stat *cluster.Stat, ok bool)
+}
+
 // Options configure the screen.
 type Options struct {
 	Styles theme.Styles
@@ -71,6 +80,9 @@ type Options struct {
 	// bring stay unloaded).
 	Subtrees Subtrees
 	Prober   Prober
+	// Nodes, when set, is where the mirror's nodes' data and stats are
+	// read (nil: the screen keeps those of the events it is given).
+	Nodes Nodes
 	// Task is the id the shell gave the screen: the results of its
 	// commands come back in nav.TaskMsg{Task: Task}.
 	Task int
@@ -100,45 +112,64 @@ const (
 )
 
 // node is one znode of the tree. A big cluster has hundreds of thousands
-// (a state znode and its partition's, per partition), so it is kept small:
-// its path is the mirror's string (name a part of it), and its children
-// are a slice, with an index by name only where there are many.
+// (a state znode and its partition's, per partition), so it is kept small
+// (64 bytes): its path is the mirror's string (its name the end of it),
+// its children are a slice, with an index by name (Model.kidIdx) only
+// where there are many, and its data and stat are not in it: they are read
+// from the mirror (Options.Nodes) or kept aside (Model.held). It keeps the
+// two stat facts its row shows.
 type node struct {
-	name, path string
-	parent     *node
-	kids       []*node          // natural order unless sortDirty
-	kidIdx     map[string]*node // by name, once there are more than manyKids
-	sortDirty  bool
-	reset      uint32 // the reset that last named it (Model.resets)
+	path   string
+	parent *node
+	kids   []*node // natural order unless sortDirty
+	reset  uint32  // the reset that last named it (Model.resets)
+	ver    uint32  // bumped when its data or stat change (detailKey)
 
-	data     []byte
-	stat     *cluster.Stat
-	denied   cluster.Access // what of it the session may not read
-	inMirror bool           // data and stat come from the mirror
-	listed   bool           // the parent's probe lists it
-	probed   bool           // data and stat come from a probe
+	sortDirty bool
+	indexed   bool           // its children are in Model.kidIdx
+	denied    cluster.Access // what of it the session may not read
+	inMirror  bool           // data and stat come from the mirror
+	listed    bool           // the parent's probe lists it
+	probed    bool           // data and stat come from a probe
+	hasKids   bool           // its stat says it has children
+	eph       bool           // its stat says it is ephemeral
+}
+
+// held is a node's data and stat when the screen keeps them: a probe's,
+// or the mirror's without Options.Nodes.
+type held struct {
+	data []byte
+	stat *cluster.Stat
+}
+
+// name is the last part of n's path ("/" for the root).
+func (n *node) name() string {
+	if n.path == "/" {
+		return "/"
+	}
+	return n.path[strings.LastIndexByte(n.path, '/')+1:]
 }
 
 // manyKids is where a node's children get an index by name.
 const manyKids = 16
 
-// kid returns the child called name, or nil.
-func (n *node) kid(name string) *node {
-	if n.kidIdx != nil {
-		return n.kidIdx[name]
+// kid returns n's child called name, or nil.
+func (m *Model) kid(n *node, name string) *node {
+	if n.indexed {
+		return m.kidIdx[n][name]
 	}
 	for _, c := range n.kids {
-		if c.name == name {
+		if c.name() == name {
 			return c
 		}
 	}
 	return nil
 }
 
-// child returns the child called name, creating it (created); path, when
+// child returns n's child called name, creating it (created); path, when
 // not "", is its path (a string the caller holds anyway, shared).
-func (n *node) child(name, path string) (c *node, created bool) {
-	if c := n.kid(name); c != nil {
+func (m *Model) child(n *node, name, path string) (c *node, created bool) {
+	if c := m.kid(n, name); c != nil {
 		return c, false
 	}
 	if path == "" {
@@ -147,37 +178,39 @@ func (n *node) child(name, path string) (c *node, created bool) {
 			path = "/" + name
 		}
 	}
-	c = &node{name: name, path: path, parent: n}
+	c = &node{path: path, parent: n}
 	n.kids = append(n.kids, c)
 	switch {
-	case n.kidIdx != nil:
-		n.kidIdx[name] = c
+	case n.indexed:
+		m.kidIdx[n][name] = c
 	case len(n.kids) > manyKids:
-		n.kidIdx = make(map[string]*node, 2*len(n.kids))
+		idx := make(map[string]*node, 2*len(n.kids))
 		for _, k := range n.kids {
-			n.kidIdx[k.name] = k
+			idx[k.name()] = k
 		}
+		m.kidIdx[n], n.indexed = idx, true
 	}
 	n.sortDirty = true
 	return c, true
 }
 
-// removeKid drops child c.
-func (n *node) removeKid(c *node) {
+// removeKid drops n's child c.
+func (m *Model) removeKid(n, c *node) {
 	if i := slices.Index(n.kids, c); i >= 0 {
 		n.kids = slices.Delete(n.kids, i, i+1)
 	}
-	if n.kidIdx != nil {
-		delete(n.kidIdx, c.name)
+	if n.indexed {
+		delete(m.kidIdx[n], c.name())
 		if len(n.kids) <= manyKids/2 {
-			n.kidIdx = nil
+			delete(m.kidIdx, n)
+			n.indexed = false
 		}
 	}
 }
 
 func (n *node) children() []*node {
 	if n.sortDirty {
-		slices.SortFunc(n.kids, func(a, b *node) int { return natural(a.name, b.name) })
+		slices.SortFunc(n.kids, func(a, b *node) int { return natural(a.name(), b.name()) })
 		n.sortDirty = false
 	}
 	return n.kids
@@ -212,13 +245,16 @@ type Model struct {
 	loc     *time.Location
 	subs    Subtrees
 	prober  Prober
+	nodes   Nodes
 	task    int
 	w, h    int
 	visible bool
 
 	root     *node
-	count    int    // nodes in the tree, the root included
-	resets   uint32 // reset batches applied
+	count    int // nodes in the tree, the root included
+	held     map[*node]held
+	kidIdx   map[*node]map[string]*node // children by name, of nodes with many
+	resets   uint32                     // reset batches applied
 	expanded map[string]bool
 	opened   map[string]bool // subtrees asked for (while visible)
 	probing  map[string]bool // probes asked for (while visible)
@@ -237,8 +273,7 @@ type Model struct {
 
 type detailKey struct {
 	n      *node
-	stat   *cluster.Stat
-	data   int
+	ver    uint32
 	denied cluster.Access
 	raw    bool
 	w      int
@@ -250,7 +285,7 @@ func New(o Options) *Model {
 	if loc == nil {
 		loc = time.Local
 	}
-	m := &Model{st: o.Styles, list: o.Keys.List, tk: o.Keys.Tree, loc: loc, subs: o.Subtrees, prober: o.Prober, task: o.Task,
+	m := &Model{st: o.Styles, list: o.Keys.List, tk: o.Keys.Tree, loc: loc, subs: o.Subtrees, prober: o.Prober, nodes: o.Nodes, task: o.Task, held: map[*node]held{},
 		expanded: map[string]bool{"/": true}, opened: map[string]bool{}, probing: map[string]bool{}, waiting: map[string]bool{}}
 	m.reset()
 	m.renderRow = m.row
@@ -258,7 +293,8 @@ func New(o Options) *Model {
 }
 
 func (m *Model) reset() {
-	m.root = &node{name: "/", path: "/"}
+	m.root = &node{path: "/"}
+	m.kidIdx = map[*node]map[string]*node{}
 	m.count = 1
 	m.flatOK = false
 }
@@ -288,20 +324,43 @@ func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 		ev := &events[i]
 		if ev.Type == cluster.NodeDeleted {
 			if n := m.lookup(ev.Path); n != nil {
-				n.inMirror, n.data, n.stat, n.denied = false, nil, nil, 0
+				n.inMirror = false
+				m.forget(n)
 				m.prune(n)
 			}
 			continue
 		}
 		n := m.ensure(ev.Path)
 		n.inMirror, n.reset = true, m.resets
-		n.data, n.denied = ev.Data, ev.Denied
-		st := ev.Stat
-		n.stat = &st
-		if ev.Stat == (cluster.Stat{}) {
-			n.stat = nil // a names-only child: no data, no stat
+		n.denied, n.ver = ev.Denied, n.ver+1
+		n.hasKids, n.eph = ev.Stat.NumChildren > 0, ev.Stat.EphemeralOwner != 0
+		switch {
+		case m.nodes != nil:
+			delete(m.held, n) // the mirror has them
+		case ev.Stat == (cluster.Stat{}):
+			m.held[n] = held{data: ev.Data} // a names-only child: no data, no stat
+		default:
+			st := ev.Stat
+			m.held[n] = held{data: ev.Data, stat: &st}
 		}
 	}
+}
+
+// forget drops n's data and stat (what the mirror or a probe said).
+func (m *Model) forget(n *node) {
+	delete(m.held, n)
+	n.denied, n.hasKids, n.eph, n.ver = 0, false, false, n.ver+1
+}
+
+// info returns n's data and stat: the mirror's (Options.Nodes) or those
+// the screen keeps.
+func (m *Model) info(n *node) ([]byte, *cluster.Stat) {
+	if n.inMirror && m.nodes != nil {
+		data, stat, _ := m.nodes.Node(n.path)
+		return data, stat
+	}
+	h := m.held[n]
+	return h.data, h.stat
 }
 
 // dropMirror forgets what the mirror said of n and below that the last
@@ -311,7 +370,8 @@ func (m *Model) dropMirror(n *node) {
 		m.dropMirror(c)
 	}
 	if n.inMirror && n.reset != m.resets {
-		n.inMirror, n.data, n.stat, n.denied = false, nil, nil, 0
+		n.inMirror = false
+		m.forget(n)
 		m.prune(n)
 	}
 }
@@ -326,7 +386,7 @@ func (m *Model) lookup(path string) *node {
 		if j < 0 {
 			j = len(path) - i
 		}
-		n = n.kid(path[i : i+j])
+		n = m.kid(n, path[i:i+j])
 		i += j + 1
 	}
 	return n
@@ -341,7 +401,7 @@ func (m *Model) ensure(path string) *node {
 		if j < 0 {
 			j = len(path) - i
 		}
-		c, created := n.child(path[i:i+j], path[:i+j])
+		c, created := m.child(n, path[i:i+j], path[:i+j])
 		if created {
 			m.count++
 			m.flatOK = false
@@ -356,7 +416,11 @@ func (m *Model) ensure(path string) *node {
 func (m *Model) prune(n *node) {
 	for n != nil && n != m.root && !n.inMirror && !n.listed && len(n.kids) == 0 {
 		p := n.parent
-		p.removeKid(n)
+		m.removeKid(p, n)
+		delete(m.held, n)
+		if n.indexed { // emptied first: not reached, but never leak an index
+			delete(m.kidIdx, n)
+		}
 		m.count--
 		m.flatOK = false
 		n = p
@@ -412,12 +476,15 @@ func (m *Model) probed(msg probedMsg) {
 		return
 	}
 	if !n.inMirror {
-		n.data, n.stat, n.probed, n.denied = msg.probe.Data, msg.probe.Stat, true, msg.probe.Denied
+		n.probed, n.denied, n.ver = true, msg.probe.Denied, n.ver+1
+		m.held[n] = held{data: msg.probe.Data, stat: msg.probe.Stat}
+		st := msg.probe.Stat
+		n.hasKids, n.eph = st != nil && st.NumChildren > 0, st != nil && st.EphemeralOwner != 0
 	}
 	now := make(map[string]bool, len(msg.probe.Children))
 	for _, name := range msg.probe.Children {
 		now[name] = true
-		c, created := n.child(name, "")
+		c, created := m.child(n, name, "")
 		if created {
 			m.count++
 		}
@@ -427,7 +494,7 @@ func (m *Model) probed(msg probedMsg) {
 		}
 	}
 	for _, c := range slices.Clone(n.kids) { // prune removes kids
-		if !now[c.name] && c.listed {
+		if !now[c.name()] && c.listed {
 			c.listed = false
 			m.prune(c)
 		}
@@ -774,21 +841,18 @@ func (m *Model) row(r row, selected bool) string {
 		marker = "▾ "
 	case m.expanded[n.path]:
 		marker = "  "
-	case len(n.kids) > 0 || (n.stat != nil && n.stat.NumChildren > 0) || (!n.inMirror && !n.probed):
+	case len(n.kids) > 0 || n.hasKids || (!n.inMirror && !n.probed):
 		marker = "▸ "
 	}
 	indent := min(r.depth*2, lw/2)
-	name := n.name
-	if n == m.root {
-		name = "/"
-	}
+	name := n.name()
 	suffix := ""
 	switch {
 	case m.waiting[n.path]:
 		suffix = " …"
 	case n.denied != 0:
 		suffix = " " + noAccess
-	case n.stat != nil && n.stat.EphemeralOwner != 0:
+	case n.eph:
 		suffix = " eph"
 	}
 	plain := cell.Spaces(indent) + marker + name

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -289,5 +290,113 @@ func TestNoAccess(t *testing.T) {
 	m.probed(probedMsg{path: "/config", probe: Probe{Denied: cluster.NoData | cluster.NoChildren}})
 	if n := m.lookup("/config"); n == nil || n.denied != cluster.NoData|cluster.NoChildren {
 		t.Errorf("/config after a refused probe: %+v", n)
+	}
+}
+
+// mapNodes is a mirror for Options.Nodes: path → its latest event.
+type mapNodes struct {
+	m     map[string]zkwatch.Event
+	reads int
+}
+
+func (f *mapNodes) Node(p string) ([]byte, *cluster.Stat, bool) {
+	f.reads++
+	ev, ok := f.m[p]
+	return ev.Data, ev.Stat, ok
+}
+
+// TestNodesFromMirror: with Options.Nodes the screen keeps no data or
+// stat of the mirror's nodes and shows what the mirror holds, the same
+// screens as with the copies; it reads the mirror only for the node it
+// shows, again when that node's events come.
+func TestNodesFromMirror(t *testing.T) {
+	spec := fixture.Small()
+	nodes := &mapNodes{m: map[string]zkwatch.Event{}}
+	for _, ev := range spec.Events() {
+		nodes.m[ev.Path] = ev
+	}
+	src := &fakeSource{}
+	m := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC, Subtrees: src, Prober: src, Nodes: nodes, Task: 3})
+	m.SetSize(120, 40)
+	for _, b := range spec.Batches() {
+		m.Apply(clusterwatch.NodeEvents(b), b.Reset)
+	}
+	if len(m.held) != 0 {
+		t.Fatalf("the screen keeps %d nodes' data", len(m.held))
+	}
+	copies, csrc := loaded(spec, 120, 40)
+	src.calls(m.Shown(true))
+	csrc.calls(copies.Shown(true))
+	m.probed(rootProbe())
+	copies.probed(rootProbe())
+	if len(m.held) != 1 {
+		t.Fatalf("the screen keeps %d nodes' data, want the probed root's", len(m.held))
+	}
+	for _, p := range []string{"/", "/brokers/ids/1", "/brokers/topics/orders/partitions/1/state", "/config/topics/orders", "/controller", "/zookeeper"} {
+		src.calls(m.Select(p))
+		csrc.calls(copies.Select(p))
+		if got, want := ansi.Strip(m.View()), ansi.Strip(copies.View()); got != want {
+			t.Fatalf("%s: from the mirror\n%s\nfrom copies\n%s", p, got, want)
+		}
+		if p != "/zookeeper" && !strings.Contains(ansi.Strip(m.View()), "mzxid") {
+			t.Fatalf("%s: no stat shown", p)
+		}
+	}
+
+	const state = "/brokers/topics/orders/partitions/0/state"
+	src.calls(m.Select(state))
+	before := ansi.Strip(m.View())
+	reads := nodes.reads
+	m.View()
+	if nodes.reads != reads {
+		t.Fatal("a second frame read the mirror again")
+	}
+	st := spec.State(&spec.Topics[0], 0)
+	st.Leader = 3
+	ev := fixture.StateEvent("orders", 0, st, 999, spec.Time+1000)
+	nodes.m[state] = ev
+	m.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
+	if ansi.Strip(m.View()) == before {
+		t.Fatal("the details did not follow the mirror's change")
+	}
+	// The mirror ahead of the batches: gone there, not yet here.
+	delete(nodes.m, state)
+	m.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "(none)") {
+		t.Fatalf("a node gone from the mirror:\n%s", v)
+	}
+}
+
+// TestNodeSize: a big cluster's tree has a node per znode; it fits the
+// allocator's 64-byte class.
+func TestNodeSize(t *testing.T) {
+	if s := unsafe.Sizeof(node{}); s > 64 {
+		t.Fatalf("a node is %d bytes", s)
+	}
+}
+
+// TestManyKids: the index by name of a node with many children follows
+// them as they come and go.
+func TestManyKids(t *testing.T) {
+	m := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC})
+	var evs []cluster.NodeEvent
+	for i := range 40 {
+		evs = append(evs, cluster.NodeEvent{Type: cluster.NodeCreated, Path: fmt.Sprintf("/brokers/ids/%d", i), Stat: cluster.Stat{Mzxid: int64(i + 1)}})
+	}
+	m.Apply(evs, true)
+	ids := m.lookup("/brokers/ids")
+	if ids == nil || !ids.indexed || len(m.kidIdx[ids]) != 40 {
+		t.Fatalf("no index of 40: %+v", ids)
+	}
+	for i := range 35 {
+		m.Apply([]cluster.NodeEvent{{Type: cluster.NodeDeleted, Path: fmt.Sprintf("/brokers/ids/%d", i)}}, false)
+	}
+	if ids.indexed || len(m.kidIdx) != 0 || len(ids.kids) != 5 || m.lookup("/brokers/ids/37") == nil || m.lookup("/brokers/ids/3") != nil {
+		t.Fatalf("after deletes: indexed %v, %d indexes, %d kids", ids.indexed, len(m.kidIdx), len(ids.kids))
+	}
+	m.Expand("/brokers")
+	m.Expand("/brokers/ids")
+	if got := m.Rows(); !slices.Equal(got[len(got)-5:], []string{"/brokers/ids/35", "/brokers/ids/36", "/brokers/ids/37", "/brokers/ids/38", "/brokers/ids/39"}) {
+		t.Fatalf("rows %v", got)
 	}
 }
