@@ -40,6 +40,7 @@ import (
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -99,10 +100,7 @@ type Model struct {
 	detached bool
 	ticking  bool
 	noTicks  bool // tests: no clock ticks
-	// pace is the pace last chosen with the pace key (paceSet); until then
-	// the sandbox's own, read at each render.
-	pace    time.Duration
-	paceSet bool
+	pace     wizard.Pace
 }
 
 // New returns a wizard with an empty, focused name field.
@@ -504,27 +502,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	return nil, nil
 }
 
-// paces are the values the pace key cycles through.
-var paces = []time.Duration{0, 250 * time.Millisecond, time.Second, 3 * time.Second}
-
 // currentPace is the pace shown: the one chosen here, else the sandbox's.
-func (m *Model) currentPace() time.Duration {
-	if m.paceSet || m.opt.Pace == nil {
-		return m.pace
-	}
-	return m.opt.Pace()
-}
+func (m *Model) currentPace() time.Duration { return m.pace.Current(m.opt.Pace) }
 
-func (m *Model) nextPace() nav.Request {
-	i, cur := 0, m.currentPace()
-	for j, p := range paces {
-		if p <= cur {
-			i = j
-		}
-	}
-	m.pace, m.paceSet = paces[(i+1)%len(paces)], true
-	return nav.SetPace{Pace: m.pace}
-}
+func (m *Model) nextPace() nav.Request { return nav.SetPace{Pace: m.pace.Next(m.opt.Pace)} }
 
 func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	km := &m.km

@@ -201,8 +201,7 @@ type Model struct {
 	detached bool
 	ticking  bool
 	noTicks  bool
-	pace     time.Duration
-	paceSet  bool
+	pace     wizard.Pace
 }
 
 // New returns the wizard for draining o.Broker, or moving o.Topic's
@@ -851,27 +850,10 @@ func nextThrottle(cur int64) int64 {
 	return -1
 }
 
-// paces are the values the pace key cycles through (the creation
-// wizard's).
-var paces = []time.Duration{0, 250 * time.Millisecond, time.Second, 3 * time.Second}
+// currentPace is the pace shown: the one chosen here, else the sandbox's.
+func (m *Model) currentPace() time.Duration { return m.pace.Current(m.opt.Pace) }
 
-func (m *Model) currentPace() time.Duration {
-	if m.paceSet || m.opt.Pace == nil {
-		return m.pace
-	}
-	return m.opt.Pace()
-}
-
-func (m *Model) nextPace() nav.Request {
-	i, cur := 0, m.currentPace()
-	for j, p := range paces {
-		if p <= cur {
-			i = j
-		}
-	}
-	m.pace, m.paceSet = paces[(i+1)%len(paces)], true
-	return nav.SetPace{Pace: m.pace}
-}
+func (m *Model) nextPace() nav.Request { return nav.SetPace{Pace: m.pace.Next(m.opt.Pace)} }
 
 type wizardError string
 
