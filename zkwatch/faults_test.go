@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -337,5 +338,52 @@ func TestStallPastSessionTimeout(t *testing.T) {
 	converge(t, direct, m, r, shape)
 	if c.SessionID() == sid || m.Stats().Loads != 2 {
 		t.Fatalf("session %x→%x, loads %d", sid, c.SessionID(), m.Stats().Loads)
+	}
+}
+
+// TestResumeWithRequestsInFlight: requests keep flowing while the
+// connection is reset and the session resumed with its watches. Under
+// -race this checks that nothing in the resumption races (go-zookeeper
+// reads the last zxid for the watch reset while its receive loop may be
+// writing it; see serverConn.hold).
+func TestResumeWithRequestsInFlight(t *testing.T) {
+	p, c, direct := proxied(t, Options{SessionTimeout: 20 * time.Second})
+	s := newSim(t, direct, 7)
+	for range 10 {
+		s.step()
+	}
+	shape := kafkaShape()
+	m, r := startMirror(t, c, shape)
+	converge(t, direct, m, r, shape)
+	sid := c.SessionID()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				_, _, _ = c.Get("/brokers/ids")
+			}
+		}()
+	}
+	for i := range 8 {
+		p.Reset()
+		waitFor(t, "reconnection", 10*time.Second, func() bool { return c.State() == StateConnected && p.Accepts() > i+1 })
+		time.Sleep(50 * time.Millisecond)
+	}
+	close(done)
+	wg.Wait()
+	converge(t, direct, m, r, shape)
+	if c.SessionID() != sid || r.resetCount() != 1 {
+		t.Fatalf("session %x→%x, resets %d", sid, c.SessionID(), r.resetCount())
+	}
+	if held, expired := c.dial.held.Load(), c.dial.expired.Load(); held < 8 || expired != 0 {
+		t.Fatalf("%d resumed connections held their replies, %d until the limit (want 8 or more, none)", held, expired)
 	}
 }

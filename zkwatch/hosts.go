@@ -123,6 +123,15 @@ type dialTracker struct {
 
 	cur   atomic.Pointer[serverConn] // the latest connection dialled
 	heard atomic.Int64               // unix ns of the last bytes a session's server sent
+
+	// watched: a watch has been asked for (Conn.noteWatch); sid: the
+	// session of the last completed handshake. Together they tell whether
+	// go-zookeeper will reset watches on a new connection (serverConn.hold).
+	watched atomic.Bool
+	sid     int64 // under mu
+	// held and expired count the connections whose replies were held, and
+	// those of them whose hold ran out before a SetWatches was written.
+	held, expired atomic.Int64
 }
 
 func newDialTracker(d zk.Dialer, names map[string]string, handshake time.Duration, cert string) *dialTracker {
@@ -337,6 +346,27 @@ var (
 	errHandshakeSilent = errors.New("accepted the connection but did not answer the session handshake")
 )
 
+// resumes records the session a handshake returned and reports whether
+// the connection resumes the previous session with watches set on it:
+// go-zookeeper then sends them again (SetWatches) right after the
+// handshake. A new session has none (go-zookeeper drops them when the old
+// one expires).
+func (t *dialTracker) resumes(sid int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	resumed := sid != 0 && sid == t.sid
+	t.sid = sid
+	return resumed && t.watched.Load()
+}
+
+// holdLimit bounds how long replies on a resumed connection wait for the
+// watch reset to be sent (serverConn.hold). It is reached only when
+// go-zookeeper has no watch left to reset, and then costs one delay.
+var holdLimit = 2 * time.Second
+
+// opSetWatches is the opcode of ZooKeeper's SetWatches request.
+const opSetWatches = 101
+
 // serverConn is one connection to a server. It bounds the session
 // handshake: go-zookeeper waits for the server's reply to its
 // ConnectRequest for ten times 2/3 of the session timeout (two minutes
@@ -347,6 +377,14 @@ var (
 // go-zookeeper sets is clamped to the handshake deadline; after that the
 // deadlines are untouched. It also notes how the handshake ended, and
 // when the server last answered what it was sent.
+//
+// On a connection that resumes a session with watches it holds the
+// replies back until go-zookeeper has sent its SetWatches: go-zookeeper
+// reads the last zxid it saw to build that request on one goroutine while
+// its receive loop writes it on another, unsynchronised (v1.0.4,
+// conn.go:614 and :849). A reply read before the reset was built is such
+// a write, a data race; held, every reply of the connection is read after
+// the request was built and handed to the send loop, which orders the two.
 type serverConn struct {
 	net.Conn
 	t        *dialTracker
@@ -354,8 +392,14 @@ type serverConn struct {
 	isTLS    bool
 	deadline time.Time
 	done     atomic.Bool
-	hdr      [4]byte
-	got      int // reply bytes read so far (header included)
+	hdr      [20]byte // the handshake reply's length, version, timeout, session
+	got      int      // reply bytes read so far (header included)
+	// hold is closed once SetWatches is written or the connection closed;
+	// held is whether reads still wait for it (the reading goroutine's
+	// own).
+	hold    chan struct{}
+	release sync.Once
+	held    bool
 	// waiting is the unix ns of the first write not followed by a read
 	// (0: every write answered); wrote that of the last write.
 	waiting atomic.Int64
@@ -364,7 +408,7 @@ type serverConn struct {
 
 func newServerConn(c net.Conn, t *dialTracker, addr string) *serverConn {
 	_, isTLS := c.(*tls.Conn)
-	h := &serverConn{Conn: c, t: t, addr: addr, isTLS: isTLS, deadline: time.Now().Add(t.hs)}
+	h := &serverConn{Conn: c, t: t, addr: addr, isTLS: isTLS, deadline: time.Now().Add(t.hs), hold: make(chan struct{})}
 	_ = c.SetReadDeadline(h.deadline)
 	return h
 }
@@ -372,6 +416,16 @@ func newServerConn(c net.Conn, t *dialTracker, addr string) *serverConn {
 // Read is net.Conn's; it follows the reply's length prefix to tell when the
 // handshake is over. Reads come from one goroutine at a time.
 func (h *serverConn) Read(p []byte) (int, error) {
+	if h.held {
+		t := time.NewTimer(holdLimit)
+		select {
+		case <-h.hold:
+		case <-t.C:
+			h.t.expired.Add(1)
+		}
+		t.Stop()
+		h.held = false
+	}
 	n, err := h.Conn.Read(p)
 	if n > 0 {
 		h.waiting.Store(0)
@@ -383,11 +437,17 @@ func (h *serverConn) Read(p []byte) (int, error) {
 		return n, err
 	}
 	for _, b := range p[:n] {
-		if h.got < 4 {
+		if h.got < len(h.hdr) {
 			h.hdr[h.got] = b
 		}
 		h.got++
-		if h.got >= 4 && h.got-4 >= int(binary.BigEndian.Uint32(h.hdr[:])) {
+		if h.got >= 4 && h.got-4 >= int(binary.BigEndian.Uint32(h.hdr[:4])) {
+			// Still on go-zookeeper's connecting goroutine: its send and
+			// receive loops start after this returns.
+			if h.got >= len(h.hdr) && h.t.resumes(int64(binary.BigEndian.Uint64(h.hdr[12:20]))) {
+				h.held = true
+				h.t.held.Add(1)
+			}
 			h.done.Store(true)
 			h.t.handshakeDone(h.addr, nil)
 			h.t.heard.Store(time.Now().UnixNano())
@@ -416,11 +476,22 @@ func (h *serverConn) Read(p []byte) (int, error) {
 // Write is net.Conn's; it notes when the server was sent something it has
 // not answered yet.
 func (h *serverConn) Write(p []byte) (int, error) {
+	if len(p) >= 12 && h.done.Load() && binary.BigEndian.Uint32(p[8:12]) == opSetWatches {
+		h.unhold()
+	}
 	now := time.Now().UnixNano()
 	h.waiting.CompareAndSwap(0, now)
 	h.wrote.Store(now)
 	return h.Conn.Write(p)
 }
+
+// Close is net.Conn's; it lets a held read go on to fail.
+func (h *serverConn) Close() error {
+	h.unhold()
+	return h.Conn.Close()
+}
+
+func (h *serverConn) unhold() { h.release.Do(func() { close(h.hold) }) }
 
 // SetReadDeadline is net.Conn's, clamped during the handshake.
 func (h *serverConn) SetReadDeadline(t time.Time) error {
