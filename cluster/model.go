@@ -177,7 +177,7 @@ func (m *Model) SetQuiet(quiet bool) { m.quiet = quiet }
 
 // SetLoading says whether the events applied so far are a load still under
 // way (the mirror's partial batches): the snapshots taken meanwhile are
-// partial (Snapshot.Partial). Apply with reset ends it.
+// partial (Snapshot.Partial). Apply with reset ends it too.
 func (m *Model) SetLoading(loading bool) {
 	if m.loading != loading {
 		m.loading, m.changed = loading, true

@@ -41,14 +41,14 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 		a.stats = a.cfg.Source.Stats()
 	}
 	var cmd tea.Cmd
-	if b.Partial || b.Reset {
+	if b.Partial || b.Loaded || b.Reset {
 		a.progress = b.Progress
 	}
-	if len(b.Events) > 0 || b.Reset || b.Partial && !a.loaded {
-		// The first load, partial batches and its reset, describes the
-		// cluster as it is, not what happened: its changes are not
-		// recorded (one per znode, nobody reads them), and while it is
-		// under way the snapshots are partial.
+	if len(b.Events) > 0 || b.Reset || b.Loaded || b.Partial && !a.loaded {
+		// The first load (its partial batches and the one ending it)
+		// describes the cluster as it is, not what happened: its changes
+		// are not recorded (one per znode, nobody reads them), and while
+		// it is under way the snapshots are partial.
 		first := !a.loaded
 		a.model.SetQuiet(first)
 		if first && b.Partial {
@@ -56,9 +56,12 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 		}
 		nodes := clusterwatch.NodeEvents(b)
 		changes := a.model.Apply(nodes, b.Reset)
+		if b.Loaded {
+			a.model.SetLoading(false)
+		}
 		a.snap = a.model.Snapshot()
 		a.tree.Apply(nodes, b.Reset)
-		if b.Reset {
+		if b.Reset || b.Loaded {
 			a.loaded, a.resyncing = true, false
 			a.model.SetQuiet(false)
 			if first {

@@ -16,9 +16,15 @@ import (
 // far it is, the overview shows the brokers and the controller read so
 // far and the topics tab the topics read in full; a topic whose partition
 // states are still being read is left out, never shown as offline or
-// uninitialised. The load's reset completes the picture, and none of it
-// goes to the timeline.
+// uninitialised. The batch that ends the load (Loaded with the rest, or a
+// Reset with everything) completes the picture, and none of it goes to
+// the timeline.
 func TestPartialLoad(t *testing.T) {
+	t.Run("loaded", func(t *testing.T) { partialLoad(t, false) })
+	t.Run("reset", func(t *testing.T) { partialLoad(t, true) })
+}
+
+func partialLoad(t *testing.T, reset bool) {
 	a, _, _ := newApp(t, ModeLive)
 	a.update(tea.WindowSizeMsg{Width: 160, Height: 30})
 	all := fixture.Small().Events()
@@ -73,10 +79,17 @@ func TestPartialLoad(t *testing.T) {
 	if s := screen(a); !strings.Contains(s, "payments") || !strings.Contains(s, "clicks") || !strings.Contains(s, "showing 6 topics") {
 		t.Fatalf("second partial batch:\n%s", s)
 	}
-	run(a, batchMsg{Reset: true, Events: all, Progress: zkwatch.Progress{Done: len(all) + 3, Known: len(all) + 3}})
+	end := batchMsg{Loaded: true, Progress: zkwatch.Progress{Done: len(all) + 3, Known: len(all) + 3}}
+	if reset {
+		end.Loaded, end.Reset, end.Events = false, true, all
+	}
+	run(a, end)
 	s = screen(a)
-	if strings.Contains(s, "Loading") || strings.Contains(s, "⚠") || a.Snapshot().Partial() {
-		t.Fatalf("after the reset:\n%s", s)
+	if strings.Contains(s, "Loading") || strings.Contains(s, "⚠") || a.Snapshot().Partial() || !a.loaded {
+		t.Fatalf("after the load:\n%s", s)
+	}
+	if len(a.Snapshot().Topics()) != 6 {
+		t.Fatalf("%d topics after the load", len(a.Snapshot().Topics()))
 	}
 	if n := a.Events().Len(); n != 0 {
 		t.Fatalf("the first load put %d events in the timeline", n)

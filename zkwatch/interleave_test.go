@@ -284,12 +284,24 @@ func (s *script) ExistsW(p string) (bool, *zk.Stat, <-chan zk.Event, error) {
 // Its retry ticker is ticks (nil: never ticks).
 func startScripted(t *testing.T, s *script, shape Shape, ticks <-chan time.Time) (*Mirror, *consumer) {
 	t.Helper()
+	return startScriptedWith(t, s, shape, MirrorOptions{retryTicks: ticks})
+}
+
+// startScriptedWith is startScripted with options (concurrency 16 and a
+// 1 ms flush unless o says else).
+func startScriptedWith(t *testing.T, s *script, shape Shape, o MirrorOptions) (*Mirror, *consumer) {
+	t.Helper()
 	c := &Conn{closed: make(chan struct{}), log: &logTap{}}
-	if ticks == nil {
-		ticks = make(chan time.Time)
+	if o.retryTicks == nil {
+		o.retryTicks = make(chan time.Time)
 	}
-	m, err := newMirror(c, s, StateConnected, shape,
-		MirrorOptions{Concurrency: 16, FlushInterval: time.Millisecond, retryTicks: ticks})
+	if o.Concurrency == 0 {
+		o.Concurrency = 16
+	}
+	if o.FlushInterval == 0 {
+		o.FlushInterval = time.Millisecond
+	}
+	m, err := newMirror(c, s, StateConnected, shape, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,4 +491,86 @@ func TestMirrorRetriesFailuresAfterReconnect(t *testing.T) {
 	s.settle(m)
 	ticks <- time.Now()
 	loadRetried(t, s, cons)
+}
+
+// TestMirrorProgressAfterExpiry: a first load delivered as it goes ends
+// with a Loaded batch; when its session expired after Partial batches
+// had been delivered, the consumer may hold nodes the new session's tree
+// lacks, and the reload ends with a Reset.
+func TestMirrorProgressAfterExpiry(t *testing.T) {
+	next := func(t *testing.T, cons *consumer) Batch {
+		t.Helper()
+		for {
+			select {
+			case b := <-cons.got:
+				if len(b.Events) > 0 || b.Loaded || b.Reset {
+					return b
+				}
+			case <-time.After(failAfter):
+				t.Fatal("no batch")
+			}
+		}
+	}
+	t.Run("still", func(t *testing.T) {
+		s := idsScript(t)
+		m, cons := startScriptedWith(t, s, idsShape, MirrorOptions{Progress: true})
+		s.next("children", "/ids").answer()
+		s.settle(m)
+		s.next("get", "/ids/1").answer()
+		s.settle(m)
+		var got []string
+		for {
+			b := next(t, cons)
+			if b.Reset {
+				t.Fatal("the load ended with a reset")
+			}
+			for _, ev := range b.Events {
+				got = append(got, ev.Path)
+			}
+			if b.Loaded {
+				break
+			}
+			if !b.Partial {
+				t.Fatalf("a batch of the load neither partial nor loaded: %+v", b)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, []string{"/ids/1"}) {
+			t.Fatalf("the load delivered %v", got)
+		}
+	})
+	t.Run("expired", func(t *testing.T) {
+		s := idsScript(t)
+		s.set("/ids/2", "b")
+		m, cons := startScriptedWith(t, s, idsShape, MirrorOptions{Progress: true})
+		s.next("children", "/ids").answer()
+		s.settle(m)
+		reqs := s.collect(2)
+		want(t, reqs, "get /ids/1").answer()
+		s.settle(m)
+		if b := next(t, cons); !b.Partial || len(b.Events) != 1 || b.Events[0].Path != "/ids/1" {
+			t.Fatalf("want a partial batch with /ids/1 first, got %+v", b)
+		}
+		s.session(zk.StateDisconnected)
+		s.session(zk.StateExpired)
+		want(t, reqs, "get /ids/2").failWith(zk.ErrSessionExpired)
+		s.remove("/ids/1")
+		s.session(zk.StateHasSession)
+		s.next("children", "/ids").answer()
+		s.settle(m)
+		s.next("get", "/ids/2").answer()
+		s.settle(m)
+		for {
+			b := next(t, cons)
+			if b.Loaded {
+				t.Fatal("a reload after delivered partial batches ended without a reset")
+			}
+			if b.Reset {
+				if len(b.Events) != 1 || b.Events[0].Path != "/ids/2" {
+					t.Fatalf("reset %+v", b.Events)
+				}
+				break
+			}
+		}
+	})
 }

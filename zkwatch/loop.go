@@ -93,6 +93,17 @@ func (m *Mirror) loop() {
 	for {
 		// Cut a batch when one is due and the previous one was taken.
 		partial := m.partial()
+		if m.frozen == nil && m.ending {
+			m.mu.Lock()
+			m.frozen = &Batch{Events: m.co.cut(), States: m.states, Loaded: true, Progress: m.progress}
+			m.states, m.ending = nil, false
+			m.mu.Unlock()
+			due = false
+			if armed {
+				flush.Stop()
+				armed = false
+			}
+		}
 		if m.frozen == nil && (m.co.len() > 0 || len(m.states) > 0 || partial && m.progress != m.sentProg) {
 			if !armed && !due {
 				d := m.opts.FlushInterval
@@ -109,7 +120,7 @@ func (m *Mirror) loop() {
 				m.frozen = &Batch{Events: m.co.cut(), States: m.states}
 				if partial {
 					m.frozen.Partial, m.frozen.Progress = true, m.progress
-					m.sentProg = m.progress
+					m.sentProg, m.partialSent = m.progress, true
 				}
 				m.states = nil
 				m.mu.Unlock()
@@ -244,6 +255,7 @@ func (m *Mirror) startLoad() {
 	m.stats.Loading = true
 	m.loadAt = time.Now()
 	m.progress, m.sentProg = Progress{}, Progress{}
+	m.streaming = m.opts.Progress && m.stats.Loads == 0 && !m.partialSent
 	for _, l := range m.shape.Lists {
 		n := m.getOrCreate(l.Path)
 		before := m.snap(n)
@@ -270,6 +282,12 @@ func (m *Mirror) finishLoad() {
 	m.stats.Loading = false
 	m.stats.Loads++
 	m.stats.LoadTime = time.Since(m.loadAt)
+	if m.streaming {
+		// The consumer has what the Partial batches carried; the rest
+		// is in the coalescer: the loop cuts it as the Loaded batch.
+		m.streaming, m.ending = false, true
+		return
+	}
 	evs := make([]Event, 0, m.stats.Nodes)
 	for p, n := range m.nodes {
 		if n.inTree() {
@@ -295,6 +313,7 @@ func (m *Mirror) expire() {
 	m.retry = nil
 	m.unloaded = 0
 	m.co.reset()
+	m.streaming, m.ending = false, false
 	if m.frozen != nil {
 		m.states = capStates(append(m.frozen.States, m.states...))
 		m.frozen = nil

@@ -80,11 +80,15 @@ type Mirror struct {
 	unloaded int
 	progress Progress // of the load under way
 	sentProg Progress // as of the last Partial batch
-	stamp    uint64
-	state    State
-	needLoad bool
-	loadAt   time.Time
-	stats    Stats
+	// streaming: the load under way ends with a Loaded batch (nothing of
+	// an earlier load was delivered); partialSent: a Partial batch was
+	// cut; ending: the load is done, its Loaded batch not cut yet.
+	streaming, partialSent, ending bool
+	stamp                          uint64
+	state                          State
+	needLoad                       bool
+	loadAt                         time.Time
+	stats                          Stats
 
 	co      coalescer
 	states  []State

@@ -156,13 +156,18 @@ type replica struct {
 	mu      sync.Mutex
 	nodes   map[string]Node
 	resets  int
-	batches int
-	events  int
-	states  []State
-	errs    []string
-	closed  bool
-	hold    sync.Mutex // held by a test to stall the consumer
-	changed chan struct{}
+	loaded  int // Loaded batches
+	started bool
+	// loadChanges: Changed and Deleted events of a load's Partial and
+	// Loaded batches.
+	loadChanges int
+	batches     int
+	events      int
+	states      []State
+	errs        []string
+	closed      bool
+	hold        sync.Mutex // held by a test to stall the consumer
+	changed     chan struct{}
 }
 
 func follow(m *Mirror) *replica {
@@ -186,12 +191,16 @@ func (r *replica) apply(b Batch) {
 	r.batches++
 	r.events += len(b.Events)
 	r.states = append(r.states, b.States...)
+	if b.Loaded {
+		r.loaded++
+	}
 	if b.Reset {
 		r.resets++
 		r.nodes = make(map[string]Node, len(b.Events))
-	} else if r.resets == 0 && len(b.Events) > 0 {
-		r.errs = append(r.errs, "events before the first reset")
+	} else if !r.started && !b.Partial && !b.Loaded && len(b.Events) > 0 {
+		r.errs = append(r.errs, "events before the first load")
 	}
+	r.started = r.started || b.Reset || b.Partial || b.Loaded
 	seen := map[string]bool{}
 	for _, ev := range b.Events {
 		if seen[ev.Path] {
@@ -199,6 +208,9 @@ func (r *replica) apply(b Batch) {
 		}
 		seen[ev.Path] = true
 		old, had := r.nodes[ev.Path]
+		if (b.Partial || b.Loaded) && ev.Type != Created {
+			r.loadChanges++
+		}
 		switch ev.Type {
 		case Created:
 			if had && old.Stat != nil && ev.Stat != nil && old.Stat.Czxid == ev.Stat.Czxid {
@@ -1131,8 +1143,8 @@ func TestMirrorOnce(t *testing.T) {
 }
 
 // TestMirrorProgress: with MirrorOptions.Progress the first load arrives
-// as it goes, in Partial batches whose Progress counts up, and ends with
-// the complete Reset; what the partial batches delivered is part of it.
+// as it goes, in Partial batches whose Progress counts up, and ends with a
+// Loaded batch (no reset): together they deliver every node once.
 func TestMirrorProgress(t *testing.T) {
 	c := connect(t, zktest.Chroot(t), Options{})
 	s := newSim(t, c, 1)
@@ -1160,20 +1172,22 @@ func TestMirrorProgress(t *testing.T) {
 	defer m.Close()
 	got := map[string]Node{}
 	partials, last := 0, Progress{}
-	var reset Batch
+	var end Batch
 	timeout := time.After(30 * time.Second)
-	for reset.Events == nil {
+	for !end.Loaded {
 		var b Batch
 		select {
 		case b = <-m.Batches():
 		case <-timeout:
-			t.Fatal("no reset")
+			t.Fatal("the load does not end")
 		}
 		switch {
 		case b.Reset:
-			reset = b
-		case b.Partial:
-			partials++
+			t.Fatalf("a load delivered as it goes ends with a reset of %d events", len(b.Events))
+		case b.Partial || b.Loaded:
+			if b.Partial {
+				partials++
+			}
 			if b.Progress.Done < last.Done || b.Progress.Done > b.Progress.Known {
 				t.Fatalf("progress %+v after %+v", b.Progress, last)
 			}
@@ -1187,40 +1201,71 @@ func TestMirrorProgress(t *testing.T) {
 				}
 				got[ev.Path] = Node{Data: ev.Data, Stat: ev.Stat}
 			}
+			end = b
 		case len(b.Events) > 0:
-			t.Fatalf("events neither partial nor reset: %+v", b)
+			t.Fatalf("events neither partial nor loaded: %+v", b)
 		}
 	}
 	if partials < 2 {
 		t.Fatalf("%d partial batches", partials)
 	}
-	if p := reset.Progress; p.Done != p.Known || p.Done < 400*4 {
-		t.Fatalf("reset's progress %+v", p)
+	if p := end.Progress; p.Done != p.Known || p.Done < 400*4 {
+		t.Fatalf("the last batch's progress %+v", p)
 	}
-	all := map[string]Node{}
-	for _, ev := range reset.Events {
-		all[ev.Path] = Node{Data: ev.Data, Stat: ev.Stat}
-	}
-	if len(all) != 400*4 {
-		t.Fatalf("reset has %d nodes", len(all))
-	}
-	if len(got) == 0 || len(got) == len(all) && partials < 2 {
-		t.Fatalf("partial batches delivered %d nodes", len(got))
-	}
-	for p, n := range got {
-		if a, ok := all[p]; !ok || string(a.Data) != string(n.Data) || *a.Stat != *n.Stat {
-			t.Fatalf("%s: partial %v, reset %v", p, n, a)
-		}
+	// What the batches delivered is the whole tree.
+	if d := diffTrees(m.Tree(), got); d != "" || len(got) != 400*4 {
+		t.Fatalf("%d nodes delivered, differing from the mirror's:\n%s", len(got), d)
 	}
 	// After the load, batches are ordinary again.
 	s.must(ignore(c.Set("/brokers/topics/t000/partitions/0/state", stateJSON(2, 1), -1)))
 	for b := range m.Batches() {
-		if b.Partial || b.Reset || b.Progress != (Progress{}) {
+		if b.Partial || b.Reset || b.Loaded || b.Progress != (Progress{}) {
 			t.Fatalf("after the load: %+v", b)
 		}
 		if len(b.Events) > 0 {
 			break
 		}
+	}
+}
+
+// TestMirrorProgressChurn: a load delivered as it goes while the cluster
+// changes (topics created and deleted, states rewritten, brokers coming
+// and going) ends with what the consumer holds equal to the tree: every
+// change to a node already delivered came as an event, nothing as a reset.
+func TestMirrorProgressChurn(t *testing.T) {
+	c := connect(t, zktest.Chroot(t), Options{})
+	s := newSim(t, c, 5)
+	for range 400 {
+		s.step()
+	}
+	shape := kafkaShape()
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		// The sim's writes fail the test from here with t.Fatal, which
+		// ends this goroutine only: the test then fails at converge.
+		defer close(stopped)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				s.step()
+			}
+		}
+	}()
+	m, r := startMirrorWith(t, c, shape, MirrorOptions{Progress: true, Concurrency: 1, FlushInterval: time.Millisecond})
+	waitFor(t, "the end of the load", 30*time.Second, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.loaded > 0
+	})
+	close(done)
+	<-stopped
+	converge(t, c, m, r, shape)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.resets != 0 || r.loaded != 1 || r.loadChanges == 0 {
+		t.Fatalf("%d resets, %d loaded batches, %d changes during the load; want none, one, some", r.resets, r.loaded, r.loadChanges)
 	}
 }
 

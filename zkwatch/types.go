@@ -105,10 +105,18 @@ type Batch struct {
 	// way and Events are what it read since the previous batch (plus
 	// changes to what was already delivered), to be applied like any
 	// batch; nodes not read yet are missing, not absent. The load ends with
-	// the usual Reset, a complete picture.
+	// Loaded batch, or with a Reset where the consumer's picture could be
+	// stale (see Loaded).
 	Partial bool
-	// Progress is the load's progress on Partial batches and on the Reset
-	// that ends it (zero otherwise).
+	// Loaded (MirrorOptions.Progress only) ends a first load delivered in
+	// Partial batches: with its Events (read since the previous batch,
+	// plus changes) the consumer holds the whole tree, as a Reset would
+	// have given it, without the Reset's copy of every node. A load that
+	// follows Partial batches of an earlier one (its session expired)
+	// ends with a Reset instead.
+	Loaded bool
+	// Progress is the load's progress on Partial batches and on the
+	// Loaded or Reset batch that ends it (zero otherwise).
 	Progress Progress
 	// States entered since the previous batch, oldest first (consecutive
 	// repeats collapsed, at most the last 16). The first batch starts with
