@@ -163,6 +163,9 @@ func New(cfg Config) *App {
 		to.Subtrees = cfg.Source
 		if g, ok := cfg.Source.(nodeGetter); ok {
 			to.Nodes = mirrorNodes{g} // the tree keeps no copy of the mirror's data and stats
+			if w, ok := cfg.Source.(nodeWalker); ok {
+				to.Nodes = walkerNodes{mirrorNodes{g}, w}
+			}
 		}
 	}
 	if cfg.Browser != nil {

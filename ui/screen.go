@@ -132,12 +132,30 @@ type nodeGetter interface {
 
 var _ nodeGetter = (*zkwatch.Mirror)(nil)
 
+// nodeWalker is the part of *zkwatch.Mirror that lists its nodes.
+type nodeWalker interface {
+	Walk(fn func(path string, n zkwatch.Node))
+}
+
+var _ nodeWalker = (*zkwatch.Mirror)(nil)
+
 // mirrorNodes adapts a nodeGetter to tree.Nodes.
 type mirrorNodes struct{ g nodeGetter }
 
 func (m mirrorNodes) Node(path string) ([]byte, *cluster.Stat, bool) {
 	n, ok := m.g.Get(path)
 	return n.Data, n.Stat, ok
+}
+
+// walkerNodes is mirrorNodes for a mirror that lists its nodes too
+// (tree.Walker): the tree screen is then built when first shown.
+type walkerNodes struct {
+	mirrorNodes
+	w nodeWalker
+}
+
+func (m walkerNodes) Walk(fn func(path string, stat *cluster.Stat, denied cluster.Access)) {
+	m.w.Walk(func(path string, n zkwatch.Node) { fn(path, n.Stat, cluster.Access(n.Denied)) })
 }
 
 // browserProber reads single znodes for the tree's probes (a Browser).

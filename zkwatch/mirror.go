@@ -203,6 +203,19 @@ func (m *Mirror) Tree() map[string]Node {
 	return t
 }
 
+// Walk calls fn for every node of the mirror, in no order, with the
+// mirror locked: fn must not call the Mirror. Like Tree, it may be ahead
+// of the batches delivered so far.
+func (m *Mirror) Walk(fn func(path string, n Node)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for p, n := range m.nodes {
+		if n.inTree() {
+			fn(p, Node{Data: n.data, Stat: n.stat, Denied: n.access()})
+		}
+	}
+}
+
 // Get returns one node of the mirror.
 func (m *Mirror) Get(path string) (Node, bool) {
 	m.mu.Lock()

@@ -70,6 +70,14 @@ type Nodes interface {
 	Node(path string) (data []byte, stat *cluster.Stat, ok bool)
 }
 
+// Walker lists every node the mirror holds (Nodes may be one). With it the
+// screen builds its tree only when first shown, from the mirror, and
+// ignores batches until then: a big cluster's tree (a node per znode) is
+// not kept by a session that never opens the screen.
+type Walker interface {
+	Walk(fn func(path string, stat *cluster.Stat, denied cluster.Access))
+}
+
 // Options configure the screen.
 type Options struct {
 	Styles theme.Styles
@@ -252,6 +260,8 @@ type Model struct {
 
 	root     *node
 	count    int // nodes in the tree, the root included
+	walker   Walker
+	built    bool // the mirror's nodes are in the tree (always, without walker)
 	held     map[*node]held
 	kidIdx   map[*node]map[string]*node // children by name, of nodes with many
 	resets   uint32                     // reset batches applied
@@ -287,6 +297,8 @@ func New(o Options) *Model {
 	}
 	m := &Model{st: o.Styles, list: o.Keys.List, tk: o.Keys.Tree, loc: loc, subs: o.Subtrees, prober: o.Prober, nodes: o.Nodes, task: o.Task, held: map[*node]held{},
 		expanded: map[string]bool{"/": true}, opened: map[string]bool{}, probing: map[string]bool{}, waiting: map[string]bool{}}
+	m.walker, _ = o.Nodes.(Walker)
+	m.built = m.walker == nil
 	m.reset()
 	m.renderRow = m.row
 	return m
@@ -313,6 +325,9 @@ func (m *Model) isProbing(path string) bool { return m.visible && m.probing[path
 
 // Apply takes a mirror batch.
 func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
+	if !m.built {
+		return // built from the mirror when first shown
+	}
 	if reset {
 		// Keep what probes found; the mirror part is replaced: the nodes
 		// the reset names are kept (no new copy of a big tree), the
@@ -330,10 +345,7 @@ func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 			}
 			continue
 		}
-		n := m.ensure(ev.Path)
-		n.inMirror, n.reset = true, m.resets
-		n.denied, n.ver = ev.Denied, n.ver+1
-		n.hasKids, n.eph = ev.Stat.NumChildren > 0, ev.Stat.EphemeralOwner != 0
+		n := m.mirrored(ev.Path, &ev.Stat, ev.Denied)
 		switch {
 		case m.nodes != nil:
 			delete(m.held, n) // the mirror has them
@@ -344,6 +356,32 @@ func (m *Model) Apply(events []cluster.NodeEvent, reset bool) {
 			m.held[n] = held{data: ev.Data, stat: &st}
 		}
 	}
+}
+
+// mirrored notes what the mirror holds of path.
+func (m *Model) mirrored(path string, st *cluster.Stat, denied cluster.Access) *node {
+	n := m.ensure(path)
+	n.inMirror, n.reset = true, m.resets
+	n.denied, n.ver = denied, n.ver+1
+	n.hasKids, n.eph = st.NumChildren > 0, st.EphemeralOwner != 0
+	return n
+}
+
+// build puts every node the mirror holds in the tree, as a reset would.
+// Batches cut before the walk may still come: they are applied as usual
+// (a node's events carry its whole state), and the later ones set the
+// tree right.
+func (m *Model) build() {
+	m.built = true
+	m.resets++
+	var empty cluster.Stat
+	m.walker.Walk(func(path string, st *cluster.Stat, denied cluster.Access) {
+		if st == nil {
+			st = &empty // a names-only child
+		}
+		m.mirrored(path, st, denied)
+	})
+	m.dropMirror(m.root)
 }
 
 // forget drops n's data and stat (what the mirror or a probe said).
@@ -509,6 +547,9 @@ func (m *Model) Shown(v bool) tea.Cmd {
 		return nil
 	}
 	m.visible = v
+	if v && !m.built {
+		m.build()
+	}
 	var cmds []tea.Cmd
 	if !v {
 		for p := range m.opened {

@@ -367,6 +367,83 @@ func TestNodesFromMirror(t *testing.T) {
 	}
 }
 
+// walkNodes is mapNodes that lists its nodes too (Walker).
+type walkNodes struct{ mapNodes }
+
+func (f *walkNodes) Walk(fn func(string, *cluster.Stat, cluster.Access)) {
+	for p, ev := range f.m {
+		fn(p, ev.Stat, cluster.Access(ev.Denied))
+	}
+}
+
+// TestBuiltWhenShown: with a Walker the screen holds no node until it is
+// first shown (batches before are ignored), then shows what a screen fed
+// every batch shows, and follows the batches after.
+func TestBuiltWhenShown(t *testing.T) {
+	spec := fixture.Small()
+	nodes := &walkNodes{mapNodes{m: map[string]zkwatch.Event{}}}
+	for _, b := range spec.Batches() { // the mirror after them
+		for _, ev := range b.Events {
+			if ev.Type == zkwatch.Deleted {
+				delete(nodes.m, ev.Path)
+			} else {
+				nodes.m[ev.Path] = ev
+			}
+		}
+	}
+	src := &fakeSource{}
+	m := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC, Subtrees: src, Prober: src, Nodes: nodes, Task: 3})
+	m.SetSize(120, 40)
+	for _, b := range spec.Batches() {
+		m.Apply(clusterwatch.NodeEvents(b), b.Reset)
+	}
+	if m.count != 1 || len(m.root.kids) != 0 {
+		t.Fatalf("%d nodes before the screen was shown", m.count)
+	}
+	fed := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC, Subtrees: src, Prober: src, Nodes: &nodes.mapNodes, Task: 3})
+	fed.SetSize(120, 40)
+	for _, b := range spec.Batches() {
+		fed.Apply(clusterwatch.NodeEvents(b), b.Reset)
+	}
+	src.calls(m.Shown(true))
+	src.calls(fed.Shown(true))
+	if m.count != fed.count {
+		t.Fatalf("built with %d nodes, fed %d", m.count, fed.count)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, p := range []string{"/brokers/ids/1", "/brokers/topics/orders/partitions/1/state", "/config/topics/orders", "/controller"} {
+			src.calls(m.Select(p))
+			src.calls(fed.Select(p))
+			if got, want := ansi.Strip(m.View()), ansi.Strip(fed.View()); got != want {
+				t.Fatalf("%s, %s: built\n%s\nfed\n%s", when, p, got, want)
+			}
+		}
+	}
+	check("when shown")
+	// A batch after: a topic deleted, a state changed.
+	var evs []zkwatch.Event
+	for p := range nodes.m {
+		if strings.HasPrefix(p, "/brokers/topics/clicks") {
+			evs = append(evs, zkwatch.Event{Type: zkwatch.Deleted, Path: p})
+			delete(nodes.m, p)
+		}
+	}
+	st := spec.State(&spec.Topics[0], 1)
+	st.Leader = 3
+	ev := fixture.StateEvent("orders", 1, st, 999, spec.Time+1000)
+	ev.Type = zkwatch.Changed
+	nodes.m[ev.Path] = ev
+	evs = append(evs, ev)
+	b := clusterwatch.NodeEvents(zkwatch.Batch{Events: evs})
+	m.Apply(b, false)
+	fed.Apply(b, false)
+	if m.count != fed.count || m.lookup("/brokers/topics/clicks") != nil {
+		t.Fatalf("after a batch: built %d nodes, fed %d", m.count, fed.count)
+	}
+	check("after a batch")
+}
+
 // TestNodeSize: a big cluster's tree has a node per znode; it fits the
 // allocator's 64-byte class.
 func TestNodeSize(t *testing.T) {
