@@ -226,11 +226,13 @@ func (m *Model) mergeAssignment(name string, ev *NodeEvent, old []*Partition, a 
 			j++
 		}
 		hadPrev := j < len(old) && old[j].ID == id
-		prev := &Partition{ID: id, Leader: NoLeader}
+		// prev and np live on the stack: only a partition that changed
+		// is allocated (a first load builds 100,000).
+		prev := Partition{ID: id, Leader: NoLeader}
 		if hadPrev {
-			prev = old[j]
+			prev = *old[j]
 		}
-		np := *prev
+		np := prev
 		if r, ok := a.Partitions[id]; ok {
 			np.InAssignment = true
 			if !slices.Equal(prev.Replicas, r) || !prev.InAssignment {
@@ -243,15 +245,17 @@ func (m *Model) mergeAssignment(name string, ev *NodeEvent, old []*Partition, a 
 		// Partitions are immutable once built: keep sharing an unchanged one.
 		if hadPrev && np.InAssignment == prev.InAssignment && slices.Equal(np.Replicas, prev.Replicas) &&
 			slices.Equal(np.Adding, prev.Adding) && slices.Equal(np.Removing, prev.Removing) {
-			parts[i] = prev
+			parts[i] = old[j]
 		} else {
-			parts[i] = &np
+			p := new(Partition)
+			*p = np
+			parts[i] = p
 		}
 		if compare {
 			if np.InAssignment && !prev.InAssignment {
 				added = append(added, id)
 			}
-			m.reassignmentChange(name, ev, prev, &np)
+			m.reassignmentChange(name, ev, &prev, &np)
 		}
 	}
 	return parts, added

@@ -87,10 +87,20 @@ func (c *coalescer) cut() []Event {
 	return out
 }
 
+// keepItems is the most pending items whose room a cut keeps for the next
+// batch (a first load's batches are cut by thousands; a burst's bigger
+// room is given back).
+const keepItems = 16 << 10
+
 // reset forgets everything pending.
 func (c *coalescer) reset() {
-	c.items = nil
-	c.idx = nil
+	if cap(c.items) > keepItems {
+		c.items, c.idx = nil, nil
+		return
+	}
+	clear(c.items) // no data kept alive by the room
+	c.items = c.items[:0]
+	clear(c.idx)
 }
 
 // czxidOf returns a stat's czxid, 0 for nil.
