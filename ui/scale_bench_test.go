@@ -23,6 +23,7 @@ import (
 
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/internal/memlimit"
 	"github.com/ktopo/ktopo/internal/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -85,6 +86,8 @@ func procStatusKiB(field string) int {
 }
 
 func scaleLoad(cs string) (scaleResult, error) {
+	// The memory policy of the ktopo command (internal/cli's TUI).
+	defer memlimit.Start(memlimit.TUIFloor)()
 	var res scaleResult
 	res.BaseRSSKiB = procStatusKiB("VmRSS")
 	runtime.GC()

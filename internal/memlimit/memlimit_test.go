@@ -1,0 +1,83 @@
+package memlimit
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// current reads the memory limit without changing it.
+func current() int64 { return debug.SetMemoryLimit(-1) }
+
+// waitLimit collects until the limit satisfies ok (the governor adjusts
+// from a finalizer, after a collection).
+func waitLimit(t *testing.T, what string, ok func(int64) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok(current()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: limit %d MiB", what, current()>>20)
+		}
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestFollowsLiveHeap: the limit starts at the floor, rises to one and a
+// half times the live heap when that is more, comes back to the floor when
+// the data goes, and is restored by stop.
+func TestFollowsLiveHeap(t *testing.T) {
+	before := current()
+	const floor = 64 << 20
+	stop := Start(floor)
+	if got := current(); got != floor {
+		t.Fatalf("limit %d after Start, want the floor %d", got, floor)
+	}
+	func() {
+		keep := make([][]byte, 0, 96)
+		for range 96 {
+			keep = append(keep, make([]byte, 1<<20)) // 96 MiB live
+		}
+		waitLimit(t, "with 96 MiB live", func(l int64) bool { return l >= 96<<20*3/2 })
+		if l := current(); l > 200<<20 {
+			t.Fatalf("with 96 MiB live the limit is %d MiB", l>>20)
+		}
+		runtime.KeepAlive(keep)
+	}()
+	waitLimit(t, "with the data gone", func(l int64) bool { return l == floor })
+	stop()
+	if got := current(); got != before {
+		t.Fatalf("limit %d after stop, want %d", got, before)
+	}
+	runtime.GC()
+	time.Sleep(20 * time.Millisecond)
+	if got := current(); got != before {
+		t.Fatalf("limit %d after a collection after stop, want %d", got, before)
+	}
+}
+
+// TestOperatorChooses: with GOMEMLIMIT set, nothing changes.
+func TestOperatorChooses(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	before := current()
+	stop := Start(64 << 20)
+	defer stop()
+	if got := current(); got != before {
+		t.Fatalf("limit %d with GOMEMLIMIT set, want %d", got, before)
+	}
+}
+
+func TestLimit(t *testing.T) {
+	for _, c := range []struct{ floor, live, want int64 }{
+		{180 << 20, 0, 180 << 20},
+		{180 << 20, 100 << 20, 180 << 20},
+		{180 << 20, 200 << 20, 300<<20 + slack},
+		{0, math.MaxInt64 / 4, math.MaxInt64/4 + math.MaxInt64/8 + slack},
+	} {
+		if got := Limit(c.floor, c.live); got != c.want {
+			t.Errorf("Limit(%d, %d) = %d, want %d", c.floor, c.live, got, c.want)
+		}
+	}
+}
