@@ -80,6 +80,7 @@ type topicState struct {
 	hasNode      bool   // /brokers/topics/<t> exists
 	pending      bool   // in Model.pending
 	createdBatch uint64 // Model.batch in which the topic znode appeared
+	listed       bool   // in the last partial snapshot's topics
 }
 
 // NewModel returns an empty model.

@@ -1,57 +1,79 @@
-package cluster
+package cluster_test
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
 
-// TestModelPartialLoad: while a load is under way (SetLoading) snapshots
-// are partial: brokers and the controller as read, the topics read in
-// full, the half-read ones counted, never shown with partitions missing
-// their state; health counts only the topics shown. The reset ends it.
-func TestModelPartialLoad(t *testing.T) {
-	z := newFakeZK()
-	m := NewModel(ModelOptions{})
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// TestPartialSnapshotTopics: while a load is under way each snapshot lists,
+// sorted, exactly the topics whose znode and every partition state are in
+// (the list is merged snapshot to snapshot, not rebuilt), also when topics
+// go away or lose a state meanwhile.
+func TestPartialSnapshotTopics(t *testing.T) {
+	spec := fixture.Spec{ClusterID: "c", Brokers: 6, Racks: 3, Controller: 1, ControllerEpoch: 1, Time: 1}
+	for i := range 60 {
+		spec.Topics = append(spec.Topics, fixture.Topic{Name: fmt.Sprintf("t%02d", (i*37)%60), Partitions: 1 + i%4, RF: 2})
+	}
+	evs := spec.Events()
+	r := rand.New(rand.NewPCG(3, 4))
+	r.Shuffle(len(evs), func(i, j int) { evs[i], evs[j] = evs[j], evs[i] })
+	m := cluster.NewModel(cluster.ModelOptions{})
 	m.SetLoading(true)
-	m.SetQuiet(true)
-	evs := []NodeEvent{
-		z.create(ControllerEpochPath, "1"),
-		z.create(ControllerPath, string(EncodeController(NewControllerInfo(2, 1, 1)))),
-		z.create(BrokerIDPath(1), brokerJSON(1, "a")),
-		z.create(BrokerIDPath(2), brokerJSON(2, "b")),
-		z.create(TopicPath("orders"), topicJSON(map[int][]int{0: {1, 2}, 1: {2, 1}})),
-		z.create(PartitionStatePath("orders", 0), stateJSON(1, 1, 0, 1, 2)),
-		z.create(TopicPath("audit"), topicJSON(map[int][]int{0: {1, 2}})),
-		z.create(PartitionStatePath("audit", 0), stateJSON(1, 1, 0, 1)),
-	}
-	if cs := m.Apply(evs, false); cs != nil {
-		t.Fatalf("quiet model recorded %d changes", len(cs))
-	}
-	s := m.Snapshot()
-	if !s.Partial() || s.LoadingTopics() != 1 || len(s.Topics()) != 1 || s.Topics()[0].Name != "audit" {
-		t.Fatalf("partial %v, loading %d, topics %d", s.Partial(), s.LoadingTopics(), len(s.Topics()))
-	}
-	if s.Controller().BrokerID != 1 || len(s.Brokers()) != 2 || !s.IsLive(2) {
-		t.Fatalf("controller %+v, brokers %+v", s.Controller(), s.Brokers())
-	}
-	// Only audit's partition counts: under-replicated, and no partition
-	// of orders is "uninitialised" or offline.
-	if h := s.Health(); h.Partitions != 1 || h.UnderReplicated != 1 || h.Uninitialized != 0 || h.Offline != 0 {
-		t.Fatalf("health %+v", h)
-	}
-	m.Apply([]NodeEvent{z.create(PartitionStatePath("orders", 1), stateJSON(1, 2, 0, 2, 1))}, false)
-	s = m.Snapshot()
-	if !s.Partial() || s.LoadingTopics() != 0 || len(s.Topics()) != 2 || s.Health().Partitions != 3 {
-		t.Fatalf("partial %v, loading %d, topics %d, health %+v", s.Partial(), s.LoadingTopics(), len(s.Topics()), s.Health())
-	}
-	// The load's reset: complete, and a topic without state now shows as
-	// it is.
-	z.create(TopicPath("new"), topicJSON(map[int][]int{0: {1, 2}}))
-	m.SetQuiet(false)
-	apply(t, m, z.all(), true)
-	s = m.Snapshot()
-	if s.Partial() || s.LoadingTopics() != 0 || len(s.Topics()) != 3 || s.Health().Uninitialized != 1 {
-		t.Fatalf("after the reset: partial %v, loading %d, topics %d, health %+v", s.Partial(), s.LoadingTopics(), len(s.Topics()), s.Health())
-	}
-	// Changes are recorded again.
-	if cs := m.Apply([]NodeEvent{z.set(PartitionStatePath("orders", 1), stateJSON(1, 1, 1, 2, 1))}, false); len(cs) == 0 {
-		t.Fatal("no changes after SetQuiet(false)")
+	held := map[string]zkwatch.Event{} // what the model has
+	for len(evs) > 0 {
+		n := min(len(evs), 1+r.IntN(25))
+		batch := slices.Clone(evs[:n])
+		evs = evs[n:]
+		// Now and then a node the model has goes away (and comes back later).
+		if r.IntN(3) == 0 && len(held) > 0 {
+			for p, ev := range held {
+				batch = append(batch, zkwatch.Event{Type: zkwatch.Deleted, Path: p})
+				delete(held, p)
+				ev.Type = zkwatch.Created
+				evs = append(evs, ev)
+				break
+			}
+		}
+		for _, ev := range batch {
+			if ev.Type == zkwatch.Deleted {
+				continue
+			}
+			held[ev.Path] = ev
+		}
+		m.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: batch}), false)
+		s := m.Snapshot()
+		var got []string
+		for _, tp := range s.Topics() {
+			got = append(got, tp.Name)
+		}
+		var want []string
+		loading := 0
+		for _, tp := range spec.Topics {
+			if _, ok := held["/brokers/topics/"+tp.Name]; !ok {
+				continue
+			}
+			complete := true
+			for p := range tp.Partitions {
+				if _, ok := held[cluster.PartitionStatePath(tp.Name, p)]; !ok {
+					complete = false
+				}
+			}
+			if complete {
+				want = append(want, tp.Name)
+			} else {
+				loading++
+			}
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) || s.LoadingTopics() != loading {
+			t.Fatalf("partial snapshot lists %v (%d loading), want %v (%d)", got, s.LoadingTopics(), want, loading)
+		}
 	}
 }

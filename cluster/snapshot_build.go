@@ -28,18 +28,8 @@ func (m *Model) Snapshot() *Snapshot {
 	// rebuilt every time.
 	switch {
 	case m.loading:
-		list := make([]*Topic, 0, len(m.topics))
-		for _, ts := range m.topics {
-			switch {
-			case !ts.hasNode:
-			case ts.t.Health.Uninitialized > 0:
-				s.loadingTopics++
-			default:
-				list = append(list, ts.t)
-			}
-		}
-		slices.SortFunc(list, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
-		s.topics, s.partial = list, true
+		s.topics, s.loadingTopics = m.partialTopics(prev)
+		s.partial = true
 		m.wasLoaded = true
 	case prev == nil || m.topicSetChanged || m.wasLoaded:
 		m.wasLoaded = false
@@ -203,4 +193,54 @@ func (m *Model) buildBrokers(s *Snapshot) {
 		named = append(named, *unknown)
 	}
 	s.racks = named
+}
+
+// partialTopics lists, sorted by name, the topics read in full while the
+// first load is under way, and counts those still being read. The list is
+// the previous partial snapshot's (already sorted, pointers brought up to
+// date, topics gone or no longer complete left out) merged with the
+// topics completed since: each snapshot sorts only what is new.
+func (m *Model) partialTopics(prev *Snapshot) ([]*Topic, int) {
+	var kept []*Topic
+	if prev != nil && prev.partial {
+		kept = make([]*Topic, 0, len(prev.topics))
+		for _, t := range prev.topics {
+			if ts := m.topics[t.Name]; ts != nil && ts.listed && ts.hasNode && ts.t.Health.Uninitialized == 0 {
+				kept = append(kept, ts.t)
+			}
+		}
+	} else {
+		for _, ts := range m.topics {
+			ts.listed = false
+		}
+	}
+	var added []*Topic
+	loading := 0
+	for _, ts := range m.topics {
+		show := ts.hasNode && ts.t.Health.Uninitialized == 0
+		if ts.hasNode && !show {
+			loading++
+		}
+		if show && !ts.listed {
+			added = append(added, ts.t)
+		}
+		ts.listed = show
+	}
+	byName := func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) }
+	slices.SortFunc(added, byName)
+	if len(kept) == 0 {
+		return added, loading
+	}
+	out := make([]*Topic, 0, len(kept)+len(added))
+	i, j := 0, 0
+	for i < len(kept) || j < len(added) {
+		if j == len(added) || i < len(kept) && kept[i].Name < added[j].Name {
+			out = append(out, kept[i])
+			i++
+		} else {
+			out = append(out, added[j])
+			j++
+		}
+	}
+	return out, loading
 }
