@@ -235,17 +235,39 @@ func TestMirrorLatency(t *testing.T) {
 	}
 }
 
+// proxiedMirror is a mirror of a sim's tree (steps writes, seed) through
+// the fault proxy, converged.
+type proxiedMirror struct {
+	p         *zktest.Proxy
+	c, direct *Conn
+	m         *Mirror
+	r         *replica
+	shape     Shape
+}
+
+func newProxiedMirror(t *testing.T, seed uint64, steps int) proxiedMirror {
+	t.Helper()
+	p, c, direct := proxied(t, Options{SessionTimeout: 20 * time.Second})
+	s := newSim(t, direct, seed)
+	for range steps {
+		s.step()
+	}
+	pm := proxiedMirror{p: p, c: c, direct: direct, shape: kafkaShape()}
+	pm.m, pm.r = startMirror(t, c, pm.shape)
+	pm.converge(t)
+	return pm
+}
+
+func (pm proxiedMirror) converge(t *testing.T) {
+	t.Helper()
+	converge(t, pm.direct, pm.m, pm.r, pm.shape)
+}
+
 // TestMirrorConnectionReset: connections reset (RST) mid-stream are
 // resumed on the same session without a reload, and the mirror converges.
 func TestMirrorConnectionReset(t *testing.T) {
-	p, c, direct := proxied(t, Options{SessionTimeout: 20 * time.Second})
-	s := newSim(t, direct, 13)
-	for range 30 {
-		s.step()
-	}
-	shape := kafkaShape()
-	m, r := startMirror(t, c, shape)
-	converge(t, direct, m, r, shape)
+	pm := newProxiedMirror(t, 13, 30)
+	p, c, direct, m, r := pm.p, pm.c, pm.direct, pm.m, pm.r
 	sid := c.SessionID()
 	for i := range 3 {
 		stop := churn(direct, m.Tree())
@@ -254,7 +276,7 @@ func TestMirrorConnectionReset(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		stop()
 		waitFor(t, "reconnection", 10*time.Second, func() bool { return c.State() == StateConnected && p.Accepts() > i+1 })
-		converge(t, direct, m, r, shape)
+		pm.converge(t)
 	}
 	if c.SessionID() != sid || m.Stats().Loads != 1 || r.resetCount() != 1 {
 		t.Fatalf("session %x→%x, loads %d, resets %d", sid, c.SessionID(), m.Stats().Loads, r.resetCount())
@@ -347,14 +369,8 @@ func TestStallPastSessionTimeout(t *testing.T) {
 // reads the last zxid for the watch reset while its receive loop may be
 // writing it; see serverConn.hold).
 func TestResumeWithRequestsInFlight(t *testing.T) {
-	p, c, direct := proxied(t, Options{SessionTimeout: 20 * time.Second})
-	s := newSim(t, direct, 7)
-	for range 10 {
-		s.step()
-	}
-	shape := kafkaShape()
-	m, r := startMirror(t, c, shape)
-	converge(t, direct, m, r, shape)
+	pm := newProxiedMirror(t, 7, 10)
+	p, c, r := pm.p, pm.c, pm.r
 	sid := c.SessionID()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -379,7 +395,7 @@ func TestResumeWithRequestsInFlight(t *testing.T) {
 	}
 	close(done)
 	wg.Wait()
-	converge(t, direct, m, r, shape)
+	pm.converge(t)
 	if c.SessionID() != sid || r.resetCount() != 1 {
 		t.Fatalf("session %x→%x, resets %d", sid, c.SessionID(), r.resetCount())
 	}

@@ -316,11 +316,7 @@ func TestNodesFromMirror(t *testing.T) {
 		nodes.m[ev.Path] = ev
 	}
 	src := &fakeSource{}
-	m := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC, Subtrees: src, Prober: src, Nodes: nodes, Task: 3})
-	m.SetSize(120, 40)
-	for _, b := range spec.Batches() {
-		m.Apply(clusterwatch.NodeEvents(b), b.Reset)
-	}
+	m := fedTree(spec, src, nodes)
 	if len(m.held) != 0 {
 		t.Fatalf("the screen keeps %d nodes' data", len(m.held))
 	}
@@ -367,6 +363,16 @@ func TestNodesFromMirror(t *testing.T) {
 	}
 }
 
+// fedTree is a 120×40 screen reading nodes, given spec's batches.
+func fedTree(spec fixture.Spec, src *fakeSource, nodes Nodes) *Model {
+	m := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC, Subtrees: src, Prober: src, Nodes: nodes, Task: 3})
+	m.SetSize(120, 40)
+	for _, b := range spec.Batches() {
+		m.Apply(clusterwatch.NodeEvents(b), b.Reset)
+	}
+	return m
+}
+
 // walkNodes is mapNodes that lists its nodes too (Walker).
 type walkNodes struct{ mapNodes }
 
@@ -392,19 +398,11 @@ func TestBuiltWhenShown(t *testing.T) {
 		}
 	}
 	src := &fakeSource{}
-	m := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC, Subtrees: src, Prober: src, Nodes: nodes, Task: 3})
-	m.SetSize(120, 40)
-	for _, b := range spec.Batches() {
-		m.Apply(clusterwatch.NodeEvents(b), b.Reset)
-	}
+	m := fedTree(spec, src, nodes)
 	if m.count != 1 || len(m.root.kids) != 0 {
 		t.Fatalf("%d nodes before the screen was shown", m.count)
 	}
-	fed := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC, Subtrees: src, Prober: src, Nodes: &nodes.mapNodes, Task: 3})
-	fed.SetSize(120, 40)
-	for _, b := range spec.Batches() {
-		fed.Apply(clusterwatch.NodeEvents(b), b.Reset)
-	}
+	fed := fedTree(spec, src, &nodes.mapNodes)
 	src.calls(m.Shown(true))
 	src.calls(fed.Shown(true))
 	if m.count != fed.count {
