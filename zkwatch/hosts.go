@@ -360,8 +360,10 @@ func (t *dialTracker) resumes(sid int64) bool {
 }
 
 // holdLimit bounds how long replies on a resumed connection wait for the
-// watch reset to be sent (serverConn.hold). It is reached only when
-// go-zookeeper has no watch left to reset, and then costs one delay.
+// watch reset to be sent (serverConn.hold), and so does a third of the
+// session timeout (go-zookeeper's read deadline is two thirds of it). It
+// is reached only when go-zookeeper has no watch left to reset, and then
+// costs one delay.
 var holdLimit = 2 * time.Second
 
 // opSetWatches is the opcode of ZooKeeper's SetWatches request.
@@ -400,6 +402,7 @@ type serverConn struct {
 	hold    chan struct{}
 	release sync.Once
 	held    bool
+	holdFor time.Duration
 	// waiting is the unix ns of the first write not followed by a read
 	// (0: every write answered); wrote that of the last write.
 	waiting atomic.Int64
@@ -417,7 +420,7 @@ func newServerConn(c net.Conn, t *dialTracker, addr string) *serverConn {
 // handshake is over. Reads come from one goroutine at a time.
 func (h *serverConn) Read(p []byte) (int, error) {
 	if h.held {
-		t := time.NewTimer(holdLimit)
+		t := time.NewTimer(h.holdFor)
 		select {
 		case <-h.hold:
 		case <-t.C:
@@ -446,6 +449,7 @@ func (h *serverConn) Read(p []byte) (int, error) {
 			// receive loops start after this returns.
 			if h.got >= len(h.hdr) && h.t.resumes(int64(binary.BigEndian.Uint64(h.hdr[12:20]))) {
 				h.held = true
+				h.holdFor = min(holdLimit, time.Duration(binary.BigEndian.Uint32(h.hdr[8:12]))*time.Millisecond/3)
 				h.t.held.Add(1)
 			}
 			h.done.Store(true)

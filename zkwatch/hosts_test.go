@@ -7,11 +7,16 @@ import (
 	"time"
 )
 
-// handshakeReply is a ConnectResponse frame for session sid.
-func handshakeReply(sid int64) []byte {
+// handshakeReply is a ConnectResponse frame for session sid, with a 6 s
+// session timeout unless timeoutMS says else.
+func handshakeReply(sid int64, timeoutMS ...uint32) []byte {
+	to := uint32(6000)
+	if len(timeoutMS) > 0 {
+		to = timeoutMS[0]
+	}
 	body := make([]byte, 0, 36)
-	body = binary.BigEndian.AppendUint32(body, 0)    // protocol version
-	body = binary.BigEndian.AppendUint32(body, 6000) // timeout
+	body = binary.BigEndian.AppendUint32(body, 0)  // protocol version
+	body = binary.BigEndian.AppendUint32(body, to) // timeout
 	body = binary.BigEndian.AppendUint64(body, uint64(sid))
 	body = binary.BigEndian.AppendUint32(body, 16) // password
 	body = append(body, make([]byte, 16)...)
@@ -27,12 +32,12 @@ func requestFrame(op int32) []byte {
 
 // handshake dials a serverConn over a pipe, reads the handshake reply for
 // sid through it and returns it with the server's end.
-func handshake(t *testing.T, tr *dialTracker, sid int64) (*serverConn, net.Conn) {
+func handshake(t *testing.T, tr *dialTracker, sid int64, timeoutMS ...uint32) (*serverConn, net.Conn) {
 	t.Helper()
 	client, server := net.Pipe()
 	t.Cleanup(func() { client.Close(); server.Close() })
 	sc := newServerConn(client, tr, "zk:2181")
-	go func() { _, _ = server.Write(handshakeReply(sid)) }()
+	go func() { _, _ = server.Write(handshakeReply(sid, timeoutMS...)) }()
 	buf := make([]byte, 40)
 	for got := 0; got < 40; {
 		n, err := sc.Read(buf[got:])
@@ -128,6 +133,11 @@ func TestResumedConnectionHoldsReplies(t *testing.T) {
 		t.Fatal("a held read is not released by Close")
 	}
 
+	// A short session holds a third of its timeout at most: go-zookeeper
+	// reads with a deadline of two thirds.
+	if sc, _ := handshake(t, tr, 8, 600); sc.holdFor != 200*time.Millisecond {
+		t.Fatalf("a 600 ms session holds up to %v", sc.holdFor)
+	}
 	defer func(d time.Duration) { holdLimit = d }(holdLimit)
 	holdLimit = 50 * time.Millisecond
 	sc, server = handshake(t, tr, 8)
