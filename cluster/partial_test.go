@@ -31,14 +31,24 @@ func TestPartialSnapshotTopics(t *testing.T) {
 		n := min(len(evs), 1+r.IntN(25))
 		batch := slices.Clone(evs[:n])
 		evs = evs[n:]
-		// Now and then a node the model has goes away (and comes back later).
-		if r.IntN(3) == 0 && len(held) > 0 {
-			for p, ev := range held {
+		// Now and then a partition state the model has goes away (and
+		// comes back later). Only a leaf: ZooKeeper deletes no znode with
+		// children.
+		if r.IntN(3) == 0 {
+			var states []string
+			for p := range held {
+				if cluster.ParsePath(p).Kind == cluster.KindPartitionState {
+					states = append(states, p)
+				}
+			}
+			if len(states) > 0 {
+				slices.Sort(states)
+				p := states[r.IntN(len(states))]
+				ev := held[p]
 				batch = append(batch, zkwatch.Event{Type: zkwatch.Deleted, Path: p})
 				delete(held, p)
 				ev.Type = zkwatch.Created
 				evs = append(evs, ev)
-				break
 			}
 		}
 		for _, ev := range batch {
