@@ -86,8 +86,8 @@ func procStatusKiB(field string) int {
 }
 
 func scaleLoad(cs string) (scaleResult, error) {
-	// The memory policy of the ktopo command (internal/cli's TUI).
-	defer memlimit.Start(memlimit.TUIFloor)()
+	// The memory policy of the ktopo command (cli.Main).
+	defer memlimit.Start(memlimit.Floor)()
 	var res scaleResult
 	res.BaseRSSKiB = procStatusKiB("VmRSS")
 	runtime.GC()

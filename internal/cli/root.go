@@ -11,6 +11,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ktopo/ktopo/internal/memlimit"
 )
 
 // Version is ktopo's version, printed by "ktopo version". The main package
@@ -21,6 +23,9 @@ var Version = "dev"
 // streams and returns the exit status.
 func Main() int {
 	scrub = true
+	// The heap stays within half again its live data above a floor: the
+	// TUI's first load of 100,000 partitions peaks near 180 MiB, not ~240.
+	defer memlimit.Start(memlimit.Floor)()
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 

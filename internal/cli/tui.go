@@ -14,7 +14,6 @@ import (
 
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/config"
-	"github.com/ktopo/ktopo/internal/memlimit"
 	"github.com/ktopo/ktopo/ui"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -74,9 +73,6 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 	log.SetOutput(openLog())
 	ctx, cancel := context.WithCancel(contextOf(c))
 	defer cancel()
-	// The heap stays within half again its live data (above a floor):
-	// about 175 MiB at 100,000 partitions instead of ~240.
-	defer memlimit.Start(memlimit.TUIFloor)()
 
 	cfg := ui.Config{Connect: t.connect, Context: t.context, Production: t.production,
 		NoColor: os.Getenv("NO_COLOR") != "", Logger: logger, Debug: os.Getenv("KTOPO_DEBUG") != ""}

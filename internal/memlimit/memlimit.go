@@ -1,4 +1,4 @@
-// Package memlimit bounds how far the Go heap grows past the data it
+// Package memlimit bounds how far ktopo's Go heap grows past the data it
 // holds. The garbage collector's default lets the heap reach twice the
 // live data before it collects (GOGC=100): for the TUI on 100,000
 // partitions (about 120 MB live after the first load) that is a peak of
@@ -18,9 +18,10 @@ import (
 	"sync/atomic"
 )
 
-// TUIFloor is the terminal UI's floor: the first load of 100,000
-// partitions fits under it with room to spare (about 120 MB live).
-const TUIFloor = 180 << 20
+// Floor is ktopo's floor (cli.Main starts the limit for every command):
+// the TUI's first load of 100,000 partitions fits under it with room to
+// spare (about 120 MB live), and so does topics describe of as many.
+const Floor = 180 << 20
 
 // slack is what the runtime holds besides heap objects (stacks, its own
 // metadata), which the memory limit counts too.
