@@ -618,14 +618,6 @@ func (c *Conn) writable(op, path string) error {
 	return c.hasSession(op, path)
 }
 
-// noteWatch records that a watch is asked for, before it is: go-zookeeper
-// will reset it when the session resumes on another connection.
-func (c *Conn) noteWatch() {
-	if c.dial != nil {
-		c.dial.watched.Store(true)
-	}
-}
-
 // hasSession returns a *NoSessionError (in an *OpError) unless the
 // connection has a session now.
 func (c *Conn) hasSession(op, path string) error {
@@ -714,7 +706,6 @@ func (c *Conn) Get(path string) ([]byte, *zk.Stat, error) {
 // GetW is Get plus a one-shot data watch. The event's Path is
 // chroot-relative.
 func (c *Conn) GetW(path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
-	c.noteWatch()
 	fp, err := c.full(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -751,7 +742,6 @@ func (c *Conn) Children(path string) ([]string, *zk.Stat, error) {
 
 // ChildrenW is Children plus a one-shot child watch.
 func (c *Conn) ChildrenW(path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
-	c.noteWatch()
 	fp, err := c.full(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -808,7 +798,6 @@ func (c *Conn) Exists(path string) (bool, *zk.Stat, error) {
 // ExistsW is Exists plus a one-shot watch: a data watch when the node
 // exists, an exist watch (fires on creation) when it does not.
 func (c *Conn) ExistsW(path string) (bool, *zk.Stat, <-chan zk.Event, error) {
-	c.noteWatch()
 	fp, err := c.full(path)
 	if err != nil {
 		return false, nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,14 +125,9 @@ type dialTracker struct {
 	cur   atomic.Pointer[serverConn] // the latest connection dialled
 	heard atomic.Int64               // unix ns of the last bytes a session's server sent
 
-	// watched: a watch has been asked for (Conn.noteWatch); sid: the
-	// session of the last completed handshake. Together they tell whether
-	// go-zookeeper will reset watches on a new connection (serverConn.hold).
-	watched atomic.Bool
-	sid     int64 // under mu
-	// held and expired count the connections whose replies were held, and
-	// those of them whose hold ran out before a SetWatches was written.
-	held, expired atomic.Int64
+	// zxid is the last zxid the session has seen, kept here instead of
+	// in go-zookeeper (see serverConn).
+	zxid atomic.Int64
 }
 
 func newDialTracker(d zk.Dialer, names map[string]string, handshake time.Duration, cert string) *dialTracker {
@@ -346,28 +342,14 @@ var (
 	errHandshakeSilent = errors.New("accepted the connection but did not answer the session handshake")
 )
 
-// resumes records the session a handshake returned and reports whether
-// the connection resumes the previous session with watches set on it:
-// go-zookeeper then sends them again (SetWatches) right after the
-// handshake. A new session has none (go-zookeeper drops them when the old
-// one expires).
-func (t *dialTracker) resumes(sid int64) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	resumed := sid != 0 && sid == t.sid
-	t.sid = sid
-	return resumed && t.watched.Load()
-}
-
-// holdLimit bounds how long replies on a resumed connection wait for the
-// watch reset to be sent (serverConn.hold), and so does a third of the
-// session timeout (go-zookeeper's read deadline is two thirds of it). It
-// is reached only when go-zookeeper has no watch left to reset, and then
-// costs one delay.
-var holdLimit = 2 * time.Second
-
-// opSetWatches is the opcode of ZooKeeper's SetWatches request.
-const opSetWatches = 101
+// Opcode of ZooKeeper's SetWatches request, and the offsets (from a
+// frame's length prefix) of the zxid fields the connection relays.
+const (
+	opSetWatches      = 101
+	connectZxidAt     = 8  // ConnectRequest: length, protocolVersion, lastZxidSeen
+	setWatchesZxidAt  = 12 // SetWatches: length, xid, opcode, relativeZxid
+	replyHeaderLength = 16 // xid, zxid, err
+)
 
 // serverConn is one connection to a server. It bounds the session
 // handshake: go-zookeeper waits for the server's reply to its
@@ -380,13 +362,17 @@ const opSetWatches = 101
 // deadlines are untouched. It also notes how the handshake ended, and
 // when the server last answered what it was sent.
 //
-// On a connection that resumes a session with watches it holds the
-// replies back until go-zookeeper has sent its SetWatches: go-zookeeper
-// reads the last zxid it saw to build that request on one goroutine while
-// its receive loop writes it on another, unsynchronised (v1.0.4,
-// conn.go:614 and :849). A reply read before the reset was built is such
-// a write, a data race; held, every reply of the connection is read after
-// the request was built and handed to the send loop, which orders the two.
+// It also keeps the session's last zxid for go-zookeeper. go-zookeeper
+// (v1.0.4) stores the zxid of every reply from its receive loop and reads
+// it, unsynchronised, from its connecting goroutine to build the
+// SetWatches of a new connection (conn.go:849 and :614): a data race, and
+// a watch reset relative to replies the new connection already brought.
+// So the connection takes the zxid out of each reply header it passes up
+// (go-zookeeper then never stores one: no API of it returns it), keeps it
+// (dialTracker.zxid), and writes it into the two requests that carry it:
+// the ConnectRequest's lastZxidSeen and SetWatches' relativeZxid, the
+// latter as of the end of the previous connection, as the Java client
+// sends it (before any reply of the new one).
 type serverConn struct {
 	net.Conn
 	t        *dialTracker
@@ -396,13 +382,14 @@ type serverConn struct {
 	done     atomic.Bool
 	hdr      [20]byte // the handshake reply's length, version, timeout, session
 	got      int      // reply bytes read so far (header included)
-	// hold is closed once SetWatches is written or the connection closed;
-	// held is whether reads still wait for it (the reading goroutine's
-	// own).
-	hold    chan struct{}
-	release sync.Once
-	held    bool
-	holdFor time.Duration
+	// resumeZxid is the session's zxid when the handshake completed.
+	resumeZxid atomic.Int64
+	// The reply being read (reading goroutine's own): bytes of its length
+	// prefix and header seen, the rest of its body to skip.
+	lenAt, hdrAt int
+	lenBuf       [4]byte
+	rhdr         [replyHeaderLength]byte
+	rest         int
 	// waiting is the unix ns of the first write not followed by a read
 	// (0: every write answered); wrote that of the last write.
 	waiting atomic.Int64
@@ -411,7 +398,7 @@ type serverConn struct {
 
 func newServerConn(c net.Conn, t *dialTracker, addr string) *serverConn {
 	_, isTLS := c.(*tls.Conn)
-	h := &serverConn{Conn: c, t: t, addr: addr, isTLS: isTLS, deadline: time.Now().Add(t.hs), hold: make(chan struct{})}
+	h := &serverConn{Conn: c, t: t, addr: addr, isTLS: isTLS, deadline: time.Now().Add(t.hs)}
 	_ = c.SetReadDeadline(h.deadline)
 	return h
 }
@@ -419,16 +406,6 @@ func newServerConn(c net.Conn, t *dialTracker, addr string) *serverConn {
 // Read is net.Conn's; it follows the reply's length prefix to tell when the
 // handshake is over. Reads come from one goroutine at a time.
 func (h *serverConn) Read(p []byte) (int, error) {
-	if h.held {
-		t := time.NewTimer(h.holdFor)
-		select {
-		case <-h.hold:
-		case <-t.C:
-			h.t.expired.Add(1)
-		}
-		t.Stop()
-		h.held = false
-	}
 	n, err := h.Conn.Read(p)
 	if n > 0 {
 		h.waiting.Store(0)
@@ -436,6 +413,7 @@ func (h *serverConn) Read(p []byte) (int, error) {
 	if h.done.Load() {
 		if n > 0 {
 			h.t.heard.Store(time.Now().UnixNano())
+			h.relayReplies(p[:n])
 		}
 		return n, err
 	}
@@ -445,13 +423,12 @@ func (h *serverConn) Read(p []byte) (int, error) {
 		}
 		h.got++
 		if h.got >= 4 && h.got-4 >= int(binary.BigEndian.Uint32(h.hdr[:4])) {
-			// Still on go-zookeeper's connecting goroutine: its send and
-			// receive loops start after this returns.
-			if h.got >= len(h.hdr) && h.t.resumes(int64(binary.BigEndian.Uint64(h.hdr[12:20]))) {
-				h.held = true
-				h.holdFor = min(holdLimit, time.Duration(binary.BigEndian.Uint32(h.hdr[8:12]))*time.Millisecond/3)
-				h.t.held.Add(1)
+			if h.got >= len(h.hdr) && binary.BigEndian.Uint64(h.hdr[12:20]) == 0 {
+				// Expired: the new session starts from nothing (as
+				// go-zookeeper's own lastZxid does).
+				h.t.zxid.Store(0)
 			}
+			h.resumeZxid.Store(h.t.zxid.Load())
 			h.done.Store(true)
 			h.t.handshakeDone(h.addr, nil)
 			h.t.heard.Store(time.Now().UnixNano())
@@ -480,8 +457,13 @@ func (h *serverConn) Read(p []byte) (int, error) {
 // Write is net.Conn's; it notes when the server was sent something it has
 // not answered yet.
 func (h *serverConn) Write(p []byte) (int, error) {
-	if len(p) >= 12 && h.done.Load() && binary.BigEndian.Uint32(p[8:12]) == opSetWatches {
-		h.unhold()
+	switch {
+	case !h.done.Load():
+		if len(p) >= connectZxidAt+8 && h.got == 0 {
+			p = withZxid(p, connectZxidAt, h.t.zxid.Load())
+		}
+	case len(p) >= setWatchesZxidAt+8 && binary.BigEndian.Uint32(p[8:12]) == opSetWatches:
+		p = withZxid(p, setWatchesZxidAt, h.resumeZxid.Load())
 	}
 	now := time.Now().UnixNano()
 	h.waiting.CompareAndSwap(0, now)
@@ -489,13 +471,52 @@ func (h *serverConn) Write(p []byte) (int, error) {
 	return h.Conn.Write(p)
 }
 
-// Close is net.Conn's; it lets a held read go on to fail.
-func (h *serverConn) Close() error {
-	h.unhold()
-	return h.Conn.Close()
+// withZxid returns frame with the zxid at offset at (a copy: the frame
+// is go-zookeeper's buffer).
+func withZxid(frame []byte, at int, zxid int64) []byte {
+	out := slices.Clone(frame)
+	binary.BigEndian.PutUint64(out[at:], uint64(zxid))
+	return out
 }
 
-func (h *serverConn) unhold() { h.release.Do(func() { close(h.hold) }) }
+// relayReplies follows the reply frames in b (a read of go-zookeeper's,
+// which may end anywhere in a frame) and, in each normal reply's header,
+// moves the zxid from the bytes go-zookeeper will decode to the tracker.
+// Notifications and pings (negative xids) go-zookeeper does not take a
+// zxid from; they pass unchanged.
+func (h *serverConn) relayReplies(b []byte) {
+	for len(b) > 0 {
+		switch {
+		case h.lenAt < 4:
+			h.lenBuf[h.lenAt] = b[0]
+			h.lenAt++
+			b = b[1:]
+			if h.lenAt == 4 {
+				h.rest, h.hdrAt = int(binary.BigEndian.Uint32(h.lenBuf[:])), 0
+			}
+		case h.hdrAt < replyHeaderLength && h.rest > 0:
+			h.rhdr[h.hdrAt] = b[0]
+			if h.hdrAt >= 4 && h.hdrAt < 12 && int32(binary.BigEndian.Uint32(h.rhdr[:4])) >= 0 {
+				b[0] = 0 // go-zookeeper stores a zxid > 0 only
+			}
+			h.hdrAt++
+			h.rest--
+			b = b[1:]
+			if h.hdrAt == 12 && int32(binary.BigEndian.Uint32(h.rhdr[:4])) >= 0 {
+				if z := int64(binary.BigEndian.Uint64(h.rhdr[4:12])); z > 0 {
+					h.t.zxid.Store(z)
+				}
+			}
+		default:
+			k := min(h.rest, len(b))
+			h.rest -= k
+			b = b[k:]
+		}
+		if h.lenAt == 4 && h.rest == 0 {
+			h.lenAt = 0 // the next frame
+		}
+	}
+}
 
 // SetReadDeadline is net.Conn's, clamped during the handshake.
 func (h *serverConn) SetReadDeadline(t time.Time) error {

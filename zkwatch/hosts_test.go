@@ -2,148 +2,137 @@ package zkwatch
 
 import (
 	"encoding/binary"
+	"io"
 	"net"
 	"testing"
 	"time"
 )
 
-// handshakeReply is a ConnectResponse frame for session sid, with a 6 s
-// session timeout unless timeoutMS says else.
-func handshakeReply(sid int64, timeoutMS ...uint32) []byte {
-	to := uint32(6000)
-	if len(timeoutMS) > 0 {
-		to = timeoutMS[0]
-	}
-	body := make([]byte, 0, 36)
-	body = binary.BigEndian.AppendUint32(body, 0)  // protocol version
-	body = binary.BigEndian.AppendUint32(body, to) // timeout
-	body = binary.BigEndian.AppendUint64(body, uint64(sid))
-	body = binary.BigEndian.AppendUint32(body, 16) // password
-	body = append(body, make([]byte, 16)...)
+// frame is a length-prefixed frame with body.
+func frame(body []byte) []byte {
 	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
 }
 
-// requestFrame is a request frame with the opcode.
-func requestFrame(op int32) []byte {
-	b := binary.BigEndian.AppendUint32(nil, 8)
-	b = binary.BigEndian.AppendUint32(b, 1)
-	return binary.BigEndian.AppendUint32(b, uint32(op))
+// connectRequest is a ConnectRequest frame claiming lastZxidSeen z.
+func connectRequest(z int64) []byte {
+	b := binary.BigEndian.AppendUint32(nil, 0) // protocol version
+	b = binary.BigEndian.AppendUint64(b, uint64(z))
+	b = binary.BigEndian.AppendUint32(b, 6000)
+	b = binary.BigEndian.AppendUint64(b, 0)
+	b = binary.BigEndian.AppendUint32(b, 16)
+	return frame(append(b, make([]byte, 16)...))
 }
 
-// handshake dials a serverConn over a pipe, reads the handshake reply for
-// sid through it and returns it with the server's end.
-func handshake(t *testing.T, tr *dialTracker, sid int64, timeoutMS ...uint32) (*serverConn, net.Conn) {
+// connectReply is a ConnectResponse frame for session sid.
+func connectReply(sid int64) []byte {
+	b := binary.BigEndian.AppendUint32(nil, 0)
+	b = binary.BigEndian.AppendUint32(b, 6000)
+	b = binary.BigEndian.AppendUint64(b, uint64(sid))
+	b = binary.BigEndian.AppendUint32(b, 16)
+	return frame(append(b, make([]byte, 16)...))
+}
+
+// reply is a reply frame: header (xid, zxid, err 0) and body.
+func reply(xid int32, zxid int64, body string) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(xid))
+	b = binary.BigEndian.AppendUint64(b, uint64(zxid))
+	b = binary.BigEndian.AppendUint32(b, 0)
+	return frame(append(b, body...))
+}
+
+// setWatches is a SetWatches request frame with relativeZxid z.
+func setWatches(z int64) []byte {
+	b := binary.BigEndian.AppendUint32(nil, 9) // xid
+	b = binary.BigEndian.AppendUint32(b, opSetWatches)
+	b = binary.BigEndian.AppendUint64(b, uint64(z))
+	return frame(append(b, make([]byte, 12)...)) // three empty lists
+}
+
+// readFrame reads one frame as go-zookeeper does: the length, then the body.
+func readFrame(t *testing.T, r io.Reader) []byte {
+	t.Helper()
+	var l [4]byte
+	if _, err := io.ReadFull(r, l[:]); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, binary.BigEndian.Uint32(l[:]))
+	if _, err := io.ReadFull(r, b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// dialPipe is a serverConn over a pipe, and the server's end.
+func dialPipe(t *testing.T, tr *dialTracker) (*serverConn, net.Conn) {
 	t.Helper()
 	client, server := net.Pipe()
 	t.Cleanup(func() { client.Close(); server.Close() })
-	sc := newServerConn(client, tr, "zk:2181")
-	go func() { _, _ = server.Write(handshakeReply(sid, timeoutMS...)) }()
-	buf := make([]byte, 40)
-	for got := 0; got < 40; {
-		n, err := sc.Read(buf[got:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		got += n
+	return newServerConn(client, tr, "zk:2181"), server
+}
+
+// handshake sends the connect request through sc and answers it with a
+// reply for sid, returning the lastZxidSeen the server got.
+func handshake(t *testing.T, sc *serverConn, server net.Conn, sid int64) int64 {
+	t.Helper()
+	go func() { _, _ = sc.Write(connectRequest(12345)) }()
+	req := readFrame(t, server)
+	go func() { _, _ = server.Write(connectReply(sid)) }()
+	readFrame(t, sc)
+	return int64(binary.BigEndian.Uint64(req[4:12]))
+}
+
+// TestZxidRelay: the connection takes the zxid out of every normal reply
+// header (go-zookeeper then stores none), keeps the latest, and writes it
+// into the next ConnectRequest, and into SetWatches as of the handshake;
+// notifications and pings pass unchanged; an expired session starts at 0.
+func TestZxidRelay(t *testing.T) {
+	tr := newDialTracker(nil, nil, time.Minute, "")
+	sc, server := dialPipe(t, tr)
+	if z := handshake(t, sc, server, 7); z != 0 {
+		t.Fatalf("first connect sent lastZxidSeen %#x, want 0", z)
 	}
-	return sc, server
-}
-
-// replyRead starts a read of one reply through sc and returns a channel
-// that receives when it is done.
-func replyRead(sc *serverConn, server net.Conn) <-chan struct{} {
-	done := make(chan struct{})
+	var stream []byte
+	for _, f := range [][]byte{reply(5, 0x1234, "abc"), reply(-1, -1, "event"), reply(-2, 0x99, ""), reply(6, 0x2000, "")} {
+		stream = append(stream, f...)
+	}
 	go func() {
-		defer close(done)
-		b := make([]byte, 4)
-		_, _ = sc.Read(b)
-	}()
-	go func() { _, _ = server.Write([]byte{0, 0, 0, 0}) }()
-	return done
-}
-
-// drain reads what the client writes, as the server would.
-func drain(server net.Conn) {
-	go func() {
-		b := make([]byte, 64)
-		for {
-			if _, err := server.Read(b); err != nil {
+		for _, b := range stream { // a byte at a time: frames split anywhere
+			if _, err := server.Write([]byte{b}); err != nil {
 				return
 			}
 		}
 	}()
-}
-
-// TestResumedConnectionHoldsReplies: on a connection that resumes a
-// session with watches, no reply is read before go-zookeeper has written
-// its SetWatches; a new session, or one never watched, holds nothing; a
-// close releases a held read; without any SetWatches the hold ends at
-// holdLimit.
-func TestResumedConnectionHoldsReplies(t *testing.T) {
-	tr := newDialTracker(nil, nil, time.Minute, "")
-	tr.watched.Store(true)
-	if sc, server := handshake(t, tr, 7); sc.held {
-		t.Fatal("the first session's connection holds its replies")
-	} else {
-		<-replyRead(sc, server)
+	wantZxid := []int64{0, -1, 0x99, 0}
+	for i, want := range wantZxid {
+		f := readFrame(t, sc)
+		if got := int64(binary.BigEndian.Uint64(f[4:12])); got != want {
+			t.Fatalf("reply %d: go-zookeeper sees zxid %#x, want %#x", i, got, want)
+		}
 	}
-	sc, server := handshake(t, tr, 7)
-	if !sc.held {
-		t.Fatal("a resumed session's connection does not hold its replies")
-	}
-	drain(server)
-	done := replyRead(sc, server)
-	select {
-	case <-done:
-		t.Fatal("a reply was read before SetWatches was written")
-	case <-time.After(100 * time.Millisecond):
-	}
-	if _, err := sc.Write(requestFrame(4)); err != nil { // getData: no release
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-		t.Fatal("a reply was read after a getData, before SetWatches")
-	case <-time.After(100 * time.Millisecond):
-	}
-	if _, err := sc.Write(requestFrame(opSetWatches)); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the reply is still held after SetWatches")
+	if z := tr.zxid.Load(); z != 0x2000 {
+		t.Fatalf("kept zxid %#x, want 0x2000", z)
 	}
 
-	if sc, _ := handshake(t, tr, 8); sc.held {
-		t.Fatal("a new session's connection holds its replies")
+	// The session resumes on another connection.
+	sc2, server2 := dialPipe(t, tr)
+	if z := handshake(t, sc2, server2, 7); z != 0x2000 {
+		t.Fatalf("reconnect sent lastZxidSeen %#x, want 0x2000", z)
 	}
-	unwatched := newDialTracker(nil, nil, time.Minute, "")
-	handshake(t, unwatched, 9)
-	if sc, _ := handshake(t, unwatched, 9); sc.held {
-		t.Fatal("a session never watched holds its replies")
+	go func() { _, _ = server2.Write(reply(7, 0x3000, "")) }()
+	readFrame(t, sc2) // a reply before the watch reset
+	go func() { _, _ = sc2.Write(setWatches(0)) }()
+	if z := int64(binary.BigEndian.Uint64(readFrame(t, server2)[8:16])); z != 0x2000 {
+		t.Fatalf("SetWatches sent relativeZxid %#x, want the handshake's 0x2000", z)
 	}
-
-	sc, server = handshake(t, tr, 8)
-	done = replyRead(sc, server)
-	sc.Close()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("a held read is not released by Close")
+	if z := tr.zxid.Load(); z != 0x3000 {
+		t.Fatalf("kept zxid %#x, want 0x3000", z)
 	}
 
-	// A short session holds a third of its timeout at most: go-zookeeper
-	// reads with a deadline of two thirds.
-	if sc, _ := handshake(t, tr, 8, 600); sc.holdFor != 200*time.Millisecond {
-		t.Fatalf("a 600 ms session holds up to %v", sc.holdFor)
-	}
-	defer func(d time.Duration) { holdLimit = d }(holdLimit)
-	holdLimit = 50 * time.Millisecond
-	sc, server = handshake(t, tr, 8)
-	select {
-	case <-replyRead(sc, server):
-	case <-time.After(5 * time.Second):
-		t.Fatal("the hold does not end without a SetWatches")
+	// Expired: the server answers session 0; the new session starts at 0.
+	sc3, server3 := dialPipe(t, tr)
+	handshake(t, sc3, server3, 0)
+	sc4, server4 := dialPipe(t, tr)
+	if z := handshake(t, sc4, server4, 8); z != 0 {
+		t.Fatalf("a connect after the expiry sent lastZxidSeen %#x, want 0", z)
 	}
 }

@@ -106,8 +106,6 @@ func NewMirror(c *Conn, shape Shape, opts MirrorOptions) (*Mirror, error) {
 	var client zkClient = c.raw
 	if opts.Once {
 		client = unwatched{c.raw}
-	} else {
-		c.noteWatch()
 	}
 	state, _ := StateOf(c.raw.State())
 	return newMirror(c, client, state, shape, opts)
