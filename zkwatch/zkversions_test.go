@@ -1,6 +1,7 @@
 package zkwatch
 
 import (
+	"os"
 	"testing"
 
 	"github.com/ktopo/ktopo/internal/kafkatest"
@@ -10,13 +11,15 @@ import (
 // Apache ZooKeeper 3.5.9 (what Kafka 2.6–2.8 ship: no 3.6+ operations) and
 // 3.9.5 (the newest), besides the package's Debian 3.8: the mirror must
 // equal the tree after bursts of changes, resume a session across a cut
-// connection (setWatches), and send no opcode the server lacks. Without
-// -short the ensemble's failovers and the network faults run there too
-// (the ensemble's own requests are not recorded).
+// connection (setWatches), and send no opcode the server lacks. With
+// KTOPO_ZK_MATRIX=full (the nightly run, outside -short) every mirror
+// test, the ensemble's failovers and the network faults run there too
+// (the ensemble's own requests are not recorded): some minutes a version,
+// past go test's default ten-minute limit for the package.
 func TestZooKeeperVersions(t *testing.T) {
 	core := "^(TestMirrorBasic|TestMirrorNilAndEmpty|TestMirrorNoAccess|TestMirrorRandom|TestMirrorOpenSubtree|TestMirrorDisconnect|" +
 		"TestChrootIsolation|TestMissingChroot|TestDigestAuth|TestSessionEvents|TestReadOnly)$"
-	if !testing.Short() {
+	if !testing.Short() && os.Getenv("KTOPO_ZK_MATRIX") == "full" {
 		core = "^(TestMirror.*|TestChrootIsolation|TestMissingChroot|TestDigestAuth|TestSessionEvents|TestReadOnly|TestServerKilled|" +
 			"TestEnsemble.*|TestWriteWithoutSession|TestLateOutcome|TestBlackHoleServer|TestStallPastSessionTimeout)$"
 	}
