@@ -329,38 +329,24 @@ func TestServerKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 1000)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				start := time.Now()
-				_, _, err := c.Get("/n")
-				if d := time.Since(start); d > 2*time.Second+time.Second {
-					errs <- fmt.Errorf("get took %v", d)
-				}
-				if err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-					time.Sleep(50 * time.Millisecond)
-				}
+	stop := inLoops(4, func() {
+		start := time.Now()
+		_, _, err := c.Get("/n")
+		if d := time.Since(start); d > 2*time.Second+time.Second {
+			errs <- fmt.Errorf("get took %v", d)
+		}
+		if err != nil {
+			select {
+			case errs <- err:
+			default:
 			}
-		}()
-	}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 	time.Sleep(200 * time.Millisecond)
 	srv.Kill()
 	time.Sleep(3 * time.Second)
-	close(stop)
-	wg.Wait()
+	stop()
 	close(errs)
 	n := 0
 	for err := range errs {

@@ -235,6 +235,26 @@ func TestMirrorLatency(t *testing.T) {
 	}
 }
 
+// inLoops runs f in a loop on n goroutines until stop is called (which
+// waits for them).
+func inLoops(n int, f func()) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				f()
+			}
+		})
+	}
+	return func() { close(done); wg.Wait() }
+}
+
 // proxiedMirror is a mirror of a sim's tree (steps writes, seed) through
 // the fault proxy, converged.
 type proxiedMirror struct {
@@ -372,29 +392,13 @@ func TestResumeWithRequestsInFlight(t *testing.T) {
 	pm := newProxiedMirror(t, 7, 10)
 	p, c, r := pm.p, pm.c, pm.r
 	sid := c.SessionID()
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				_, _, _ = c.Get("/brokers/ids")
-			}
-		}()
-	}
+	stop := inLoops(4, func() { _, _, _ = c.Get("/brokers/ids") })
 	for i := range 8 {
 		p.Reset()
 		waitFor(t, "reconnection", 10*time.Second, func() bool { return c.State() == StateConnected && p.Accepts() > i+1 })
 		time.Sleep(50 * time.Millisecond)
 	}
-	close(done)
-	wg.Wait()
+	stop()
 	pm.converge(t)
 	if c.SessionID() != sid || r.resetCount() != 1 {
 		t.Fatalf("session %x→%x, resets %d", sid, c.SessionID(), r.resetCount())
