@@ -68,9 +68,12 @@ func runElectionScenario(t *testing.T, et electionTarget) {
 		}
 		return fmt.Sprintf("%d %v epoch %d", part.Leader, part.ISR, part.LeaderEpoch)
 	}
-	waitUntil(t, "the topic is in sync", func() bool {
+	waitUntilShowing(t, "the topic is in sync", func() bool {
 		return state(0) == fmt.Sprintf("%d [%d %d %d] epoch 0", v, v, x, y) && state(1) == fmt.Sprintf("%d [%d %d %d] epoch 0", x, x, y, v) &&
 			state(2) == fmt.Sprintf("%d [%d %d] epoch 0", x, x, y)
+	}, func() string {
+		return fmt.Sprintf("brokers %v, controller %d; partitions (leader ISR epoch): %s | %s | %s",
+			loadSnapshot(t, conn).LiveBrokerIDs(), loadSnapshot(t, conn).Controller().BrokerID, state(0), state(1), state(2))
 	})
 
 	// v down: partition 0 led by x; broker 4 registered with nobody behind it.

@@ -245,9 +245,19 @@ func jsonValue(t *testing.T, b []byte) map[string]any {
 // written by a process it does not control (a real controller).
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
+	waitUntilShowing(t, what, cond, nil)
+}
+
+// waitUntilShowing is waitUntil that, on timing out, says what show
+// returns (the state last seen).
+func waitUntilShowing(t *testing.T, what string, cond func() bool, show func() string) {
+	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
+			if show != nil {
+				t.Fatalf("timed out waiting until %s; last seen:\n%s", what, show())
+			}
 			t.Fatalf("timed out waiting until %s", what)
 		}
 		time.Sleep(100 * time.Millisecond)
