@@ -342,7 +342,11 @@ func TestEnsembleTUI(t *testing.T) {
 	for _, p := range px {
 		p.Pass()
 	}
-	waitFor(t, "the reload", func() (bool, string) { return src.resetCount() == 2, fmt.Sprint(src.since(mark)) })
+	waitFor(t, "the reload", func() (bool, string) {
+		st := mirror.Stats()
+		return src.resetCount() == 2, fmt.Sprintf("states %v; connection %v, session %x (was %x), server %s; mirror loading %v, %d loads, %d requests",
+			src.since(mark), conn.State(), conn.SessionID(), sid, conn.Server(), st.Loading, st.Loads, st.Requests)
+	})
 	waitApp(t, tm, "no banner", func(a *App) bool { return bannerOf(a) == "" })
 	waitFor(t, "the mirror equals the server", func() (bool, string) {
 		d := sameTree(t, mirror, direct)
