@@ -276,10 +276,16 @@ func TestDrainProduction(t *testing.T) {
 }
 
 // TestFlowChangeRF: on the sandbox (real ZooKeeper), R on topic
-// metrics_raw (RF 2), + to 3, enter, y: every partition ends with three
-// replicas in three racks, in ZooKeeper, each keeping its two.
+// metrics_raw (RF 2), + to 3, t (10 MiB/s), enter, y: every partition
+// ends with three replicas in three racks, in ZooKeeper, each keeping its
+// two; the throttles written with the reassignment are removed once it
+// is done, by a second multi, and no throttle config is left.
 func TestFlowChangeRF(t *testing.T) {
-	f := startCreate(t, 120, 40, 0, ModeSandbox, nil)
+	var rec *recordingWriter
+	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) cluster.ZK {
+		rec = &recordingWriter{Conn: c}
+		return rec
+	})
 	before := f.snapshot(t).Topic("metrics_raw")
 	send(f.tm, ":")
 	f.tm.Type("topic metrics_raw")
@@ -289,8 +295,24 @@ func TestFlowChangeRF(t *testing.T) {
 	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
 	send(f.tm, "+")
 	waitApp(t, f.tm, "RF 3", func(a *App) bool { w := drainer(a); return w.RF() == 3 && len(w.Moves()) == 3 })
+	send(f.tm, "t")
+	waitApp(t, f.tm, "the throttle", func(a *App) bool { return drainer(a).Throttle() == 10<<20 })
 	send(f.tm, "enter", "y")
 	waitApp(t, f.tm, "the reassignment done", drainStageIs("done"))
+	waitApp(t, f.tm, "the throttles removed", func(a *App) bool {
+		return strings.Contains(strings.Join(strings.Fields(ansi.Strip(a.View().Content)), " "), "; throttles removed from brokers ")
+	})
+	rec.mu.Lock()
+	written := slices.Clone(rec.ops)
+	rec.mu.Unlock()
+	if len(written) != 2 || !strings.Contains(strings.Join(cluster.DescribeOps(written[0]), "\n"), `"follower.replication.throttled.replicas":"`) {
+		t.Fatalf("%d multis, the first:\n%s", len(written), strings.Join(cluster.DescribeOps(written[0]), "\n"))
+	}
+	for _, entity := range []string{"brokers/1", "brokers/2", "brokers/3", "brokers/4", "brokers/5", "brokers/6", "topics/metrics_raw"} {
+		if data, _, err := f.conn.Get("/config/" + entity); err != nil || strings.Contains(string(data), "throttled") {
+			t.Fatalf("/config/%s: %s (%v)", entity, data, err)
+		}
+	}
 	data, _, err := f.conn.Get(cluster.TopicPath("metrics_raw"))
 	if err != nil {
 		t.Fatal(err)

@@ -197,6 +197,9 @@ type Model struct {
 	started  time.Time
 	finished time.Time
 	err      error
+	// unthrottle removes a throttled reassignment's throttles once it
+	// is done (throttles.go).
+	unthrottle unthrottle
 
 	detached bool
 	ticking  bool
@@ -477,6 +480,9 @@ func (m *Model) observe() {
 	if m.stage == stageProgress && m.pr.Done() {
 		m.stage = stageDone
 		m.finished = m.now()
+		if m.throttled() {
+			m.unthrottle.phase = unthrottleDue
+		}
 	}
 }
 
@@ -509,9 +515,10 @@ func (m *Model) Back() bool {
 }
 
 // Detach implements ui.Task: closing the wizard while the reassignment
-// is written or runs keeps it in the background.
+// is written or runs, or its throttles are being removed, keeps it in
+// the background.
 func (m *Model) Detach() bool {
-	if m.stage == stageWriting || m.stage == stageLeading || m.stage == stageProgress {
+	if m.stage == stageWriting || m.stage == stageLeading || m.stage == stageProgress || m.removingThrottles() {
 		m.detached = true
 		return true
 	}
@@ -533,6 +540,9 @@ func (m *Model) TaskStatus() (string, nav.TaskState) {
 		}
 		return s, nav.TaskRunning
 	case stageDone:
+		if m.removingThrottles() {
+			return m.verb("ing") + " " + m.subject() + ": every partition " + m.pg.doneWord() + "; removing the throttles…", nav.TaskRunning
+		}
 		return m.summaryLine(), nav.TaskDone
 	case stageFailed:
 		return m.verb("ing") + " " + m.subject() + " failed: " + m.err.Error(), nav.TaskFailed
@@ -551,7 +561,11 @@ func (m *Model) summaryLine() string {
 		return m.verb("ed") + " " + m.subject() + ": " + text.Count(len(m.pr.Partitions), "new partition") + " online in " +
 			m.finished.Sub(m.started).Round(time.Millisecond).String() + "; it has " + strconv.Itoa(m.count) + " partitions"
 	case m.topic != "":
-		return s + "; replication factor " + strconv.Itoa(m.rf)
+		s += "; replication factor " + strconv.Itoa(m.rf)
+		if t := m.throttlesLine(); t != "" {
+			s += "; " + t
+		}
+		return s
 	}
 	if b, ok := m.snap.Broker(m.broker); ok && b.Replicas > 0 {
 		s += "; it still holds " + text.Count(b.Replicas, "replica") + " (placed there since the plan)"
@@ -561,8 +575,8 @@ func (m *Model) summaryLine() string {
 	if m.leadWrote && m.lead != nil {
 		s += "; leaders first: " + strconv.Itoa(m.leadMoved) + "/" + strconv.Itoa(len(m.lead.Elect)) + " moved off before the copy"
 	}
-	if m.throttle >= 0 {
-		s += ". The throttles stay until ktopo reassign --verify removes them"
+	if t := m.throttlesLine(); t != "" {
+		s += "; " + t
 	}
 	return s
 }
@@ -571,6 +585,7 @@ func (m *Model) toPreview() {
 	m.stage = stagePreview
 	m.confirm, m.showOps = false, false
 	m.plan, m.tracker, m.err = nil, nil, nil
+	m.unthrottle = unthrottle{}
 	m.leadPhase, m.leadWrote = leadNone, false
 	if m.snap != nil {
 		m.replan()
@@ -698,8 +713,13 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 			m.opsRaw, m.ops, m.opsErr, m.opsSteps = msg.lines, nil, msg.err, msg.steps
 			m.opsWin = cursor.Window{}
 		}
+	case throttlesMsg:
+		m.throttlesDone(msg)
 	case tickMsg:
 		m.ticking = false
+		if m.unthrottle.phase == unthrottleDue {
+			return m.clearThrottles(), nil
+		}
 		if m.kind == kindElect && m.stage == stageProgress {
 			m.observe() // the grace for an unseen znode runs out
 		}
@@ -717,8 +737,11 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 
 // tick redraws the elapsed time while the wizard is on screen and waits.
 func (m *Model) tick() tea.Cmd {
-	// The leadership step moves on by the ticks, in the background too.
-	if m.ticking || (m.detached && m.stage != stageLeading) || m.noTicks || (m.stage != stageWriting && m.stage != stageLeading && m.stage != stageProgress) {
+	// The leadership step moves on by the ticks, in the background too,
+	// and so does a throttled reassignment: the tick after its last
+	// partition is done removes the throttles.
+	background := m.stage == stageLeading || m.throttled()
+	if m.ticking || (m.detached && !background) || m.noTicks || (m.stage != stageWriting && m.stage != stageLeading && m.stage != stageProgress) {
 		return nil
 	}
 	m.ticking = true

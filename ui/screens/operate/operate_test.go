@@ -285,8 +285,54 @@ func TestDrain(t *testing.T) {
 	if e.m.Stage() != "done" {
 		t.Fatalf("stage %s, progress %v", e.m.Stage(), e.m.Progress().Count)
 	}
-	if line, st := e.m.TaskStatus(); st != nav.TaskDone || !strings.Contains(line, "it holds no replica") {
+	// The throttles go at the next tick, in one multi: no throttle config
+	// is left on any broker or topic.
+	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || !strings.HasSuffix(line, "every partition moved; removing the throttles…") || !e.m.Detach() {
 		t.Fatalf("status %q %v", line, st)
+	}
+	c, _ := e.m.Update(tickMsg{})
+	e.deliver(c)
+	if len(e.z.multi) != 2 {
+		t.Fatalf("%d multis: the throttles were not removed", len(e.z.multi))
+	}
+	for p, d := range e.z.nodes {
+		if strings.HasPrefix(p, "/config/") && strings.Contains(string(d), "throttled") {
+			t.Fatalf("%s still has a throttle: %s", p, d)
+		}
+	}
+	if line, st := e.m.TaskStatus(); st != nav.TaskDone || !strings.Contains(line, "it holds no replica; throttles removed from brokers 1,2,3,4,5,6 and topics ") {
+		t.Fatalf("status %q %v", line, st)
+	}
+}
+
+// TestThrottlesKept: when another reassignment runs as this one ends,
+// its throttles stay (removing the brokers' rates would lift the other's)
+// and the summary names them; nothing is written.
+func TestThrottlesKept(t *testing.T) {
+	sp := spec()
+	sp.Topics[1] = fixture.Topic{Name: "metrics_raw", Partitions: 6, RF: 2}
+	e := newOpEnv(t, sp, 0, "metrics_raw", 120, 40)
+	e.press("+", "t", "enter", "y")
+	if !e.m.throttled() || len(e.z.multi) != 1 {
+		t.Fatalf("throttle %d, %d multis", e.m.throttle, len(e.z.multi))
+	}
+	// Another topic's partition is being reassigned (started elsewhere).
+	o := e.model.Snapshot().Topic("orders")
+	a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, AddingReplicas: map[int][]int{0: {6}}, RemovingReplicas: map[int][]int{0: {o.Partitions[0].Replicas[0]}}, TopicID: o.ID}
+	for _, p := range o.Partitions {
+		a.Partitions[p.ID] = p.Replicas
+	}
+	a.Partitions[0] = append(slices.Clone(o.Partitions[0].Replicas), 6)
+	e.apply(ev(zkwatch.Changed, cluster.TopicPath("orders"), cluster.EncodeTopicAssignment(a), o.ZkVersion+1))
+	e.controller(e.m.Plan().Moves, nil)
+	if !e.m.removingThrottles() {
+		t.Fatalf("stage %s, unthrottle %v", e.m.Stage(), e.m.unthrottle.phase)
+	}
+	c, _ := e.m.Update(tickMsg{})
+	e.deliver(c)
+	line, st := e.m.TaskStatus()
+	if len(e.z.multi) != 1 || st != nav.TaskDone || !strings.Contains(line, "; the throttles stay on broker 1, ") || !strings.Contains(line, "topic metrics_raw: another reassignment is running") {
+		t.Fatalf("%d multis, status %q %v", len(e.z.multi), line, st)
 	}
 }
 

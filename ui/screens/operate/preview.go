@@ -259,6 +259,9 @@ type opsView struct {
 	// drain's leadership step first); their lines start with "first: "
 	// or "then: ".
 	steps int
+	// throttled: a last multi removes the throttles once every
+	// partition is done (throttles.go).
+	throttled bool
 }
 
 func (o *opsView) lines(st *theme.Styles, out []string, w, h int) []string {
@@ -268,6 +271,9 @@ func (o *opsView) lines(st *theme.Styles, out []string, w, h int) []string {
 	} else {
 		out = append(out, "", cell.Clip(" "+st.Bold.S("Written in one ZooKeeper multi")+
 			st.Muted.S(" — all or nothing; the controller then moves the replicas (w or esc closes)"), w))
+	}
+	if o.throttled {
+		out = append(out, cell.Clip(" "+st.Muted.S("When every partition is done, a last multi removes the throttles."), w))
 	}
 	switch {
 	case o.err != nil:
@@ -373,7 +379,7 @@ func (m *Model) headLines() []string {
 		return st.Muted.S("○ " + s)
 	}
 	out = append(out, cell.Clip(" "+line(cluster.StrategyMinimal), w), cell.Clip(" "+line(cluster.StrategyKafka), w))
-	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(m.moves), "partition")+" move · rack-safe · throttle ")+st.Text.S(throttleText(m.throttle)), w))
+	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(m.moves), "partition")+" move · rack-safe · throttle ")+st.Text.S(throttleText(m.throttle))+st.Muted.S(removedWhenDone(m.throttle)), w))
 	if l, on := m.leadLine(w); l != "" {
 		ink := st.Muted
 		if on {

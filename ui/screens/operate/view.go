@@ -53,7 +53,7 @@ func (m *Model) View() string {
 	case stagePreview:
 		var ops *opsView
 		if m.showOps {
-			ops = &opsView{wrapped: m.ops, err: m.opsErr, win: &m.opsWin, steps: len(m.opsSteps)}
+			ops = &opsView{wrapped: m.ops, err: m.opsErr, win: &m.opsWin, steps: len(m.opsSteps), throttled: m.throttle >= 0 && m.kind < kindAdd}
 			if m.ops == nil && m.opsErr == nil {
 				ops.wrapped = nil
 			}
@@ -102,7 +102,7 @@ func (m *Model) Modal() string {
 		head, "",
 		text.Count(len(m.moves), "partition") + " move: " + text.Count(c.Replicas, "replica") + " copied,",
 		strconv.Itoa(c.Leaders) + " preferred " + text.Plural(c.Leaders, "leader changes", "leaders change") + " (strategy " + m.strategy.String() + ")",
-		"throttle " + throttleText(m.throttle) + rfChange(m),
+		"throttle " + throttleText(m.throttle) + removedWhenDone(m.throttle) + rfChange(m),
 		st.Muted.S("Writes /admin/reassign_partitions"),
 		st.Muted.S("(and the throttles) in one multi."), "",
 	}
@@ -111,6 +111,15 @@ func (m *Model) Modal() string {
 		b[len(b)-3] = st.Muted.S("Then writes /admin/reassign_partitions")
 	}
 	return st.Modal.Render(strings.Join(append(b, m.confirmLines()...), "\n"))
+}
+
+// removedWhenDone says, after a throttle, that it goes with the
+// reassignment (throttles.go).
+func removedWhenDone(throttle int64) string {
+	if throttle < 0 {
+		return ""
+	}
+	return ", removed when done"
 }
 
 // rfChange names a replication factor change, for the popup.

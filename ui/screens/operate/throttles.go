@@ -1,0 +1,120 @@
+package operate
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/ui/nav"
+)
+
+// A throttled reassignment's throttles are removed once every partition
+// is done, as ktopo reassign --verify does then (cluster.PlanThrottleClear:
+// the rates of every broker, the throttled-replica lists of the moved
+// topics, in one version-checked multi): left behind, they would throttle
+// the next catch-up of those replicas. The confirmation said so. When
+// another reassignment is running then, the throttles stay (clearing the
+// brokers' rates would lift its throttle too) and the summary names them
+// and what removes them later. It runs at the next tick after the last
+// partition is done: a throttled reassignment keeps ticking in the
+// background for that.
+
+// unthrottlePhase is where the removal stands.
+type unthrottlePhase uint8
+
+const (
+	unthrottleNone    unthrottlePhase = iota // no throttle, or not done yet
+	unthrottleDue                            // done: the next tick starts it
+	unthrottleRunning                        // its Cmd is out
+	unthrottleEnded                          // cleared, kept or failed
+)
+
+// unthrottle is the removal and how it ended.
+type unthrottle struct {
+	phase   unthrottlePhase
+	cleared *cluster.ThrottleClear // what was cleared
+	kept    []string               // the throttles left, another reassignment running
+	err     error
+}
+
+// throttlesMsg: the removal's outcome.
+type throttlesMsg struct {
+	cleared *cluster.ThrottleClear
+	kept    []string
+	err     error
+}
+
+// removingThrottles: the reassignment is done, its throttles not yet
+// removed (or kept).
+func (m *Model) removingThrottles() bool {
+	return m.stage == stageDone && m.throttled() && m.unthrottle.phase != unthrottleEnded
+}
+
+// throttled reports a reassignment written with a throttle.
+func (m *Model) throttled() bool { return m.plan != nil && m.plan.Throttle >= 0 }
+
+// clearThrottles removes the throttles, or says which stay and why: I/O,
+// so a Cmd holding copies.
+func (m *Model) clearThrottles() tea.Cmd {
+	m.unthrottle.phase = unthrottleRunning
+	z := m.opt.Writer
+	snap, rs, id := m.snap, cluster.MovesAsReassignments(m.plan.Moves), m.id
+	return func() tea.Msg {
+		if _, ongoing := cluster.VerifyReassignment(snap, rs); ongoing {
+			left, err := cluster.ThrottlesLeft(snap, z, rs)
+			return nav.TaskMsg{Task: id, Msg: throttlesMsg{kept: left, err: err}}
+		}
+		c, err := cluster.PlanThrottleClear(snap, z, rs)
+		if err == nil {
+			err = cluster.ClearThrottles(z, c)
+		}
+		return nav.TaskMsg{Task: id, Msg: throttlesMsg{cleared: c, err: err}}
+	}
+}
+
+// throttlesDone records the removal's outcome.
+func (m *Model) throttlesDone(msg throttlesMsg) {
+	if m.unthrottle.phase != unthrottleRunning {
+		return
+	}
+	m.unthrottle = unthrottle{phase: unthrottleEnded, cleared: msg.cleared, kept: msg.kept, err: msg.err}
+}
+
+// throttlesLine is what the summary says of the throttles ("" without
+// one).
+func (m *Model) throttlesLine() string {
+	if !m.throttled() {
+		return ""
+	}
+	u := &m.unthrottle
+	switch {
+	case u.phase != unthrottleEnded:
+		return "removing the throttles…"
+	case u.err != nil:
+		return "the throttles could not be removed (" + u.err.Error() + "): ktopo reassign --verify removes them"
+	case u.kept != nil || u.cleared == nil:
+		if len(u.kept) == 0 {
+			return "another reassignment is running; no throttle was left to remove"
+		}
+		return "the throttles stay on " + strings.Join(u.kept, ", ") + ": another reassignment is running, whose throttle removing them would lift; ktopo reassign --verify removes them once none runs"
+	case len(u.cleared.Changes) == 0:
+		return "no throttle was left to remove"
+	}
+	var brokers, topics []string
+	for _, c := range u.cleared.Changes {
+		if c.EntityType == cluster.EntityBrokers {
+			brokers = append(brokers, c.Entity)
+		} else {
+			topics = append(topics, c.Entity)
+		}
+	}
+	var on []string
+	if len(brokers) > 0 {
+		on = append(on, text.Plural(len(brokers), "broker ", "brokers ")+strings.Join(brokers, ","))
+	}
+	if len(topics) > 0 {
+		on = append(on, text.Plural(len(topics), "topic ", "topics ")+strings.Join(topics, ","))
+	}
+	return "throttles removed from " + strings.Join(on, " and ")
+}
