@@ -766,3 +766,26 @@ func TestConfigs(t *testing.T) {
 		t.Fatalf("stage %s after the mirror showed %s", e.m.Stage(), written)
 	}
 }
+
+// TestThrottledTicksInBackground: closed while it runs, a throttled
+// reassignment keeps ticking (its last tick removes the throttles); an
+// unthrottled one stops.
+func TestThrottledTicksInBackground(t *testing.T) {
+	for _, throttle := range []bool{false, true} {
+		sp := spec()
+		sp.Topics[1] = fixture.Topic{Name: "metrics_raw", Partitions: 6, RF: 2}
+		e := newOpEnv(t, sp, 0, "metrics_raw", 120, 40)
+		e.press("+")
+		if throttle {
+			e.press("t")
+		}
+		e.press("enter", "y")
+		if e.m.Stage() != "progress" || !e.m.Detach() {
+			t.Fatalf("stage %s", e.m.Stage())
+		}
+		e.m.noTicks = false
+		if got := e.m.tick() != nil; got != throttle {
+			t.Fatalf("throttle %v: ticking in the background %v", throttle, got)
+		}
+	}
+}
