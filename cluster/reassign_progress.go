@@ -82,7 +82,9 @@ type ReassignProgress struct {
 // Done reports that every partition has reached ReassignDone.
 func (p ReassignProgress) Done() bool { return p.Count[ReassignDone] == len(p.Partitions) }
 
-// ReassignTracker follows a reassignment through successive snapshots. It
+// ReassignTracker follows one known reassignment (its plan's moves: the command
+// line's --execute and the operation wizard) through successive snapshots
+// (AllReassignmentsTracker follows every one in the cluster). It
 // recomputes only the partitions of topics that changed since the last
 // snapshot (a *Topic that is the same pointer has not changed), so that a
 // batch costs what it touched, not the size of the reassignment.

@@ -38,7 +38,7 @@ func TestReassignmentElsewhereRealKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	var tracker cluster.ReassignmentTracker
+	var tracker cluster.AllReassignmentsTracker
 	// observe polls the cluster until cond holds of its reassignments.
 	observe := func(what string, cond func(pr cluster.ReassignmentProgress) bool) cluster.ReassignmentProgress {
 		t.Helper()

@@ -48,7 +48,7 @@ type Model struct {
 
 	// Below the cards when there is room (extras.go).
 	balance         cluster.BalanceTracker
-	reassignTracker cluster.ReassignmentTracker
+	reassignTracker cluster.AllReassignmentsTracker
 	reassign        cluster.ReassignmentProgress
 	heatRacks       []heat.Rack
 	heatLines       []string

@@ -142,11 +142,13 @@ func Reassignments(s *Snapshot) []ReassigningPartition {
 	return out
 }
 
-// ReassignmentTracker follows the reassignments snapshot after snapshot,
-// so that their progress can say how many partitions are done: the
+// AllReassignmentsTracker follows every reassignment in the cluster,
+// whoever started it, snapshot after snapshot (the overview's line), so
+// that their progress can say how many partitions are done: the
 // partitions seen being reassigned since the last time none was, and of
-// them the ones finished. Not safe for concurrent use.
-type ReassignmentTracker struct {
+// them the ones finished. ReassignTracker follows one known plan instead.
+// Not safe for concurrent use.
+type AllReassignmentsTracker struct {
 	seen map[TopicPartition]bool
 	last ReassignmentProgress
 }
@@ -154,7 +156,7 @@ type ReassignmentTracker struct {
 // Observe reads s and returns the progress. Once no partition is being
 // reassigned, the last progress stays (Total = Done) until a new
 // reassignment starts.
-func (rt *ReassignmentTracker) Observe(s *Snapshot) ReassignmentProgress {
+func (rt *AllReassignmentsTracker) Observe(s *Snapshot) ReassignmentProgress {
 	ps := Reassignments(s)
 	if len(ps) == 0 {
 		if len(rt.seen) > 0 {

@@ -47,7 +47,7 @@ func TestReassignments(t *testing.T) {
 		t.Errorf("r-6: %+v", rs)
 	}
 
-	var rt ReassignmentTracker
+	var rt AllReassignmentsTracker
 	pr := rt.Observe(m.Snapshot())
 	if pr.Total != 7 || pr.Done != 0 || pr.CatchingUp != 3 || pr.Adding != 9 || pr.Removing != 8 || pr.ViaZnode != 2 ||
 		pr.ByPhase != [ReassignDone]int{1, 2, 1, 2, 1} || !pr.Active() {
