@@ -23,7 +23,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
-	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/internal/scaletree"
 	"github.com/ktopo/ktopo/internal/zktest"
 	"github.com/ktopo/ktopo/ui/screens/events"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -42,7 +42,7 @@ const churnDriverEnv = "KTOPO_CHURN_DRIVER"
 // over (a new /controller and epoch, every partition state rewritten).
 type churnPlan struct {
 	Connect    string
-	Scale      fixture.Scale
+	Scale      scaletree.Scale
 	Rate       int
 	Duration   time.Duration
 	DeadBroker int
@@ -110,7 +110,7 @@ func drive(p churnPlan) (churnDone, error) {
 		return cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: int(ctrlEpoch.Load()), Leader: leader,
 			LeaderEpoch: e, ISR: isr})
 	}
-	statePath := func(t, q int) string { return root + cluster.PartitionStatePath(fixture.ScaleTopic(t), q) }
+	statePath := func(t, q int) string { return root + cluster.PartitionStatePath(scaletree.Topic(t), q) }
 	start := time.Now()
 	var wg sync.WaitGroup
 	const writers = 16
@@ -383,13 +383,13 @@ func runChurn(t *testing.T, cr churnRun) churnResult {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 200 {
 		ti, q := r.IntN(cr.plan.Scale.Topics), r.IntN(cr.plan.Scale.Partitions)
-		data, _, err := check.Get(root + cluster.PartitionStatePath(fixture.ScaleTopic(ti), q))
+		data, _, err := check.Get(root + cluster.PartitionStatePath(scaletree.Topic(ti), q))
 		if err != nil {
 			t.Fatal(err)
 		}
 		st, _ := cluster.DecodePartitionState(data)
 		res.checked++
-		tp := snap.Topic(fixture.ScaleTopic(ti))
+		tp := snap.Topic(scaletree.Topic(ti))
 		if tp == nil || tp.Partition(q) == nil || tp.Partition(q).LeaderEpoch != st.LeaderEpoch || tp.Partition(q).Leader != st.Leader {
 			res.mismatches++
 		}
@@ -492,7 +492,7 @@ func (res churnResult) report(t *testing.T, cr churnRun) {
 // the screen ends in step with ZooKeeper and the TUI leaves no goroutine
 // behind. Its timings are logged, never asserted.
 func TestChurn(t *testing.T) {
-	s := fixture.Scale{Topics: 200, Partitions: 10, Brokers: 30}
+	s := scaletree.Scale{Topics: 200, Partitions: 10, Brokers: 30}
 	cs := zktest.Chroot(t)
 	i := bytes.IndexByte([]byte(cs), '/')
 	if err := s.Write(zktest.Connect(t, cs[:i]), cs[i:]+"/c"); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/internal/scaletree"
 	"github.com/ktopo/ktopo/ui/screens/topic"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -180,7 +181,7 @@ func BenchmarkChurnBatch(b *testing.B) {
 	a.update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	spec := fixture.Spec{ClusterID: "churn", Brokers: 30, Racks: 3, Controller: 1, ControllerEpoch: 1, Time: 1_700_000_000_000}
 	for i := range 10_000 {
-		spec.Topics = append(spec.Topics, fixture.Topic{Name: fixture.ScaleTopic(i), Partitions: 10, RF: 3})
+		spec.Topics = append(spec.Topics, fixture.Topic{Name: scaletree.Topic(i), Partitions: 10, RF: 3})
 	}
 	for _, bt := range spec.Batches() {
 		a.applyBatch(bt)

@@ -22,8 +22,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/clusterwatch"
-	"github.com/ktopo/ktopo/internal/fixture"
 	"github.com/ktopo/ktopo/internal/memlimit"
+	"github.com/ktopo/ktopo/internal/scaletree"
 	"github.com/ktopo/ktopo/internal/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -160,14 +160,14 @@ func scaleLoad(cs string) (scaleResult, error) {
 var scaleTree struct {
 	once  sync.Once
 	cs    string
-	scale fixture.Scale
+	scale scaletree.Scale
 	err   error
 }
 
 // scaleSpec is the benchmark's cluster: 10,000 topics × 10 partitions on
 // 30 brokers unless KTOPO_SCALE_TOPICS / KTOPO_SCALE_PARTITIONS say else.
-func scaleSpec() fixture.Scale {
-	s := fixture.Scale{Topics: 10_000, Partitions: 10, Brokers: 30, Configs: true}
+func scaleSpec() scaletree.Scale {
+	s := scaletree.Scale{Topics: 10_000, Partitions: 10, Brokers: 30, Configs: true}
 	if v, err := strconv.Atoi(os.Getenv("KTOPO_SCALE_TOPICS")); err == nil && v > 0 {
 		s.Topics = v
 	}
@@ -179,7 +179,7 @@ func scaleSpec() fixture.Scale {
 
 // bigCluster writes the scale cluster once per test process under its own
 // chroot on the package's server and returns its connect string.
-func bigCluster(tb testing.TB) (string, fixture.Scale) {
+func bigCluster(tb testing.TB) (string, scaletree.Scale) {
 	tb.Helper()
 	addr := zktest.Addr(tb)
 	scaleTree.once.Do(func() {
@@ -198,7 +198,7 @@ func bigCluster(tb testing.TB) (string, fixture.Scale) {
 	return scaleTree.cs, scaleTree.scale
 }
 
-// bareLoad times fixture.BareRead on a new session, after the handshake.
+// bareLoad times scaletree.BareRead on a new session, after the handshake.
 func bareLoad(addr, root string, watch, all bool) (int, time.Duration, error) {
 	conn, ev, err := zk.Connect([]string{addr}, 30*time.Second, zk.WithLogInfo(false), zk.WithLogger(nopLogger{}))
 	if err != nil {
@@ -211,7 +211,7 @@ func bareLoad(addr, root string, watch, all bool) (int, time.Duration, error) {
 		}
 	}
 	start := time.Now()
-	n, err := fixture.BareRead(conn, root, 128, watch, all)
+	n, err := scaletree.BareRead(conn, root, 128, watch, all)
 	return n, time.Since(start), err
 }
 
@@ -222,7 +222,7 @@ func (nopLogger) Printf(string, ...any) {}
 // BenchmarkScaleLoad is the TUI's first load of a big cluster (10,000
 // topics × 10 partitions, RF 3, 30 brokers, topic configs, in the
 // package's real ZooKeeper) against a bare pipelined reader of the same
-// znodes (fixture.BareRead, 128 in flight on one connection), rounds
+// znodes (scaletree.BareRead, 128 in flight on one connection), rounds
 // alternating in the same run. ktopo's side runs in a child process (this
 // test binary, see scaleChildEnv), so that its peak RSS is the load's own:
 // the mirror, the model, the tree and the App drawing a frame per batch.

@@ -13,7 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/clusterwatch"
-	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/internal/scaletree"
 	"github.com/ktopo/ktopo/internal/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -28,7 +28,7 @@ func TestTreeBuiltFromMirror(t *testing.T) {
 	if err := zktest.CreateAll(direct, path.Dir(root)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		t.Fatal(err)
 	}
-	if err := (fixture.Scale{Topics: 4, Partitions: 3, Brokers: 3}).Write(direct, root); err != nil {
+	if err := (scaletree.Scale{Topics: 4, Partitions: 3, Brokers: 3}).Write(direct, root); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := zkwatch.Connect(context.Background(), addr+root, zkwatch.Options{})
@@ -59,7 +59,7 @@ func TestTreeBuiltFromMirror(t *testing.T) {
 	if rows := a.Tree().Rows(); len(rows) > 1 {
 		t.Fatalf("the tree has rows before it was shown: %v", rows)
 	}
-	state := "/brokers/topics/" + fixture.ScaleTopic(0) + "/partitions/1/state"
+	state := "/brokers/topics/" + scaletree.Topic(0) + "/partitions/1/state"
 	press(a, "3")
 	a.Tree().Select(state)
 	if !strings.Contains(screen(a), `"leader"`) || !slices.Contains(a.Tree().Rows(), state) {

@@ -1,8 +1,6 @@
 package zkwatch
 
 import (
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/ktopo/ktopo/internal/scaletree"
 	"github.com/ktopo/ktopo/internal/zktest"
 )
 
@@ -57,93 +56,24 @@ func benchTree(b *testing.B) string {
 	return bigTree.cs
 }
 
-func topicJSON(parts int, topic int) []byte {
-	var sb strings.Builder
-	sb.WriteString(`{"version":3,"partitions":{`)
-	for p := range parts {
-		if p > 0 {
-			sb.WriteByte(',')
-		}
-		fmt.Fprintf(&sb, `"%d":[%d,%d,%d]`, p, (topic+p)%6+1, (topic+p+1)%6+1, (topic+p+2)%6+1)
-	}
-	fmt.Fprintf(&sb, `},"adding_replicas":{},"removing_replicas":{},"topic_id":"%022d"}`, topic)
-	return []byte(sb.String())
-}
-
-// buildTree writes the tree the way Kafka leaves it, in multis of about
-// 1000 ops.
+// buildTree writes the tree the way Kafka leaves it (scaletree.Scale, six
+// brokers).
 func buildTree(addr, root string, topics, parts int) error {
 	conn, _, err := zk.Connect([]string{addr}, 30*time.Second, zk.WithLogInfo(false), zk.WithLogger(discard{}))
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := zktest.CreateAll(conn, root+"/brokers/topics"); err != nil {
-		return err
-	}
-	for _, p := range []string{"/brokers/ids", "/config/topics", "/admin/delete_topics", "/isr_change_notification", "/cluster"} {
-		if err := zktest.CreateAll(conn, root+p); err != nil {
-			return err
-		}
-	}
-	acl := zk.WorldACL(zk.PermAll)
-	var ops []any
-	flush := func() error {
-		if len(ops) == 0 {
-			return nil
-		}
-		_, err := conn.Multi(ops...)
-		ops = ops[:0]
-		return err
-	}
-	add := func(p string, data []byte) error {
-		ops = append(ops, &zk.CreateRequest{Path: root + p, Data: data, Acl: acl})
-		if len(ops) >= 1000 {
-			return flush()
-		}
-		return nil
-	}
-	for id := 1; id <= 6; id++ {
-		if err := add(fmt.Sprintf("/brokers/ids/%d", id), fmt.Appendf(nil, `{"version":5,"host":"broker-%d","port":9092,"rack":"r%d"}`, id, id%3)); err != nil {
-			return err
-		}
-	}
-	if err := add("/cluster/id", []byte(`{"version":"1","id":"bench"}`)); err != nil {
-		return err
-	}
-	if err := add("/controller_epoch", []byte("1")); err != nil {
-		return err
-	}
-	state := []byte(`{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2,3]}`)
-	for t := range topics {
-		tp := fmt.Sprintf("/brokers/topics/topic-%05d", t)
-		if err := add(tp, topicJSON(parts, t)); err != nil {
-			return err
-		}
-		if err := add(tp+"/partitions", nil); err != nil {
-			return err
-		}
-		for p := range parts {
-			if err := add(fmt.Sprintf("%s/partitions/%d", tp, p), nil); err != nil {
-				return err
-			}
-			if err := add(fmt.Sprintf("%s/partitions/%d/state", tp, p), state); err != nil {
-				return err
-			}
-		}
-	}
-	return flush()
+	return scaletree.Scale{Topics: topics, Partitions: parts, Brokers: 6}.Write(conn, root)
 }
 
 type discard struct{}
 
 func (discard) Printf(string, ...any) {}
 
-// bareRead is the yardstick: plain go-zookeeper calls, inflight at a time
-// on one connection: list the topics, get every topic, get every partition
-// state its assignment names. It returns the number of znodes read and the
-// time and CPU the reads took (after the session is established).
-//
+// bareRead is the yardstick, scaletree.BareRead of the topics and their
+// partition states on a new session: it returns the number of znodes read
+// and the time and CPU the reads took (after the session is established).
 // With watch, it uses GetW (and ignores the watches): the same work the
 // server does for the mirror, which sets a watch with every read.
 func bareRead(addr, root string, inflight int, watch bool) (int, time.Duration, time.Duration, error) {
@@ -158,59 +88,8 @@ func bareRead(addr, root string, inflight int, watch bool) (int, time.Duration, 
 		}
 	}
 	start, cpu := time.Now(), cpuTime()
-	n, err := bareReads(conn, root, inflight, watch)
+	n, err := scaletree.BareRead(conn, root, inflight, watch, false)
 	return n, time.Since(start), cpuTime() - cpu, err
-}
-
-func bareReads(conn *zk.Conn, root string, inflight int, watch bool) (int, error) {
-	topics, _, err := conn.Children(root + "/brokers/topics")
-	if err != nil {
-		return 0, err
-	}
-	work := make(chan string, len(topics)*(*benchPartitions+1)*2)
-	var pending sync.WaitGroup
-	pending.Add(len(topics))
-	for _, t := range topics {
-		work <- root + "/brokers/topics/" + t
-	}
-	go func() { pending.Wait(); close(work) }()
-	var reads atomic.Int64
-	var firstErr atomic.Pointer[error]
-	var wg sync.WaitGroup
-	for range inflight {
-		wg.Go(func() {
-			for p := range work {
-				var data []byte
-				var err error
-				if watch {
-					data, _, _, err = conn.GetW(p)
-				} else {
-					data, _, err = conn.Get(p)
-				}
-				reads.Add(1)
-				if err != nil && !errors.Is(err, zk.ErrNoNode) {
-					firstErr.CompareAndSwap(nil, &err)
-				}
-				if err == nil && !strings.HasSuffix(p, "/state") {
-					var a struct {
-						Partitions map[string]json.RawMessage `json:"partitions"`
-					}
-					if json.Unmarshal(data, &a) == nil {
-						pending.Add(len(a.Partitions))
-						for part := range a.Partitions {
-							work <- p + "/partitions/" + part + "/state"
-						}
-					}
-				}
-				pending.Done()
-			}
-		})
-	}
-	wg.Wait()
-	if e := firstErr.Load(); e != nil {
-		return int(reads.Load()), *e
-	}
-	return int(reads.Load()), nil
 }
 
 // mirrorLoad connects, mirrors the Kafka shape and waits for the reset
