@@ -401,11 +401,15 @@ func (m *Model) applyConfig(name string, ev *NodeEvent, del bool) {
 		entries, cerr = c.Config, err
 	}
 	oldEntries, hadConfig := ts.t.Config, ts.t.HasConfig
-	if !del && hadConfig && slices.Equal(oldEntries, entries) && errString(ts.t.ConfigErr) == errString(cerr) {
+	var version int32
+	if !del {
+		version = ev.Stat.Version
+	}
+	if !del && hadConfig && slices.Equal(oldEntries, entries) && errString(ts.t.ConfigErr) == errString(cerr) && version == ts.t.ConfigVersion {
 		return
 	}
 	t := m.mutable(ts)
-	t.HasConfig, t.Config, t.ConfigErr = !del, entries, cerr
+	t.HasConfig, t.Config, t.ConfigErr, t.ConfigVersion = !del, entries, cerr, version
 	minISR, set := m.minISRDefault(), false
 	for _, e := range entries {
 		if e.Key == ConfigMinInsyncReplicas {

@@ -443,8 +443,13 @@ func TestModelConfigChanges(t *testing.T) {
 	if h := m.Snapshot().Health(); h.UnderMinISR != 0 {
 		t.Errorf("%+v", h)
 	}
-	// Rewriting the same config is not a change.
+	// Rewriting the same config is not a change; the version it is at
+	// moves on.
+	v := m.Snapshot().Topic("orders").ConfigVersion
 	wantChanges(t, apply(t, m, []NodeEvent{z.set(TopicConfigPath("orders"), `{"version":1,"config":{"retention.ms":"1000"}}`)}, false))
+	if got := m.Snapshot().Topic("orders").ConfigVersion; v < 1 || got != v+1 {
+		t.Errorf("config version %d after a rewrite at %d", got, v)
+	}
 	wantChanges(t, apply(t, m, []NodeEvent{z.del(TopicConfigPath("orders"))}, false), "config_changed orders: retention.ms")
 	if tp := m.Snapshot().Topic("orders"); tp.HasConfig {
 		t.Error("config still there")

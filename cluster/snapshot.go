@@ -166,10 +166,13 @@ type Topic struct {
 	ZkVersion    int32
 
 	// HasConfig is true when /config/topics/<t> exists; Config holds its
-	// overrides in document order; ConfigErr is set when it is malformed.
-	HasConfig bool
-	Config    []ConfigEntry
-	ConfigErr error
+	// overrides in document order; ConfigErr is set when it is malformed;
+	// ConfigVersion is its dataVersion (a write's ConfigChange.Version + 1
+	// once the model has seen that write, or a later one).
+	HasConfig     bool
+	Config        []ConfigEntry
+	ConfigErr     error
+	ConfigVersion int32
 	// MarkedForDeletion is true while /admin/delete_topics/<t> exists.
 	MarkedForDeletion bool
 

@@ -3,6 +3,7 @@ package operate
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -168,24 +169,35 @@ func (m *Model) observeConfigs() {
 	if m.alt == nil || m.stage != stageProgress {
 		return
 	}
+	// The write was version-checked: once the model holds the config
+	// znode at a later version it has seen this write, or one after it
+	// (which a quick second writer can make the mirror skip ours for).
 	t := m.snap.Topic(m.topic)
-	if t == nil {
-		return
+	switch {
+	case t == nil:
+		m.cfgSince = "the topic has been deleted since"
+	case !t.HasConfig || t.ConfigVersion <= m.alt.Change.Version:
+		return // not seen yet
+	default:
+		got := map[string]string{}
+		for _, e := range t.Config {
+			got[e.Key] = e.Value
+		}
+		if !maps.Equal(got, m.alt.Change.Config) {
+			m.cfgSince = "they have been changed again since (version " + strconv.Itoa(int(t.ConfigVersion)) + ")"
+		}
 	}
-	got := map[string]string{}
-	for _, e := range t.Config {
-		got[e.Key] = e.Value
-	}
-	if maps.Equal(got, m.alt.Change.Config) {
-		m.stage = stageDone
-		m.finished = m.now()
-	}
+	m.stage = stageDone
+	m.finished = m.now()
 }
 
 func (m *Model) configsSummary() string {
 	s := "Topic " + m.topic + "'s configs changed"
 	if m.alt != nil {
 		s += ": " + text.Count(len(m.alt.Set), "override") + " set, " + text.Count(len(m.alt.Deleted), "override") + " removed"
+	}
+	if m.cfgSince != "" {
+		s += "; " + m.cfgSince
 	}
 	return s
 }

@@ -150,8 +150,11 @@ type Model struct {
 	cfgErr, cfgOK, cfgHint string
 	alt                    *cluster.ConfigAlteration
 	cfgOps                 []any
-	strategy               cluster.Strategy
-	throttle               int64
+	// cfgSince says what happened to the topic's configs after the
+	// write, when the mirror shows something else ("" when it shows it).
+	cfgSince string
+	strategy cluster.Strategy
+	throttle int64
 
 	// The preview: the plan of both strategies, the chosen one's moves,
 	// what it warns of; planErr when there is no plan.
