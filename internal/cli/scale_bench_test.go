@@ -2,21 +2,19 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/kafkatest"
+	"github.com/ktopo/ktopo/internal/scaletree"
 	"github.com/ktopo/ktopo/internal/zktest"
 )
 
@@ -43,7 +41,7 @@ func BenchmarkDescribeScale(b *testing.B) {
 	conn := zktest.Connect(b, srv.Addr())
 	root := "/scale"
 	start := time.Now()
-	if err := buildScaleTree(conn, root, topics, parts, false); err != nil {
+	if err := (scaletree.Scale{Topics: topics, Partitions: parts, Brokers: 6}).Write(conn, root); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("built %d topics × %d partitions in %s", topics, parts, time.Since(start).Round(time.Millisecond))
@@ -113,7 +111,7 @@ func BenchmarkDescribeVsKafka(b *testing.B) {
 	srv := zktest.StartServer(b, zktest.Options{})
 	conn := zktest.Connect(b, srv.Addr())
 	root := "/scale"
-	if err := buildScaleTree(conn, root, topics, parts, true); err != nil {
+	if err := (scaletree.Scale{Topics: topics, Partitions: parts, Brokers: 6, Configs: true}).Write(conn, root); err != nil {
 		b.Fatal(err)
 	}
 	bin := filepath.Join(b.TempDir(), "ktopo")
@@ -185,114 +183,14 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// buildScaleTree writes brokers, topics and partition states under root
-// with multis of about 1,000 creates; with configs, also every topic's
-// /config/topics/<t> (empty overrides), as Kafka leaves them.
-func buildScaleTree(conn *zk.Conn, root string, topics, parts int, configs bool) error {
-	acl := zk.WorldACL(zk.PermAll)
-	var ops []any
-	flush := func() error {
-		if len(ops) == 0 {
-			return nil
-		}
-		_, err := conn.Multi(ops...)
-		ops = ops[:0]
-		return err
-	}
-	add := func(path string, data []byte) error {
-		ops = append(ops, &zk.CreateRequest{Path: path, Data: data, Acl: acl})
-		if len(ops) >= 1000 {
-			return flush()
-		}
-		return nil
-	}
-	for _, p := range []string{root, root + "/brokers", root + "/brokers/ids", root + "/brokers/topics", root + "/config", root + "/config/topics"} {
-		if err := add(p, nil); err != nil {
-			return err
-		}
-	}
-	for id := 1; id <= 6; id++ {
-		reg := cluster.NewBrokerRegistration(5, []cluster.BrokerEndpoint{{Listener: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "kafka-" + strconv.Itoa(id), Port: 9092}},
-			-1, "rack-"+string(rune('a'+id%3)), 1_700_000_000_000, nil)
-		if err := add(root+cluster.BrokerIDPath(id), cluster.EncodeBroker(reg)); err != nil {
-			return err
-		}
-	}
-	for t := range topics {
-		name := fmt.Sprintf("topic-%05d", t)
-		a := map[int][]int{}
-		for p := range parts {
-			a[p] = []int{(t+p)%6 + 1, (t+p+1)%6 + 1, (t+p+2)%6 + 1}
-		}
-		if err := add(root+cluster.TopicPath(name), cluster.EncodeTopicAssignment(cluster.NewTopicAssignment(a, cluster.NewTopicID().String()))); err != nil {
-			return err
-		}
-		if err := add(root+cluster.TopicPartitionsPath(name), nil); err != nil {
-			return err
-		}
-		if configs {
-			if err := add(root+cluster.TopicConfigPath(name), cluster.EncodeEntityConfig(nil)); err != nil {
-				return err
-			}
-		}
-		for p := range parts {
-			if err := add(root+cluster.PartitionPath(name, p), nil); err != nil {
-				return err
-			}
-			st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 1, Leader: a[p][0], ISR: a[p]})
-			if err := add(root+cluster.PartitionStatePath(name, p), st); err != nil {
-				return err
-			}
-		}
-	}
-	return flush()
-}
-
-// bareScaleRead reads what describe needs with plain go-zookeeper calls,
-// inflight at a time on one new connection, and returns the znodes read.
+// bareScaleRead reads what describe needs with plain go-zookeeper calls
+// (scaletree.BareRead), inflight at a time on one new connection, and
+// returns the znodes read.
 func bareScaleRead(addr, root string, inflight int) (int, error) {
 	conn, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(nopLogger{}))
 	if err != nil {
 		return 0, err
 	}
 	defer conn.Close()
-	names, _, err := conn.Children(root + "/brokers/topics")
-	if err != nil {
-		return 0, err
-	}
-	var mu sync.Mutex
-	var statePaths []string
-	var firstErr error
-	sem := make(chan struct{}, inflight)
-	var wg sync.WaitGroup
-	run := func(path string, then func([]byte)) {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			data, _, err := conn.Get(path)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			if then != nil && err == nil {
-				then(data)
-			}
-		}()
-	}
-	for _, n := range names {
-		run(root+cluster.TopicPath(n), func(data []byte) {
-			a, _ := cluster.DecodeTopicAssignment(data)
-			for p := range a.Partitions {
-				statePaths = append(statePaths, root+cluster.PartitionStatePath(n, p))
-			}
-		})
-	}
-	wg.Wait()
-	for _, p := range statePaths {
-		run(p, nil)
-	}
-	wg.Wait()
-	return 1 + len(names) + len(statePaths), firstErr
+	return scaletree.BareRead(conn, root, inflight, false, false)
 }
