@@ -485,7 +485,13 @@ func TestRealKafkaReassignmentInProgress(t *testing.T) {
 			if strings.HasPrefix(v, "2.") {
 				res, err = c.Dist().Tool("kafka.admin.ReassignPartitionsCommand", "--zookeeper", c.Connect(), "--execute", "--reassignment-json-file", plan)
 			} else {
-				res, err = tool39.Tool("org.apache.kafka.tools.reassign.ReassignPartitionsCommand", "--bootstrap-server", c.Bootstrap(), "--execute", "--reassignment-json-file", plan)
+				// Through a broker: it knows broker 4 once the controller
+				// has seen the registration and sent it the metadata; until
+				// then the tool refuses before writing anything.
+				waitUntil(t, "a broker knows broker 4", func() bool {
+					res, err = tool39.Tool("org.apache.kafka.tools.reassign.ReassignPartitionsCommand", "--bootstrap-server", c.Bootstrap(), "--execute", "--reassignment-json-file", plan)
+					return err != nil || !strings.Contains(res.Stdout+res.Stderr, "Unknown broker id 4")
+				})
 			}
 			if err != nil || res.Code != 0 {
 				t.Fatalf("kafka-reassign-partitions --execute: %v\n%s%s", err, res.Stdout, res.Stderr)
