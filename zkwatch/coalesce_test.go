@@ -3,6 +3,7 @@ package zkwatch
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -171,5 +172,27 @@ func TestCoalescerRandom(t *testing.T) {
 				t.Fatalf("seed %d round %d: consumer %v, truth %v", seed, round, consumer, truth)
 			}
 		}
+	}
+}
+
+// TestCapStates: a batch keeps its last 16 states, and an expiry among
+// those dropped, in the place of the oldest kept.
+func TestCapStates(t *testing.T) {
+	var many []State
+	many = append(many, StateDisconnected, StateExpired)
+	for range 20 {
+		many = append(many, StateConnecting, StateDisconnected)
+	}
+	many = append(many, StateConnected)
+	got := capStates(many)
+	if len(got) != 16 || got[0] != StateExpired || got[15] != StateConnected || !slices.Equal(got[1:], many[len(many)-15:]) {
+		t.Fatalf("capped %v", got)
+	}
+	plain := append([]State(nil), many[2:]...)
+	if got := capStates(plain); !slices.Equal(got, plain[len(plain)-16:]) {
+		t.Fatalf("capped without an expiry %v", got)
+	}
+	if short := many[:5]; !slices.Equal(capStates(short), short) {
+		t.Fatal("a short list changed")
 	}
 }

@@ -2,6 +2,7 @@ package zkwatch
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -323,11 +324,21 @@ func (m *Mirror) expire() {
 	m.needLoad = true
 }
 
+// capStates keeps a batch's states to the last 16 (a consumer that does
+// not take batches while go-zookeeper retries would otherwise pile up a
+// connecting and a disconnected per attempt), and an expiry among those
+// dropped: it tells the consumer that what it holds is gone (the reset or
+// reload follows), which no later state says.
 func capStates(s []State) []State {
-	if len(s) > 16 {
-		return append([]State(nil), s[len(s)-16:]...)
+	const most = 16
+	if len(s) <= most {
+		return s
 	}
-	return s
+	keep := append([]State(nil), s[len(s)-most:]...)
+	if slices.Contains(s[:len(s)-most], StateExpired) && !slices.Contains(keep, StateExpired) {
+		keep[0] = StateExpired
+	}
+	return keep
 }
 
 func (m *Mirror) addState(s State) {
