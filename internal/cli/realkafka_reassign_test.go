@@ -187,7 +187,9 @@ func TestRealKafkaReassign(t *testing.T) {
 			}
 
 			changes1 := len(children(t, conn, cluster.ConfigChangesPath))
-			out := runOK(t, "reassign", "--zookeeper", c.Connect(), "--execute", "--reassignment-json-file", oPlan, "--throttle", "100000", "--timeout", "90s")
+			// --preserve-throttles: the throttles stay, as Kafka's --execute
+			// leaves them, to be compared.
+			out := runOK(t, "reassign", "--zookeeper", c.Connect(), "--execute", "--reassignment-json-file", oPlan, "--throttle", "100000", "--timeout", "90s", "--preserve-throttles")
 			if !strings.Contains(out, "All 3 partition reassignments completed in ") {
 				t.Fatalf("ktopo --execute:\n%s", out)
 			}
@@ -250,8 +252,17 @@ func TestRealKafkaReassign(t *testing.T) {
 			}
 
 			// Each tool rolls the other's reassignment back with the file it
-			// printed.
-			runOK(t, "reassign", "--zookeeper", c.Connect(), "--execute", "--reassignment-json-file", kRollback, "--timeout", "90s")
+			// printed; ktopo's, throttled, ends removing the throttles as
+			// Kafka's --verify did above.
+			out = runOK(t, "reassign", "--zookeeper", c.Connect(), "--execute", "--reassignment-json-file", kRollback, "--throttle", "100000", "--timeout", "90s")
+			if !strings.HasSuffix(out, "Clearing broker-level throttles on brokers 1,2,3\nClearing topic-level throttles on topic "+kTopic+"\n") {
+				t.Errorf("ktopo --execute of Kafka's rollback file:\n%s", out)
+			}
+			for p, k := range kafkaCleared {
+				if got, _ := znodeData(t, conn, p); !jsonEqual(t, got, k) {
+					t.Errorf("%s after ktopo's throttled rollback: %s, after Kafka's --verify %s", p, got, k)
+				}
+			}
 			if res := kafkaReassignZK(t, c, "--execute", "--reassignment-json-file", oRollback); res.Code != 0 {
 				t.Fatalf("kafka --execute of ktopo's rollback file: %+v", res)
 			}

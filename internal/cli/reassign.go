@@ -43,7 +43,7 @@ var reassignActions = []string{"generate", "execute", "verify", "cancel", "list"
 var reassignArgs = map[string]struct{ required, permitted []string }{
 	"verify":   {required: []string{"reassignment-json-file"}, permitted: []string{"preserve-throttles"}},
 	"generate": {required: []string{"topics-to-move-json-file", "broker-list"}, permitted: []string{"disable-rack-aware", "strategy", "start-index"}},
-	"execute":  {required: []string{"reassignment-json-file"}, permitted: []string{"additional", "throttle", "no-wait", "dry-run", "timeout"}},
+	"execute":  {required: []string{"reassignment-json-file"}, permitted: []string{"additional", "throttle", "no-wait", "dry-run", "timeout", "preserve-throttles"}},
 	"cancel":   {required: []string{"reassignment-json-file"}, permitted: []string{"preserve-throttles", "timeout"}},
 	"list":     {},
 }
@@ -65,7 +65,9 @@ JSON files (files of either tool work with the other):
                assignment (keep it for a rollback), then writes the throttle configs
                (--throttle) and /admin/reassign_partitions in one ZooKeeper multi, and
                follows each partition: new replicas copying and joining the ISR, the leader
-               moving into the target, the removed replicas leaving, done.
+               moving into the target, the removed replicas leaving, done; then removes
+               the throttles as --verify would (--preserve-throttles keeps them; with
+               --no-wait, --verify removes them later, as with Kafka's tool).
   --verify     says per partition whether its reassignment is complete, and once none
                runs in the cluster removes the throttles, as Kafka's --verify does.
   --list       lists the reassignments in progress, whoever started them.`,
@@ -241,10 +243,17 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if err := followReassignment(ctx, w, plan, f.timeout, start, out); err != nil {
 		return err
 	}
-	if f.throttle >= 0 {
-		fmt.Fprintf(out, "The throttles stay until --verify removes them: ktopo reassign --verify --reassignment-json-file %s\n", f.reassignmentFile)
+	if f.throttle < 0 {
+		return nil
 	}
-	return nil
+	if f.preserveThrottles {
+		fmt.Fprintf(out, "The throttles stay (--preserve-throttles): ktopo reassign --verify --reassignment-json-file %s removes them\n", f.reassignmentFile)
+		return nil
+	}
+	// Done: what --verify would do now.
+	s := w.Model.Snapshot()
+	_, ongoing := cluster.VerifyReassignment(s, rs)
+	return removeThrottles(out, cf, s, conn, rs, ongoing)
 }
 
 // writeMoves prints, per partition, what the reassignment changes (ktopo's
@@ -369,29 +378,37 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		if f.preserveThrottles {
 			return nil
 		}
-		if ongoing {
-			left, err := cluster.ThrottlesLeft(s, conn, rs)
-			if err != nil {
-				return err
-			}
-			if len(left) > 0 {
-				fmt.Fprintf(out, "Throttles remain on %s: --verify removes them once no reassignment runs in the cluster.\n", strings.Join(left, ", "))
-			}
-			return nil
-		}
-		clear, err := cluster.PlanThrottleClear(s, conn, rs)
+		return removeThrottles(out, cf, s, conn, rs, ongoing)
+	})
+}
+
+// removeThrottles is what --verify does with the throttles, and --execute
+// once it has followed the reassignment to its end: while a reassignment
+// runs in the cluster (ongoing) it names those left; else it clears them
+// (Kafka's clearAllThrottles), in one multi.
+func removeThrottles(out io.Writer, cf *connFlags, s *cluster.Snapshot, conn *zkwatch.Conn, rs []cluster.Reassignment, ongoing bool) error {
+	if ongoing {
+		left, err := cluster.ThrottlesLeft(s, conn, rs)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(out, clear.BrokersMessage())
-		fmt.Fprintln(out, clear.TopicsMessage())
-		if len(clear.Ops) > 0 {
-			if err := cf.writable("remove the throttles", "--preserve-throttles verifies without removing them"); err != nil {
-				return err
-			}
+		if len(left) > 0 {
+			fmt.Fprintf(out, "Throttles remain on %s: --verify removes them once no reassignment runs in the cluster.\n", strings.Join(left, ", "))
 		}
-		return cluster.ClearThrottles(conn, clear)
-	})
+		return nil
+	}
+	clear, err := cluster.PlanThrottleClear(s, conn, rs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, clear.BrokersMessage())
+	fmt.Fprintln(out, clear.TopicsMessage())
+	if len(clear.Ops) > 0 {
+		if err := cf.writable("remove the throttles", "--preserve-throttles verifies without removing them"); err != nil {
+			return err
+		}
+	}
+	return cluster.ClearThrottles(conn, clear)
 }
 
 func writeReassignList(out io.Writer, s *cluster.Snapshot) error {

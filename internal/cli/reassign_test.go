@@ -133,11 +133,12 @@ Dry run: every check passed. Would write, in one ZooKeeper multi:
 	expectZnodes(t, conn, map[string]string{cluster.ReassignPartitionsPath: "absent", cluster.BrokerConfigPath(1): "absent",
 		cluster.TopicConfigPath("mv"): `{"version":1,"config":{}} v0`})
 
-	out = runOK(t, "reassign", "--zookeeper", addr, "--execute", "--reassignment-json-file", plan, "--throttle", "1048576", "--timeout", "60s")
+	// --preserve-throttles: the throttles stay for --verify (below).
+	out = runOK(t, "reassign", "--zookeeper", addr, "--execute", "--reassignment-json-file", plan, "--throttle", "1048576", "--timeout", "60s", "--preserve-throttles")
 	for _, want := range []string{"Current partition replica assignment\n\n" + current + "\n\n" + cluster.MessageRollback + "\n",
 		cluster.MessageRunVerify + "\nThe inter-broker throttle limit was set to 1048576 B/s\nSuccessfully started partition reassignments for mv-0,mv-1,mv-2\n",
 		"mv-0: done (replicas [2,3], leader 2, isr [2,3])", "mv-1: done (replicas [3,4], leader 3, isr [3,4])",
-		"All 3 partition reassignments completed in ", "The throttles stay until --verify removes them"} {
+		"All 3 partition reassignments completed in ", "The throttles stay (--preserve-throttles): ktopo reassign --verify --reassignment-json-file " + plan + " removes them\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--execute did not print %q:\n%s", want, out)
 		}
@@ -181,6 +182,16 @@ Dry run: every check passed. Would write, in one ZooKeeper multi:
 	if out := runOK(t, "reassign", "--zookeeper", addr, "--list"); out != "No partition reassignments found.\n" {
 		t.Errorf("--list printed %q", out)
 	}
+	// The rollback, throttled, without --preserve-throttles: once it is
+	// done --execute removes the throttles it set, as --verify would.
+	back := tempFile(t, "back.json", current)
+	out = runOK(t, "reassign", "--zookeeper", addr, "--execute", "--reassignment-json-file", back, "--throttle", "1048576", "--timeout", "60s")
+	if !strings.Contains(out, "All 3 partition reassignments completed in ") ||
+		!strings.HasSuffix(out, "s.\nClearing broker-level throttles on brokers 1,2,3,4\nClearing topic-level throttles on topic mv\n") {
+		t.Errorf("--execute of the rollback printed:\n%s", out)
+	}
+	expectZnodes(t, conn, map[string]string{cluster.TopicConfigPath("mv"): empty + " v4", cluster.BrokerConfigPath(1): empty + " v3",
+		cluster.BrokerConfigPath(4): empty + " v3"})
 }
 
 // TestReassignInProgress: a throttled reassignment of a big partition
