@@ -410,6 +410,14 @@ func (m *Model) applyConfig(name string, ev *NodeEvent, del bool) {
 	}
 	t := m.mutable(ts)
 	t.HasConfig, t.Config, t.ConfigErr, t.ConfigVersion = !del, entries, cerr, version
+	if throttled := hasConfigKey(entries, TopicThrottleKeys); throttled != m.throttledTopics[name] {
+		if throttled {
+			m.throttledTopics[name] = true
+		} else {
+			delete(m.throttledTopics, name)
+		}
+		m.throttledDirty = true
+	}
 	minISR, set := m.minISRDefault(), false
 	for _, e := range entries {
 		if e.Key == ConfigMinInsyncReplicas {

@@ -46,10 +46,15 @@ type Model struct {
 	prefLed      map[int]int // broker → of those, the ones it leads
 	totals       TopicHealth // over all topics, Offline excluded
 
-	brokerConfigs   map[string]*brokerConfig // /config/brokers/<entity> by entity
-	brokerMinISR    map[int]int              // broker → dynamic min.insync.replicas (copied on change)
-	clusterMinISR   int                      // <default>'s min.insync.replicas, 0 when unset
-	brokerCfgDirty  bool
+	brokerConfigs  map[string]*brokerConfig // /config/brokers/<entity> by entity
+	brokerMinISR   map[int]int              // broker → dynamic min.insync.replicas (copied on change)
+	clusterMinISR  int                      // <default>'s min.insync.replicas, 0 when unset
+	brokerCfgDirty bool
+	// throttledTopics are the topics whose config sets a reassignment
+	// throttle (ThrottlesLeftOver); the snapshot's sorted list is rebuilt
+	// only when it changed.
+	throttledTopics map[string]bool
+	throttledDirty  bool
 	isrNotes        map[string]bool
 	logDirEvents    map[string]bool
 	badNodes        map[string]NodeError
@@ -89,21 +94,22 @@ func NewModel(o ModelOptions) *Model {
 		o.DefaultMinISR = 1
 	}
 	return &Model{
-		defMinISR:     o.DefaultMinISR,
-		noChanges:     o.NoChanges,
-		brokers:       map[int]*brokerNode{},
-		lastKnown:     map[int]BrokerRegistration{},
-		topics:        map[string]*topicState{},
-		replicaCount:  map[int]int{},
-		leaderCount:   map[int]int{},
-		prefCount:     map[int]int{},
-		prefLed:       map[int]int{},
-		isrNotes:      map[string]bool{},
-		brokerConfigs: map[string]*brokerConfig{},
-		brokerMinISR:  map[int]int{},
-		logDirEvents:  map[string]bool{},
-		badNodes:      map[string]NodeError{},
-		denied:        map[string]Access{},
+		defMinISR:       o.DefaultMinISR,
+		noChanges:       o.NoChanges,
+		brokers:         map[int]*brokerNode{},
+		lastKnown:       map[int]BrokerRegistration{},
+		topics:          map[string]*topicState{},
+		replicaCount:    map[int]int{},
+		leaderCount:     map[int]int{},
+		prefCount:       map[int]int{},
+		prefLed:         map[int]int{},
+		isrNotes:        map[string]bool{},
+		brokerConfigs:   map[string]*brokerConfig{},
+		throttledTopics: map[string]bool{},
+		brokerMinISR:    map[int]int{},
+		logDirEvents:    map[string]bool{},
+		badNodes:        map[string]NodeError{},
+		denied:          map[string]Access{},
 	}
 }
 

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -184,4 +185,63 @@ func (rt *AllReassignmentsTracker) Observe(s *Snapshot) ReassignmentProgress {
 	pr.Done = pr.Total - len(ps)
 	rt.last = pr
 	return pr
+}
+
+// LeftThrottles are the reassignment throttles set while no reassignment
+// runs: what a reassignment left behind when nobody ran --verify after it
+// (Kafka's tool removes them only then). They throttle the named replicas'
+// next catch-up, a broker's return after a failure for one.
+type LeftThrottles struct {
+	// Brokers are the broker entities with a throttle rate (ids, or
+	// "<default>"), sorted; Topics the topics with throttled replicas.
+	Brokers, Topics []string
+}
+
+// Empty reports that nothing is left.
+func (l LeftThrottles) Empty() bool { return len(l.Brokers) == 0 && len(l.Topics) == 0 }
+
+// ThrottlesLeftOver finds the throttles left in s: none while a
+// reassignment is requested or running (they are then its own).
+func ThrottlesLeftOver(s *Snapshot) LeftThrottles {
+	var l LeftThrottles
+	if s == nil || s.PendingReassignment() != nil || s.Health().Reassigning > 0 {
+		return l
+	}
+	for entity, entries := range s.brokerConfig {
+		if hasConfigKey(entries, BrokerThrottleKeys) {
+			l.Brokers = append(l.Brokers, entity)
+		}
+	}
+	slices.SortFunc(l.Brokers, compareBrokerEntities)
+	for _, name := range s.throttledTopics {
+		if s.Topic(name) != nil {
+			l.Topics = append(l.Topics, name)
+		}
+	}
+	return l
+}
+
+// hasConfigKey reports whether entries set one of keys.
+func hasConfigKey(entries []ConfigEntry, keys []string) bool {
+	for _, e := range entries {
+		if slices.Contains(keys, e.Key) {
+			return true
+		}
+	}
+	return false
+}
+
+// compareBrokerEntities orders broker ids numerically, "<default>" last.
+func compareBrokerEntities(a, b string) int {
+	x, errA := strconv.Atoi(a)
+	y, errB := strconv.Atoi(b)
+	switch {
+	case errA == nil && errB == nil:
+		return x - y
+	case errA == nil:
+		return -1
+	case errB == nil:
+		return 1
+	}
+	return strings.Compare(a, b)
 }

@@ -74,3 +74,34 @@ func TestReassignments(t *testing.T) {
 		t.Fatalf("a new one: %+v", pr)
 	}
 }
+
+// TestThrottlesLeftOver: throttles set while no reassignment runs are
+// found on broker entities (ids in numeric order, <default> last) and
+// topics; none while a reassignment is requested, or once removed.
+func TestThrottlesLeftOver(t *testing.T) {
+	c := wiCluster{controller: 1, topics: []wiTopic{{name: "a", parts: []wiPart{p(r(1, 2), 1, 1, 2)}}, {name: "b", parts: []wiPart{p(r(2, 3), 2, 2, 3)}}}}
+	z, m := c.build(t)
+	if l := ThrottlesLeftOver(m.Snapshot()); !l.Empty() {
+		t.Fatalf("without throttles: %+v", l)
+	}
+	rate := `{"version":1,"config":{"leader.replication.throttled.rate":"1000","follower.replication.throttled.rate":"1000"}}`
+	apply(t, m, []NodeEvent{
+		z.create(BrokerConfigPath(10), rate), z.create(BrokerConfigPath(2), rate),
+		z.create(EntityConfigPath(EntityBrokers, BrokerDefaultEntity), `{"version":1,"config":{"replica.alter.log.dirs.io.max.bytes.per.second":"1"}}`),
+		z.create(BrokerConfigPath(3), `{"version":1,"config":{"min.insync.replicas":"2"}}`),
+		z.create(TopicConfigPath("b"), `{"version":1,"config":{"leader.replication.throttled.replicas":"0:2,0:3","retention.ms":"1"}}`),
+		z.create(TopicConfigPath("a"), `{"version":1,"config":{"retention.ms":"1"}}`),
+	}, false)
+	l := ThrottlesLeftOver(m.Snapshot())
+	if !slices.Equal(l.Brokers, []string{"2", "10", BrokerDefaultEntity}) || !slices.Equal(l.Topics, []string{"b"}) {
+		t.Fatalf("left: %+v", l)
+	}
+	apply(t, m, []NodeEvent{z.create(ReassignPartitionsPath, string(EncodeReassignPartitions([]PartitionReassignment{{Topic: "a", Partition: 0, Replicas: []int{1, 3}}})))}, false)
+	if l := ThrottlesLeftOver(m.Snapshot()); !l.Empty() {
+		t.Fatalf("during a reassignment: %+v", l)
+	}
+	apply(t, m, []NodeEvent{z.del(ReassignPartitionsPath), z.set(TopicConfigPath("b"), `{"version":1,"config":{"retention.ms":"1"}}`)}, false)
+	if l := ThrottlesLeftOver(m.Snapshot()); len(l.Brokers) != 3 || len(l.Topics) != 0 {
+		t.Fatalf("after the topic's were removed: %+v", l)
+	}
+}

@@ -336,6 +336,9 @@ type Snapshot struct {
 	defMinISR    int
 	brokerMinISR map[int]int // broker → its dynamic min.insync.replicas (shared; read only)
 	brokerConfig map[string][]ConfigEntry
+	// throttledTopics: the topics whose config sets a reassignment
+	// throttle, sorted.
+	throttledTopics []string
 
 	partial       bool // taken while a load was under way
 	loadingTopics int  // topics left out of a partial snapshot

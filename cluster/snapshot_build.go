@@ -22,6 +22,12 @@ func (m *Model) Snapshot() *Snapshot {
 	} else {
 		s.brokerConfig = prev.brokerConfig
 	}
+	if prev == nil || m.throttledDirty {
+		s.throttledTopics = slices.Sorted(maps.Keys(m.throttledTopics))
+		m.throttledDirty = false
+	} else {
+		s.throttledTopics = prev.throttledTopics
+	}
 
 	// Topics: rebuilt when the set changed, else patched where changed.
 	// A partial snapshot lists the topics read in full only, and is

@@ -50,6 +50,7 @@ type Model struct {
 	balance         cluster.BalanceTracker
 	reassignTracker cluster.AllReassignmentsTracker
 	reassign        cluster.ReassignmentProgress
+	leftThrottles   cluster.LeftThrottles
 	heatRacks       []heat.Rack
 	heatLines       []string
 	reassignLines   []string

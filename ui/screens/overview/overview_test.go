@@ -151,3 +151,22 @@ func BenchmarkView(b *testing.B) {
 		}
 	}
 }
+
+// TestLeftThrottles: a reassignment throttle set while none runs is shown
+// under the cards, with what removes it; a reassignment in progress hides
+// it (the throttle is then its own).
+func TestLeftThrottles(t *testing.T) {
+	spec := fixture.Small()
+	spec.Topics[2].Config = map[string]string{"leader.replication.throttled.replicas": "0:1,0:2"}
+	m := newScreen(spec, 200, 60)
+	out := strings.Join(strings.Fields(ansi.Strip(m.View())), " ")
+	if !strings.Contains(out, "THROTTLES left behind: no reassignment runs, yet reassignment throttles are set on topic "+spec.Topics[2].Name) ||
+		!strings.Contains(out, "ktopo reassign --verify with the plan, or ktopo configs --alter --delete-config, removes them") {
+		t.Fatalf("no warning of the throttle left:\n%s", ansi.Strip(m.View()))
+	}
+	r := fixture.Reassigning()
+	r.Topics[0].Config = map[string]string{"leader.replication.throttled.replicas": "0:1"}
+	if out := ansi.Strip(newScreen(r, 200, 60).View()); strings.Contains(out, "THROTTLES") {
+		t.Fatalf("warned during a reassignment:\n%s", out)
+	}
+}
