@@ -619,6 +619,10 @@ type (
 // Update implements ui.Screen.
 func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	cmd, req := m.update(msg)
+	if m.unthrottle.phase == unthrottleDue {
+		// Done since the last message (or by this one): the throttles go.
+		cmd = tea.Batch(cmd, m.clearThrottles())
+	}
 	m.settle()
 	return cmd, req
 }
@@ -720,9 +724,6 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		m.throttlesDone(msg)
 	case tickMsg:
 		m.ticking = false
-		if m.unthrottle.phase == unthrottleDue {
-			return m.clearThrottles(), nil
-		}
 		if m.kind == kindElect && m.stage == stageProgress {
 			m.observe() // the grace for an unseen znode runs out
 		}

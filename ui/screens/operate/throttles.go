@@ -16,9 +16,10 @@ import (
 // the next catch-up of those replicas. The confirmation said so. When
 // another reassignment is running then, the throttles stay (clearing the
 // brokers' rates would lift its throttle too) and the summary names them
-// and what removes them later. It runs at the next tick after the last
-// partition is done: a throttled reassignment keeps ticking in the
-// background for that.
+// and what removes them later. It starts with the next message the
+// wizard gets after the last partition is done (done shows in a snapshot,
+// which cannot return a command): a throttled reassignment keeps ticking,
+// in the background too, so that one comes.
 
 // unthrottlePhase is where the removal stands.
 type unthrottlePhase uint8
