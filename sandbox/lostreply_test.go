@@ -12,8 +12,8 @@ import (
 )
 
 // TestLostReplies: the controller's write of a new partition's state
-// reaches ZooKeeper but its reply is lost (a proxy holds the replies, then
-// cuts every connection). The brokers resume their sessions and, as
+// reaches ZooKeeper but its reply is lost (a proxy holds the replies, from
+// a moment between two writes, then cuts every connection). The brokers resume their sessions and, as
 // Kafka's KafkaZkClient.retryRequestsUntilConnected does, the controller
 // sends the write again: NODEEXISTS. Kafka's partition state machine then
 // logs a failed New → Online change and keeps the partition New in its
@@ -29,7 +29,7 @@ func TestLostReplies(t *testing.T) {
 	e.zk = testSession(t, cs)
 	replicas := rackAwareAssignment(t, 3, 1, 12, 3)
 	// One partition per write at this pace, each waiting for its reply.
-	e.c.SetPace(20 * time.Millisecond)
+	e.c.SetPace(200 * time.Millisecond)
 	e.createTopic("lost", replicas, nil)
 	count := func() int {
 		n := 0
@@ -41,8 +41,21 @@ func TestLostReplies(t *testing.T) {
 		return n
 	}
 	waitFor(t, "the controller at work", func() (bool, string) { return count() > 0, "" })
-	before := count()
-	p.HoldReplies()
+	// The replies are held from a moment no write straddles: a write
+	// applied between the two counts may have had its reply through
+	// before the hold, so the replies pass again and it is tried anew.
+	var before int
+	for {
+		b := count()
+		p.HoldReplies()
+		if before = count(); before == b {
+			break
+		}
+		p.Pass()
+		if before == len(replicas) {
+			t.Fatal("every partition was written before a reply could be held")
+		}
+	}
 	waitFor(t, "a write applied without its reply", func() (bool, string) { return count() > before, "" })
 	p.Cut()
 	p.Pass()
