@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // ReassignState is one partition's reassignment as the topic znode
@@ -200,6 +202,37 @@ type LeftThrottles struct {
 // Empty reports that nothing is left.
 func (l LeftThrottles) Empty() bool { return len(l.Brokers) == 0 && len(l.Topics) == 0 }
 
+// Names says which entities, as "brokers 1,2,3 and topics a,b": at most
+// topics topic names (0: all), then how many more.
+func (l LeftThrottles) Names(topics int) string {
+	var on []string
+	if n := len(l.Brokers); n > 0 {
+		on = append(on, text.Plural(n, "broker ", "brokers ")+strings.Join(l.Brokers, ","))
+	}
+	if n := len(l.Topics); n > 0 {
+		names, more := l.Topics, ""
+		if topics > 0 && n > topics {
+			names, more = names[:topics], " and "+strconv.Itoa(n-topics)+" more"
+		}
+		on = append(on, text.Plural(n, "topic ", "topics ")+strings.Join(names, ",")+more)
+	}
+	return strings.Join(on, " and ")
+}
+
+// Cleared are the entities the clear changes (those that had throttles),
+// in its order.
+func (c *ThrottleClear) Cleared() LeftThrottles {
+	var l LeftThrottles
+	for _, ch := range c.Changes {
+		if ch.EntityType == EntityBrokers {
+			l.Brokers = append(l.Brokers, ch.Entity)
+		} else {
+			l.Topics = append(l.Topics, ch.Entity)
+		}
+	}
+	return l
+}
+
 // ThrottlesLeftOver finds the throttles left in s: none while a
 // reassignment is requested or running (they are then its own).
 func ThrottlesLeftOver(s *Snapshot) LeftThrottles {
@@ -212,7 +245,7 @@ func ThrottlesLeftOver(s *Snapshot) LeftThrottles {
 			l.Brokers = append(l.Brokers, entity)
 		}
 	}
-	slices.SortFunc(l.Brokers, compareBrokerEntities)
+	slices.SortFunc(l.Brokers, text.CompareNatural)
 	for _, name := range s.throttledTopics {
 		if s.Topic(name) != nil {
 			l.Topics = append(l.Topics, name)
@@ -229,19 +262,4 @@ func hasConfigKey(entries []ConfigEntry, keys []string) bool {
 		}
 	}
 	return false
-}
-
-// compareBrokerEntities orders broker ids numerically, "<default>" last.
-func compareBrokerEntities(a, b string) int {
-	x, errA := strconv.Atoi(a)
-	y, errB := strconv.Atoi(b)
-	switch {
-	case errA == nil && errB == nil:
-		return x - y
-	case errA == nil:
-		return -1
-	case errB == nil:
-		return 1
-	}
-	return strings.Compare(a, b)
 }

@@ -4,7 +4,10 @@
 // broker, and singular or plural words.
 package text
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Join renders ids separated by sep: Join([]int{1, 2}, ", ") is "1, 2".
 func Join(ids []int, sep string) string {
@@ -49,4 +52,21 @@ func Plural(n int, one, many string) string {
 // Count renders n and a regular noun: "1 broker", "0 brokers", "12 brokers".
 func Count(n int, noun string) string {
 	return strconv.Itoa(n) + " " + Plural(n, noun, noun+"s")
+}
+
+// CompareNatural orders numeric strings by value, before every other
+// string, and those by bytes: broker ids and partition numbers as an
+// operator reads them ("2" before "10", "<default>" last).
+func CompareNatural(a, b string) int {
+	x, errA := strconv.Atoi(a)
+	y, errB := strconv.Atoi(b)
+	switch {
+	case errA == nil && errB == nil:
+		return x - y
+	case errA == nil:
+		return -1
+	case errB == nil:
+		return 1
+	}
+	return strings.Compare(a, b)
 }

@@ -5,7 +5,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/nav"
 )
 
@@ -102,20 +101,5 @@ func (m *Model) throttlesLine() string {
 	case len(u.cleared.Changes) == 0:
 		return "no throttle was left to remove"
 	}
-	var brokers, topics []string
-	for _, c := range u.cleared.Changes {
-		if c.EntityType == cluster.EntityBrokers {
-			brokers = append(brokers, c.Entity)
-		} else {
-			topics = append(topics, c.Entity)
-		}
-	}
-	var on []string
-	if len(brokers) > 0 {
-		on = append(on, text.Plural(len(brokers), "broker ", "brokers ")+strings.Join(brokers, ","))
-	}
-	if len(topics) > 0 {
-		on = append(on, text.Plural(len(topics), "topic ", "topics ")+strings.Join(topics, ","))
-	}
-	return "throttles removed from " + strings.Join(on, " and ")
+	return "throttles removed from " + u.cleared.Cleared().Names(0)
 }

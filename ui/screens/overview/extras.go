@@ -83,20 +83,8 @@ func throttleLines(st *theme.Styles, l cluster.LeftThrottles, w int) []string {
 	if l.Empty() {
 		return nil
 	}
-	var on []string
-	if n := len(l.Brokers); n > 0 {
-		on = append(on, text.Plural(n, "broker ", "brokers ")+strings.Join(l.Brokers, ","))
-	}
-	if n := len(l.Topics); n > 0 {
-		names := l.Topics
-		more := ""
-		if n > 3 {
-			names, more = names[:3], " and "+strconv.Itoa(n-3)+" more"
-		}
-		on = append(on, text.Plural(n, "topic ", "topics ")+strings.Join(names, ",")+more)
-	}
 	return []string{
-		cell.Clip(" "+st.Header.S("THROTTLES")+"  "+st.Warning.S("left behind: no reassignment runs, yet reassignment throttles are set on "+strings.Join(on, " and ")), w),
+		cell.Clip(" "+st.Header.S("THROTTLES")+"  "+st.Warning.S("left behind: no reassignment runs, yet reassignment throttles are set on "+l.Names(3)), w),
 		cell.Clip("   "+st.Muted.S("they slow those replicas' next catch-up (a broker coming back); ktopo reassign --verify with the plan, or ktopo configs --alter --delete-config, removes them"), w),
 	}
 }

@@ -22,13 +22,13 @@ package tree
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/keys"
@@ -218,25 +218,10 @@ func (m *Model) removeKid(n, c *node) {
 
 func (n *node) children() []*node {
 	if n.sortDirty {
-		slices.SortFunc(n.kids, func(a, b *node) int { return natural(a.name(), b.name()) })
+		slices.SortFunc(n.kids, func(a, b *node) int { return text.CompareNatural(a.name(), b.name()) })
 		n.sortDirty = false
 	}
 	return n.kids
-}
-
-// natural orders numeric names by value, then everything else by bytes.
-func natural(a, b string) int {
-	ai, aerr := strconv.Atoi(a)
-	bi, berr := strconv.Atoi(b)
-	switch {
-	case aerr == nil && berr == nil:
-		return ai - bi
-	case aerr == nil:
-		return -1
-	case berr == nil:
-		return 1
-	}
-	return strings.Compare(a, b)
 }
 
 // row is a line of the flattened tree.
