@@ -468,7 +468,17 @@ func (h *serverConn) Write(p []byte) (int, error) {
 	now := time.Now().UnixNano()
 	h.waiting.CompareAndSwap(0, now)
 	h.wrote.Store(now)
-	return h.Conn.Write(p)
+	n := len(p)
+	if _, err := h.Conn.Write(p); err != nil {
+		// go-zookeeper (v1.0.4, sendData) answers the request of a failed
+		// write itself yet leaves it pending, so the flush at the
+		// connection's end answers it again into its full channel: a
+		// goroutine stuck for good. Closed here, the connection's read
+		// fails at once and the flush alone answers the request, with the
+		// connection's error.
+		_ = h.Conn.Close()
+	}
+	return n, nil
 }
 
 // withZxid returns frame with the zxid at offset at (a copy: the frame
