@@ -476,7 +476,7 @@ func (h *serverConn) Write(p []byte) (int, error) {
 		// goroutine stuck for good. Closed here, the connection's read
 		// fails at once and the flush alone answers the request, with the
 		// connection's error.
-		_ = h.Conn.Close()
+		_ = h.Close()
 	}
 	return n, nil
 }
