@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ktopo/ktopo/internal/testvectors"
+	"github.com/ktopo/ktopo/internal/testkit/testvectors"
 )
 
 // The test vectors come from Kafka's own test suites, unchanged, in
-// internal/testvectors/assignment-cases.json (embedded).
+// internal/testkit/testvectors/assignment-cases.json (embedded).
 
 type caseBroker struct {
 	ID   int     `json:"id"`

@@ -7,7 +7,7 @@ import (
 
 // TestBrokerHashOrder: the iteration order of a Scala 2.13
 // immutable.HashMap with Int keys, as observed through Kafka 3.9.2's
-// controller (internal/fidelity). The vectors come from Kafka's own
+// controller (internal/testkit/fidelity). The vectors come from Kafka's own
 // scala-library 2.13.15: List(1..n).groupBy(identity).keysIterator, run
 // through jshell; 1..40 has keys sharing hash fragments (sub-nodes).
 func TestBrokerHashOrder(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/internal/testkit/fixture"
 )
 
 func TestPartitionCondition(t *testing.T) {

@@ -44,7 +44,7 @@ var electionFiles = []struct{ data, want string }{
 
 // TestParseElectionFile: kafka-leader-election.sh's --path-to-json-file
 // parser, with the messages Kafka 3.9.2's tool printed for the same files
-// (LeaderElectionCommand, run by hand; internal/cli's real-Kafka test runs
+// (LeaderElectionCommand, run by hand; cmd's real-Kafka test runs
 // the tool on a few of them again). Where ktopo differs, the case says so.
 func TestParseElectionFile(t *testing.T) {
 	for _, tc := range electionFiles {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
-	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ktopo/ktopo/internal/testvectors"
+	"github.com/ktopo/ktopo/internal/testkit/testvectors"
 
 	"github.com/ktopo/ktopo/assign"
 )
 
-// assignmentCases is the part of internal/testvectors/assignment-cases.json
+// assignmentCases is the part of internal/testkit/testvectors/assignment-cases.json
 // this package tests.
 type assignmentCases struct {
 	BrokerMetadataCases []struct {

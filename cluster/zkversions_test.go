@@ -3,7 +3,7 @@ package cluster
 import (
 	"testing"
 
-	"github.com/ktopo/ktopo/internal/kafkatest"
+	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 )
 
 // TestZooKeeperVersions writes and reads Kafka's layout again on Apache

@@ -97,7 +97,7 @@ func TestPreferredElectionNode(t *testing.T) {
 	e.waitStates("t", map[int]*st{0: s(2, 4, 1, 6, 3, 2), 1: s(3, 2, 1, 4, 3, 2)})
 	e.waitGone(cluster.PreferredReplicaElectionPath)
 	// Text that is not JSON is an election of nothing to Kafka's decoder:
-	// the znode is deleted, nothing else written (internal/fidelity checks
+	// the znode is deleted, nothing else written (internal/testkit/fidelity checks
 	// it against Kafka 3.9).
 	e.create(cluster.PreferredReplicaElectionPath, []byte(`{"version":1,"partitions":[`))
 	e.waitGone(cluster.PreferredReplicaElectionPath)

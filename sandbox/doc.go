@@ -8,7 +8,7 @@
 // docs/spec/kafka-zk.md §1.2–1.5, §4, §5): the same znodes, the same
 // JSON values (through the cluster package's encoders) and the same
 // version semantics. Section numbers in comments refer to that spec. A test in
-// internal/fidelity runs one scenario on the sandbox and on a real Kafka 3.9
+// internal/testkit/fidelity runs one scenario on the sandbox and on a real Kafka 3.9
 // and compares the two trees; docs/sandbox-fidelity.md lists what differs.
 //
 // # What is emulated

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 )
 
 // TestLostReplies: the controller's write of a new partition's state

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 )
 
 // TestDemoTopics: the demo topics are created like ktopo creates topics

@@ -7,7 +7,7 @@ import (
 
 // TestKillTogether: brokers lost in one event leave the ISRs broker by
 // broker in Scala's hash-map order of their ids (5, 6, 2, 4 here), as
-// Kafka 3.9's controller does (internal/fidelity checks it against a real
+// Kafka 3.9's controller does (internal/testkit/fidelity checks it against a real
 // cluster): each ISR keeps the member removed last.
 func TestKillTogether(t *testing.T) {
 	e := newEnv(t, Config{Brokers: 6, Racks: 3})

@@ -3,7 +3,7 @@ package sandbox
 import (
 	"testing"
 
-	"github.com/ktopo/ktopo/internal/kafkatest"
+	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 )
 
 // TestZooKeeperVersions runs the simulated controller's tests again on

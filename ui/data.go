@@ -130,7 +130,7 @@ func (a *App) banner() string {
 }
 
 // MirrorOptions are the options the TUI's mirror is made with
-// (internal/cli's runTUI, the scale benchmark): the first load delivered as
+// (cmd's runTUI, the scale benchmark): the first load delivered as
 // it goes, so that the screens show what is read while the rest loads.
 func MirrorOptions() zkwatch.MirrorOptions { return zkwatch.MirrorOptions{Progress: true} }
 

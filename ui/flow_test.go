@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/internal/fixture"
-	"github.com/ktopo/ktopo/internal/scaletree"
+	"github.com/ktopo/ktopo/internal/testkit/fixture"
+	"github.com/ktopo/ktopo/internal/testkit/scaletree"
 	"github.com/ktopo/ktopo/ui/screens/topic"
 	"github.com/ktopo/ktopo/zkwatch"
 )

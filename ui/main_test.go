@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 )
 
 // The creation flows run against a real ZooKeeper. A child of

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 

@@ -23,8 +23,8 @@ import (
 
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/memlimit"
-	"github.com/ktopo/ktopo/internal/scaletree"
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/scaletree"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -86,7 +86,7 @@ func procStatusKiB(field string) int {
 }
 
 func scaleLoad(cs string) (scaleResult, error) {
-	// The memory policy of the ktopo command (cli.Main).
+	// The memory policy of the ktopo command (cmd.Main).
 	defer memlimit.Start(memlimit.Floor)()
 	var res scaleResult
 	res.BaseRSSKiB = procStatusKiB("VmRSS")

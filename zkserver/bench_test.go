@@ -22,7 +22,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkserver"
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
 	"github.com/ktopo/ktopo/zkwatch"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkserver"
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
 )

@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/ktopo/ktopo/internal/kafkatest"
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkserver"
 )
 
@@ -23,7 +23,7 @@ import (
 // a topic deleted. Afterwards
 // both trees must be the same znode for znode: names, data (ids, times and
 // ports masked), version, cversion, aversion, children and ephemeral
-// ownership. The Kafka 3.9 cluster on "ktopo sandbox --empty" (internal/cli)
+// ownership. The Kafka 3.9 cluster on "ktopo sandbox --empty" (cmd)
 // checks failover; this checks that every write Kafka makes lands as on
 // the real server.
 func TestKafkaTree(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/ktopo/ktopo/internal/scaletree"
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/scaletree"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 )
 
 // The benchmarks need a big tree (10,000 topics × 10 partitions, RF 3, with

@@ -19,7 +19,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/goleak"
 
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 )
 
 var seedsFlag = flag.Int("seeds", 0, "seeds for TestMirrorRandom (default 12, 2 with -short)")

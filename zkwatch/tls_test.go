@@ -17,8 +17,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/ktopo/ktopo/internal/tlstest"
-	"github.com/ktopo/ktopo/internal/zktest"
+	"github.com/ktopo/ktopo/internal/testkit/tlstest"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkserver"
 )
 

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ktopo/ktopo/internal/kafkatest"
+	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 )
 
 // TestZooKeeperVersions runs the connection and mirror tests again on

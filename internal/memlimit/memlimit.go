@@ -18,7 +18,7 @@ import (
 	"sync/atomic"
 )
 
-// Floor is ktopo's floor (cli.Main starts the limit for every command):
+// Floor is ktopo's floor (cmd.Main starts the limit for every command):
 // the TUI's first load of 100,000 partitions fits under it with room to
 // spare (about 120 MB live), and so does topics describe of as many.
 const Floor = 180 << 20

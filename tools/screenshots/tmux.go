@@ -12,7 +12,7 @@ import (
 
 // term is one program running in a detached tmux session of a private
 // tmux server: a real terminal, read with capture-pane (as the end-to-end
-// tests in internal/cli do).
+// tests in cmd do).
 type term struct {
 	socket string
 	w, h   int

@@ -3,7 +3,7 @@ package filter
 import (
 	"testing"
 
-	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/internal/fixture"
+	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/zkwatch"
 )

@@ -1,0 +1,186 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ktopo/ktopo/assign"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/cmd/render"
+	"github.com/ktopo/ktopo/internal/text"
+)
+
+type alterFlags struct {
+	ints         []*javaInt
+	topic        string
+	partitions   int
+	rf           int
+	assignment   string
+	ifExists     bool
+	validateOnly bool
+	noWait       bool
+	timeout      time.Duration
+}
+
+func newTopicsAlterCmd(cf *connFlags) *cobra.Command {
+	var f alterFlags
+	c := &cobra.Command{
+		Use:   "alter",
+		Short: "Add partitions to topics as Kafka does, then follow them until online",
+		Long: `alter --partitions N runs Kafka's checks (kafka-topics.sh --alter in ZooKeeper
+mode), places the new partitions as AdminZkClient does (registered brokers
+sorted by id, partition 0's replication factor, the start index derived from
+partition 0's first replica), prints them, rewrites /brokers/topics/<t> in one
+ZooKeeper multi, only if it has not changed since it was read (topic id and
+existing partitions kept), then follows the controller until every new
+partition has a leader.
+
+--replica-assignment lists every partition, as Kafka's tools take it: the
+entries from the current partition count on are the new partitions; the
+entries of existing partitions are ignored (use a reassignment to move them).
+
+Topic configs are changed with "ktopo configs --alter".`,
+		Example: `  ktopo topics alter --zookeeper zk1:2181/kafka --topic orders --partitions 24
+  ktopo topics alter --topic audit --partitions 4 --replica-assignment 1:2,2:3,3:1,1:3
+  ktopo topics alter --topic orders --partitions 24 --validate-only`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runAlter(c, cf, f) },
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.topic, "topic", "", "topics to alter: a regular expression, as kafka-topics")
+	f.ints = []*javaInt{
+		javaIntVar(fl, &f.partitions, "partitions", 0, "the new number of partitions (it can only grow)"),
+		javaIntVar(fl, &f.rf, "replication-factor", 0, "not allowed with alter (Kafka's message)"),
+	}
+	fl.StringVar(&f.assignment, "replica-assignment", "", "manual assignment of every partition (broker_id:broker_id,…); entries of existing partitions are ignored")
+	fl.BoolVar(&f.ifExists, "if-exists", false, "succeed without doing anything if no topic matches")
+	fl.BoolVar(&f.validateOnly, "validate-only", false, "run every check and print what would be written, write nothing")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the topic znode is written, without waiting for the new partitions")
+	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every new partition to come online")
+	// kafka-topics' alter options that ktopo leaves to other commands: they
+	// exist to answer with Kafka's message.
+	var unused []string
+	fl.StringArrayVar(&unused, "config", nil, "not allowed: use ktopo configs --alter")
+	fl.StringArrayVar(&unused, "delete-config", nil, "not allowed: use ktopo configs --alter")
+	for _, n := range []string{"replication-factor", "config", "delete-config"} {
+		_ = fl.MarkHidden(n)
+	}
+	return c
+}
+
+func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
+	fl, out := c.Flags(), c.OutOrStdout()
+	if err := checkJavaInts(f.ints...); err != nil {
+		return err
+	}
+	if !fl.Changed("topic") {
+		return errors.New(`Missing required argument "[topic]"`)
+	}
+	if fl.Changed("replication-factor") {
+		return errors.New(`Option "[replication-factor]" can't be used with option "[alter]"`)
+	}
+	for _, n := range []string{"config", "delete-config"} {
+		if fl.Changed(n) {
+			// 3.x's kafka-topics refuses it the same way; 2.8's still
+			// altered configs, deprecated.
+			return fmt.Errorf(`Option "[%s]" can't be used with option "[alter]" (topic configs are altered with ktopo configs --entity-type topics --entity-name %s --alter --add-config k=v)`, n, f.topic)
+		}
+	}
+	if !fl.Changed("partitions") {
+		return errors.New(`Missing required argument "[partitions]"`)
+	}
+	var manual assign.Assignment
+	if fl.Changed("replica-assignment") && f.assignment != "" {
+		var err error
+		if manual, err = assign.ParseReplicaAssignment(f.assignment); err != nil {
+			return err
+		}
+	}
+	filter, err := cluster.NewTopicFilter(f.topic, false)
+	if err != nil {
+		return err
+	}
+
+	ctx := c.Context()
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	if err != nil {
+		return err
+	}
+	defer closeWatch()
+	names := filter.Names(snap)
+	if len(names) == 0 {
+		if f.ifExists {
+			return nil
+		}
+		return cluster.TopicDoesNotExistError(f.topic)
+	}
+	if !f.validateOnly {
+		if err := cf.writable("alter topic "+strings.Join(names, ", "), "--validate-only checks it without writing"); err != nil {
+			return err
+		}
+	}
+	var plans []*cluster.AddPartitionsPlan
+	var ops []any
+	for _, name := range names {
+		plan, err := cluster.PlanAddPartitions(snap, cluster.AddPartitionsRequest{Topic: name, Partitions: f.partitions, Assignment: manual})
+		if err != nil {
+			return err
+		}
+		plans = append(plans, plan)
+		ops = append(ops, cluster.AddPartitionsOps(plan)...)
+	}
+	fmt.Fprintln(out, cluster.KeyOrderingWarning)
+	for _, plan := range plans {
+		if err := writeAddPlan(out, plan); err != nil {
+			return err
+		}
+	}
+	if f.validateOnly {
+		writeWouldWrite(out, ops)
+		return nil
+	}
+	start := time.Now()
+	if err := cluster.WriteAlteration(conn, ops); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\nAdding partitions succeeded!")
+	if f.noWait {
+		return nil
+	}
+	for _, p := range plans {
+		if err := waitOnline(ctx, w, p.Topic, p.Assignment(), f.timeout, start, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAddPlan prints the new partitions' placement as the plan matrix,
+// and the manual entries Kafka ignores.
+func writeAddPlan(out io.Writer, p *cluster.AddPartitionsPlan) error {
+	a := p.Assignment()
+	shown := render.NewPlan(p.Registered, len(a), len(a[p.Existing]), false, p.Result)
+	shown.Manual, shown.Topic, shown.Existing = p.Manual, p.Topic, p.Existing
+	fmt.Fprintln(out)
+	if err := shown.WriteText(out, textStyle(out)); err != nil {
+		return err
+	}
+	if len(p.Ignored) > 0 {
+		fmt.Fprintf(out, "Note: --replica-assignment gives existing %s [%s] other replicas than they have; as in Kafka they are ignored (adding partitions never moves existing ones).\n",
+			text.Plural(len(p.Ignored), "partition", "partitions"), text.Ints(p.Ignored))
+	}
+	return nil
+}
+
+// writeWouldWrite prints --validate-only's account of the multi.
+func writeWouldWrite(out io.Writer, ops []any) {
+	fmt.Fprintln(out, "\nValidation passed. Would write, in one ZooKeeper multi:")
+	for _, line := range cluster.DescribeOps(ops) {
+		fmt.Fprintln(out, "  "+line)
+	}
+}

@@ -1,0 +1,267 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/spf13/cobra"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+type configsFlags struct {
+	entityType    string
+	entityName    string
+	entityDefault bool
+	describe      bool
+	alter         bool
+	addConfig     []string
+	deleteConfig  []string
+	validateOnly  bool
+	noWait        bool
+	timeout       time.Duration
+}
+
+func newConfigsCmd(cf *connFlags) *cobra.Command {
+	var f configsFlags
+	c := &cobra.Command{
+		Use:   "configs",
+		Short: "Describe and alter topic configs, describe broker configs (kafka-configs.sh flags)",
+		Long: `configs reads and changes the dynamic configs Kafka keeps in ZooKeeper, as
+kafka-configs.sh --zookeeper does, with its checks and messages.
+
+--alter merges --add-config and --delete-config into the topic's overrides,
+validates the result with Kafka's topic config table, shows what changes
+(and what it does to the topic's partitions: under-min-ISR partitions for
+min.insync.replicas, the unclean leaders unclean.leader.election.enable
+would elect), then writes the whole override set to /config/topics/<t>, only
+if it has not changed since it was read, and the change notification that
+makes the brokers apply it, in one ZooKeeper multi (Kafka makes these two
+writes one after the other). When unclean election is enabled on a topic
+with leaderless partitions, it follows the controller's election.
+
+--add-config takes k=v pairs separated by commas; square brackets group a
+value that holds commas: 'cleanup.policy=[compact,delete],retention.ms=1000'.
+
+--describe prints kafka-configs --zookeeper's line per entity ("Configs for
+topic 'orders' are k=v,…"); without --entity-name, every entity of the type
+that has a config znode. Broker configs (--entity-type brokers, an id or
+--entity-default) are the dynamic ones in /config/brokers.`,
+		Example: `  ktopo configs --zookeeper zk1:2181/kafka --entity-type topics --entity-name orders --describe
+  ktopo configs --entity-type topics --entity-name orders --alter --add-config retention.ms=86400000,min.insync.replicas=2
+  ktopo configs --entity-type topics --entity-name orders --alter --delete-config retention.ms --validate-only
+  ktopo configs --entity-type brokers --entity-default --describe`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runConfigs(c, cf, f) },
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.entityType, "entity-type", "", "type of entity: topics or brokers")
+	fl.StringVar(&f.entityName, "entity-name", "", "name of the entity: a topic name or a broker id")
+	fl.BoolVar(&f.entityDefault, "entity-default", false, "the cluster-wide default broker config (/config/brokers/<default>)")
+	fl.BoolVar(&f.describe, "describe", false, "list the entity's config overrides")
+	fl.BoolVar(&f.alter, "alter", false, "alter the entity's config overrides")
+	fl.StringArrayVar(&f.addConfig, "add-config", nil, "configs to set: k1=v1,k2=[v1,v2],k3=v3")
+	fl.StringArrayVar(&f.deleteConfig, "delete-config", nil, "config keys to remove: k1,k2 (repeatable)")
+	fl.BoolVar(&f.validateOnly, "validate-only", false, "run every check and print what would be written, write nothing")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the config is written, without following unclean elections it triggers")
+	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for the unclean elections enabling unclean.leader.election.enable triggers")
+	return c
+}
+
+// checkConfigsArgs is ConfigCommandOptions.checkArgs for what ktopo takes,
+// with Kafka's messages in Kafka's order; it returns the entity name
+// (<default> for --entity-default).
+func checkConfigsArgs(c *cobra.Command, f configsFlags) (string, error) {
+	fl := c.Flags()
+	if f.describe == f.alter {
+		return "", errors.New("Command must include exactly one action: --describe, --alter")
+	}
+	if f.describe {
+		for _, n := range []string{"add-config", "delete-config"} {
+			if fl.Changed(n) {
+				return "", fmt.Errorf(`Option "[describe]" can't be used with option "[%s]"`, n)
+			}
+		}
+	}
+	if !fl.Changed("entity-type") {
+		return "", errors.New("At least one entity type must be specified")
+	}
+	if !slices.Contains(cluster.ZooKeeperEntityTypes, f.entityType) {
+		return "", fmt.Errorf("Invalid entity type %s, the entity type must be one of %s with a --zookeeper argument",
+			f.entityType, strings.Join(cluster.ZooKeeperEntityTypes, ", "))
+	}
+	name := f.entityName
+	hasName := fl.Changed("entity-name") && name != ""
+	if f.entityDefault {
+		if fl.Changed("entity-name") {
+			return "", errors.New("--entity-name and --entity-default cannot be given together")
+		}
+		name = cluster.BrokerDefaultEntity
+	}
+	if hasName && f.entityType == cluster.EntityBrokers {
+		if _, err := cluster.ValidateBrokerEntity(name); err != nil {
+			return "", err
+		}
+	}
+	if f.alter {
+		if f.entityType == cluster.EntityTopics && !hasName {
+			return "", errors.New("an entity name must be specified with --alter of topics")
+		}
+		if f.entityType != cluster.EntityTopics && !hasName && !f.entityDefault {
+			return "", errors.New("an entity-name or default entity must be specified with --alter of users, clients, brokers or ips")
+		}
+		if !fl.Changed("add-config") && !fl.Changed("delete-config") {
+			return "", errors.New("At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter")
+		}
+	}
+	// jopt-simple's, when the command reads the value.
+	if len(f.addConfig) > 1 {
+		return "", errors.New("Found multiple arguments for option add-config, but you asked for only one")
+	}
+	switch {
+	case f.entityType == cluster.EntityTopics:
+	case f.entityType == cluster.EntityBrokers && f.describe:
+	case f.entityType == cluster.EntityBrokers:
+		return "", errors.New("ktopo does not alter broker configs: Kafka validates dynamic broker configs on the running brokers (kafka-configs --bootstrap-server --entity-type brokers)")
+	default:
+		return "", fmt.Errorf("ktopo configs handles --entity-type topics and brokers, not %s", f.entityType)
+	}
+	if f.entityDefault && f.entityType == cluster.EntityTopics {
+		return "", errors.New("topics have no default entity: --entity-default is for brokers")
+	}
+	return name, nil
+}
+
+func runConfigs(c *cobra.Command, cf *connFlags, f configsFlags) error {
+	name, err := checkConfigsArgs(c, f)
+	if err != nil {
+		return err
+	}
+	if f.describe {
+		return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, _ *cluster.Snapshot) error {
+			return describeConfigs(c.OutOrStdout(), conn, f.entityType, name)
+		})
+	}
+	return alterTopicConfig(c, cf, f, name)
+}
+
+// describeConfigs prints kafka-configs --zookeeper --describe: one line
+// per entity, every entity with a config znode when name is "".
+func describeConfigs(out io.Writer, conn *zkwatch.Conn, entityType, name string) error {
+	names := []string{name}
+	if name == "" {
+		kids, _, err := conn.Children(cluster.ConfigPath + "/" + entityType)
+		if err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return err
+		}
+		slices.Sort(kids)
+		names = kids
+	}
+	for _, n := range names {
+		entries, _, err := cluster.ReadEntityConfig(conn, entityType, n)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, cluster.ConfigsDescribeLine(entityType, n, entries))
+	}
+	return nil
+}
+
+func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic string) error {
+	out := c.OutOrStdout()
+	add := map[string]string{}
+	if len(f.addConfig) == 1 {
+		var err error
+		if add, err = cluster.ParseAddConfig(f.addConfig[0]); err != nil {
+			return err
+		}
+	}
+	if w := cluster.ConfigWarning(add); w != "" {
+		fmt.Fprintln(out, w)
+	}
+	del := cluster.ParseDeleteConfig(f.deleteConfig)
+
+	ctx := c.Context()
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	if err != nil {
+		return err
+	}
+	defer closeWatch()
+	if !f.validateOnly {
+		if err := cf.writable("alter the config of topic "+topic, "--validate-only checks it without writing"); err != nil {
+			return err
+		}
+	}
+	entries, version, err := cluster.ReadEntityConfig(conn, cluster.EntityTopics, topic)
+	if err != nil {
+		return err
+	}
+	alt, err := cluster.PlanTopicConfigAlteration(topic, entries, version, add, del, snap)
+	if err != nil {
+		return err
+	}
+	writeConfigPreview(out, alt)
+	effects := cluster.TopicConfigEffects(snap, topic, alt.Change.Config)
+	for _, e := range effects.Lines {
+		fmt.Fprintln(out, e)
+	}
+	ops, err := cluster.WithParents(conn, alt.Ops(), cluster.ConfigTopicsPath, cluster.ConfigChangesPath)
+	if err != nil {
+		return err
+	}
+	if f.validateOnly {
+		writeWouldWrite(out, ops)
+		return nil
+	}
+	start := time.Now()
+	if err := cluster.WriteAlteration(conn, ops); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nCompleted updating config for entity: %s.\n", cluster.EntityDescription(cluster.EntityTopics, topic))
+	if f.noWait || len(effects.UncleanLeaders) == 0 {
+		return nil
+	}
+	fmt.Fprintln(out, "Waiting for the controller's unclean elections:")
+	return waitOnline(ctx, w, topic, effects.UncleanLeaders, f.timeout, start, out)
+}
+
+// writeConfigPreview prints the overrides before and after: "+" added,
+// "~" changed (old -> new), "-" deleted.
+func writeConfigPreview(out io.Writer, a *cluster.ConfigAlteration) {
+	path := a.Change.Path()
+	at := "absent: it will be created"
+	if a.Change.Version >= 0 {
+		at = fmt.Sprintf("version %d", a.Change.Version)
+	}
+	fmt.Fprintf(out, "Config overrides of %s (%s, %s):\n", cluster.EntityDescription(a.Change.EntityType, a.Change.Entity), path, at)
+	before := map[string]string{}
+	for _, e := range a.Before {
+		before[e.Key] = e.Value
+	}
+	width := 0
+	for _, k := range append(append([]string{}, a.Set...), a.Deleted...) {
+		width = max(width, len(k))
+	}
+	for _, k := range a.Set {
+		if old, ok := before[k]; ok {
+			fmt.Fprintf(out, "  ~ %-*s  %s -> %s\n", width, k, old, a.Change.Config[k])
+		} else {
+			fmt.Fprintf(out, "  + %-*s  %s\n", width, k, a.Change.Config[k])
+		}
+	}
+	for _, k := range a.Deleted {
+		fmt.Fprintf(out, "  - %-*s  %s (back to the broker's default)\n", width, k, before[k])
+	}
+	if len(a.Set)+len(a.Deleted) == 0 {
+		fmt.Fprintln(out, "  no change (the brokers are notified all the same, as kafka-configs does)")
+	}
+	fmt.Fprintf(out, "After: %s\n", text.Count(len(a.Change.Config), "override"))
+}

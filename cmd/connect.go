@@ -1,0 +1,297 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/cmd/render"
+	"github.com/ktopo/ktopo/internal/config"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// connFlags are the root's persistent connection flags.
+type connFlags struct {
+	contextName    string
+	zookeeper      string
+	readOnly       bool
+	digest         string
+	tls            zkwatch.TLSFiles
+	sessionTimeout time.Duration
+	requestTimeout time.Duration
+
+	flags    *pflag.FlagSet // the root's persistent flags, to tell given from default
+	resolved *target        // --context applied (once)
+	stderr   io.Writer      // where warnings go (the command's standard error)
+	warned   bool
+}
+
+// target is the cluster a command works on.
+type target struct {
+	connect    string
+	context    string
+	readOnly   bool
+	production bool
+	// readOnlyBy says what made it read-only ("--read-only", "context
+	// prod"), for the refusal message.
+	readOnlyBy string
+	// warnings about secrets: a contexts file or key file others may read,
+	// a password on the command line.
+	warnings []string
+}
+
+// scrub is set by Main: the arguments are the process's own, so a
+// password among them can be overwritten (scrubArgs).
+var scrub bool
+
+// Environment variables of the connection flags (not used by sandbox).
+const (
+	// envZookeeper stands for --zookeeper.
+	envZookeeper = "KTOPO_ZOOKEEPER"
+	// envDigest stands for --zk-digest (user:password) where neither the
+	// flag nor a context gives one: unlike a flag, it is not in the
+	// process's arguments, which every user of the machine can read.
+	envDigest = "KTOPO_ZK_DIGEST"
+)
+
+func (f *connFlags) register(c *cobra.Command) {
+	pf := c.PersistentFlags()
+	f.flags = pf
+	pf.StringVar(&f.contextName, "context", "", "use the named cluster of "+displayPath(config.Path()))
+	pf.StringVar(&f.zookeeper, "zookeeper", "", "ZooKeeper connect string host:port[,host:port…][/chroot] (env "+envZookeeper+")")
+	pf.BoolVar(&f.readOnly, "read-only", false, "never write to ZooKeeper")
+	pf.StringVar(&f.digest, "zk-digest", "", "ZooKeeper digest authentication, user:password (visible to every user in ps: prefer $"+envDigest+" or a context's digest)")
+	pf.StringVar(&f.tls.CA, "zk-tls-ca", "", "TLS to ZooKeeper's secureClientPort: PEM file of the CA(s) that sign the servers' certificates (default: the system's)")
+	pf.StringVar(&f.tls.Cert, "zk-tls-cert", "", "TLS client certificate (PEM, with its chain) for ZooKeeper's x509 authentication; its subject is the session's x509 ACL id")
+	pf.StringVar(&f.tls.Key, "zk-tls-key", "", "private key (PEM, unencrypted) of --zk-tls-cert (default: the certificate file itself)")
+	pf.DurationVar(&f.sessionTimeout, "session-timeout", zkwatch.DefaultSessionTimeout, "ZooKeeper session timeout")
+	pf.DurationVar(&f.requestTimeout, "request-timeout", zkwatch.DefaultRequestTimeout, "deadline for connecting and for every ZooKeeper request")
+}
+
+// connectString returns --zookeeper, else $KTOPO_ZOOKEEPER, else "".
+func (f *connFlags) connectString() string {
+	if f.zookeeper != "" {
+		return f.zookeeper
+	}
+	return os.Getenv(envZookeeper)
+}
+
+// target applies --context (once): the context's connect string, digest,
+// TLS files, session timeout and read-only setting, unless given as flags.
+// The digest comes from --zk-digest, else the context, else
+// $KTOPO_ZK_DIGEST.
+func (f *connFlags) target() (target, error) {
+	if f.resolved != nil {
+		return *f.resolved, nil
+	}
+	changed := func(name string) bool { return f.flags != nil && f.flags.Changed(name) }
+	t := target{readOnly: f.readOnly, connect: f.connectString()}
+	if f.readOnly {
+		t.readOnlyBy = "--read-only"
+	}
+	if changed("zk-digest") && f.digest != "" {
+		t.warnings = append(t.warnings, "warning: a password given with --zk-digest is visible to every user of this machine (ps) until ktopo hides it, and stays in the shell's history: use $"+envDigest+" or a context's digest")
+	}
+	if f.contextName != "" {
+		if changed("zookeeper") {
+			return t, errors.New("--zookeeper and --context name two clusters: give one of them")
+		}
+		file, err := config.Load(config.Path())
+		if err != nil {
+			return t, err
+		}
+		ctx, err := file.Context(f.contextName)
+		if err != nil {
+			return t, err
+		}
+		if w := file.Permissions(); w != "" {
+			t.warnings = append(t.warnings, w)
+		}
+		f.zookeeper = ctx.Zookeeper
+		if !changed("zk-digest") && ctx.Digest != "" {
+			f.digest = ctx.Digest
+		}
+		for _, x := range []struct {
+			flag    string
+			dst     *string
+			fromCtx string
+		}{{"zk-tls-ca", &f.tls.CA, ctx.TLSCA}, {"zk-tls-cert", &f.tls.Cert, ctx.TLSCert}, {"zk-tls-key", &f.tls.Key, ctx.TLSKey}} {
+			if !changed(x.flag) && x.fromCtx != "" {
+				*x.dst = x.fromCtx
+			}
+		}
+		if !changed("session-timeout") && ctx.SessionTimeout > 0 {
+			f.sessionTimeout = ctx.SessionTimeout
+		}
+		if ctx.ReadOnly && !f.readOnly {
+			t.readOnlyBy = "context " + f.contextName
+		}
+		f.readOnly = f.readOnly || ctx.ReadOnly
+		t = target{connect: ctx.Zookeeper, context: f.contextName, readOnly: f.readOnly, production: ctx.Production,
+			readOnlyBy: t.readOnlyBy, warnings: t.warnings}
+	}
+	if f.digest == "" {
+		f.digest = os.Getenv(envDigest)
+	}
+	if key := cmpOr(f.tls.Key, f.tls.Cert); key != "" {
+		if w := config.Exposed(key, "holds the TLS private key"); w != "" {
+			t.warnings = append(t.warnings, w)
+		}
+	}
+	f.resolved = &t
+	return t, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// hideDigest runs once the flags are parsed, before any command: it
+// overwrites a --zk-digest password in the process's arguments
+// (scrubArgs), keeping a copy, since the flag's value shares its bytes.
+func (f *connFlags) hideDigest() {
+	if f.flags == nil || !f.flags.Changed("zk-digest") || f.digest == "" {
+		return
+	}
+	f.digest = strings.Clone(f.digest)
+	if scrub {
+		scrubArgs(f.digest)
+	}
+}
+
+// warn prints the target's warnings on the command's standard error, once.
+func (f *connFlags) warn(t target) {
+	if f.warned || f.stderr == nil {
+		return
+	}
+	f.warned = true
+	for _, w := range t.warnings {
+		fmt.Fprintln(f.stderr, w)
+	}
+}
+
+// connect opens a session with the cluster named by --zookeeper (or
+// $KTOPO_ZOOKEEPER, or --context).
+func (f *connFlags) connect(ctx context.Context) (*zkwatch.Conn, error) {
+	t, err := f.target()
+	if err != nil {
+		return nil, err
+	}
+	cs := t.connect
+	if cs == "" {
+		return nil, fmt.Errorf("no cluster given: use --zookeeper host:port[/chroot], --context NAME or set %s", envZookeeper)
+	}
+	f.warn(t)
+	opts := zkwatch.Options{
+		SessionTimeout: f.sessionTimeout,
+		ConnectTimeout: f.requestTimeout,
+		RequestTimeout: f.requestTimeout,
+		Digest:         f.digest,
+		ReadOnly:       f.readOnly,
+		Logger:         zkLogger(),
+	}
+	if !f.tls.Empty() {
+		if opts.TLS, err = f.tls.Config(); err != nil {
+			return nil, tlsFlagErr(err)
+		}
+	}
+	return zkwatch.Connect(ctx, cs, opts)
+}
+
+// tlsFlagErr names the flags behind a TLS file error.
+func tlsFlagErr(err error) error {
+	return fmt.Errorf("%w (--zk-tls-ca, --zk-tls-cert, --zk-tls-key or the context's zk-tls-* keys)", err)
+}
+
+// watch connects and starts a live mirror of the cluster; close ends both.
+func (f *connFlags) watch(ctx context.Context) (w *clusterwatch.Watch, conn *zkwatch.Conn, close func(), err error) {
+	conn, err = f.connect(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	w, err = clusterwatch.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
+	if err != nil {
+		conn.Close()
+		return nil, nil, nil, err
+	}
+	return w, conn, func() { w.Close(); conn.Close() }, nil
+}
+
+// watchLoaded is watch for a command that writes and then follows the
+// cluster: the mirror loaded (a lost connection fails it after the request
+// timeout), its first snapshot, undecodable znodes reported on stderr.
+func (f *connFlags) watchLoaded(c *cobra.Command) (*clusterwatch.Watch, *zkwatch.Conn, *cluster.Snapshot, func(), error) {
+	ctx := c.Context()
+	w, conn, closeWatch, err := f.watch(ctx)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	w.LostAfter = f.requestTimeout
+	if _, err := w.Loaded(ctx); err != nil {
+		closeWatch()
+		return nil, nil, nil, nil, err
+	}
+	snap := w.Model.Snapshot()
+	render.WriteNodeErrors(c.ErrOrStderr(), snap)
+	return w, conn, snap, closeWatch, nil
+}
+
+// checkOutput validates an --output value.
+func checkOutput(output string) error {
+	if output != "text" && output != "json" {
+		return fmt.Errorf("invalid --output %q: want text or json", output)
+	}
+	return nil
+}
+
+// LogPath is where ktopo writes its log (go-zookeeper's lines among them):
+// $KTOPO_LOG, else $XDG_STATE_HOME/ktopo/ktopo.log, else
+// ~/.local/state/ktopo/ktopo.log. Never the terminal.
+func LogPath() string {
+	if p := os.Getenv("KTOPO_LOG"); p != "" {
+		return p
+	}
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return filepath.Join(os.TempDir(), "ktopo.log")
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "ktopo", "ktopo.log")
+}
+
+// zkLogger appends go-zookeeper's log to the log file (discarding it when
+// the file cannot be opened: it must never reach the terminal).
+func zkLogger() *log.Logger {
+	return log.New(openLog(), "zookeeper: ", log.LstdFlags|log.Lmicroseconds)
+}
+
+// openLog opens the log file once per process.
+var openLog = sync.OnceValue(func() io.Writer {
+	p := LogPath()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return io.Discard
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return io.Discard
+	}
+	return f
+})

@@ -1,0 +1,309 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/spf13/cobra"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/cmd/render"
+	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+type electionFlags struct {
+	electionType string
+	all          bool
+	topic        string
+	partition    int
+	partitionArg *javaInt
+	jsonFile     string
+	dryRun       bool
+	noWait       bool
+	timeout      time.Duration
+}
+
+// uncleanRefusal explains why ktopo does not run unclean elections.
+const uncleanRefusal = "--election-type unclean cannot be carried out through ZooKeeper: " +
+	"/admin/preferred_replica_election only starts preferred elections, and Kafka's controller elects an " +
+	"out-of-sync replica only when asked through the Admin API (kafka-leader-election.sh --bootstrap-server … " +
+	"--election-type unclean) or when unclean.leader.election.enable is on for the topic or the brokers " +
+	"(kafka-configs.sh), which lets it elect one for each leaderless partition"
+
+func newLeaderElectionCmd(cf *connFlags) *cobra.Command {
+	var f electionFlags
+	c := &cobra.Command{
+		Use:   "leader-election",
+		Short: "Move leaders back to their preferred replicas (kafka-leader-election.sh flags, through ZooKeeper)",
+		Long: `leader-election runs a preferred leader election as kafka-leader-election.sh
+--election-type preferred asks for one, carried out the way 2.8's
+kafka-preferred-replica-election.sh --zookeeper did: it shows which leaders will
+move (from -> to) and which cannot and why, decided from the live cluster with the
+controller's own rule (the first replica leads if it is registered and in the
+ISR), writes /admin/preferred_replica_election in one create, waits until the
+controller has deleted it, and reports each partition in Kafka's words.
+
+--topic without --partition elects every partition of the topic (Kafka's tool
+wants both). --dry-run prints the preview and the exact znode without writing.
+Unclean elections are not done through ZooKeeper by Kafka: ktopo refuses them.`,
+		Example: `  ktopo leader-election --election-type preferred --all-topic-partitions
+  ktopo leader-election --election-type preferred --topic orders --partition 3
+  ktopo leader-election --election-type preferred --path-to-json-file elect.json --dry-run`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runLeaderElection(c, cf, f) },
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.electionType, "election-type", "", `type of election: "preferred" (the first replica leads again); "unclean" is refused`)
+	fl.BoolVar(&f.all, "all-topic-partitions", false, "every partition of every topic")
+	fl.StringVar(&f.topic, "topic", "", "the topic (with --partition: one partition; without: all of its partitions)")
+	f.partitionArg = javaIntVar(fl, &f.partition, "partition", 0, "the partition of --topic")
+	fl.StringVar(&f.jsonFile, "path-to-json-file", "", `the partitions, as {"partitions":[{"topic":"foo","partition":1},…]}`)
+	fl.BoolVar(&f.dryRun, "dry-run", false, "show what the election would do and write, write nothing")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the znode is written, without waiting for the controller")
+	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for the controller to carry out the election")
+	return c
+}
+
+// electionRequest checks the flags as kafka-leader-election.sh does, in its
+// order and with its messages (jopt-simple names options without dashes),
+// and reads the JSON file.
+func electionRequest(c *cobra.Command, f electionFlags) (cluster.ElectionRequest, error) {
+	fl := c.Flags()
+	var req cluster.ElectionRequest
+	if !fl.Changed("election-type") {
+		return req, errors.New("Missing required option(s): election-type")
+	}
+	n := 0
+	for _, name := range []string{"topic", "all-topic-partitions", "path-to-json-file"} {
+		if fl.Changed(name) {
+			n++
+		}
+	}
+	if n != 1 {
+		return req, errors.New("One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file")
+	}
+	if fl.Changed("partition") && !fl.Changed("topic") {
+		return req, errors.New("Option partition is only allowed if topic is used")
+	}
+	// jopt-simple's EnumConverter: case-insensitive.
+	switch strings.ToLower(f.electionType) {
+	case "preferred":
+	case "unclean":
+		return req, errors.New(uncleanRefusal)
+	default:
+		return req, fmt.Errorf("Cannot parse argument '%s' of option election-type", f.electionType)
+	}
+	switch {
+	case f.all:
+		req.All = true
+	case fl.Changed("path-to-json-file"):
+		data, err := os.ReadFile(f.jsonFile)
+		if err != nil {
+			return req, fmt.Errorf("Unable to read file %s: %w", f.jsonFile, unwrapPath(err))
+		}
+		if req.Partitions, err = cluster.ParseElectionFile(data); err != nil {
+			return req, err
+		}
+	case fl.Changed("partition"):
+		if err := checkJavaInts(f.partitionArg); err != nil {
+			return req, err
+		}
+		req.Partitions = []cluster.TopicPartition{{Topic: f.topic, Partition: f.partition}}
+	default:
+		req.Topic = f.topic
+		if req.Topic == "" {
+			return req, cluster.TopicDoesNotExistError("")
+		}
+	}
+	return req, nil
+}
+
+// unwrapPath drops the path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
+	req, err := electionRequest(c, f)
+	if err != nil {
+		return err
+	}
+	if !f.dryRun {
+		if err := cf.writable("start a preferred leader election", "--dry-run shows it without writing"); err != nil {
+			return err
+		}
+	}
+	ctx, out := c.Context(), c.OutOrStdout()
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	if err != nil {
+		return err
+	}
+	defer closeWatch()
+	plan, err := cluster.PlanPreferredElection(snap, req)
+	if err != nil {
+		return err
+	}
+	if err := render.WriteElectionPreview(out, plan); err != nil {
+		return err
+	}
+	if len(plan.Write) == 0 {
+		fmt.Fprintln(out, "\nNothing to elect.")
+		return render.WriteElectionResult(out, plan.Result(func(cluster.TopicPartition) int { return cluster.NoLeader }), plan.All)
+	}
+	if f.dryRun {
+		ops, err := cluster.ElectionOps(conn, plan)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\nDry run: would write, in one ZooKeeper %s:\n", text.Plural(len(ops), "create", "multi"))
+		for _, line := range cluster.DescribeOps(ops) {
+			fmt.Fprintln(out, "  "+line)
+		}
+		return nil
+	}
+	start := time.Now()
+	if err := cluster.StartPreferredElection(conn, plan); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nCreated preferred replica election path with %s\n", cluster.JoinPartitions(plan.Write, ","))
+	if f.noWait {
+		fmt.Fprintln(out, "Not waiting: the controller deletes the znode once it has run the election.")
+		return nil
+	}
+	if plan.Controller < 0 {
+		fmt.Fprintln(out, "No active controller: the election runs when one is elected.")
+	}
+	leaders, err := waitElection(ctx, w, conn, plan, f.timeout, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "The controller ran the election in %s.\n", time.Since(start).Round(time.Millisecond))
+	return render.WriteElectionResult(out, plan.Result(func(tp cluster.TopicPartition) int { return leaders[tp] }), plan.All)
+}
+
+// waitElection follows the live model until the controller has deleted
+// the election znode, printing each leader move of the election's
+// partitions as it happens, and returns their leaders as of the deletion.
+// The deletion is awaited with a ZooKeeper watch of its own: a controller
+// quicker than the mirror deletes the znode before the mirror reads it.
+func waitElection(ctx context.Context, w *clusterwatch.Watch, conn *zkwatch.Conn, plan *cluster.ElectionPlan,
+	timeout time.Duration, out io.Writer) (map[cluster.TopicPartition]int, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	follow, stop := context.WithCancel(ctx)
+	defer stop()
+	gone := make(chan error, 1)
+	go func() {
+		err := awaitDeletion(ctx, conn, plan.Path)
+		gone <- err
+		stop()
+	}()
+	leaders := map[cluster.TopicPartition]int{}
+	for _, ep := range plan.Partitions {
+		if ep.Written() {
+			leaders[ep.TopicPartition] = ep.Leader
+		}
+	}
+	moved := func(tp cluster.TopicPartition, leader, epoch int) {
+		fmt.Fprintf(out, "%s: leader %s -> %d (leader epoch %d)\n", tp, text.Broker(leaders[tp]), leader, epoch)
+		leaders[tp] = leader
+	}
+	report := func() {
+		s := w.Model.Snapshot()
+		for _, tp := range plan.Write {
+			p := partitionOf(s, tp)
+			if p == nil || !p.HasLeader() || p.Leader == leaders[tp] {
+				continue
+			}
+			moved(tp, p.Leader, p.LeaderEpoch)
+		}
+	}
+	for {
+		_, _, err := w.Next(follow)
+		switch {
+		case err == nil:
+			report()
+			continue
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return nil, electionStalled(plan, timeout)
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case follow.Err() == nil:
+			return nil, err // the mirror failed
+		}
+		break // the znode is gone (or watching it failed)
+	}
+	if err := <-gone; err != nil {
+		return nil, err
+	}
+	report()
+	// The mirror applies a deletion at once but re-reads a changed node, so
+	// a state the controller wrote just before deleting the znode can land
+	// in a later batch: a partition not yet shown led by its preferred
+	// replica is read once more.
+	for _, ep := range plan.Partitions {
+		if !ep.Written() || leaders[ep.TopicPartition] == ep.Preferred {
+			continue
+		}
+		data, _, err := conn.Get(cluster.PartitionStatePath(ep.Topic, ep.Partition))
+		if err != nil {
+			if errors.Is(err, zk.ErrNoNode) {
+				continue
+			}
+			return nil, err
+		}
+		if st, err := cluster.DecodePartitionState(data); err == nil && st.Leader != leaders[ep.TopicPartition] {
+			moved(ep.TopicPartition, st.Leader, st.LeaderEpoch)
+		}
+	}
+	return leaders, nil
+}
+
+// awaitDeletion returns once path does not exist, watching it (a session
+// expiry or a rewrite fires the watch: it looks again).
+func awaitDeletion(ctx context.Context, conn *zkwatch.Conn, path string) error {
+	for {
+		ok, _, ch, err := conn.ExistsW(path)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func partitionOf(s *cluster.Snapshot, tp cluster.TopicPartition) *cluster.Partition {
+	t := s.Topic(tp.Topic)
+	if t == nil {
+		return nil
+	}
+	return t.Partition(tp.Partition)
+}
+
+// electionStalled explains an election the controller did not finish in time.
+func electionStalled(plan *cluster.ElectionPlan, timeout time.Duration) error {
+	why := "the controller has not deleted it"
+	if plan.Controller < 0 {
+		why = "no controller was active"
+	}
+	return fmt.Errorf("the election was not carried out within %s: %s is still there (%s); the controller runs it when it gets to it",
+		timeout, plan.Path, why)
+}

@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+func newEventsCmd(cf *connFlags) *cobra.Command {
+	var fromStart bool
+	var output string
+	c := &cobra.Command{
+		Use:   "events",
+		Short: "Stream the cluster's changes as they happen: leaders, ISRs, brokers, controller, topics",
+		Long: `events follows the cluster's ZooKeeper tree live (watches, no polling) and prints
+one line per change until interrupted: controller elections, brokers joining and
+leaving, topics created and deleted, leader moves, ISR shrinks and expansions,
+config changes, reassignments, and connection changes.
+
+--from-start first prints the current state as events. --output json prints one
+JSON object per line (and nothing else on standard output), flushed per event.`,
+		Example: `  ktopo events --zookeeper zk1:2181/kafka
+  ktopo events --output json | jq 'select(.kind == "leader_moved")'`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return streamEvents(ctx, cf, c.OutOrStdout(), fromStart, output == "json")
+		},
+	}
+	c.Flags().BoolVar(&fromStart, "from-start", false, "first print the current state as events")
+	c.Flags().StringVar(&output, "output", "text", "output format: text or json (one object per line)")
+	return c
+}
+
+func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, asJSON bool) error {
+	w, _, closeWatch, err := cf.watch(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeWatch()
+	bw := bufio.NewWriter(out)
+	defer bw.Flush()
+	loaded := false
+	var printed zkwatch.State = -1 // the last connection state printed
+	for {
+		b, changes, err := w.Next(ctx)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return nil // interrupted: a normal end
+			}
+			return err
+		}
+		now := time.Now()
+		for _, st := range b.States {
+			if !newConnectionState(printed, st) {
+				continue
+			}
+			printed = st
+			writeEvent(bw, now, asJSON, connectionEvent{st})
+		}
+		// The first load describes the state, not changes: shown only on request.
+		if b.Reset && !loaded {
+			loaded = true
+			if !fromStart {
+				changes = nil
+			}
+		}
+		for _, ch := range changes {
+			writeEvent(bw, now, asJSON, ch)
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+	}
+}
+
+// newConnectionState reports whether st is worth a line after prev: while
+// go-zookeeper tries server after server, its states alternate between
+// connecting and disconnected once per attempt (dozens of lines in a
+// failover); one line says the connection is lost (or the session
+// expired) until it is back.
+func newConnectionState(prev, st zkwatch.State) bool {
+	lost := func(s zkwatch.State) bool { return s == zkwatch.StateDisconnected || s == zkwatch.StateConnecting }
+	wasLost := lost(prev) || prev == zkwatch.StateExpired
+	return st != prev && (!lost(st) || !wasLost)
+}
+
+// connectionEvent is a connection state change, printed as kind "connection".
+type connectionEvent struct{ state zkwatch.State }
+
+func (e connectionEvent) String() string { return "connection " + e.state.String() }
+
+func (e connectionEvent) MarshalJSON() ([]byte, error) {
+	return fmt.Appendf(nil, `{"kind":"connection","state":%q}`, e.state.String()), nil
+}
+
+type event interface {
+	fmt.Stringer
+	MarshalJSON() ([]byte, error)
+}
+
+// writeEvent prints one event: "<RFC 3339 time>  <text>" or
+// {"time":"<RFC 3339, ns>","kind":…}.
+func writeEvent(w *bufio.Writer, at time.Time, asJSON bool, e event) {
+	ts := at.UTC().Format(time.RFC3339Nano)
+	defer w.Flush() // one event at a time reaches the reader
+	if !asJSON {
+		fmt.Fprintf(w, "%s  %s\n", at.UTC().Format("2006-01-02T15:04:05.000Z"), e.String())
+		return
+	}
+	body, err := e.MarshalJSON()
+	if err != nil || len(body) < 2 {
+		return
+	}
+	fmt.Fprintf(w, `{"time":%q,%s`+"\n", ts, body[1:])
+}

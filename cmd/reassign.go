@@ -1,0 +1,575 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ktopo/ktopo/assign"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/cmd/render"
+	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+type reassignFlags struct {
+	generate, execute, verify, cancel, list  bool
+	reassignmentFile, topicsFile, brokerList string
+	disableRack                              bool
+	throttle                                 int64
+	throttleFlag                             *javaLong
+	additional, preserveThrottles            bool
+	noWait, dryRun                           bool
+	strategy                                 string
+	startIndex                               int
+	timeout                                  time.Duration
+}
+
+// reassignActions are kafka-reassign-partitions' actions, in its order.
+var reassignActions = []string{"generate", "execute", "verify", "cancel", "list"}
+
+// reassignArgs are, per action, its required arguments (in Kafka's order)
+// and the others it permits (ktopo's own among them).
+var reassignArgs = map[string]struct{ required, permitted []string }{
+	"verify":   {required: []string{"reassignment-json-file"}, permitted: []string{"preserve-throttles"}},
+	"generate": {required: []string{"topics-to-move-json-file", "broker-list"}, permitted: []string{"disable-rack-aware", "strategy", "start-index"}},
+	"execute":  {required: []string{"reassignment-json-file"}, permitted: []string{"additional", "throttle", "no-wait", "dry-run", "timeout", "preserve-throttles"}},
+	"cancel":   {required: []string{"reassignment-json-file"}, permitted: []string{"preserve-throttles", "timeout"}},
+	"list":     {},
+}
+
+func newReassignCmd(cf *connFlags) *cobra.Command {
+	var f reassignFlags
+	c := &cobra.Command{
+		Use:   "reassign",
+		Short: "Move partitions between brokers (kafka-reassign-partitions.sh flags and files)",
+		Long: `reassign is kafka-reassign-partitions.sh for ZooKeeper-mode clusters, with its flags and
+JSON files (files of either tool work with the other):
+
+  --generate   proposes a reassignment of the topics of --topics-to-move-json-file onto
+               --broker-list: Kafka's random placement (--strategy kafka, the default) or
+               ktopo's (--strategy minimal: rack-aware, even, moving as few replicas as
+               possible); prints what each moves, the plan as a matrix, then Kafka's output
+               (the current assignment and the proposed one, in the file format).
+  --execute    runs Kafka's checks on --reassignment-json-file, prints the current
+               assignment (keep it for a rollback), then writes the throttle configs
+               (--throttle) and /admin/reassign_partitions in one ZooKeeper multi, and
+               follows each partition: new replicas copying and joining the ISR, the leader
+               moving into the target, the removed replicas leaving, done; then removes
+               the throttles as --verify would (--preserve-throttles keeps them; with
+               --no-wait, --verify removes them later, as with Kafka's tool).
+  --verify     says per partition whether its reassignment is complete, and once none
+               runs in the cluster removes the throttles, as Kafka's --verify does.
+  --list       lists the reassignments in progress, whoever started them.`,
+		Example: `  ktopo reassign --generate --topics-to-move-json-file topics.json --broker-list 1,2,3,4,5 --strategy minimal
+  ktopo reassign --execute --reassignment-json-file plan.json --throttle 10000000
+  ktopo reassign --execute --reassignment-json-file plan.json --dry-run
+  ktopo reassign --verify --reassignment-json-file plan.json
+  ktopo reassign --list`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runReassign(c, cf, &f) },
+	}
+	fl := c.Flags()
+	fl.BoolVar(&f.generate, "generate", false, "propose a reassignment of the topics of --topics-to-move-json-file onto --broker-list")
+	fl.BoolVar(&f.execute, "execute", false, "start the reassignment of --reassignment-json-file and follow it")
+	fl.BoolVar(&f.verify, "verify", false, "check the reassignment of --reassignment-json-file; remove the throttles once none runs")
+	fl.BoolVar(&f.cancel, "cancel", false, "cancel a reassignment (needs Kafka's Admin API: refused)")
+	fl.BoolVar(&f.list, "list", false, "list the reassignments in progress")
+	fl.StringVar(&f.reassignmentFile, "reassignment-json-file", "", `the reassignment, {"version":1,"partitions":[{"topic":"foo","partition":1,"replicas":[1,2,3]}]}`)
+	fl.StringVar(&f.topicsFile, "topics-to-move-json-file", "", `the topics to move, {"version":1,"topics":[{"topic":"foo"}]}`)
+	fl.StringVar(&f.brokerList, "broker-list", "", `the brokers to move them to, "1,2,3"`)
+	fl.BoolVar(&f.disableRack, "disable-rack-aware", false, "ignore broker racks when placing replicas")
+	f.throttleFlag = javaLongVar(fl, &f.throttle, "throttle", -1, "throttle the copying of partitions between brokers to this many bytes per second (at least 1 KB/s)")
+	fl.BoolVar(&f.additional, "additional", false, "add to reassignments in progress (needs Kafka's Admin API: refused)")
+	fl.BoolVar(&f.preserveThrottles, "preserve-throttles", false, "do not remove the throttles")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the reassignment is written, without following it")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "run every check and print the exact znodes and JSON that would be written; write nothing")
+	fl.StringVar(&f.strategy, "strategy", "kafka", "--generate's placement: kafka (Kafka's, random) or minimal (rack-aware, even, fewest moves)")
+	fl.IntVar(&f.startIndex, "start-index", -1, "fix the kafka strategy's start index and shift for every topic (-1: random)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "how long to follow the reassignment (0: until it completes)")
+	return c
+}
+
+func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
+	action, err := reassignAction(c.LocalNonPersistentFlags())
+	if err != nil {
+		return err
+	}
+	if err := checkJavaInts(f.throttleFlag); err != nil {
+		return err
+	}
+	switch action {
+	case "cancel":
+		return errors.New("--cancel needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
+			"Use kafka-reassign-partitions.sh --bootstrap-server … --cancel, or start a reassignment back to the current assignment once this one completes")
+	case "list":
+		return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+			return writeReassignList(c.OutOrStdout(), s)
+		})
+	case "generate":
+		return runGenerate(c, cf, f)
+	case "verify":
+		return runVerify(c, cf, f)
+	}
+	return runExecute(c, cf, f)
+}
+
+// reassignAction checks the flags as kafka-reassign-partitions does:
+// exactly one action, its required arguments, no argument another action
+// owns.
+func reassignAction(fl *pflag.FlagSet) (string, error) {
+	var actions []string
+	for _, a := range reassignActions {
+		if fl.Changed(a) {
+			actions = append(actions, a)
+		}
+	}
+	if len(actions) != 1 {
+		return "", errors.New("Command must include exactly one action: --" + strings.Join(reassignActions, ", --"))
+	}
+	action := actions[0]
+	args := reassignArgs[action]
+	for _, r := range args.required {
+		if !fl.Changed(r) {
+			return "", fmt.Errorf(`Missing required argument "[%s]"`, r)
+		}
+	}
+	var bad error
+	fl.VisitAll(func(fg *pflag.Flag) {
+		name := fg.Name
+		if bad != nil || !fg.Changed || name == action || contains(args.required, name) || contains(args.permitted, name) ||
+			fl.Lookup(name) == nil || isAction(name) {
+			return
+		}
+		bad = fmt.Errorf(`Option "[%s]" can't be used with action "[%s]"`, name, action)
+	})
+	return action, bad
+}
+
+func isAction(name string) bool { return contains(reassignActions, name) }
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// readToolFile reads a JSON file argument ("Unable to read file <f>", as
+// Kafka's tools say).
+func readToolFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("Unable to read file %s", path)
+	}
+	return b, nil
+}
+
+// readReassignmentFile reads and parses --reassignment-json-file.
+func readReassignmentFile(path string) ([]cluster.Reassignment, error) {
+	data, err := readToolFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return cluster.ParseReassignmentJSON(data)
+}
+
+func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
+	out := c.OutOrStdout()
+	if f.additional {
+		return errors.New("--additional needs Kafka's Admin API (AlterPartitionReassignments): through ZooKeeper a reassignment starts only when " +
+			cluster.ReassignPartitionsPath + " is created, so nothing can be added to one in progress. Wait until it completes (ktopo reassign --verify)")
+	}
+	if !f.dryRun {
+		if err := cf.writable("start a reassignment", "--dry-run checks it and shows what would be written"); err != nil {
+			return err
+		}
+	}
+	rs, err := readReassignmentFile(f.reassignmentFile)
+	if err != nil {
+		return err
+	}
+	if err := cluster.CheckExecute(rs); err != nil {
+		return err
+	}
+	ctx := c.Context()
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	if err != nil {
+		return err
+	}
+	defer closeWatch()
+	plan, err := cluster.PlanReassignment(snap, conn, rs, f.throttle)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Current partition replica assignment\n\n%s\n\n%s\n", plan.CurrentJSON(), cluster.MessageRollback)
+	writeMoves(out, plan.Moves)
+	if f.throttle >= 0 && f.throttle < 1024 {
+		fmt.Fprintf(out, "Warning: a throttle of %d B/s is below 1 KB/s, the least Kafka advises: the copies may barely move.\n", f.throttle)
+	}
+	if f.dryRun {
+		fmt.Fprintln(out, "\nDry run: every check passed. Would write, in one ZooKeeper multi:")
+		for _, line := range cluster.DescribeOps(plan.Ops) {
+			fmt.Fprintln(out, "  "+line)
+		}
+		return nil
+	}
+	if f.throttle >= 0 {
+		fmt.Fprintln(out, cluster.MessageRunVerify)
+	}
+	start := time.Now()
+	if err := cluster.ExecuteReassignment(conn, plan); err != nil {
+		return err
+	}
+	if f.throttle >= 0 {
+		fmt.Fprintf(out, "The inter-broker throttle limit was set to %d B/s\n", f.throttle)
+	}
+	fmt.Fprintln(out, plan.StartedMessage())
+	if f.noWait {
+		return nil
+	}
+	if err := followReassignment(ctx, w, plan, f.timeout, start, out); err != nil {
+		return err
+	}
+	if f.throttle < 0 {
+		return nil
+	}
+	if f.preserveThrottles {
+		fmt.Fprintf(out, "The throttles stay (--preserve-throttles): ktopo reassign --verify --reassignment-json-file %s removes them\n", f.reassignmentFile)
+		return nil
+	}
+	// Done: what --verify would do now.
+	s := w.Model.Snapshot()
+	_, ongoing := cluster.VerifyReassignment(s, rs)
+	return removeThrottles(out, cf, s, conn, rs, ongoing)
+}
+
+// writeMoves prints, per partition, what the reassignment changes (ktopo's
+// addition to Kafka's output).
+func writeMoves(out io.Writer, moves []cluster.PartitionMove) {
+	added, leaders := 0, 0
+	var b strings.Builder
+	for _, m := range moves {
+		fmt.Fprintf(&b, "  %s: %s → %s", m.TopicPartition, text.Ints(m.Current), text.Ints(m.Target))
+		var notes []string
+		if a := m.Adding(); len(a) > 0 {
+			added += len(a)
+			notes = append(notes, "adds "+text.Ints(a))
+		}
+		if r := m.Removing(); len(r) > 0 {
+			notes = append(notes, "removes "+text.Ints(r))
+		}
+		if len(m.Current) > 0 && m.Current[0] != m.Target[0] {
+			leaders++
+			notes = append(notes, fmt.Sprintf("preferred leader %d → %d", m.Current[0], m.Target[0]))
+		}
+		if len(notes) == 0 {
+			notes = append(notes, "unchanged")
+		}
+		b.WriteString("   " + strings.Join(notes, ", ") + "\n")
+	}
+	fmt.Fprintf(out, "\n%s move: %s copied to new brokers, %s %s preferred leader.\n%s\n",
+		text.Count(len(moves), "partition"), text.Count(added, "replica"), text.Count(leaders, "partition"),
+		text.Plural(leaders, "changes its", "change their"), b.String())
+}
+
+// followReassignment follows the live model until every partition's
+// reassignment is done, printing each partition's steps (a progress bar on
+// a terminal).
+func followReassignment(ctx context.Context, w *clusterwatch.Watch, plan *cluster.ReassignPlan, timeout time.Duration, start time.Time, out io.Writer) error {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	tracker := cluster.NewReassignTracker(plan.Moves, plan.TopicVersions)
+	phases := make([]cluster.ReassignPhase, len(plan.Moves))
+	for i := range phases {
+		phases[i] = cluster.ReassignDone + 1 // none yet
+	}
+	var last cluster.ReassignProgress
+	err := followModel(ctx, w, out, func(s *cluster.Snapshot, tty bool) bool {
+		last = tracker.Update(s)
+		for i, p := range last.Partitions {
+			// One line per step the controller takes: the removed
+			// replicas leaving the ISR is within the removal.
+			ph := p.Phase
+			if ph == cluster.ReassignInSync {
+				ph = cluster.ReassignRemoving
+			}
+			if !tty && phases[i] != ph {
+				phases[i] = ph
+				fmt.Fprintln(out, p.Describe())
+			}
+		}
+		return last.Done()
+	}, func() string { return reassignBar(last, 30) })
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return reassignStalled(last, timeout)
+	case errors.Is(err, context.Canceled):
+		return errors.New("interrupted: the reassignment goes on without ktopo; follow it with ktopo reassign --verify")
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(out, "All %s completed in %s.\n", text.Count(len(plan.Moves), "partition reassignment"), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func reassignBar(pr cluster.ReassignProgress, width int) string {
+	n := len(pr.Partitions)
+	done := 0
+	if n > 0 {
+		done = pr.Count[cluster.ReassignDone] * width / n
+	}
+	return fmt.Sprintf("[%s%s] %d/%d done, %d adding, %d caught up, %d removing, %d waiting for the controller ",
+		strings.Repeat("#", done), strings.Repeat(".", width-done), pr.Count[cluster.ReassignDone], n,
+		pr.Count[cluster.ReassignAdding], pr.Count[cluster.ReassignLeader], pr.Count[cluster.ReassignInSync]+pr.Count[cluster.ReassignRemoving],
+		pr.Count[cluster.ReassignQueued])
+}
+
+func reassignStalled(pr cluster.ReassignProgress, timeout time.Duration) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d partition reassignments completed after %s; they go on without ktopo (ktopo reassign --verify follows them)",
+		pr.Count[cluster.ReassignDone], len(pr.Partitions), timeout)
+	for _, p := range pr.Partitions {
+		if p.Phase != cluster.ReassignDone {
+			b.WriteString("\n  " + p.Describe())
+		}
+	}
+	for _, why := range pr.Waiting {
+		b.WriteString("\n  waiting: " + why)
+	}
+	return errors.New(b.String())
+}
+
+func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
+	rs, err := readReassignmentFile(f.reassignmentFile)
+	if err != nil {
+		return err
+	}
+	return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error {
+		out := c.OutOrStdout()
+		states, ongoing := cluster.VerifyReassignment(s, rs)
+		var b strings.Builder
+		b.WriteString("Status of partition reassignment:\n")
+		for _, st := range states {
+			b.WriteString(st.String() + "\n")
+		}
+		for _, r := range rs {
+			if r.MovesLogDirs() {
+				b.WriteString("Note: log directory moves (log_dirs) are not verified: ZooKeeper does not show them.\n")
+				break
+			}
+		}
+		fmt.Fprint(out, b.String())
+		if f.preserveThrottles {
+			return nil
+		}
+		return removeThrottles(out, cf, s, conn, rs, ongoing)
+	})
+}
+
+// removeThrottles is what --verify does with the throttles, and --execute
+// once it has followed the reassignment to its end: while a reassignment
+// runs in the cluster (ongoing) it names those left; else it clears them
+// (Kafka's clearAllThrottles), in one multi.
+func removeThrottles(out io.Writer, cf *connFlags, s *cluster.Snapshot, conn *zkwatch.Conn, rs []cluster.Reassignment, ongoing bool) error {
+	if ongoing {
+		left, err := cluster.ThrottlesLeft(s, conn, rs)
+		if err != nil {
+			return err
+		}
+		if len(left) > 0 {
+			fmt.Fprintf(out, "Throttles remain on %s: --verify removes them once no reassignment runs in the cluster.\n", strings.Join(left, ", "))
+		}
+		return nil
+	}
+	clear, err := cluster.PlanThrottleClear(s, conn, rs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, clear.BrokersMessage())
+	fmt.Fprintln(out, clear.TopicsMessage())
+	if len(clear.Ops) > 0 {
+		if err := cf.writable("remove the throttles", "--preserve-throttles verifies without removing them"); err != nil {
+			return err
+		}
+	}
+	return cluster.ClearThrottles(conn, clear)
+}
+
+func writeReassignList(out io.Writer, s *cluster.Snapshot) error {
+	ls := cluster.ListReassignments(s)
+	if len(ls) == 0 {
+		_, err := fmt.Fprintln(out, "No partition reassignments found.")
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("Current partition reassignments:\n")
+	var zkStarted, apiStarted []string
+	for _, l := range ls {
+		b.WriteString(l.String() + "\n")
+		switch {
+		case l.Requested != nil:
+			zkStarted = append(zkStarted, l.TopicPartition.String())
+		case l.Started:
+			apiStarted = append(apiStarted, l.TopicPartition.String())
+		}
+	}
+	if len(zkStarted) > 0 {
+		fmt.Fprintf(&b, "Started through %s: %s.\n", cluster.ReassignPartitionsPath, strings.Join(zkStarted, ","))
+	}
+	if len(apiStarted) > 0 {
+		fmt.Fprintf(&b, "Started through the Admin API: %s.\n", strings.Join(apiStarted, ","))
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
+	data, err := readToolFile(f.topicsFile)
+	if err != nil {
+		return err
+	}
+	brokers, err := cluster.ParseBrokerList(f.brokerList)
+	if err != nil {
+		return err
+	}
+	topics, err := cluster.ParseTopicsToMoveJSON(data)
+	if err != nil {
+		return err
+	}
+	strategy, err := cluster.ParseStrategy(f.strategy)
+	if err != nil {
+		return err
+	}
+	req := cluster.GenerateRequest{Topics: topics, Brokers: brokers, Strategy: strategy, StartIndex: f.startIndex}
+	if f.disableRack {
+		req.RackAware = cluster.RackAwareDisabled
+	}
+	return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+		g, err := cluster.GenerateReassignment(s, req)
+		if err != nil {
+			return err
+		}
+		out := c.OutOrStdout()
+		if err := writeGenerateReport(out, g, f.disableRack); err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(out, "Current partition replica assignment\n%s\n\nProposed partition reassignment configuration\n%s\n",
+			g.CurrentJSON(), g.ProposedJSON())
+		return err
+	})
+}
+
+// writeGenerateReport prints what each strategy moves and the chosen
+// plan as one matrix per topic (ktopo's addition, before Kafka's output,
+// so that the proposed JSON stays the last line).
+func writeGenerateReport(out io.Writer, g *cluster.GeneratePlan, disabled bool) error {
+	if len(g.Ignored) > 0 {
+		fmt.Fprintf(out, "Warning: %s %s not registered and %s no replica (Kafka's tool leaves them out too).\n",
+			text.Plural(len(g.Ignored), "broker", "brokers"), text.Ints(g.Ignored), text.Plural(len(g.Ignored), "gets", "get"))
+	}
+	line := func(st cluster.Strategy, mc cluster.MoveCount) {
+		chosen := ""
+		if st == g.Strategy {
+			chosen = " (chosen)"
+		}
+		fmt.Fprintf(out, "Strategy %-8s %d of %d replicas move, %d of %d partitions change their preferred leader%s\n",
+			st.String()+":", mc.Replicas, mc.TotalReplicas, mc.Leaders, mc.Partitions, chosen)
+	}
+	line(cluster.StrategyKafka, g.Kafka)
+	line(cluster.StrategyMinimal, g.Minimal)
+	fmt.Fprintln(out)
+	style := textStyle(out)
+	for _, t := range g.Topics {
+		if len(t.Proposed) == 0 {
+			fmt.Fprintf(out, "Topic %s: no partitions.\n\n", t.Topic)
+			continue
+		}
+		ps := t.Proposed.Partitions()
+		rf := len(t.Proposed[ps[0]])
+		res := assign.Result{Assignment: t.Proposed, StartIndex: -1, ReplicaShift: -1}
+		how := "minimal strategy"
+		if g.Strategy == cluster.StrategyKafka {
+			res = t.KafkaResult
+			how = fmt.Sprintf("kafka strategy, start index %d, replica shift %d", res.StartIndex, res.ReplicaShift)
+		}
+		moved, leaders := assign.CountMoves(t.Current, t.Proposed)
+		// The matrix also shows the brokers the replicas leave (a drained
+		// broker's column of -); the spread is judged on the listed ones.
+		p := render.NewPlan(displayBrokers(g, t.Current), len(ps), rf, disabled, res)
+		target := assign.ComputeStats(g.Registered, t.Proposed)
+		p.Stats.EvenReplicas, p.Stats.EvenLeaders, p.Stats.RacksWithoutReplicas = target.EvenReplicas, target.EvenLeaders, target.RacksWithoutReplicas
+		p.Before = t.Current
+		p.Header = fmt.Sprintf("Topic %s (%s): %d of %d replicas move, %d of %d partitions change their preferred leader",
+			t.Topic, how, moved, len(ps)*rf, leaders, len(ps))
+		if err := p.WriteText(out, style); err != nil {
+			return err
+		}
+		if note := rackSizeNote(g, target, rf); note != "" {
+			fmt.Fprintln(out, note)
+		}
+		fmt.Fprintln(out)
+	}
+	return nil
+}
+
+// rackSizeNote explains an uneven rack-aware plan whose racks have
+// different numbers of brokers: every partition keeps a replica in each
+// rack, so the brokers of small racks hold more.
+func rackSizeNote(g *cluster.GeneratePlan, st assign.Stats, rf int) string {
+	if st.Even() || len(g.Brokers) == 0 || !g.Brokers[0].HasRack {
+		return ""
+	}
+	sizes := map[string]int{}
+	for _, b := range g.Brokers {
+		sizes[b.Rack]++
+	}
+	if rf < len(sizes) {
+		return ""
+	}
+	var parts []string
+	lo, hi := len(g.Brokers), 0
+	for _, r := range slices.Sorted(maps.Keys(sizes)) {
+		parts = append(parts, fmt.Sprintf("%s %d", r, sizes[r]))
+		lo, hi = min(lo, sizes[r]), max(hi, sizes[r])
+	}
+	if lo == hi {
+		return ""
+	}
+	return "Note: the racks have different numbers of brokers (" + strings.Join(parts, ", ") +
+		") and rack-aware placement keeps a replica of every partition in each rack, so the brokers of smaller racks hold more."
+}
+
+// displayBrokers are the listed brokers plus the registered ones that hold
+// replicas now, sorted by id, with their racks.
+func displayBrokers(g *cluster.GeneratePlan, current assign.Assignment) []assign.Broker {
+	out := slices.Clone(g.Registered)
+	for _, b := range g.All {
+		if slices.ContainsFunc(out, func(x assign.Broker) bool { return x.ID == b.ID }) {
+			continue
+		}
+		for _, r := range current {
+			if slices.Contains(r, b.ID) {
+				out = append(out, b)
+				break
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b assign.Broker) int { return a.ID - b.ID })
+	return out
+}

@@ -1,0 +1,184 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ktopo/ktopo/sandbox"
+	"github.com/ktopo/ktopo/zkserver"
+)
+
+func newSandboxCmd(cf *connFlags) *cobra.Command {
+	var (
+		empty      bool
+		listen     string
+		brokers    int
+		racks      int
+		demoTopics bool
+		pace       time.Duration
+		dataDir    string
+		seed       uint64
+		imbalance  time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "sandbox",
+		Short: "Run simulated Kafka brokers and a ZooKeeper-mode controller, on an embedded ZooKeeper or on --zookeeper",
+		Long: `sandbox runs simulated Kafka brokers (ids 1..N, racks rack-a, rack-b, …) and a
+ZooKeeper-mode controller that make exactly the ZooKeeper writes Kafka 3.x makes:
+broker registrations, controller election, partition state as topics are created,
+brokers fail and come back, preferred elections and topic deletions. No Kafka, no Java.
+
+By default it serves ktopo's embedded ZooKeeper on --listen and prints
+"listening on HOST:PORT". With --zookeeper it runs on any ZooKeeper instead (the
+KTOPO_ZOOKEEPER environment variable is never used here, so that simulated brokers
+are never started on a production ensemble by accident; use a chroot such as
+zk:2181/sandbox). With --empty it only serves a bare ZooKeeper (a pristine tree,
+no brokers, no writes of its own).
+
+With --data-dir the embedded ZooKeeper keeps its tree in DIR (a transaction log
+synced before each write is acknowledged, and snapshots) and a later run on the
+same DIR continues from it; sessions and ephemeral znodes end with the process.
+Without it nothing is written to disk.
+
+Control commands are read from standard input, one per line (type "help"); the
+end of input only stops reading. It runs until SIGINT or SIGTERM, then stops the
+brokers: their sessions close, their ephemeral znodes go, nothing else is written.
+The brokers' and controller's log goes to ktopo's log file.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			// --zookeeper is the root's persistent flag; the environment
+			// variable that stands for it elsewhere is deliberately ignored.
+			external := cf.zookeeper
+			switch {
+			case cf.contextName != "":
+				// A context names a real cluster: the sandbox never runs there.
+				return errors.New("the sandbox only runs on an address given on its own command line (--zookeeper or --listen), not on a --context")
+			case empty && external != "":
+				return errors.New("--empty serves the embedded ZooKeeper; it cannot be combined with --zookeeper")
+			case external != "" && c.Flags().Changed("listen"):
+				return errors.New("--listen is for the embedded ZooKeeper; it cannot be combined with --zookeeper")
+			case external != "" && dataDir != "":
+				return errors.New("--data-dir is for the embedded ZooKeeper; it cannot be combined with --zookeeper")
+			case !empty && cf.readOnly:
+				return readOnlyRefusal("run the sandbox: its brokers and controller write to ZooKeeper", "--empty serves ZooKeeper alone")
+			case !empty && cf.digest != "":
+				return errors.New("the sandbox does not support --zk-digest")
+			case !empty && !cf.tls.Empty():
+				return errors.New("the sandbox does not support TLS to ZooKeeper (--zk-tls-*)")
+			case !empty && brokers < 1:
+				return fmt.Errorf("--brokers must be at least 1, not %d", brokers)
+			case imbalance < 0:
+				return fmt.Errorf("--leader-imbalance-check-interval must not be negative, not %s", imbalance)
+			}
+			// Register for signals before announcing the address, so a
+			// caller that signals as soon as it reads it is handled.
+			ctx, stop := signal.NotifyContext(contextOf(c), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			out := &lockedWriter{w: c.OutOrStdout()}
+			connect := external
+			var srv *zkserver.Server
+			var srvDone <-chan struct{} // closed if the embedded server stops on its own (data directory failure)
+			if connect == "" {
+				var err error
+				srv, err = zkserver.Start(zkserver.Config{Addr: listen, DataDir: dataDir})
+				if err != nil {
+					return err
+				}
+				defer srv.Close()
+				fmt.Fprintf(out, "listening on %s\n", srv.Addr())
+				srvDone = srv.Done()
+				if empty {
+					select {
+					case <-ctx.Done():
+					case <-srvDone:
+					}
+					return srv.Err()
+				}
+				connect = srv.Addr()
+			}
+			logger := slog.New(slog.NewTextHandler(openLog(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+			cfg := sandbox.Config{
+				Connect: connect, Brokers: brokers, Racks: racks, DemoTopics: demoTopics, Pace: pace,
+				LeaderImbalanceCheckInterval: imbalance, NoAutoLeaderRebalance: imbalance == 0,
+				SessionTimeout: cf.sessionTimeout, Logger: logger,
+			}
+			if c.Flags().Changed("seed") {
+				cfg.Rand = sandboxFlags{seed: seed, seeded: true}.rand(sandboxStream)
+			}
+			sb, err := sandbox.Start(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "sandbox: %d brokers (%s) on %s; type \"help\" for commands\n", brokers, rackText(racks), connect)
+			go func() {
+				if err := sandbox.Control(sb, c.InOrStdin(), out); err != nil {
+					fmt.Fprintf(out, "error: reading commands: %v\n", err)
+				}
+			}()
+			select {
+			case <-ctx.Done():
+			case <-srvDone:
+			}
+			if err := sb.Close(); err != nil {
+				return err
+			}
+			if srv != nil && srv.Err() != nil {
+				return srv.Err()
+			}
+			fmt.Fprintln(out, "sandbox stopped")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&empty, "empty", false, "serve only the bare ZooKeeper server: pristine tree, no brokers, no writes of its own")
+	f.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve the embedded ZooKeeper on (port 0 picks a free one)")
+	f.StringVar(&dataDir, "data-dir", "", "keep the embedded ZooKeeper's tree in this directory across runs (default: in memory only)")
+	f.IntVar(&brokers, "brokers", 6, "number of simulated brokers (ids 1..N)")
+	f.IntVar(&racks, "racks", 3, "racks the brokers are spread over round-robin (0: no rack information)")
+	f.BoolVar(&demoTopics, "demo-topics", false, "create a few demo topics (orders, payments, clicks, audit-log, __consumer_offsets)")
+	f.DurationVar(&imbalance, "leader-imbalance-check-interval", 300*time.Second,
+		"how often the controller gives brokers back the partitions they prefer when more than 10 % are led elsewhere (Kafka's leader.imbalance.check.interval.seconds; 0: no automatic rebalance)")
+	f.DurationVar(&pace, "pace", 0, "delay before each controller step, to watch transitions (e.g. 300ms); change it at run time with \"pace\"")
+	f.Uint64Var(&seed, "seed", 0, "draw the cluster id and the demo topics' placements and ids from this seed, so that every run starts alike (default: random)")
+	return cmd
+}
+
+func rackText(racks int) string {
+	switch racks {
+	case 0:
+		return "no racks"
+	case 1:
+		return "1 rack"
+	}
+	return fmt.Sprintf("%d racks", racks)
+}
+
+// lockedWriter serialises the control loop's answers with the command's
+// own lines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// contextOf returns the command's context (Background when none was set).
+func contextOf(c *cobra.Command) context.Context {
+	if ctx := c.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}

@@ -1,0 +1,466 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/ktopo/ktopo/assign"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/cmd/render"
+	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+func newTopicsCmd(cf *connFlags) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "topics",
+		Short: "Create, alter, describe, list and delete topics (kafka-topics.sh flags)",
+		Args:  cobra.NoArgs,
+	}
+	c.AddCommand(newTopicsCreateCmd(cf), newTopicsAlterCmd(cf), newTopicsDescribeCmd(cf), newTopicsListCmd(cf), newTopicsDeleteCmd(cf))
+	return c
+}
+
+// loadCluster reads the cluster once through the live mirror and reports
+// undecodable znodes on stderr (they never change the exit status).
+func loadCluster(ctx context.Context, c *cobra.Command, conn *zkwatch.Conn) (*cluster.Snapshot, error) {
+	s, err := clusterwatch.Load(ctx, conn, cluster.ModelOptions{})
+	if err != nil {
+		return nil, err
+	}
+	render.WriteNodeErrors(c.ErrOrStderr(), s)
+	return s, nil
+}
+
+// withCluster connects, loads the cluster and runs fn.
+func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error) error {
+	ctx := c.Context()
+	conn, err := cf.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	s, err := loadCluster(ctx, c, conn)
+	if err != nil {
+		return err
+	}
+	return fn(ctx, conn, s)
+}
+
+type createFlags struct {
+	ints         []*javaInt
+	topic        string
+	partitions   int
+	rf           int
+	assignment   string
+	configs      []string
+	disableRack  bool
+	ifNotExists  bool
+	validateOnly bool
+	noWait       bool
+	timeout      time.Duration
+	startIndex   int
+	replicaShift int
+}
+
+func newTopicsCreateCmd(cf *connFlags) *cobra.Command {
+	var f createFlags
+	c := &cobra.Command{
+		Use:   "create",
+		Short: "Create a topic as Kafka does, then follow it until every partition is online",
+		Long: `create runs Kafka's checks (kafka-topics.sh --create in ZooKeeper mode), computes
+the assignment as AdminZkClient does (registered brokers sorted by id, rack-aware
+unless --disable-rack-aware), prints it, writes /config/topics/<t> and
+/brokers/topics/<t> in one ZooKeeper multi (so nothing is ever half-written),
+then follows the controller until every partition has a leader.`,
+		Example: `  ktopo topics create --zookeeper zk1:2181/kafka --topic orders --partitions 12 --replication-factor 3
+  ktopo topics create --topic audit --replica-assignment 1:2,2:3,3:1 --config cleanup.policy=compact
+  ktopo topics create --topic orders --partitions 12 --replication-factor 3 --validate-only`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runCreate(c, cf, f) },
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.topic, "topic", "", "name of the topic to create")
+	f.ints = []*javaInt{
+		javaIntVar(fl, &f.partitions, "partitions", 0, "number of partitions"),
+		javaIntVar(fl, &f.rf, "replication-factor", 0, "replication factor"),
+	}
+	fl.StringVar(&f.assignment, "replica-assignment", "", "manual assignment: broker_id:broker_id,… one list per partition")
+	fl.StringArrayVar(&f.configs, "config", nil, "topic config override key=value (repeatable)")
+	fl.BoolVar(&f.disableRack, "disable-rack-aware", false, "ignore broker racks when assigning replicas")
+	fl.BoolVar(&f.ifNotExists, "if-not-exists", false, "succeed without doing anything if the topic exists")
+	fl.BoolVar(&f.validateOnly, "validate-only", false, "run every check and print what would be written, write nothing")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the znodes are written, without waiting for the partitions")
+	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every partition to come online")
+	fl.IntVar(&f.startIndex, "start-index", -1, "fix Kafka's start index (and replica shift), as in ktopo plan (-1: random)")
+	fl.IntVar(&f.replicaShift, "replica-shift", -1, "fix the replica shift, as in ktopo plan")
+	return c
+}
+
+func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
+	fl, out := c.Flags(), c.OutOrStdout()
+	// kafka-topics' argument checks, with its messages.
+	if err := checkJavaInts(f.ints...); err != nil {
+		return err
+	}
+	if !fl.Changed("topic") {
+		return errors.New(`Missing required argument "[topic]"`)
+	}
+	// An empty --replica-assignment is no assignment to Kafka (3.x then
+	// takes the broker defaults; in ZooKeeper mode partitions and
+	// replication factor are required).
+	manual := fl.Changed("replica-assignment") && f.assignment != ""
+	for _, other := range []string{"partitions", "replication-factor"} {
+		if manual && fl.Changed(other) {
+			return fmt.Errorf(`Option "[replica-assignment]" can't be used with option "[%s]"`, other)
+		}
+		if !manual && !fl.Changed(other) {
+			return fmt.Errorf(`Missing required argument "[%s]"`, other)
+		}
+	}
+	// Kafka parses the assignment first, then the configs (validating
+	// them), as kafka-topics' CommandTopicPartition does.
+	var assignment assign.Assignment
+	if manual {
+		var err error
+		if assignment, err = assign.ParseReplicaAssignment(f.assignment); err != nil {
+			return err
+		}
+	}
+	config, err := cluster.ParseConfigArgs(f.configs)
+	if err != nil {
+		return err
+	}
+	if w := cluster.ConfigWarning(config); w != "" {
+		fmt.Fprintln(out, w)
+	}
+	req := cluster.TopicRequest{Name: f.topic, Partitions: f.partitions, ReplicationFactor: f.rf, Config: config,
+		StartIndex: f.startIndex, ReplicaShift: f.replicaShift, Assignment: assignment}
+	if f.disableRack {
+		req.RackAware = cluster.RackAwareDisabled
+	}
+	if cluster.HasCollisionChars(f.topic) {
+		fmt.Fprintln(out, cluster.CollisionWarning)
+	}
+	if !f.validateOnly {
+		if err := cf.writable("create topic "+f.topic, "--validate-only checks it without writing"); err != nil {
+			return err
+		}
+	}
+
+	ctx := c.Context()
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	if err != nil {
+		return err
+	}
+	defer closeWatch()
+	plan, err := cluster.PlanTopic(snap, req)
+	if err != nil {
+		if f.ifNotExists && cluster.ErrorClass(err) == cluster.ClassTopicExists {
+			return nil // kafka-topics --if-not-exists: nothing to do
+		}
+		return err
+	}
+	rf := len(plan.Assignment()[0])
+	shown := render.NewPlan(plan.Registered, len(plan.Assignment()), rf, f.disableRack, plan.Result)
+	shown.Manual = plan.Manual
+	if err := shown.WriteText(out, textStyle(out)); err != nil {
+		return err
+	}
+	if f.validateOnly {
+		ops, err := cluster.CreateOps(conn, plan)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "\nValidation passed. Would write, in one ZooKeeper multi:")
+		for _, line := range cluster.DescribeOps(ops) {
+			fmt.Fprintln(out, "  "+line)
+		}
+		return nil
+	}
+	start := time.Now()
+	if err := createTopic(ctx, c.ErrOrStderr(), conn, plan, f.timeout); err != nil {
+		if f.ifNotExists && cluster.ErrorClass(err) == cluster.ClassTopicExists {
+			return nil
+		}
+		return err
+	}
+	fmt.Fprintf(out, "\nCreated topic %s.\n", f.topic)
+	if f.noWait {
+		return nil
+	}
+	return waitOnline(ctx, w, plan.Name, plan.Assignment(), f.timeout, start, out)
+}
+
+// createTopic writes the plan. When the write gets no reply (the
+// connection failed, the deadline passed), it finds out what happened,
+// within timeout: it says so on errOut, waits for the late reply or for
+// the session to come back, and reads back. A topic found exactly as
+// planned is a success; one not found is an error saying nothing was
+// written; one that cannot be found out is an error saying so.
+func createTopic(ctx context.Context, errOut io.Writer, conn cluster.ZK, plan *cluster.TopicPlan, timeout time.Duration) error {
+	err := cluster.CreateTopic(conn, plan)
+	if !cluster.MaybeWritten(err) {
+		return err
+	}
+	fmt.Fprintf(errOut, "No reply to the write (%v); finding out whether it was applied…\n", err)
+	vctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	o := cluster.VerifyCreate(vctx, conn, plan, err)
+	switch {
+	case !o.Known:
+		return fmt.Errorf("the outcome is unknown: %w. A multi is applied whole or not at all: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
+			o.Err, plan.Name, plan.Name)
+	case o.Applied:
+		fmt.Fprintf(errOut, "The write was applied (%s): topic %s exists exactly as planned.\n", o.How, plan.Name)
+		return nil
+	case o.Err != nil && cluster.ErrorClass(o.Err) != "":
+		return o.Err
+	case o.Err != nil:
+		return fmt.Errorf("topic %s was not created (%s: %w); nothing was written", plan.Name, o.How, o.Err)
+	}
+	return fmt.Errorf("topic %s was not created (%s: it does not exist); nothing was written", plan.Name, o.How)
+}
+
+// waitOnline follows the live model until every partition of assignment
+// (a new topic's, or the partitions added to one) has a leader, printing
+// each transition (a progress bar on a terminal).
+func waitOnline(ctx context.Context, w *clusterwatch.Watch, topic string, assignment map[int][]int, timeout time.Duration, start time.Time, out io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	phases := map[int]cluster.Phase{}
+	var last cluster.Progress
+	err := followModel(ctx, w, out, func(s *cluster.Snapshot, tty bool) bool {
+		last = cluster.TopicProgress(s, topic, assignment)
+		for _, p := range last.Partitions {
+			if prev, ok := phases[p.ID]; tty || ok && prev == p.Phase {
+				continue
+			}
+			phases[p.ID] = p.Phase
+			switch p.Phase {
+			case cluster.PhaseNonExistent:
+			case cluster.PhaseNew:
+				fmt.Fprintf(out, "partition %d: New (replicas %s)\n", p.ID, text.List(p.Replicas))
+			default:
+				fmt.Fprintf(out, "partition %d: %s (leader %d, isr %s)\n", p.ID, p.Phase, p.Leader, text.List(p.ISR))
+			}
+		}
+		return last.Done()
+	}, func() string { return progressBar(last, 30) })
+	if errors.Is(err, context.DeadlineExceeded) {
+		return stalled(last, timeout)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "All %d partitions online in %s (%d fully in sync).\n", len(last.Partitions),
+		time.Since(start).Round(time.Millisecond), last.InSync)
+	return nil
+}
+
+// followModel hands every new snapshot of the live model to update (with
+// whether out is a terminal, where update prints nothing and bar is
+// redrawn after each update instead) until update reports done or ctx
+// ends (its error is returned). No polling: it waits for the mirror's
+// batches.
+func followModel(ctx context.Context, w *clusterwatch.Watch, out io.Writer, update func(s *cluster.Snapshot, tty bool) (done bool), bar func() string) error {
+	tty := isTerminal(out)
+	step := func() bool {
+		done := update(w.Model.Snapshot(), tty)
+		if tty {
+			fmt.Fprintf(out, "\r%s", bar())
+		}
+		return done
+	}
+	for done := step(); !done; done = step() {
+		if _, _, err := w.Next(ctx); err != nil {
+			if tty {
+				fmt.Fprintln(out)
+			}
+			return err
+		}
+	}
+	if tty {
+		fmt.Fprintln(out)
+	}
+	return nil
+}
+
+// stalled explains a wait that timed out.
+func stalled(pr cluster.Progress, timeout time.Duration) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d partitions of %s online after %s", pr.Online, len(pr.Partitions), pr.Topic, timeout)
+	if len(pr.Waiting) == 0 {
+		b.WriteString(": the controller has not finished")
+	}
+	for _, why := range pr.Waiting {
+		b.WriteString("\n  waiting: " + why)
+	}
+	return errors.New(b.String())
+}
+
+func progressBar(pr cluster.Progress, width int) string {
+	n := len(pr.Partitions)
+	done := 0
+	if n > 0 {
+		done = pr.Online * width / n
+	}
+	return fmt.Sprintf("[%s%s] %d/%d online, %d in sync", strings.Repeat("#", done), strings.Repeat(".", width-done), pr.Online, n, pr.InSync)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+type describeFlags struct {
+	topic           string
+	excludeInternal bool
+	filter          render.DescribeFilter
+	output          string
+}
+
+func newTopicsDescribeCmd(cf *connFlags) *cobra.Command {
+	var f describeFlags
+	c := &cobra.Command{
+		Use:   "describe",
+		Short: "Describe topics in kafka-topics.sh --describe format",
+		Example: `  ktopo topics describe --zookeeper zk1:2181/kafka --topic 'orders|payments'
+  ktopo topics describe --under-replicated-partitions
+  ktopo topics describe --under-min-isr-partitions --output json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkOutput(f.output); err != nil {
+				return err
+			}
+			filter, err := cluster.NewTopicFilter(f.topic, f.excludeInternal)
+			if err != nil {
+				return err
+			}
+			return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+				if f.topic != "" && len(filter.Topics(s)) == 0 {
+					if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
+						return fmt.Errorf("cannot tell whether topic %s exists: ZooKeeper's ACL does not let this session list %s", f.topic, cluster.BrokerTopicsPath)
+					}
+					return cluster.TopicDoesNotExistError(f.topic)
+				}
+				if f.output == "json" {
+					return render.WriteDescribeJSON(c.OutOrStdout(), s, filter, f.filter)
+				}
+				return render.WriteDescribe(c.OutOrStdout(), s, filter, f.filter)
+			})
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.topic, "topic", "", "topics to describe: a regular expression, as kafka-topics")
+	fl.BoolVar(&f.excludeInternal, "exclude-internal", false, "leave out Kafka's internal topics")
+	fl.BoolVar(&f.filter.UnderReplicated, "under-replicated-partitions", false, "only partitions whose ISR is smaller than their replicas")
+	fl.BoolVar(&f.filter.Unavailable, "unavailable-partitions", false, "only partitions without a live leader")
+	fl.BoolVar(&f.filter.UnderMinISR, "under-min-isr-partitions", false, "only partitions whose ISR is smaller than min.insync.replicas")
+	fl.StringVar(&f.output, "output", "text", "output format: text or json")
+	return c
+}
+
+func newTopicsListCmd(cf *connFlags) *cobra.Command {
+	var topic string
+	var excludeInternal bool
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List topics (kafka-topics.sh --list)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			filter, err := cluster.NewTopicFilter(topic, excludeInternal)
+			if err != nil {
+				return err
+			}
+			return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+				return render.WriteList(c.OutOrStdout(), s, filter)
+			})
+		},
+	}
+	c.Flags().StringVar(&topic, "topic", "", "only topics matching this regular expression")
+	c.Flags().BoolVar(&excludeInternal, "exclude-internal", false, "leave out Kafka's internal topics")
+	return c
+}
+
+func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
+	var topic string
+	var ifExists bool
+	c := &cobra.Command{
+		Use:   "delete",
+		Short: "Mark topics for deletion (/admin/delete_topics/<t>); the controller deletes them",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !c.Flags().Changed("topic") {
+				return errors.New(`Missing required argument "[topic]"`)
+			}
+			if err := cf.writable("delete topic " + topic); err != nil {
+				return err
+			}
+			filter, err := cluster.NewTopicFilter(topic, false)
+			if err != nil {
+				return err
+			}
+			return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error {
+				names := filter.Names(s)
+				if len(names) == 0 {
+					if ifExists {
+						return nil
+					}
+					return cluster.TopicDoesNotExistError(topic)
+				}
+				out := c.OutOrStdout()
+				for _, t := range names {
+					err := cluster.DeleteTopic(conn, t, s)
+					switch cluster.ErrorClass(err) {
+					case "":
+						if err != nil {
+							return err
+						}
+						fmt.Fprintln(out, cluster.TopicMarkedForDeletionMessage(t))
+						fmt.Fprintln(out, cluster.DeletionNote)
+					case cluster.ClassTopicAlreadyMarkedForDeletion:
+						fmt.Fprintln(out, cluster.TopicAlreadyMarkedMessage(t))
+					default:
+						return err
+					}
+				}
+				return nil
+			})
+		},
+	}
+	c.Flags().StringVar(&topic, "topic", "", "topics to delete: a regular expression, as kafka-topics")
+	c.Flags().BoolVar(&ifExists, "if-exists", false, "succeed without doing anything if no topic matches")
+	return c
+}
+
+func newBrokersCmd(cf *connFlags) *cobra.Command {
+	var output string
+	c := &cobra.Command{
+		Use:   "brokers",
+		Short: "List brokers: id, rack, endpoints, controller, registration",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+				if output == "json" {
+					return render.WriteBrokersJSON(c.OutOrStdout(), s)
+				}
+				return render.WriteBrokers(c.OutOrStdout(), s)
+			})
+		},
+	}
+	c.Flags().StringVar(&output, "output", "text", "output format: text or json")
+	return c
+}

@@ -1,0 +1,133 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/config"
+	"github.com/ktopo/ktopo/ui"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// setupTUI makes the root command open the TUI and registers the
+// sandbox's flags (--pace, --listen, --seed).
+func setupTUI(root *cobra.Command, cf *connFlags) {
+	var sf sandboxFlags
+	f := root.Flags()
+	f.DurationVar(&sf.pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
+	f.StringVar(&sf.listen, "listen", "127.0.0.1:0", "sandbox only: address to serve the embedded ZooKeeper on, for other clients (port 0 picks a free one)")
+	f.Uint64Var(&sf.seed, "seed", 0, "sandbox only: draw the cluster id, the demo topics' placements and ids and the creation wizard's start index from this seed, so that every run starts alike (default: random)")
+	root.Args = cobra.NoArgs
+	root.Long += `
+
+With no command, ktopo opens its terminal UI: on the cluster given with
+--zookeeper (or $KTOPO_ZOOKEEPER, or --context), else on a sandbox: an
+embedded ZooKeeper with 6 simulated brokers in 3 racks and demo topics, where
+you can kill and restart brokers and watch leaders move and ISRs shrink.
+Press ? in the UI for its keys.
+
+Contexts (named clusters with connect string, digest auth, read-only and
+production flags) live in ` + displayPath(config.Path()) + `.
+ktopo logs to ` + displayPath(LogPath()) + ` (set KTOPO_LOG to change it),
+never to the terminal. NO_COLOR=1 turns colours off.`
+	root.RunE = func(c *cobra.Command, _ []string) error {
+		sf.seeded = c.Flags().Changed("seed")
+		return runTUI(c, cf, sf)
+	}
+}
+
+// displayPath shortens the home directory to ~.
+func displayPath(p string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(p, home+string(os.PathSeparator)) {
+		return "~" + p[len(home):]
+	}
+	return p
+}
+
+func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
+	t, err := cf.target()
+	if err != nil {
+		return err
+	}
+	if t.connect != "" {
+		for _, name := range []string{"listen", "seed"} {
+			if c.Flags().Changed(name) {
+				return fmt.Errorf("--%s is for the sandbox; it cannot be combined with a cluster (--zookeeper, --context or $%s)", name, envZookeeper)
+			}
+		}
+	}
+	if !term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd()) {
+		return errors.New("the terminal UI needs a terminal; the commands (ktopo --help) work without one")
+	}
+	// Nothing may reach the screen: stray log lines go to the log file.
+	logger := log.New(openLog(), "ktopo: ", log.LstdFlags|log.Lmicroseconds)
+	log.SetOutput(openLog())
+	ctx, cancel := context.WithCancel(contextOf(c))
+	defer cancel()
+
+	cfg := ui.Config{Connect: t.connect, Context: t.context, Production: t.production,
+		NoColor: os.Getenv("NO_COLOR") != "", Logger: logger, Debug: os.Getenv("KTOPO_DEBUG") != ""}
+	if t.connect != "" {
+		cfg.Notice = strings.Join(t.warnings, "; ")
+		for _, w := range t.warnings {
+			logger.Print(w)
+		}
+	}
+	var conn *zkwatch.Conn
+	if t.connect == "" {
+		sb, err := startSandbox(ctx, logger, sf)
+		if err != nil {
+			return err
+		}
+		defer sb.close()
+		conn, cfg.Connect, cfg.Mode, cfg.Sandbox = sb.conn, sb.connect, ui.ModeSandbox, sb.control
+		if sf.seeded {
+			cfg.Rand = sf.rand(wizardStream)
+		}
+	} else {
+		fmt.Fprintf(c.ErrOrStderr(), "Connecting to %s…\r", t.connect)
+		conn, err = cf.connect(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		cfg.Mode = ui.ModeLive
+		if t.readOnly {
+			cfg.Mode = ui.ModeReadOnly
+		}
+	}
+	mirror, err := zkwatch.NewMirror(conn, clusterwatch.Shape(), ui.MirrorOptions())
+	if err != nil {
+		return err
+	}
+	defer mirror.Close()
+	cfg.Source, cfg.Browser = mirror, conn
+	if cfg.Mode != ui.ModeReadOnly {
+		cfg.Writer = conn // the creation wizard writes through the same session
+	}
+	logger.Printf("TUI on %s (%s)", cfg.Connect, modeName(cfg.Mode))
+	p := tea.NewProgram(ui.New(cfg), tea.WithContext(ctx))
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return err
+	}
+	return nil
+}
+
+func modeName(m ui.Mode) string {
+	switch m {
+	case ui.ModeSandbox:
+		return "sandbox"
+	case ui.ModeReadOnly:
+		return "read-only"
+	}
+	return "live"
+}

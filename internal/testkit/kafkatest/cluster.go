@@ -1,0 +1,592 @@
+package kafkatest
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
+)
+
+// Options describe a cluster of real Kafka brokers in ZooKeeper mode.
+type Options struct {
+	// Version is the Kafka version (Kafka39, Kafka28).
+	Version string
+	// Connect is the ZooKeeper connect string with a chroot
+	// ("127.0.0.1:2181/kafka"); the brokers create the chroot.
+	Connect string
+	// Brokers is the number of brokers, ids 1..N (default 3).
+	Brokers int
+	// Racks spreads the brokers round-robin over racks rack-a, rack-b, …
+	// (default 3; -1: no broker.rack at all).
+	Racks int
+	// SessionTimeout is zookeeper.session.timeout.ms (default 6s), short so
+	// that a killed broker's registration expires quickly.
+	SessionTimeout time.Duration
+	// Props are extra server.properties entries (they win over the defaults).
+	Props map[string]string
+	// Dir holds each broker's data, properties and logs; empty makes a
+	// temporary directory that Stop removes.
+	Dir string
+	// Heap is the brokers' -Xmx (default 384m).
+	Heap string
+	// ZKTLS, when set, is how kafkatest's own ZooKeeper client (WaitReady,
+	// Controller) dials Connect's servers: their secureClientPort. The
+	// brokers' TLS settings go in Props (zookeeper.ssl.*).
+	ZKTLS *tls.Config
+	// FirstController, when set, is the id of a broker started alone
+	// first: it wins the first election (controller epoch 1) and the
+	// others start once it is elected. A scenario that kills "the
+	// controller" can then name it in advance (the sandbox's first
+	// controller is broker 1, the first it starts). 0: all start at once
+	// and any may win.
+	FirstController int
+}
+
+// Cluster is a set of running Kafka broker processes.
+type Cluster struct {
+	dist    *Dist
+	opts    Options
+	hosts   []string // ZooKeeper servers
+	chroot  string
+	dir     string
+	ownsDir bool
+	brokers []*Broker
+}
+
+// Broker is one Kafka broker process, which can be stopped, killed and
+// started again with the same id, port and data.
+type Broker struct {
+	ID   int
+	Rack string
+	Port int
+
+	c       *Cluster
+	props   string
+	logFile string
+	outFile string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// Start fetches the Kafka version if needed, starts the brokers and waits
+// until every broker is registered and a controller is elected.
+func Start(o Options) (*Cluster, error) {
+	if o.Brokers <= 0 {
+		o.Brokers = 3
+	}
+	if o.Racks == 0 {
+		o.Racks = 3
+	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = 6 * time.Second
+	}
+	if o.Heap == "" {
+		o.Heap = "384m"
+	}
+	hosts, chroot, err := splitConnect(o.Connect)
+	if err != nil {
+		return nil, err
+	}
+	dist, err := FetchKafka(o.Version)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{dist: dist, opts: o, hosts: hosts, chroot: chroot, dir: o.Dir}
+	if c.dir == "" {
+		if err := os.MkdirAll(baseDir(), 0o755); err != nil {
+			return nil, err
+		}
+		if c.dir, err = os.MkdirTemp(baseDir(), strconv.Itoa(os.Getpid())+"-"); err != nil {
+			return nil, err
+		}
+		c.ownsDir = true
+	}
+	// The owner file lets a later run reap brokers a crashed test left.
+	if err := os.WriteFile(filepath.Join(c.dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return nil, err
+	}
+	for id := 1; id <= o.Brokers; id++ {
+		b := &Broker{ID: id, c: c}
+		if o.Racks > 0 {
+			b.Rack = "rack-" + string(rune('a'+(id-1)%o.Racks))
+		}
+		c.brokers = append(c.brokers, b)
+	}
+	rest := c.brokers
+	if first := c.Broker(o.FirstController); first != nil {
+		if err := first.Start(); err != nil {
+			c.Stop()
+			return nil, err
+		}
+		if err := c.WaitReady(2 * time.Minute); err != nil {
+			err = fmt.Errorf("%w\n%s", err, c.LogTails(40))
+			c.Stop()
+			return nil, err
+		}
+		rest = slices.DeleteFunc(slices.Clone(rest), func(b *Broker) bool { return b == first })
+	}
+	if err := c.startAll(rest); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if err := c.WaitReady(2 * time.Minute); err != nil {
+		err = fmt.Errorf("%w\n%s", err, c.LogTails(40))
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// startAll starts brokers in parallel (each JVM takes seconds to start).
+func (c *Cluster) startAll(bs []*Broker) error {
+	errs := make([]error, len(bs))
+	var wg sync.WaitGroup
+	for i, b := range bs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = b.Start()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Version is the cluster's Kafka version.
+func (c *Cluster) Version() string { return c.dist.Version }
+
+// Dist is the cluster's Kafka jars.
+func (c *Cluster) Dist() *Dist { return c.dist }
+
+// Connect is the ZooKeeper connect string with the chroot, as ktopo's
+// --zookeeper takes it.
+func (c *Cluster) Connect() string { return strings.Join(c.hosts, ",") + c.chroot }
+
+// Chroot is the cluster's ZooKeeper chroot ("/kafka-…").
+func (c *Cluster) Chroot() string { return c.chroot }
+
+// Bootstrap is the brokers' listener list for Kafka clients and tools.
+func (c *Cluster) Bootstrap() string {
+	var out []string
+	for _, b := range c.brokers {
+		out = append(out, b.Addr())
+	}
+	return strings.Join(out, ",")
+}
+
+// Dir holds the brokers' data, properties and logs.
+func (c *Cluster) Dir() string { return c.dir }
+
+// Brokers returns every broker, running or not, by id.
+func (c *Cluster) Brokers() []*Broker { return c.brokers }
+
+// Broker returns the broker with id (nil if none).
+func (c *Cluster) Broker(id int) *Broker {
+	for _, b := range c.brokers {
+		if b.ID == id {
+			return b
+		}
+	}
+	return nil
+}
+
+// Addr is the broker's PLAINTEXT listener.
+func (b *Broker) Addr() string { return "127.0.0.1:" + strconv.Itoa(b.Port) }
+
+// LogFile is the broker's log (all of Kafka's loggers, one file).
+func (b *Broker) LogFile() string { return b.logFile }
+
+// Running reports whether the broker's process is alive.
+func (b *Broker) Running() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cmd == nil {
+		return false
+	}
+	select {
+	case <-b.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// Start starts the broker's process (again, after Stop or Kill: same id,
+// port and log directory). It does not wait for the registration.
+func (b *Broker) Start() error {
+	if b.Running() {
+		return nil
+	}
+	c := b.c
+	if b.Port == 0 {
+		p, err := zktest.FreePort()
+		if err != nil {
+			return err
+		}
+		b.Port = p
+	}
+	b.props = filepath.Join(c.dir, fmt.Sprintf("broker-%d.properties", b.ID))
+	b.logFile = filepath.Join(c.dir, fmt.Sprintf("broker-%d.log", b.ID))
+	b.outFile = filepath.Join(c.dir, fmt.Sprintf("broker-%d.out", b.ID))
+	if err := os.WriteFile(b.props, []byte(b.properties()), 0o644); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(b.outFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	args := append(jvmArgs(c.opts.Heap),
+		"-Dorg.slf4j.simpleLogger.logFile="+b.logFile,
+		"-Dorg.slf4j.simpleLogger.showDateTime=true",
+		"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+		"-Dktopo.kafkatest.dir="+c.dir, // lets ReapStale recognise the process
+		"-cp", c.dist.Classpath(), "kafka.Kafka", b.props)
+	cmd := exec.Command("java", args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		return fmt.Errorf("kafkatest: start broker %d: %w", b.ID, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		out.Close()
+		close(exited)
+	}()
+	b.mu.Lock()
+	b.cmd, b.exited = cmd, exited
+	b.mu.Unlock()
+	return os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("broker-%d.pid", b.ID)), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+}
+
+// Stop stops the broker cleanly (SIGTERM: a controlled shutdown, its
+// leaderships moved first) and waits, killing it after 45 s.
+func (b *Broker) Stop() { b.signal(syscall.SIGTERM, 45*time.Second) }
+
+// Kill kills the broker (SIGKILL): no controlled shutdown; its registration
+// disappears when its ZooKeeper session expires (Options.SessionTimeout).
+func (b *Broker) Kill() { b.signal(syscall.SIGKILL, 10*time.Second) }
+
+func (b *Broker) signal(sig syscall.Signal, wait time.Duration) {
+	b.mu.Lock()
+	cmd, exited := b.cmd, b.exited
+	b.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(sig)
+	select {
+	case <-exited:
+	case <-time.After(wait):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	}
+	_ = os.Remove(filepath.Join(b.c.dir, fmt.Sprintf("broker-%d.pid", b.ID)))
+}
+
+// properties is the broker's server.properties: loopback, small, fast to
+// fail over, nothing created behind the tests' backs.
+func (b *Broker) properties() string {
+	o := b.c.opts
+	rf := strconv.Itoa(min(3, o.Brokers))
+	p := map[string]string{
+		"broker.id":                                strconv.Itoa(b.ID),
+		"listeners":                                "PLAINTEXT://" + b.Addr(),
+		"advertised.listeners":                     "PLAINTEXT://" + b.Addr(),
+		"log.dirs":                                 filepath.Join(b.c.dir, fmt.Sprintf("data-%d", b.ID)),
+		"zookeeper.connect":                        b.c.Connect(),
+		"zookeeper.session.timeout.ms":             strconv.FormatInt(o.SessionTimeout.Milliseconds(), 10),
+		"zookeeper.connection.timeout.ms":          "30000",
+		"offsets.topic.replication.factor":         rf,
+		"offsets.topic.num.partitions":             "5",
+		"transaction.state.log.replication.factor": rf,
+		"transaction.state.log.min.isr":            "1",
+		"group.initial.rebalance.delay.ms":         "0",
+		"auto.create.topics.enable":                "false",
+		"num.network.threads":                      "2",
+		"num.io.threads":                           "2",
+		"background.threads":                       "2",
+		"num.recovery.threads.per.data.dir":        "1",
+		"log.cleaner.enable":                       "false", // its dedupe buffer alone is 128 MiB of heap
+		"controlled.shutdown.retry.backoff.ms":     "500",
+	}
+	if b.Rack != "" {
+		p["broker.rack"] = b.Rack
+	}
+	for k, v := range o.Props {
+		p[k] = v
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var sb strings.Builder
+	for _, k := range keys {
+		sb.WriteString(k + "=" + p[k] + "\n")
+	}
+	return sb.String()
+}
+
+// jvmArgs keep the JVMs small and quick to start on a 2-core machine.
+func jvmArgs(heap string) []string {
+	return []string{"-Xms64m", "-Xmx" + heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-Xss512k", "-Djava.awt.headless=true"}
+}
+
+// Running returns the brokers whose process is alive.
+func (c *Cluster) Running() []*Broker {
+	var out []*Broker
+	for _, b := range c.brokers {
+		if b.Running() {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// WaitReady waits until every running broker is registered in ZooKeeper
+// (and no stopped one is), and a controller is elected among them.
+func (c *Cluster) WaitReady(timeout time.Duration) error {
+	conn, err := c.zk()
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	deadline := time.Now().Add(timeout)
+	var last string
+	for {
+		var want []int
+		for _, b := range c.brokers {
+			if b.Running() {
+				want = append(want, b.ID)
+			}
+		}
+		for _, b := range c.brokers {
+			if b.cmd != nil && !b.Running() && slices.Contains(want, b.ID) {
+				return fmt.Errorf("kafkatest: broker %d exited\n%s", b.ID, tail(readFile(b.outFile), 20))
+			}
+		}
+		ids, _, err := conn.Children(c.chroot + "/brokers/ids")
+		got := atoiAll(ids)
+		ctrl, _, cerr := conn.Get(c.chroot + "/controller")
+		switch {
+		case err != nil:
+			last = "no /brokers/ids yet"
+		case !slices.Equal(got, want):
+			last = fmt.Sprintf("registered brokers %v, running %v", got, want)
+		case cerr != nil:
+			last = "no controller yet"
+		default:
+			id := controllerID(ctrl)
+			if slices.Contains(want, id) {
+				return nil
+			}
+			last = fmt.Sprintf("controller %d is not a running broker", id)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kafkatest: cluster not ready after %s: %s", timeout, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Controller returns the id of the active controller and the controller
+// epoch, read from ZooKeeper (-1 when none).
+func (c *Cluster) Controller() (id, epoch int, err error) {
+	conn, err := c.zk()
+	if err != nil {
+		return -1, -1, err
+	}
+	defer conn.Close()
+	ctrl, _, err := conn.Get(c.chroot + "/controller")
+	if errors.Is(err, zk.ErrNoNode) {
+		id = -1
+	} else if err != nil {
+		return -1, -1, err
+	} else {
+		id = controllerID(ctrl)
+	}
+	e, _, err := conn.Get(c.chroot + "/controller_epoch")
+	if err != nil {
+		return id, -1, err
+	}
+	epoch, _ = strconv.Atoi(strings.TrimSpace(string(e)))
+	return id, epoch, nil
+}
+
+// StopBrokers stops every broker cleanly, in parallel, keeping the
+// cluster's directory so that Heal can start them again.
+func (c *Cluster) StopBrokers() {
+	var wg sync.WaitGroup
+	for _, b := range c.brokers {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.Stop() }()
+	}
+	wg.Wait()
+}
+
+// Stop stops every broker (SIGTERM, in parallel) and removes the directory
+// if Start made it.
+func (c *Cluster) Stop() {
+	c.StopBrokers()
+	if c.ownsDir {
+		_ = os.RemoveAll(c.dir)
+	}
+}
+
+// Heal starts every stopped broker again and waits until the cluster is
+// ready: what a test that killed brokers of a shared cluster calls last.
+func (c *Cluster) Heal() error {
+	var down []*Broker
+	for _, b := range c.brokers {
+		if !b.Running() {
+			down = append(down, b)
+		}
+	}
+	if err := c.startAll(down); err != nil {
+		return err
+	}
+	return c.WaitReady(2 * time.Minute)
+}
+
+// LogTails returns the last n lines of every broker's log.
+func (c *Cluster) LogTails(n int) string {
+	var sb strings.Builder
+	for _, b := range c.brokers {
+		fmt.Fprintf(&sb, "--- broker %d (%s) ---\n%s\n%s\n", b.ID, b.logFile, tail(readFile(b.outFile), 10), tail(readFile(b.logFile), n))
+	}
+	return sb.String()
+}
+
+// zk opens a plain ZooKeeper connection (no chroot: paths are prefixed).
+func (c *Cluster) zk() (*zk.Conn, error) {
+	dial := zk.Dialer(net.DialTimeout)
+	if cfg := c.opts.ZKTLS; cfg != nil {
+		dial = func(network, addr string, timeout time.Duration) (net.Conn, error) {
+			return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, cfg)
+		}
+	}
+	conn, ev, err := zk.Connect(c.hosts, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quiet{}), zk.WithDialer(dial))
+	if err != nil {
+		return nil, err
+	}
+	timeout := time.After(15 * time.Second)
+	for {
+		select {
+		case e := <-ev:
+			if e.State == zk.StateHasSession {
+				return conn, nil
+			}
+		case <-timeout:
+			conn.Close()
+			return nil, fmt.Errorf("kafkatest: no ZooKeeper session with %v", c.hosts)
+		}
+	}
+}
+
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}
+
+// controllerID reads the broker id of a /controller znode ({"brokerid":1,…}).
+func controllerID(data []byte) int {
+	s := string(data)
+	i := strings.Index(s, `"brokerid":`)
+	if i < 0 {
+		return -1
+	}
+	s = s[i+len(`"brokerid":`):]
+	j := strings.IndexAny(s, ",}")
+	if j < 0 {
+		return -1
+	}
+	id, err := strconv.Atoi(strings.TrimSpace(s[:j]))
+	if err != nil {
+		return -1
+	}
+	return id
+}
+
+func atoiAll(ss []string) []int {
+	out := make([]int, 0, len(ss))
+	for _, s := range ss {
+		if n, err := strconv.Atoi(s); err == nil {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// splitConnect splits "h1:p1,h2:p2/chroot" into servers and chroot.
+func splitConnect(s string) ([]string, string, error) {
+	hosts, chroot := s, ""
+	if i := strings.Index(s, "/"); i >= 0 {
+		hosts, chroot = s[:i], strings.TrimRight(s[i:], "/")
+	}
+	if hosts == "" {
+		return nil, "", fmt.Errorf("kafkatest: no ZooKeeper server in %q", s)
+	}
+	if chroot == "" {
+		return nil, "", fmt.Errorf("kafkatest: give the cluster a chroot (%q has none), so tests sharing a ZooKeeper never see each other", s)
+	}
+	return strings.Split(hosts, ","), chroot, nil
+}
+
+func readFile(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+func baseDir() string { return filepath.Join(os.TempDir(), "ktopo-kafkatest") }
+
+// ReapStale kills brokers left behind by test processes that no longer run
+// and removes their directories.
+func ReapStale() {
+	entries, err := os.ReadDir(baseDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		dir := filepath.Join(baseDir(), e.Name())
+		b, err := os.ReadFile(filepath.Join(dir, "owner.pid"))
+		if err != nil {
+			continue
+		}
+		owner, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || zktest.Alive(owner) {
+			continue
+		}
+		pids, _ := filepath.Glob(filepath.Join(dir, "broker-*.pid"))
+		for _, p := range pids {
+			b, _ := os.ReadFile(p)
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil || pid <= 0 {
+				continue
+			}
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if strings.Contains(string(cmdline), "-Dktopo.kafkatest.dir="+dir) {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		_ = os.RemoveAll(dir)
+	}
+}
