@@ -141,7 +141,7 @@ func PlanAddPartitions(s *Snapshot, req AddPartitionsRequest) (*AddPartitionsPla
 	}
 	res, err := assign.AddPartitionsResult(t.Name, existing, req.Partitions, manual, brokers)
 	if err != nil {
-		return nil, asKafkaError(err)
+		return nil, AsKafkaError(err)
 	}
 	p.Result = res
 	all := maps.Clone(existing)

@@ -115,7 +115,7 @@ func throttledReplicas(name string, v any) error {
 	list := v.([]string)
 	ok := true
 	for _, e := range list {
-		if !isThrottleEntry(javaTrim(e)) {
+		if !isThrottleEntry(JavaTrim(e)) {
 			ok = false
 			break
 		}
@@ -130,7 +130,7 @@ func throttledReplicas(name string, v any) error {
 func trimAll(l []string) []string {
 	out := make([]string, len(l))
 	for i, s := range l {
-		out[i] = javaTrim(s)
+		out[i] = JavaTrim(s)
 	}
 	return out
 }
@@ -361,7 +361,7 @@ func configValueErr(name, value, reason string) error {
 // parseConfigValue is ConfigDef.parseType followed by the key's validator.
 // Parsed values are bool, string, int64 (INT and LONG), float64 or []string.
 func parseConfigValue(key TopicConfigKey, raw string) (any, error) {
-	trimmed := javaTrim(raw)
+	trimmed := JavaTrim(raw)
 	var parsed any
 	switch key.Type {
 	case TypeBoolean:
@@ -461,8 +461,8 @@ func javaDoubleString(f float64) string {
 	return mant + "E" + strconv.Itoa(e)
 }
 
-// javaTrim is String.trim: strip characters ≤ U+0020 at both ends.
-func javaTrim(s string) string {
+// JavaTrim is String.trim: strip characters ≤ U+0020 at both ends.
+func JavaTrim(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
 }
 
@@ -690,7 +690,7 @@ func ParseConfigArgs(args []string) (map[string]string, error) {
 		}
 	}
 	for _, p := range pairs {
-		out[javaTrim(p[0])] = javaTrim(p[1])
+		out[JavaTrim(p[0])] = JavaTrim(p[1])
 	}
 	if err := ValidateTopicConfig(out); err != nil {
 		return nil, err
@@ -709,9 +709,35 @@ func EffectiveMinISR(config map[string]string, def int) int {
 }
 
 func parseMinISR(v string, def int) int {
-	n, ok := javaParseInteger(javaTrim(v), 32)
+	n, ok := javaParseInteger(JavaTrim(v), 32)
 	if !ok || n < 1 {
 		return def
 	}
 	return int(n)
+}
+
+// The throttle configs Kafka's tool sets and clears.
+const (
+	ConfigLeaderThrottledReplicas   = "leader.replication.throttled.replicas"
+	ConfigFollowerThrottledReplicas = "follower.replication.throttled.replicas"
+	ConfigLeaderThrottledRate       = "leader.replication.throttled.rate"
+	ConfigFollowerThrottledRate     = "follower.replication.throttled.rate"
+	ConfigLogDirsThrottledRate      = "replica.alter.log.dirs.io.max.bytes.per.second"
+)
+
+// TopicThrottleKeys are the topic throttle configs --verify clears;
+// BrokerThrottleKeys the broker ones.
+var (
+	TopicThrottleKeys  = []string{ConfigLeaderThrottledReplicas, ConfigFollowerThrottledReplicas}
+	BrokerThrottleKeys = []string{ConfigLeaderThrottledRate, ConfigFollowerThrottledRate, ConfigLogDirsThrottledRate}
+)
+
+// hasConfigKey reports whether entries set one of keys.
+func hasConfigKey(entries []ConfigEntry, keys []string) bool {
+	for _, e := range entries {
+		if slices.Contains(keys, e.Key) {
+			return true
+		}
+	}
+	return false
 }

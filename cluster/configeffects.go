@@ -89,5 +89,5 @@ func TopicConfigEffects(s *Snapshot, topic string, after map[string]string) Conf
 // uncleanEnabled reads unclean.leader.election.enable as Kafka's brokers
 // do (case-insensitive "true").
 func uncleanEnabled(config map[string]string) bool {
-	return strings.EqualFold(javaTrim(config[ConfigUncleanLeaderElectionEnable]), "true")
+	return strings.EqualFold(JavaTrim(config[ConfigUncleanLeaderElectionEnable]), "true")
 }

@@ -85,7 +85,7 @@ func PlanTopic(s *Snapshot, req TopicRequest) (*TopicPlan, error) {
 		opts := assign.Options{StartIndex: req.StartIndex, ReplicaShift: req.ReplicaShift, StartPartition: -1, Rand: req.Rand}
 		res, err := assign.Assign(brokers, req.Partitions, req.ReplicationFactor, opts)
 		if err != nil {
-			return nil, asKafkaError(err)
+			return nil, AsKafkaError(err)
 		}
 		p.Result = res
 	}

@@ -69,7 +69,7 @@ func (g *GeneratePlan) Moves(st Strategy) []PartitionMove {
 			out = append(out, PartitionMove{TopicPartition: TopicPartition{t.Topic, p}, Current: cur, Target: nw})
 		}
 	}
-	slices.SortFunc(out, func(a, b PartitionMove) int { return compareTopicPartitions(a.TopicPartition, b.TopicPartition) })
+	slices.SortFunc(out, func(a, b PartitionMove) int { return CompareTopicPartitions(a.TopicPartition, b.TopicPartition) })
 	return out
 }
 

@@ -27,7 +27,7 @@ func CheckPlacement(s *Snapshot, partitions, rf int, mode RackAwareMode) error {
 	// One partition runs exactly the checks n partitions would (only
 	// n ≤ 0 depends on n, and min keeps it).
 	if _, err = assign.Assign(brokers, min(partitions, 1), rf, assign.Fixed(0)); err != nil {
-		return asKafkaError(err)
+		return AsKafkaError(err)
 	}
 	return CheckPartitionCount(partitions)
 }

@@ -19,22 +19,6 @@ import (
 // when the znode is created, and the throttle configs into the topics' and
 // brokers' config znodes. ktopo writes all of them in one multi.
 
-// The throttle configs Kafka's tool sets and clears.
-const (
-	ConfigLeaderThrottledReplicas   = "leader.replication.throttled.replicas"
-	ConfigFollowerThrottledReplicas = "follower.replication.throttled.replicas"
-	ConfigLeaderThrottledRate       = "leader.replication.throttled.rate"
-	ConfigFollowerThrottledRate     = "follower.replication.throttled.rate"
-	ConfigLogDirsThrottledRate      = "replica.alter.log.dirs.io.max.bytes.per.second"
-)
-
-// TopicThrottleKeys are the topic throttle configs --verify clears;
-// BrokerThrottleKeys the broker ones.
-var (
-	TopicThrottleKeys  = []string{ConfigLeaderThrottledReplicas, ConfigFollowerThrottledReplicas}
-	BrokerThrottleKeys = []string{ConfigLeaderThrottledRate, ConfigFollowerThrottledRate, ConfigLogDirsThrottledRate}
-)
-
 // Messages of kafka-reassign-partitions.
 const (
 	MessageReassignmentExists = "Cannot execute because there is an existing partition assignment.  " +
@@ -104,14 +88,14 @@ func (p *ReassignPlan) Partitions() []TopicPartition {
 	for i, m := range p.Moves {
 		tps[i] = m.TopicPartition
 	}
-	slices.SortFunc(tps, compareTopicPartitions)
+	slices.SortFunc(tps, CompareTopicPartitions)
 	return tps
 }
 
 // StartedMessage is the tool's "Successfully started partition
 // reassignments for t-0,t-1".
 func (p *ReassignPlan) StartedMessage() string {
-	return "Successfully started partition reassignment" + text.Plural(len(p.Moves), "", "s") + " for " + joinTPs(p.Partitions(), ",")
+	return "Successfully started partition reassignment" + text.Plural(len(p.Moves), "", "s") + " for " + JoinPartitions(p.Partitions(), ",")
 }
 
 // ZKReadWriter is what planning and writing a reassignment needs
@@ -344,7 +328,7 @@ func VerifyReassignment(s *Snapshot, rs []Reassignment) (states []ReassignmentSt
 		}
 		states = append(states, st)
 	}
-	slices.SortFunc(states, func(a, b ReassignmentState) int { return compareTopicPartitions(a.TopicPartition, b.TopicPartition) })
+	slices.SortFunc(states, func(a, b ReassignmentState) int { return CompareTopicPartitions(a.TopicPartition, b.TopicPartition) })
 	return states, len(pending) > 0 || s.Health().Reassigning > 0
 }
 
@@ -526,6 +510,20 @@ func ListReassignments(s *Snapshot) []ListedReassignment {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b ListedReassignment) int { return compareTopicPartitions(a.TopicPartition, b.TopicPartition) })
+	slices.SortFunc(out, func(a, b ListedReassignment) int { return CompareTopicPartitions(a.TopicPartition, b.TopicPartition) })
 	return out
+}
+
+// Cleared are the entities the clear changes (those that had throttles),
+// in its order.
+func (c *ThrottleClear) Cleared() LeftThrottles {
+	var l LeftThrottles
+	for _, ch := range c.Changes {
+		if ch.EntityType == EntityBrokers {
+			l.Brokers = append(l.Brokers, ch.Entity)
+		} else {
+			l.Topics = append(l.Topics, ch.Entity)
+		}
+	}
+	return l
 }

@@ -112,14 +112,14 @@ func (g *GeneratePlan) format(f func(TopicProposal) assign.Assignment) []byte {
 			n += 64 + len(t.Topic) + 12*len(r)
 		}
 	}
-	w := reassignmentWriter{out: make([]byte, 0, n)}
+	w := NewReassignmentWriter(n)
 	for _, t := range ts {
 		a := f(t)
 		for _, p := range a.Partitions() {
-			w.entry(t.Topic, p, a[p])
+			w.Add(t.Topic, p, a[p])
 		}
 	}
-	return w.done()
+	return w.Bytes()
 }
 
 // GenerateReassignment is --generate: each topic's current assignment and
@@ -175,7 +175,7 @@ func GenerateReassignment(s *Snapshot, req GenerateRequest) (*GeneratePlan, erro
 	load, leaders := loadOutside(s, moving)
 	minimal, err := assign.Rebalance(brokers, current, assign.RebalanceOptions{Load: load, Leaders: leaders})
 	if err != nil {
-		return nil, asKafkaError(err)
+		return nil, AsKafkaError(err)
 	}
 	placement := assign.NewPlacement(brokers)
 	for i, t := range topics {
@@ -185,7 +185,7 @@ func GenerateReassignment(s *Snapshot, req GenerateRequest) (*GeneratePlan, erro
 			opts := assign.Options{StartIndex: req.StartIndex, ReplicaShift: -1, StartPartition: -1, Rand: req.Rand}
 			res, err := placement.Assign(n, rf, opts)
 			if err != nil {
-				return nil, asKafkaError(err)
+				return nil, AsKafkaError(err)
 			}
 			tp.Kafka, tp.KafkaResult = res.Assignment, res
 		} else {

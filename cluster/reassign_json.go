@@ -293,8 +293,8 @@ func CheckExecute(rs []Reassignment) error {
 		}
 	}
 	if len(dups) > 0 {
-		slices.SortFunc(dups, compareTopicPartitions)
-		return kafkaErr(ClassAdminCommandFailed, "Partition reassignment contains duplicate topic partitions: "+joinTPs(dups, ","))
+		slices.SortFunc(dups, CompareTopicPartitions)
+		return kafkaErr(ClassAdminCommandFailed, "Partition reassignment contains duplicate topic partitions: "+JoinPartitions(dups, ","))
 	}
 	var msgs []string
 	for _, r := range rs {
@@ -404,22 +404,29 @@ func FormatReassignmentJSON(parts map[TopicPartition][]int) []byte {
 		keys = append(keys, tp)
 		n += 64 + len(tp.Topic) + 10*len(r)
 	}
-	slices.SortFunc(keys, compareTopicPartitions)
-	w := reassignmentWriter{out: make([]byte, 0, n)}
+	slices.SortFunc(keys, CompareTopicPartitions)
+	w := NewReassignmentWriter(n)
 	for _, tp := range keys {
-		w.entry(tp.Topic, tp.Partition, parts[tp])
+		w.Add(tp.Topic, tp.Partition, parts[tp])
 	}
-	return w.done()
+	return w.Bytes()
 }
 
-// reassignmentWriter writes the file format entry by entry, in the order
-// given (sorted by topic, then partition).
-type reassignmentWriter struct {
+// ReassignmentWriter writes the file format entry by entry, in the order
+// given (sorted by topic, then partition), without collecting the
+// partitions in a map first (100,000 partitions are common).
+type ReassignmentWriter struct {
 	out []byte
 	n   int
 }
 
-func (w *reassignmentWriter) entry(topic string, partition int, replicas []int) {
+// NewReassignmentWriter starts a document with room for about size bytes.
+func NewReassignmentWriter(size int) *ReassignmentWriter {
+	return &ReassignmentWriter{out: make([]byte, 0, size)}
+}
+
+// Add writes one partition's entry.
+func (w *ReassignmentWriter) Add(topic string, partition int, replicas []int) {
 	if w.n == 0 {
 		w.out = append(w.out, `{"version":1,"partitions":[`...)
 	} else {
@@ -442,28 +449,21 @@ func (w *reassignmentWriter) entry(topic string, partition int, replicas []int) 
 	w.out = append(w.out, "]}"...)
 }
 
-func (w *reassignmentWriter) done() []byte {
+// Bytes ends the document and returns it.
+func (w *ReassignmentWriter) Bytes() []byte {
 	if w.n == 0 {
 		w.out = append(w.out, `{"version":1,"partitions":[`...)
 	}
 	return append(w.out, "]}"...)
 }
 
-// compareTopicPartitions orders partitions by topic (Java's String order)
-// then partition, as the tool's compareTopicPartitions does.
-func compareTopicPartitions(a, b TopicPartition) int {
+// CompareTopicPartitions orders partitions by topic (Java's String order)
+// then partition, as the tool's CompareTopicPartitions does.
+func CompareTopicPartitions(a, b TopicPartition) int {
 	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
 		return c
 	}
 	return a.Partition - b.Partition
-}
-
-func joinTPs(ps []TopicPartition, sep string) string {
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = p.String()
-	}
-	return strings.Join(parts, sep)
 }
 
 // duplicateInts returns the values that occur more than once, ascending

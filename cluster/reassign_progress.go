@@ -10,52 +10,6 @@ import (
 	"github.com/ktopo/ktopo/internal/text"
 )
 
-// ReassignPhase is where a partition stands in a reassignment, as
-// ZooKeeper shows the controller's steps (KafkaController's
-// onPartitionReassignment, spec §4.13): the topic znode lists the target
-// and the original replicas with the adding and removing ones, the new
-// replicas copy the partition and join the ISR, the leader moves into the
-// target if it is not in it, the removed replicas leave the ISR, and the
-// topic znode is written with the target alone. The command line's
-// tracker (ReassignTracker) and the TUI's view of every reassignment in
-// the cluster (Reassignments) share it.
-type ReassignPhase uint8
-
-// Phases, in order.
-const (
-	// ReassignQueued: in /admin/reassign_partitions; the controller has
-	// not written the topic znode yet.
-	ReassignQueued ReassignPhase = iota
-	// ReassignAdding: the new replicas copy the partition; not all of the
-	// target is in the ISR.
-	ReassignAdding
-	// ReassignLeader: every target replica is in the ISR; the leader is
-	// not one of them yet (the controller elects one from the target).
-	ReassignLeader
-	// ReassignInSync: every target replica is in sync and one leads; the
-	// replicas being removed are still in the ISR.
-	ReassignInSync
-	// ReassignRemoving: the removed replicas left the ISR; the controller
-	// has yet to write the topic znode with the target alone or (the
-	// command line's tracker) to drop the partition from
-	// /admin/reassign_partitions.
-	ReassignRemoving
-	// ReassignDone: the topic znode lists the target without adding or
-	// removing replicas, and /admin/reassign_partitions no longer names the
-	// partition.
-	ReassignDone
-)
-
-var reassignPhaseNames = [...]string{"queued", "adding", "leader", "in sync", "removing", "done"}
-
-// String names the phase.
-func (p ReassignPhase) String() string {
-	if int(p) < len(reassignPhaseNames) {
-		return reassignPhaseNames[p]
-	}
-	return "ReassignPhase(" + strconv.Itoa(int(p)) + ")"
-}
-
 // PartitionReassignProgress is one partition's reassignment as ZooKeeper
 // shows it now.
 type PartitionReassignProgress struct {

@@ -70,13 +70,13 @@ func PlanTopicMove(s *Snapshot, req TopicMoveRequest) (*GeneratePlan, error) {
 	load, leaders := loadOutside(s, map[string]bool{t.Name: true})
 	minimal, err := assign.Rebalance(brokers, []assign.Assignment{start}, assign.RebalanceOptions{Load: load, Leaders: leaders})
 	if err != nil {
-		return nil, asKafkaError(err)
+		return nil, AsKafkaError(err)
 	}
 	tp := TopicProposal{Topic: t.Name, Current: current, Minimal: minimal[0], Kafka: assign.Assignment{}}
 	if n := len(current); n > 0 {
 		res, err := assign.NewPlacement(brokers).Assign(n, rf, assign.Options{StartIndex: -1, ReplicaShift: -1, StartPartition: -1, Rand: req.Rand})
 		if err != nil {
-			return nil, asKafkaError(err)
+			return nil, AsKafkaError(err)
 		}
 		tp.Kafka, tp.KafkaResult = res.Assignment, res
 	}

@@ -207,12 +207,12 @@ func ValidateTopicNameAvailable(name string, existing ExistingTopics) error {
 // (Kafka prints the Scala map in hash order; its tests only check the prefix
 // "Duplicate replica assignment found: ").
 func ValidateAssignment(assignment map[int][]int) error {
-	return asKafkaError(assign.ValidateManual(assign.Assignment(assignment)))
+	return AsKafkaError(assign.ValidateManual(assign.Assignment(assignment)))
 }
 
-// asKafkaError converts an *assign.Error into a *KafkaError (same class and
+// AsKafkaError converts an *assign.Error into a *KafkaError (same class and
 // message) so that callers see one error type.
-func asKafkaError(err error) error {
+func AsKafkaError(err error) error {
 	if err == nil {
 		return nil
 	}
