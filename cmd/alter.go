@@ -11,6 +11,7 @@ import (
 
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/text"
 )
@@ -124,17 +125,17 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 			return err
 		}
 	}
-	var plans []*cluster.AddPartitionsPlan
+	var plans []*clusterops.AddPartitionsPlan
 	var ops []any
 	for _, name := range names {
-		plan, err := cluster.PlanAddPartitions(snap, cluster.AddPartitionsRequest{Topic: name, Partitions: f.partitions, Assignment: manual})
+		plan, err := clusterops.PlanAddPartitions(snap, clusterops.AddPartitionsRequest{Topic: name, Partitions: f.partitions, Assignment: manual})
 		if err != nil {
 			return err
 		}
 		plans = append(plans, plan)
-		ops = append(ops, cluster.AddPartitionsOps(plan)...)
+		ops = append(ops, clusterops.AddPartitionsOps(plan)...)
 	}
-	fmt.Fprintln(out, cluster.KeyOrderingWarning)
+	fmt.Fprintln(out, clusterops.KeyOrderingWarning)
 	for _, plan := range plans {
 		if err := writeAddPlan(out, plan); err != nil {
 			return err
@@ -145,7 +146,7 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 		return nil
 	}
 	start := time.Now()
-	if err := cluster.WriteAlteration(conn, ops); err != nil {
+	if err := clusterops.WriteAlteration(conn, ops); err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "\nAdding partitions succeeded!")
@@ -162,7 +163,7 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 
 // writeAddPlan prints the new partitions' placement as the plan matrix,
 // and the manual entries Kafka ignores.
-func writeAddPlan(out io.Writer, p *cluster.AddPartitionsPlan) error {
+func writeAddPlan(out io.Writer, p *clusterops.AddPartitionsPlan) error {
 	a := p.Assignment()
 	shown := render.NewPlan(p.Registered, len(a), len(a[p.Existing]), false, p.Result)
 	shown.Manual, shown.Topic, shown.Existing = p.Manual, p.Topic, p.Existing
@@ -180,7 +181,7 @@ func writeAddPlan(out io.Writer, p *cluster.AddPartitionsPlan) error {
 // writeWouldWrite prints --validate-only's account of the multi.
 func writeWouldWrite(out io.Writer, ops []any) {
 	fmt.Fprintln(out, "\nValidation passed. Would write, in one ZooKeeper multi:")
-	for _, line := range cluster.DescribeOps(ops) {
+	for _, line := range clusterops.DescribeOps(ops) {
 		fmt.Fprintln(out, "  "+line)
 	}
 }

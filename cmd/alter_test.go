@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
@@ -33,7 +34,7 @@ func TestAlterAddsPartitions(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	for _, want := range []string{cluster.KeyOrderingWarning,
+	for _, want := range []string{clusterops.KeyOrderingWarning,
 		"Plan: 2 new partitions for orders (3 → 5), replication factor 2 (partition 0's), 3 brokers in 2 racks, rack-aware",
 		"Start index 0, from partition 0's first replica, replica shift 0 (reproduce with --start-index 0 --start-partition 3)",
 		"\nAdding partitions succeeded!\n"} {
@@ -149,7 +150,7 @@ func TestAlterIsVersionChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := cluster.PlanAddPartitions(s, cluster.AddPartitionsRequest{Topic: "orders", Partitions: 4})
+	plan, err := clusterops.PlanAddPartitions(s, clusterops.AddPartitionsRequest{Topic: "orders", Partitions: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,8 +158,8 @@ func TestAlterIsVersionChecked(t *testing.T) {
 	if _, err := conn.Set("/brokers/topics/orders", []byte(moved), -1); err != nil {
 		t.Fatal(err)
 	}
-	err = cluster.WriteAlteration(conn, cluster.AddPartitionsOps(plan))
-	if !errors.Is(err, cluster.ErrConcurrentTopicChange) || !strings.Contains(err.Error(), "nothing was written") {
+	err = clusterops.WriteAlteration(conn, clusterops.AddPartitionsOps(plan))
+	if !errors.Is(err, clusterops.ErrConcurrentTopicChange) || !strings.Contains(err.Error(), "nothing was written") {
 		t.Fatalf("got %v", err)
 	}
 	if data, _, _ := conn.Get("/brokers/topics/orders"); string(data) != moved {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -94,9 +95,9 @@ func checkConfigsArgs(c *cobra.Command, f configsFlags) (string, error) {
 	if !fl.Changed("entity-type") {
 		return "", errors.New("At least one entity type must be specified")
 	}
-	if !slices.Contains(cluster.ZooKeeperEntityTypes, f.entityType) {
+	if !slices.Contains(clusterops.ZooKeeperEntityTypes, f.entityType) {
 		return "", fmt.Errorf("Invalid entity type %s, the entity type must be one of %s with a --zookeeper argument",
-			f.entityType, strings.Join(cluster.ZooKeeperEntityTypes, ", "))
+			f.entityType, strings.Join(clusterops.ZooKeeperEntityTypes, ", "))
 	}
 	name := f.entityName
 	hasName := fl.Changed("entity-name") && name != ""
@@ -107,7 +108,7 @@ func checkConfigsArgs(c *cobra.Command, f configsFlags) (string, error) {
 		name = cluster.BrokerDefaultEntity
 	}
 	if hasName && f.entityType == cluster.EntityBrokers {
-		if _, err := cluster.ValidateBrokerEntity(name); err != nil {
+		if _, err := clusterops.ValidateBrokerEntity(name); err != nil {
 			return "", err
 		}
 	}
@@ -166,11 +167,11 @@ func describeConfigs(out io.Writer, conn *zkwatch.Conn, entityType, name string)
 		names = kids
 	}
 	for _, n := range names {
-		entries, _, err := cluster.ReadEntityConfig(conn, entityType, n)
+		entries, _, err := clusterops.ReadEntityConfig(conn, entityType, n)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(out, cluster.ConfigsDescribeLine(entityType, n, entries))
+		fmt.Fprintln(out, clusterops.ConfigsDescribeLine(entityType, n, entries))
 	}
 	return nil
 }
@@ -200,20 +201,20 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 			return err
 		}
 	}
-	entries, version, err := cluster.ReadEntityConfig(conn, cluster.EntityTopics, topic)
+	entries, version, err := clusterops.ReadEntityConfig(conn, cluster.EntityTopics, topic)
 	if err != nil {
 		return err
 	}
-	alt, err := cluster.PlanTopicConfigAlteration(topic, entries, version, add, del, snap)
+	alt, err := clusterops.PlanTopicConfigAlteration(topic, entries, version, add, del, snap)
 	if err != nil {
 		return err
 	}
 	writeConfigPreview(out, alt)
-	effects := cluster.TopicConfigEffects(snap, topic, alt.Change.Config)
+	effects := clusterops.TopicConfigEffects(snap, topic, alt.Change.Config)
 	for _, e := range effects.Lines {
 		fmt.Fprintln(out, e)
 	}
-	ops, err := cluster.WithParents(conn, alt.Ops(), cluster.ConfigTopicsPath, cluster.ConfigChangesPath)
+	ops, err := clusterops.WithParents(conn, alt.Ops(), cluster.ConfigTopicsPath, cluster.ConfigChangesPath)
 	if err != nil {
 		return err
 	}
@@ -222,10 +223,10 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 		return nil
 	}
 	start := time.Now()
-	if err := cluster.WriteAlteration(conn, ops); err != nil {
+	if err := clusterops.WriteAlteration(conn, ops); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nCompleted updating config for entity: %s.\n", cluster.EntityDescription(cluster.EntityTopics, topic))
+	fmt.Fprintf(out, "\nCompleted updating config for entity: %s.\n", clusterops.EntityDescription(cluster.EntityTopics, topic))
 	if f.noWait || len(effects.UncleanLeaders) == 0 {
 		return nil
 	}
@@ -235,13 +236,13 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 
 // writeConfigPreview prints the overrides before and after: "+" added,
 // "~" changed (old -> new), "-" deleted.
-func writeConfigPreview(out io.Writer, a *cluster.ConfigAlteration) {
+func writeConfigPreview(out io.Writer, a *clusterops.ConfigAlteration) {
 	path := a.Change.Path()
 	at := "absent: it will be created"
 	if a.Change.Version >= 0 {
 		at = fmt.Sprintf("version %d", a.Change.Version)
 	}
-	fmt.Fprintf(out, "Config overrides of %s (%s, %s):\n", cluster.EntityDescription(a.Change.EntityType, a.Change.Entity), path, at)
+	fmt.Fprintf(out, "Config overrides of %s (%s, %s):\n", clusterops.EntityDescription(a.Change.EntityType, a.Change.Entity), path, at)
 	before := map[string]string{}
 	for _, e := range a.Before {
 		before[e.Key] = e.Value

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
 )
@@ -122,11 +123,11 @@ func TestConfigsIsVersionChecked(t *testing.T) {
 	addr := seed(t)
 	conn := connectTest(t, addr)
 	s := loadSnapshot(t, conn)
-	entries, version, err := cluster.ReadEntityConfig(conn, cluster.EntityTopics, "orders")
+	entries, version, err := clusterops.ReadEntityConfig(conn, cluster.EntityTopics, "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
-	alt, err := cluster.PlanTopicConfigAlteration("orders", entries, version, map[string]string{"retention.ms": "7"}, nil, s)
+	alt, err := clusterops.PlanTopicConfigAlteration("orders", entries, version, map[string]string{"retention.ms": "7"}, nil, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,12 +135,12 @@ func TestConfigsIsVersionChecked(t *testing.T) {
 	if _, err := conn.Set("/config/topics/orders", []byte(theirs), -1); err != nil {
 		t.Fatal(err)
 	}
-	ops, err := cluster.WithParents(conn, alt.Ops(), cluster.ConfigChangesPath)
+	ops, err := clusterops.WithParents(conn, alt.Ops(), cluster.ConfigChangesPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = cluster.WriteAlteration(conn, ops)
-	if !errors.Is(err, cluster.ErrConcurrentConfigChange) {
+	err = clusterops.WriteAlteration(conn, ops)
+	if !errors.Is(err, clusterops.ErrConcurrentConfigChange) {
 		t.Fatalf("got %v", err)
 	}
 	if data, _, _ := conn.Get("/config/topics/orders"); string(data) != theirs {

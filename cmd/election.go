@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/text"
@@ -75,9 +76,9 @@ Unclean elections are not done through ZooKeeper by Kafka: ktopo refuses them.`,
 // electionRequest checks the flags as kafka-leader-election.sh does, in its
 // order and with its messages (jopt-simple names options without dashes),
 // and reads the JSON file.
-func electionRequest(c *cobra.Command, f electionFlags) (cluster.ElectionRequest, error) {
+func electionRequest(c *cobra.Command, f electionFlags) (clusterops.ElectionRequest, error) {
 	fl := c.Flags()
-	var req cluster.ElectionRequest
+	var req clusterops.ElectionRequest
 	if !fl.Changed("election-type") {
 		return req, errors.New("Missing required option(s): election-type")
 	}
@@ -151,7 +152,7 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 		return err
 	}
 	defer closeWatch()
-	plan, err := cluster.PlanPreferredElection(snap, req)
+	plan, err := clusterops.PlanPreferredElection(snap, req)
 	if err != nil {
 		return err
 	}
@@ -163,18 +164,18 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 		return render.WriteElectionResult(out, plan.Result(func(cluster.TopicPartition) int { return cluster.NoLeader }), plan.All)
 	}
 	if f.dryRun {
-		ops, err := cluster.ElectionOps(conn, plan)
+		ops, err := clusterops.ElectionOps(conn, plan)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\nDry run: would write, in one ZooKeeper %s:\n", text.Plural(len(ops), "create", "multi"))
-		for _, line := range cluster.DescribeOps(ops) {
+		for _, line := range clusterops.DescribeOps(ops) {
 			fmt.Fprintln(out, "  "+line)
 		}
 		return nil
 	}
 	start := time.Now()
-	if err := cluster.StartPreferredElection(conn, plan); err != nil {
+	if err := clusterops.StartPreferredElection(conn, plan); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nCreated preferred replica election path with %s\n", cluster.JoinPartitions(plan.Write, ","))
@@ -198,7 +199,7 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 // partitions as it happens, and returns their leaders as of the deletion.
 // The deletion is awaited with a ZooKeeper watch of its own: a controller
 // quicker than the mirror deletes the znode before the mirror reads it.
-func waitElection(ctx context.Context, w *clusterwatch.Watch, conn *zkwatch.Conn, plan *cluster.ElectionPlan,
+func waitElection(ctx context.Context, w *clusterwatch.Watch, conn *zkwatch.Conn, plan *clusterops.ElectionPlan,
 	timeout time.Duration, out io.Writer) (map[cluster.TopicPartition]int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -299,7 +300,7 @@ func partitionOf(s *cluster.Snapshot, tp cluster.TopicPartition) *cluster.Partit
 }
 
 // electionStalled explains an election the controller did not finish in time.
-func electionStalled(plan *cluster.ElectionPlan, timeout time.Duration) error {
+func electionStalled(plan *clusterops.ElectionPlan, timeout time.Duration) error {
 	why := "the controller has not deleted it"
 	if plan.Controller < 0 {
 		why = "no controller was active"

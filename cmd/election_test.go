@@ -14,6 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
@@ -385,14 +386,14 @@ func TestLeaderElectionPending(t *testing.T) {
 	if err := conn.Delete(cluster.PreferredReplicaElectionPath, -1); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := cluster.PlanPreferredElection(loadSnapshot(t, conn), cluster.ElectionRequest{All: true})
+	plan, err := clusterops.PlanPreferredElection(loadSnapshot(t, conn), clusterops.ElectionRequest{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Create(cluster.PreferredReplicaElectionPath, []byte(pending), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	if err := cluster.StartPreferredElection(conn, plan); err == nil || err.Error() != refusal {
+	if err := clusterops.StartPreferredElection(conn, plan); err == nil || err.Error() != refusal {
 		t.Errorf("race: %v", err)
 	}
 	if data, _, err := conn.Get(cluster.PreferredReplicaElectionPath); err != nil || string(data) != pending {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
@@ -42,7 +43,7 @@ func TestCreateNoReply(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			plan, err := cluster.PlanTopic(s, cluster.TopicRequest{Name: tc.name, Partitions: 2, ReplicationFactor: 2, StartIndex: 0, ReplicaShift: -1})
+			plan, err := clusterops.PlanTopic(s, clusterops.TopicRequest{Name: tc.name, Partitions: 2, ReplicationFactor: 2, StartIndex: 0, ReplicaShift: -1})
 			if err != nil {
 				t.Fatal(err)
 			}

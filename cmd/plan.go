@@ -13,6 +13,7 @@ import (
 
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -117,7 +118,7 @@ func runPlan(c *cobra.Command, cf *connFlags, f planFlags) error {
 			}
 		}
 	}
-	if err := cluster.CheckPartitionCount(f.partitions); err != nil {
+	if err := clusterops.CheckPartitionCount(f.partitions); err != nil {
 		return err
 	}
 	opts := assign.Options{StartIndex: f.startIndex, ReplicaShift: f.replicaShift, StartPartition: f.startPartition}

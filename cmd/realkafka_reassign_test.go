@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -316,10 +317,10 @@ func TestRealKafkaReassignInProgress(t *testing.T) {
 			runOK(t, "reassign", "--zookeeper", c.Connect(), "--execute", "--reassignment-json-file", zkPlan, "--no-wait")
 			// Kafka's tools refuse to start another (3.9: any reassignment;
 			// 2.8: /admin/reassign_partitions), as ktopo does.
-			if msg := toolMessage(kafkaReassignZK(t, c, "--execute", "--reassignment-json-file", apiPlan)); msg != cluster.MessageReassignmentExists {
+			if msg := toolMessage(kafkaReassignZK(t, c, "--execute", "--reassignment-json-file", apiPlan)); msg != clusterops.MessageReassignmentExists {
 				t.Errorf("2.8 --execute during a reassignment: %q", msg)
 			}
-			if msg := toolMessage(kafkaReassign39(t, c, "--execute", "--reassignment-json-file", apiPlan)); msg != cluster.MessageReassignmentExists {
+			if msg := toolMessage(kafkaReassign39(t, c, "--execute", "--reassignment-json-file", apiPlan)); msg != clusterops.MessageReassignmentExists {
 				t.Errorf("3.9 --execute during a reassignment: %q", msg)
 			}
 			waitUntil(t, "the controller starts ktopo's reassignment", func() bool {
@@ -335,7 +336,7 @@ func TestRealKafkaReassignInProgress(t *testing.T) {
 				return strings.Contains(data, `"adding_replicas":{"0":[4]}`)
 			})
 			code, _, errOut := runCLI(t, "reassign", "--zookeeper", c.Connect(), "--execute", "--reassignment-json-file", apiPlan)
-			if code != 1 || errOut != "Error: "+cluster.MessageReassignmentExists+"\n" {
+			if code != 1 || errOut != "Error: "+clusterops.MessageReassignmentExists+"\n" {
 				t.Errorf("ktopo --execute during a reassignment: %d %q", code, errOut)
 			}
 			for _, plan := range []string{zkPlan, apiPlan} {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/text"
@@ -210,27 +211,27 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		return err
 	}
 	defer closeWatch()
-	plan, err := cluster.PlanReassignment(snap, conn, rs, f.throttle)
+	plan, err := clusterops.PlanReassignment(snap, conn, rs, f.throttle)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Current partition replica assignment\n\n%s\n\n%s\n", plan.CurrentJSON(), cluster.MessageRollback)
+	fmt.Fprintf(out, "Current partition replica assignment\n\n%s\n\n%s\n", plan.CurrentJSON(), clusterops.MessageRollback)
 	writeMoves(out, plan.Moves)
 	if f.throttle >= 0 && f.throttle < 1024 {
 		fmt.Fprintf(out, "Warning: a throttle of %d B/s is below 1 KB/s, the least Kafka advises: the copies may barely move.\n", f.throttle)
 	}
 	if f.dryRun {
 		fmt.Fprintln(out, "\nDry run: every check passed. Would write, in one ZooKeeper multi:")
-		for _, line := range cluster.DescribeOps(plan.Ops) {
+		for _, line := range clusterops.DescribeOps(plan.Ops) {
 			fmt.Fprintln(out, "  "+line)
 		}
 		return nil
 	}
 	if f.throttle >= 0 {
-		fmt.Fprintln(out, cluster.MessageRunVerify)
+		fmt.Fprintln(out, clusterops.MessageRunVerify)
 	}
 	start := time.Now()
-	if err := cluster.ExecuteReassignment(conn, plan); err != nil {
+	if err := clusterops.ExecuteReassignment(conn, plan); err != nil {
 		return err
 	}
 	if f.throttle >= 0 {
@@ -252,13 +253,13 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	}
 	// Done: what --verify would do now.
 	s := w.Model.Snapshot()
-	_, ongoing := cluster.VerifyReassignment(s, rs)
+	_, ongoing := clusterops.VerifyReassignment(s, rs)
 	return removeThrottles(out, cf, s, conn, rs, ongoing)
 }
 
 // writeMoves prints, per partition, what the reassignment changes (ktopo's
 // addition to Kafka's output).
-func writeMoves(out io.Writer, moves []cluster.PartitionMove) {
+func writeMoves(out io.Writer, moves []clusterops.PartitionMove) {
 	added, leaders := 0, 0
 	var b strings.Builder
 	for _, m := range moves {
@@ -288,18 +289,18 @@ func writeMoves(out io.Writer, moves []cluster.PartitionMove) {
 // followReassignment follows the live model until every partition's
 // reassignment is done, printing each partition's steps (a progress bar on
 // a terminal).
-func followReassignment(ctx context.Context, w *clusterwatch.Watch, plan *cluster.ReassignPlan, timeout time.Duration, start time.Time, out io.Writer) error {
+func followReassignment(ctx context.Context, w *clusterwatch.Watch, plan *clusterops.ReassignPlan, timeout time.Duration, start time.Time, out io.Writer) error {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	tracker := cluster.NewReassignTracker(plan.Moves, plan.TopicVersions)
+	tracker := clusterops.NewReassignTracker(plan.Moves, plan.TopicVersions)
 	phases := make([]cluster.ReassignPhase, len(plan.Moves))
 	for i := range phases {
 		phases[i] = cluster.ReassignDone + 1 // none yet
 	}
-	var last cluster.ReassignProgress
+	var last clusterops.ReassignProgress
 	err := followModel(ctx, w, out, func(s *cluster.Snapshot, tty bool) bool {
 		last = tracker.Update(s)
 		for i, p := range last.Partitions {
@@ -328,7 +329,7 @@ func followReassignment(ctx context.Context, w *clusterwatch.Watch, plan *cluste
 	return nil
 }
 
-func reassignBar(pr cluster.ReassignProgress, width int) string {
+func reassignBar(pr clusterops.ReassignProgress, width int) string {
 	n := len(pr.Partitions)
 	done := 0
 	if n > 0 {
@@ -340,7 +341,7 @@ func reassignBar(pr cluster.ReassignProgress, width int) string {
 		pr.Count[cluster.ReassignQueued])
 }
 
-func reassignStalled(pr cluster.ReassignProgress, timeout time.Duration) error {
+func reassignStalled(pr clusterops.ReassignProgress, timeout time.Duration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of %d partition reassignments completed after %s; they go on without ktopo (ktopo reassign --verify follows them)",
 		pr.Count[cluster.ReassignDone], len(pr.Partitions), timeout)
@@ -362,7 +363,7 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	}
 	return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error {
 		out := c.OutOrStdout()
-		states, ongoing := cluster.VerifyReassignment(s, rs)
+		states, ongoing := clusterops.VerifyReassignment(s, rs)
 		var b strings.Builder
 		b.WriteString("Status of partition reassignment:\n")
 		for _, st := range states {
@@ -388,7 +389,7 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 // (Kafka's clearAllThrottles), in one multi.
 func removeThrottles(out io.Writer, cf *connFlags, s *cluster.Snapshot, conn *zkwatch.Conn, rs []cluster.Reassignment, ongoing bool) error {
 	if ongoing {
-		left, err := cluster.ThrottlesLeft(s, conn, rs)
+		left, err := clusterops.ThrottlesLeft(s, conn, rs)
 		if err != nil {
 			return err
 		}
@@ -397,7 +398,7 @@ func removeThrottles(out io.Writer, cf *connFlags, s *cluster.Snapshot, conn *zk
 		}
 		return nil
 	}
-	clear, err := cluster.PlanThrottleClear(s, conn, rs)
+	clear, err := clusterops.PlanThrottleClear(s, conn, rs)
 	if err != nil {
 		return err
 	}
@@ -408,11 +409,11 @@ func removeThrottles(out io.Writer, cf *connFlags, s *cluster.Snapshot, conn *zk
 			return err
 		}
 	}
-	return cluster.ClearThrottles(conn, clear)
+	return clusterops.ClearThrottles(conn, clear)
 }
 
 func writeReassignList(out io.Writer, s *cluster.Snapshot) error {
-	ls := cluster.ListReassignments(s)
+	ls := clusterops.ListReassignments(s)
 	if len(ls) == 0 {
 		_, err := fmt.Fprintln(out, "No partition reassignments found.")
 		return err
@@ -452,16 +453,16 @@ func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if err != nil {
 		return err
 	}
-	strategy, err := cluster.ParseStrategy(f.strategy)
+	strategy, err := clusterops.ParseStrategy(f.strategy)
 	if err != nil {
 		return err
 	}
-	req := cluster.GenerateRequest{Topics: topics, Brokers: brokers, Strategy: strategy, StartIndex: f.startIndex}
+	req := clusterops.GenerateRequest{Topics: topics, Brokers: brokers, Strategy: strategy, StartIndex: f.startIndex}
 	if f.disableRack {
 		req.RackAware = cluster.RackAwareDisabled
 	}
 	return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
-		g, err := cluster.GenerateReassignment(s, req)
+		g, err := clusterops.GenerateReassignment(s, req)
 		if err != nil {
 			return err
 		}
@@ -478,12 +479,12 @@ func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 // writeGenerateReport prints what each strategy moves and the chosen
 // plan as one matrix per topic (ktopo's addition, before Kafka's output,
 // so that the proposed JSON stays the last line).
-func writeGenerateReport(out io.Writer, g *cluster.GeneratePlan, disabled bool) error {
+func writeGenerateReport(out io.Writer, g *clusterops.GeneratePlan, disabled bool) error {
 	if len(g.Ignored) > 0 {
 		fmt.Fprintf(out, "Warning: %s %s not registered and %s no replica (Kafka's tool leaves them out too).\n",
 			text.Plural(len(g.Ignored), "broker", "brokers"), text.Ints(g.Ignored), text.Plural(len(g.Ignored), "gets", "get"))
 	}
-	line := func(st cluster.Strategy, mc cluster.MoveCount) {
+	line := func(st clusterops.Strategy, mc clusterops.MoveCount) {
 		chosen := ""
 		if st == g.Strategy {
 			chosen = " (chosen)"
@@ -491,8 +492,8 @@ func writeGenerateReport(out io.Writer, g *cluster.GeneratePlan, disabled bool) 
 		fmt.Fprintf(out, "Strategy %-8s %d of %d replicas move, %d of %d partitions change their preferred leader%s\n",
 			st.String()+":", mc.Replicas, mc.TotalReplicas, mc.Leaders, mc.Partitions, chosen)
 	}
-	line(cluster.StrategyKafka, g.Kafka)
-	line(cluster.StrategyMinimal, g.Minimal)
+	line(clusterops.StrategyKafka, g.Kafka)
+	line(clusterops.StrategyMinimal, g.Minimal)
 	fmt.Fprintln(out)
 	style := textStyle(out)
 	for _, t := range g.Topics {
@@ -504,7 +505,7 @@ func writeGenerateReport(out io.Writer, g *cluster.GeneratePlan, disabled bool) 
 		rf := len(t.Proposed[ps[0]])
 		res := assign.Result{Assignment: t.Proposed, StartIndex: -1, ReplicaShift: -1}
 		how := "minimal strategy"
-		if g.Strategy == cluster.StrategyKafka {
+		if g.Strategy == clusterops.StrategyKafka {
 			res = t.KafkaResult
 			how = fmt.Sprintf("kafka strategy, start index %d, replica shift %d", res.StartIndex, res.ReplicaShift)
 		}
@@ -531,7 +532,7 @@ func writeGenerateReport(out io.Writer, g *cluster.GeneratePlan, disabled bool) 
 // rackSizeNote explains an uneven rack-aware plan whose racks have
 // different numbers of brokers: every partition keeps a replica in each
 // rack, so the brokers of small racks hold more.
-func rackSizeNote(g *cluster.GeneratePlan, st assign.Stats, rf int) string {
+func rackSizeNote(g *clusterops.GeneratePlan, st assign.Stats, rf int) string {
 	if st.Even() || len(g.Brokers) == 0 || !g.Brokers[0].HasRack {
 		return ""
 	}
@@ -557,7 +558,7 @@ func rackSizeNote(g *cluster.GeneratePlan, st assign.Stats, rf int) string {
 
 // displayBrokers are the listed brokers plus the registered ones that hold
 // replicas now, sorted by id, with their racks.
-func displayBrokers(g *cluster.GeneratePlan, current assign.Assignment) []assign.Broker {
+func displayBrokers(g *clusterops.GeneratePlan, current assign.Assignment) []assign.Broker {
 	out := slices.Clone(g.Registered)
 	for _, b := range g.All {
 		if slices.ContainsFunc(out, func(x assign.Broker) bool { return x.ID == b.ID }) {

@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -106,7 +107,7 @@ func TestReassignSandbox(t *testing.T) {
 		`{"topic":"mv","partition":1,"replicas":[2,3],"log_dirs":["any","any"]},{"topic":"mv","partition":2,"replicas":[3,4],"log_dirs":["any","any"]}]}`
 	rates := `{"version":1,"config":{"follower.replication.throttled.rate":"1048576","leader.replication.throttled.rate":"1048576"}}`
 	topicThrottles := `{"version":1,"config":{"follower.replication.throttled.replicas":"0:3,1:4","leader.replication.throttled.replicas":"0:1,0:2,1:2,1:3,2:3,2:4"}}`
-	wantDry := "Current partition replica assignment\n\n" + current + "\n\n" + cluster.MessageRollback + "\n" + `
+	wantDry := "Current partition replica assignment\n\n" + current + "\n\n" + clusterops.MessageRollback + "\n" + `
 3 partitions move: 2 replicas copied to new brokers, 3 partitions change their preferred leader.
   mv-0: 1,2 → 2,3   adds 3, removes 1, preferred leader 1 → 2
   mv-1: 2,3 → 3,4   adds 4, removes 2, preferred leader 2 → 3
@@ -135,8 +136,8 @@ Dry run: every check passed. Would write, in one ZooKeeper multi:
 
 	// --preserve-throttles: the throttles stay for --verify (below).
 	out = runOK(t, "reassign", "--zookeeper", addr, "--execute", "--reassignment-json-file", plan, "--throttle", "1048576", "--timeout", "60s", "--preserve-throttles")
-	for _, want := range []string{"Current partition replica assignment\n\n" + current + "\n\n" + cluster.MessageRollback + "\n",
-		cluster.MessageRunVerify + "\nThe inter-broker throttle limit was set to 1048576 B/s\nSuccessfully started partition reassignments for mv-0,mv-1,mv-2\n",
+	for _, want := range []string{"Current partition replica assignment\n\n" + current + "\n\n" + clusterops.MessageRollback + "\n",
+		clusterops.MessageRunVerify + "\nThe inter-broker throttle limit was set to 1048576 B/s\nSuccessfully started partition reassignments for mv-0,mv-1,mv-2\n",
 		"mv-0: done (replicas [2,3], leader 2, isr [2,3])", "mv-1: done (replicas [3,4], leader 3, isr [3,4])",
 		"All 3 partition reassignments completed in ", "The throttles stay (--preserve-throttles): ktopo reassign --verify --reassignment-json-file " + plan + " removes them\n"} {
 		if !strings.Contains(out, want) {
@@ -224,11 +225,11 @@ func TestReassignInProgress(t *testing.T) {
 		t.Errorf("--list printed:\n%s\nwant:\n%s", out, wantList)
 	}
 	code, _, errOut := runCLI(t, "reassign", "--zookeeper", addr, "--execute", "--reassignment-json-file", plan)
-	if code != 1 || errOut != "Error: "+cluster.MessageReassignmentExists+"\n" {
+	if code != 1 || errOut != "Error: "+clusterops.MessageReassignmentExists+"\n" {
 		t.Errorf("a second --execute: exit %d, %q", code, errOut)
 	}
 	// Lift the topic throttle (what kafka-configs --delete-config does).
-	entries, v, err := cluster.ReadEntityConfig(conn, cluster.EntityTopics, "slow")
+	entries, v, err := clusterops.ReadEntityConfig(conn, cluster.EntityTopics, "slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestReassignInProgress(t *testing.T) {
 	cfg := ec.Map()
 	delete(cfg, cluster.ConfigFollowerThrottledReplicas)
 	delete(cfg, cluster.ConfigLeaderThrottledReplicas)
-	if _, err := conn.Multi(cluster.ConfigChangeOps(cluster.ConfigChange{EntityType: cluster.EntityTopics, Entity: "slow", Config: cfg, Version: v})...); err != nil {
+	if _, err := conn.Multi(clusterops.ConfigChangeOps(clusterops.ConfigChange{EntityType: cluster.EntityTopics, Entity: "slow", Config: cfg, Version: v})...); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "the reassignment completes", func() bool { return znodeText(t, conn, cluster.ReassignPartitionsPath) == "absent" })
@@ -461,29 +462,29 @@ func TestReassignConcurrentChange(t *testing.T) {
 			if _, err := conn.Set(cluster.TopicConfigPath("race"), []byte(`{"version":1,"config":{"retention.ms":"1000"}}`), -1); err != nil {
 				t.Fatal(err)
 			}
-		}, nil, "/config/topics/race changed while the throttles were being set; nothing was written (run the command again): " + cluster.ErrConcurrentConfigChange.Error()},
+		}, nil, "/config/topics/race changed while the throttles were being set; nothing was written (run the command again): " + clusterops.ErrConcurrentConfigChange.Error()},
 		{"broker config created", func() {
 			if _, err := conn.Create(cluster.BrokerConfigPath(3), []byte(`{"version":1,"config":{}}`), 0, acl); err != nil {
 				t.Fatal(err)
 			}
 		}, func() { _ = conn.Delete(cluster.BrokerConfigPath(3), -1) },
-			"/config/brokers/3 was created while the throttles were being set; nothing was written (run the command again): " + cluster.ErrConcurrentConfigChange.Error()},
+			"/config/brokers/3 was created while the throttles were being set; nothing was written (run the command again): " + clusterops.ErrConcurrentConfigChange.Error()},
 		{"reassignment started", func() {
 			if _, err := conn.Create(cluster.ReassignPartitionsPath, cluster.EncodeReassignPartitions(nil), 0, acl); err != nil {
 				t.Fatal(err)
 			}
-		}, func() { _ = conn.Delete(cluster.ReassignPartitionsPath, -1) }, cluster.MessageReassignmentExists},
+		}, func() { _ = conn.Delete(cluster.ReassignPartitionsPath, -1) }, clusterops.MessageReassignmentExists},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := loadSnapshot(t, conn)
-			plan, err := cluster.PlanReassignment(s, conn, rs, 1000)
+			plan, err := clusterops.PlanReassignment(s, conn, rs, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}
 			c.change()
 			before := treeMark(t, conn, "race")
-			err = cluster.ExecuteReassignment(conn, plan)
+			err = clusterops.ExecuteReassignment(conn, plan)
 			if err == nil || err.Error() != c.msg {
 				t.Errorf("got %v\nwant %s", err, c.msg)
 			}

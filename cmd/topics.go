@@ -14,6 +14,7 @@ import (
 
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/text"
@@ -143,7 +144,7 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	if w := cluster.ConfigWarning(config); w != "" {
 		fmt.Fprintln(out, w)
 	}
-	req := cluster.TopicRequest{Name: f.topic, Partitions: f.partitions, ReplicationFactor: f.rf, Config: config,
+	req := clusterops.TopicRequest{Name: f.topic, Partitions: f.partitions, ReplicationFactor: f.rf, Config: config,
 		StartIndex: f.startIndex, ReplicaShift: f.replicaShift, Assignment: assignment}
 	if f.disableRack {
 		req.RackAware = cluster.RackAwareDisabled
@@ -163,7 +164,7 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 		return err
 	}
 	defer closeWatch()
-	plan, err := cluster.PlanTopic(snap, req)
+	plan, err := clusterops.PlanTopic(snap, req)
 	if err != nil {
 		if f.ifNotExists && cluster.ErrorClass(err) == cluster.ClassTopicExists {
 			return nil // kafka-topics --if-not-exists: nothing to do
@@ -177,12 +178,12 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 		return err
 	}
 	if f.validateOnly {
-		ops, err := cluster.CreateOps(conn, plan)
+		ops, err := clusterops.CreateOps(conn, plan)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(out, "\nValidation passed. Would write, in one ZooKeeper multi:")
-		for _, line := range cluster.DescribeOps(ops) {
+		for _, line := range clusterops.DescribeOps(ops) {
 			fmt.Fprintln(out, "  "+line)
 		}
 		return nil
@@ -207,15 +208,15 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 // the session to come back, and reads back. A topic found exactly as
 // planned is a success; one not found is an error saying nothing was
 // written; one that cannot be found out is an error saying so.
-func createTopic(ctx context.Context, errOut io.Writer, conn cluster.ZK, plan *cluster.TopicPlan, timeout time.Duration) error {
-	err := cluster.CreateTopic(conn, plan)
-	if !cluster.MaybeWritten(err) {
+func createTopic(ctx context.Context, errOut io.Writer, conn clusterops.ZK, plan *clusterops.TopicPlan, timeout time.Duration) error {
+	err := clusterops.CreateTopic(conn, plan)
+	if !clusterops.MaybeWritten(err) {
 		return err
 	}
 	fmt.Fprintf(errOut, "No reply to the write (%v); finding out whether it was applied…\n", err)
 	vctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	o := cluster.VerifyCreate(vctx, conn, plan, err)
+	o := clusterops.VerifyCreate(vctx, conn, plan, err)
 	switch {
 	case !o.Known:
 		return fmt.Errorf("the outcome is unknown: %w. A multi is applied whole or not at all: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
@@ -237,18 +238,18 @@ func createTopic(ctx context.Context, errOut io.Writer, conn cluster.ZK, plan *c
 func waitOnline(ctx context.Context, w *clusterwatch.Watch, topic string, assignment map[int][]int, timeout time.Duration, start time.Time, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	phases := map[int]cluster.Phase{}
-	var last cluster.Progress
+	phases := map[int]clusterops.Phase{}
+	var last clusterops.Progress
 	err := followModel(ctx, w, out, func(s *cluster.Snapshot, tty bool) bool {
-		last = cluster.TopicProgress(s, topic, assignment)
+		last = clusterops.TopicProgress(s, topic, assignment)
 		for _, p := range last.Partitions {
 			if prev, ok := phases[p.ID]; tty || ok && prev == p.Phase {
 				continue
 			}
 			phases[p.ID] = p.Phase
 			switch p.Phase {
-			case cluster.PhaseNonExistent:
-			case cluster.PhaseNew:
+			case clusterops.PhaseNonExistent:
+			case clusterops.PhaseNew:
 				fmt.Fprintf(out, "partition %d: New (replicas %s)\n", p.ID, text.List(p.Replicas))
 			default:
 				fmt.Fprintf(out, "partition %d: %s (leader %d, isr %s)\n", p.ID, p.Phase, p.Leader, text.List(p.ISR))
@@ -296,7 +297,7 @@ func followModel(ctx context.Context, w *clusterwatch.Watch, out io.Writer, upda
 }
 
 // stalled explains a wait that timed out.
-func stalled(pr cluster.Progress, timeout time.Duration) error {
+func stalled(pr clusterops.Progress, timeout time.Duration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of %d partitions of %s online after %s", pr.Online, len(pr.Partitions), pr.Topic, timeout)
 	if len(pr.Waiting) == 0 {
@@ -308,7 +309,7 @@ func stalled(pr cluster.Progress, timeout time.Duration) error {
 	return errors.New(b.String())
 }
 
-func progressBar(pr cluster.Progress, width int) string {
+func progressBar(pr clusterops.Progress, width int) string {
 	n := len(pr.Partitions)
 	done := 0
 	if n > 0 {
@@ -420,7 +421,7 @@ func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 				}
 				out := c.OutOrStdout()
 				for _, t := range names {
-					err := cluster.DeleteTopic(conn, t, s)
+					err := clusterops.DeleteTopic(conn, t, s)
 					switch cluster.ErrorClass(err) {
 					case "":
 						if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
@@ -351,7 +352,7 @@ func TestCreateIsAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := cluster.PlanTopic(s, cluster.TopicRequest{Name: "race", Partitions: 1, ReplicationFactor: 1, StartIndex: 0, ReplicaShift: -1,
+	plan, err := clusterops.PlanTopic(s, clusterops.TopicRequest{Name: "race", Partitions: 1, ReplicationFactor: 1, StartIndex: 0, ReplicaShift: -1,
 		Config: map[string]string{"retention.ms": "5"}})
 	if err != nil {
 		t.Fatal(err)
@@ -360,7 +361,7 @@ func TestCreateIsAtomic(t *testing.T) {
 	if _, err := conn.Create("/brokers/topics/race", []byte(`{"version":3,"partitions":{"0":[9]},"adding_replicas":{},"removing_replicas":{}}`), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	err = cluster.CreateTopic(conn, plan)
+	err = clusterops.CreateTopic(conn, plan)
 	if cluster.ErrorClass(err) != cluster.ClassTopicExists || err.Error() != "Topic 'race' already exists." {
 		t.Fatalf("got %v", err)
 	}
@@ -372,11 +373,11 @@ func TestCreateIsAtomic(t *testing.T) {
 	if _, err := conn.Create("/config/topics/orphan", []byte(`{"version":1,"config":{"retention.ms":"1"}}`), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	plan, err = cluster.PlanTopic(s, cluster.TopicRequest{Name: "orphan", Partitions: 1, ReplicationFactor: 1, StartIndex: 0, ReplicaShift: -1})
+	plan, err = clusterops.PlanTopic(s, clusterops.TopicRequest{Name: "orphan", Partitions: 1, ReplicationFactor: 1, StartIndex: 0, ReplicaShift: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cluster.CreateTopic(conn, plan); err != nil {
+	if err := clusterops.CreateTopic(conn, plan); err != nil {
 		t.Fatal(err)
 	}
 	data, stat, _ := conn.Get("/config/topics/orphan")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -130,11 +131,11 @@ func TestTUIWhatIfSandbox(t *testing.T) {
 		{"single", assign.Assignment{0: {2}, 1: {3}}, nil},
 		{"strict", assign.Assignment{0: {2, 5}, 1: {5, 2}, 2: {1, 4}}, map[string]string{"min.insync.replicas": "2"}},
 	} {
-		plan, err := cluster.PlanTopic(w.load(), cluster.TopicRequest{Name: tp.name, Assignment: tp.manual, Config: tp.config, StartIndex: -1, ReplicaShift: -1})
+		plan, err := clusterops.PlanTopic(w.load(), clusterops.TopicRequest{Name: tp.name, Assignment: tp.manual, Config: tp.config, StartIndex: -1, ReplicaShift: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := cluster.CreateTopic(w.conn, plan); err != nil {
+		if err := clusterops.CreateTopic(w.conn, plan); err != nil {
 			t.Fatal(err)
 		}
 	}

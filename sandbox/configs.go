@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 )
 
 // configChangeExpiration is how old a change notification gets before a
@@ -143,7 +144,7 @@ func (l *configListener) processNotification(name string) error {
 		return nil
 	}
 	entityType, entity, ok := strings.Cut(n.Path(), "/")
-	if !ok || !slices.Contains(cluster.ZooKeeperEntityTypes, entityType) {
+	if !ok || !slices.Contains(clusterops.ZooKeeperEntityTypes, entityType) {
 		l.b.log.Error(fmt.Sprintf("error processing change notification %s from %s: unknown entity path", data, path))
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 )
 
 // TestConfigChangeNotification: a topic config written with its change
@@ -31,8 +32,8 @@ func TestConfigChangeNotification(t *testing.T) {
 	write := func(cfg map[string]string) {
 		t.Helper()
 		n := e.get(cluster.TopicConfigPath("pair"))
-		ops := cluster.ConfigChangeOps(cluster.ConfigChange{EntityType: cluster.EntityTopics, Entity: "pair", Config: cfg, Version: n.version})
-		if err := cluster.WriteAlteration(e.zk, ops); err != nil {
+		ops := clusterops.ConfigChangeOps(clusterops.ConfigChange{EntityType: cluster.EntityTopics, Entity: "pair", Config: cfg, Version: n.version})
+		if err := clusterops.WriteAlteration(e.zk, ops); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 )
 
@@ -51,14 +52,14 @@ func (cl *Cluster) createDemoTopics(ctx context.Context) error {
 			return fmt.Errorf("sandbox: read the cluster: %w", err)
 		}
 		rf := min(t.ReplicationFactor, len(snap.RegisteredBrokers()))
-		req := cluster.TopicRequest{Name: t.Name, Partitions: t.Partitions,
+		req := clusterops.TopicRequest{Name: t.Name, Partitions: t.Partitions,
 			ReplicationFactor: rf, Config: t.Config, RackAware: cluster.RackAwareEnforced, StartIndex: -1, ReplicaShift: -1}
 		if cl.cfg.Rand != nil {
 			req.TopicID = cl.newUUID().String()
 			cl.randMu.Lock()
 			req.Rand = cl.cfg.Rand
 		}
-		plan, err := cluster.PlanTopic(snap, req)
+		plan, err := clusterops.PlanTopic(snap, req)
 		if cl.cfg.Rand != nil {
 			cl.randMu.Unlock()
 		}
@@ -69,7 +70,7 @@ func (cl *Cluster) createDemoTopics(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("sandbox: demo topic %s: %w", t.Name, err)
 		}
-		if err := cluster.CreateTopic(cl.admin, plan); err != nil {
+		if err := clusterops.CreateTopic(cl.admin, plan); err != nil {
 			if cluster.ErrorClass(err) == cluster.ClassTopicExists {
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 )
 
 // requestReassignment creates /admin/reassign_partitions as
@@ -92,18 +93,18 @@ func (e *env) setThrottles(topic, leader, follower string, rate string, brokers 
 	if leader != "" || follower != "" {
 		cfg = map[string]string{cluster.ConfigLeaderThrottledReplicas: leader, cluster.ConfigFollowerThrottledReplicas: follower}
 	}
-	changes := []cluster.ConfigChange{{EntityType: cluster.EntityTopics, Entity: topic, Version: e.get(cluster.TopicConfigPath(topic)).version, Config: cfg}}
+	changes := []clusterops.ConfigChange{{EntityType: cluster.EntityTopics, Entity: topic, Version: e.get(cluster.TopicConfigPath(topic)).version, Config: cfg}}
 	for _, b := range brokers {
 		v := int32(-1)
 		if n := e.get(cluster.BrokerConfigPath(atoiMust(b))); n.exists {
 			v = n.version
 		}
-		changes = append(changes, cluster.ConfigChange{EntityType: cluster.EntityBrokers, Entity: b, Version: v,
+		changes = append(changes, clusterops.ConfigChange{EntityType: cluster.EntityBrokers, Entity: b, Version: v,
 			Config: map[string]string{cluster.ConfigLeaderThrottledRate: rate, cluster.ConfigFollowerThrottledRate: rate}})
 	}
 	e.ensure(cluster.ConfigChangesPath)
 	e.ensure(cluster.ConfigBrokersPath)
-	if _, err := e.zk.Multi(cluster.ConfigChangeOps(changes...)...); err != nil {
+	if _, err := e.zk.Multi(clusterops.ConfigChangeOps(changes...)...); err != nil {
 		e.t.Fatalf("set throttles: %v", err)
 	}
 }

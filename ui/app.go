@@ -30,6 +30,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -68,7 +69,7 @@ type Config struct {
 	// Writer is the ZooKeeper session topics are created through (a
 	// *zkwatch.Conn). It enables the creation wizard (`c`, `:create`)
 	// unless Mode is ModeReadOnly; nil disables it.
-	Writer cluster.ZK
+	Writer clusterops.ZK
 	// Rand draws the wizard's random start index and replica shift (nil:
 	// randomly seeded; tests fix it).
 	Rand *rand.Rand

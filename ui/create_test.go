@@ -18,6 +18,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
@@ -118,7 +119,7 @@ type createFlow struct {
 // startCreate runs the App on the real ZooKeeper with a sandbox cluster
 // (6 brokers in 3 racks, the given pace) and one existing topic,
 // metrics_raw, and waits for the App to see it.
-func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap func(*zkwatch.Conn) cluster.ZK) *createFlow {
+func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap func(*zkwatch.Conn) clusterops.ZK) *createFlow {
 	t.Helper()
 	f := &createFlow{addr: zktest.Chroot(t)}
 	sb, err := sandbox.Start(context.Background(), sandbox.Config{Connect: f.addr, Brokers: 6, Racks: 3, Pace: pace})
@@ -134,7 +135,7 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mirror.Close() })
-	var writer cluster.ZK = ui
+	var writer clusterops.ZK = ui
 	if wrap != nil {
 		writer = wrap(ui)
 	}
@@ -149,11 +150,11 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 		return s != nil && len(s.LiveBrokerIDs()) == 6 && s.Controller().BrokerID > 0
 	})
 	// An existing topic with '_', created as kafka-topics would.
-	plan, err := cluster.PlanTopic(f.snapshot(t), cluster.TopicRequest{Name: "metrics_raw", Partitions: 3, ReplicationFactor: 2, StartIndex: 0, ReplicaShift: -1})
+	plan, err := clusterops.PlanTopic(f.snapshot(t), clusterops.TopicRequest{Name: "metrics_raw", Partitions: 3, ReplicationFactor: 2, StartIndex: 0, ReplicaShift: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cluster.CreateTopic(f.conn, plan); err != nil {
+	if err := clusterops.CreateTopic(f.conn, plan); err != nil {
 		t.Fatal(err)
 	}
 	waitApp(t, f.tm, "metrics_raw online", func(a *App) bool {
@@ -194,7 +195,7 @@ func rackBrokers() []assign.Broker {
 // checkWritten reads the topic and config znodes and checks they hold
 // the plan: the config byte for byte, the assignment exactly (the
 // controller may have added a topic id since, as Kafka's does).
-func (f *createFlow) checkWritten(t *testing.T, plan *cluster.TopicPlan) {
+func (f *createFlow) checkWritten(t *testing.T, plan *clusterops.TopicPlan) {
 	t.Helper()
 	data, _, err := f.conn.Get(plan.TopicPath)
 	if err != nil {
@@ -256,12 +257,12 @@ func TestFlowReroll(t *testing.T) {
 	f.fillForm(t, "rerolled")
 	send(f.tm, "enter")
 	waitApp(t, f.tm, "the preview", stageIs("preview"))
-	var first *cluster.TopicPlan
+	var first *clusterops.TopicPlan
 	waitApp(t, f.tm, "the first plan", func(a *App) bool { first = wizard(a).Plan(); return true })
 	send(f.tm, "r", "right")
-	var second *cluster.TopicPlan
+	var second *clusterops.TopicPlan
 	waitApp(t, f.tm, "the re-rolled plan", func(a *App) bool { second = wizard(a).Plan(); return second != first })
-	if cluster.SamePlan(first, second) {
+	if clusterops.SamePlan(first, second) {
 		t.Fatal("re-rolling left the plan as it was")
 	}
 	send(f.tm, "enter", "enter") // the popup's focused button is Create
@@ -302,7 +303,7 @@ func sameAssignment(a, b assign.Assignment) bool {
 func TestFlowAlreadyExists(t *testing.T) {
 	other := `{"version":3,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}`
 	var f *createFlow
-	f = startCreate(t, 100, 30, 0, ModeLive, func(c *zkwatch.Conn) cluster.ZK {
+	f = startCreate(t, 100, 30, 0, ModeLive, func(c *zkwatch.Conn) clusterops.ZK {
 		return fixture.BeforeMulti{Conn: c, Before: func() {
 			if err := zktest.CreateWith(f.conn, "/brokers/topics/raced", []byte(other)); err != nil {
 				t.Error(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
@@ -199,11 +200,11 @@ func TestEnsembleTUI(t *testing.T) {
 		s := a.Snapshot()
 		return s != nil && len(s.LiveBrokerIDs()) == 6 && s.Controller().BrokerID > 0
 	})
-	plan, err := cluster.PlanTopic(f.snapshot(t), cluster.TopicRequest{Name: "base", Partitions: 30, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: -1})
+	plan, err := clusterops.PlanTopic(f.snapshot(t), clusterops.TopicRequest{Name: "base", Partitions: 30, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cluster.CreateTopic(direct, plan); err != nil {
+	if err := clusterops.CreateTopic(direct, plan); err != nil {
 		t.Fatal(err)
 	}
 	online := func(topic string, n int) {

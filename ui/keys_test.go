@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -35,7 +36,7 @@ func (*failingWriter) Multi(...any) ([]zk.MultiResponse, error) {
 
 // fullApp runs in the sandbox with a writer, so that every binding that
 // can be enabled is.
-func fullApp(w cluster.ZK, spec fixture.Spec) *App {
+func fullApp(w clusterops.ZK, spec fixture.Spec) *App {
 	sb := &fakeSandbox{running: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
 	a := New(Config{Source: newSource(), Browser: &fakeBrowser{}, Writer: w, Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
@@ -77,7 +78,7 @@ func liveAt(ks ...string) func(t *testing.T) *App {
 
 // written is the App after keys that end with the wizard's write, their
 // commands run (the write's result moves the wizard on).
-func written(w cluster.ZK, ks ...string) func(t *testing.T) *App {
+func written(w clusterops.ZK, ks ...string) func(t *testing.T) *App {
 	return func(*testing.T) *App {
 		a := fullApp(w, wizardSpec())
 		press(a, ks...)
@@ -86,7 +87,7 @@ func written(w cluster.ZK, ks ...string) func(t *testing.T) *App {
 }
 
 // onlineBatch is the controller bringing every partition of plan online.
-func onlineBatch(plan *cluster.TopicPlan) batchMsg {
+func onlineBatch(plan *clusterops.TopicPlan) batchMsg {
 	zxid := int64(90_000)
 	ev := func(path string, data []byte) zkwatch.Event {
 		zxid++

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/ui/screens/operate"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -156,15 +157,15 @@ func zkState(t *testing.T, c *zkwatch.Conn, broker int, topics []string, orig ma
 // end broker 3 holds no replica in ZooKeeper.
 func TestFlowDrain(t *testing.T) {
 	var rec *recordingWriter
-	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) cluster.ZK {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) clusterops.ZK {
 		rec = &recordingWriter{Conn: c}
 		return rec
 	})
-	plan, err := cluster.PlanTopic(f.snapshot(t), cluster.TopicRequest{Name: "orders", Partitions: 12, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: 0})
+	plan, err := clusterops.PlanTopic(f.snapshot(t), clusterops.TopicRequest{Name: "orders", Partitions: 12, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cluster.CreateTopic(f.conn, plan); err != nil {
+	if err := clusterops.CreateTopic(f.conn, plan); err != nil {
 		t.Fatal(err)
 	}
 	waitApp(t, f.tm, "orders online", func(a *App) bool {
@@ -183,7 +184,7 @@ func TestFlowDrain(t *testing.T) {
 	waitApp(t, f.tm, "broker 3 selected", func(a *App) bool { id, ok := a.Overview().Selected(); return ok && id == 3 })
 	send(f.tm, "d")
 	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
-	var lead *cluster.LeadershipFirst
+	var lead *clusterops.LeadershipFirst
 	waitApp(t, f.tm, "leaders first", func(a *App) bool { var on bool; on, lead = drainer(a).LeadersFirst(); return on && !lead.Empty() })
 	send(f.tm, "w")
 	var shown [][]string
@@ -208,13 +209,13 @@ func TestFlowDrain(t *testing.T) {
 		t.Fatalf("wrote %d multis, w showed %d steps (%d reordered)", len(written), steps, len(lead.Reorder))
 	}
 	for i := range steps - 1 {
-		if got := cluster.DescribeOps(written[i]); !slices.Equal(got, shown[i]) {
+		if got := clusterops.DescribeOps(written[i]); !slices.Equal(got, shown[i]) {
 			t.Fatalf("multi %d:\n%s\nw showed:\n%s", i, strings.Join(got, "\n"), strings.Join(shown[i], "\n"))
 		}
 	}
 	// The drain's multi: its request as w showed it (its checks are of the
 	// topic versions after the reorder).
-	data, last := cluster.DescribeOps(written[steps-1]), shown[steps-1]
+	data, last := clusterops.DescribeOps(written[steps-1]), shown[steps-1]
 	if data[len(data)-1] != last[len(last)-1] {
 		t.Fatalf("the drain wrote %s, w showed %s", data[len(data)-1], last[len(last)-1])
 	}
@@ -282,7 +283,7 @@ func TestDrainProduction(t *testing.T) {
 // is done, by a second multi, and no throttle config is left.
 func TestFlowChangeRF(t *testing.T) {
 	var rec *recordingWriter
-	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) cluster.ZK {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) clusterops.ZK {
 		rec = &recordingWriter{Conn: c}
 		return rec
 	})
@@ -305,8 +306,8 @@ func TestFlowChangeRF(t *testing.T) {
 	rec.mu.Lock()
 	written := slices.Clone(rec.ops)
 	rec.mu.Unlock()
-	if len(written) != 2 || !strings.Contains(strings.Join(cluster.DescribeOps(written[0]), "\n"), `"follower.replication.throttled.replicas":"`) {
-		t.Fatalf("%d multis, the first:\n%s", len(written), strings.Join(cluster.DescribeOps(written[0]), "\n"))
+	if len(written) != 2 || !strings.Contains(strings.Join(clusterops.DescribeOps(written[0]), "\n"), `"follower.replication.throttled.replicas":"`) {
+		t.Fatalf("%d multis, the first:\n%s", len(written), strings.Join(clusterops.DescribeOps(written[0]), "\n"))
 	}
 	for _, entity := range []string{"brokers/1", "brokers/2", "brokers/3", "brokers/4", "brokers/5", "brokers/6", "topics/metrics_raw"} {
 		if data, _, err := f.conn.Get("/config/" + entity); err != nil || strings.Contains(string(data), "throttled") {
@@ -345,7 +346,7 @@ func TestFlowChangeRF(t *testing.T) {
 // new partitions come online.
 func TestFlowAddPartitions(t *testing.T) {
 	f := startCreate(t, 120, 40, 0, ModeSandbox, nil)
-	want, err := cluster.PlanAddPartitions(f.snapshot(t), cluster.AddPartitionsRequest{Topic: "metrics_raw", Partitions: 5})
+	want, err := clusterops.PlanAddPartitions(f.snapshot(t), clusterops.AddPartitionsRequest{Topic: "metrics_raw", Partitions: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,8 +397,8 @@ func TestFlowElection(t *testing.T) {
 		s := a.Snapshot()
 		return s.IsLive(1) && s.Health().UnderReplicated == 0
 	})
-	plan, err := cluster.PlanPreferredElection(f.snapshot(t), cluster.ElectionRequest{All: true})
-	if err != nil || plan.Count(cluster.ElectionWillMove) == 0 {
+	plan, err := clusterops.PlanPreferredElection(f.snapshot(t), clusterops.ElectionRequest{All: true})
+	if err != nil || plan.Count(clusterops.ElectionWillMove) == 0 {
 		t.Fatalf("nothing to elect (%v)", err)
 	}
 	send(f.tm, "p")

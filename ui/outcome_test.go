@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
@@ -34,7 +35,7 @@ func TestFlowReplyLost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var p *zktest.Proxy
-			f := startCreate(t, 120, 40, 0, ModeLive, func(c *zkwatch.Conn) cluster.ZK {
+			f := startCreate(t, 120, 40, 0, ModeLive, func(c *zkwatch.Conn) clusterops.ZK {
 				cs := c.ConnectString()
 				p = zktest.StartProxy(t, cs.Servers[0])
 				w := connectVia(t, p.Addr()+cs.Chroot)
@@ -88,8 +89,8 @@ func connectVia(t *testing.T, addr string) *zkwatch.Conn {
 	return c
 }
 
-func wizardPlan(t *testing.T, f *createFlow) *cluster.TopicPlan {
-	var pl *cluster.TopicPlan
+func wizardPlan(t *testing.T, f *createFlow) *clusterops.TopicPlan {
+	var pl *clusterops.TopicPlan
 	waitApp(t, f.tm, "the plan", func(a *App) bool { pl = wizard(a).Plan(); return pl != nil })
 	return pl
 }

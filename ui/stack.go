@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/create"
 	"github.com/ktopo/ktopo/ui/screens/operate"
@@ -157,7 +157,7 @@ func (a *App) openOperation(id int, topic string, add bool) tea.Cmd {
 	case topic != "":
 		what = "reassign topic " + topic
 	}
-	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
+	z, ok := a.cfg.Writer.(clusterops.ZK)
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
 		return a.setStatus("read-only mode: refusing to "+what, true)
@@ -182,7 +182,7 @@ func (a *App) openOperation(id int, topic string, add bool) tea.Cmd {
 // openElection pushes the operation wizard for a preferred leader
 // election of topic ("" for all), or says why it cannot write.
 func (a *App) openElection(topic string) tea.Cmd {
-	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
+	z, ok := a.cfg.Writer.(clusterops.ZK)
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
 		return a.setStatus("read-only mode: refusing to start a preferred leader election", true)
@@ -199,7 +199,7 @@ func (a *App) openElection(topic string) tea.Cmd {
 // openConfigs pushes the operation wizard editing topic's config
 // overrides, or says why it cannot write.
 func (a *App) openConfigs(topic string) tea.Cmd {
-	z, ok := a.cfg.Writer.(cluster.ZKReadWriter)
+	z, ok := a.cfg.Writer.(clusterops.ZK)
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
 		return a.setStatus("read-only mode: refusing to alter the configs of topic "+topic, true)

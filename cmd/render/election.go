@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 )
 
@@ -16,7 +17,7 @@ import (
 // why and Kafka's error, and those already led by their preferred replica
 // (only counted for --all-topic-partitions, whose report leaves them out
 // as Kafka's does).
-func WriteElectionPreview(w io.Writer, p *cluster.ElectionPlan) error {
+func WriteElectionPreview(w io.Writer, p *clusterops.ElectionPlan) error {
 	var b strings.Builder
 	scope := text.Count(len(p.Partitions), "partition")
 	if p.All {
@@ -28,10 +29,10 @@ func WriteElectionPreview(w io.Writer, p *cluster.ElectionPlan) error {
 		scope += " of " + text.Count(len(topics), "topic")
 	}
 	fmt.Fprintf(&b, "Preferred leader election of %s (the preferred replica is the first of each):\n", scope)
-	moving := p.With(cluster.ElectionWillMove)
-	stuck := p.With(cluster.ElectionPreferredOffline, cluster.ElectionPreferredNotInISR,
-		cluster.ElectionTopicBeingDeleted, cluster.ElectionNoState)
-	ok := p.With(cluster.ElectionNotNeeded)
+	moving := p.With(clusterops.ElectionWillMove)
+	stuck := p.With(clusterops.ElectionPreferredOffline, clusterops.ElectionPreferredNotInISR,
+		clusterops.ElectionTopicBeingDeleted, clusterops.ElectionNoState)
+	ok := p.With(clusterops.ElectionNotNeeded)
 	listed := append(append(slices.Clone(moving), stuck...), ok...)
 	if p.All {
 		listed = listed[:len(moving)+len(stuck)]
@@ -42,7 +43,7 @@ func WriteElectionPreview(w io.Writer, p *cluster.ElectionPlan) error {
 		nameW = max(nameW, len(ep.String()))
 		leaderW = max(leaderW, len(text.Broker(ep.Leader)))
 	}
-	line := func(ep cluster.ElectionPartition, rest string) {
+	line := func(ep clusterops.ElectionPartition, rest string) {
 		fmt.Fprintf(&b, "  %-*s  leader %-*s%s\n", nameW, ep.String(), leaderW, text.Broker(ep.Leader), rest)
 	}
 	if len(moving) > 0 {
@@ -75,7 +76,7 @@ func WriteElectionPreview(w io.Writer, p *cluster.ElectionPlan) error {
 }
 
 // electionTopics returns the topics of an election's partitions, in order.
-func electionTopics(p *cluster.ElectionPlan) []string {
+func electionTopics(p *clusterops.ElectionPlan) []string {
 	var topics []string
 	for _, ep := range p.Partitions {
 		if n := len(topics); n == 0 || topics[n-1] != ep.Topic {
@@ -87,13 +88,13 @@ func electionTopics(p *cluster.ElectionPlan) []string {
 
 // kafkaError names the error Kafka's controller gives a partition that
 // cannot move (none for one ktopo leaves out for its own reasons).
-func kafkaError(v cluster.ElectionVerdict) string {
+func kafkaError(v clusterops.ElectionVerdict) string {
 	switch v {
-	case cluster.ElectionPreferredOffline, cluster.ElectionPreferredNotInISR:
+	case clusterops.ElectionPreferredOffline, clusterops.ElectionPreferredNotInISR:
 		return " (PREFERRED_LEADER_NOT_AVAILABLE)"
-	case cluster.ElectionTopicBeingDeleted:
+	case clusterops.ElectionTopicBeingDeleted:
 		return " (INVALID_TOPIC_EXCEPTION)"
-	case cluster.ElectionWillMove, cluster.ElectionNotNeeded, cluster.ElectionNoState, cluster.ElectionUnknown:
+	case clusterops.ElectionWillMove, clusterops.ElectionNotNeeded, clusterops.ElectionNoState, clusterops.ElectionUnknown:
 	}
 	return ""
 }
@@ -107,7 +108,7 @@ const kafkaErrorsPackage = "org.apache.kafka.common.errors."
 // already led by their preferred replica (left out for
 // --all-topic-partitions, as Kafka's broker leaves them out), and one line
 // per failure. It returns Kafka's final error when a partition failed.
-func WriteElectionResult(w io.Writer, r cluster.ElectionResult, all bool) error {
+func WriteElectionResult(w io.Writer, r clusterops.ElectionResult, all bool) error {
 	var b strings.Builder
 	if len(r.Elected) > 0 {
 		fmt.Fprintf(&b, "Successfully completed leader election (PREFERRED) for partitions %s\n", cluster.JoinPartitions(r.Elected, ", "))

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -33,15 +34,15 @@ func (h *harness) setTopicConfig(topic string, add map[string]string) {
 	h.t.Helper()
 	h.both(func(root string) error {
 		return h.onSide(root, func(conn *zkwatch.Conn, s *cluster.Snapshot) error {
-			entries, version, err := cluster.ReadEntityConfig(conn, cluster.EntityTopics, topic)
+			entries, version, err := clusterops.ReadEntityConfig(conn, cluster.EntityTopics, topic)
 			if err != nil {
 				return err
 			}
-			alt, err := cluster.PlanTopicConfigAlteration(topic, entries, version, add, nil, s)
+			alt, err := clusterops.PlanTopicConfigAlteration(topic, entries, version, add, nil, s)
 			if err != nil {
 				return err
 			}
-			return cluster.WriteAlteration(conn, alt.Ops())
+			return clusterops.WriteAlteration(conn, alt.Ops())
 		})
 	})
 }
@@ -53,11 +54,11 @@ func (h *harness) addPartitions(topic string, n int) {
 	h.t.Helper()
 	h.both(func(root string) error {
 		return h.onSide(root, func(conn *zkwatch.Conn, s *cluster.Snapshot) error {
-			plan, err := cluster.PlanAddPartitions(s, cluster.AddPartitionsRequest{Topic: topic, Partitions: n})
+			plan, err := clusterops.PlanAddPartitions(s, clusterops.AddPartitionsRequest{Topic: topic, Partitions: n})
 			if err != nil {
 				return err
 			}
-			return cluster.WriteAlteration(conn, cluster.AddPartitionsOps(plan))
+			return clusterops.WriteAlteration(conn, clusterops.AddPartitionsOps(plan))
 		})
 	})
 }

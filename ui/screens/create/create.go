@@ -37,6 +37,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
@@ -54,7 +55,7 @@ type Options struct {
 	// phase (nil: no flashing).
 	Anims *anim.Set
 	// Writer is the ZooKeeper session the topic is written through.
-	Writer cluster.ZK
+	Writer clusterops.ZK
 	// Now is the clock (default time.Now); Rand draws the random start
 	// index and replica shift (default: randomly seeded).
 	Now  func() time.Time
@@ -197,12 +198,12 @@ func (m *Model) Stage() string {
 
 // Plan returns the plan the preview shows (and the creation writes), nil
 // before the first preview.
-func (m *Model) Plan() *cluster.TopicPlan { return m.pv.plan }
+func (m *Model) Plan() *clusterops.TopicPlan { return m.pv.plan }
 
 // Progress is the creation's progress (zero before the write).
-func (m *Model) Progress() cluster.Progress {
+func (m *Model) Progress() clusterops.Progress {
 	if m.tr == nil {
-		return cluster.Progress{}
+		return clusterops.Progress{}
 	}
 	return m.tr.pr
 }
@@ -291,10 +292,10 @@ type (
 		took time.Duration
 	}
 	// verifiedMsg: what became of a multi whose reply was lost.
-	verifiedMsg struct{ o cluster.Outcome }
+	verifiedMsg struct{ o clusterops.Outcome }
 	// opsDescribedMsg: what the multi would write now (the `w` view).
 	opsDescribedMsg struct {
-		plan  *cluster.TopicPlan
+		plan  *clusterops.TopicPlan
 		lines []string
 		err   error
 	}
@@ -563,12 +564,12 @@ func (m *Model) brokerCount(mode cluster.RackAwareMode) int {
 }
 
 // replan computes the plan of req with the chosen start index and shift.
-func (m *Model) replan(req cluster.TopicRequest) error {
+func (m *Model) replan(req clusterops.TopicRequest) error {
 	req.StartIndex, req.ReplicaShift = m.pv.start, m.pv.shift
 	if req.Assignment != nil {
 		req.StartIndex, req.ReplicaShift = -1, -1
 	}
-	plan, err := cluster.PlanTopic(m.snap, req)
+	plan, err := clusterops.PlanTopic(m.snap, req)
 	if err != nil {
 		return err
 	}
@@ -632,10 +633,10 @@ func (m *Model) describeOps() tea.Cmd {
 	}
 	id := m.id
 	return func() tea.Msg {
-		ops, err := cluster.CreateOps(z, plan)
+		ops, err := clusterops.CreateOps(z, plan)
 		var lines []string
 		if err == nil {
-			lines = cluster.DescribeOps(ops)
+			lines = clusterops.DescribeOps(ops)
 		}
 		return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{plan: plan, lines: lines, err: err}}
 	}
@@ -654,12 +655,12 @@ func (m *Model) create() tea.Cmd {
 	if shown.Manual {
 		req.StartIndex, req.ReplicaShift = -1, -1
 	}
-	fresh, err := cluster.PlanTopic(m.snap, req)
+	fresh, err := clusterops.PlanTopic(m.snap, req)
 	if err != nil {
 		m.pv.setNote("Not created: "+err.Error(), true)
 		return nil
 	}
-	if !cluster.SamePlan(shown, fresh) {
+	if !clusterops.SamePlan(shown, fresh) {
 		m.pv.set(req, fresh, m.snap)
 		m.pv.setNote("Not created: the cluster changed since the preview ("+brokerChange(shown, fresh)+"), so the plan would differ. This is the new plan: check it and press enter again.", true)
 		return nil
@@ -676,8 +677,8 @@ func (m *Model) create() tea.Cmd {
 	now := m.now
 	write := func() tea.Msg {
 		start := now()
-		if err := cluster.CreateTopic(z, shown); err != nil {
-			if cluster.MaybeWritten(err) {
+		if err := clusterops.CreateTopic(z, shown); err != nil {
+			if clusterops.MaybeWritten(err) {
 				return nav.TaskMsg{Task: id, Msg: replyLostMsg{err, now().Sub(start)}}
 			}
 			return nav.TaskMsg{Task: id, Msg: createFailedMsg{err}}
@@ -698,12 +699,12 @@ func (m *Model) verify(err error) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
 		defer cancel()
-		return nav.TaskMsg{Task: id, Msg: verifiedMsg{cluster.VerifyCreate(ctx, z, plan, err)}}
+		return nav.TaskMsg{Task: id, Msg: verifiedMsg{clusterops.VerifyCreate(ctx, z, plan, err)}}
 	}
 }
 
 // brokerChange says how the registered brokers of two plans differ.
-func brokerChange(a, b *cluster.TopicPlan) string {
+func brokerChange(a, b *clusterops.TopicPlan) string {
 	d := a.BrokerDiff(b)
 	s := ""
 	if len(d.Left) > 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -401,7 +402,7 @@ func TestRerollAndStep(t *testing.T) {
 	if e.m.pv.start == s0 && e.m.pv.shift == h0 {
 		t.Fatal("r draws another start index or shift")
 	}
-	if cluster.SamePlan(first, e.m.Plan()) {
+	if clusterops.SamePlan(first, e.m.Plan()) {
 		t.Fatal("a re-roll changes the plan")
 	}
 	if !strings.Contains(view(e), fmt.Sprintf("start index %d, replica shift %d", e.m.pv.start, e.m.pv.shift)) {
@@ -517,7 +518,7 @@ func TestClusterChangedBeforeWrite(t *testing.T) {
 	if e.m.Stage() != "preview" || len(e.z.multi) != 0 {
 		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
 	}
-	if !strings.Contains(e.m.pv.note, "broker 4 left") || cluster.SamePlan(before, e.m.Plan()) {
+	if !strings.Contains(e.m.pv.note, "broker 4 left") || clusterops.SamePlan(before, e.m.Plan()) {
 		t.Fatalf("note %q", e.m.pv.note)
 	}
 	for _, b := range e.m.Plan().Brokers {
@@ -560,7 +561,7 @@ func TestAlreadyExists(t *testing.T) {
 		t.Fatal("back to the form with the values")
 	}
 	// Once the mirror shows it, the form says so as typed.
-	e.apply(topicWritten(&cluster.TopicPlan{Name: "payments", ConfigPath: "/config/topics/payments", TopicPath: "/brokers/topics/payments",
+	e.apply(topicWritten(&clusterops.TopicPlan{Name: "payments", ConfigPath: "/config/topics/payments", TopicPath: "/brokers/topics/payments",
 		ConfigJSON: []byte(`{"version":1,"config":{}}`), TopicJSON: []byte(`{"version":3,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}`)}, 1)...)
 	if e.m.form.errs[fName] != "Topic 'payments' already exists." {
 		t.Fatalf("%q", e.m.form.errs[fName])
@@ -591,7 +592,7 @@ func TestProgress(t *testing.T) {
 	base := int64(1_800_000_000_000)
 	e.apply(topicWritten(plan, base)...)
 	for _, p := range e.m.tr.phase {
-		if p != cluster.PhaseNew {
+		if p != clusterops.PhaseNew {
 			t.Fatalf("after the topic znode: %v", e.m.tr.phase)
 		}
 	}

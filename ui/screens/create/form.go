@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/keys"
@@ -253,7 +254,7 @@ func (f *form) validate(s *cluster.Snapshot) {
 		// partitions say, so that every field shows its own message.
 		if rerr != nil {
 			f.errs[fRF] = rerr.Error()
-		} else if err := cluster.CheckPlacement(s, max(p, 1), rf, f.mode()); err != nil {
+		} else if err := clusterops.CheckPlacement(s, max(p, 1), rf, f.mode()); err != nil {
 			f.errs[fieldOf(err)] = err.Error()
 		}
 		if f.errs[fPartitions] == "" && f.errs[fRF] == "" && f.errs[fRack] == "" {
@@ -301,8 +302,8 @@ func (f *form) validate(s *cluster.Snapshot) {
 // request builds the creation request, failing in kafka-topics' order on
 // what the form alone can check (numbers, configs, the manual
 // assignment); PlanTopic checks the rest.
-func (f *form) request(s *cluster.Snapshot) (cluster.TopicRequest, field, error) {
-	req := cluster.TopicRequest{Name: f.in[fName].Value(), RackAware: f.mode()}
+func (f *form) request(s *cluster.Snapshot) (clusterops.TopicRequest, field, error) {
+	req := clusterops.TopicRequest{Name: f.in[fName].Value(), RackAware: f.mode()}
 	if !f.manual() {
 		var err error
 		if req.Partitions, err = parseCount(f.in[fPartitions].Value(), "partitions"); err != nil {

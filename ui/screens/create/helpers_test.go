@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
@@ -136,6 +137,16 @@ func (z *fakeZK) Exists(p string) (bool, *zk.Stat, error) {
 	return ok, &zk.Stat{}, nil
 }
 
+func (z *fakeZK) Get(p string) ([]byte, *zk.Stat, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	data, ok := z.nodes[p]
+	if !ok {
+		return nil, nil, zk.ErrNoNode
+	}
+	return data, &zk.Stat{}, nil
+}
+
 func (z *fakeZK) Multi(ops ...any) ([]zk.MultiResponse, error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
@@ -185,7 +196,7 @@ func (e *env) apply(evs ...zkwatch.Event) {
 }
 
 // topicWritten is the mirror seeing the plan's two znodes at ms.
-func topicWritten(p *cluster.TopicPlan, ms int64) []zkwatch.Event {
+func topicWritten(p *clusterops.TopicPlan, ms int64) []zkwatch.Event {
 	return []zkwatch.Event{
 		{Type: zkwatch.Created, Path: p.ConfigPath, Data: p.ConfigJSON, Stat: stat(ms, 0, p.ConfigJSON)},
 		{Type: zkwatch.Created, Path: p.TopicPath, Data: p.TopicJSON, Stat: stat(ms, 0, p.TopicJSON)},

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
@@ -37,8 +38,8 @@ type pgroup struct {
 // preview is the assignment matrix of one plan. Everything that depends
 // only on the plan is computed once in set; View renders the visible rows.
 type preview struct {
-	req          cluster.TopicRequest
-	plan         *cluster.TopicPlan
+	req          clusterops.TopicRequest
+	plan         *clusterops.TopicPlan
 	start, shift int
 	snap         *cluster.Snapshot
 
@@ -84,13 +85,13 @@ func (p *preview) setSize(w, h int) {
 }
 
 // set shows plan (computed from req against s).
-func (p *preview) set(req cluster.TopicRequest, plan *cluster.TopicPlan, s *cluster.Snapshot) {
+func (p *preview) set(req clusterops.TopicRequest, plan *clusterops.TopicPlan, s *cluster.Snapshot) {
 	p.req, p.plan, p.snap = req, plan, s
 	p.showOps, p.stale = false, ""
 	if !plan.Manual {
 		p.start, p.shift = plan.Result.StartIndex, plan.Result.ReplicaShift
 	}
-	p.stats = cluster.PlanStats(plan)
+	p.stats = clusterops.PlanStats(plan)
 	p.parts = plan.Result.Assignment.Partitions()
 	p.rf = 0
 	if len(p.parts) > 0 {
@@ -181,7 +182,7 @@ func (p *preview) observe(s *cluster.Snapshot) {
 	for _, c := range p.cols {
 		p.cwMin = max(p.cwMin, len(c.label)+1, len(strconv.Itoa(c.exR+c.replicas))+1)
 	}
-	p.warnings = cluster.PlanWarnings(s, p.plan, p.stats)
+	p.warnings = clusterops.PlanWarnings(s, p.plan, p.stats)
 	p.stale = ""
 	if !p.plan.Manual {
 		if now, err := s.BrokerMetadatas(p.req.RackAware, nil); err != nil || !slices.Equal(now, p.plan.Brokers) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cell"
@@ -20,11 +21,11 @@ import (
 // state znode's mtime minus the topic znode's ctime, so they are the
 // controller's real timings, not the mirror's latency.
 type tracker struct {
-	plan    *cluster.TopicPlan
+	plan    *clusterops.TopicPlan
 	planned map[int][]int
 	ids     []int
 	idx     map[int]int
-	phase   []cluster.Phase
+	phase   []clusterops.Phase
 	// onlineAt and insyncAt: ms after the topic znode was written, -1
 	// while not reached.
 	onlineAt, insyncAt []int64
@@ -37,9 +38,9 @@ type tracker struct {
 	// lostErr is the write's error when its reply was lost; outcome what
 	// reading back found (nil until then).
 	lostErr error
-	outcome *cluster.Outcome
+	outcome *clusterops.Outcome
 	ctime   int64 // the topic znode's ctime (ms), 0 until seen
-	pr      cluster.Progress
+	pr      clusterops.Progress
 	isDone  bool
 	doneIn  int64 // ms from the write to the last partition online
 	syncIn  int64 // ms to the last partition in sync, -1 while not
@@ -63,12 +64,12 @@ type tracker struct {
 	// idText are the padded partition ids; marks the phase marks in the
 	// current theme (set by view).
 	idText, tmText []string
-	marks          [cluster.PhaseInSync + 1]string
+	marks          [clusterops.PhaseInSync + 1]string
 
 	renderRow func(st *theme.Styles, r int) string
 }
 
-func newTracker(plan *cluster.TopicPlan, s *cluster.Snapshot, now time.Time, anims *anim.Set) *tracker {
+func newTracker(plan *clusterops.TopicPlan, s *cluster.Snapshot, now time.Time, anims *anim.Set) *tracker {
 	t := &tracker{plan: plan, anims: anims, planned: plan.Assignment(), ids: plan.Result.Assignment.Partitions(), sent: now, now: now,
 		doneIn: -1, syncIn: -1, first: -1, ctrl: -1}
 	t.idx = make(map[int]int, len(t.ids))
@@ -76,7 +77,7 @@ func newTracker(plan *cluster.TopicPlan, s *cluster.Snapshot, now time.Time, ani
 		t.idx[id] = i
 	}
 	n := len(t.ids)
-	t.phase = make([]cluster.Phase, n)
+	t.phase = make([]clusterops.Phase, n)
 	t.onlineAt, t.insyncAt = make([]int64, n), make([]int64, n)
 	for i := range t.onlineAt {
 		t.onlineAt[i], t.insyncAt[i] = -1, -1
@@ -119,7 +120,7 @@ func (t *tracker) replyLost(err error, took time.Duration) { t.lostErr, t.took =
 // verified records what reading back found: unless applied, the write
 // failed (its error is the late answer, what exists instead, or the
 // lost reply's).
-func (t *tracker) verified(o cluster.Outcome) {
+func (t *tracker) verified(o clusterops.Outcome) {
 	t.outcome = &o
 	if o.Known && o.Applied {
 		return
@@ -168,7 +169,7 @@ func (t *tracker) observe(s *cluster.Snapshot, now time.Time) {
 	}
 	t.observed, t.lastTopic, t.lastLive = true, topic, live
 	t.ctrl = s.Controller().BrokerID
-	t.pr = cluster.TopicProgress(s, t.plan.Name, t.planned)
+	t.pr = clusterops.TopicProgress(s, t.plan.Name, t.planned)
 	if topic != nil && t.ctime == 0 {
 		t.ctime = topic.Ctime
 	}
@@ -181,10 +182,10 @@ func (t *tracker) observe(s *cluster.Snapshot, now time.Time) {
 		old := t.phase[i]
 		t.phase[i] = pp.Phase
 		at := t.since(topic, pp.ID, now)
-		if pp.Phase >= cluster.PhaseOnline && t.onlineAt[i] < 0 {
+		if pp.Phase >= clusterops.PhaseOnline && t.onlineAt[i] < 0 {
 			t.onlineAt[i] = at
 		}
-		if pp.Phase == cluster.PhaseInSync && t.insyncAt[i] < 0 {
+		if pp.Phase == clusterops.PhaseInSync && t.insyncAt[i] < 0 {
 			t.insyncAt[i] = at
 		}
 		t.tmText[i] = t.timeText(i)
@@ -252,7 +253,7 @@ func (t *tracker) waiting() []string {
 	if t.pr.Online > t.pr.InSync {
 		var parts []int
 		for _, pp := range t.pr.Partitions {
-			if pp.Phase == cluster.PhaseOnline {
+			if pp.Phase == clusterops.PhaseOnline {
 				parts = append(parts, pp.ID)
 			}
 		}
@@ -298,15 +299,15 @@ func (t *tracker) failLine() string {
 }
 
 // marks per phase.
-func mark(st *theme.Styles, p cluster.Phase) string {
+func mark(st *theme.Styles, p clusterops.Phase) string {
 	switch p {
-	case cluster.PhaseNew:
+	case clusterops.PhaseNew:
 		return st.Muted.S("○")
-	case cluster.PhaseOffline:
+	case clusterops.PhaseOffline:
 		return st.Danger.S("✗")
-	case cluster.PhaseOnline:
+	case clusterops.PhaseOnline:
 		return st.Leader.S("◐")
-	case cluster.PhaseInSync:
+	case clusterops.PhaseInSync:
 		return st.Online.S("●")
 	}
 	return st.Subtle.S("·")
@@ -324,7 +325,7 @@ func (t *tracker) row(st *theme.Styles, r int) string {
 		}
 		ph := t.phase[i]
 		idInk := st.Text
-		if ph == cluster.PhaseNonExistent {
+		if ph == clusterops.PhaseNonExistent {
 			idInk = st.Subtle
 		}
 		if lvl := flashLevel(t, t.ids[i]); lvl >= 0 {
@@ -345,9 +346,9 @@ func (t *tracker) row(st *theme.Styles, r int) string {
 func (t *tracker) timeText(i int) string {
 	tm := ""
 	switch ph := t.phase[i]; {
-	case ph == cluster.PhaseInSync && t.insyncAt[i] != t.onlineAt[i]:
+	case ph == clusterops.PhaseInSync && t.insyncAt[i] != t.onlineAt[i]:
 		tm = ms(t.insyncAt[i])
-	case ph >= cluster.PhaseOnline:
+	case ph >= clusterops.PhaseOnline:
 		tm = ms(t.onlineAt[i])
 	}
 	return cell.Fit(tm, 6)
@@ -401,7 +402,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 		switch {
 		case t.outcomeNote(false) != "":
 			explain = t.outcomeNote(false)
-		case cluster.MaybeWritten(t.err) || t.outcome != nil:
+		case clusterops.MaybeWritten(t.err) || t.outcome != nil:
 			explain = "The outcome is unknown: the request may have reached ZooKeeper before the connection failed, and reading it back " +
 				"did not succeed in time. A multi is applied whole or not at all, so either the topic exists exactly as previewed or " +
 				"nothing was written; the topics screen shows which."
@@ -468,16 +469,16 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 		lines = append(lines, cell.Clip("  "+st.Muted.S("esc closes this view; the creation goes on, followed in the status bar"), t.w))
 	}
 	lines = append(lines, "")
-	legend := " " + mark(st, cluster.PhaseNonExistent) + st.Muted.S(" not yet  ") + mark(st, cluster.PhaseNew) + st.Muted.S(" new  ") +
-		mark(st, cluster.PhaseOnline) + st.Muted.S(" online (leader elected)  ") + mark(st, cluster.PhaseInSync) + st.Muted.S(" in sync (full ISR)  ") +
-		mark(st, cluster.PhaseOffline) + st.Muted.S(" no leader  ·  times after the write (ZooKeeper's clock)")
+	legend := " " + mark(st, clusterops.PhaseNonExistent) + st.Muted.S(" not yet  ") + mark(st, clusterops.PhaseNew) + st.Muted.S(" new  ") +
+		mark(st, clusterops.PhaseOnline) + st.Muted.S(" online (leader elected)  ") + mark(st, clusterops.PhaseInSync) + st.Muted.S(" in sync (full ISR)  ") +
+		mark(st, clusterops.PhaseOffline) + st.Muted.S(" no leader  ·  times after the write (ZooKeeper's clock)")
 	if t.w < 112 {
-		legend = " " + mark(st, cluster.PhaseNonExistent) + st.Muted.S(" not yet ") + mark(st, cluster.PhaseNew) + st.Muted.S(" new ") +
-			mark(st, cluster.PhaseOnline) + st.Muted.S(" leader ") + mark(st, cluster.PhaseInSync) + st.Muted.S(" full ISR ") +
-			mark(st, cluster.PhaseOffline) + st.Muted.S(" no leader · times after the write")
+		legend = " " + mark(st, clusterops.PhaseNonExistent) + st.Muted.S(" not yet ") + mark(st, clusterops.PhaseNew) + st.Muted.S(" new ") +
+			mark(st, clusterops.PhaseOnline) + st.Muted.S(" leader ") + mark(st, clusterops.PhaseInSync) + st.Muted.S(" full ISR ") +
+			mark(st, clusterops.PhaseOffline) + st.Muted.S(" no leader · times after the write")
 	}
 	for p := range t.marks {
-		t.marks[p] = mark(st, cluster.Phase(p))
+		t.marks[p] = mark(st, clusterops.Phase(p))
 	}
 	// The grid gets what the lines above leave (layout, recomputed per
 	// frame because the waiting lines come and go).
@@ -490,7 +491,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	return lines
 }
 
-func rfOf(p *cluster.TopicPlan) int {
+func rfOf(p *clusterops.TopicPlan) int {
 	if ps := p.Result.Assignment.Partitions(); len(ps) > 0 {
 		return len(p.Result.Assignment[ps[0]])
 	}

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/ui/nav"
 )
 
@@ -22,21 +23,21 @@ func (m *Model) replanAdd() {
 	if m.count == 0 && t != nil {
 		m.count = 2 * len(t.Partitions)
 	}
-	m.add, m.planErr = cluster.PlanAddPartitions(m.snap, cluster.AddPartitionsRequest{Topic: m.topic, Partitions: m.count})
+	m.add, m.planErr = clusterops.PlanAddPartitions(m.snap, clusterops.AddPartitionsRequest{Topic: m.topic, Partitions: m.count})
 	m.gen = nil
-	m.moves, m.warn = nil, cluster.MoveWarnings{}
-	var shown []cluster.PartitionMove
+	m.moves, m.warn = nil, clusterops.MoveWarnings{}
+	var shown []clusterops.PartitionMove
 	if m.add != nil {
 		a := m.add.Assignment()
 		for _, p := range a.Partitions() {
-			m.moves = append(m.moves, cluster.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: m.topic, Partition: p}, Target: a[p]})
+			m.moves = append(m.moves, clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: m.topic, Partition: p}, Target: a[p]})
 		}
-		m.warn = cluster.WarnMoves(m.snap, m.moves)
+		m.warn = clusterops.WarnMoves(m.snap, m.moves)
 		// The new partitions, then the existing ones (dimmed).
 		shown = slices.Clone(m.moves)
 		for _, p := range t.Partitions {
 			if p.InAssignment {
-				shown = append(shown, cluster.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: m.topic, Partition: p.ID}, Current: p.Replicas, Target: p.Replicas})
+				shown = append(shown, clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: m.topic, Partition: p.ID}, Current: p.Replicas, Target: p.Replicas})
 			}
 		}
 	}
@@ -51,13 +52,13 @@ func (m *Model) observeAdd() {
 	if m.add == nil {
 		return
 	}
-	tp := cluster.TopicProgress(m.snap, m.topic, m.add.Assignment())
-	pr := cluster.ReassignProgress{Partitions: make([]cluster.PartitionReassignProgress, len(tp.Partitions)), Waiting: tp.Waiting}
+	tp := clusterops.TopicProgress(m.snap, m.topic, m.add.Assignment())
+	pr := clusterops.ReassignProgress{Partitions: make([]clusterops.PartitionReassignProgress, len(tp.Partitions)), Waiting: tp.Waiting}
 	online := 0
 	for i, p := range tp.Partitions {
 		slot := addSlot(p.Phase)
-		pr.Partitions[i] = cluster.PartitionReassignProgress{
-			PartitionMove: cluster.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: m.topic, Partition: p.ID}, Target: p.Replicas},
+		pr.Partitions[i] = clusterops.PartitionReassignProgress{
+			PartitionMove: clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: m.topic, Partition: p.ID}, Target: p.Replicas},
 			Phase:         slot, Replicas: p.Replicas, ISR: p.ISR, Leader: p.Leader}
 		pr.Count[slot]++
 	}
@@ -74,7 +75,7 @@ func (m *Model) observeAdd() {
 // znode would be written) and writes it.
 func (m *Model) writeAdd() tea.Cmd {
 	shown := m.add
-	fresh, err := cluster.PlanAddPartitions(m.snap, cluster.AddPartitionsRequest{Topic: m.topic, Partitions: m.count})
+	fresh, err := clusterops.PlanAddPartitions(m.snap, clusterops.AddPartitionsRequest{Topic: m.topic, Partitions: m.count})
 	if err != nil || !bytes.Equal(fresh.TopicJSON, shown.TopicJSON) || fresh.Version != shown.Version {
 		m.replanAdd()
 		m.note, m.noteErr = "Not written: the topic changed since the preview. This is the new plan: check it and press enter again.", true
@@ -90,9 +91,9 @@ func (m *Model) writeAdd() tea.Cmd {
 	}
 	m.stage = stageWriting
 	m.started = m.now()
-	ops, id := cluster.AddPartitionsOps(shown), m.id
+	ops, id := clusterops.AddPartitionsOps(shown), m.id
 	write := func() tea.Msg {
-		if err := cluster.WriteAlteration(z, ops); err != nil {
+		if err := clusterops.WriteAlteration(z, ops); err != nil {
 			return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
 		}
 		return nav.TaskMsg{Task: id, Msg: partitionsAddedMsg{}}

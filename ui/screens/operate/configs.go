@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
@@ -27,7 +28,7 @@ import (
 // configsPlannedMsg: the config znode read and the change planned.
 type configsPlannedMsg struct {
 	seq int
-	alt *cluster.ConfigAlteration
+	alt *clusterops.ConfigAlteration
 	ops []any
 	err error
 }
@@ -101,7 +102,7 @@ func (m *Model) planConfigs() tea.Cmd {
 	m.opsSeq++
 	snap, topic, seq, id := m.snap, m.topic, m.opsSeq, m.id
 	return func() tea.Msg {
-		entries, version, err := cluster.ReadEntityConfig(z, cluster.EntityTopics, topic)
+		entries, version, err := clusterops.ReadEntityConfig(z, cluster.EntityTopics, topic)
 		if err != nil {
 			return nav.TaskMsg{Task: id, Msg: configsPlannedMsg{seq: seq, err: err}}
 		}
@@ -119,10 +120,10 @@ func (m *Model) planConfigs() tea.Cmd {
 				add[k] = want[k]
 			}
 		}
-		alt, err := cluster.PlanTopicConfigAlteration(topic, entries, version, add, del, snap)
+		alt, err := clusterops.PlanTopicConfigAlteration(topic, entries, version, add, del, snap)
 		var ops []any
 		if err == nil {
-			ops, err = cluster.WithParents(z, alt.Ops(), cluster.ConfigTopicsPath, cluster.ConfigChangesPath)
+			ops, err = clusterops.WithParents(z, alt.Ops(), cluster.ConfigTopicsPath, cluster.ConfigChangesPath)
 		}
 		return nav.TaskMsg{Task: id, Msg: configsPlannedMsg{seq: seq, alt: alt, ops: ops, err: err}}
 	}
@@ -143,9 +144,9 @@ func (m *Model) configsPlanned(msg configsPlannedMsg) {
 	m.moves = nil
 	if len(m.alt.Set)+len(m.alt.Deleted) > 0 {
 		// One row per key changed; moves only gates the keys.
-		m.moves = []cluster.PartitionMove{{}}
+		m.moves = []clusterops.PartitionMove{{}}
 	}
-	m.opsRaw, m.ops = cluster.DescribeOps(m.cfgOps), nil
+	m.opsRaw, m.ops = clusterops.DescribeOps(m.cfgOps), nil
 }
 
 // writeConfigs writes the planned multi.
@@ -157,7 +158,7 @@ func (m *Model) writeConfigs() tea.Cmd {
 	m.stage = stageWriting
 	m.started = m.now()
 	return func() tea.Msg {
-		if err := cluster.WriteAlteration(z, ops); err != nil {
+		if err := clusterops.WriteAlteration(z, ops); err != nil {
 			return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
 		}
 		return nav.TaskMsg{Task: id, Msg: configsWrittenMsg{}}

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
@@ -23,9 +24,9 @@ import (
 
 // replanElect decides every partition's verdict on the newest snapshot.
 func (m *Model) replanElect() {
-	m.elect, m.planErr = cluster.PlanPreferredElection(m.snap, cluster.ElectionRequest{All: m.topic == "", Topic: m.topic})
+	m.elect, m.planErr = clusterops.PlanPreferredElection(m.snap, clusterops.ElectionRequest{All: m.topic == "", Topic: m.topic})
 	m.moves, m.electRows = nil, nil
-	var heatMoves []cluster.PartitionMove
+	var heatMoves []clusterops.PartitionMove
 	if m.elect != nil {
 		for _, ep := range m.elect.Partitions {
 			if !ep.Written() {
@@ -33,9 +34,9 @@ func (m *Model) replanElect() {
 			}
 			m.electRows = append(m.electRows, ep)
 			// A leader change only: the same replicas, the preferred first.
-			mv := cluster.PartitionMove{TopicPartition: ep.TopicPartition, Current: []int{ep.Leader, ep.Preferred}, Target: []int{ep.Preferred, ep.Leader}}
+			mv := clusterops.PartitionMove{TopicPartition: ep.TopicPartition, Current: []int{ep.Leader, ep.Preferred}, Target: []int{ep.Preferred, ep.Leader}}
 			m.moves = append(m.moves, mv)
-			if ep.Verdict == cluster.ElectionWillMove && ep.Leader >= 0 {
+			if ep.Verdict == clusterops.ElectionWillMove && ep.Leader >= 0 {
 				heatMoves = append(heatMoves, mv)
 			}
 		}
@@ -61,7 +62,7 @@ func (m *Model) electRow(st *theme.Styles, i int) string {
 	b.WriteString("  ")
 	b.WriteString(cell.FitRight(text.Broker(ep.Leader), 6))
 	b.WriteString(" → ")
-	if ep.Verdict == cluster.ElectionWillMove {
+	if ep.Verdict == clusterops.ElectionWillMove {
 		st.Leader.Put(&b, cell.Fit(strconv.Itoa(ep.Preferred), 6))
 		st.Online.Put(&b, "moves")
 	} else {
@@ -87,12 +88,12 @@ func (m *Model) electHeadLines() []string {
 		return out
 	}
 	p := m.elect
-	will := p.Count(cluster.ElectionWillMove)
-	cannot := p.Count(cluster.ElectionPreferredOffline, cluster.ElectionPreferredNotInISR)
+	will := p.Count(clusterops.ElectionWillMove)
+	cannot := p.Count(clusterops.ElectionPreferredOffline, clusterops.ElectionPreferredNotInISR)
 	out = append(out, cell.Clip(" "+st.Online.S(text.Count(will, "leader")+" will move")+st.Muted.S(" · ")+
 		st.Warning.S(strconv.Itoa(cannot)+" cannot (preferred replica offline or out of the ISR)")+st.Muted.S(" · "+
-		strconv.Itoa(p.Count(cluster.ElectionNotNeeded))+" already led by their preferred replica"), w))
-	if n := p.Count(cluster.ElectionTopicBeingDeleted, cluster.ElectionNoState); n > 0 {
+		strconv.Itoa(p.Count(clusterops.ElectionNotNeeded))+" already led by their preferred replica"), w))
+	if n := p.Count(clusterops.ElectionTopicBeingDeleted, clusterops.ElectionNoState); n > 0 {
 		out = append(out, cell.Clip(" "+st.Muted.S(text.Count(n, "partition")+" left out: being deleted, or no leader and ISR state yet"), w))
 	}
 	if p.Controller < 0 {
@@ -118,10 +119,10 @@ func (m *Model) describeElection() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		ops, err := cluster.ElectionOps(z, plan)
+		ops, err := clusterops.ElectionOps(z, plan)
 		var lines []string
 		if err == nil {
-			lines = cluster.DescribeOps(ops)
+			lines = clusterops.DescribeOps(ops)
 		}
 		return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{seq: seq, lines: lines, err: err}}
 	}
@@ -131,7 +132,7 @@ func (m *Model) describeElection() tea.Cmd {
 // same partitions, creates the znode.
 func (m *Model) writeElection() tea.Cmd {
 	shown := m.elect
-	fresh, err := cluster.PlanPreferredElection(m.snap, cluster.ElectionRequest{All: m.topic == "", Topic: m.topic})
+	fresh, err := clusterops.PlanPreferredElection(m.snap, clusterops.ElectionRequest{All: m.topic == "", Topic: m.topic})
 	if err != nil || !slices.Equal(fresh.Write, shown.Write) {
 		m.replanElect()
 		m.note, m.noteErr = "Not written: the leaders changed since the preview. This is the new election: check it and press enter again.", true
@@ -150,7 +151,7 @@ func (m *Model) writeElection() tea.Cmd {
 	m.sawPending = false
 	id := m.id
 	write := func() tea.Msg {
-		if err := cluster.StartPreferredElection(z, fresh); err != nil {
+		if err := clusterops.StartPreferredElection(z, fresh); err != nil {
 			return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
 		}
 		return nav.TaskMsg{Task: id, Msg: electionStartedMsg{}}
@@ -174,7 +175,7 @@ func (m *Model) observeElect() {
 	if pending {
 		m.sawPending = true
 	}
-	pr := cluster.ReassignProgress{Partitions: make([]cluster.PartitionReassignProgress, len(m.electRows))}
+	pr := clusterops.ReassignProgress{Partitions: make([]clusterops.PartitionReassignProgress, len(m.electRows))}
 	waiting := 0
 	for i, ep := range m.electRows {
 		leader := cluster.NoLeader
@@ -187,10 +188,10 @@ func (m *Model) observeElect() {
 		switch {
 		case leader == ep.Preferred:
 			slot = 5
-		case ep.Verdict == cluster.ElectionWillMove:
+		case ep.Verdict == clusterops.ElectionWillMove:
 			waiting++
 		}
-		pr.Partitions[i] = cluster.PartitionReassignProgress{PartitionMove: m.moves[i], Leader: leader, Phase: slot}
+		pr.Partitions[i] = clusterops.PartitionReassignProgress{PartitionMove: m.moves[i], Leader: leader, Phase: slot}
 	}
 	// A controller quicker than the mirror deletes the znode before the
 	// mirror reads it: after electGrace without it, the election is over.
@@ -217,7 +218,7 @@ func (m *Model) electSummary() string {
 		s += ", " + strconv.Itoa(n) + " not (preferred replica not available)"
 	}
 	if m.elect != nil {
-		if n := m.elect.Count(cluster.ElectionNotNeeded); n > 0 {
+		if n := m.elect.Count(clusterops.ElectionNotNeeded); n > 0 {
 			s += ", " + strconv.Itoa(n) + " not needed"
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -58,7 +59,7 @@ func (m *Model) leadingFirst() bool {
 // writeLeading starts a drain with its leadership step, once the step's
 // plan made again on the newest snapshot is the one previewed.
 func (m *Model) writeLeading() tea.Cmd {
-	if fresh := cluster.PlanLeadershipFirst(m.snap, m.broker, m.moves); !fresh.Same(m.lead) {
+	if fresh := clusterops.PlanLeadershipFirst(m.snap, m.broker, m.moves); !fresh.Same(m.lead) {
 		m.replan()
 		m.note, m.noteErr = "Not written: the leaders changed since the preview. This is the new plan: check it and press enter again.", true
 		return nil
@@ -73,9 +74,9 @@ func (m *Model) writeLeading() tea.Cmd {
 	}
 	m.leadPhase = leadReorder
 	write := func() tea.Msg {
-		plan, err := cluster.PlanReassignment(snap, z, lead.Reorder, -1)
+		plan, err := clusterops.PlanReassignment(snap, z, lead.Reorder, -1)
 		if err == nil {
-			err = cluster.ExecuteReassignment(z, plan)
+			err = clusterops.ExecuteReassignment(z, plan)
 		}
 		if err != nil {
 			return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
@@ -117,14 +118,14 @@ func (m *Model) leadStep(msg tea.Msg) tea.Cmd {
 		fallthrough
 	case leadElectWait:
 		m.leadPhase = leadElect
-		ez, ok := z.(cluster.ElectionZK)
+		ok := z != nil
 		return func() tea.Msg {
-			plan, err := cluster.PlanPreferredElection(snap, cluster.ElectionRequest{Partitions: lead.Elect})
+			plan, err := clusterops.PlanPreferredElection(snap, clusterops.ElectionRequest{Partitions: lead.Elect})
 			switch {
 			case err == nil && !ok:
 				err = errNoWriter
 			case err == nil && len(plan.Write) > 0:
-				err = cluster.StartPreferredElection(ez, plan)
+				err = clusterops.StartPreferredElection(z, plan)
 			}
 			if err != nil {
 				return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
@@ -136,7 +137,7 @@ func (m *Model) leadStep(msg tea.Msg) tea.Cmd {
 		if pending || (m.leadMoved < len(lead.Elect) && !m.leadSeen && m.now().Sub(m.leadAt) < leadGrace) {
 			return nil
 		}
-		moves, stale := cluster.RebaseMoves(snap, m.moves, lead)
+		moves, stale := clusterops.RebaseMoves(snap, m.moves, lead)
 		if len(stale) > 0 {
 			m.toPreview()
 			m.note, m.noteErr = "Leaders first done, the drain not written: "+text.Count(len(stale), "partition")+" changed otherwise ("+stale[0].String()+
@@ -144,11 +145,11 @@ func (m *Model) leadStep(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.leadPhase = leadData
-		rs, throttle := cluster.MovesAsReassignments(moves), m.throttle
+		rs, throttle := clusterops.MovesAsReassignments(moves), m.throttle
 		return func() tea.Msg {
-			plan, err := cluster.PlanReassignment(snap, z, rs, throttle)
+			plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
 			if err == nil {
-				err = cluster.ExecuteReassignment(z, plan)
+				err = clusterops.ExecuteReassignment(z, plan)
 			}
 			if err != nil {
 				return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
@@ -165,7 +166,7 @@ func (m *Model) leadStep(msg tea.Msg) tea.Cmd {
 // planned now (its checks are of the topic versions then).
 func (m *Model) describeLeading() tea.Cmd {
 	z, snap, lead, seq, id := m.opt.Writer, m.snap, m.lead, m.opsSeq, m.id
-	rs, throttle, b := cluster.MovesAsReassignments(m.moves), m.throttle, strconv.Itoa(m.broker)
+	rs, throttle, b := clusterops.MovesAsReassignments(m.moves), m.throttle, strconv.Itoa(m.broker)
 	return func() tea.Msg {
 		var lines []string
 		var steps [][]string
@@ -173,27 +174,27 @@ func (m *Model) describeLeading() tea.Cmd {
 			return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{seq: seq, err: err}}
 		}
 		if len(lead.Reorder) > 0 {
-			plan, err := cluster.PlanReassignment(snap, z, lead.Reorder, -1)
+			plan, err := clusterops.PlanReassignment(snap, z, lead.Reorder, -1)
 			if err != nil {
 				return fail(err)
 			}
-			ops := cluster.DescribeOps(plan.Ops)
+			ops := clusterops.DescribeOps(plan.Ops)
 			steps = append(steps, ops)
 			lines = append(lines, "first: reorder "+text.Count(len(lead.Reorder), "partition")+" (none added: done at once)")
 			lines = append(lines, ops...)
 		}
-		ops, err := cluster.ElectionOps(z, lead.ElectionPlan(snap))
+		ops, err := clusterops.ElectionOps(z, lead.ElectionPlan(snap))
 		if err != nil {
 			return fail(err)
 		}
-		steps = append(steps, cluster.DescribeOps(ops))
+		steps = append(steps, clusterops.DescribeOps(ops))
 		lines = append(lines, "then: elect the preferred leaders of "+text.Count(len(lead.Elect), "partition"))
 		lines = append(lines, steps[len(steps)-1]...)
-		plan, err := cluster.PlanReassignment(snap, z, rs, throttle)
+		plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
 		if err != nil {
 			return fail(err)
 		}
-		steps = append(steps, cluster.DescribeOps(plan.Ops))
+		steps = append(steps, clusterops.DescribeOps(plan.Ops))
 		lines = append(lines, "then: the drain, once "+b+" leads none (versions as of then)")
 		lines = append(lines, steps[len(steps)-1]...)
 		return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{seq: seq, lines: lines, steps: steps}}

@@ -47,6 +47,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
@@ -61,7 +62,7 @@ type Options struct {
 	Keys   keys.Map
 	// Writer is the ZooKeeper session the operation reads the configs it
 	// changes through and writes through (nil: the preview only).
-	Writer cluster.ZKReadWriter
+	Writer clusterops.ZK
 	// Broker is the broker to drain; Topic, when set, the topic whose
 	// partitions move instead (Broker is then ignored).
 	Broker int
@@ -135,12 +136,12 @@ type Model struct {
 	rf, curRF int
 	// count is the partition count asked for (kindAdd), add its plan.
 	count int
-	add   *cluster.AddPartitionsPlan
+	add   *clusterops.AddPartitionsPlan
 	// elect is the election previewed; electRows the partitions it
 	// writes (those that need none are only counted); sawPending: the
 	// mirror showed the election's znode.
-	elect      *cluster.ElectionPlan
-	electRows  []cluster.ElectionPartition
+	elect      *clusterops.ElectionPlan
+	electRows  []clusterops.ElectionPartition
 	sawPending bool
 	// The config editor: the field and its checker, whether it has the
 	// keyboard, what it says, the planned change and its multi.
@@ -148,19 +149,19 @@ type Model struct {
 	cfg                    wizard.ConfigField
 	editing                bool
 	cfgErr, cfgOK, cfgHint string
-	alt                    *cluster.ConfigAlteration
+	alt                    *clusterops.ConfigAlteration
 	cfgOps                 []any
 	// cfgSince says what happened to the topic's configs after the
 	// write, when the mirror shows something else ("" when it shows it).
 	cfgSince string
-	strategy cluster.Strategy
+	strategy clusterops.Strategy
 	throttle int64
 
 	// The preview: the plan of both strategies, the chosen one's moves,
 	// what it warns of; planErr when there is no plan.
-	gen     *cluster.GeneratePlan
-	moves   []cluster.PartitionMove
-	warn    cluster.MoveWarnings
+	gen     *clusterops.GeneratePlan
+	moves   []clusterops.PartitionMove
+	warn    clusterops.MoveWarnings
 	planErr error
 	note    string
 	noteErr bool
@@ -170,7 +171,7 @@ type Model struct {
 	// its plan for the moves shown, its phase once written, whether it
 	// wrote anything (a failure then says so) and how it ended.
 	leadFirst bool
-	lead      *cluster.LeadershipFirst
+	lead      *clusterops.LeadershipFirst
 	leadPhase leadPhase
 	leadWrote bool
 	leadAt    time.Time
@@ -193,9 +194,9 @@ type Model struct {
 	opsSteps [][]string
 
 	// The write and the progress.
-	plan     *cluster.ReassignPlan
-	tracker  *cluster.ReassignTracker
-	pr       cluster.ReassignProgress
+	plan     *clusterops.ReassignPlan
+	tracker  *clusterops.ReassignTracker
+	pr       clusterops.ReassignProgress
 	pg       progress
 	started  time.Time
 	finished time.Time
@@ -221,7 +222,7 @@ func New(o Options) *Model {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{opt: o, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng,
-		broker: o.Broker, topic: o.Topic, strategy: cluster.StrategyMinimal, throttle: -1, leadFirst: true}
+		broker: o.Broker, topic: o.Topic, strategy: clusterops.StrategyMinimal, throttle: -1, leadFirst: true}
 	if o.Configs {
 		m.broker, m.kind, m.editing = -1, kindConfigs, true
 		m.cfg = wizard.NewConfigField()
@@ -275,22 +276,22 @@ func (m *Model) Adding() bool { return m.kind == kindAdd }
 func (m *Model) Count() int { return m.count }
 
 // AddPlan is the partition addition previewed (nil unless adding).
-func (m *Model) AddPlan() *cluster.AddPartitionsPlan { return m.add }
+func (m *Model) AddPlan() *clusterops.AddPartitionsPlan { return m.add }
 
 // RF is the replication factor asked for (a topic's move).
 func (m *Model) RF() int { return m.rf }
 
 // Moves are the moves the preview shows (and the write writes).
-func (m *Model) Moves() []cluster.PartitionMove { return m.moves }
+func (m *Model) Moves() []clusterops.PartitionMove { return m.moves }
 
 // Plan is the reassignment written (nil before the write).
-func (m *Model) Plan() *cluster.ReassignPlan { return m.plan }
+func (m *Model) Plan() *clusterops.ReassignPlan { return m.plan }
 
 // Progress is the reassignment's progress (zero before the write).
-func (m *Model) Progress() cluster.ReassignProgress { return m.pr }
+func (m *Model) Progress() clusterops.ReassignProgress { return m.pr }
 
 // Strategy is the strategy chosen.
-func (m *Model) Strategy() cluster.Strategy { return m.strategy }
+func (m *Model) Strategy() clusterops.Strategy { return m.strategy }
 
 // Throttle is the throttle chosen (-1: none).
 func (m *Model) Throttle() int64 { return m.throttle }
@@ -431,7 +432,7 @@ func (m *Model) replan() {
 		return
 	}
 	if m.topic == "" {
-		m.gen, m.planErr = cluster.PlanDrain(m.snap, cluster.DrainRequest{Broker: m.broker, Strategy: m.strategy, Rand: m.rng})
+		m.gen, m.planErr = clusterops.PlanDrain(m.snap, clusterops.DrainRequest{Broker: m.broker, Strategy: m.strategy, Rand: m.rng})
 		m.choose()
 		return
 	}
@@ -441,20 +442,20 @@ func (m *Model) replan() {
 			m.rf = m.curRF
 		}
 	}
-	m.gen, m.planErr = cluster.PlanTopicMove(m.snap, cluster.TopicMoveRequest{Topic: m.topic, RF: m.rf, Strategy: m.strategy, Rand: m.rng})
+	m.gen, m.planErr = clusterops.PlanTopicMove(m.snap, clusterops.TopicMoveRequest{Topic: m.topic, RF: m.rf, Strategy: m.strategy, Rand: m.rng})
 	m.choose()
 }
 
 // choose takes the chosen strategy's moves from the plan.
 func (m *Model) choose() {
-	m.moves, m.warn = nil, cluster.MoveWarnings{}
+	m.moves, m.warn = nil, clusterops.MoveWarnings{}
 	if m.gen != nil {
 		m.moves = m.gen.Moves(m.strategy)
-		m.warn = cluster.WarnMoves(m.snap, m.moves)
+		m.warn = clusterops.WarnMoves(m.snap, m.moves)
 	}
 	m.lead = nil
 	if m.kind == kindDrain && m.snap != nil {
-		m.lead = cluster.PlanLeadershipFirst(m.snap, m.broker, m.moves)
+		m.lead = clusterops.PlanLeadershipFirst(m.snap, m.broker, m.moves)
 	}
 	m.showOps, m.opsRaw, m.ops, m.opsErr = false, nil, nil, nil
 	m.opsSteps = nil
@@ -598,7 +599,7 @@ func (m *Model) toPreview() {
 // msgs of the wizard's own commands, delivered in nav.TaskMsg.
 type (
 	// reassignStartedMsg: the multi succeeded.
-	reassignStartedMsg struct{ plan *cluster.ReassignPlan }
+	reassignStartedMsg struct{ plan *clusterops.ReassignPlan }
 	// electionStartedMsg: the election's znode was created.
 	electionStartedMsg struct{}
 	// partitionsAddedMsg: the topic znode was written.
@@ -706,7 +707,7 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		}
 		m.plan = msg.plan
 		m.stage = stageProgress
-		m.tracker = cluster.NewReassignTracker(msg.plan.Moves, msg.plan.TopicVersions)
+		m.tracker = clusterops.NewReassignTracker(msg.plan.Moves, msg.plan.TopicVersions)
 		m.pg.set(msg.plan.Moves, msg.plan.Throttle, &reassignGlyphs)
 		m.observe()
 		return m.tick(), nil
@@ -896,12 +897,12 @@ func (m *Model) describeOps() tea.Cmd {
 		return m.describeElection()
 	}
 	if m.kind == kindConfigs {
-		m.opsRaw = cluster.DescribeOps(m.cfgOps) // read when planned
+		m.opsRaw = clusterops.DescribeOps(m.cfgOps) // read when planned
 		return nil
 	}
 	if m.kind == kindAdd {
 		if m.add != nil {
-			m.opsRaw = cluster.DescribeOps(cluster.AddPartitionsOps(m.add)) // pure: no read needed
+			m.opsRaw = clusterops.DescribeOps(clusterops.AddPartitionsOps(m.add)) // pure: no read needed
 		}
 		return nil
 	}
@@ -913,12 +914,12 @@ func (m *Model) describeOps() tea.Cmd {
 	if m.leadingFirst() {
 		return m.describeLeading()
 	}
-	snap, rs, throttle, seq, id := m.snap, cluster.MovesAsReassignments(m.moves), m.throttle, m.opsSeq, m.id
+	snap, rs, throttle, seq, id := m.snap, clusterops.MovesAsReassignments(m.moves), m.throttle, m.opsSeq, m.id
 	return func() tea.Msg {
-		plan, err := cluster.PlanReassignment(snap, z, rs, throttle)
+		plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
 		var lines []string
 		if err == nil {
-			lines = cluster.DescribeOps(plan.Ops)
+			lines = clusterops.DescribeOps(plan.Ops)
 		}
 		return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{seq: seq, lines: lines, steps: [][]string{lines}, err: err}}
 	}
@@ -941,7 +942,7 @@ func (m *Model) write() tea.Cmd {
 	if m.kind == kindConfigs {
 		return m.writeConfigs()
 	}
-	if stale := cluster.StaleMoves(m.snap, m.moves); len(stale) > 0 {
+	if stale := clusterops.StaleMoves(m.snap, m.moves); len(stale) > 0 {
 		m.replan()
 		m.note, m.noteErr = "Not written: "+text.Count(len(stale), "partition")+" changed since the preview ("+stale[0].String()+
 			"…). This is the new plan: check it and press enter again.", true
@@ -957,11 +958,11 @@ func (m *Model) write() tea.Cmd {
 	}
 	m.stage = stageWriting
 	m.started = m.now()
-	snap, rs, throttle, id := m.snap, cluster.MovesAsReassignments(m.moves), m.throttle, m.id
+	snap, rs, throttle, id := m.snap, clusterops.MovesAsReassignments(m.moves), m.throttle, m.id
 	write := func() tea.Msg {
-		plan, err := cluster.PlanReassignment(snap, z, rs, throttle)
+		plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
 		if err == nil {
-			err = cluster.ExecuteReassignment(z, plan)
+			err = clusterops.ExecuteReassignment(z, plan)
 		}
 		if err != nil {
 			return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
@@ -1012,4 +1013,4 @@ func (m *Model) WrittenSteps() [][]string { return m.opsSteps }
 
 // LeadersFirst reports whether a drain moves the leaders first, and the
 // step's plan for the moves shown.
-func (m *Model) LeadersFirst() (bool, *cluster.LeadershipFirst) { return m.leadFirst, m.lead }
+func (m *Model) LeadersFirst() (bool, *clusterops.LeadershipFirst) { return m.leadFirst, m.lead }

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/keys"
@@ -173,13 +174,13 @@ func ev(typ zkwatch.EventType, path string, data []byte, version int32) zkwatch.
 // controller moves the reassignment on as Kafka's controller would: the
 // moves in done are finished, those in adding have their new replicas
 // copying; the request lists what is not done.
-func (e *env) controller(done, adding []cluster.PartitionMove) {
+func (e *env) controller(done, adding []clusterops.PartitionMove) {
 	s := e.model.Snapshot()
-	byTopic := map[string][]cluster.PartitionMove{}
+	byTopic := map[string][]clusterops.PartitionMove{}
 	for _, m := range done {
 		byTopic[m.Topic] = append(byTopic[m.Topic], m)
 	}
-	addingSet := map[cluster.TopicPartition]cluster.PartitionMove{}
+	addingSet := map[cluster.TopicPartition]clusterops.PartitionMove{}
 	for _, m := range adding {
 		byTopic[m.Topic] = append(byTopic[m.Topic], m)
 		addingSet[m.TopicPartition] = m
@@ -206,7 +207,7 @@ func (e *env) controller(done, adding []cluster.PartitionMove) {
 	}
 	var left []cluster.PartitionReassignment
 	for _, m := range e.m.Plan().Moves {
-		if !slices.ContainsFunc(done, func(d cluster.PartitionMove) bool { return d.TopicPartition == m.TopicPartition }) {
+		if !slices.ContainsFunc(done, func(d clusterops.PartitionMove) bool { return d.TopicPartition == m.TopicPartition }) {
 			left = append(left, cluster.PartitionReassignment{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target})
 		}
 	}
@@ -232,12 +233,12 @@ func view(m *Model) string {
 func TestDrain(t *testing.T) {
 	e := newEnv(t, spec(), 3, 120, 40)
 	s := e.model.Snapshot()
-	want, err := cluster.PlanDrain(s, cluster.DrainRequest{Broker: 3, Strategy: cluster.StrategyMinimal})
+	want, err := clusterops.PlanDrain(s, clusterops.DrainRequest{Broker: 3, Strategy: clusterops.StrategyMinimal})
 	if err != nil {
 		t.Fatal(err)
 	}
-	moves := want.Moves(cluster.StrategyMinimal)
-	if !cluster.SameMoves(e.m.Moves(), moves) || len(moves) == 0 {
+	moves := want.Moves(clusterops.StrategyMinimal)
+	if !clusterops.SameMoves(e.m.Moves(), moves) || len(moves) == 0 {
 		t.Fatalf("preview moves %v, want %v", e.m.Moves(), moves)
 	}
 	for _, m := range moves {
@@ -254,11 +255,11 @@ func TestDrain(t *testing.T) {
 	}
 	e.press("t") // 10 MiB/s
 	e.press("w")
-	plan, err := cluster.PlanReassignment(s, e.z, cluster.MovesAsReassignments(moves), 10<<20)
+	plan, err := clusterops.PlanReassignment(s, e.z, clusterops.MovesAsReassignments(moves), 10<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOps := cluster.DescribeOps(plan.Ops)
+	wantOps := clusterops.DescribeOps(plan.Ops)
 	if !slices.Equal(e.m.opsRaw, wantOps) {
 		t.Fatalf("w shows\n%s\nwant\n%s", strings.Join(e.m.opsRaw, "\n"), strings.Join(wantOps, "\n"))
 	}
@@ -270,7 +271,7 @@ func TestDrain(t *testing.T) {
 	if e.m.Stage() != "progress" {
 		t.Fatalf("stage %s: %v", e.m.Stage(), e.m.err)
 	}
-	if len(e.z.multi) != 1 || cluster.DescribeOps(e.z.multi[0])[len(wantOps)-1] != wantOps[len(wantOps)-1] || !slices.Equal(cluster.DescribeOps(e.z.multi[0]), wantOps) {
+	if len(e.z.multi) != 1 || clusterops.DescribeOps(e.z.multi[0])[len(wantOps)-1] != wantOps[len(wantOps)-1] || !slices.Equal(clusterops.DescribeOps(e.z.multi[0]), wantOps) {
 		t.Fatalf("wrote %v", e.z.multi)
 	}
 	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || !strings.Contains(line, "0/"+fmt.Sprint(len(moves))+" partitions moved") {
@@ -357,7 +358,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	e := newEnv(t, sp, 3, 120, 40)
 	s := e.model.Snapshot()
 	moves := e.m.Moves()
-	lead := cluster.PlanLeadershipFirst(s, 3, moves)
+	lead := clusterops.PlanLeadershipFirst(s, 3, moves)
 	if on, l := e.m.LeadersFirst(); !on || !l.Same(lead) || len(lead.Reorder) == 0 || len(lead.Elect) <= len(lead.Reorder) || len(lead.Cannot) != 1 {
 		t.Fatalf("leaders first %v %+v, want %+v", on, l, lead)
 	}
@@ -367,7 +368,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 		t.Fatalf("w shows %d steps:\n%s", len(steps), strings.Join(e.m.Written(), "\n"))
 	}
 	e.press("w", "enter", "y")
-	if e.m.Stage() != "leading" || len(e.z.multi) != 1 || !slices.Equal(cluster.DescribeOps(e.z.multi[0]), steps[0]) {
+	if e.m.Stage() != "leading" || len(e.z.multi) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.multi[0]), steps[0]) {
 		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
 	}
 	if line, _ := e.m.TaskStatus(); !strings.Contains(line, "leaders first, 0/"+fmt.Sprint(len(lead.Elect))+" moved off") {
@@ -403,7 +404,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	}
 	e.apply(evs...)
 	tick()
-	if len(e.z.multi) != 2 || !slices.Equal(cluster.DescribeOps(e.z.multi[1]), steps[1]) {
+	if len(e.z.multi) != 2 || !slices.Equal(clusterops.DescribeOps(e.z.multi[1]), steps[1]) {
 		t.Fatalf("%d multis; the election %v, w showed %v", len(e.z.multi), e.z.multi[len(e.z.multi)-1], steps[1])
 	}
 	// The controller elects: every partition of the step led by its new
@@ -415,7 +416,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 		evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(lm.Topic, lm.Partition), st, 1))
 	}
 	if stale {
-		i := slices.IndexFunc(moves, func(m cluster.PartitionMove) bool { _, ok := reorder[m.TopicPartition]; return !ok })
+		i := slices.IndexFunc(moves, func(m clusterops.PartitionMove) bool { _, ok := reorder[m.TopicPartition]; return !ok })
 		mv := moves[i]
 		tp := e.model.Snapshot().Topic(mv.Topic)
 		a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: tp.ID}
@@ -439,7 +440,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	if len(e.z.multi) != 3 || e.m.Stage() != "progress" {
 		t.Fatalf("%d multis, stage %s: %v", len(e.z.multi), e.m.Stage(), e.m.err)
 	}
-	data := cluster.DescribeOps(e.z.multi[2])
+	data := clusterops.DescribeOps(e.z.multi[2])
 	if data[len(data)-1] != steps[2][len(steps[2])-1] {
 		t.Fatalf("the drain wrote %s, w showed %s", data[len(data)-1], steps[2][len(steps[2])-1])
 	}
@@ -484,7 +485,7 @@ func TestStrategySwitch(t *testing.T) {
 	e := newEnv(t, spec(), 3, 120, 40)
 	minimal := len(e.m.Moves())
 	e.press("s")
-	if e.m.Strategy() != cluster.StrategyKafka || len(e.m.Moves()) <= minimal {
+	if e.m.Strategy() != clusterops.StrategyKafka || len(e.m.Moves()) <= minimal {
 		t.Fatalf("strategy %v moves %d (minimal %d)", e.m.Strategy(), len(e.m.Moves()), minimal)
 	}
 }
@@ -533,7 +534,7 @@ func TestAddPartitions(t *testing.T) {
 		t.Fatalf("count %d, %d new", e.m.Count(), len(e.m.Moves()))
 	}
 	e.press("-", "-", "+")
-	want, err := cluster.PlanAddPartitions(e.model.Snapshot(), cluster.AddPartitionsRequest{Topic: "orders", Partitions: 11})
+	want, err := clusterops.PlanAddPartitions(e.model.Snapshot(), clusterops.AddPartitionsRequest{Topic: "orders", Partitions: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -541,11 +542,11 @@ func TestAddPartitions(t *testing.T) {
 		t.Fatalf("count %d: %s, want %s", e.m.Count(), e.m.AddPlan().TopicJSON, want.TopicJSON)
 	}
 	e.press("w")
-	if got := e.m.Written(); !slices.Equal(got, cluster.DescribeOps(cluster.AddPartitionsOps(want))) {
+	if got := e.m.Written(); !slices.Equal(got, clusterops.DescribeOps(clusterops.AddPartitionsOps(want))) {
 		t.Fatalf("w shows %v", got)
 	}
 	e.press("w", "enter", "y")
-	if e.m.Stage() != "progress" || len(e.z.multi) != 1 || !slices.Equal(cluster.DescribeOps(e.z.multi[0]), cluster.DescribeOps(cluster.AddPartitionsOps(want))) {
+	if e.m.Stage() != "progress" || len(e.z.multi) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.multi[0]), clusterops.DescribeOps(clusterops.AddPartitionsOps(want))) {
 		t.Fatalf("stage %s, wrote %v", e.m.Stage(), e.z.multi)
 	}
 	e.addOnline(want)
@@ -556,7 +557,7 @@ func TestAddPartitions(t *testing.T) {
 
 // addOnline is the controller writing the new topic znode and bringing
 // the new partitions online.
-func (e *env) addOnline(p *cluster.AddPartitionsPlan) {
+func (e *env) addOnline(p *clusterops.AddPartitionsPlan) {
 	tp := e.model.Snapshot().Topic(p.Topic)
 	evs := []zkwatch.Event{ev(zkwatch.Changed, p.TopicPath, p.TopicJSON, tp.ZkVersion+1)}
 	for id, rs := range p.Assignment() {
@@ -713,7 +714,7 @@ func TestElection(t *testing.T) {
 	e.apply(ev(zkwatch.Created, cluster.PreferredReplicaElectionPath, e.z.nodes[cluster.PreferredReplicaElectionPath], 0))
 	var evs []zkwatch.Event
 	for _, ep := range e.m.electRows {
-		if ep.Verdict == cluster.ElectionWillMove {
+		if ep.Verdict == clusterops.ElectionWillMove {
 			st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: ep.Preferred, LeaderEpoch: 2, Version: 1, ISR: ep.ISR})
 			evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(ep.Topic, ep.Partition), st, 3))
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
@@ -28,7 +29,7 @@ type preview struct {
 	racks  []rackCol
 	rackOf map[int]int // broker id → index in racks (-1: no rack column)
 	heat   []heat.Rack
-	moves  []cluster.PartitionMove
+	moves  []clusterops.PartitionMove
 	nameW  int
 	colW   int
 	// fresh: the rows from fresh on are existing partitions, drawn dimmed
@@ -45,7 +46,7 @@ type preview struct {
 }
 
 // set takes the moves to show and the load from s.
-func (p *preview) set(s *cluster.Snapshot, moves []cluster.PartitionMove) {
+func (p *preview) set(s *cluster.Snapshot, moves []clusterops.PartitionMove) {
 	p.moves = moves
 	p.fresh = len(moves)
 	p.win = cursor.Window{N: len(moves), H: p.win.H}
@@ -145,7 +146,7 @@ type piece struct {
 
 // cellPieces is rack r's cell of move mv: its target brokers (copied ones
 // +id, the new preferred leader id*), then the brokers that leave (−id).
-func (p *preview) cellPieces(st *theme.Styles, mv *cluster.PartitionMove, r int, out []piece) []piece {
+func (p *preview) cellPieces(st *theme.Styles, mv *clusterops.PartitionMove, r int, out []piece) []piece {
 	leaderMoves := len(mv.Current) == 0 || mv.Current[0] != mv.Target[0]
 	for i, id := range mv.Target {
 		if k, ok := p.rackOf[id]; !ok || k != r {
@@ -363,13 +364,13 @@ func (m *Model) headLines() []string {
 		for _, l := range wizard.Wrap(msg, w, 1) {
 			out = append(out, st.Online.S(l))
 		}
-		if m.topic == "" || m.strategy != cluster.StrategyMinimal || m.gen.Count(cluster.StrategyKafka).Replicas == 0 {
+		if m.topic == "" || m.strategy != clusterops.StrategyMinimal || m.gen.Count(clusterops.StrategyKafka).Replicas == 0 {
 			return out
 		}
 		out = append(out, cell.Clip(" "+st.Muted.S("○ kafka: "+cell.Thousands(m.gen.Kafka.Replicas)+" of "+cell.Thousands(m.gen.Kafka.TotalReplicas)+" replicas would be copied"), w))
 		return out
 	}
-	line := func(stg cluster.Strategy) string {
+	line := func(stg clusterops.Strategy) string {
 		c := m.gen.Count(stg)
 		s := stg.String() + ": " + cell.Thousands(c.Replicas) + " of " + cell.Thousands(c.TotalReplicas) + " replicas copied, " +
 			cell.Thousands(c.Leaders) + " preferred leaders change"
@@ -378,7 +379,7 @@ func (m *Model) headLines() []string {
 		}
 		return st.Muted.S("○ " + s)
 	}
-	out = append(out, cell.Clip(" "+line(cluster.StrategyMinimal), w), cell.Clip(" "+line(cluster.StrategyKafka), w))
+	out = append(out, cell.Clip(" "+line(clusterops.StrategyMinimal), w), cell.Clip(" "+line(clusterops.StrategyKafka), w))
 	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(m.moves), "partition")+" move · rack-safe · throttle ")+st.Text.S(throttleText(m.throttle))+st.Muted.S(removedWhenDone(m.throttle)), w))
 	if l, on := m.leadLine(w); l != "" {
 		ink := st.Muted
@@ -450,7 +451,7 @@ func (m *Model) addHeadLines() []string {
 	}
 	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(m.moves), "new partition")+" × RF "+strconv.Itoa(rf)+", placed as Kafka places them (start index "+
 		strconv.Itoa(m.add.Result.StartIndex)+", from partition 0's first replica); the existing ones, dimmed, do not move"), w))
-	for _, l := range wizard.Wrap("⚠ "+cluster.KeyOrderingWarning, w, 1) {
+	for _, l := range wizard.Wrap("⚠ "+clusterops.KeyOrderingWarning, w, 1) {
 		out = append(out, st.Warning.S(l))
 	}
 	if len(m.warn.Offline) > 0 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
@@ -35,7 +36,7 @@ type progress struct {
 
 // set takes the partitions written, the throttle and the glyphs of
 // their phases.
-func (g *progress) set(moves []cluster.PartitionMove, throttle int64, table *[6]glyph) {
+func (g *progress) set(moves []clusterops.PartitionMove, throttle int64, table *[6]glyph) {
 	g.throttle, g.table = throttle, table
 	g.nameW = 8
 	for _, m := range moves {
@@ -51,7 +52,7 @@ func (g *progress) set(moves []cluster.PartitionMove, throttle int64, table *[6]
 
 // observe finds what stalled partitions wait for (at most a few named:
 // the summary counts the rest).
-func (g *progress) observe(s *cluster.Snapshot, pr *cluster.ReassignProgress) {
+func (g *progress) observe(s *cluster.Snapshot, pr *clusterops.ReassignProgress) {
 	g.stalled = g.stalled[:0]
 	more := 0
 	for i := range pr.Partitions {
@@ -86,7 +87,7 @@ func (g *progress) observe(s *cluster.Snapshot, pr *cluster.ReassignProgress) {
 }
 
 // waiting is what the reassignment waits for, in words.
-func (g *progress) waiting(pr *cluster.ReassignProgress) []string {
+func (g *progress) waiting(pr *clusterops.ReassignProgress) []string {
 	out := append([]string(nil), pr.Waiting...)
 	out = append(out, g.stalled...)
 	if g.throttle >= 0 && pr.Count[cluster.ReassignAdding] > 0 {
@@ -152,15 +153,15 @@ func (g *progress) doneWord() string {
 }
 
 // addSlot is the display slot of an added partition's phase.
-func addSlot(p cluster.Phase) cluster.ReassignPhase {
+func addSlot(p clusterops.Phase) cluster.ReassignPhase {
 	switch p {
-	case cluster.PhaseNew:
+	case clusterops.PhaseNew:
 		return 1
-	case cluster.PhaseOffline:
+	case clusterops.PhaseOffline:
 		return 2
-	case cluster.PhaseOnline:
+	case clusterops.PhaseOnline:
 		return 3
-	case cluster.PhaseInSync:
+	case clusterops.PhaseInSync:
 		return 5
 	}
 	return 0
@@ -177,7 +178,7 @@ func (g *progress) layout(w, h int, head []string) {
 }
 
 // row renders grid row r.
-func (g *progress) row(st *theme.Styles, pr *cluster.ReassignProgress, r int) string {
+func (g *progress) row(st *theme.Styles, pr *clusterops.ReassignProgress, r int) string {
 	var b strings.Builder
 	b.WriteByte(' ')
 	for c := range g.per {
@@ -201,7 +202,7 @@ func (g *progress) row(st *theme.Styles, pr *cluster.ReassignProgress, r int) st
 
 // bar is the reassignment's progress: done solid, the partitions under
 // way half.
-func bar(st *theme.Styles, pr *cluster.ReassignProgress, width int) string {
+func bar(st *theme.Styles, pr *clusterops.ReassignProgress, width int) string {
 	n := len(pr.Partitions)
 	if n == 0 || width <= 0 {
 		return ""
@@ -251,7 +252,7 @@ func (m *Model) progressHead() []string {
 		if m.kind == kindAdd {
 			explain = "Nothing was written: the topic znode is set only at the version the plan read. enter or esc goes back to the preview, made again from the newest snapshot."
 		}
-		if cluster.MaybeWritten(m.err) {
+		if clusterops.MaybeWritten(m.err) {
 			explain = "The reply was lost: the reassignment may have started. ktopo reassign --list shows whether it did."
 		}
 		if m.leadWrote {
@@ -269,7 +270,7 @@ func (m *Model) progressHead() []string {
 	if m.stage == stageLeading {
 		counts, doing := m.leadProgress()
 		barW := min(max(w/3, 10), 40)
-		lp := cluster.ReassignProgress{Partitions: make([]cluster.PartitionReassignProgress, len(m.lead.Elect))}
+		lp := clusterops.ReassignProgress{Partitions: make([]clusterops.PartitionReassignProgress, len(m.lead.Elect))}
 		lp.Count[cluster.ReassignDone] = m.leadMoved
 		out = append(out, cell.Clip(" "+bar(st, &lp, barW)+st.Muted.S(" first: "+counts+" · "+elapsed.Round(100*time.Millisecond).String()), w))
 		for _, l := range wizard.Wrap(doing+"; then "+text.Count(n, "partition")+" move (their replicas)", w, 1) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/ui/nav"
 )
 
@@ -33,14 +33,14 @@ const (
 // unthrottle is the removal and how it ended.
 type unthrottle struct {
 	phase   unthrottlePhase
-	cleared *cluster.ThrottleClear // what was cleared
-	kept    []string               // the throttles left, another reassignment running
+	cleared *clusterops.ThrottleClear // what was cleared
+	kept    []string                  // the throttles left, another reassignment running
 	err     error
 }
 
 // throttlesMsg: the removal's outcome.
 type throttlesMsg struct {
-	cleared *cluster.ThrottleClear
+	cleared *clusterops.ThrottleClear
 	kept    []string
 	err     error
 }
@@ -59,15 +59,15 @@ func (m *Model) throttled() bool { return m.plan != nil && m.plan.Throttle >= 0 
 func (m *Model) clearThrottles() tea.Cmd {
 	m.unthrottle.phase = unthrottleRunning
 	z := m.opt.Writer
-	snap, rs, id := m.snap, cluster.MovesAsReassignments(m.plan.Moves), m.id
+	snap, rs, id := m.snap, clusterops.MovesAsReassignments(m.plan.Moves), m.id
 	return func() tea.Msg {
-		if _, ongoing := cluster.VerifyReassignment(snap, rs); ongoing {
-			left, err := cluster.ThrottlesLeft(snap, z, rs)
+		if _, ongoing := clusterops.VerifyReassignment(snap, rs); ongoing {
+			left, err := clusterops.ThrottlesLeft(snap, z, rs)
 			return nav.TaskMsg{Task: id, Msg: throttlesMsg{kept: left, err: err}}
 		}
-		c, err := cluster.PlanThrottleClear(snap, z, rs)
+		c, err := clusterops.PlanThrottleClear(snap, z, rs)
 		if err == nil {
-			err = cluster.ClearThrottles(z, c)
+			err = clusterops.ClearThrottles(z, c)
 		}
 		return nav.TaskMsg{Task: id, Msg: throttlesMsg{cleared: c, err: err}}
 	}

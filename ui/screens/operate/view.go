@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
@@ -83,7 +83,7 @@ func (m *Model) Modal() string {
 	}
 	if m.kind == kindElect {
 		b := []string{st.Bold.S("Elect the preferred leaders of ") + st.Accent.S(m.subject()) + st.Bold.S("?"), "",
-			text.Count(len(m.elect.Write), "partition") + " named; " + strconv.Itoa(m.elect.Count(cluster.ElectionWillMove)) + " will move",
+			text.Count(len(m.elect.Write), "partition") + " named; " + strconv.Itoa(m.elect.Count(clusterops.ElectionWillMove)) + " will move",
 			st.Muted.S("Creates " + m.elect.Path), ""}
 		return st.Modal.Render(strings.Join(append(b, m.confirmLines()...), "\n"))
 	}

@@ -1,0 +1,252 @@
+package clusterops
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/ktopo/ktopo/assign"
+	"github.com/ktopo/ktopo/cluster"
+)
+
+// TopicRequest is a topic to create, as kafka-topics --create takes it.
+type TopicRequest struct {
+	Name string
+	// Partitions and ReplicationFactor place replicas with Kafka's
+	// AdminUtils; they are ignored when Assignment is set.
+	Partitions, ReplicationFactor int
+	// Assignment is a manual assignment (--replica-assignment).
+	Assignment assign.Assignment
+	// Config holds the overrides for /config/topics/<t>.
+	Config map[string]string
+	// RackAware is Enforced by default, Disabled with --disable-rack-aware.
+	RackAware cluster.RackAwareMode
+	// StartIndex and ReplicaShift fix AdminUtils' random choices (< 0: draw
+	// them, with Rand if set). See assign.Options.
+	StartIndex, ReplicaShift int
+	Rand                     *rand.Rand
+	// TopicID, when set, is written into the topic znode (what a 2.8+
+	// broker with IBP ≥ 2.8 does); empty lets the controller add one.
+	TopicID string
+}
+
+// TopicPlan is a validated topic creation: the assignment and the exact
+// znodes and JSON that creating it writes.
+type TopicPlan struct {
+	Name string
+	// Brokers are the registered brokers as AdminZkClient hands them to
+	// AdminUtils: sorted by id, rack mode applied. Registered keeps every
+	// known rack, for display.
+	Brokers, Registered []assign.Broker
+	// Manual is true for a --replica-assignment plan.
+	Manual bool
+	// Result is the assignment and the start index and shift that made it.
+	Result assign.Result
+	// Config is the overrides, written as ConfigJSON to ConfigPath.
+	Config     map[string]string
+	ConfigPath string
+	ConfigJSON []byte
+	// TopicPath and TopicJSON: the topic znode with the assignment.
+	TopicPath string
+	TopicJSON []byte
+}
+
+// Assignment is the planned assignment.
+func (p *TopicPlan) Assignment() assign.Assignment { return p.Result.Assignment }
+
+// PlanTopic validates req against the cluster and computes its assignment,
+// in kafka-topics' order (ZooKeeper mode): the config overrides (checked
+// when the options are parsed), then the brokers and AdminUtils' checks
+// (automatic placement: partitions, replication factor, racks), then
+// AdminZkClient.validateTopicCreate (name, deletion marker, existence,
+// collisions, assignment, config). Errors are *KafkaError.
+func PlanTopic(s *cluster.Snapshot, req TopicRequest) (*TopicPlan, error) {
+	if err := cluster.ValidateTopicConfig(req.Config); err != nil {
+		return nil, err
+	}
+	p := &TopicPlan{Name: req.Name, Registered: s.RegisteredBrokers(), Config: req.Config}
+	if req.Assignment != nil {
+		p.Manual = true
+		p.Result = assign.Result{Assignment: req.Assignment, StartIndex: -1, ReplicaShift: -1}
+		p.Brokers = p.Registered
+	} else {
+		brokers, err := s.BrokerMetadatas(req.RackAware, nil)
+		if err != nil {
+			return nil, err
+		}
+		p.Brokers = brokers
+		if err := CheckPartitionCount(req.Partitions); err != nil {
+			return nil, err
+		}
+		opts := assign.Options{StartIndex: req.StartIndex, ReplicaShift: req.ReplicaShift, StartPartition: -1, Rand: req.Rand}
+		res, err := assign.Assign(brokers, req.Partitions, req.ReplicationFactor, opts)
+		if err != nil {
+			return nil, cluster.AsKafkaError(err)
+		}
+		p.Result = res
+	}
+	if err := cluster.ValidateTopicCreate(req.Name, p.Result.Assignment, req.Config, s); err != nil {
+		return nil, err
+	}
+	p.ConfigPath = cluster.TopicConfigPath(req.Name)
+	p.ConfigJSON = cluster.EncodeEntityConfig(req.Config)
+	p.TopicPath = cluster.TopicPath(req.Name)
+	p.TopicJSON = cluster.EncodeTopicAssignment(cluster.NewTopicAssignment(p.Result.Assignment, req.TopicID))
+	if err := checkZnodeSize(req.Name, p.TopicJSON, len(p.Result.Assignment), len(p.Result.Assignment[0])); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// MaxZnodeData is the largest znode Kafka's brokers can read: ZooKeeper's
+// default jute.maxbuffer (1 MiB − 1), which its Java client also applies to
+// replies. A topic znode above it can be written to a server configured
+// with more, but no broker or controller could read it back.
+const MaxZnodeData = 0xfffff
+
+// topicIDRoom is what the controller adds to a topic znode (its topic id)
+// and the reply's framing: the assignment must leave room for both.
+const topicIDRoom = 64
+
+// MaxPartitions bounds a topic's partition count before anything is
+// computed: every partition takes at least 6 bytes of the topic znode
+// ("0":[1],), so more can never fit in MaxZnodeData.
+const MaxPartitions = MaxZnodeData / 6
+
+// CheckPartitionCount refuses a partition count no topic znode can hold,
+// before an assignment of that size is computed (Kafka would try, and run
+// out of memory or hang). ktopo's message, not Kafka's.
+func CheckPartitionCount(n int) error {
+	if n <= MaxPartitions {
+		return nil
+	}
+	return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf(
+		"%d partitions cannot fit in a topic znode: Kafka's ZooKeeper clients read at most %d bytes per znode (jute.maxbuffer), room for fewer than %d partitions",
+		n, MaxZnodeData, MaxPartitions))
+}
+
+// checkZnodeSize refuses an assignment whose topic znode would be too large
+// for Kafka to read. Kafka has no such check: its own tools keep retrying
+// a write ZooKeeper refuses, and hang. (ktopo's message, not Kafka's.)
+func checkZnodeSize(topic string, data []byte, partitions, rf int) error {
+	n := len(data) + topicIDRoom
+	if n <= MaxZnodeData {
+		return nil
+	}
+	fit := MaxZnodeData * partitions / n
+	return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf(
+		"Topic '%s' cannot be created: its assignment is %d bytes of JSON, and Kafka's ZooKeeper clients read at most %d bytes per znode (jute.maxbuffer); "+
+			"with replication factor %d about %d partitions fit", topic, len(data), MaxZnodeData-topicIDRoom, rf, fit))
+}
+
+// CreateTopic writes the plan: the config znode (created, or set when an
+// orphan from an earlier crash exists) and the topic znode, in one
+// ZooKeeper multi, so that a crash or a race never leaves half a topic.
+// Missing parent containers are created in the same multi. When another
+// creator wins the race, it returns Kafka's TopicExistsException ("Topic
+// '<t>' already exists.") and nothing is written.
+func CreateTopic(z ZK, p *TopicPlan) error {
+	var lastErr error
+	// A concurrent writer can invalidate what we read (a config node
+	// appearing, a parent created); re-read and try again a few times.
+	for range 3 {
+		ops, err := createOps(z, p)
+		if err != nil {
+			return &unsentError{err}
+		}
+		results, err := Write(z, ops...)
+		if err == nil {
+			return nil
+		}
+		failed := failedOp(ops, results)
+		if cr, ok := failed.(*zk.CreateRequest); ok && cr.Path == p.TopicPath && errors.Is(err, zk.ErrNodeExists) {
+			return kafkaErr(cluster.ClassTopicExists, "Topic '"+p.Name+"' already exists.")
+		}
+		if !errors.Is(err, zk.ErrNodeExists) && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrBadVersion) {
+			return fmt.Errorf("create topic %s: %w", p.Name, err)
+		}
+		lastErr = err
+	}
+	return fmt.Errorf("create topic %s: concurrent changes to its znodes: %w", p.Name, lastErr)
+}
+
+// CreateOps returns the multi that CreateTopic would send now (for
+// --validate-only and the wizard's "what will be written" view).
+func CreateOps(z ZK, p *TopicPlan) ([]any, error) { return createOps(z, p) }
+
+func createOps(z ZK, p *TopicPlan) ([]any, error) {
+	acl := zk.WorldACL(zk.PermAll)
+	var ops []any
+	ok, _, err := z.Exists(p.ConfigPath)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
+	}
+	if ok {
+		// An orphan config (a creator crashed between Kafka's two writes):
+		// Kafka overwrites it unconditionally.
+		ops = append(ops, &zk.SetDataRequest{Path: p.ConfigPath, Data: p.ConfigJSON, Version: -1})
+	} else {
+		ops = append(ops, &zk.CreateRequest{Path: p.ConfigPath, Data: p.ConfigJSON, Acl: acl})
+	}
+	ops = append(ops, &zk.CreateRequest{Path: p.TopicPath, Data: p.TopicJSON, Acl: acl})
+	return WithParents(z, ops, cluster.ConfigTopicsPath, cluster.BrokerTopicsPath)
+}
+
+// DescribeOps renders multi ops as "create PATH DATA" / "set PATH DATA"
+// lines, for showing exactly what will be written.
+func DescribeOps(ops []any) []string {
+	out := make([]string, 0, len(ops))
+	for _, op := range ops {
+		switch o := op.(type) {
+		case *zk.CreateRequest:
+			path := o.Path
+			if o.Flags&zk.FlagSequence != 0 {
+				path += "<sequence number>"
+			}
+			out = append(out, "create "+path+" "+dataText(o.Data))
+		case *zk.SetDataRequest:
+			at := ""
+			if o.Version >= 0 {
+				at = " (at version " + strconv.Itoa(int(o.Version)) + ")"
+			}
+			out = append(out, "set    "+o.Path+at+" "+dataText(o.Data))
+		case *zk.DeleteRequest:
+			out = append(out, "delete "+o.Path)
+		case *zk.CheckVersionRequest:
+			out = append(out, "check  "+o.Path+" version "+strconv.Itoa(int(o.Version)))
+		}
+	}
+	return out
+}
+
+func dataText(b []byte) string {
+	if b == nil {
+		return "(no data)"
+	}
+	return string(b)
+}
+
+// DeleteTopic creates /admin/delete_topics/<t> (with missing parents) as
+// kafka-topics --delete does in ZooKeeper mode, after Kafka's checks
+// (ValidateTopicDelete). An existing marker gives the
+// TopicAlreadyMarkedForDeletionException kafka-topics reports as
+// "Topic <t> is already marked for deletion.".
+func DeleteTopic(z ZK, t string, existing cluster.ExistingTopics) error {
+	if err := cluster.ValidateTopicDelete(t, existing); err != nil {
+		return err
+	}
+	ops, err := createWithParentsOps(z, cluster.DeleteTopicsPath, cluster.DeleteTopicPath(t), nil)
+	if err != nil {
+		return &unsentError{err}
+	}
+	if _, err := Write(z, ops...); err != nil {
+		if errors.Is(err, zk.ErrNodeExists) {
+			return kafkaErr(cluster.ClassTopicAlreadyMarkedForDeletion, "topic "+t+" is already marked for deletion")
+		}
+		return fmt.Errorf("mark topic %s for deletion: %w", t, err)
+	}
+	return nil
+}

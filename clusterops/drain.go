@@ -1,0 +1,170 @@
+package clusterops
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/ktopo/ktopo/cluster"
+)
+
+// Draining a broker is a --generate whose topics are those with a replica
+// on it and whose brokers are the other live ones: the same domain
+// function (GenerateReassignment) the command line's
+// `ktopo reassign --generate` runs, so the TUI's plan is the one the
+// command line would propose for the same topics and brokers.
+
+// DrainRequest asks for every replica off Broker.
+type DrainRequest struct {
+	Broker   int
+	Strategy Strategy
+	// Rand draws the kafka strategy's start index and shift (nil: random).
+	Rand *rand.Rand
+}
+
+// PlanDrain proposes moving every replica off req.Broker onto the other
+// live brokers, rack-aware when every broker has a rack (Kafka's "safe"
+// mode). Both strategies are computed (GeneratePlan.Kafka and .Minimal);
+// the minimal one keeps every replica that may stay, so a drain moves
+// little more than the drained broker's replicas. Topics marked for
+// deletion are left alone (the controller ignores reassignments of them).
+func PlanDrain(s *cluster.Snapshot, req DrainRequest) (*GeneratePlan, error) {
+	if _, ok := s.Broker(req.Broker); !ok {
+		return nil, kafkaErr(cluster.ClassAdminCommandFailed, "Broker "+strconv.Itoa(req.Broker)+" is not known.")
+	}
+	var topics []string
+	for _, t := range s.Topics() {
+		if t.MarkedForDeletion {
+			continue
+		}
+		if slices.ContainsFunc(t.Partitions, func(p *cluster.Partition) bool { return p.InAssignment && slices.Contains(p.Replicas, req.Broker) }) {
+			topics = append(topics, t.Name)
+		}
+	}
+	var brokers []int
+	for _, id := range s.LiveBrokerIDs() {
+		if id != req.Broker {
+			brokers = append(brokers, id)
+		}
+	}
+	if len(brokers) == 0 {
+		return nil, kafkaErr(cluster.ClassAdminCommandFailed, "Broker "+strconv.Itoa(req.Broker)+" is the only live broker: there is nowhere to move its replicas.")
+	}
+	return GenerateReassignment(s, GenerateRequest{Topics: topics, Brokers: brokers, RackAware: cluster.RackAwareSafe,
+		Strategy: req.Strategy, StartIndex: -1, Rand: req.Rand})
+}
+
+// Moves are the partitions that strategy st changes, sorted by topic then
+// partition, as PartitionMoves (current and target replicas).
+func (g *GeneratePlan) Moves(st Strategy) []PartitionMove {
+	var out []PartitionMove
+	for _, t := range g.Topics {
+		target := t.Kafka
+		if st == StrategyMinimal {
+			target = t.Minimal
+		}
+		for _, p := range t.Current.Partitions() {
+			cur, nw := t.Current[p], target[p]
+			if len(nw) == 0 || slices.Equal(cur, nw) {
+				continue
+			}
+			out = append(out, PartitionMove{TopicPartition: cluster.TopicPartition{Topic: t.Topic, Partition: p}, Current: cur, Target: nw})
+		}
+	}
+	slices.SortFunc(out, func(a, b PartitionMove) int {
+		return cluster.CompareTopicPartitions(a.TopicPartition, b.TopicPartition)
+	})
+	return out
+}
+
+// Count is what strategy st moves over all topics.
+func (g *GeneratePlan) Count(st Strategy) MoveCount {
+	if st == StrategyMinimal {
+		return g.Minimal
+	}
+	return g.Kafka
+}
+
+// MovesAsReassignments are moves in the --execute file's form.
+func MovesAsReassignments(moves []PartitionMove) []cluster.Reassignment {
+	out := make([]cluster.Reassignment, len(moves))
+	for i, m := range moves {
+		out[i] = cluster.Reassignment{TopicPartition: m.TopicPartition, Replicas: m.Target}
+	}
+	return out
+}
+
+// SameMoves reports whether two lists of moves change the same partitions
+// in the same way (a plan re-made on a newer snapshot writes what the
+// preview showed).
+func SameMoves(a, b []PartitionMove) bool {
+	return slices.EqualFunc(a, b, func(x, y PartitionMove) bool {
+		return x.TopicPartition == y.TopicPartition && slices.Equal(x.Current, y.Current) && slices.Equal(x.Target, y.Target)
+	})
+}
+
+// MoveWarnings are what a preview of moves warns about: partitions whose
+// replicas span fewer racks after than before, partitions whose
+// replication factor exceeds the racks they can use, target brokers that
+// are not live.
+type MoveWarnings struct {
+	SpreadLost  int
+	RFAboveRack int
+	Offline     []int
+}
+
+// WarnMoves computes the warnings of moves on s.
+func WarnMoves(s *cluster.Snapshot, moves []PartitionMove) MoveWarnings {
+	var w MoveWarnings
+	rackOf := map[int]string{}
+	racks := map[string]bool{}
+	for _, b := range s.RegisteredBrokers() {
+		if b.HasRack {
+			rackOf[b.ID] = b.Rack
+			racks[b.Rack] = true
+		}
+	}
+	spread := func(rs []int) int {
+		seen := map[string]bool{}
+		for _, r := range rs {
+			if rk, ok := rackOf[r]; ok {
+				seen[rk] = true
+			}
+		}
+		return len(seen)
+	}
+	for _, m := range moves {
+		if len(racks) > 0 {
+			if spread(m.Target) < min(spread(m.Current), len(m.Target)) {
+				w.SpreadLost++
+			}
+			if len(m.Target) > len(racks) {
+				w.RFAboveRack++
+			}
+		}
+		for _, r := range m.Target {
+			if !s.IsLive(r) && !slices.Contains(w.Offline, r) {
+				w.Offline = append(w.Offline, r)
+			}
+		}
+	}
+	slices.Sort(w.Offline)
+	return w
+}
+
+// StaleMoves are the moves whose partition no longer has the replicas the
+// move was planned from in s (changed, or gone): a preview made on an
+// older snapshot must be made again before it is written.
+func StaleMoves(s *cluster.Snapshot, moves []PartitionMove) []cluster.TopicPartition {
+	var out []cluster.TopicPartition
+	for _, m := range moves {
+		var p *cluster.Partition
+		if t := s.Topic(m.Topic); t != nil {
+			p = t.Partition(m.Partition)
+		}
+		if p == nil || !p.InAssignment || p.Reassigning() || !slices.Equal(p.Replicas, m.Current) {
+			out = append(out, m.TopicPartition)
+		}
+	}
+	return out
+}

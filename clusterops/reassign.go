@@ -1,0 +1,527 @@
+package clusterops
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
+)
+
+// Partition reassignment through ZooKeeper, as kafka-reassign-partitions.sh
+// --zookeeper does it (Kafka 2.8's ReassignPartitionsCommand; 3.x's tool
+// talks to the brokers instead, which write the same znodes): the target
+// replicas go into /admin/reassign_partitions, which the controller reads
+// when the znode is created, and the throttle configs into the topics' and
+// brokers' config znodes. ktopo writes all of them in one multi.
+
+// Messages of kafka-reassign-partitions.
+const (
+	MessageReassignmentExists = "Cannot execute because there is an existing partition assignment.  " +
+		"Use --additional to override this and create a new partition assignment in addition to the existing one. " +
+		"The --additional flag can also be used to change the throttle by resubmitting the current reassignment."
+	MessageRunVerify = "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed."
+	MessageRollback  = "Save this to use as the --reassignment-json-file option during rollback"
+)
+
+// PartitionMove is one partition of a reassignment: its replicas now (the
+// topic znode's) and the target.
+type PartitionMove struct {
+	cluster.TopicPartition
+	Current, Target []int
+}
+
+// Adding is the target replicas that do not hold the partition yet.
+func (m PartitionMove) Adding() []int { return minus(m.Target, m.Current) }
+
+// Removing is the current replicas that the target drops.
+func (m PartitionMove) Removing() []int { return minus(m.Current, m.Target) }
+
+// TopicThrottle is one topic's throttle configs as Kafka's tool computes
+// them: the leader list names every current replica of every moved
+// partition ("partition:broker"), the follower list every new replica,
+// each sorted as strings (Java's TreeSet).
+type TopicThrottle struct {
+	Topic            string
+	Leader, Follower string
+}
+
+// ReassignPlan is a validated --execute: the moves, the throttles and the
+// exact multi that starts the reassignment.
+type ReassignPlan struct {
+	// Moves in the file's order.
+	Moves []PartitionMove
+	// Throttle is --throttle in bytes per second, -1 for none.
+	Throttle int64
+	// TopicThrottles (by topic) and ThrottledBrokers (ascending, each set
+	// to Throttle for both rates) are set when Throttle ≥ 0.
+	TopicThrottles   []TopicThrottle
+	ThrottledBrokers []int
+	// NodeJSON is /admin/reassign_partitions.
+	NodeJSON []byte
+	// TopicVersions are the moved topics' znode versions the plan was
+	// made against (the multi checks them).
+	TopicVersions map[string]int32
+	// Ops is the multi: a version check of every moved topic's znode (a
+	// topic reassigned or grown since it was read fails the write), the
+	// config changes, then /admin/reassign_partitions.
+	Ops []any
+}
+
+// CurrentJSON is the current assignment of the moved partitions in the
+// file format: what --execute prints to keep for a rollback.
+func (p *ReassignPlan) CurrentJSON() []byte {
+	cur := make(map[cluster.TopicPartition][]int, len(p.Moves))
+	for _, m := range p.Moves {
+		cur[m.TopicPartition] = m.Current
+	}
+	return cluster.FormatReassignmentJSON(cur)
+}
+
+// Partitions are the moved partitions, sorted as Kafka prints them.
+func (p *ReassignPlan) Partitions() []cluster.TopicPartition {
+	tps := make([]cluster.TopicPartition, len(p.Moves))
+	for i, m := range p.Moves {
+		tps[i] = m.TopicPartition
+	}
+	slices.SortFunc(tps, cluster.CompareTopicPartitions)
+	return tps
+}
+
+// StartedMessage is the tool's "Successfully started partition
+// reassignments for t-0,t-1".
+func (p *ReassignPlan) StartedMessage() string {
+	return "Successfully started partition reassignment" + text.Plural(len(p.Moves), "", "s") + " for " + cluster.JoinPartitions(p.Partitions(), ",")
+}
+
+// readConfigMap is ReadEntityConfig as the map a ConfigChange holds
+// (empty, version -1, when the znode does not exist).
+func readConfigMap(z Getter, entityType, entity string) (map[string]string, int32, error) {
+	entries, v, err := ReadEntityConfig(z, entityType, entity)
+	if err != nil {
+		return nil, 0, err
+	}
+	c := cluster.EntityConfig{Config: entries}
+	return c.Map(), v, nil
+}
+
+// PlanReassignment checks a reassignment file against the cluster as
+// kafka-reassign-partitions --execute --zookeeper does, in its order and
+// with its messages (after CheckExecute): every partition must exist,
+// every broker be registered, and no reassignment be running (neither in
+// /admin/reassign_partitions nor, as Kafka 3.x's tool also checks, one
+// started through the Admin API: a topic znode with adding or removing
+// replicas). With throttle ≥ 0 it computes the throttles Kafka's tool sets
+// and reads the config znodes they go to. The result's Ops write it all.
+func PlanReassignment(s *cluster.Snapshot, z ZK, rs []cluster.Reassignment, throttle int64) (*ReassignPlan, error) {
+	if err := cluster.CheckExecute(rs); err != nil {
+		return nil, err
+	}
+	p := &ReassignPlan{Throttle: throttle, Moves: make([]PartitionMove, 0, len(rs))}
+	var missing []string
+	for _, r := range rs {
+		var part *cluster.Partition
+		if t := s.Topic(r.Topic); t != nil {
+			part = t.Partition(r.Partition)
+		}
+		if part == nil || !part.InAssignment {
+			missing = append(missing, r.String())
+			continue
+		}
+		p.Moves = append(p.Moves, PartitionMove{TopicPartition: r.TopicPartition, Current: part.Replicas, Target: r.Replicas})
+	}
+	if len(missing) > 0 {
+		// Kafka prints the Scala List of them.
+		return nil, kafkaErr(cluster.ClassAdminCommandFailed, "The proposed assignment contains non-existent partitions: List("+strings.Join(missing, ", ")+")")
+	}
+	registered := s.LiveBrokerIDs()
+	var unknown []int
+	for _, r := range rs {
+		for _, b := range r.Replicas {
+			if _, ok := slices.BinarySearch(registered, b); !ok && !slices.Contains(unknown, b) {
+				unknown = append(unknown, b)
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, kafkaErr(cluster.ClassAdminCommandFailed, "The proposed assignment contains non-existent brokerIDs: "+text.Ints(unknown))
+	}
+	if s.PendingReassignment() != nil || s.Health().Reassigning > 0 {
+		return nil, kafkaErr(cluster.ClassReassignmentRunning, MessageReassignmentExists)
+	}
+	var changes []ConfigChange
+	if throttle >= 0 {
+		p.TopicThrottles, p.ThrottledBrokers = reassignThrottles(p.Moves)
+		for _, tt := range p.TopicThrottles {
+			cfg, v, err := readConfigMap(z, cluster.EntityTopics, tt.Topic)
+			if err != nil {
+				return nil, err
+			}
+			cfg[cluster.ConfigLeaderThrottledReplicas], cfg[cluster.ConfigFollowerThrottledReplicas] = tt.Leader, tt.Follower
+			changes = append(changes, ConfigChange{EntityType: cluster.EntityTopics, Entity: tt.Topic, Config: cfg, Version: v})
+		}
+		rate := strconv.FormatInt(throttle, 10)
+		for _, b := range p.ThrottledBrokers {
+			id := strconv.Itoa(b)
+			cfg, v, err := readConfigMap(z, cluster.EntityBrokers, id)
+			if err != nil {
+				return nil, err
+			}
+			cfg[cluster.ConfigLeaderThrottledRate], cfg[cluster.ConfigFollowerThrottledRate] = rate, rate
+			changes = append(changes, ConfigChange{EntityType: cluster.EntityBrokers, Entity: id, Config: cfg, Version: v})
+		}
+	}
+	entries := make([]cluster.PartitionReassignment, len(p.Moves))
+	for i, m := range p.Moves {
+		entries[i] = cluster.PartitionReassignment{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target}
+	}
+	p.NodeJSON = cluster.EncodeReassignPartitions(entries)
+	p.TopicVersions = map[string]int32{}
+	for _, m := range p.Moves {
+		if _, ok := p.TopicVersions[m.Topic]; !ok {
+			v := s.Topic(m.Topic).ZkVersion
+			p.TopicVersions[m.Topic] = v
+			p.Ops = append(p.Ops, &zk.CheckVersionRequest{Path: cluster.TopicPath(m.Topic), Version: v})
+		}
+	}
+	p.Ops = append(p.Ops, ConfigChangeOps(changes...)...)
+	request, err := createWithParentsOps(z, cluster.AdminPath, cluster.ReassignPartitionsPath, p.NodeJSON)
+	if err != nil {
+		return nil, err
+	}
+	p.Ops = append(p.Ops, request...)
+	return p, nil
+}
+
+// reassignThrottles is the tool's calculateProposedMoveMap,
+// calculateLeaderThrottles, calculateFollowerThrottles and
+// calculateReassigningBrokers for a reassignment with none running.
+func reassignThrottles(moves []PartitionMove) ([]TopicThrottle, []int) {
+	type sets struct{ leader, follower []string }
+	byTopic := map[string]*sets{}
+	var topics []string
+	var brokers []int
+	for _, m := range moves {
+		st := byTopic[m.Topic]
+		if st == nil {
+			st = &sets{}
+			byTopic[m.Topic] = st
+			topics = append(topics, m.Topic)
+		}
+		p := strconv.Itoa(m.Partition) + ":"
+		for _, src := range m.Current {
+			st.leader = append(st.leader, p+strconv.Itoa(src))
+			brokers = append(brokers, src)
+		}
+		for _, dst := range m.Adding() {
+			st.follower = append(st.follower, p+strconv.Itoa(dst))
+			brokers = append(brokers, dst)
+		}
+	}
+	slices.Sort(topics)
+	out := make([]TopicThrottle, len(topics))
+	for i, t := range topics {
+		st := byTopic[t]
+		out[i] = TopicThrottle{Topic: t, Leader: sortedSet(st.leader), Follower: sortedSet(st.follower)}
+	}
+	slices.Sort(brokers)
+	return out, slices.Compact(brokers)
+}
+
+// sortedSet joins the distinct strings in Java String order (a TreeSet).
+func sortedSet(xs []string) string {
+	slices.Sort(xs)
+	return strings.Join(slices.Compact(xs), ",")
+}
+
+// ExecuteReassignment writes the plan in one multi. When something changed
+// since the plan was made, nothing is written and the error says what: a
+// reassignment started meanwhile (Kafka's MessageReassignmentExists), a
+// moved topic's assignment rewritten or the topic deleted, a config the
+// throttles go to changed.
+func ExecuteReassignment(z ZK, p *ReassignPlan) error {
+	res, err := Write(z, p.Ops...) // Kafka's ACLs on what it creates
+	if err == nil {
+		return nil
+	}
+	switch op := failedOp(p.Ops, res).(type) {
+	case *zk.CreateRequest:
+		switch {
+		case op.Path == cluster.ReassignPartitionsPath && errors.Is(err, zk.ErrNodeExists):
+			return kafkaErr(cluster.ClassReassignmentRunning, MessageReassignmentExists)
+		case strings.HasPrefix(op.Path, cluster.ConfigPath+"/") && errors.Is(err, zk.ErrNodeExists):
+			return fmt.Errorf("%s was created while the throttles were being set; nothing was written (run the command again): %w", op.Path, ErrConcurrentConfigChange)
+		}
+	case *zk.CheckVersionRequest:
+		t := strings.TrimPrefix(op.Path, cluster.BrokerTopicsPath+"/")
+		if errors.Is(err, zk.ErrNoNode) {
+			return fmt.Errorf("topic %s was deleted after its assignment was read; nothing was written", t)
+		}
+		return fmt.Errorf("the assignment of topic %s changed after it was read (partitions added, or a reassignment started); nothing was written: run the command again to check the new assignment", t)
+	case *zk.SetDataRequest:
+		if errors.Is(err, zk.ErrBadVersion) {
+			return fmt.Errorf("%s changed while the throttles were being set; nothing was written (run the command again): %w", op.Path, ErrConcurrentConfigChange)
+		}
+	}
+	return fmt.Errorf("start the reassignment: %w", err)
+}
+
+// ReassignmentState is one partition's state for --verify.
+type ReassignmentState struct {
+	cluster.TopicPartition
+	// Current is the topic znode's replica list (nil when the partition
+	// does not exist), Target the file's.
+	Current, Target []int
+	// Done: no reassignment of the partition runs (it is neither in
+	// /admin/reassign_partitions nor has replicas being added or removed).
+	Done bool
+}
+
+// String is --verify's line for the partition (Kafka 3.x's wording; 2.8
+// said "is complete.").
+func (st ReassignmentState) String() string {
+	switch {
+	case !st.Done:
+		return "Reassignment of partition " + st.TopicPartition.String() + " is still in progress."
+	case slices.Equal(st.Current, st.Target):
+		return "Reassignment of partition " + st.TopicPartition.String() + " is completed."
+	default:
+		return "There is no active reassignment of partition " + st.TopicPartition.String() + ", but replica set is " +
+			text.Ints(st.Current) + " rather than " + text.Ints(st.Target) + "."
+	}
+}
+
+// VerifyReassignment is --verify: the state of each partition of the
+// file, and whether any reassignment runs in the cluster (Kafka clears
+// the throttles only when none does: it cannot tell which brokers an
+// earlier reassignment throttled). A reassignment runs from its entry in
+// /admin/reassign_partitions until the controller has written the topic
+// znode with the target replicas and no adding or removing replicas.
+func VerifyReassignment(s *cluster.Snapshot, rs []cluster.Reassignment) (states []ReassignmentState, ongoing bool) {
+	pending := map[cluster.TopicPartition]bool{}
+	if r := s.PendingReassignment(); r != nil {
+		for _, p := range r.Partitions {
+			pending[cluster.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = true
+		}
+	}
+	for _, r := range rs {
+		st := ReassignmentState{TopicPartition: r.TopicPartition, Target: r.Replicas, Done: true}
+		if t := s.Topic(r.Topic); t != nil {
+			if part := t.Partition(r.Partition); part != nil && part.InAssignment {
+				st.Current = part.Replicas
+				st.Done = !part.Reassigning()
+			}
+		}
+		if pending[r.TopicPartition] {
+			st.Done = false
+		}
+		states = append(states, st)
+	}
+	slices.SortFunc(states, func(a, b ReassignmentState) int {
+		return cluster.CompareTopicPartitions(a.TopicPartition, b.TopicPartition)
+	})
+	return states, len(pending) > 0 || s.Health().Reassigning > 0
+}
+
+// ThrottleClear is what --verify does once no reassignment runs: the
+// brokers and topics whose throttles it clears (in the order Kafka's tool
+// prints them) and the multi that removes the throttle configs from those
+// that have any.
+type ThrottleClear struct {
+	Brokers []int
+	Topics  []string
+	// Changes are the entities that had throttles, Ops their multi.
+	Changes []ConfigChange
+	Ops     []any
+}
+
+// BrokersMessage is "Clearing broker-level throttles on brokers 1,2,3".
+func (c *ThrottleClear) BrokersMessage() string {
+	return "Clearing broker-level throttles on broker" + text.Plural(len(c.Brokers), "", "s") + " " + text.Ints(c.Brokers)
+}
+
+// TopicsMessage is "Clearing topic-level throttles on topic orders".
+func (c *ThrottleClear) TopicsMessage() string {
+	return "Clearing topic-level throttles on topic" + text.Plural(len(c.Topics), "", "s") + " " + strings.Join(c.Topics, ",")
+}
+
+// PlanThrottleClear is the tool's clearAllThrottles: the broker throttles
+// (both rates and the log directory rate) of every registered broker and
+// every broker of the file, the topic throttles of every topic of the
+// file. Kafka writes each entity that has one, with a change
+// notification; the result's Ops do it in one multi, version-checked.
+func PlanThrottleClear(s *cluster.Snapshot, z Getter, rs []cluster.Reassignment) (*ThrottleClear, error) {
+	brokers := s.LiveBrokerIDs()
+	var topics []string
+	for _, r := range rs {
+		for _, b := range r.Replicas {
+			if !slices.Contains(brokers, b) {
+				brokers = append(brokers, b)
+			}
+		}
+		if !slices.Contains(topics, r.Topic) {
+			topics = append(topics, r.Topic)
+		}
+	}
+	c := &ThrottleClear{Brokers: javaHashSetOrder(brokers, javaIntHash), Topics: javaHashSetOrder(topics, javaStringHash)}
+	for _, b := range slices.Sorted(slices.Values(brokers)) {
+		if err := c.clear(z, cluster.EntityBrokers, strconv.Itoa(b), cluster.BrokerThrottleKeys); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range slices.Sorted(slices.Values(topics)) {
+		if err := c.clear(z, cluster.EntityTopics, t, cluster.TopicThrottleKeys); err != nil {
+			return nil, err
+		}
+	}
+	c.Ops = ConfigChangeOps(c.Changes...)
+	return c, nil
+}
+
+func (c *ThrottleClear) clear(z Getter, entityType, entity string, keys []string) error {
+	cfg, v, err := readConfigMap(z, entityType, entity)
+	if err != nil {
+		return err
+	}
+	had := false
+	for _, k := range keys {
+		if _, ok := cfg[k]; ok {
+			delete(cfg, k)
+			had = true
+		}
+	}
+	if had {
+		c.Changes = append(c.Changes, ConfigChange{EntityType: entityType, Entity: entity, Config: cfg, Version: v})
+	}
+	return nil
+}
+
+// ClearThrottles writes the plan (nothing when no entity had a throttle).
+func ClearThrottles(z ZK, c *ThrottleClear) error {
+	if len(c.Ops) == 0 {
+		return nil
+	}
+	res, err := Write(z, c.Ops...)
+	if err == nil {
+		return nil
+	}
+	if op := failedOp(c.Ops, res); op != nil && (errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNodeExists)) {
+		path := ""
+		switch o := op.(type) {
+		case *zk.SetDataRequest:
+			path = o.Path
+		case *zk.CreateRequest:
+			path = o.Path
+		}
+		return fmt.Errorf("%s changed while the throttles were being cleared; nothing was written (run --verify again): %w", path, ErrConcurrentConfigChange)
+	}
+	return fmt.Errorf("clear the throttles: %w", err)
+}
+
+// ThrottlesLeft lists the throttle configs set on the file's topics and on
+// brokers (registered or named by the file), as "topic orders" / "broker
+// 3": what a reassignment that is still running keeps.
+func ThrottlesLeft(s *cluster.Snapshot, z Getter, rs []cluster.Reassignment) ([]string, error) {
+	c, err := PlanThrottleClear(s, z, rs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(c.Changes))
+	for i, ch := range c.Changes {
+		out[i] = strings.TrimSuffix(ch.EntityType, "s") + " " + ch.Entity
+	}
+	return out, nil
+}
+
+// ListedReassignment is a reassignment in progress: a partition whose
+// topic znode lists replicas being added or removed (the controller's
+// partitionsBeingReassigned, whoever started it), or one requested in
+// /admin/reassign_partitions that the controller has not started yet.
+type ListedReassignment struct {
+	cluster.TopicPartition
+	// Replicas is the topic znode's list (target first, then the replicas
+	// being removed); Adding and Removing its reassignment fields.
+	Replicas, Adding, Removing []int
+	// Requested is the target of /admin/reassign_partitions, when the
+	// partition is there: started through ZooKeeper (kafka-reassign-partitions
+	// --zookeeper, ktopo). A reassignment with Adding or Removing and no
+	// entry there was started through the Admin API.
+	Requested []int
+	// Started: the controller has written Adding or Removing.
+	Started bool
+}
+
+// String is 3.x's --list line ("t-0: replicas: 4,5,6,1,2,3. adding:
+// 4,5,6. removing: 1,2,3."); a request the controller has not started is
+// "t-0: requested: 4,5,6 (/admin/reassign_partitions; not started by the
+// controller yet)."
+func (l ListedReassignment) String() string {
+	if !l.Started {
+		return l.TopicPartition.String() + ": requested: " + text.Ints(l.Requested) + " (/admin/reassign_partitions; not started by the controller yet)."
+	}
+	s := l.TopicPartition.String() + ": replicas: " + text.Ints(l.Replicas) + "."
+	if len(l.Adding) > 0 {
+		s += " adding: " + text.Ints(l.Adding) + "."
+	}
+	if len(l.Removing) > 0 {
+		s += " removing: " + text.Ints(l.Removing) + "."
+	}
+	return s
+}
+
+// ListReassignments returns every reassignment in progress, sorted.
+func ListReassignments(s *cluster.Snapshot) []ListedReassignment {
+	requested := map[cluster.TopicPartition][]int{}
+	if r := s.PendingReassignment(); r != nil {
+		for _, p := range r.Partitions {
+			requested[cluster.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.Replicas
+		}
+	}
+	var out []ListedReassignment
+	if s.Health().Reassigning > 0 {
+		for _, t := range s.Topics() {
+			if t.Health.Reassigning == 0 {
+				continue
+			}
+			for _, p := range t.Partitions {
+				if p.Reassigning() {
+					tp := cluster.TopicPartition{Topic: t.Name, Partition: p.ID}
+					out = append(out, ListedReassignment{TopicPartition: tp, Replicas: p.Replicas, Adding: p.Adding,
+						Removing: p.Removing, Requested: requested[tp], Started: true})
+					delete(requested, tp)
+				}
+			}
+		}
+	}
+	for tp, r := range requested {
+		out = append(out, ListedReassignment{TopicPartition: tp, Requested: r})
+		if t := s.Topic(tp.Topic); t != nil {
+			if p := t.Partition(tp.Partition); p != nil {
+				out[len(out)-1].Replicas = p.Replicas
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b ListedReassignment) int {
+		return cluster.CompareTopicPartitions(a.TopicPartition, b.TopicPartition)
+	})
+	return out
+}
+
+// Cleared are the entities the clear changes (those that had throttles),
+// in its order.
+func (c *ThrottleClear) Cleared() cluster.LeftThrottles {
+	var l cluster.LeftThrottles
+	for _, ch := range c.Changes {
+		if ch.EntityType == cluster.EntityBrokers {
+			l.Brokers = append(l.Brokers, ch.Entity)
+		} else {
+			l.Topics = append(l.Topics, ch.Entity)
+		}
+	}
+	return l
+}

@@ -1,0 +1,137 @@
+package clusterops
+
+import (
+	"math/rand/v2"
+	"slices"
+
+	"github.com/ktopo/ktopo/assign"
+	"github.com/ktopo/ktopo/cluster"
+)
+
+// Moving a topic's partitions, at its replication factor or another one:
+// the --generate of one topic onto every live broker, with the target
+// replication factor in place of the current one. Kafka's tool cannot
+// change a replication factor itself (an operator writes the longer or
+// shorter replica lists into the --execute file by hand); ktopo proposes
+// them with both strategies.
+
+// TopicMoveRequest asks for Topic's partitions on every live broker with
+// RF replicas each (RF ≤ 0: the current replication factor).
+type TopicMoveRequest struct {
+	Topic    string
+	RF       int
+	Strategy Strategy
+	Rand     *rand.Rand
+}
+
+// sentinel is a broker id no cluster has: a replica to place, in an
+// assignment handed to assign.Rebalance (a replica whose broker is not in
+// the list always moves).
+const sentinel = -1 << 20
+
+// PlanTopicMove proposes the topic's assignment at req.RF on the live
+// brokers, rack-aware when every broker has a rack: the kafka strategy
+// places every partition afresh (AdminUtils.assignReplicasToBrokers at a
+// random start index and shift), the minimal one keeps every replica that
+// may stay: raising the replication factor adds replicas where racks and
+// load want them, lowering it drops the followers whose rack another
+// replica already covers first (never the preferred leader), then evens
+// the topic out.
+func PlanTopicMove(s *cluster.Snapshot, req TopicMoveRequest) (*GeneratePlan, error) {
+	t := s.Topic(req.Topic)
+	if t == nil {
+		return nil, kafkaErr(cluster.ClassUnknownTopicOrPartition, "Topic "+req.Topic+" not found.")
+	}
+	brokers, err := s.BrokerMetadatas(cluster.RackAwareSafe, nil)
+	if err != nil {
+		return nil, err
+	}
+	g := &GeneratePlan{Strategy: req.Strategy, Brokers: brokers, All: s.RegisteredBrokers()}
+	g.Registered = g.All
+	current := make(assign.Assignment, len(t.Partitions))
+	for _, p := range t.Partitions {
+		if p.InAssignment {
+			current[p.ID] = p.Replicas
+		}
+	}
+	rf := req.RF
+	if rf <= 0 && len(current) > 0 {
+		rf = len(current[current.Partitions()[0]])
+	}
+	rackOf := map[int]string{}
+	for _, b := range brokers {
+		if b.HasRack {
+			rackOf[b.ID] = b.Rack
+		}
+	}
+	start := make(assign.Assignment, len(current))
+	for p, rs := range current {
+		start[p] = resize(rs, rf, rackOf)
+	}
+	load, leaders := loadOutside(s, map[string]bool{t.Name: true})
+	minimal, err := assign.Rebalance(brokers, []assign.Assignment{start}, assign.RebalanceOptions{Load: load, Leaders: leaders})
+	if err != nil {
+		return nil, cluster.AsKafkaError(err)
+	}
+	tp := TopicProposal{Topic: t.Name, Current: current, Minimal: minimal[0], Kafka: assign.Assignment{}}
+	if n := len(current); n > 0 {
+		res, err := assign.NewPlacement(brokers).Assign(n, rf, assign.Options{StartIndex: -1, ReplicaShift: -1, StartPartition: -1, Rand: req.Rand})
+		if err != nil {
+			return nil, cluster.AsKafkaError(err)
+		}
+		tp.Kafka, tp.KafkaResult = res.Assignment, res
+	}
+	tp.Proposed = tp.Kafka
+	if req.Strategy == StrategyMinimal {
+		tp.Proposed = tp.Minimal
+	}
+	count(&g.Kafka, tp.Current, tp.Kafka)
+	count(&g.Minimal, tp.Current, tp.Minimal)
+	g.Topics = []TopicProposal{tp}
+	return g, nil
+}
+
+// resize is rs with rf replicas: sentinels appended to place, or
+// followers dropped, those whose rack another kept replica covers first,
+// the last first.
+func resize(rs []int, rf int, rackOf map[int]string) []int {
+	out := slices.Clone(rs)
+	for i := len(out); i < rf; i++ {
+		out = append(out, sentinel-i)
+	}
+	for len(out) > max(rf, 1) {
+		drop := len(out) - 1
+		for i := len(out) - 1; i > 0; i-- {
+			rk, ok := rackOf[out[i]]
+			if !ok {
+				continue
+			}
+			if slices.ContainsFunc(out[:i], func(id int) bool { r, ok := rackOf[id]; return ok && r == rk }) {
+				drop = i
+				break
+			}
+		}
+		out = slices.Delete(out, drop, drop+1)
+	}
+	return out
+}
+
+// loadOutside is every broker's replica and leader count in the topics
+// that are not moving (the minimal strategy breaks ties with it).
+func loadOutside(s *cluster.Snapshot, moving map[string]bool) (load, leaders map[int]int) {
+	load, leaders = map[int]int{}, map[int]int{}
+	for _, t := range s.Topics() {
+		if moving[t.Name] {
+			continue
+		}
+		for _, p := range t.Partitions {
+			for i, r := range p.Replicas {
+				load[r]++
+				if i == 0 {
+					leaders[r]++
+				}
+			}
+		}
+	}
+	return load, leaders
+}
