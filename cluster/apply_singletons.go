@@ -11,7 +11,11 @@ type singleNode[T any] struct {
 	czxid   int64
 	mzxid   int64
 	ctime   int64
+	mtime   int64
 	version int32
+	// ephemeral: the znode has an owner session (/controller of a
+	// ZooKeeper controller; a KRaft controller's is persistent).
+	ephemeral bool
 }
 
 // apply records an event of the node. A re-reported node with the same
@@ -33,7 +37,8 @@ func (n *singleNode[T]) apply(m *Model, ev *NodeEvent, del bool, decode func([]b
 	v, err := decode(ev.Data)
 	m.noteErr(ev.Path, err, ev)
 	*n = singleNode[T]{present: true, v: v, err: err,
-		czxid: ev.Stat.Czxid, mzxid: ev.Stat.Mzxid, ctime: ev.Stat.Ctime, version: ev.Stat.Version}
+		czxid: ev.Stat.Czxid, mzxid: ev.Stat.Mzxid, ctime: ev.Stat.Ctime, mtime: ev.Stat.Mtime, version: ev.Stat.Version,
+		ephemeral: ev.Stat.EphemeralOwner != 0}
 	m.changed = true
 }
 
@@ -49,6 +54,10 @@ func (m *Model) applyControllerEpoch(_ PathInfo, ev *NodeEvent, del bool) {
 		}
 		return e, err
 	})
+}
+
+func (m *Model) applyMigration(_ PathInfo, ev *NodeEvent, del bool) {
+	m.migration.apply(m, ev, del, DecodeMigration)
 }
 
 func (m *Model) applyClusterID(_ PathInfo, ev *NodeEvent, del bool) {

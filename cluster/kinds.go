@@ -47,7 +47,7 @@ var kindSpecs = [kindCount]kindSpec{
 	KindConfigChange:          {decode: untyped(DecodeConfigChangeNotification)},
 	KindLatestProducerIDBlock: {decode: untyped(DecodeProducerIDBlock)},
 	KindFeature:               {decode: untyped(DecodeFeature)},
-	KindMigration:             {decode: untyped(DecodeMigration)},
+	KindMigration:             {path: MigrationPath, decode: untyped(DecodeMigration), apply: (*Model).applyMigration},
 	KindConsumerOffset:        {decode: decodeConsumerOffset},
 }
 

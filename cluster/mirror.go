@@ -47,6 +47,7 @@ func KafkaMirrorShape() MirrorShape {
 			ClusterIDPath,
 			ReassignPartitionsPath,
 			PreferredReplicaElectionPath,
+			MigrationPath,
 		},
 		Derive: DerivePaths,
 	}

@@ -33,6 +33,7 @@ type Model struct {
 	clusterID singleNode[ClusterIDInfo]
 	reassign  singleNode[*ReassignPartitions]
 	preferred singleNode[*PartitionsNotification]
+	migration singleNode[MigrationState]
 
 	ids idLists // the replica and ISR lists, interned
 

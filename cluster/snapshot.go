@@ -295,16 +295,36 @@ func (r *Rack) Label() string {
 
 // Controller is the active controller as ZooKeeper shows it.
 type Controller struct {
+	// Present: /controller exists.
+	Present bool
 	// BrokerID is the controller's broker id, -1 when /controller is absent.
 	BrokerID int
 	Info     ControllerInfo
 	// Since is /controller's ctime (ms).
 	Since int64
+	// Persistent: /controller exists and belongs to no session. A
+	// ZooKeeper controller's is ephemeral; a KRaft controller that took
+	// the cluster over in a migration writes a persistent one.
+	Persistent bool
 	// Epoch is /controller_epoch's value; EpochZkVersion its dataVersion
 	// (what controllers fence their writes with).
 	Epoch          int
 	EpochZkVersion int32
 	Err            error // a bad /controller or /controller_epoch
+}
+
+// MigrationNode is /migration as the model holds it: the state a KRaft
+// controller keeps of a ZooKeeper to KRaft migration (absent before one).
+type MigrationNode struct {
+	Present bool
+	State   MigrationState
+	Err     error // a *DecodeError when the JSON is malformed
+	// Ctime and Mtime are the znode's creation and last write (ms, the
+	// ZooKeeper server's clock); Czxid tells one /migration from a later
+	// one; Version is its dataVersion.
+	Ctime, Mtime int64
+	Czxid, Mzxid int64
+	Version      int32
 }
 
 // NodeError is a znode the model could not decode.
@@ -320,6 +340,7 @@ type Snapshot struct {
 	clusterID    string
 	clusterIDErr error
 	controller   Controller
+	migration    MigrationNode
 	brokers      []Broker
 	racks        []Rack
 	topics       []*Topic
@@ -371,6 +392,9 @@ func (s *Snapshot) ClusterIDErr() error { return s.clusterIDErr }
 
 // Controller returns the controller.
 func (s *Snapshot) Controller() Controller { return s.controller }
+
+// Migration returns /migration (Present false when there is none).
+func (s *Snapshot) Migration() MigrationNode { return s.migration }
 
 // Brokers returns live brokers and offline brokers that hold replicas, by id.
 func (s *Snapshot) Brokers() []Broker { return s.brokers }

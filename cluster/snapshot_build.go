@@ -100,7 +100,12 @@ func (m *Model) Snapshot() *Snapshot {
 	m.buildBrokers(s)
 	s.clusterID, s.clusterIDErr = m.clusterID.v.ID, m.clusterID.err
 	s.controller = Controller{BrokerID: m.controllerID(), Info: m.controllerInfo(), Since: m.ctrl.ctime,
-		Epoch: m.ctrlEpoch.v, EpochZkVersion: m.ctrlEpoch.version, Err: m.ctrl.err}
+		Epoch: m.ctrlEpoch.v, EpochZkVersion: m.ctrlEpoch.version, Err: m.ctrl.err,
+		Present: m.ctrl.present, Persistent: m.ctrl.present && !m.ctrl.ephemeral}
+	if mg := &m.migration; mg.present {
+		s.migration = MigrationNode{Present: true, State: mg.v, Err: mg.err, Ctime: mg.ctime, Mtime: mg.mtime,
+			Czxid: mg.czxid, Mzxid: mg.mzxid, Version: mg.version}
+	}
 	if s.controller.Err == nil {
 		s.controller.Err = m.ctrlEpoch.err
 	}

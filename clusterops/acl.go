@@ -80,7 +80,7 @@ type ACLReader interface {
 // or digest hashes masked without ADMIN); with the brokers' identity the
 // result is Kafka's.
 func KafkaACLs(z ZK, ops []any) error {
-	r, ok := z.(ACLReader)
+	r, ok := base(z).(ACLReader)
 	if !ok {
 		return nil
 	}

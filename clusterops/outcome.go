@@ -74,13 +74,13 @@ func FindOutcome(ctx context.Context, z ZK, err error, path string, check func()
 		err = late
 	}
 	for {
-		if sw, ok := z.(sessionWaiter); ok {
+		if sw, ok := base(z).(sessionWaiter); ok {
 			if werr := sw.WaitSession(ctx); werr != nil {
 				return Outcome{Err: fmt.Errorf("%w (%w)", err, werr)}
 			}
 		}
 		rerr := error(nil)
-		if s, ok := z.(syncer); ok {
+		if s, ok := base(z).(syncer); ok {
 			_, rerr = s.Sync(path)
 		}
 		var applied bool
@@ -111,7 +111,7 @@ func FindOutcome(ctx context.Context, z ZK, err error, path string, check func()
 // overrides. A topic found with another assignment or config was created
 // by someone else: Err is then Kafka's TopicExistsException.
 func VerifyCreate(ctx context.Context, z ZK, p *TopicPlan, err error) Outcome {
-	r, ok := z.(reader)
+	r, ok := base(z).(reader)
 	if !ok {
 		return Outcome{Err: fmt.Errorf("%w (this session cannot read the topic back)", err)}
 	}

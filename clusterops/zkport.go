@@ -28,14 +28,23 @@ type ZK interface {
 }
 
 // Write runs ops as one multi, with Kafka's ACLs on its creates
-// (KafkaACLs): the way every ktopo write reaches ZooKeeper. A refusal
-// comes back from a *zkwatch.Conn as a *zkwatch.AccessError saying which
-// credentials would do; nothing of a failed multi was written.
+// (KafkaACLs): the way every ktopo write reaches ZooKeeper. It is guarded
+// (guard.go): right before the multi it reads who owns the metadata and
+// refuses, with a *MigrationError, once a KRaft controller does, or while
+// a migration is being prepared unless z carries the operator's
+// confirmation (Confirm); the multi checks that the controller did not
+// change since that read. An ACL refusal comes back from a *zkwatch.Conn
+// as a *zkwatch.AccessError saying which credentials would do; nothing of
+// a failed multi was written. The results are those of ops.
 func Write(z ZK, ops ...any) ([]zk.MultiResponse, error) {
+	var confirmed *cluster.WriteVerdict
+	if c, ok := z.(*confirmedZK); ok {
+		z, confirmed = c.ZK, &c.verdict
+	}
 	if err := KafkaACLs(z, ops); err != nil {
 		return nil, err
 	}
-	return z.Multi(ops...)
+	return guardWrite(z, confirmed, ops)
 }
 
 // WithParents prepends to ops the creation of those of dirs (and their
@@ -104,14 +113,16 @@ func (e *unsentError) Unwrap() error { return e.err }
 // any write) is open: anything but Kafka's errors (TopicExistsException),
 // ZooKeeper's answers to the request (node exists, no node, bad version,
 // no auth …), a request that was never sent (zk.ErrNoServer: no session
-// to send it on) and a failure before the write (reading what it needs)
+// to send it on), a refusal of the migration guard (*MigrationError) and a
+// failure before the write (reading what it needs)
 // may strike after the server applied the multi:
 // a lost connection, an expired session, a request deadline. A multi is
 // applied whole or not at all, so the topic then either exists exactly as
 // planned or not at all; VerifyCreate finds out which.
 func MaybeWritten(err error) bool {
 	var unsent *unsentError
-	if err == nil || cluster.ErrorClass(err) != "" || errors.As(err, &unsent) {
+	var refused *MigrationError
+	if err == nil || cluster.ErrorClass(err) != "" || errors.As(err, &unsent) || errors.As(err, &refused) {
 		return false
 	}
 	for _, answer := range []error{zk.ErrNoServer, zk.ErrNodeExists, zk.ErrNoNode, zk.ErrBadVersion, zk.ErrNoAuth, zk.ErrBadArguments,

@@ -143,10 +143,14 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 	}
 	if f.validateOnly {
 		writeWouldWrite(out, ops)
-		return nil
+		return noteWrite(c, conn)
+	}
+	z, err := cf.confirmWrite(c, conn, "alter topic "+strings.Join(names, ", "))
+	if err != nil {
+		return err
 	}
 	start := time.Now()
-	if err := clusterops.WriteAlteration(conn, ops); err != nil {
+	if err := clusterops.WriteAlteration(z, ops); err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "\nAdding partitions succeeded!")

@@ -220,10 +220,14 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 	}
 	if f.validateOnly {
 		writeWouldWrite(out, ops)
-		return nil
+		return noteWrite(c, conn)
+	}
+	z, err := cf.confirmWrite(c, conn, "alter the config of topic "+topic)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
-	if err := clusterops.WriteAlteration(conn, ops); err != nil {
+	if err := clusterops.WriteAlteration(z, ops); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nCompleted updating config for entity: %s.\n", clusterops.EntityDescription(cluster.EntityTopics, topic))

@@ -32,6 +32,9 @@ type connFlags struct {
 	sessionTimeout time.Duration
 	requestTimeout time.Duration
 
+	// acceptMigrationWarning confirms a migration warning (migrationguard.go).
+	acceptMigrationWarning bool
+
 	flags    *pflag.FlagSet // the root's persistent flags, to tell given from default
 	resolved *target        // --context applied (once)
 	stderr   io.Writer      // where warnings go (the command's standard error)
@@ -72,6 +75,7 @@ func (f *connFlags) register(c *cobra.Command) {
 	pf.StringVar(&f.contextName, "context", "", "use the named cluster of "+displayPath(config.Path()))
 	pf.StringVar(&f.zookeeper, "zookeeper", "", "ZooKeeper connect string host:port[,host:port…][/chroot] (env "+envZookeeper+")")
 	pf.BoolVar(&f.readOnly, "read-only", false, "never write to ZooKeeper")
+	pf.BoolVar(&f.acceptMigrationWarning, flagAcceptMigrationWarning, false, "write through ZooKeeper while a ZooKeeper to KRaft migration is being prepared, without asking (never once a KRaft controller owns the cluster)")
 	pf.StringVar(&f.digest, "zk-digest", "", "ZooKeeper digest authentication, user:password (visible to every user in ps: prefer $"+envDigest+" or a context's digest)")
 	pf.StringVar(&f.tls.CA, "zk-tls-ca", "", "TLS to ZooKeeper's secureClientPort: PEM file of the CA(s) that sign the servers' certificates (default: the system's)")
 	pf.StringVar(&f.tls.Cert, "zk-tls-cert", "", "TLS client certificate (PEM, with its chain) for ZooKeeper's x509 authentication; its subject is the session's x509 ACL id")

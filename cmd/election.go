@@ -172,10 +172,14 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 		for _, line := range clusterops.DescribeOps(ops) {
 			fmt.Fprintln(out, "  "+line)
 		}
-		return nil
+		return noteWrite(c, conn)
+	}
+	z, err := cf.confirmWrite(c, conn, "start a preferred leader election")
+	if err != nil {
+		return err
 	}
 	start := time.Now()
-	if err := clusterops.StartPreferredElection(conn, plan); err != nil {
+	if err := clusterops.StartPreferredElection(z, plan); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nCreated preferred replica election path with %s\n", cluster.JoinPartitions(plan.Write, ","))

@@ -225,13 +225,17 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		for _, line := range clusterops.DescribeOps(plan.Ops) {
 			fmt.Fprintln(out, "  "+line)
 		}
-		return nil
+		return noteWrite(c, conn)
+	}
+	z, err := cf.confirmWrite(c, conn, "start a reassignment")
+	if err != nil {
+		return err
 	}
 	if f.throttle >= 0 {
 		fmt.Fprintln(out, clusterops.MessageRunVerify)
 	}
 	start := time.Now()
-	if err := clusterops.ExecuteReassignment(conn, plan); err != nil {
+	if err := clusterops.ExecuteReassignment(z, plan); err != nil {
 		return err
 	}
 	if f.throttle >= 0 {
@@ -254,7 +258,7 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	// Done: what --verify would do now.
 	s := w.Model.Snapshot()
 	_, ongoing := clusterops.VerifyReassignment(s, rs)
-	return removeThrottles(out, cf, s, conn, rs, ongoing)
+	return removeThrottles(c, out, cf, s, conn, rs, ongoing)
 }
 
 // writeMoves prints, per partition, what the reassignment changes (ktopo's
@@ -379,7 +383,7 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		if f.preserveThrottles {
 			return nil
 		}
-		return removeThrottles(out, cf, s, conn, rs, ongoing)
+		return removeThrottles(c, out, cf, s, conn, rs, ongoing)
 	})
 }
 
@@ -387,7 +391,7 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 // once it has followed the reassignment to its end: while a reassignment
 // runs in the cluster (ongoing) it names those left; else it clears them
 // (Kafka's clearAllThrottles), in one multi.
-func removeThrottles(out io.Writer, cf *connFlags, s *cluster.Snapshot, conn *zkwatch.Conn, rs []cluster.Reassignment, ongoing bool) error {
+func removeThrottles(c *cobra.Command, out io.Writer, cf *connFlags, s *cluster.Snapshot, conn *zkwatch.Conn, rs []cluster.Reassignment, ongoing bool) error {
 	if ongoing {
 		left, err := clusterops.ThrottlesLeft(s, conn, rs)
 		if err != nil {
@@ -404,12 +408,17 @@ func removeThrottles(out io.Writer, cf *connFlags, s *cluster.Snapshot, conn *zk
 	}
 	fmt.Fprintln(out, clear.BrokersMessage())
 	fmt.Fprintln(out, clear.TopicsMessage())
-	if len(clear.Ops) > 0 {
-		if err := cf.writable("remove the throttles", "--preserve-throttles verifies without removing them"); err != nil {
-			return err
-		}
+	if len(clear.Ops) == 0 {
+		return clusterops.ClearThrottles(conn, clear)
 	}
-	return clusterops.ClearThrottles(conn, clear)
+	if err := cf.writable("remove the throttles", "--preserve-throttles verifies without removing them"); err != nil {
+		return err
+	}
+	z, err := cf.confirmWrite(c, conn, "remove the throttles")
+	if err != nil {
+		return err
+	}
+	return clusterops.ClearThrottles(z, clear)
 }
 
 func writeReassignList(out io.Writer, s *cluster.Snapshot) error {

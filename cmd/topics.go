@@ -186,10 +186,14 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 		for _, line := range clusterops.DescribeOps(ops) {
 			fmt.Fprintln(out, "  "+line)
 		}
-		return nil
+		return noteWrite(c, conn)
+	}
+	z, err := cf.confirmWrite(c, conn, "create topic "+f.topic)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
-	if err := createTopic(ctx, c.ErrOrStderr(), conn, plan, f.timeout); err != nil {
+	if err := createTopic(ctx, c.ErrOrStderr(), z, plan, f.timeout); err != nil {
 		if f.ifNotExists && cluster.ErrorClass(err) == cluster.ClassTopicExists {
 			return nil
 		}
@@ -420,8 +424,12 @@ func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 					return cluster.TopicDoesNotExistError(topic)
 				}
 				out := c.OutOrStdout()
+				z, err := cf.confirmWrite(c, conn, "delete topic "+strings.Join(names, ", "))
+				if err != nil {
+					return err
+				}
 				for _, t := range names {
-					err := clusterops.DeleteTopic(conn, t, s)
+					err := clusterops.DeleteTopic(z, t, s)
 					switch cluster.ErrorClass(err) {
 					case "":
 						if err != nil {

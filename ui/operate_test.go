@@ -102,7 +102,7 @@ type recordingWriter struct {
 
 func (w *recordingWriter) Multi(ops ...any) ([]zk.MultiResponse, error) {
 	w.mu.Lock()
-	w.ops = append(w.ops, ops)
+	w.ops = append(w.ops, clusterops.WithoutGuardCheck(ops))
 	if w.before != nil {
 		w.state = append(w.state, w.before())
 	}

@@ -1,0 +1,103 @@
+package cmd
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
+)
+
+// The migration guard on the command line. Every command that writes
+// shows, once its plan is printed and right before writing, what a write
+// through ZooKeeper would meet (clusterops.CheckWrite, a fresh read):
+//   - refused (a KRaft controller owns the metadata): the command fails
+//     with why and what to use instead, nothing written;
+//   - a warning (a migration is being prepared, or /migration is left from
+//     an earlier attempt, while a ZooKeeper controller holds /controller):
+//     the warning on standard error, then a y/N question when standard
+//     input is a terminal; without one, the write is refused unless
+//     --accept-migration-warning says the operator accepts it;
+//   - a dry run (--validate-only, --dry-run) prints a warning or a refusal
+//     as a note and succeeds: it writes nothing.
+// clusterops.Write judges again right before its multi (and refuses a
+// takeover that races it); the confirmation given here holds for the
+// /migration it was about only.
+
+// flagAcceptMigrationWarning confirms a migration warning without asking.
+const flagAcceptMigrationWarning = "accept-migration-warning"
+
+// stdinIsTerminal reports whether r is a terminal a question can be asked
+// on (a variable for the tests).
+var stdinIsTerminal = func(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// confirmWrite checks, right before a command writes (what, e.g. "create
+// topic orders"), who owns the cluster's metadata, and returns the session
+// to write with: z itself, z with the operator's confirmation of a
+// migration warning, or the refusal.
+func (f *connFlags) confirmWrite(c *cobra.Command, z clusterops.ZK, what string) (clusterops.ZK, error) {
+	v, err := clusterops.CheckWrite(z)
+	if err != nil {
+		return nil, err
+	}
+	switch v.Level {
+	case cluster.WriteOK:
+		return z, nil
+	case cluster.WriteRefused:
+		return nil, fmt.Errorf("refusing to %s: %w", what, &clusterops.MigrationError{Verdict: v})
+	}
+	errOut := c.ErrOrStderr()
+	fmt.Fprintf(errOut, "Warning: %s.\n(%s)\n", v.Reason, v.Instead)
+	if f.acceptMigrationWarning {
+		fmt.Fprintf(errOut, "--%s given: writing through ZooKeeper anyway.\n", flagAcceptMigrationWarning)
+		return clusterops.Confirm(z, v), nil
+	}
+	in := c.InOrStdin()
+	if !stdinIsTerminal(in) {
+		return nil, fmt.Errorf("refusing to %s without confirmation (a ZooKeeper to KRaft migration is being prepared, see the warning above): "+
+			"on a terminal ktopo asks; elsewhere --%s confirms it", what, flagAcceptMigrationWarning)
+	}
+	fmt.Fprintf(errOut, "%s through ZooKeeper anyway? [y/N] ", upperFirst(what))
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return clusterops.Confirm(z, v), nil
+	}
+	return nil, fmt.Errorf("not confirmed: did not %s; nothing was written", what)
+}
+
+// noteWrite prints, for a dry run, what the write would meet if it were
+// made now (nothing when it would go ahead).
+func noteWrite(c *cobra.Command, z clusterops.ZK) error {
+	v, err := clusterops.CheckWrite(z)
+	if err != nil {
+		return err
+	}
+	switch v.Level {
+	case cluster.WriteRefused:
+		fmt.Fprintf(c.ErrOrStderr(), "Note: the write would be refused: %s.\n", v.Message())
+	case cluster.WriteWarn:
+		fmt.Fprintf(c.ErrOrStderr(), "Note: the write would ask for confirmation first: %s.\n", v.Reason)
+	}
+	return nil
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
