@@ -250,19 +250,20 @@ type MigrationState struct {
 	KRaftMetadataEpoch   int
 }
 
-// EncodeMigration writes
-// {"version":0,"kraft_controller_id":..,"kraft_controller_epoch":..,"kraft_metadata_offset":..,"kraft_metadata_epoch":..}.
+// EncodeMigration writes /migration as Kafka 3.9.2 does (MigrationZNode:
+// a Scala Map of five keys, serialised in its hash order):
+// {"version":0,"kraft_metadata_offset":..,"kraft_controller_id":..,"kraft_metadata_epoch":..,"kraft_controller_epoch":..}.
 func EncodeMigration(m MigrationState) []byte {
 	out := append([]byte(nil), `{"version":`...)
 	out = strconv.AppendInt(out, int64(m.Version), 10)
-	out = append(out, `,"kraft_controller_id":`...)
-	out = strconv.AppendInt(out, int64(m.KRaftControllerID), 10)
-	out = append(out, `,"kraft_controller_epoch":`...)
-	out = strconv.AppendInt(out, int64(m.KRaftControllerEpoch), 10)
 	out = append(out, `,"kraft_metadata_offset":`...)
 	out = strconv.AppendInt(out, m.KRaftMetadataOffset, 10)
+	out = append(out, `,"kraft_controller_id":`...)
+	out = strconv.AppendInt(out, int64(m.KRaftControllerID), 10)
 	out = append(out, `,"kraft_metadata_epoch":`...)
 	out = strconv.AppendInt(out, int64(m.KRaftMetadataEpoch), 10)
+	out = append(out, `,"kraft_controller_epoch":`...)
+	out = strconv.AppendInt(out, int64(m.KRaftControllerEpoch), 10)
 	return append(out, '}')
 }
 

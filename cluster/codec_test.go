@@ -29,7 +29,8 @@ const (
 	specProdID   = `{"version":1,"broker":0,"block_start":"0","block_end":"999"}`
 	specFeature1 = `{"version":1,"status":1,"features":{"f":{"min_version_level":1,"max_version_level":2}}}`
 	specFeature2 = `{"version":2,"status":1,"features":{"metadata.version":{"max_version_level":7}}}`
-	specMigrate  = `{"version":0,"kraft_controller_id":3000,"kraft_controller_epoch":2,"kraft_metadata_offset":123456,"kraft_metadata_epoch":5}`
+	// specMigrate is in the order Kafka 3.9.2 writes it (its Map's hash order).
+	specMigrate = `{"version":0,"kraft_metadata_offset":123456,"kraft_controller_id":3000,"kraft_metadata_epoch":5,"kraft_controller_epoch":2}`
 )
 
 func mustNoErr(t *testing.T, err error) {
