@@ -47,6 +47,7 @@ var commandTable = map[string]struct {
 	"ktopo topics describe": {kind: reads},
 	"ktopo topics list":     {kind: reads},
 	"ktopo brokers":         {kind: reads},
+	"ktopo migration":       {kind: reads},
 	"ktopo events":          {kind: follows, args: "--from-start"},
 	"ktopo topics create": {kind: writes, args: "--topic ro --partitions 1 --replication-factor 1",
 		refusal: "create topic ro (--validate-only checks it without writing)"},

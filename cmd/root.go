@@ -98,7 +98,7 @@ and ISR, and previews the exact replica assignment Kafka would make.`,
 	}
 	setupTUI(root, cf)
 	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(cf), newTopicsCmd(cf), newBrokersCmd(cf), newEventsCmd(cf),
-		newConfigsCmd(cf), newLeaderElectionCmd(cf), newReassignCmd(cf))
+		newConfigsCmd(cf), newLeaderElectionCmd(cf), newReassignCmd(cf), newMigrationCmd(cf))
 	return root
 }
 

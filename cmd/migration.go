@@ -1,0 +1,244 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/cmd/render"
+	"github.com/ktopo/ktopo/kraftquorum"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+type migrationFlags struct {
+	output    string
+	watch     bool
+	bootstrap string
+	// every is how often --watch judges the sync's age and asks the quorum.
+	every time.Duration
+}
+
+func newMigrationCmd(cf *connFlags) *cobra.Command {
+	var f migrationFlags
+	c := &cobra.Command{
+		Use:   "migration",
+		Short: "Show a ZooKeeper to KRaft migration: phase, controllers, how far ZooKeeper lags KRaft, brokers by mode, hazards",
+		Long: `migration reads, from ZooKeeper alone, where a ZooKeeper to KRaft migration (Kafka
+3.4 to 3.9) stands, in a report to paste into an incident channel:
+
+  - the phase: none; waiting-for-brokers (KRaft controllers created /migration
+    and wait for every broker to register with them); reverted (a ZooKeeper
+    controller again, /migration left from an earlier attempt);
+    copying-metadata (a KRaft controller took /controller over); dual-write
+    (metadata copied, brokers in ZooKeeper mode); brokers-on-kraft (no broker
+    registered in ZooKeeper, the KRaft controller still writes into it);
+    finalized-or-frozen (/migration no longer written: the controllers left
+    migration mode, or their sync stopped: ZooKeeper alone cannot tell);
+  - the controller (ZooKeeper or KRaft, its epoch, since when) and /migration
+    (kraft_controller_id, kraft_controller_epoch, kraft_metadata_offset and
+    when the offset last moved);
+  - with --bootstrap-server, how many committed KRaft records ZooKeeper lacks
+    (DescribeQuorum's high watermark against kraft_metadata_offset);
+  - the brokers by mode: registered in ZooKeeper (ZooKeeper mode), or, once a
+    KRaft controller owns the metadata, leading or in an ISR without being
+    registered (KRaft mode), or neither;
+  - the hazards: brokers in assignments that are not registered (a migration
+    never starts while one holds replicas), a /migration left from an earlier
+    attempt, topics without topic_id, a sync that stopped (the offset not
+    moving for 5 s in dual write, where it moves every 0.5 s), admin requests
+    and deletion markers the KRaft controller ignores, partitions added through
+    ZooKeeper behind its back;
+  - what a write through ZooKeeper meets: allowed, asked first, or refused.
+
+--watch follows the cluster live (ZooKeeper's watches; the quorum is asked
+every --interval) and prints a line each time the phase, the controller, the
+brokers or the hazards change. --output json prints one object (per change
+with --watch).`,
+		Example: `  ktopo migration --zookeeper zk1:2181/kafka
+  ktopo migration --bootstrap-server kafka1:9092 --output json
+  ktopo migration --watch --bootstrap-server kafka1:9092`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkOutput(f.output); err != nil {
+				return err
+			}
+			if f.every <= 0 {
+				return fmt.Errorf("invalid --interval %s: want a positive duration", f.every)
+			}
+			if f.watch {
+				ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return watchMigration(ctx, cf, c.OutOrStdout(), f)
+			}
+			return withCluster(c, cf, func(ctx context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+				q, qerr := askQuorum(ctx, f.bootstrap)
+				r := migrationReport(s, time.Now(), nil, q, qerr, f.bootstrap != "")
+				return writeMigrationReport(c.OutOrStdout(), r, f.output == "json")
+			})
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.output, "output", "text", "output format: text or json")
+	fl.BoolVar(&f.watch, "watch", false, "follow the migration live, a line (an object) per change, until interrupted")
+	fl.StringVar(&f.bootstrap, "bootstrap-server", "", "Kafka brokers (or KRaft controllers) host:port[,host:port…] to ask the KRaft quorum's high watermark, for the lag (plaintext)")
+	fl.DurationVar(&f.every, "interval", time.Second, "with --watch: how often the sync's age is judged and the quorum asked")
+	return c
+}
+
+// askQuorum asks the KRaft quorum when a bootstrap list is given (nil,
+// nil when not).
+func askQuorum(ctx context.Context, bootstrap string) (*cluster.KRaftQuorum, error) {
+	if bootstrap == "" {
+		return nil, nil
+	}
+	q, err := kraftquorum.Describe(ctx, kraftquorum.SplitAddrs(bootstrap))
+	if err != nil {
+		return nil, err
+	}
+	return &q, nil
+}
+
+func migrationReport(s *cluster.Snapshot, now time.Time, sync *cluster.SyncWatch, q *cluster.KRaftQuorum, qerr error, asked bool) render.MigrationReport {
+	r := render.MigrationReport{ClusterID: s.ClusterID(), Status: cluster.AssessMigration(s, now, sync, q), Asked: asked, At: now}
+	if qerr != nil {
+		r.QuorumErr = qerr.Error()
+	}
+	return r
+}
+
+func writeMigrationReport(w io.Writer, r render.MigrationReport, asJSON bool) error {
+	if asJSON {
+		return render.WriteMigrationJSON(w, r)
+	}
+	return render.WriteMigration(w, r)
+}
+
+// migrationKey is what --watch reports a change of.
+func migrationKey(r render.MigrationReport) string {
+	st := r.Status
+	var codes []string
+	for _, h := range st.Hazards {
+		codes = append(codes, h.Code)
+	}
+	return fmt.Sprint(st.Phase, st.ZKController, st.KRaftController, st.KRaftEpoch, st.ControllerEpoch, st.Brokers(),
+		st.Verdict.Level, st.LagKnown, r.QuorumErr != "", codes)
+}
+
+// watchMigration follows the cluster live and prints the report, then a
+// line (text) or an object (JSON) each time it changes.
+func watchMigration(ctx context.Context, cf *connFlags, out io.Writer, f migrationFlags) error {
+	w, _, closeWatch, err := cf.watch(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeWatch()
+	if _, err := w.Loaded(ctx); err != nil {
+		return err
+	}
+	// The model is applied and read on one goroutine: snapshots come out.
+	snaps := make(chan *cluster.Snapshot, 1)
+	errc := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := w.Next(ctx); err != nil {
+				errc <- err
+				return
+			}
+			select {
+			case <-snaps:
+			default:
+			}
+			snaps <- w.Model.Snapshot()
+		}
+	}()
+	type answer struct {
+		q   *cluster.KRaftQuorum
+		err error
+	}
+	answers := make(chan answer, 1)
+	asking := false
+	ask := func() {
+		if f.bootstrap == "" || asking {
+			return
+		}
+		asking = true
+		go func() {
+			q, err := askQuorum(ctx, f.bootstrap)
+			answers <- answer{q, err}
+		}()
+	}
+	tick := time.NewTicker(f.every)
+	defer tick.Stop()
+
+	s := w.Model.Snapshot()
+	var sync cluster.SyncWatch
+	var q *cluster.KRaftQuorum
+	var qerr error
+	if f.bootstrap != "" {
+		q, qerr = askQuorum(ctx, f.bootstrap)
+	}
+	last, prev := "", render.MigrationReport{}
+	report := func() error {
+		r := migrationReport(s, time.Now(), &sync, q, qerr, f.bootstrap != "")
+		key := migrationKey(r)
+		if key == last {
+			return nil
+		}
+		first := last == ""
+		last = key
+		defer func() { prev = r }()
+		switch {
+		case f.output == "json":
+			return render.WriteMigrationJSON(out, r)
+		case first:
+			return render.WriteMigration(out, r)
+		}
+		if _, err := fmt.Fprintln(out, render.MigrationLine(r)); err != nil {
+			return err
+		}
+		for _, h := range r.Status.Hazards {
+			if !slices.ContainsFunc(prev.Status.Hazards, func(p cluster.MigrationHazard) bool { return p.Code == h.Code }) {
+				if _, err := fmt.Fprintf(out, "  ! %s: %s\n", h.Code, h.Text); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := report(); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-errc:
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return err
+		case s = <-snaps:
+		case <-tick.C:
+			ask()
+		case a := <-answers:
+			asking = false
+			q, qerr = a.q, a.err
+			if qerr != nil && strings.Contains(qerr.Error(), context.Canceled.Error()) {
+				return nil
+			}
+		}
+		if err := report(); err != nil {
+			return err
+		}
+	}
+}
