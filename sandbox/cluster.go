@@ -112,6 +112,10 @@ type Cluster struct {
 	paceChanged chan struct{}
 
 	repl *replication
+
+	// mig is the simulated KRaft controller of a migration (migration.go).
+	mig     *migration
+	migOnce sync.Once
 }
 
 // Start starts cfg.Brokers brokers on cfg.Connect, one after the other,
@@ -222,6 +226,9 @@ func (cl *Cluster) startBroker(ctx context.Context, id int) error {
 // registration (and /controller, if it was the controller) disappears
 // immediately, and its goroutines stop without another write.
 func (cl *Cluster) Kill(id int) error {
+	if cl.kraftOwned() {
+		return ErrKRaftOwned
+	}
 	cl.ops.Lock()
 	defer cl.ops.Unlock()
 	cl.mu.Lock()
@@ -252,6 +259,9 @@ func (cl *Cluster) Kill(id int) error {
 // broker change (Kafka's "deleted brokers: 2,5"), not one after the other
 // as with successive Kills.
 func (cl *Cluster) KillTogether(ids ...int) error {
+	if cl.kraftOwned() {
+		return ErrKRaftOwned
+	}
 	cl.ops.Lock()
 	defer cl.ops.Unlock()
 	cl.mu.Lock()
@@ -313,6 +323,9 @@ func (cl *Cluster) KillTogether(ids ...int) error {
 // Restart starts broker id again with a new session: it registers anew
 // (a new broker epoch) and takes part in controller elections.
 func (cl *Cluster) Restart(id int) error {
+	if cl.kraftOwned() {
+		return ErrKRaftOwned
+	}
 	cl.ops.Lock()
 	defer cl.ops.Unlock()
 	if !cl.known(id) {
@@ -359,6 +372,9 @@ func (cl *Cluster) AppliedTopicConfig(id int, topic string) (map[string]string, 
 // becomes controller with the next epoch. It waits (up to 10 s) for the
 // new controller.
 func (cl *Cluster) MoveController() error {
+	if cl.kraftOwned() {
+		return ErrKRaftOwned
+	}
 	cl.ops.Lock()
 	defer cl.ops.Unlock()
 	if cl.isClosed() {
@@ -417,6 +433,9 @@ func (s ElectionSummary) String() string {
 // pace set, the election itself is paced).
 func (cl *Cluster) ElectPreferred(topic string) (ElectionSummary, error) {
 	var sum ElectionSummary
+	if cl.kraftOwned() {
+		return sum, ErrKRaftOwned
+	}
 	if cl.isClosed() {
 		return sum, ErrClosed
 	}
@@ -503,6 +522,7 @@ func (cl *Cluster) pause(stop <-chan struct{}) error {
 // another's departure), then their sessions, whose ephemeral znodes
 // disappear. Nothing else is written. Close is idempotent.
 func (cl *Cluster) Close() error {
+	cl.closeMigration()
 	cl.ops.Lock()
 	defer cl.ops.Unlock()
 	cl.mu.Lock()

@@ -18,6 +18,11 @@ const controlHelp = `commands:
   move-controller         the controller resigns; another broker takes over
   status                  controller, brokers and topics as ZooKeeper shows them
   pace <duration>         delay before each controller step, e.g. 500ms (0 = none)
+  migrate                 the next step of a ZooKeeper to KRaft migration, as Kafka
+                          3.9.2 writes it: KRaft controllers ready, then their
+                          takeover and dual write, then the brokers rolled to
+                          KRaft, then finalized
+  migrate freeze|thaw     stop (resume) the KRaft controller's sync into ZooKeeper
   help                    this list`
 
 // Control reads control commands from in, one per line, runs each on c
@@ -138,6 +143,15 @@ func RunCommand(c *Cluster, line string) string {
 		}
 		st, err := c.Status()
 		return answer(st.String(), err)
+	case "migrate":
+		if err := arity(0, 1); err != nil {
+			return answer("", err)
+		}
+		arg := ""
+		if len(args) == 1 {
+			arg = args[0]
+		}
+		return answer(c.Migrate(arg))
 	case "pace":
 		if err := arity(1, 1); err != nil {
 			return answer("", err)

@@ -28,6 +28,9 @@ type Status struct {
 	Pace    time.Duration
 	// Copies are the new replicas copying their partitions (reassignments).
 	Copies []CopyStatus
+	// Migration is how far the simulated ZooKeeper to KRaft migration has
+	// gone (migrate).
+	Migration MigrationStep
 }
 
 // BrokerStatus is one broker of Status.
@@ -40,6 +43,8 @@ type BrokerStatus struct {
 	// Registered: /brokers/ids/<id> exists.
 	Registered bool
 	Controller bool
+	// KRaft: rolled to KRaft mode by the simulated migration.
+	KRaft bool
 }
 
 // TopicStatus counts a topic's partitions by state.
@@ -83,10 +88,11 @@ func (cl *Cluster) Status() (Status, error) {
 	if err != nil {
 		return st, err
 	}
-	running := cl.runningIDs()
+	running, kraft := cl.runningIDs(), cl.kraftBrokers()
+	st.Migration = cl.MigrationStep()
 	byID := map[int]*BrokerStatus{}
 	for id := 1; id <= cl.cfg.Brokers; id++ {
-		byID[id] = &BrokerStatus{ID: id, Rack: cl.racks[id], Sandbox: true, Running: slices.Contains(running, id)}
+		byID[id] = &BrokerStatus{ID: id, Rack: cl.racks[id], Sandbox: true, Running: slices.Contains(running, id), KRaft: slices.Contains(kraft, id)}
 	}
 	for _, b := range registered {
 		s := byID[b.ID]
@@ -189,7 +195,9 @@ func topicStatus(conn zkConn, topic string) (TopicStatus, error) {
 // String renders the status for the control loop and logs.
 func (s Status) String() string {
 	var b strings.Builder
-	if s.Controller >= 0 {
+	if s.Controller == KRaftControllerID && s.Migration >= MigrationHybrid {
+		fmt.Fprintf(&b, "controller: KRaft controller %d (ZooKeeper epoch %d)\n", s.Controller, s.ControllerEpoch)
+	} else if s.Controller >= 0 {
 		fmt.Fprintf(&b, "controller: broker %d (epoch %d)\n", s.Controller, s.ControllerEpoch)
 	} else {
 		fmt.Fprintf(&b, "controller: none (epoch %d)\n", s.ControllerEpoch)
@@ -198,9 +206,14 @@ func (s Status) String() string {
 		fmt.Fprintf(&b, "cluster id: %s\n", s.ClusterID)
 	}
 	fmt.Fprintf(&b, "pace: %s\n", s.Pace)
+	if s.Migration != MigrationNone {
+		fmt.Fprintf(&b, "migration: %s\n", s.Migration)
+	}
 	for _, br := range s.Brokers {
 		state := "down"
 		switch {
+		case br.KRaft:
+			state = "up, KRaft mode (not registered in ZooKeeper)"
 		case br.Running && br.Registered:
 			state = "up"
 		case br.Running:
