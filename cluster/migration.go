@@ -248,3 +248,11 @@ func zkHolder(id int) string {
 	}
 	return "ZooKeeper controller " + strconv.Itoa(id) + " still holds /controller"
 }
+
+// KRaftController returns the KRaft controller that owns the metadata as
+// the snapshot shows it (ok false when none does): its node id and epoch
+// (-1 when /controller does not say).
+func (s *Snapshot) KRaftController() (id, epoch int, ok bool) {
+	o := metadataOwner(s.OwnerFacts())
+	return o.id, o.epoch, o.kraft
+}

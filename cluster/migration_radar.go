@@ -208,7 +208,7 @@ type MigrationStatus struct {
 }
 
 // Hazard returns the hazard with code, if any.
-func (s *MigrationStatus) Hazard(code string) (MigrationHazard, bool) {
+func (s MigrationStatus) Hazard(code string) (MigrationHazard, bool) {
 	for _, h := range s.Hazards {
 		if h.Code == code {
 			return h, true
@@ -413,7 +413,7 @@ func roundAge(d time.Duration) string { return d.Round(time.Second).String() }
 
 // Brokers returns every broker the status names, by mode, for a summary:
 // "ZooKeeper 1,2 · KRaft 3 · unregistered 7".
-func (s *MigrationStatus) Brokers() string {
+func (s MigrationStatus) Brokers() string {
 	var parts []string
 	if len(s.ZKBrokers) > 0 {
 		parts = append(parts, "ZooKeeper mode "+text.Ints(s.ZKBrokers))

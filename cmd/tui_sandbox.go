@@ -144,6 +144,11 @@ func (s sandboxControl) Pace() time.Duration { return s.c.Pace() }
 
 var _ ui.Pacer = sandboxControl{}
 
+// Migrate steps the sandbox's simulated ZooKeeper to KRaft migration.
+func (s sandboxControl) Migrate(arg string) (string, error) { return s.c.Migrate(arg) }
+
+var _ ui.Migrator = sandboxControl{}
+
 // ElectPreferred returns Kafka's outcome as one line; the failed
 // partitions are in the log of the preferred election.
 func (s sandboxControl) ElectPreferred(topic string) (string, error) {

@@ -56,3 +56,35 @@ func TestSandboxFlagsNeedTheSandbox(t *testing.T) {
 		}
 	}
 }
+
+// TestTUISandboxMigration runs the built ktopo on its sandbox and steps a
+// ZooKeeper to KRaft migration with :migrate: the Migration tab names
+// each phase, the overview's badge names the KRaft controller, a frozen
+// sync is flagged, and the creation wizard's write is refused.
+func TestTUISandboxMigration(t *testing.T) {
+	needTmux(t)
+	bin := buildKtopo(t)
+	home := t.TempDir()
+	tm := startTmux(t, 140, 45, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "KTOPO_ZOOKEEPER=", "KTOPO_LOG=" + filepath.Join(home, "ktopo.log"), "TERM=xterm-256color"},
+		bin, "--seed", "1")
+	tm.waitFor("overview", 20*time.Second, "SANDBOX", "broker 6", "controller 1 (epoch 1)")
+	tm.keys("5")
+	tm.waitFor("the radar", 10*time.Second, "Migration  no migration  [none]", "HAZARDS  none")
+	step := func(arg string, want ...string) {
+		t.Helper()
+		tm.keys(":")
+		tm.keys("-l", strings.TrimSpace("migrate "+arg))
+		tm.keys("Enter")
+		tm.waitFor("migrate "+arg, 15*time.Second, want...)
+	}
+	step("", "[waiting-for-brokers]", "asked first")
+	step("", "[dual-write]", "KRaft controller 3000 (epoch 1)", "ZooKeeper mode   1, 2, 3, 4, 5, 6", "refused")
+	step("freeze", "[dual-write]", "sync-stopped: the KRaft controller's sync into ZooKeeper stopped")
+	step("thaw", "HAZARDS  none")
+	step("", "[brokers-on-kraft]", "KRaft mode       1, 2, 3, 4, 5, 6")
+	tm.keys("1")
+	tm.waitFor("the overview's badge", 10*time.Second, "KRaft controller 3000 (epoch 1)")
+	tm.keys("5")
+	step("", "[finalized-or-frozen]")
+	tm.keys("q")
+}

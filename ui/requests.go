@@ -3,6 +3,7 @@ package ui
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/internal/text"
@@ -150,4 +151,32 @@ func (a *App) toggleBrokers(sb SandboxControl, ids []int) tea.Cmd {
 		}
 		return sandboxDoneMsg{text: "Killed brokers " + text.Ints(running) + " together: watch the leaders move and the ISRs shrink. x again restarts them."}
 	})
+}
+
+// migrate steps the sandbox's simulated migration (:migrate): the
+// sandbox's writes, in a command; what it did comes back to the status
+// bar.
+func (a *App) migrate(args []string) tea.Cmd {
+	m, ok := a.cfg.Sandbox.(Migrator)
+	if !ok || a.cfg.Mode != ModeSandbox {
+		return a.setStatus(":migrate runs only on the sandbox", true)
+	}
+	if len(args) > 1 {
+		return a.setStatus("usage: :migrate [freeze|thaw]", true)
+	}
+	arg := ""
+	if len(args) == 1 {
+		arg = args[0]
+	}
+	return func() tea.Msg {
+		text, err := m.Migrate(arg)
+		return sandboxDoneMsg{text: upperFirst(text), err: err}
+	}
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

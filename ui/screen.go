@@ -108,6 +108,14 @@ type (
 		KillTogether(ids ...int) error
 	}
 
+	// Migrator is implemented by a SandboxControl that simulates a
+	// ZooKeeper to KRaft migration: Migrate("") takes it one step further,
+	// "freeze" and "thaw" stop and resume the KRaft controller's sync into
+	// ZooKeeper; it returns what it did.
+	Migrator interface {
+		Migrate(arg string) (string, error)
+	}
+
 	// Pacer is implemented by a SandboxControl whose simulated controller
 	// and brokers can be slowed down, so that each step is visible.
 	// SetPace must not block: the shell calls it in Update.

@@ -3,6 +3,7 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	"github.com/ktopo/ktopo/ui/keys"
+	"github.com/ktopo/ktopo/ui/screens/migration"
 )
 
 // tab is one of the shell's top-level screens.
@@ -36,6 +37,8 @@ func (a *App) newTabs() []tab {
 		{screen: a.topics, label: "Topics", keyHelp: "topics", commands: []string{"topics", "t"}, about: "the topic list"},
 		{screen: a.tree, label: "Tree", keyHelp: "zk tree", commands: []string{"tree", "zk"}, about: "the ZooKeeper browser"},
 		{screen: a.events, label: "Events", keyHelp: "events", commands: []string{"events", "e"}, about: "the change timeline"},
+		{screen: migration.New(a.st, a.km, a.cfg.Now, a.cfg.Location), label: "Migration", keyHelp: "migration",
+			commands: []string{"migration", "m", "kraft"}, about: "a ZooKeeper to KRaft migration"},
 	}
 }
 

@@ -351,7 +351,14 @@ func (m *Model) header() []string {
 	}
 	c := s.Controller()
 	ctrl := "no controller"
-	if c.BrokerID >= 0 {
+	if id, epoch, ok := s.KRaftController(); ok {
+		// A ZooKeeper to KRaft migration: the KRaft controller owns the
+		// metadata (its epoch is KRaft's; /controller_epoch is not).
+		ctrl = "KRaft controller " + strconv.Itoa(id)
+		if epoch >= 0 {
+			ctrl += " (epoch " + strconv.Itoa(epoch) + ")"
+		}
+	} else if c.BrokerID >= 0 {
 		ctrl = "controller " + strconv.Itoa(c.BrokerID) + " (epoch " + strconv.Itoa(c.Epoch) + ")"
 	}
 	l1 := " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S("  ·  "+m.connect+"  ·  ") + st.Controller.S(ctrl)
