@@ -40,7 +40,7 @@ func (a *App) commands() []command {
 		command{names: []string{"create", "c"}, usage: ":create", about: "create a topic",
 			run:     func(a *App, _ []string) tea.Cmd { return a.openCreate() },
 			enabled: func(a *App) bool { return a.km.Global.Create.Enabled() }},
-		command{names: []string{"migrate"}, usage: ":migrate [freeze|thaw]", about: "sandbox: the next step of a ZooKeeper to KRaft migration",
+		command{names: []string{"migrate"}, usage: ":migrate [freeze/thaw]", about: "sandbox: the next step of a ZooKeeper to KRaft migration",
 			run: func(a *App, args []string) tea.Cmd { return a.migrate(args) },
 			enabled: func(a *App) bool {
 				_, ok := a.cfg.Sandbox.(Migrator)

@@ -162,7 +162,7 @@ func (a *App) migrate(args []string) tea.Cmd {
 		return a.setStatus(":migrate runs only on the sandbox", true)
 	}
 	if len(args) > 1 {
-		return a.setStatus("usage: :migrate [freeze|thaw]", true)
+		return a.setStatus("usage: :migrate [freeze/thaw]", true)
 	}
 	arg := ""
 	if len(args) == 1 {
