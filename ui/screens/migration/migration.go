@@ -260,7 +260,7 @@ func (m *Model) lines() []string {
 	case cluster.WriteWarn:
 		row("ZK writes", "asked first: a KRaft controller may take over before a write is carried out", st.Warning)
 	default:
-		row("ZK writes", "refused: they would be lost or undone; use Kafka's tools or ktopo with --bootstrap-server", st.Danger)
+		row("ZK writes", "refused (a write would be lost or undone): use --bootstrap-server", st.Danger)
 	}
 	out = append(out, "")
 	if len(s.Hazards) == 0 {
@@ -316,7 +316,7 @@ func (m *Model) controller() string {
 			c += " (epoch " + strconv.Itoa(s.KRaftEpoch) + ")"
 		}
 		if s.Verdict.Since > 0 {
-			c += " since " + time.UnixMilli(s.Verdict.Since).In(m.loc).Format("2006-01-02 15:04:05 MST")
+			c += " since " + time.UnixMilli(s.Verdict.Since).In(m.loc).Format("2006-01-02 15:04 MST")
 		}
 		return c + epoch
 	case s.ZKController >= 0:
@@ -356,15 +356,32 @@ func age(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// wrap splits s into lines of at most w columns.
+// wrap splits s into lines of at most w columns, at spaces only (a flag
+// such as --bootstrap-server stays whole); a word wider than w is cut.
 func wrap(s string, w int) []string {
 	w = max(w, 20)
-	if cell.Width(s) <= w {
-		return []string{s}
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		for cell.Width(word) > w {
+			if line != "" {
+				out, line = append(out, line), ""
+			}
+			head := ansi.Truncate(word, w, "")
+			out = append(out, head)
+			word = word[len(head):]
+		}
+		switch {
+		case line == "":
+			line = word
+		case cell.Width(line)+1+cell.Width(word) <= w:
+			line += " " + word
+		default:
+			out, line = append(out, line), word
+		}
 	}
-	out := strings.Split(ansi.Wrap(s, w, ""), "\n")
-	for i := range out {
-		out[i] = strings.TrimRight(out[i], " ")
+	if line != "" || len(out) == 0 {
+		out = append(out, line)
 	}
 	return out
 }
