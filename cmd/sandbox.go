@@ -54,7 +54,10 @@ Without it nothing is written to disk.
 
 Control commands are read from standard input, one per line (type "help"): kill
 and restart brokers (several at once, as a rack), a preferred election, move the
-controller, status, pace. The end of input only stops reading. It runs until
+controller, status, pace, and migrate: the next step of a simulated ZooKeeper to
+KRaft migration, as Kafka 3.9.2 writes it (KRaft controllers ready, their takeover
+and dual write, the brokers rolled to KRaft, finalized; "migrate freeze" stops the
+controller's sync into ZooKeeper) for the migration radar (docs/migration.md). The end of input only stops reading. It runs until
 SIGINT or SIGTERM, then stops the brokers: their sessions close, their ephemeral
 znodes go, nothing else is written. The brokers' and controller's log lines
 (Kafka's wording) go to ktopo's log file.

@@ -62,5 +62,15 @@ func scenario() []step {
 			keys: []string{":", text("topic orders"), "Enter"}, want: []string{"Topic orders", "6 under-replicated", "2!"}},
 		{name: "events", title: "Events: the creation, then broker 2's failure",
 			keys: []string{"4", "g"}, want: []string{"topic created", "partition online", "broker left", "leader moved", "ISR shrank"}},
+		{title: "broker 2 restarted", keys: []string{"1", "l", "x"}, want: []string{"Restarted broker 2"}},
+		{title: "broker 2 back in the ISRs", want: []string{"under-replicated 0"}},
+		{title: "KRaft controllers ready", keys: []string{":", text("migrate"), "Enter"}, want: []string{"KRaft controller 3000 started"}},
+		{title: "the KRaft controller takes over", keys: []string{":", text("migrate"), "Enter"}, want: []string{"KRaft controller 3000 (epoch 1)"}},
+		{name: "migration", title: "Migration radar: a KRaft controller took over, dual write",
+			keys: []string{"5"}, want: []string{"[dual-write]", "KRaft controller 3000 (epoch 1)", "ZooKeeper mode   1, 2, 3, 4, 5, 6", "HAZARDS  none"},
+			live: true}, // judged again every second: it never settles
+		{name: "migration-stopped", title: "Migration radar: the controller's sync into ZooKeeper stopped",
+			keys: []string{":", text("migrate freeze"), "Enter"}, want: []string{"sync-stopped:", "stopped: the offset has not moved"},
+			live: true},
 	}
 }
