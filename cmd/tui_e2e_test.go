@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,6 +86,15 @@ func (tm *tmuxTerm) screen() string {
 	return string(out)
 }
 
+// scrollback is the pane's history and screen.
+func (tm *tmuxTerm) scrollback() string {
+	out, err := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-S", "-", "-t", "e2e").Output()
+	if err != nil {
+		return "(capture-pane: " + err.Error() + ")"
+	}
+	return string(out)
+}
+
 // keys sends tmux key names ("Enter", "Escape", "q", …).
 func (tm *tmuxTerm) keys(keys ...string) {
 	tm.t.Helper()
@@ -156,7 +166,8 @@ func TestTUIEndToEnd(t *testing.T) {
 	writeCluster(t, conn, root, spec)
 	bin := buildKtopo(t)
 	logf := filepath.Join(t.TempDir(), "ktopo.log")
-	tm := startTmux(t, 120, 36, []string{"KTOPO_LOG=" + logf, "TERM=xterm-256color"}, bin, "--zookeeper", connect)
+	// Through a shell that writes a line after ktopo, as a prompt would.
+	tm := startTmux(t, 120, 36, []string{"KTOPO_LOG=" + logf, "TERM=xterm-256color"}, "sh", "-c", `"$0" --zookeeper "$1"; echo after-ktopo`, bin, connect)
 
 	// Overview: racks as columns, broker cards, the offline broker.
 	tm.waitFor("overview", 15*time.Second, "rack-a", "rack-b", "rack-c", "broker 1", "★ ctrl e7", "OFFLINE", "(unknown rack)", "LIVE")
@@ -201,6 +212,11 @@ func TestTUIEndToEnd(t *testing.T) {
 	}
 	if !tm.paneDead() {
 		t.Fatalf("ktopo did not quit on q:\n%s", tm.screen())
+	}
+	// The terminal as the shell gets it back: the pre-TUI line
+	// ("Connecting to …") is erased, not left for the prompt to overwrite.
+	if s := tm.scrollback(); !slices.Contains(strings.Split(s, "\n"), "after-ktopo") {
+		t.Errorf("the line after ktopo is not clean:\n%s", s)
 	}
 	if data, _ := os.ReadFile(logf); !strings.Contains(string(data), "TUI on") {
 		t.Errorf("the log file lacks the start line:\n%s", data)
