@@ -546,7 +546,11 @@ func (m *Model) submit() {
 		}
 	}
 	if err := m.replan(req); err != nil {
-		m.form.fail(fieldOf(err), err)
+		fl := fieldOf(err)
+		if fl == fManual && req.Assignment == nil {
+			fl = fPartitions // no manual assignment: the topic znode is too big for the count
+		}
+		m.form.fail(fl, err)
 		return
 	}
 	m.stage = stagePreview

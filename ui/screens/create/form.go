@@ -248,12 +248,17 @@ func (f *form) validate(s *cluster.Snapshot) {
 			f.errs[fPartitions] = perr.Error()
 		case p <= 0:
 			f.errs[fPartitions] = assign.MessagePartitionsMustBePositive
+		default:
+			if err := cluster.CheckPartitionCount(p); err != nil {
+				f.errs[fPartitions] = err.Error()
+			}
 		}
 		// The replication factor and racks are checked whatever the
-		// partitions say, so that every field shows its own message.
+		// partitions say, so that every field shows its own message (the
+		// count is the Partitions field's, checked above).
 		if rerr != nil {
 			f.errs[fRF] = rerr.Error()
-		} else if err := cluster.CheckPlacement(s, max(p, 1), rf, f.mode()); err != nil {
+		} else if err := cluster.CheckPlacement(s, min(max(p, 1), cluster.MaxPartitions), rf, f.mode()); err != nil {
 			f.errs[fieldOf(err)] = err.Error()
 		}
 		if f.errs[fPartitions] == "" && f.errs[fRF] == "" && f.errs[fRack] == "" {
@@ -325,9 +330,13 @@ func (f *form) request(s *cluster.Snapshot) (cluster.TopicRequest, field, error)
 	return req, 0, nil
 }
 
-// fail shows why the form cannot go on and puts the cursor on the field.
+// fail shows why the form cannot go on and puts the cursor on the field,
+// which shows the error too (until the next edit checks it again).
 func (f *form) fail(fl field, err error) {
 	f.msg = "Cannot preview: " + err.Error()
+	if f.errs[fl] == "" {
+		f.errs[fl], f.ok[fl] = err.Error(), ""
+	}
 	for i := range f.touched {
 		f.touched[i] = true
 	}
