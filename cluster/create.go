@@ -277,11 +277,11 @@ func dataText(b []byte) string {
 // TopicAlreadyMarkedForDeletionException kafka-topics reports as
 // "Topic <t> is already marked for deletion.".
 func DeleteTopic(z ZK, t string, existing ExistingTopics) error {
-	if err := ValidateTopicDelete(t, existing); err != nil {
+	ops, err := DeleteTopicOps(z, t, existing)
+	switch {
+	case ErrorClass(err) != "":
 		return err
-	}
-	ops, err := createWithParentsOps(z, DeleteTopicsPath, DeleteTopicPath(t), nil)
-	if err != nil {
+	case err != nil:
 		return &unsentError{err}
 	}
 	if _, err := Write(z, ops...); err != nil {

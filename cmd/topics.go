@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -394,17 +395,28 @@ func newTopicsListCmd(cf *connFlags) *cobra.Command {
 
 func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 	var topic string
-	var ifExists bool
+	var ifExists, validateOnly, dryRun bool
 	c := &cobra.Command{
 		Use:   "delete",
 		Short: "Mark topics for deletion (/admin/delete_topics/<t>); the controller deletes them",
-		Args:  cobra.NoArgs,
+		Long: `delete marks every topic matching --topic (a regular expression, as in
+kafka-topics) for deletion: one /admin/delete_topics/<topic> znode each, which the
+controller acts on when the brokers have delete.topic.enable=true.
+
+--validate-only (or --dry-run) runs every check and prints the topics that match
+and exactly the znodes that would be written, and writes nothing.`,
+		Example: `  ktopo topics delete --topic 'orders-.*' --validate-only
+  ktopo topics delete --topic orders`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !c.Flags().Changed("topic") {
 				return errors.New(`Missing required argument "[topic]"`)
 			}
-			if err := cf.writable("delete topic " + topic); err != nil {
-				return err
+			dry := validateOnly || dryRun
+			if !dry {
+				if err := cf.writable("delete topic "+topic, "--validate-only checks it without writing"); err != nil {
+					return err
+				}
 			}
 			filter, err := cluster.NewTopicFilter(topic, false)
 			if err != nil {
@@ -419,6 +431,9 @@ func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 					return cluster.TopicDoesNotExistError(topic)
 				}
 				out := c.OutOrStdout()
+				if dry {
+					return validateDelete(out, conn, s, topic, names)
+				}
 				for _, t := range names {
 					err := cluster.DeleteTopic(conn, t, s)
 					switch cluster.ErrorClass(err) {
@@ -440,7 +455,35 @@ func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 	}
 	c.Flags().StringVar(&topic, "topic", "", "topics to delete: a regular expression, as kafka-topics")
 	c.Flags().BoolVar(&ifExists, "if-exists", false, "succeed without doing anything if no topic matches")
+	c.Flags().BoolVar(&validateOnly, "validate-only", false, "run every check and print the topics and the znodes that would be written, write nothing")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "the same as --validate-only")
 	return c
+}
+
+// validateDelete is topics delete --validate-only: for each topic, what
+// the run would write (one multi per topic, as the run writes them), or
+// why it would not.
+func validateDelete(out io.Writer, conn cluster.ZK, s *cluster.Snapshot, pattern string, names []string) error {
+	fmt.Fprintf(out, "%s matching %q: %s\n", text.Plural(len(names), "1 topic", strconv.Itoa(len(names))+" topics"), pattern, strings.Join(names, ", "))
+	for _, t := range names {
+		ops, err := cluster.DeleteTopicOps(conn, t, s)
+		switch cluster.ErrorClass(err) {
+		case "":
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "Would mark topic %s for deletion, in one ZooKeeper multi:\n", t)
+			for _, line := range cluster.DescribeOps(ops) {
+				fmt.Fprintln(out, "  "+line)
+			}
+		case cluster.ClassTopicAlreadyMarkedForDeletion:
+			fmt.Fprintln(out, cluster.TopicAlreadyMarkedMessage(t))
+		default:
+			return err
+		}
+	}
+	fmt.Fprintln(out, "Validation passed; nothing was written.")
+	return nil
 }
 
 func newBrokersCmd(cf *connFlags) *cobra.Command {

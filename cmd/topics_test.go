@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -492,6 +494,35 @@ func TestDelete(t *testing.T) {
 	}
 	if data, stat, err := conn.Get("/admin/delete_topics/orders"); err != nil || len(data) != 0 || stat.Version != 0 {
 		t.Errorf("marker %q %v", data, err)
+	}
+}
+
+// TestDeleteValidateOnly: --validate-only (and --dry-run) lists the
+// topics the regular expression matches and the exact znode each run
+// would create, says which are marked already, writes nothing, and works
+// in read-only mode.
+func TestDeleteValidateOnly(t *testing.T) {
+	addr := seed(t)
+	conn := connectTest(t, addr)
+	before := readTree(t, conn, "/")
+	want := "3 topics matching \"^(o.*|doomed|legacy)$\": doomed, legacy, orders\n" +
+		"Topic doomed is already marked for deletion.\n" +
+		"Would mark topic legacy for deletion, in one ZooKeeper multi:\n  create /admin/delete_topics/legacy (no data)\n" +
+		"Would mark topic orders for deletion, in one ZooKeeper multi:\n  create /admin/delete_topics/orders (no data)\n" +
+		"Validation passed; nothing was written.\n"
+	for _, flags := range [][]string{{"--validate-only"}, {"--dry-run"}, {"--dry-run", "--read-only"}} {
+		args := append([]string{"topics", "delete", "--zookeeper", addr, "--topic", "^(o.*|doomed|legacy)$"}, flags...)
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 || out != want {
+			t.Errorf("%v: exit %d %s\n%s\nwant\n%s", flags, code, errOut, out, want)
+		}
+	}
+	if after := readTree(t, conn, "/"); !maps.EqualFunc(before, after, bytes.Equal) {
+		t.Error("a dry run wrote to ZooKeeper")
+	}
+	code, _, errOut := runCLI(t, "topics", "delete", "--zookeeper", addr, "--topic", "__consumer_offsets|nope", "--validate-only")
+	if code != 1 || errOut != "Error: Topic '__consumer_offsets|nope' does not exist as expected\n" {
+		t.Errorf("no match: %d %q", code, errOut)
 	}
 }
 
