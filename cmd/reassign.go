@@ -240,8 +240,16 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if f.noWait {
 		return nil
 	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	if err := followReassignment(ctx, w, plan, f.timeout, start, out); err != nil {
-		return err
+		verify := "ktopo reassign --verify --reassignment-json-file " + f.reassignmentFile
+		what := "the reassignment goes on without ktopo; " + verify + " shows its progress."
+		if f.throttle >= 0 {
+			what = fmt.Sprintf("the reassignment goes on without ktopo, and so does its throttle of %d B/s on the brokers and topics it moves: "+
+				"%s shows its progress and, once every partition is done, removes the throttles.", f.throttle, verify)
+		}
+		return interrupted(err, c.ErrOrStderr(), what)
 	}
 	if f.throttle < 0 {
 		return nil
@@ -319,8 +327,6 @@ func followReassignment(ctx context.Context, w *clusterwatch.Watch, plan *cluste
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return reassignStalled(last, timeout)
-	case errors.Is(err, context.Canceled):
-		return errors.New("interrupted: the reassignment goes on without ktopo; follow it with ktopo reassign --verify")
 	case err != nil:
 		return err
 	}

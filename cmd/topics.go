@@ -199,7 +199,10 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	if f.noWait {
 		return nil
 	}
-	return waitOnline(ctx, w, plan.Name, plan.Assignment(), f.timeout, start, out)
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	return interrupted(waitOnline(ctx, w, plan.Name, plan.Assignment(), f.timeout, start, out), c.ErrOrStderr(),
+		fmt.Sprintf("topic %s is created; the controller brings its partitions online without ktopo (ktopo topics describe --topic %s shows them).", plan.Name, plan.Name))
 }
 
 // createTopic writes the plan. When the write gets no reply (the
