@@ -42,7 +42,8 @@ func loadCluster(ctx context.Context, c *cobra.Command, conn *zkwatch.Conn) (*cl
 	return s, nil
 }
 
-// withCluster connects, loads the cluster and runs fn.
+// withCluster connects, loads the cluster, checks that it is one (see
+// checkKafkaRoot) and runs fn.
 func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error) error {
 	ctx := c.Context()
 	conn, err := cf.connect(ctx)
@@ -54,7 +55,32 @@ func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, c
 	if err != nil {
 		return err
 	}
+	if len(s.LiveBrokerIDs()) == 0 {
+		t, _ := cf.target()
+		if err := checkKafkaRoot(c.ErrOrStderr(), conn, t.connect); err != nil {
+			return err
+		}
+	}
 	return fn(ctx, conn, s)
+}
+
+// checkKafkaRoot makes a connect string missing its chroot look like what
+// it is, not like an empty cluster: where no /brokers/ids exists but a
+// Kafka cluster is one level down, it fails naming the connect string to
+// use; where none is, it notes on errOut that no broker ever started there
+// (a cluster being set up looks the same, so that is not an error).
+func checkKafkaRoot(errOut io.Writer, conn *zkwatch.Conn, connect string) error {
+	nk, err := clusterwatch.CheckRoot(conn, conn.Chroot())
+	switch {
+	case err != nil:
+		return err
+	case nk == nil:
+		return nil
+	case len(nk.Below) > 0:
+		return errors.New(nk.Message(connect))
+	}
+	fmt.Fprintln(errOut, "Note: "+nk.Message(connect))
+	return nil
 }
 
 type createFlags struct {

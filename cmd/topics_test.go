@@ -526,6 +526,39 @@ func TestDeleteValidateOnly(t *testing.T) {
 	}
 }
 
+// TestMissingChroot: a connect string whose root holds no Kafka cluster
+// does not look like an empty one: with a cluster one level down, the
+// read commands fail naming the connect string to use; with none, they
+// note it on stderr (a cluster being set up has no broker yet either).
+func TestMissingChroot(t *testing.T) {
+	addr := zktest.Chroot(t) // host:port/chroot
+	root := addr[strings.IndexByte(addr, '/'):]
+	conn := connectTest(t, addr)
+	for _, n := range kafkaTree {
+		if err := zktest.CreateWith(conn, "/kafka"+n.path, []byte(n.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zktest.CreateAll(conn, "/other"); err != nil {
+		t.Fatal(err)
+	}
+	want := "Error: No Kafka cluster at " + addr + ": " + root + "/brokers/ids does not exist (no broker ever started there). " +
+		"Found a Kafka cluster under " + root + "/kafka: connect to " + addr + "/kafka.\n"
+	for _, args := range [][]string{{"topics", "list"}, {"brokers"}, {"topics", "describe"}} {
+		code, out, errOut := runCLI(t, append(args, "--zookeeper", addr)...)
+		if code != 1 || out != "" || errOut != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q\nwant %q", args, code, out, errOut, want)
+		}
+	}
+	if code, out, errOut := runCLI(t, "topics", "list", "--zookeeper", addr+"/kafka"); code != 0 || !strings.Contains(out, "orders") || errOut != "" {
+		t.Errorf("under /kafka: exit %d %q %q", code, out, errOut)
+	}
+	code, out, errOut := runCLI(t, "topics", "list", "--zookeeper", addr+"/other")
+	if code != 0 || out != "" || errOut != "Note: No Kafka cluster at "+addr+"/other: "+root+"/other/brokers/ids does not exist (no broker ever started there). Is the chroot right?\n" {
+		t.Errorf("empty: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
 // TestChrootIsolation: two clusters on one server see only their own topics.
 func TestChrootIsolation(t *testing.T) {
 	a, b := seed(t), zktest.Chroot(t)

@@ -114,6 +114,19 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 	}
 	defer mirror.Close()
 	cfg.Source, cfg.Browser = mirror, conn
+	if t.connect != "" {
+		connect := t.connect
+		cfg.CheckRoot = func() string {
+			nk, err := clusterwatch.CheckRoot(conn, conn.Chroot())
+			if err != nil {
+				logger.Printf("checking for a Kafka cluster at %s: %v", connect, err)
+			}
+			if nk == nil {
+				return ""
+			}
+			return nk.Message(connect)
+		}
+	}
 	if cfg.Mode != ui.ModeReadOnly {
 		cfg.Writer = conn // the creation wizard writes through the same session
 	}

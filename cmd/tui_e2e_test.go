@@ -440,3 +440,23 @@ func TestTUISandboxTopicOps(t *testing.T) {
 	tm.waitFor("done", 60*time.Second, "Added partitions to topic audit-log: 3 new partitions online")
 	tm.keys("q")
 }
+
+// TestTUIMissingChroot: the TUI on a connect string whose root holds no
+// Kafka cluster, with one under /kafka, says so on the overview rather
+// than showing an empty cluster.
+func TestTUIMissingChroot(t *testing.T) {
+	needTmux(t)
+	connect := zktest.Chroot(t)
+	addr, root, _ := strings.Cut(connect, "/")
+	root = "/" + root
+	writeCluster(t, zktest.Connect(t, addr), root+"/kafka", fixture.Small())
+	bin := buildKtopo(t)
+	tm := startTmux(t, 200, 30, []string{"KTOPO_LOG=" + filepath.Join(t.TempDir(), "ktopo.log"), "TERM=xterm-256color"}, bin, "--zookeeper", connect)
+	s := tm.waitFor("the overview's note", 15*time.Second, "No brokers registered.", "Found a Kafka cluster")
+	want := "No Kafka cluster at " + connect + ": " + root + "/brokers/ids does not exist (no broker ever started there). " +
+		"Found a Kafka cluster under " + root + "/kafka: connect to " + connect + "/kafka."
+	if words := strings.Join(strings.Fields(s), " "); !strings.Contains(words, want) {
+		t.Errorf("the overview does not say %q:\n%s", want, s)
+	}
+	tm.keys("q")
+}

@@ -84,6 +84,12 @@ type Config struct {
 	// Notice, when set, is shown in the status bar at start, as a warning
 	// (e.g. that the config file holding a password is readable by others).
 	Notice string
+	// CheckRoot, when set, finds out whether the connect string's root
+	// holds a Kafka cluster (clusterwatch.CheckRoot), and if not says so
+	// and where one is ("" when there is one). It reads ZooKeeper: the
+	// shell runs it once, in a command, and the overview shows what it
+	// says while no broker is registered.
+	CheckRoot func() string
 }
 
 // App is the root model.
@@ -197,6 +203,9 @@ func (a *App) Init() tea.Cmd {
 	if a.cfg.Debug {
 		cmds = append(cmds, debugTick())
 	}
+	if check := a.cfg.CheckRoot; check != nil {
+		cmds = append(cmds, func() tea.Msg { return rootCheckedMsg{check()} })
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -241,6 +250,9 @@ func (a *App) Events() *events.Model { return a.events }
 // Anims returns the animation set.
 func (a *App) Anims() *anim.Set { return a.anims }
 
+// rootCheckedMsg: Config.CheckRoot answered.
+type rootCheckedMsg struct{ text string }
+
 // Update implements tea.Model.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return a, a.update(msg)
@@ -275,6 +287,9 @@ func (a *App) route(msg tea.Msg) tea.Cmd {
 	case sourceClosedMsg:
 		a.closed = true
 		a.layout()
+		return nil
+	case rootCheckedMsg:
+		a.overview.SetNoKafka(msg.text)
 		return nil
 	case anim.FrameMsg:
 		return a.anims.Step(msg)
