@@ -314,6 +314,7 @@ func (a *App) route(msg tea.Msg) tea.Cmd {
 		if a.cmdOpen {
 			var cmd tea.Cmd
 			a.cmd, cmd = a.cmd.Update(msg)
+			a.cmd.SetSuggestions(a.completions(a.cmd.Value()))
 			return cmd
 		}
 	case tea.MouseWheelMsg:

@@ -276,6 +276,15 @@ func TestCommandLine(t *testing.T) {
 	if s, _ := a.Status(); !strings.Contains(s, "unknown command :xyz") {
 		t.Fatalf("unknown: %q", s)
 	}
+	// A topic that never existed is said to be missing, plainly.
+	n := len(a.Stack())
+	press(a, ":", "t", "o", "p", "i", "c", "space", "o", "r", "d", "enter")
+	if s, isErr := a.Status(); !isErr || s != "There is no topic ord in this cluster (tab completes topic names after :topic)." {
+		t.Fatalf(":topic ord: %q", s)
+	}
+	if len(a.Stack()) != n {
+		t.Fatal(":topic ord opened a screen")
+	}
 	press(a, "c")
 	if len(a.Stack()) != 1 {
 		t.Fatal("c is disabled without a writer")
@@ -288,6 +297,37 @@ func TestCommandLine(t *testing.T) {
 	}
 	if msgs := run(a, fixture.Key("enter")); !slices.ContainsFunc(msgs, func(m tea.Msg) bool { _, ok := m.(tea.QuitMsg); return ok }) {
 		t.Fatalf(":q quits: %v", msgs)
+	}
+}
+
+// TestCommandCompletion: tab completes the command, then after ":topic "
+// the topic's name; ctrl+n goes to the next match.
+func TestCommandCompletion(t *testing.T) {
+	a, _, _ := newApp(t, ModeLive)
+	a.update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	load(a, fixture.Small())
+	press(a, ":", "t", "o", "tab")
+	if v := a.cmd.Value(); v != "topics" {
+		t.Fatalf(":to<tab> = %q", v)
+	}
+	press(a, "esc", ":", "t", "o", "ctrl+n", "tab")
+	if v := a.cmd.Value(); v != "topic" {
+		t.Fatalf(":to<ctrl+n><tab> = %q", v)
+	}
+	press(a, "tab", "p", "tab")
+	if v := a.cmd.Value(); v != "topic payments" {
+		t.Fatalf(":topic<tab>p<tab> = %q", v)
+	}
+	press(a, "enter")
+	if tp, ok := a.Focused().(*topic.Model); !ok || tp.Name() != "payments" {
+		t.Fatalf("enter: %T", a.Focused())
+	}
+	press(a, ":", "t", "o", "p", "i", "c", "space", "o", "tab")
+	if v := a.cmd.Value(); v != "topic orders" {
+		t.Fatalf(":topic o<tab> = %q", v)
+	}
+	if got := a.completions("topic "); len(got) != len(a.snap.Topics()) {
+		t.Fatalf("every topic completes after \":topic \": %v", got)
 	}
 }
 
@@ -588,8 +628,8 @@ func TestNewTabIsOneRow(t *testing.T) {
 	if a.Active() != "brokers-list" {
 		t.Fatalf(":bl: %s", a.Active())
 	}
-	if !slices.Contains(a.commandNames(), "brokers-list") {
-		t.Fatalf("completion %v", a.commandNames())
+	if !slices.Contains(a.completions("b"), "brokers-list") {
+		t.Fatalf("completion %v", a.completions("b"))
 	}
 	press(a, ":", "x", "enter")
 	if s, _ := a.Status(); !strings.Contains(s, ":brokers-list") {
