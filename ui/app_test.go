@@ -247,6 +247,52 @@ func TestNavigation(t *testing.T) {
 	}
 }
 
+// TestEscIsBack: esc goes back to the view shown before, as in k9s and
+// lazygit: a tab left with a drill-down keeps it (its crumb too) and esc
+// from the next tab returns to it; at a tab's root esc goes to the tab
+// shown before, not to the overview; with none before, it does nothing.
+func TestEscIsBack(t *testing.T) {
+	a, _, _ := newApp(t, ModeLive)
+	a.update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	load(a, fixture.Small())
+	header := func() string { return strings.Split(screen(a), "\n")[0] }
+	press(a, "2", "enter") // the topics list's first topic
+	tp, ok := a.Focused().(*topic.Model)
+	if !ok {
+		t.Fatalf("enter: %T", a.Focused())
+	}
+	crumb := "› " + tp.Title()
+	press(a, "3")
+	if a.Active() != "tree" || strings.Contains(header(), crumb) {
+		t.Fatalf("3: %s\n%s", a.Active(), header())
+	}
+	press(a, "esc")
+	if a.Active() != "topics" || a.Focused() != tp || !strings.Contains(header(), crumb) {
+		t.Fatalf("esc from the tree: %s %T\n%s", a.Active(), a.Focused(), header())
+	}
+	press(a, "esc")
+	if a.Active() != "topics" || len(a.Stack()) != 0 {
+		t.Fatalf("esc from the topic: %s, %d pushed", a.Active(), len(a.Stack()))
+	}
+	press(a, "4", "3", "esc")
+	if a.Active() != "events" {
+		t.Fatalf("4 3 esc: %s", a.Active())
+	}
+	press(a, "esc", "esc")
+	if a.Active() != "overview" {
+		t.Fatalf("back to the first tab: %s", a.Active())
+	}
+	press(a, "esc")
+	if a.Active() != "overview" || len(a.Stack()) != 0 {
+		t.Fatalf("esc with nothing before: %s", a.Active())
+	}
+	// A tab's own key goes to its root.
+	press(a, "2", "enter", "2")
+	if a.Active() != "topics" || len(a.Stack()) != 0 {
+		t.Fatalf("2 on the topics tab: %d pushed", len(a.Stack()))
+	}
+}
+
 func TestCommandLine(t *testing.T) {
 	a, _, _ := newApp(t, ModeLive)
 	a.update(tea.WindowSizeMsg{Width: 80, Height: 24})

@@ -56,10 +56,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if len(a.stack) > 0 {
 			return a.pop()
 		}
-		if a.active != 0 {
-			return a.switchTab(0) // the first tab is home
-		}
-		return nil
+		cmd, _ := a.back()
+		return cmd
 	}
 	return a.send(focused, msg)
 }

@@ -32,15 +32,71 @@ func (a *App) refocus(change func()) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// switchTab shows tab i, clearing the screen stack.
+// Each tab keeps its own drill-down, as k9s and lazygit keep their views:
+// a.stack is the active tab's pushed screens, a.parked those of the other
+// tabs as they were left, and a.history the tabs shown before, the most
+// recent last, which esc goes back to.
+
+// maxHistory bounds how many tabs esc can go back through.
+const maxHistory = 32
+
+// switchTab shows tab i as it was left, its pushed screens with it; the
+// tab left goes to the history, with its own. The active tab's key goes
+// back to its root.
 func (a *App) switchTab(i int) tea.Cmd {
 	a.showHelp = false
 	return a.refocus(func() {
-		for len(a.stack) > 0 {
-			a.dropTop()
+		if i == a.active {
+			for len(a.stack) > 0 {
+				a.dropTop()
+			}
+			return
 		}
-		a.active = i
+		a.park()
+		if len(a.history) == maxHistory {
+			a.history = append(a.history[:0], a.history[1:]...)
+		}
+		a.history = append(a.history, a.active)
+		a.show(i)
 	})
+}
+
+// back shows the tab shown before the active one, as it was left (esc on
+// a tab's root); false when there is none.
+func (a *App) back() (tea.Cmd, bool) {
+	n := len(a.history)
+	if n == 0 {
+		return nil, false
+	}
+	i := a.history[n-1]
+	a.history = a.history[:n-1]
+	a.showHelp = false
+	return a.refocus(func() { a.park(); a.show(i) }), true
+}
+
+// park keeps the active tab's pushed screens for its return. A Task with
+// work in flight goes to the background list instead (its progress in the
+// status bar, its outcome announced), as when it is closed.
+func (a *App) park() {
+	kept := a.stack[:0]
+	for _, s := range a.stack {
+		if t, ok := s.(Task); ok && t.Detach() {
+			a.tasks = append(a.tasks, t)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	if len(kept) > 0 {
+		a.parked[a.active] = kept
+	}
+	a.stack = nil
+}
+
+// show makes tab i active with the screens parked on it.
+func (a *App) show(i int) {
+	a.active = i
+	a.stack = a.parked[i]
+	delete(a.parked, i)
 }
 
 // push shows a screen on top of the current one.
