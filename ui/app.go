@@ -122,9 +122,9 @@ type App struct {
 	lastID int
 
 	w, h     int
-	help     help.Model // the help page, as wide as the window
-	footer   footer     // the status bar's right part and help, sized in Update
+	footer   footer // the status bar's right part and help, sized in Update
 	showHelp bool
+	helpOff  int // the help's first line shown under its title
 	cmd      textinput.Model
 	cmdOpen  bool
 
@@ -156,7 +156,7 @@ func New(cfg Config) *App {
 		cfg.Location = time.Local
 	}
 	a := &App{cfg: cfg, km: keys.Default(), anims: anim.NewSet(theme.FlashSteps),
-		model: cluster.NewModel(cluster.ModelOptions{}), help: help.New(), owners: map[int]Screen{}, parked: map[int][]Screen{}}
+		model: cluster.NewModel(cluster.ModelOptions{}), owners: map[int]Screen{}, parked: map[int][]Screen{}}
 	if cfg.NoColor {
 		a.st = theme.Mono()
 	} else {
@@ -318,11 +318,12 @@ func (a *App) route(msg tea.Msg) tea.Cmd {
 		if a.cmdOpen {
 			var cmd tea.Cmd
 			a.cmd, cmd = a.cmd.Update(msg)
-			a.cmd.SetSuggestions(a.completions(a.cmd.Value()))
+			a.suggest()
 			return cmd
 		}
 	case tea.MouseWheelMsg:
 		if a.showHelp {
+			a.helpWheel(msg)
 			return nil
 		}
 	}
@@ -341,7 +342,6 @@ func (a *App) layout() {
 	for _, s := range a.allScreens() {
 		s.SetSize(a.w, ch)
 	}
-	a.help.SetWidth(a.w - 2)
 	a.cmd.SetWidth(max(a.w-4, 10))
 }
 
@@ -358,7 +358,6 @@ func (a *App) restyle(st theme.Styles) {
 	for _, s := range a.allScreens() {
 		s.SetStyles(st)
 	}
-	a.help.Styles = st.Help
 	a.footer.help.Styles = st.Help
 	theme.StyleInput(&a.cmd, st)
 }

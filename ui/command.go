@@ -48,7 +48,7 @@ func (a *App) commands() []command {
 			run:     func(a *App, _ []string) tea.Cmd { return a.openCreate() },
 			enabled: func(a *App) bool { return a.km.Global.Create.Enabled() }},
 		command{names: []string{"help", "h"}, about: "show the keys", run: func(a *App, _ []string) tea.Cmd {
-			a.showHelp = true
+			a.openHelp()
 			return nil
 		}},
 		command{names: []string{"quit", "q", "q!"}, usage: ":q", about: "quit", run: func(*App, []string) tea.Cmd { return tea.Quit }},
@@ -130,10 +130,21 @@ func (a *App) commandKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	a.cmd, cmd = a.cmd.Update(msg)
-	// What tab completes next: from what is typed now (the matches stay
-	// the same while ctrl+n and ctrl+p go through them).
-	a.cmd.SetSuggestions(a.completions(a.cmd.Value()))
+	a.suggest()
 	return cmd
+}
+
+// suggest offers what tab completes next, from what is typed now (the
+// matches stay the same while ctrl+n and ctrl+p go through them), and
+// enables the completion keys while there are matches.
+func (a *App) suggest() {
+	a.cmd.SetSuggestions(a.completions(a.cmd.Value()))
+	n := len(a.cmd.MatchedSuggestions())
+	in := &a.km.Input
+	in.Complete.SetEnabled(n > 0)
+	in.NextMatch.SetEnabled(n > 1)
+	in.PrevMatch.SetEnabled(n > 1)
+	a.cmd.KeyMap.AcceptSuggestion, a.cmd.KeyMap.NextSuggestion, a.cmd.KeyMap.PrevSuggestion = in.Complete, in.NextMatch, in.PrevMatch
 }
 
 // runCommand runs a `:` command line.

@@ -52,12 +52,13 @@ type form struct {
 	cf       wizard.ConfigField
 }
 
-func (f *form) init(st theme.Styles) {
+func (f *form) init(st theme.Styles, km *keys.Wizard) {
 	for i := range f.in {
 		ti := theme.NewInput(st, "")
+		// tab is the wizard's (Complete, else Next); ctrl+n and ctrl+p go
+		// through the completions.
 		ti.KeyMap.AcceptSuggestion = key.NewBinding(key.WithDisabled())
-		ti.KeyMap.NextSuggestion = key.NewBinding(key.WithKeys("ctrl+n"))
-		ti.KeyMap.PrevSuggestion = key.NewBinding(key.WithKeys("ctrl+p"))
+		ti.KeyMap.NextSuggestion, ti.KeyMap.PrevSuggestion = km.NextMatch, km.PrevMatch
 		f.in[i] = ti
 	}
 	f.in[fName].Placeholder = "e.g. orders"
