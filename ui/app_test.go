@@ -81,6 +81,7 @@ type fakeSandbox struct {
 	actions []string
 	running map[int]bool
 	pace    time.Duration
+	moveTo  int // the broker MoveController says took over (0: it fails)
 }
 
 func (f *fakeSandbox) log(s string) { f.mu.Lock(); f.actions = append(f.actions, s); f.mu.Unlock() }
@@ -105,7 +106,13 @@ func (f *fakeSandbox) ElectPreferred(t string) (string, error) {
 	f.log("elect " + t)
 	return "3 elected", nil
 }
-func (f *fakeSandbox) MoveController() error { f.log("move"); return errors.New("no other broker") }
+func (f *fakeSandbox) MoveController() (int, error) {
+	f.log("move")
+	if f.moveTo > 0 {
+		return f.moveTo, nil
+	}
+	return -1, errors.New("no other broker")
+}
 func (f *fakeSandbox) SetPace(d time.Duration) {
 	f.log("pace " + d.String())
 	f.mu.Lock()
@@ -417,6 +424,11 @@ func TestSandboxActions(t *testing.T) {
 		t.Fatalf("actions %v", sb.actions)
 	}
 	if s, isErr := a.Status(); !isErr || s != "no other broker" {
+		t.Fatalf("status %q %v", s, isErr)
+	}
+	sb.moveTo = 3
+	press(a, "m")
+	if s, isErr := a.Status(); isErr || s != "The controller moved to broker 3." {
 		t.Fatalf("status %q %v", s, isErr)
 	}
 	// Outside the sandbox the keys do nothing.

@@ -471,7 +471,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	var pref string
 	pink := st.Muted
 	if b.Preferred == 0 {
-		pref = "preferred of none"
+		pref = "not a preferred leader"
 	} else {
 		pct := b.PreferredLed * 100 / b.Preferred
 		pref = "preferred " + cell.Thousands(b.PreferredLed) + "/" + cell.Thousands(b.Preferred) + " " + strconv.Itoa(pct) + "%"
