@@ -210,3 +210,23 @@ func BenchmarkView(b *testing.B) {
 		}
 	}
 }
+
+// TestFilterLineFits: the title line while typing a filter ends with what
+// is typed, not with the field's padding cut to a stray "…", and says at
+// once why a regular expression does not compile.
+func TestFilterLineFits(t *testing.T) {
+	for _, w := range []int{80, 120, 200} {
+		m := newScreen(w, 10)
+		fixture.Press(m, "/", "~", "(")
+		title := strings.Split(ansi.Strip(m.View()), "\n")[0]
+		want := "/~(   bad regular expression: missing closing ): `(`"
+		if w == 80 {
+			want = "/~(   bad regular expression" // the rest is cut at 80 columns
+		} else if strings.Contains(title, "…") {
+			t.Errorf("%d columns: a stray …: %q", w, title)
+		}
+		if !strings.Contains(title, want) {
+			t.Errorf("%d columns: %q", w, title)
+		}
+	}
+}
