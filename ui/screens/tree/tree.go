@@ -243,8 +243,11 @@ type Model struct {
 	w, h    int
 	visible bool
 
-	root     *node
-	count    int // nodes in the tree, the root included
+	root  *node
+	count int // nodes in the tree, the root included
+	// mirrorN is how many znodes the mirror reads and watches (what the
+	// status bar counts): the tree names more, listed by their parents.
+	mirrorN  int
 	walker   Walker
 	built    bool // the mirror's nodes are in the tree (always, without walker)
 	held     map[*node]held
@@ -301,6 +304,10 @@ func (m *Model) Title() string { return "ZooKeeper" }
 
 // SetSize implements ui.Screen.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.win.SetH(h - 1) }
+
+// SetMirrored sets how many znodes the mirror reads and watches, which
+// the title shows next to the tree's own count (0: not shown).
+func (m *Model) SetMirrored(n int) { m.mirrorN = n }
 
 // SetStyles implements ui.Screen.
 func (m *Model) SetStyles(st theme.Styles) { m.st = st; m.detailKey = detailKey{} }
@@ -835,7 +842,13 @@ func (m *Model) View() string {
 	if m.win.Cursor < len(m.flat) {
 		sel = m.flat[m.win.Cursor].n
 	}
-	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S("  "+cell.Thousands(m.count)+" znodes known")
+	// Two counts the status bar's "znodes" is one of: the tree names the
+	// children its parents list too, which the mirror does not read.
+	known := "  " + cell.Thousands(m.count) + " znodes known"
+	if m.mirrorN > 0 {
+		known += " · " + cell.Thousands(m.mirrorN) + " read and watched"
+	}
+	title := " " + st.Bold.S("ZooKeeper") + st.Muted.S(known)
 	lines := make([]string, 0, m.h)
 	lines = append(lines, cell.Clip(title, m.w))
 	detail := m.details(sel, rw)
