@@ -123,7 +123,7 @@ func ReadEntityConfig(z Getter, entityType, entity string) ([]ConfigEntry, int32
 		return nil, -1, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+		return nil, 0, readErr(path, err)
 	}
 	cfg, err := DecodeEntityConfig(data)
 	if err != nil {

@@ -197,7 +197,7 @@ func createOps(z ZK, p *TopicPlan) ([]any, error) {
 	var ops []any
 	ok, _, err := z.Exists(p.ConfigPath)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
+		return nil, readErr(p.ConfigPath, err)
 	}
 	if ok {
 		// An orphan config (a creator crashed between Kafka's two writes):
@@ -216,7 +216,7 @@ func missingParents(z ZK, dir string) ([]string, error) {
 	for d := dir; d != "/" && d != ""; d = d[:strings.LastIndexByte(d, '/')] {
 		ok, _, err := z.Exists(d)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", d, err)
+			return nil, readErr(d, err)
 		}
 		if ok {
 			break

@@ -101,6 +101,10 @@ func (e *OpError) Error() string {
 // Unwrap returns the cause, so errors.Is(err, zk.ErrNoServer) works.
 func (e *OpError) Unwrap() error { return e.Err }
 
+// ZnodePath is the path the request was about, which the error names: a
+// caller need not say it again.
+func (e *OpError) ZnodePath() string { return e.Path }
+
 // Outcome waits until the request behind a call that returned early (no
 // reply within the request deadline, or its context ended) has ended, at
 // most until ctx ends, and says how it ended: a nil error when the server
