@@ -168,11 +168,11 @@ func contains(xs []string, x string) bool {
 }
 
 // readToolFile reads a JSON file argument ("Unable to read file <f>", as
-// Kafka's tools say).
+// Kafka's tools say, then why).
 func readToolFile(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("Unable to read file %s", path)
+		return nil, fmt.Errorf("Unable to read file %s: %w", path, unwrapPath(err))
 	}
 	return b, nil
 }
@@ -469,6 +469,17 @@ func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
 		g, err := cluster.GenerateReassignment(s, req)
 		if err != nil {
+			// Kafka's message counts the brokers left: say which were left out.
+			var gone []int
+			for _, id := range brokers {
+				if !s.IsLive(id) {
+					gone = append(gone, id)
+				}
+			}
+			if len(gone) > 0 {
+				fmt.Fprintf(c.ErrOrStderr(), "Note: %s %s not registered: left out of --broker-list, as Kafka's tool does.\n",
+					text.Plural(len(gone), "broker", "brokers")+" "+text.Ints(gone), text.Plural(len(gone), "is", "are"))
+			}
 			return err
 		}
 		out := c.OutOrStdout()
