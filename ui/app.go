@@ -110,10 +110,8 @@ type App struct {
 	tabs     []tab
 	active   int
 	stack    []Screen
-	// parked are the other tabs' pushed screens, history the tabs shown
-	// before (see switchTab).
-	parked  map[int][]Screen
-	history []int
+	// history are the views shown before, esc's way back (see switchTab).
+	history []view
 	// tasks are closed screens whose work still runs (see Task).
 	tasks []Task
 	// owners are the screens that run commands, by the id the shell gave
@@ -156,7 +154,7 @@ func New(cfg Config) *App {
 		cfg.Location = time.Local
 	}
 	a := &App{cfg: cfg, km: keys.Default(), anims: anim.NewSet(theme.FlashSteps),
-		model: cluster.NewModel(cluster.ModelOptions{}), owners: map[int]Screen{}, parked: map[int][]Screen{}}
+		model: cluster.NewModel(cluster.ModelOptions{}), owners: map[int]Screen{}}
 	if cfg.NoColor {
 		a.st = theme.Mono()
 	} else {
@@ -362,16 +360,16 @@ func (a *App) restyle(st theme.Styles) {
 	theme.StyleInput(&a.cmd, st)
 }
 
-// allScreens are the tabs, the stack, the other tabs' parked screens and
-// the background tasks.
+// allScreens are the tabs, the stack, the screens of the views esc goes
+// back to and the background tasks.
 func (a *App) allScreens() []Screen {
 	out := make([]Screen, 0, len(a.tabs)+len(a.stack)+len(a.tasks))
 	for _, t := range a.tabs {
 		out = append(out, t.screen)
 	}
 	out = append(out, a.stack...)
-	for i := range a.tabs {
-		out = append(out, a.parked[i]...)
+	for _, v := range a.history {
+		out = append(out, v.stack...)
 	}
 	for _, t := range a.tasks {
 		out = append(out, t)

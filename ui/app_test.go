@@ -255,9 +255,10 @@ func TestNavigation(t *testing.T) {
 }
 
 // TestEscIsBack: esc goes back to the view shown before, as in k9s and
-// lazygit: a tab left with a drill-down keeps it (its crumb too) and esc
-// from the next tab returns to it; at a tab's root esc goes to the tab
-// shown before, not to the overview; with none before, it does nothing.
+// lazygit: a number key shows its tab at the root, and esc from there
+// returns to the view left, its drill-down (and crumb) with it; at a
+// tab's root esc goes to the tab shown before, not to the overview; with
+// none before, it does nothing.
 func TestEscIsBack(t *testing.T) {
 	a, _, _ := newApp(t, ModeLive)
 	a.update(tea.WindowSizeMsg{Width: 120, Height: 30})
@@ -297,6 +298,15 @@ func TestEscIsBack(t *testing.T) {
 	press(a, "2", "enter", "2")
 	if a.Active() != "topics" || len(a.Stack()) != 0 {
 		t.Fatalf("2 on the topics tab: %d pushed", len(a.Stack()))
+	}
+	// A number key shows the tab's root; the drill-down left is esc's.
+	press(a, "enter", "1", "2")
+	if a.Active() != "topics" || len(a.Stack()) != 0 {
+		t.Fatalf("1 2: %d pushed", len(a.Stack()))
+	}
+	press(a, "esc", "esc")
+	if _, ok := a.Focused().(*topic.Model); !ok || a.Active() != "topics" {
+		t.Fatalf("esc esc: %s %T", a.Active(), a.Focused())
 	}
 }
 

@@ -32,17 +32,22 @@ func (a *App) refocus(change func()) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Each tab keeps its own drill-down, as k9s and lazygit keep their views:
-// a.stack is the active tab's pushed screens, a.parked those of the other
-// tabs as they were left, and a.history the tabs shown before, the most
-// recent last, which esc goes back to.
+// The views shown before, as k9s and lazygit keep them: a number key (or
+// a tab's `:` command) shows that tab at its root and puts the view left,
+// its tab and the screens pushed on it, on a.history; esc at a tab's root
+// shows the last view of the history again, as it was left.
 
-// maxHistory bounds how many tabs esc can go back through.
+// view is a tab and the screens pushed on it.
+type view struct {
+	tab   int
+	stack []Screen
+}
+
+// maxHistory bounds how many views esc can go back through.
 const maxHistory = 32
 
-// switchTab shows tab i as it was left, its pushed screens with it; the
-// tab left goes to the history, with its own. The active tab's key goes
-// back to its root.
+// switchTab shows tab i at its root; the view left goes to the history.
+// The active tab's own key goes back to its root.
 func (a *App) switchTab(i int) tea.Cmd {
 	a.showHelp = false
 	return a.refocus(func() {
@@ -52,33 +57,30 @@ func (a *App) switchTab(i int) tea.Cmd {
 			}
 			return
 		}
-		a.park()
-		if len(a.history) == maxHistory {
-			a.history = append(a.history[:0], a.history[1:]...)
-		}
-		a.history = append(a.history, a.active)
-		a.show(i)
+		a.remember()
+		a.active = i
 	})
 }
 
-// back shows the tab shown before the active one, as it was left (esc on
-// a tab's root); false when there is none.
+// back shows the view shown before (esc at a tab's root), as it was left;
+// false when there is none.
 func (a *App) back() (tea.Cmd, bool) {
 	n := len(a.history)
 	if n == 0 {
 		return nil, false
 	}
-	i := a.history[n-1]
+	v := a.history[n-1]
 	a.history = a.history[:n-1]
 	a.showHelp = false
-	return a.refocus(func() { a.park(); a.show(i) }), true
+	return a.refocus(func() { a.active, a.stack = v.tab, v.stack }), true
 }
 
-// park keeps the active tab's pushed screens for its return. A Task with
-// work in flight goes to the background list instead (its progress in the
-// status bar, its outcome announced), as when it is closed.
-func (a *App) park() {
-	kept := a.stack[:0]
+// remember puts the view shown on the history, leaving no screen pushed.
+// A Task with work in flight goes to the background list instead (its
+// progress in the status bar, its outcome announced), as when it is
+// closed.
+func (a *App) remember() {
+	var kept []Screen
 	for _, s := range a.stack {
 		if t, ok := s.(Task); ok && t.Detach() {
 			a.tasks = append(a.tasks, t)
@@ -86,17 +88,14 @@ func (a *App) park() {
 		}
 		kept = append(kept, s)
 	}
-	if len(kept) > 0 {
-		a.parked[a.active] = kept
-	}
 	a.stack = nil
-}
-
-// show makes tab i active with the screens parked on it.
-func (a *App) show(i int) {
-	a.active = i
-	a.stack = a.parked[i]
-	delete(a.parked, i)
+	if len(a.history) == maxHistory {
+		for _, s := range a.history[0].stack {
+			a.forget(s)
+		}
+		a.history = append(a.history[:0], a.history[1:]...)
+	}
+	a.history = append(a.history, view{tab: a.active, stack: kept})
 }
 
 // push shows a screen on top of the current one.
