@@ -291,11 +291,14 @@ func (c *Cluster) WaitReady(timeout time.Duration) error {
 		ids, _, err := conn.Children(c.chroot + "/brokers/ids")
 		got := atoiAll(ids)
 		ctrl, _, cerr := conn.Get(c.chroot + "/controller")
+		stale := staleRegistration(conn, c.chroot, c.brokers)
 		switch {
 		case err != nil:
 			last = "no /brokers/ids yet"
 		case !slices.Equal(got, want):
 			last = fmt.Sprintf("registered brokers %v, running %v", got, want)
+		case stale != "":
+			last = stale
 		case cerr != nil:
 			last = "no controller yet"
 		default:
@@ -310,6 +313,28 @@ func (c *Cluster) WaitReady(timeout time.Duration) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// staleRegistration names a running ZooKeeper-mode broker whose
+// /brokers/ids/N was made before the broker's process started: the
+// registration of its previous run, whose session (a killed process's)
+// has not expired yet. The new process fails its own registration then
+// and exits; until it does, the old one must not count. "" when none.
+func staleRegistration(conn *zk.Conn, chroot string, brokers []*Node) string {
+	for _, b := range brokers {
+		if !b.Running() || b.Role != ZKBroker {
+			continue
+		}
+		_, st, err := conn.Exists(chroot + "/brokers/ids/" + strconv.Itoa(b.ID))
+		if err != nil || st == nil {
+			continue
+		}
+		// Both clocks are this machine's; ZooKeeper's is in milliseconds.
+		if st.Ctime < b.StartedAt().UnixMilli()-5 {
+			return fmt.Sprintf("broker %d's registration is its previous run's", b.ID)
+		}
+	}
+	return ""
 }
 
 // Controller returns the id of the active controller and the controller

@@ -199,7 +199,9 @@ func format(d *Dist, n *Node, clusterID string) error {
 	if err := os.WriteFile(n.PropertiesFile(), []byte(propertiesText(n.conf(n))), 0o644); err != nil {
 		return err
 	}
-	res, err := d.Command("kafka-storage", "format", "--cluster-id", clusterID, "--config", n.PropertiesFile())
+	// "--cluster-id=ID": a ZooKeeper-mode cluster's id may begin with "-",
+	// which the option parser would take for an option.
+	res, err := d.Command("kafka-storage", "format", "--cluster-id="+clusterID, "--config", n.PropertiesFile())
 	if err != nil {
 		return err
 	}
