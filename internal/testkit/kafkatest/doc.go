@@ -112,11 +112,18 @@
 //   - stuck-sync (the controller's ZooKeeper connection black-holed):
 //     /migration and everything else frozen while the KRaft log end offset
 //     moves on (a topic created, a broker killed: leaders and ISRs moved).
-//   - resumed: the controller opens a new session; /migration catches up
-//     with KRaft's offset. A delta whose ZooKeeper writes failed is not
-//     retried (3.9's KRaftMigrationDriver logs "Will retry" and goes on
-//     with the next delta): a topic created during the stall was missing
-//     from ZooKeeper in some runs although /migration had moved past it.
+//   - resumed: the controller reaches ZooKeeper again (a new session).
+//     3.9.2 does not retry a delta whose ZooKeeper writes failed (its
+//     KRaftMigrationDriver logs "Will retry" and goes on with the next
+//     delta), and three outcomes were seen: the sync goes on and the
+//     stall's changes reach ZooKeeper; the sync goes on, /migration's
+//     offset catches up, but a topic created during the stall is missing
+//     from ZooKeeper (the committed transcript); or the sync stays stuck
+//     for good: a /migration write applied but its reply lost, the
+//     controller's idea of the znode's version is stale and each later
+//     write fails ("BadVersion for /migration" in its log), /migration
+//     frozen while ZooKeeper is reachable. A new active controller mends
+//     each.
 //   - reconciled (the controller restarted, still migrating): the new
 //     active controller claims /controller again (deleted and created:
 //     new czxid, kraftControllerEpoch +1, /controller_epoch +1) and

@@ -57,8 +57,8 @@ func TestKRaftCombined(t *testing.T) {
 func TestKRaftCluster(t *testing.T) {
 	for _, v := range []string{kafkatest.Kafka44, kafkatest.Kafka39} {
 		t.Run(v, func(t *testing.T) {
-			if testing.Short() && v == kafkatest.Kafka39 {
-				t.Skip("-short: 3.9.2's KRaft mode is started by TestKRaftCombined and the migration")
+			if testing.Short() {
+				t.Skip("-short: six JVMs and two failovers take about 40 s; TestKRaftCombined starts each version's KRaft mode")
 			}
 			c := kafkatest.SharedKRaft(t, v)
 			if got := c.ControllerIDs(); !slices.Equal(got, []int{3000, 3001, 3002}) {
