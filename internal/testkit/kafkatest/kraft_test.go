@@ -36,6 +36,22 @@ func TestKRaftCombined(t *testing.T) {
 			if err != nil || res.Code != 0 || !strings.Contains(res.Stdout, c.ClusterID()) {
 				t.Fatalf("kafka-cluster cluster-id: %v %+v, want %s", err, res, c.ClusterID())
 			}
+			// The other tools tests compare ktopo with, by script name.
+			for _, tool := range [][]string{
+				{"kafka-configs", "--bootstrap-server", c.Bootstrap(), "--alter", "--entity-type", "topics", "--entity-name", "combined-topic", "--add-config", "retention.ms=60000"},
+				{"kafka-configs", "--bootstrap-server", c.Bootstrap(), "--describe", "--entity-type", "topics", "--entity-name", "combined-topic"},
+				{"kafka-reassign-partitions", "--bootstrap-server", c.Bootstrap(), "--list"},
+				{"kafka-leader-election", "--bootstrap-server", c.Bootstrap(), "--election-type", "preferred", "--all-topic-partitions"},
+				{"kafka-features", "--bootstrap-server", c.Bootstrap(), "describe"},
+			} {
+				res, err := c.Dist().Command(tool[0], tool[1:]...)
+				if err != nil || res.Code != 0 {
+					t.Errorf("%s: %v %+v", strings.Join(tool, " "), err, res)
+				}
+				if tool[0] == "kafka-configs" && tool[5] == "--describe" && !strings.Contains(res.Stdout, "retention.ms=60000") {
+					t.Errorf("kafka-configs --describe: %s", res.Stdout)
+				}
+			}
 			n := c.Node(1)
 			if err := n.Restart(); err != nil {
 				t.Fatal(err)
@@ -121,6 +137,37 @@ func TestKRaftCluster(t *testing.T) {
 	}
 }
 
+// TestToolClasses checks which main class each version's script runs
+// (what Kafka's bin/*.sh of that version runs), reading the jars only.
+func TestToolClasses(t *testing.T) {
+	for _, tc := range []struct{ version, script, class string }{
+		{kafkatest.Kafka44, "kafka-topics", "org.apache.kafka.tools.TopicCommand"},
+		{kafkatest.Kafka44, "kafka-configs", "org.apache.kafka.tools.ConfigCommand"},
+		{kafkatest.Kafka44, "kafka-acls", "org.apache.kafka.tools.AclCommand"},
+		{kafkatest.Kafka44, "kafka-reassign-partitions", "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"},
+		{kafkatest.Kafka44, "kafka-leader-election", "org.apache.kafka.tools.LeaderElectionCommand"},
+		{kafkatest.Kafka44, "kafka-storage.sh", "kafka.tools.StorageTool"},
+		{kafkatest.Kafka39, "kafka-configs", "kafka.admin.ConfigCommand"},
+		{kafkatest.Kafka39, "kafka-features", "org.apache.kafka.tools.FeatureCommand"},
+		{kafkatest.Kafka39, "kafka-cluster", "org.apache.kafka.tools.ClusterTool"},
+		{kafkatest.Kafka39, "kafka-metadata-quorum", "org.apache.kafka.tools.MetadataQuorumCommand"},
+		{kafkatest.Kafka28, "kafka-topics", "kafka.admin.TopicCommand"},
+		{kafkatest.Kafka28, "kafka-preferred-replica-election", "kafka.admin.PreferredReplicaLeaderElectionCommand"},
+	} {
+		d := kafkatest.Require(t, tc.version)
+		if got, err := d.ToolClass(tc.script); err != nil || got != tc.class {
+			t.Errorf("%s %s: %q, %v; want %s", tc.version, tc.script, got, err, tc.class)
+		}
+	}
+	d := kafkatest.Require(t, kafkatest.Kafka28)
+	if _, err := d.ToolClass("kafka-metadata-quorum"); err == nil || !strings.Contains(err.Error(), "Kafka 2.8.2 has no kafka-metadata-quorum") {
+		t.Errorf("2.8's kafka-metadata-quorum: %v", err)
+	}
+	if _, err := d.ToolClass("kafka-nonsense"); err == nil || !strings.Contains(err.Error(), `no Kafka tool "kafka-nonsense"`) {
+		t.Errorf("an unknown script: %v", err)
+	}
+}
+
 // createAndDescribe creates a topic with kafka-topics and checks that
 // kafka-topics --describe shows its partitions with rf replicas.
 func createAndDescribe(t *testing.T, c *kafkatest.KRaftCluster, topic string, rf int) {
@@ -129,9 +176,18 @@ func createAndDescribe(t *testing.T, c *kafkatest.KRaftCluster, topic string, rf
 	if err != nil || res.Code != 0 || !strings.Contains(res.Stdout, "Created topic "+topic) {
 		t.Fatalf("kafka-topics --create: %v %+v", err, res)
 	}
-	res, err = c.Topics("--describe", "--topic", topic)
-	if err != nil || res.Code != 0 {
-		t.Fatalf("kafka-topics --describe: %v %+v", err, res)
+	// The brokers learn of the topic from the metadata log, each in its
+	// own time: kafka-topics asks one of them.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err = c.Topics("--describe", "--topic", topic)
+		if err == nil && res.Code == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kafka-topics --describe: %v %+v", err, res)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	if !strings.Contains(res.Stdout, "PartitionCount: 3") || !strings.Contains(res.Stdout, fmt.Sprintf("ReplicationFactor: %d", rf)) {
 		t.Fatalf("kafka-topics --describe %s:\n%s", topic, res.Stdout)

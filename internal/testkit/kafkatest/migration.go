@@ -293,8 +293,11 @@ func (m *Migration) readClusterID() (string, error) {
 	var v struct {
 		ID string `json:"id"`
 	}
-	if err := json.Unmarshal(data, &v); err != nil || v.ID == "" {
-		return "", fmt.Errorf("kafkatest: migration: /cluster/id holds %q: %v", data, err)
+	if err := json.Unmarshal(data, &v); err != nil {
+		return "", fmt.Errorf("kafkatest: migration: /cluster/id holds %q: %w", data, err)
+	}
+	if v.ID == "" {
+		return "", fmt.Errorf("kafkatest: migration: /cluster/id holds %q: no id", data)
 	}
 	return v.ID, nil
 }

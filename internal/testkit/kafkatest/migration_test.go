@@ -114,7 +114,10 @@ func waitTopicID(m *kafkatest.Migration, topic string) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("/brokers/topics/%s never got a topic_id: %v", topic, err)
+			if err != nil {
+				return fmt.Errorf("/brokers/topics/%s never got a topic_id: %w", topic, err)
+			}
+			return fmt.Errorf("/brokers/topics/%s never got a topic_id", topic)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

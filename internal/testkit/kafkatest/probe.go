@@ -2,6 +2,7 @@ package kafkatest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -46,7 +47,7 @@ type Replica struct {
 // describeQuorum asks the controllers at addrs, one after the other, for
 // the quorum: only the leader answers it.
 func describeQuorum(ctx context.Context, addrs []string) (Quorum, error) {
-	var last error = fmt.Errorf("no controller to ask")
+	last := errors.New("no controller to ask")
 	for _, addr := range addrs {
 		q, err := describeQuorumAt(ctx, addr)
 		if err == nil {

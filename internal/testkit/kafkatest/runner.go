@@ -88,7 +88,9 @@ func (d *Dist) runner() (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	cds := classSharing(d, "tools")
+	// The archive's kind names the runner's build: an archive made with
+	// another runner jar on the class path would not be used.
+	cds := classSharing(d, "tools-"+filepath.Base(filepath.Dir(jar)))
 	args := append(jvmArgs("512m"), cds.flags...)
 	args = append(args, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
 		"-cp", jar+string(os.PathListSeparator)+d.Classpath(), "KtopoToolRunner")
