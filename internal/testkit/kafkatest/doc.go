@@ -69,8 +69,19 @@
 // revert minus removing /migration). The controllers reach ZooKeeper
 // through a zktest.Proxy: StallSync black-holes it, so that /migration's
 // kraft_metadata_offset freezes while KRaft's log goes on; ResumeSync
-// lets it through again. A whole migration (3 brokers, 1 controller, with
-// the stuck sync and a controller restart) takes about 50 s here.
+// lets it through again. MigrateTo takes the steps up to a phase;
+// SharedMigration gives a package one migration, which its tests take
+// forward in order (Heal brings back what a test stopped, killed or
+// stalled).
+//
+// A whole migration, zk to finalized, takes about 35-45 s on this 2-core
+// machine (TestMigration, with a stuck sync and a controller restart
+// besides, 47-57 s; TestMigrationAbandon 45-56 s). What keeps it short:
+// one controller (a quorum of 3 is three more JVM starts), restarts of
+// all brokers at once (Rolling: false; rolling ones cost one start and
+// one registration each), 6 s sessions (a killed broker's registration,
+// a fenced KRaft broker), 384m/256m heaps, and the class archives; most
+// of the time is JVM starts and clean stops.
 //
 // # What ZooKeeper shows at each phase (Kafka 3.9.2)
 //

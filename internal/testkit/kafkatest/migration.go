@@ -528,6 +528,71 @@ func (m *Migration) Abandon() error {
 	return m.restart(m.zk.brokers, nil, 15*time.Second)
 }
 
+// phaseOrder is the order of the phases a migration goes through.
+var phaseOrder = []Phase{PhaseZK, PhaseControllers, PhaseMigrating, PhaseHybrid, PhaseDualWrite, PhaseFinalized}
+
+// MigrateTo takes the steps from the current phase to p:
+// ProvisionControllers, EnableMigration, RollToKRaft, Finalize; none when
+// the migration is there already. It refuses a phase behind the current
+// one (a migration goes one way), PhaseMigrating (EnableMigration passes
+// through it) and PhaseAbandoned (Abandon).
+func (m *Migration) MigrateTo(p Phase) error {
+	want := slices.Index(phaseOrder, p)
+	if want < 0 || p == PhaseMigrating {
+		return fmt.Errorf("kafkatest: migration: MigrateTo cannot reach phase %q", p)
+	}
+	for {
+		cur := m.Phase()
+		at := slices.Index(phaseOrder, cur)
+		switch {
+		case at < 0:
+			return fmt.Errorf("kafkatest: migration: phase %q leads nowhere", cur)
+		case at == want:
+			return nil
+		case at > want:
+			return fmt.Errorf("kafkatest: migration: already in phase %q, past %q", cur, p)
+		}
+		var err error
+		switch cur {
+		case PhaseZK:
+			err = m.ProvisionControllers()
+		case PhaseControllers:
+			err = m.EnableMigration()
+		case PhaseMigrating:
+			err = m.WaitMigrated(2 * time.Minute)
+		case PhaseHybrid:
+			err = m.RollToKRaft()
+		case PhaseDualWrite:
+			err = m.Finalize()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// Heal starts every stopped node again (in its current role), lets the
+// controllers reach ZooKeeper if StallSync cut them off, and waits until
+// the cluster is ready for its phase: what a test that failed nodes of a
+// shared migration calls last.
+func (m *Migration) Heal() error {
+	m.ResumeSync()
+	controllersUp := m.Phase() != PhaseZK && m.Phase() != PhaseAbandoned
+	var down []*Node
+	for _, n := range m.Nodes() {
+		if !n.Running() && (n.Role != KRaftController || controllersUp) {
+			down = append(down, n)
+		}
+	}
+	if err := m.waitUnregistered(down); err != nil {
+		return err
+	}
+	if err := startAll(down); err != nil {
+		return err
+	}
+	return m.waitReady(2 * time.Minute)
+}
+
 // SyncProxy is the proxy between the controllers and ZooKeeper (their
 // zookeeper.connect): its faults (latency, stalls, a black hole) reach
 // only the controllers' dual writes, never the brokers.
