@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -136,6 +137,8 @@ func newCluster(o Options) (*Cluster, error) {
 // it), with the owner file that lets a later run reap what a crashed test
 // left there.
 func makeDir(dir string) (string, bool, error) {
+	// The first cluster of a test process reaps what crashed ones left.
+	reapOnce.Do(ReapStale)
 	owned := false
 	if dir == "" {
 		if err := os.MkdirAll(baseDir(), 0o755); err != nil {
@@ -480,8 +483,11 @@ func readFile(path string) string {
 
 func baseDir() string { return filepath.Join(os.TempDir(), "ktopo-kafkatest") }
 
-// ReapStale kills brokers left behind by test processes that no longer run
-// and removes their directories.
+var reapOnce sync.Once
+
+// ReapStale kills Kafka processes left behind by test processes that no
+// longer run and removes their directories. The first cluster a process
+// starts (any rig) calls it.
 func ReapStale() {
 	entries, err := os.ReadDir(baseDir())
 	if err != nil {

@@ -158,6 +158,10 @@ func StartMigration(o MigrationOptions) (*Migration, error) {
 		m.Stop()
 		return nil, err
 	}
+	if m.clusterID, err = m.readClusterID(); err != nil {
+		m.Stop()
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -228,20 +232,15 @@ func (m *Migration) expect(step string, from ...Phase) error {
 }
 
 // ProvisionControllers formats the KRaft controllers with the ZooKeeper
-// cluster's id (/cluster/id), starts them with the migration enabled and
+// cluster's id (/cluster/id, ClusterID), starts them with the migration enabled and
 // zookeeper.connect (through SyncProxy), and waits for a quorum leader
 // (PhaseZK → PhaseControllers). The brokers are not touched.
 func (m *Migration) ProvisionControllers() error {
 	if err := m.expect("provision the controllers", PhaseZK); err != nil {
 		return err
 	}
-	id, err := m.readClusterID()
-	if err != nil {
-		return err
-	}
-	m.clusterID = id
 	for _, n := range m.controllers {
-		if err := format(m.zk.dist, n, id); err != nil {
+		if err := format(m.zk.dist, n, m.clusterID); err != nil {
 			return err
 		}
 	}
@@ -754,8 +753,8 @@ func runningBrokerIDs(brokers []*Node) []int {
 	return out
 }
 
-// ClusterID is the cluster's id (read from /cluster/id when the
-// controllers are provisioned; "" before).
+// ClusterID is the cluster's id, which the ZooKeeper-mode brokers made
+// (/cluster/id) and the controllers are formatted with.
 func (m *Migration) ClusterID() string { return m.clusterID }
 
 // Dist is the Kafka 3.9.2 jars and tools.

@@ -105,6 +105,22 @@ func readLog(n *kafkatest.Node) string {
 	return string(b)
 }
 
+// waitZNode waits until path exists in the migration's chroot.
+func waitZNode(t *testing.T, m *kafkatest.Migration, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s, err := m.Snapshot()
+		if _, ok := s[path]; ok && err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared in ZooKeeper (%v)", path, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // waitTopicID waits until the topic's znode has a topic_id.
 func waitTopicID(m *kafkatest.Migration, topic string) error {
 	deadline := time.Now().Add(time.Minute)
@@ -193,6 +209,7 @@ func TestMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustTopics(t, m, "--create", "--topic", "hybrid-era", "--partitions", "2", "--replication-factor", "2")
+	waitZNode(t, m, "/brokers/topics/hybrid-era/partitions/1/state") // the dual write follows the KRaft commit
 	s = r.record("hybrid", "every broker restarted with zookeeper.metadata.migration.enable=true, controller.quorum.voters, controller.listener.names=CONTROLLER",
 		"the KRaft controller migrated the metadata (log: Completed migration of metadata from ZooKeeper to KRaft) and entered DUAL_WRITE",
 		"topic hybrid-era created with kafka-topics --bootstrap-server (2 partitions, replication factor 2)")
@@ -227,6 +244,7 @@ func TestMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustTopics(t, m, "--create", "--topic", "dual-write-era", "--partitions", "1", "--replication-factor", "3")
+	waitZNode(t, m, "/brokers/topics/dual-write-era/partitions/0/state")
 	s = r.record("dual-write", "brokers 2 and 3 restarted in KRaft mode: every broker is a KRaft broker",
 		"topic dual-write-era created with kafka-topics --bootstrap-server (1 partition, replication factor 3)")
 	if got := children(s, "/brokers/ids"); len(got) != 0 {
@@ -333,11 +351,27 @@ func TestMigration(t *testing.T) {
 	if err := m.Finalize(); err != nil {
 		t.Fatal(err)
 	}
+	atFinal, err := m.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	mustTopics(t, m, "--create", "--topic", "kraft-era", "--partitions", "1", "--replication-factor", "1")
+	// Long enough for a dual write to have happened, had there been one.
+	if err := m.Node(3).Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WaitReady(time.Minute); err != nil {
+		t.Fatal(err)
+	}
 	s = r.record("finalized", "controller 3000 restarted without zookeeper.metadata.migration.enable and without zookeeper.connect",
-		"topic kraft-era created with kafka-topics --bootstrap-server")
+		"topic kraft-era created with kafka-topics --bootstrap-server; broker 3 restarted")
 	if _, ok := s["/brokers/topics/kraft-era"]; ok {
 		t.Errorf("finalized: topic kraft-era written to ZooKeeper")
+	}
+	for _, p := range []string{"/controller", "/controller_epoch", "/migration", "/brokers/topics"} {
+		if s[p].Mzxid != atFinal[p].Mzxid || s[p].Pzxid != atFinal[p].Pzxid {
+			t.Errorf("finalized: %s written after the controller left migration mode", p)
+		}
 	}
 	t.Logf("whole migration: %s (%v)", time.Since(began).Round(time.Millisecond), r.took)
 }
