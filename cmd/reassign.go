@@ -187,11 +187,11 @@ func contains(xs []string, x string) bool {
 }
 
 // readToolFile reads a JSON file argument ("Unable to read file <f>", as
-// Kafka's tools say).
+// Kafka's tools say, then why).
 func readToolFile(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("Unable to read file %s", path)
+		return nil, fmt.Errorf("Unable to read file %s: %w", path, unwrapPath(err))
 	}
 	return b, nil
 }
@@ -263,8 +263,16 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if f.noWait {
 		return nil
 	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	if err := followReassignment(ctx, w, plan, f.timeout, start, out); err != nil {
-		return err
+		verify := "ktopo reassign --verify --reassignment-json-file " + f.reassignmentFile
+		what := "the reassignment goes on without ktopo; " + verify + " shows its progress."
+		if f.throttle >= 0 {
+			what = fmt.Sprintf("the reassignment goes on without ktopo, and so does its throttle of %d B/s on the brokers and topics it moves: "+
+				"%s shows its progress and, once every partition is done, removes the throttles.", f.throttle, verify)
+		}
+		return interrupted(err, c.ErrOrStderr(), what)
 	}
 	if f.throttle < 0 {
 		return nil
@@ -342,8 +350,6 @@ func followReassignment(ctx context.Context, w *clusterwatch.Watch, plan *cluste
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return reassignStalled(last, timeout)
-	case errors.Is(err, context.Canceled):
-		return errors.New("interrupted: the reassignment goes on without ktopo; follow it with ktopo reassign --verify")
 	case err != nil:
 		return err
 	}
@@ -491,6 +497,17 @@ func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
 		g, err := clusterops.GenerateReassignment(s, req)
 		if err != nil {
+			// Kafka's message counts the brokers left: say which were left out.
+			var gone []int
+			for _, id := range brokers {
+				if !s.IsLive(id) {
+					gone = append(gone, id)
+				}
+			}
+			if len(gone) > 0 {
+				fmt.Fprintf(c.ErrOrStderr(), "Note: %s %s not registered: left out of --broker-list, as Kafka's tool does.\n",
+					text.Plural(len(gone), "broker", "brokers")+" "+text.Ints(gone), text.Plural(len(gone), "is", "are"))
+			}
 			return err
 		}
 		out := c.OutOrStdout()

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
@@ -94,8 +96,9 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 			cfg.Rand = sf.rand(wizardStream)
 		}
 	} else {
-		fmt.Fprintf(c.ErrOrStderr(), "Connecting to %s…\r", t.connect)
+		done := connecting(c.ErrOrStderr(), t.connect)
 		conn, err = cf.connect(ctx)
+		done()
 		if err != nil {
 			return err
 		}
@@ -111,6 +114,19 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 	}
 	defer mirror.Close()
 	cfg.Source, cfg.Browser = mirror, conn
+	if t.connect != "" {
+		connect := t.connect
+		cfg.CheckRoot = func() string {
+			nk, err := clusterwatch.CheckRoot(conn, conn.Chroot())
+			if err != nil {
+				logger.Printf("checking for a Kafka cluster at %s: %v", connect, err)
+			}
+			if nk == nil {
+				return ""
+			}
+			return nk.Message(connect)
+		}
+	}
 	if cfg.Mode != ui.ModeReadOnly {
 		cfg.Writer = conn // the creation wizard writes through the same session
 	}
@@ -120,6 +136,18 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 		return err
 	}
 	return nil
+}
+
+// connecting shows "Connecting to HOST…" on w while the TUI's session is
+// set up, when w is a terminal; the returned func erases the line, so that
+// neither the error nor the shell's prompt after the TUI lands on it.
+func connecting(w io.Writer, connect string) (done func()) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return func() {}
+	}
+	fmt.Fprintf(w, "Connecting to %s…", connect)
+	return func() { fmt.Fprint(w, "\r"+ansi.EraseEntireLine) }
 }
 
 func modeName(m ui.Mode) string {

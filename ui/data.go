@@ -39,6 +39,7 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 	}
 	if a.cfg.Source != nil {
 		a.stats = a.cfg.Source.Stats()
+		a.tree.SetMirrored(a.stats.Nodes)
 	}
 	var cmd tea.Cmd
 	if b.Partial || b.Loaded || b.Reset {

@@ -17,17 +17,12 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.commandKey(msg)
 	}
 	if a.showHelp {
-		// Any key closes the help; q still quits.
-		a.showHelp = false
-		if key.Matches(msg, g.Quit) {
-			return tea.Quit
-		}
-		return nil
+		return a.helpKey(msg)
 	}
 	focused := a.Focused()
 	if a.capturing() {
 		if key.Matches(msg, g.FieldHelp) {
-			a.showHelp = true
+			a.openHelp()
 			return nil
 		}
 		return a.send(focused, msg)
@@ -41,11 +36,12 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, g.Quit):
 		return tea.Quit
 	case key.Matches(msg, g.Help):
-		a.showHelp = true
+		a.openHelp()
 		return nil
 	case key.Matches(msg, g.Command):
 		a.cmdOpen = true
 		a.cmd.SetValue("")
+		a.suggest()
 		return a.cmd.Focus()
 	case key.Matches(msg, g.Create):
 		return a.openCreate()
@@ -56,10 +52,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if len(a.stack) > 0 {
 			return a.pop()
 		}
-		if a.active != 0 {
-			return a.switchTab(0) // the first tab is home
-		}
-		return nil
+		cmd, _ := a.back()
+		return cmd
 	}
 	return a.send(focused, msg)
 }

@@ -105,10 +105,11 @@ func (a *App) sandboxAction(req nav.Request) tea.Cmd {
 		return a.setStatus("Sandbox pace: "+r.Pace.String()+" per controller step.", false)
 	case nav.MoveController:
 		return tea.Batch(a.setStatus("Moving the controller…", false), func() tea.Msg {
-			if err := sb.MoveController(); err != nil {
+			id, err := sb.MoveController()
+			if err != nil {
 				return sandboxDoneMsg{err: err}
 			}
-			return sandboxDoneMsg{text: "The controller moved."}
+			return sandboxDoneMsg{text: "The controller moved to broker " + strconv.Itoa(id) + "."}
 		})
 	}
 	return nil

@@ -97,7 +97,9 @@ type (
 		// ElectPreferred runs a preferred leader election for a topic (""
 		// for all) and returns a one-line summary.
 		ElectPreferred(topic string) (string, error)
-		MoveController() error
+		// MoveController makes the controller resign and returns the
+		// broker that took over.
+		MoveController() (int, error)
 		Running(id int) bool
 	}
 

@@ -32,15 +32,70 @@ func (a *App) refocus(change func()) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// switchTab shows tab i, clearing the screen stack.
+// The views shown before, as k9s and lazygit keep them: a number key (or
+// a tab's `:` command) shows that tab at its root and puts the view left,
+// its tab and the screens pushed on it, on a.history; esc at a tab's root
+// shows the last view of the history again, as it was left.
+
+// view is a tab and the screens pushed on it.
+type view struct {
+	tab   int
+	stack []Screen
+}
+
+// maxHistory bounds how many views esc can go back through.
+const maxHistory = 32
+
+// switchTab shows tab i at its root; the view left goes to the history.
+// The active tab's own key goes back to its root.
 func (a *App) switchTab(i int) tea.Cmd {
 	a.showHelp = false
 	return a.refocus(func() {
-		for len(a.stack) > 0 {
-			a.dropTop()
+		if i == a.active {
+			for len(a.stack) > 0 {
+				a.dropTop()
+			}
+			return
 		}
+		a.remember()
 		a.active = i
 	})
+}
+
+// back shows the view shown before (esc at a tab's root), as it was left;
+// false when there is none.
+func (a *App) back() (tea.Cmd, bool) {
+	n := len(a.history)
+	if n == 0 {
+		return nil, false
+	}
+	v := a.history[n-1]
+	a.history = a.history[:n-1]
+	a.showHelp = false
+	return a.refocus(func() { a.active, a.stack = v.tab, v.stack }), true
+}
+
+// remember puts the view shown on the history, leaving no screen pushed.
+// A Task with work in flight goes to the background list instead (its
+// progress in the status bar, its outcome announced), as when it is
+// closed.
+func (a *App) remember() {
+	var kept []Screen
+	for _, s := range a.stack {
+		if t, ok := s.(Task); ok && t.Detach() {
+			a.tasks = append(a.tasks, t)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	a.stack = nil
+	if len(a.history) == maxHistory {
+		for _, s := range a.history[0].stack {
+			a.forget(s)
+		}
+		a.history = append(a.history[:0], a.history[1:]...)
+	}
+	a.history = append(a.history, view{tab: a.active, stack: kept})
 }
 
 // push shows a screen on top of the current one.

@@ -41,6 +41,10 @@ type Input struct {
 	// Leave leaves a filter for its list, where the key then moves the
 	// cursor; a screen whose filter keeps these keys disables it.
 	Leave key.Binding
+	// Complete takes the completion shown (the `:` line's commands and
+	// topic names); NextMatch and PrevMatch show the other matches. The
+	// shell enables them while there is a match.
+	Complete, NextMatch, PrevMatch key.Binding
 }
 
 // Tree bindings of the ZooKeeper browser.
@@ -55,12 +59,13 @@ type Tree struct {
 type Wizard struct {
 	// Form. Complete shares tab with Next: on the configs field it
 	// completes the key or value being typed when there is a completion,
-	// and Next moves on otherwise.
-	Next, Prev, Complete, Clear, Toggle, Submit key.Binding
+	// and Next moves on otherwise; NextMatch and PrevMatch show the other
+	// completions there. Close leaves the wizard from the form.
+	Next, Prev, Complete, NextMatch, PrevMatch, Clear, Toggle, Submit, Close key.Binding
 	// Preview.
 	Create, Reroll, StepBack, StepForward, Written key.Binding
 	// Preview and progress.
-	ScrollUp, ScrollDown, PageUp, PageDown, ColumnsLeft, ColumnsRight key.Binding
+	ScrollUp, ScrollDown, PageUp, PageDown, Top, Bottom, ColumnsLeft, ColumnsRight key.Binding
 	// Confirmation popup.
 	Confirm, Cancel, SwitchButton, Choose key.Binding
 	// Progress and summary.
@@ -170,6 +175,11 @@ func Default() Map {
 			Accept: b([]string{"enter"}, "enter", "done"),
 			Cancel: b([]string{"esc"}, "esc", "cancel"),
 			Leave:  b([]string{"up", "down", "pgup", "pgdown"}, "↑/↓", "back to the list"),
+			// In the `:` line ↑/↓ go through its matches too, as in the
+			// fields of bubbles' textinput.
+			Complete:  b([]string{"tab"}, "tab", "complete"),
+			NextMatch: b([]string{"ctrl+n", "down"}, "ctrl+n", "next match"),
+			PrevMatch: b([]string{"ctrl+p", "up"}, "ctrl+p", "previous match"),
 		},
 		Tree: Tree{
 			Expand:   b([]string{"right", "l"}, "→/l", "expand"),
@@ -181,6 +191,9 @@ func Default() Map {
 			Next:         b([]string{"tab", "down"}, "tab/↓", "next field"),
 			Prev:         b([]string{"shift+tab", "up"}, "shift+tab/↑", "previous field"),
 			Complete:     b([]string{"tab"}, "tab", "complete config"),
+			NextMatch:    b([]string{"ctrl+n"}, "ctrl+n", "next completion"),
+			PrevMatch:    b([]string{"ctrl+p"}, "ctrl+p", "previous completion"),
+			Close:        b([]string{"esc"}, "esc", "close the wizard"),
 			Clear:        b([]string{"ctrl+u"}, "ctrl+u", "clear field"),
 			Toggle:       b([]string{"space", "left", "right", "h", "l"}, "space/←/→", "rack mode"),
 			Submit:       b([]string{"enter"}, "enter", "preview"),
@@ -193,6 +206,8 @@ func Default() Map {
 			ScrollDown:   b([]string{"down", "j"}, "↓/j", "scroll down"),
 			PageUp:       b([]string{"pgup"}, "pgup", "page up"),
 			PageDown:     b([]string{"pgdown", "space"}, "pgdn", "page down"),
+			Top:          b([]string{"home", "g"}, "g", "top"),
+			Bottom:       b([]string{"end", "G"}, "G", "bottom"),
 			ColumnsLeft:  b([]string{"<", ","}, "<", "brokers left"),
 			ColumnsRight: b([]string{">", "."}, ">", "brokers right"),
 			Confirm:      b([]string{"y"}, "y", "create"),

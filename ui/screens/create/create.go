@@ -84,7 +84,6 @@ type Model struct {
 	opt  Options
 	st   theme.Styles
 	km   keys.Wizard
-	back key.Binding // esc in the form: the shell leaves it to a text field
 	id   int
 	w, h int
 	snap *cluster.Snapshot
@@ -113,8 +112,8 @@ func New(o Options) *Model {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng}
-	m.form.init(m.st)
+	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, id: o.Task, now: o.Now, rng: rng}
+	m.form.init(m.st, &m.km)
 	m.pv.start, m.pv.shift = -1, -1
 	m.pv.renderRow = m.pv.row
 	m.syncKeys()
@@ -339,12 +338,13 @@ func (m *Model) syncKeys() {
 	working := m.stage == stageWriting || m.stage == stageProgress
 	after := working || m.stage == stageDone || m.stage == stageFailed
 	manual := m.pv.plan != nil && m.pv.plan.Manual
-	set(form, &km.Next, &km.Prev, &km.Clear, &km.Submit, &m.back)
+	// esc in the form: the shell leaves it to a text field.
+	set(form, &km.Next, &km.Prev, &km.Clear, &km.Submit, &km.Close)
 	set(form && m.form.focus == fRack, &km.Toggle)
-	set(form && m.form.focus == fConfigs, &km.Complete)
+	set(form && m.form.focus == fConfigs, &km.Complete, &km.NextMatch, &km.PrevMatch)
 	set(preview, &km.Create, &km.Written, &km.ColumnsLeft, &km.ColumnsRight)
 	set(preview && !manual, &km.Reroll, &km.StepBack, &km.StepForward)
-	set(preview || after, &km.ScrollUp, &km.ScrollDown, &km.PageUp, &km.PageDown)
+	set(preview || after, &km.ScrollUp, &km.ScrollDown, &km.PageUp, &km.PageDown, &km.Top, &km.Bottom)
 	set(confirm, &km.Confirm, &km.Cancel, &km.SwitchButton, &km.Choose)
 	set(m.opt.Pace != nil && (working || m.stage == stageDone), &km.Pace)
 	set(m.stage == stageDone, &km.OpenTopic)
@@ -436,7 +436,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	km := &m.km
 	switch m.stage {
 	case stageForm:
-		if key.Matches(msg, m.back) {
+		if key.Matches(msg, km.Close) {
 			return nil, nav.Close{}
 		}
 		if key.Matches(msg, km.Submit) {
@@ -478,6 +478,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 			m.pv.scroll(-1)
 		case key.Matches(msg, km.ScrollDown):
 			m.pv.scroll(1)
+		case key.Matches(msg, km.Top):
+			m.pv.scroll(-m.pv.length())
+		case key.Matches(msg, km.Bottom):
+			m.pv.scroll(m.pv.length())
 		}
 	case stageWriting, stageProgress, stageDone, stageFailed:
 		// syncKeys enabled what applies in this stage: the pace while the
@@ -498,6 +502,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 			m.tr.win.Scroll(-1)
 		case key.Matches(msg, km.ScrollDown):
 			m.tr.win.Scroll(1)
+		case key.Matches(msg, km.Top):
+			m.tr.win.Scroll(-m.tr.win.N)
+		case key.Matches(msg, km.Bottom):
+			m.tr.win.Scroll(m.tr.win.N)
 		}
 	}
 	return nil, nil
@@ -547,7 +555,11 @@ func (m *Model) submit() {
 		}
 	}
 	if err := m.replan(req); err != nil {
-		m.form.fail(fieldOf(err), err)
+		fl := fieldOf(err)
+		if fl == fManual && req.Assignment == nil {
+			fl = fPartitions // no manual assignment: the topic znode is too big for the count
+		}
+		m.form.fail(fl, err)
 		return
 	}
 	m.stage = stagePreview
@@ -734,7 +746,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	km := &m.km
 	switch m.stage {
 	case stageForm:
-		return []key.Binding{km.Submit, km.Next, km.Clear, m.back}
+		return []key.Binding{km.Submit, km.Next, km.Clear, km.Close}
 	case stagePreview:
 		if m.pv.confirm {
 			return []key.Binding{km.Confirm, km.Cancel}
@@ -753,10 +765,10 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	km := &m.km
 	return [][]key.Binding{
-		{km.Next, km.Prev, km.Complete, km.Clear, km.Toggle, km.Submit},
+		{km.Next, km.Prev, km.Complete, km.NextMatch, km.PrevMatch, km.Clear, km.Toggle, km.Submit, km.Close},
 		{km.Create, km.Reroll, km.StepBack, km.StepForward, km.Written, km.ColumnsLeft, km.ColumnsRight},
 		{km.Confirm, km.Cancel, km.SwitchButton, km.Choose},
 		{km.Pace, km.OpenTopic, km.BackToForm},
-		{km.ScrollUp, km.ScrollDown, km.PageUp, km.PageDown},
+		{km.ScrollUp, km.ScrollDown, km.PageUp, km.PageDown, km.Top, km.Bottom},
 	}
 }

@@ -159,6 +159,35 @@ func TestNumbersAndRacks(t *testing.T) {
 	}
 }
 
+// TestPartitionsTooBig: a count no topic znode can hold is the Partitions
+// field's error, never ticked ✓ (it was, with the error under the Manual
+// assignment); a count whose assignment turns out too big at enter puts
+// the cursor and the error on Partitions.
+func TestPartitionsTooBig(t *testing.T) {
+	e := newEnv(t, 120, 30)
+	e.typeText("n")
+	e.press("tab", "ctrl+u")
+	e.typeText("200000")
+	f := &e.m.form
+	if !strings.Contains(f.errs[fPartitions], "200000 partitions cannot fit in a topic znode") || f.ok[fPartitions] != "" || f.errs[fManual] != "" {
+		t.Fatalf("partitions: error %q ✓ %q; manual: error %q", f.errs[fPartitions], f.ok[fPartitions], f.errs[fManual])
+	}
+	v := lines(ansi.Strip(e.m.View()))
+	i := slices.IndexFunc(v, func(l string) bool { return strings.Contains(l, "Partitions") })
+	if i < 0 || i+1 >= len(v) || !strings.Contains(v[i+1], "200000 partitions cannot fit") || strings.Contains(strings.Join(v, "\n"), "✓ 600000") {
+		t.Fatalf("the error is not under Partitions:\n%s", strings.Join(v, "\n"))
+	}
+	e.press("ctrl+u")
+	e.typeText("100000") // within the bound, but RF 3's assignment is too big
+	if f.errs[fPartitions] != "" {
+		t.Fatalf("100000: %q", f.errs[fPartitions])
+	}
+	e.press("tab", "tab", "tab", "tab", "enter")
+	if e.m.Stage() != "form" || f.focus != fPartitions || !strings.Contains(f.errs[fPartitions], "partitions fit") || f.errs[fManual] != "" {
+		t.Fatalf("stage %s, focus %s, partitions %q, manual %q", e.m.Stage(), labels[f.focus], f.errs[fPartitions], f.errs[fManual])
+	}
+}
+
 // TestPartialRacks: with some brokers lacking a rack, Enforced fails with
 // AdminZkClient's message; disabling rack awareness lets it through.
 func TestPartialRacks(t *testing.T) {

@@ -44,7 +44,20 @@ type env struct {
 }
 
 func newEnv(t testing.TB, w, h int) *env {
-	e := &env{model: spec().Model(), anims: anim.NewSet(theme.FlashSteps), z: &fakeZK{}, now: t0}
+	return newSpecEnv(t, spec(), w, h)
+}
+
+// newSizedEnv is the wizard on a cluster of about n partitions
+// (fixture.Sized; its topic "big" renamed, so that the wizard may create
+// one).
+func newSizedEnv(t testing.TB, n, w, h int) *env {
+	sp := fixture.Sized(n)
+	sp.Topics[0].Name = "existing"
+	return newSpecEnv(t, sp, w, h)
+}
+
+func newSpecEnv(_ testing.TB, sp fixture.Spec, w, h int) *env {
+	e := &env{model: sp.Model(), anims: anim.NewSet(theme.FlashSteps), z: &fakeZK{}, now: t0}
 	e.m = New(Options{Styles: theme.New(true), Keys: keys.Default(), Anims: e.anims, Writer: e.z,
 		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.noTicks = true // so that every command answers: run waits for them

@@ -258,6 +258,15 @@ func (p *preview) warnLines() []string {
 	return out
 }
 
+// length is the rows of what scrolls: the znodes while shown, else the
+// partitions (scrolling by it goes to an end).
+func (p *preview) length() int {
+	if p.showOps {
+		return p.opsWin.N
+	}
+	return p.win.N
+}
+
 func (p *preview) scroll(d int) {
 	if p.showOps {
 		p.opsWin.Scroll(d)

@@ -452,7 +452,12 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	if t.isDone {
 		lines = append(lines, "", cell.Clip(" "+st.Online.S("✓ ")+st.Bold.S("Topic "+t.plan.Name+" is online: ")+
 			text.Plural(n, "its partition has a leader", "all "+strconv.Itoa(n)+" partitions have a leader"), t.w))
-		detail := "write took " + t.took.Round(time.Millisecond).String() + " · first leader " + ms(t.first) + " · last " + ms(t.doneIn)
+		// In the same unit as the times after it ("0s" read as none).
+		took := ms(t.took.Milliseconds())
+		if t.took < time.Millisecond {
+			took = "<1ms"
+		}
+		detail := "write took " + took + " · first leader " + ms(t.first) + " · last " + ms(t.doneIn)
 		if t.syncIn >= 0 {
 			detail += " · all in sync " + ms(t.syncIn)
 		} else {

@@ -677,6 +677,11 @@ func BenchmarkView(b *testing.B) {
 					}
 					e.press("pgdown")
 					if stage == "progress" {
+						// The reassignment itself: with the leadership step on,
+						// y writes the reorder first and Plan is nil until it.
+						if on, _ := e.m.LeadersFirst(); on {
+							e.press("L")
+						}
 						e.press("enter", "y")
 						moves := e.m.Plan().Moves
 						e.controller(moves[:len(moves)/2], moves[len(moves)/2:len(moves)/2+10])
