@@ -107,8 +107,22 @@ type SyncWatch struct {
 	czxid   int64
 	offset  int64
 	epoch   int
+	ctrlEp  int // /migration's kraft_controller_epoch
 	movedAt time.Time
 	seen    bool
+	// gap is the last stall of the sync (SyncStalledAfter or longer) seen
+	// to end, until a new KRaft controller epoch (a full sync) covers it.
+	gap *SyncGap
+}
+
+// SyncGap is a stall of the KRaft controller's sync into ZooKeeper that
+// ended: Kafka 3.9.2 then went on writing new changes, but not what
+// changed during the stall (a topic created meanwhile stayed missing from
+// ZooKeeper) until the controller's next full sync, when a controller
+// becomes active (a restart).
+type SyncGap struct {
+	From, To             time.Time
+	OffsetFrom, OffsetTo int64
 }
 
 // Observe records /migration as seen at now. The first sighting of a
@@ -127,10 +141,26 @@ func (w *SyncWatch) Observe(n MigrationNode, now time.Time) {
 		if n.Mtime <= 0 || w.movedAt.After(now) {
 			w.movedAt = now
 		}
+		w.gap = nil
+	case st.KRaftControllerEpoch != w.ctrlEp:
+		// A new active controller fully syncs ZooKeeper first.
+		w.movedAt, w.gap = now, nil
 	case st.KRaftMetadataOffset != w.offset || st.KRaftMetadataEpoch != w.epoch:
+		if now.Sub(w.movedAt) >= SyncStalledAfter && w.offset > 0 {
+			w.gap = &SyncGap{From: w.movedAt, To: now, OffsetFrom: w.offset, OffsetTo: st.KRaftMetadataOffset}
+		}
 		w.movedAt = now
 	}
-	w.seen, w.czxid, w.offset, w.epoch = true, n.Czxid, st.KRaftMetadataOffset, st.KRaftMetadataEpoch
+	w.seen, w.czxid, w.offset, w.epoch, w.ctrlEp = true, n.Czxid, st.KRaftMetadataOffset, st.KRaftMetadataEpoch, st.KRaftControllerEpoch
+}
+
+// Gap returns the last stall of the sync seen to end, if no new KRaft
+// controller has fully synced ZooKeeper since.
+func (w *SyncWatch) Gap() (SyncGap, bool) {
+	if w.gap == nil {
+		return SyncGap{}, false
+	}
+	return *w.gap, true
 }
 
 // Age is how long the offset has stood still at now (false before any
@@ -161,6 +191,7 @@ const (
 	HazardMigrationMissing = "migration-missing"
 	HazardUnreadableZnode  = "unreadable-znode"
 	HazardPendingDeletions = "pending-deletions"
+	HazardSyncGap          = "sync-gap"
 )
 
 // MigrationStatus is a migration's radar: its phase, the controllers, how
@@ -204,7 +235,10 @@ type MigrationStatus struct {
 	Quorum   *KRaftQuorum
 	Lag      int64
 	LagKnown bool
-	Hazards  []MigrationHazard
+	// Gap is the last stall of the sync seen to end (by a SyncWatch
+	// that followed it), until a new controller epoch covers it.
+	Gap     *SyncGap
+	Hazards []MigrationHazard
 }
 
 // Hazard returns the hazard with code, if any.
@@ -293,6 +327,15 @@ func AssessMigration(s *Snapshot, now time.Time, sync *SyncWatch, quorum *KRaftQ
 		st.Lag, st.LagKnown = max(0, quorum.HighWatermark-1-mig.State.KRaftMetadataOffset), true
 	}
 	stalled := st.SyncKnown && st.SyncAge >= SyncStalledAfter && !(st.LagKnown && st.Lag == 0)
+	// With the quorum: finalizing restarts the controllers, so a leader of
+	// a later epoch than the one /migration names, which never wrote
+	// ZooKeeper, left migration mode; the same leader silent is a sync
+	// that stopped.
+	sameLeader := quorum != nil && quorum.LeaderEpoch > 0 && mig.Present && mig.Err == nil &&
+		quorum.LeaderEpoch == mig.State.KRaftControllerEpoch
+	if gap, ok := sync.Gap(); ok && o.kraft {
+		st.Gap = &gap
+	}
 
 	switch {
 	case !o.kraft && !mig.Present:
@@ -306,6 +349,9 @@ func AssessMigration(s *Snapshot, now time.Time, sync *SyncWatch, quorum *KRaftQ
 	case len(st.ZKBrokers) > 0:
 		st.Phase = PhaseDualWrite
 		st.SyncStopped = stalled
+	case stalled && sameLeader:
+		st.Phase = PhaseKRaftBrokers
+		st.SyncStopped = true
 	case stalled:
 		st.Phase = PhaseFinalized
 	default:
@@ -333,6 +379,10 @@ func migrationHazards(s *Snapshot, st *MigrationStatus, f OwnerFacts, o owner) [
 			"(in dual write it moves at least every metadata.max.idle.interval.ms, 500 ms by default)%s; "+
 			"ZooKeeper no longer shows the cluster as it is, and a revert to ZooKeeper would lose what it misses",
 			mig.State.KRaftMetadataOffset, roundAge(st.SyncAge), lagText(st))
+	}
+	if g := st.Gap; g != nil && !st.SyncStopped {
+		add(HazardSyncGap, "the sync stopped for %s (offsets %d to %d, from %s) and resumed: Kafka 3.9.2 then writes new changes only, so what changed meanwhile (a topic created, an ISR shrunk) may be missing from ZooKeeper until the controller's next full sync, when a KRaft controller becomes active (restart the active controller)",
+			roundAge(g.To.Sub(g.From)), g.OffsetFrom, g.OffsetTo, g.From.UTC().Format("15:04:05 UTC"))
 	}
 	if !st.Phase.KRaftOwned() && len(st.Unregistered) > 0 {
 		n := len(st.Unregistered)

@@ -100,10 +100,21 @@ func TestMigrationPhases(t *testing.T) {
 	if got := st.Brokers(); got != "ZooKeeper mode 1,2 · KRaft 3" {
 		t.Errorf("Brokers() = %q", got)
 	}
+	// The sync resumed after its stall: what changed meanwhile may be
+	// missing until a controller's full sync.
+	if h, ok := st.Hazard(HazardSyncGap); !ok || !strings.Contains(h.Text, "the sync stopped for 6s (offsets 50 to 60") {
+		t.Errorf("no sync gap after the stall: %v %q", codes(st.Hazards), h.Text)
+	}
+	// The controller restarted (a new epoch): its full sync covers the gap.
+	now = now.Add(time.Second)
+	apply(t, m, []NodeEvent{z.set(MigrationPath, migrationJSON(3000, 6, 61, 6))}, false)
+	if st = assess(); len(st.Hazards) != 0 {
+		t.Errorf("after a new controller epoch: %v", codes(st.Hazards))
+	}
 
 	// Every broker on KRaft.
 	now = now.Add(time.Second)
-	apply(t, m, []NodeEvent{z.del(BrokerIDPath(1)), z.del(BrokerIDPath(2)), z.set(MigrationPath, migrationJSON(3000, 5, 70, 5))}, false)
+	apply(t, m, []NodeEvent{z.del(BrokerIDPath(1)), z.del(BrokerIDPath(2)), z.set(MigrationPath, migrationJSON(3000, 6, 70, 6))}, false)
 	st = assess()
 	if st.Phase != PhaseKRaftBrokers || len(st.ZKBrokers) != 0 || !slices.Equal(st.KRaftBrokers, []int{1, 2, 3}) || len(st.Hazards) != 0 {
 		t.Fatalf("brokers on KRaft: %v zk %v kraft %v hazards %v", st.Phase, st.ZKBrokers, st.KRaftBrokers, codes(st.Hazards))
@@ -114,6 +125,15 @@ func TestMigrationPhases(t *testing.T) {
 	st = assess()
 	if st.Phase != PhaseFinalized || st.Verdict.Level != WriteRefused || st.SyncStopped {
 		t.Fatalf("finalized: %v %v stopped %v", st.Phase, st.Verdict.Level, st.SyncStopped)
+	}
+	// The quorum tells the two apart: the leader that last wrote ZooKeeper
+	// still leads (a frozen sync), or a later one never wrote (finalized:
+	// the controllers restarted without the migration).
+	if st := AssessMigration(m.Snapshot(), now, &sync, &KRaftQuorum{LeaderID: 3000, LeaderEpoch: 6, HighWatermark: 90}); st.Phase != PhaseKRaftBrokers || !st.SyncStopped {
+		t.Errorf("frozen under the same leader: %v stopped %v", st.Phase, st.SyncStopped)
+	}
+	if st := AssessMigration(m.Snapshot(), now, &sync, &KRaftQuorum{LeaderID: 3000, LeaderEpoch: 7, HighWatermark: 90}); st.Phase != PhaseFinalized || st.SyncStopped {
+		t.Errorf("finalized under a later leader: %v stopped %v", st.Phase, st.SyncStopped)
 	}
 }
 
