@@ -122,6 +122,9 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 		return err
 	}
 	defer closeWatch()
+	if err := cf.refuseEarly(conn, "alter topic "+f.topic); err != nil {
+		return err
+	}
 	names := filter.Names(snap)
 	if len(names) == 0 {
 		if f.ifExists {

@@ -200,6 +200,9 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 		return err
 	}
 	defer closeWatch()
+	if err := cf.refuseEarly(conn, "alter the config of topic "+topic); err != nil {
+		return err
+	}
 	if !f.validateOnly {
 		if err := cf.writable("alter the config of topic "+topic, "--validate-only checks it without writing"); err != nil {
 			return err

@@ -170,6 +170,9 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 		return err
 	}
 	defer closeWatch()
+	if err := cf.refuseEarly(conn, "start a preferred leader election"); err != nil {
+		return err
+	}
 	plan, err := clusterops.PlanPreferredElection(snap, req)
 	if err != nil {
 		return err

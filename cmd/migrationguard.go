@@ -25,8 +25,11 @@ import (
 //     the warning on standard error, then a y/N question when standard
 //     input is a terminal; without one, the write is refused unless
 //     --accept-migration-warning says the operator accepts it;
-//   - a dry run (--validate-only, --dry-run) prints a warning or a refusal
-//     as a note and succeeds: it writes nothing.
+//   - a dry run (--validate-only, --dry-run) prints a warning as a note and
+//     succeeds: it writes nothing. A refusal fails every command, dry runs
+//     included, before it plans (refuseEarly): once the brokers run in
+//     KRaft mode no plan can be made from ZooKeeper, and the refusal is
+//     what matters.
 // clusterops.Write judges again right before its multi (and refuses a
 // takeover that races it); the confirmation given here holds for the
 // /migration it was about only.
@@ -77,6 +80,22 @@ func (f *connFlags) confirmWrite(c *cobra.Command, z clusterops.ZK, what string)
 		return clusterops.Confirm(z, v), nil
 	}
 	return nil, fmt.Errorf("not confirmed: did not %s; nothing was written", what)
+}
+
+// refuseEarly fails a command that writes (dry runs included) before it
+// plans anything when a KRaft controller owns the metadata: its plan would
+// fail on what ZooKeeper no longer shows (no broker registered once they
+// run in KRaft mode) and hide the reason. A warning is left to
+// confirmWrite, once the plan is shown.
+func (f *connFlags) refuseEarly(z clusterops.ZK, what string) error {
+	v, err := clusterops.CheckWrite(z)
+	if err != nil {
+		return err
+	}
+	if v.Level == cluster.WriteRefused {
+		return fmt.Errorf("refusing to %s: %w", what, &clusterops.MigrationError{Verdict: v})
+	}
+	return nil
 }
 
 // noteWrite prints, for a dry run, what the write would meet if it were

@@ -113,8 +113,10 @@ func TestMigrationGuardCLI(t *testing.T) {
 	if !maps.EqualFunc(before, after, bytes.Equal) {
 		t.Errorf("written while a KRaft controller owns the cluster")
 	}
+	// A dry run is refused too, before it plans: once the brokers run in
+	// KRaft mode no plan can be made from ZooKeeper.
 	code, out, errOut := runCLI(t, "topics", "create", "--topic", "payments", "--partitions", "1", "--replication-factor", "1", "--validate-only", "--zookeeper", addr)
-	if code != 0 || !strings.Contains(out, "Validation passed") || !strings.Contains(errOut, "Note: the write would be refused: KRaft controller 3000 (epoch 5)") {
+	if code != 1 || !strings.Contains(errOut, "Error: refusing to create topic payments: write through ZooKeeper refused: KRaft controller 3000 (epoch 5)") {
 		t.Errorf("validate-only: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -150,6 +152,12 @@ func TestMigrationGuardCLIAsks(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, warning) || exists("no-tty") ||
 		!strings.Contains(errOut, "Error: refusing to create topic no-tty without confirmation (a ZooKeeper to KRaft migration is being prepared, see the warning above): on a terminal ktopo asks; elsewhere --accept-migration-warning confirms it") {
 		t.Errorf("no terminal: exit %d\n%s", code, errOut)
+	}
+	// A dry run notes it and passes.
+	code, out, errOut := runIn(strings.NewReader(""), append(create("dry"), "--validate-only")...)
+	if code != 0 || !strings.Contains(out, "Validation passed") || exists("dry") ||
+		!strings.Contains(errOut, "Note: the write would ask for confirmation first: a ZooKeeper to KRaft migration is being prepared") {
+		t.Errorf("validate-only: exit %d\n%s%s", code, out, errOut)
 	}
 	code, _, errOut = runIn(strings.NewReader(""), create("accepted", "--accept-migration-warning")...)
 	if code != 0 || !exists("accepted") || !strings.Contains(errOut, "--accept-migration-warning given: writing through ZooKeeper anyway.") {

@@ -229,6 +229,9 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		return err
 	}
 	defer closeWatch()
+	if err := cf.refuseEarly(conn, "start a reassignment"); err != nil {
+		return err
+	}
 	plan, err := clusterops.PlanReassignment(snap, conn, rs, f.throttle)
 	if err != nil {
 		return err

@@ -214,6 +214,9 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 		return err
 	}
 	defer closeWatch()
+	if err := cf.refuseEarly(conn, "create topic "+f.topic); err != nil {
+		return err
+	}
 	plan, err := clusterops.PlanTopic(snap, req)
 	if err != nil {
 		if f.ifNotExists && cluster.ErrorClass(err) == cluster.ClassTopicExists {
@@ -493,6 +496,9 @@ and exactly the znodes that would be written, and writes nothing.`,
 				return err
 			}
 			return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error {
+				if err := cf.refuseEarly(conn, "delete topic "+topic); err != nil {
+					return err
+				}
 				names := filter.Names(s)
 				if len(names) == 0 {
 					if ifExists {
