@@ -21,9 +21,10 @@ import (
 )
 
 type migrationFlags struct {
-	output    string
-	watch     bool
-	bootstrap string
+	output     string
+	watch      bool
+	bootstrap  string
+	controller string
 	// every is how often --watch judges the sync's age and asks the quorum.
 	every time.Duration
 }
@@ -47,11 +48,16 @@ func newMigrationCmd(cf *connFlags) *cobra.Command {
   - the controller (ZooKeeper or KRaft, its epoch, since when) and /migration
     (kraft_controller_id, kraft_controller_epoch, kraft_metadata_offset and
     when the offset last moved);
-  - with --bootstrap-server, how many committed KRaft records ZooKeeper lacks
-    (DescribeQuorum's high watermark against kraft_metadata_offset);
+  - with --bootstrap-controller (the controllers' CONTROLLER listener) or, once
+    brokers run in KRaft mode, --bootstrap-server: how many committed KRaft
+    records ZooKeeper lacks (DescribeQuorum's high watermark against
+    kraft_metadata_offset), and whether a silent sync is stopped (the leader
+    that last wrote ZooKeeper still leads) or finalized (a later leader never
+    wrote it);
   - the brokers by mode: registered in ZooKeeper (ZooKeeper mode), or, once a
-    KRaft controller owns the metadata, leading or in an ISR without being
-    registered (KRaft mode), or neither;
+    KRaft controller owns the metadata, listed by the cluster's metadata
+    (--bootstrap-server) or else leading or in an ISR without being registered
+    (KRaft mode), or neither;
   - the hazards: brokers in assignments that are not registered (a migration
     never starts while one holds replicas), a /migration left from an earlier
     attempt, topics without topic_id, a sync that stopped (the offset not
@@ -65,8 +71,8 @@ every --interval) and prints a line each time the phase, the controller, the
 brokers or the hazards change. --output json prints one object (per change
 with --watch).`,
 		Example: `  ktopo migration --zookeeper zk1:2181/kafka
-  ktopo migration --bootstrap-server kafka1:9092 --output json
-  ktopo migration --watch --bootstrap-server kafka1:9092`,
+  ktopo migration --bootstrap-controller kraft1:9093 --bootstrap-server kafka1:9092 --output json
+  ktopo migration --watch --bootstrap-controller kraft1:9093`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkOutput(f.output); err != nil {
@@ -81,8 +87,8 @@ with --watch).`,
 				return watchMigration(ctx, cf, c.OutOrStdout(), f)
 			}
 			return withCluster(c, cf, func(ctx context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
-				q, qerr := askQuorum(ctx, f.bootstrap)
-				r := migrationReport(s, time.Now(), nil, q, qerr, f.bootstrap != "")
+				q, qerr := askQuorum(ctx, f)
+				r := migrationReport(s, time.Now(), nil, q, qerr, f.asks())
 				return writeMigrationReport(c.OutOrStdout(), r, f.output == "json")
 			})
 		},
@@ -90,18 +96,22 @@ with --watch).`,
 	fl := c.Flags()
 	fl.StringVar(&f.output, "output", "text", "output format: text or json")
 	fl.BoolVar(&f.watch, "watch", false, "follow the migration live, a line (an object) per change, until interrupted")
-	fl.StringVar(&f.bootstrap, "bootstrap-server", "", "Kafka brokers (or KRaft controllers) host:port[,host:port…] to ask the KRaft quorum's high watermark, for the lag (plaintext)")
+	fl.StringVar(&f.bootstrap, "bootstrap-server", "", "Kafka brokers host:port[,host:port…] to ask the KRaft quorum's high watermark (for the lag) and the brokers the metadata lists (plaintext); ZooKeeper-mode brokers do not answer the former")
+	fl.StringVar(&f.controller, "bootstrap-controller", "", "KRaft controllers' CONTROLLER listeners host:port[,…] to ask the quorum's high watermark (plaintext): what answers while brokers still run in ZooKeeper mode")
 	fl.DurationVar(&f.every, "interval", time.Second, "with --watch: how often the sync's age is judged and the quorum asked")
 	return c
 }
 
-// askQuorum asks the KRaft quorum when a bootstrap list is given (nil,
-// nil when not).
-func askQuorum(ctx context.Context, bootstrap string) (*cluster.KRaftQuorum, error) {
-	if bootstrap == "" {
+// asks reports whether the KRaft quorum is to be asked.
+func (f migrationFlags) asks() bool { return f.bootstrap != "" || f.controller != "" }
+
+// askQuorum asks the KRaft quorum when --bootstrap-server or
+// --bootstrap-controller is given (nil, nil when not).
+func askQuorum(ctx context.Context, f migrationFlags) (*cluster.KRaftQuorum, error) {
+	if !f.asks() {
 		return nil, nil
 	}
-	q, err := kraftquorum.Describe(ctx, kraftquorum.SplitAddrs(bootstrap))
+	q, err := kraftquorum.Describe(ctx, kraftquorum.SplitAddrs(f.bootstrap), kraftquorum.SplitAddrs(f.controller))
 	if err != nil {
 		return nil, err
 	}
@@ -168,12 +178,12 @@ func watchMigration(ctx context.Context, cf *connFlags, out io.Writer, f migrati
 	answers := make(chan answer, 1)
 	asking := false
 	ask := func() {
-		if f.bootstrap == "" || asking {
+		if !f.asks() || asking {
 			return
 		}
 		asking = true
 		go func() {
-			q, err := askQuorum(ctx, f.bootstrap)
+			q, err := askQuorum(ctx, f)
 			answers <- answer{q, err}
 		}()
 	}
@@ -184,12 +194,12 @@ func watchMigration(ctx context.Context, cf *connFlags, out io.Writer, f migrati
 	var sync cluster.SyncWatch
 	var q *cluster.KRaftQuorum
 	var qerr error
-	if f.bootstrap != "" {
-		q, qerr = askQuorum(ctx, f.bootstrap)
+	if f.asks() {
+		q, qerr = askQuorum(ctx, f)
 	}
 	last, prev := "", render.MigrationReport{}
 	report := func() error {
-		r := migrationReport(s, time.Now(), &sync, q, qerr, f.bootstrap != "")
+		r := migrationReport(s, time.Now(), &sync, q, qerr, f.asks())
 		key := migrationKey(r)
 		if key == last {
 			return nil

@@ -28,27 +28,48 @@ const MetadataTopic = "__cluster_metadata"
 // Timeout bounds one request to one server.
 const Timeout = 5 * time.Second
 
-// Describe asks the servers at addrs (brokers, which forward
-// DescribeQuorum to the active controller, or controllers' CONTROLLER
-// listeners, where only the leader answers), one after the other until
-// one answers, for the metadata quorum, and the server that answered for
-// the brokers the metadata lists (Metadata; a controller does not say).
-func Describe(ctx context.Context, addrs []string) (cluster.KRaftQuorum, error) {
-	if len(addrs) == 0 {
+// Describe asks for the metadata quorum: the controllers at controllers
+// (their CONTROLLER listener, where only the leader answers DescribeQuorum),
+// else the brokers at brokers (KRaft brokers forward DescribeQuorum to
+// the active controller; ZooKeeper-mode brokers, migrating or not, do not
+// know the request), one after the other until one answers; and the
+// brokers the cluster's metadata lists, from the first broker that
+// answers Metadata (a controller does not).
+func Describe(ctx context.Context, brokers, controllers []string) (cluster.KRaftQuorum, error) {
+	askers := controllers
+	if len(askers) == 0 {
+		askers = brokers
+	}
+	if len(askers) == 0 {
 		return cluster.KRaftQuorum{}, errors.New("no bootstrap server")
 	}
+	var q cluster.KRaftQuorum
 	var errs []string
-	for _, addr := range addrs {
-		q, err := describeAt(ctx, addr)
-		if err == nil {
-			return q, nil
+	asked := false
+	for _, addr := range askers {
+		var err error
+		if q, err = describeAt(ctx, addr); err == nil {
+			asked = true
+			break
+		}
+		if strings.Contains(err.Error(), "broker is too old") {
+			err = errors.New("this broker does not answer DescribeQuorum (a ZooKeeper-mode broker): --bootstrap-controller asks the controllers")
 		}
 		errs = append(errs, addr+": "+err.Error())
 		if ctx.Err() != nil {
 			break
 		}
 	}
-	return cluster.KRaftQuorum{}, fmt.Errorf("DescribeQuorum: %s", strings.Join(errs, "; "))
+	if !asked {
+		return cluster.KRaftQuorum{}, fmt.Errorf("DescribeQuorum: %s", strings.Join(errs, "; "))
+	}
+	for _, addr := range brokers {
+		if ids, err := brokersAt(ctx, addr); err == nil {
+			q.Brokers, q.BrokersKnown = ids, true
+			break
+		}
+	}
+	return q, nil
 }
 
 // SplitAddrs splits a --bootstrap-server list ("host:port,host:port").
@@ -62,24 +83,29 @@ func SplitAddrs(s string) []string {
 	return out
 }
 
+// request sends one request to the Kafka server at addr.
+func request(ctx context.Context, addr string, req kmsg.Request) (kmsg.Response, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DialTimeout(Timeout), kgo.RequestRetries(0), kgo.RetryTimeout(Timeout))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	seeds := cl.SeedBrokers()
+	if len(seeds) == 0 {
+		return nil, fmt.Errorf("not a host:port")
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	return seeds[0].Request(ctx, req)
+}
+
 func describeAt(ctx context.Context, addr string) (cluster.KRaftQuorum, error) {
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	t := kmsg.NewDescribeQuorumRequestTopic()
 	t.Topic = MetadataTopic
 	t.Partitions = append(t.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
 	req.Topics = append(req.Topics, t)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DialTimeout(Timeout), kgo.RequestRetries(0), kgo.RetryTimeout(Timeout))
-	if err != nil {
-		return cluster.KRaftQuorum{}, err
-	}
-	defer cl.Close()
-	seeds := cl.SeedBrokers()
-	if len(seeds) == 0 {
-		return cluster.KRaftQuorum{}, fmt.Errorf("not a host:port")
-	}
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
-	defer cancel()
-	resp, err := seeds[0].Request(ctx, req)
+	resp, err := request(ctx, addr, req)
 	if err != nil {
 		return cluster.KRaftQuorum{}, err
 	}
@@ -99,16 +125,21 @@ func describeAt(ctx context.Context, addr string) (cluster.KRaftQuorum, error) {
 		q.Voters = append(q.Voters, int(v.ReplicaID))
 	}
 	slices.Sort(q.Voters)
-	// The brokers the metadata lists: a broker answers Metadata (a
-	// controller does not; the brokers are then unknown).
-	mreq := kmsg.NewPtrMetadataRequest()
-	mreq.Topics = []kmsg.MetadataRequestTopic{}
-	if resp, err := seeds[0].Request(ctx, mreq); err == nil {
-		q.BrokersKnown = true
-		for _, b := range resp.(*kmsg.MetadataResponse).Brokers {
-			q.Brokers = append(q.Brokers, int(b.NodeID))
-		}
-		slices.Sort(q.Brokers)
-	}
 	return q, nil
+}
+
+// brokersAt asks the broker at addr for the brokers its metadata lists.
+func brokersAt(ctx context.Context, addr string) ([]int, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	resp, err := request(ctx, addr, req)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int
+	for _, b := range resp.(*kmsg.MetadataResponse).Brokers {
+		ids = append(ids, int(b.NodeID))
+	}
+	slices.Sort(ids)
+	return ids, nil
 }

@@ -18,7 +18,8 @@ type MigrationReport struct {
 	ClusterID string
 	Status    cluster.MigrationStatus
 	// QuorumErr is why the quorum could not be asked ("" when it was, or
-	// when no --bootstrap-server was given: Asked false).
+	// when neither --bootstrap-server nor --bootstrap-controller was
+	// given: Asked false).
 	QuorumErr string
 	Asked     bool
 	At        time.Time
@@ -114,7 +115,7 @@ func MigrationLag(st cluster.MigrationStatus, asked bool, quorumErr string) stri
 		q := st.Quorum
 		return fmt.Sprintf("none yet: nothing copied (quorum leader %d, epoch %d, high watermark %d)", q.LeaderID, q.LeaderEpoch, q.HighWatermark)
 	case !asked && st.Migration.Present:
-		return "unknown (--bootstrap-server asks the KRaft quorum)"
+		return "unknown (--bootstrap-controller or --bootstrap-server asks the KRaft quorum)"
 	}
 	return "n/a"
 }

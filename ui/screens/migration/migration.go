@@ -241,7 +241,7 @@ func (m *Model) lines() []string {
 			ink, what = st.Muted, "no longer written ("+age(s.SyncAge)+"): finalized, or frozen"
 		}
 		row("sync", what, ink)
-		row("lag", "unknown from ZooKeeper alone (ktopo migration --bootstrap-server tells)", st.Muted)
+		row("lag", "unknown from ZooKeeper alone (ktopo migration --bootstrap-controller tells)", st.Muted)
 	}
 	row("ZooKeeper mode", ids(s.ZKBrokers), st.Text)
 	if s.Phase.KRaftOwned() {
