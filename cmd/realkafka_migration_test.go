@@ -152,6 +152,14 @@ func writesOf(t *testing.T, connect string) (cli map[string][]string, direct map
 			return clusterops.WriteAlteration(z, clusterops.ConfigChangeOps(clusterops.ConfigChange{EntityType: "users",
 				Entity: "alice", Config: map[string]string{"producer_byte_rate": "1024"}, Version: -1}))
 		},
+		// The election znode itself: the command line writes it only when
+		// a leader is off its preferred replica, which Kafka's automatic
+		// rebalance may have fixed by then.
+		"preferred election": func(z clusterops.ZK) error {
+			ps := []cluster.TopicPartition{{Topic: "orders", Partition: 2}}
+			return clusterops.StartPreferredElection(z, &clusterops.ElectionPlan{Write: ps,
+				Path: cluster.PreferredReplicaElectionPath, JSON: cluster.EncodePartitionsNotification(ps), Controller: -1})
+		},
 	}
 	return cli, direct
 }
@@ -213,6 +221,12 @@ func TestRealKafkaMigration(t *testing.T) {
 		rec.Reset()
 		for _, what := range slices.Sorted(maps.Keys(cli)) {
 			code, out, errOut := runCLI(t, cli[what]...)
+			if what == "start a preferred leader election" && code == 0 && strings.Contains(out, "\nNothing to elect.") {
+				// No leader off its preferred replica now (while a ZooKeeper
+				// controller rules, its automatic rebalance may have run):
+				// nothing to write; the direct election write covers it.
+				continue
+			}
 			if code != 1 || !strings.Contains(errOut, "refusing to "+what) || !strings.Contains(errOut, want) {
 				t.Errorf("%s: %s: exit %d\n%s%s", phase, what, code, out, errOut)
 			}
