@@ -568,18 +568,27 @@ func TestAlreadyExists(t *testing.T) {
 	}
 }
 
-// TestConnectionLost: the outcome of a multi whose reply was lost is
-// reported as unknown, never as "nothing written".
+// TestConnectionLost: a multi whose reply was lost is read back: the
+// topic not there means nothing was written; a read back that fails too
+// leaves the outcome unknown, never "nothing written".
 func TestConnectionLost(t *testing.T) {
 	e := openPreview(t, 200, 58)
 	e.z.fail = fmt.Errorf("create topic payments: %w", zk.ErrConnectionClosed)
 	create(t, e)
 	out := view(e)
-	if e.m.Stage() != "failed" || !strings.Contains(out, "zk: connection closed") || !strings.Contains(out, "The outcome is unknown") {
+	if e.m.Stage() != "failed" || !strings.Contains(out, "zk: connection closed") ||
+		!strings.Contains(out, "The write got no reply; read back after reconnecting: the topic does not exist. Nothing was written.") {
 		t.Fatalf("%s\n%s", e.m.Stage(), out)
 	}
 	if !errors.Is(e.m.tr.err, zk.ErrConnectionClosed) {
 		t.Fatal(e.m.tr.err)
+	}
+	e = openPreview(t, 200, 58)
+	e.z.fail = fmt.Errorf("create topic payments: %w", zk.ErrConnectionClosed)
+	e.z.getErr = zk.ErrNoAuth
+	create(t, e)
+	if out := view(e); e.m.Stage() != "failed" || !strings.Contains(out, "The outcome is unknown") {
+		t.Fatalf("%s\n%s", e.m.Stage(), out)
 	}
 }
 

@@ -125,6 +125,8 @@ type fakeZK struct {
 	nodes map[string][]byte
 	multi [][]any
 	fail  error
+	// getErr fails every read (a session that cannot read back).
+	getErr error
 }
 
 func (z *fakeZK) Exists(p string) (bool, *zk.Stat, error) {
@@ -140,6 +142,9 @@ func (z *fakeZK) Exists(p string) (bool, *zk.Stat, error) {
 func (z *fakeZK) Get(p string) ([]byte, *zk.Stat, error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	if z.getErr != nil {
+		return nil, nil, z.getErr
+	}
 	data, ok := z.nodes[p]
 	if !ok {
 		return nil, nil, zk.ErrNoNode

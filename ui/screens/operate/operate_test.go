@@ -677,7 +677,7 @@ func BenchmarkView(b *testing.B) {
 					}
 					e.press("pgdown")
 					if stage == "progress" {
-						e.press("enter", "y")
+						e.press("L", "enter", "y") // the leaders with the copy: straight to the progress
 						moves := e.m.Plan().Moves
 						e.controller(moves[:len(moves)/2], moves[len(moves)/2:len(moves)/2+10])
 					}
