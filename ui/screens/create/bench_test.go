@@ -113,7 +113,7 @@ func BenchmarkObserve(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				e.m.stage = stageProgress
+				e.m.fr.Stage = stageProgress
 				e.m.SetSnapshot(snaps[i%len(snaps)])
 				i++
 			}

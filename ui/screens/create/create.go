@@ -66,17 +66,19 @@ type Options struct {
 	// Task is the id the shell gave this wizard: the results of its
 	// commands come back in nav.TaskMsg{Task: Task}.
 	Task int
+	// Tick schedules the clock's ticks (nil: tea.Tick).
+	Tick wizard.Ticker
 }
 
-type stage uint8
-
+// The stages: the form (wizard.StageEdit), the preview, the write, the
+// partitions coming online (progress), done, failed.
 const (
-	stageForm     stage = iota
-	stagePreview        // the plan, maybe with the confirmation popup
-	stageWriting        // the multi is in flight
-	stageProgress       // written; waiting for the controller
-	stageDone           // every partition has a leader
-	stageFailed         // the write failed: nothing was written, or it is not known
+	stageForm     = wizard.StageEdit
+	stagePreview  = wizard.StagePreview
+	stageWriting  = wizard.StageWriting
+	stageProgress = wizard.StageProgress
+	stageDone     = wizard.StageDone
+	stageFailed   = wizard.StageFailed
 )
 
 // Model is the wizard.
@@ -91,17 +93,12 @@ type Model struct {
 	now  func() time.Time
 	rng  *rand.Rand
 
-	stage stage
-	form  form
-	pv    preview
-	tr    *tracker
-
-	// detached: the user closed the wizard while it worked; it runs on in
-	// the shell's background list and stops its clock ticks.
-	detached bool
-	ticking  bool
-	noTicks  bool // tests: no clock ticks
-	pace     wizard.Pace
+	// fr is the stage, the popup, the znodes view, the note, the pace
+	// and the ticks, as the operation wizard has them.
+	fr   wizard.Frame
+	form form
+	pv   preview
+	tr   *tracker
 }
 
 // New returns a wizard with an empty, focused name field.
@@ -114,6 +111,8 @@ func New(o Options) *Model {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng}
+	m.fr = wizard.NewFrame(wizard.FrameOptions{Styles: o.Styles, Task: o.Task, Now: o.Now, Tick: o.Tick, Pace: o.Pace}, stageForm)
+	m.pv.note, m.pv.ops = &m.fr.Note, &m.fr.Ops
 	m.form.init(m.st)
 	m.pv.start, m.pv.shift = -1, -1
 	m.pv.renderRow = m.pv.row
@@ -124,7 +123,7 @@ func New(o Options) *Model {
 // Title implements ui.Screen.
 func (m *Model) Title() string {
 	name := m.form.in[fName].Value()
-	switch m.stage {
+	switch m.fr.Stage {
 	case stageForm:
 		return "Create topic"
 	case stagePreview:
@@ -150,6 +149,7 @@ func (m *Model) SetStyles(st theme.Styles) {
 	for i := range m.form.in {
 		theme.StyleInput(&m.form.in[i], st)
 	}
+	m.fr.SetStyles(st)
 }
 
 // SetSnapshot implements ui.SnapshotSetter: the form validates against
@@ -162,7 +162,7 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	defer m.settle()
 	m.snap = s
 	m.form.setDefaults(s)
-	switch m.stage {
+	switch m.fr.Stage {
 	case stageForm:
 		m.form.validate(s)
 	case stagePreview:
@@ -170,7 +170,7 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	case stageProgress, stageDone:
 		m.tr.observe(s, m.now())
 		if m.tr.done() {
-			m.stage = stageDone
+			m.fr.Stage = stageDone
 		}
 	}
 }
@@ -178,22 +178,10 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 // Stage names the current stage (for tests and the shell): "form",
 // "preview", "confirm", "writing", "progress", "done" or "failed".
 func (m *Model) Stage() string {
-	switch m.stage {
-	case stageForm:
-		return "form"
-	case stagePreview:
-		if m.pv.confirm {
-			return "confirm"
-		}
-		return "preview"
-	case stageWriting:
-		return "writing"
-	case stageProgress:
-		return "progress"
-	case stageDone:
-		return "done"
+	if m.fr.Stage == stagePreview && m.fr.Confirm.Open() {
+		return "confirm"
 	}
-	return "failed"
+	return m.fr.Stage.String()
 }
 
 // Plan returns the plan the preview shows (and the creation writes), nil
@@ -209,20 +197,20 @@ func (m *Model) Progress() clusterops.Progress {
 }
 
 // Capturing implements ui.Capturer: the form's text fields take every key.
-func (m *Model) Capturing() bool { return m.stage == stageForm }
+func (m *Model) Capturing() bool { return m.fr.Stage == stageForm }
 
 // Back implements ui.Backer: esc steps back inside the wizard (closes the
 // popup or the znode view, returns from the preview or a failure to the
 // form with every value kept) before the shell closes it.
 func (m *Model) Back() bool {
 	defer m.settle()
-	switch m.stage {
+	switch m.fr.Stage {
 	case stagePreview:
 		switch {
-		case m.pv.confirm:
-			m.pv.confirm = false
-		case m.pv.showOps:
-			m.pv.showOps = false
+		case m.fr.Confirm.Open():
+			m.fr.Confirm.Close()
+		case m.fr.Ops.Shown():
+			m.fr.Ops.Hide()
 		default:
 			m.toForm()
 		}
@@ -236,19 +224,13 @@ func (m *Model) Back() bool {
 
 // Detach implements ui.Task: closing the wizard while the topic is being
 // written or brought online keeps it running in the background.
-func (m *Model) Detach() bool {
-	if m.stage == stageWriting || m.stage == stageProgress {
-		m.detached = true
-		return true
-	}
-	return false
-}
+func (m *Model) Detach() bool { return m.fr.Detach(false) }
 
 // TaskStatus implements ui.Task: one line for the status bar while the
 // wizard works in the background, and where the creation stands.
 func (m *Model) TaskStatus() (string, nav.TaskState) {
 	name := m.form.in[fName].Value()
-	switch m.stage {
+	switch m.fr.Stage {
 	case stageWriting:
 		if m.tr != nil && m.tr.lostErr != nil {
 			return "Creating topic " + name + ": no reply to the write, reading back…", nav.TaskRunning
@@ -270,8 +252,9 @@ func (m *Model) TaskStatus() (string, nav.TaskState) {
 }
 
 func (m *Model) toForm() {
-	m.stage = stageForm
-	m.pv.confirm, m.pv.showOps = false, false
+	m.fr.Stage = stageForm
+	m.fr.Confirm.Close()
+	m.fr.Ops.Hide()
 	m.tr = nil
 	m.form.focusField(m.form.focus)
 	if m.snap != nil {
@@ -293,14 +276,6 @@ type (
 	}
 	// verifiedMsg: what became of a multi whose reply was lost.
 	verifiedMsg struct{ o clusterops.Outcome }
-	// opsDescribedMsg: what the multi would write now (the `w` view).
-	opsDescribedMsg struct {
-		plan  *clusterops.TopicPlan
-		lines []string
-		err   error
-	}
-	// tickMsg advances the elapsed-time display while waiting.
-	tickMsg struct{ t time.Time }
 )
 
 // Update implements ui.Screen.
@@ -319,6 +294,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 // ends here.
 func (m *Model) settle() {
 	m.syncKeys()
+	m.fr.Ops.Wrap(m.w)
 	if m.pv.plan != nil {
 		m.pv.layout()
 	}
@@ -333,11 +309,11 @@ func (m *Model) syncKeys() {
 			b.SetEnabled(on)
 		}
 	}
-	confirm := m.stage == stagePreview && m.pv.confirm
-	preview := m.stage == stagePreview && !confirm
-	form := m.stage == stageForm
-	working := m.stage == stageWriting || m.stage == stageProgress
-	after := working || m.stage == stageDone || m.stage == stageFailed
+	confirm := m.fr.Stage == stagePreview && m.fr.Confirm.Open()
+	preview := m.fr.Stage == stagePreview && !confirm
+	form := m.fr.Stage == stageForm
+	working := m.fr.Stage == stageWriting || m.fr.Stage == stageProgress
+	after := working || m.fr.Stage == stageDone || m.fr.Stage == stageFailed
 	manual := m.pv.plan != nil && m.pv.plan.Manual
 	set(form, &km.Next, &km.Prev, &km.Clear, &km.Submit, &m.back)
 	set(form && m.form.focus == fRack, &km.Toggle)
@@ -346,54 +322,52 @@ func (m *Model) syncKeys() {
 	set(preview && !manual, &km.Reroll, &km.StepBack, &km.StepForward)
 	set(preview || after, &km.ScrollUp, &km.ScrollDown, &km.PageUp, &km.PageDown)
 	set(confirm, &km.Confirm, &km.Cancel, &km.SwitchButton, &km.Choose)
-	set(m.opt.Pace != nil && (working || m.stage == stageDone), &km.Pace)
-	set(m.stage == stageDone, &km.OpenTopic)
-	set(m.stage == stageFailed, &km.BackToForm)
+	set(m.fr.CanPace() && (working || m.fr.Stage == stageDone), &km.Pace)
+	set(m.fr.Stage == stageDone, &km.OpenTopic)
+	set(m.fr.Stage == stageFailed, &km.BackToForm)
 }
 
 func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
 	case topicCreatedMsg:
-		if m.stage != stageWriting {
+		if m.fr.Stage != stageWriting {
 			return nil, nil
 		}
-		m.stage = stageProgress
+		m.fr.Stage = stageProgress
 		m.tr.written(msg.took)
 		if m.snap != nil {
 			m.tr.observe(m.snap, m.now())
 			if m.tr.done() {
-				m.stage = stageDone
+				m.fr.Stage = stageDone
 			}
 		}
 		return m.tick(), nil
 	case createFailedMsg:
-		if m.stage != stageWriting {
+		if m.fr.Stage != stageWriting {
 			return nil, nil
 		}
-		m.stage = stageFailed
+		m.fr.Stage = stageFailed
 		m.tr.fail(msg.err)
 	case replyLostMsg:
-		if m.stage != stageWriting {
+		if m.fr.Stage != stageWriting {
 			return nil, nil
 		}
 		m.tr.replyLost(msg.err, msg.took)
 		return m.verify(msg.err), nil
 	case verifiedMsg:
-		if m.stage != stageWriting {
+		if m.fr.Stage != stageWriting {
 			return nil, nil
 		}
 		m.tr.verified(msg.o)
 		if !msg.o.Known || !msg.o.Applied {
-			m.stage = stageFailed
+			m.fr.Stage = stageFailed
 			return nil, nil
 		}
 		return m.update(topicCreatedMsg{took: m.tr.took})
-	case opsDescribedMsg:
-		if msg.plan == m.pv.plan {
-			m.pv.setOps(msg.lines, msg.err)
-		}
-	case tickMsg:
-		m.ticking = false
+	case wizard.OpsMsg:
+		m.fr.Ops.Set(msg)
+	case wizard.TickMsg:
+		m.fr.Ticked()
 		if m.tr != nil {
 			m.tr.now = m.now()
 		}
@@ -401,7 +375,7 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.PasteMsg:
-		if m.stage == stageForm {
+		if m.fr.Stage == stageForm {
 			return m.form.update(msg, m.snap, &m.km), nil
 		}
 	case tea.MouseWheelMsg:
@@ -412,17 +386,10 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 
 // tick keeps the elapsed time moving while the wizard is on screen and
 // waits; it stops when the topic is online, failed, or in the background.
-func (m *Model) tick() tea.Cmd {
-	if m.ticking || m.detached || m.noTicks || (m.stage != stageWriting && m.stage != stageProgress) {
-		return nil
-	}
-	m.ticking = true
-	id := m.id
-	return tea.Tick(500*time.Millisecond, func(t time.Time) tea.Msg { return nav.TaskMsg{Task: id, Msg: tickMsg{t}} })
-}
+func (m *Model) tick() tea.Cmd { return m.fr.Tick(false) }
 
 func (m *Model) scroll(d int) {
-	switch m.stage {
+	switch m.fr.Stage {
 	case stagePreview:
 		m.pv.scroll(d)
 	case stageProgress, stageDone, stageFailed:
@@ -434,7 +401,7 @@ func (m *Model) scroll(d int) {
 
 func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	km := &m.km
-	switch m.stage {
+	switch m.fr.Stage {
 	case stageForm:
 		if key.Matches(msg, m.back) {
 			return nil, nav.Close{}
@@ -445,18 +412,18 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 		}
 		return m.form.update(msg, m.snap, km), nil
 	case stagePreview:
-		if m.pv.confirm {
-			return m.confirmKey(msg), nil
+		if m.fr.Confirm.Open() {
+			return m.confirmKey(msg)
 		}
 		switch {
 		case key.Matches(msg, km.Create):
 			if m.pv.plan != nil {
-				m.pv.confirm, m.pv.button = true, 0
-				m.pv.setNote("", false)
+				m.fr.Note.Clear()
+				return m.fr.Confirm.Ask(m.form.in[fName].Value()), nil
 			}
 		case key.Matches(msg, km.Written):
-			if m.pv.showOps {
-				m.pv.showOps = false
+			if m.fr.Ops.Shown() {
+				m.fr.Ops.Hide()
 				return nil, nil
 			}
 			return m.describeOps(), nil
@@ -504,26 +471,17 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 }
 
 // currentPace is the pace shown: the one chosen here, else the sandbox's.
-func (m *Model) currentPace() time.Duration { return m.pace.Current(m.opt.Pace) }
+func (m *Model) currentPace() time.Duration { return m.fr.Pace() }
 
-func (m *Model) nextPace() nav.Request { return nav.SetPace{Pace: m.pace.Next(m.opt.Pace)} }
+func (m *Model) nextPace() nav.Request { return m.fr.NextPace() }
 
-func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) confirmKey(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	km := &m.km
-	switch {
-	case key.Matches(msg, km.Confirm):
-		return m.create()
-	case key.Matches(msg, km.Cancel):
-		m.pv.confirm = false // esc too, through Back
-	case key.Matches(msg, km.Choose):
-		if m.pv.button == 0 {
-			return m.create()
-		}
-		m.pv.confirm = false
-	case key.Matches(msg, km.SwitchButton):
-		m.pv.button = 1 - m.pv.button
+	ck := wizard.ConfirmKeys{Yes: km.Confirm, Cancel: km.Cancel, Switch: km.SwitchButton, Choose: km.Choose, Back: m.back}
+	if a, cmd := m.fr.Confirm.Key(msg, &ck); a != wizard.Yes {
+		return cmd, nil
 	}
-	return nil
+	return m.create(), nil
 }
 
 // submit leaves the form for the preview when every value is valid, and
@@ -550,7 +508,7 @@ func (m *Model) submit() {
 		m.form.fail(fieldOf(err), err)
 		return
 	}
-	m.stage = stagePreview
+	m.fr.Stage = stagePreview
 	m.form.blur()
 	m.pv.setNote("", false)
 }
@@ -625,27 +583,25 @@ func (m *Model) describeOps() tea.Cmd {
 	if plan == nil {
 		return nil
 	}
-	m.pv.showOps = true
-	m.pv.setOps(nil, nil)
+	head := wizard.OpsHead{Title: wizard.StepsTitle(1),
+		Detail: " — all or nothing; the controller then creates the partition znodes (w or esc closes)", Reading: "Reading what exists…"}
 	if z == nil {
-		m.pv.setOps(nil, errNoWriter)
+		m.fr.Ops.ShowLines(head, nil, wizard.ErrNoWriter)
 		return nil
 	}
-	id := m.id
-	return func() tea.Msg {
+	return m.fr.Describe(head, func() ([]string, [][]string, error) {
 		ops, err := clusterops.CreateOps(z, plan)
-		var lines []string
-		if err == nil {
-			lines = clusterops.DescribeOps(ops)
+		if err != nil {
+			return nil, nil, err
 		}
-		return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{plan: plan, lines: lines, err: err}}
-	}
+		lines := clusterops.DescribeOps(ops)
+		return lines, [][]string{lines}, nil
+	})
 }
 
 // create re-validates the previewed plan against the newest snapshot and,
 // when it still yields exactly the same znodes, writes that plan.
 func (m *Model) create() tea.Cmd {
-	m.pv.confirm = false
 	shown := m.pv.plan
 	if shown == nil {
 		return nil
@@ -667,10 +623,10 @@ func (m *Model) create() tea.Cmd {
 	}
 	z := m.opt.Writer
 	if z == nil {
-		m.pv.setNote(errNoWriter.Error(), true)
+		m.pv.setNote(wizard.ErrNoWriter.Error(), true)
 		return nil
 	}
-	m.stage = stageWriting
+	m.fr.Begin()
 	m.tr = newTracker(shown, m.snap, m.now(), m.opt.Anims)
 	m.tr.setSize(m.w, m.h)
 	id := m.id
@@ -722,21 +678,15 @@ func brokerChange(a, b *clusterops.TopicPlan) string {
 	return s
 }
 
-type wizardError string
-
-func (e wizardError) Error() string { return string(e) }
-
-const errNoWriter = wizardError("This session cannot write to ZooKeeper (read-only).")
-
 // ShortHelp implements help.KeyMap: the few keys of the stage that the
 // footer has room for.
 func (m *Model) ShortHelp() []key.Binding {
 	km := &m.km
-	switch m.stage {
+	switch m.fr.Stage {
 	case stageForm:
 		return []key.Binding{km.Submit, km.Next, km.Clear, m.back}
 	case stagePreview:
-		if m.pv.confirm {
+		if m.fr.Confirm.Open() {
 			return []key.Binding{km.Confirm, km.Cancel}
 		}
 		return []key.Binding{km.Create, km.Reroll, km.StepBack, km.StepForward, km.Written}

@@ -17,6 +17,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -313,9 +314,9 @@ func checkSize(t *testing.T, out string, w, h int) {
 }
 
 // openPreview opens the preview of a 12-partition RF 3 topic.
-func openPreview(t *testing.T, w, h int) *env {
+func openPreview(t *testing.T, w, h int, opts ...func(*Options)) *env {
 	t.Helper()
-	e := newEnv(t, w, h)
+	e := newEnv(t, w, h, opts...)
 	fill(e, "payments")
 	e.press("enter")
 	if e.m.Stage() != "preview" {
@@ -518,8 +519,8 @@ func TestClusterChangedBeforeWrite(t *testing.T) {
 	if e.m.Stage() != "preview" || len(e.z.multi) != 0 {
 		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
 	}
-	if !strings.Contains(e.m.pv.note, "broker 4 left") || clusterops.SamePlan(before, e.m.Plan()) {
-		t.Fatalf("note %q", e.m.pv.note)
+	if !strings.Contains(e.m.fr.Note.Text, "broker 4 left") || clusterops.SamePlan(before, e.m.Plan()) {
+		t.Fatalf("note %q", e.m.fr.Note.Text)
 	}
 	for _, b := range e.m.Plan().Brokers {
 		if b.ID == 4 {
@@ -623,7 +624,7 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("status %q", line)
 	}
 	e.now = e.now.Add(1500 * time.Millisecond)
-	e.m.Update(tickMsg{})
+	e.m.Update(wizard.TickMsg{})
 	checkSize(t, view(e), 80, 22)
 	golden.RequireEqual(t, view(e))
 	evs = evs[:0]
@@ -744,13 +745,11 @@ func TestDetach(t *testing.T) {
 }
 
 func TestPace(t *testing.T) {
-	e := openPreview(t, 80, 22)
 	// The sandbox's pace changes after the wizard opened (the TUI's
 	// sandbox slows down once its demo topics are online): the wizard
 	// shows the pace of the moment, and the key cycles on from it.
 	sandboxPace := time.Duration(0)
-	e.m.opt.Pace = func() time.Duration { return sandboxPace }
-	e.m.km.Pace.SetEnabled(true)
+	e := openPreview(t, 80, 22, func(o *Options) { o.Pace = func() time.Duration { return sandboxPace } })
 	create(t, e)
 	if !strings.Contains(view(e), "sandbox pace 0s (p)") {
 		t.Fatal(view(e))
@@ -853,8 +852,8 @@ func TestNoteKeepsTheLegend(t *testing.T) {
 			e := openPreview(t, sz[0], sz[1])
 			e.apply(brokerGone(4))
 			create(t, e)
-			if !strings.HasPrefix(e.m.pv.note, "Not created: the cluster changed") {
-				t.Fatalf("note %q", e.m.pv.note)
+			if !strings.HasPrefix(e.m.fr.Note.Text, "Not created: the cluster changed") {
+				t.Fatalf("note %q", e.m.fr.Note.Text)
 			}
 			checkSize(t, view(e), sz[0], sz[1])
 			for _, want := range []string{"L leader  F follower", "broker 4 is offline"} {
@@ -864,7 +863,7 @@ func TestNoteKeepsTheLegend(t *testing.T) {
 			}
 			// The note goes with the next re-roll: the rows take the room again.
 			e.press("r")
-			if e.m.pv.note != "" || !strings.Contains(view(e), "L leader  F follower") {
+			if e.m.fr.Note.Text != "" || !strings.Contains(view(e), "L leader  F follower") {
 				t.Fatalf("after the note went:\n%s", view(e))
 			}
 		})

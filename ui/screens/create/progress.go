@@ -376,7 +376,7 @@ func (t *tracker) bar(st *theme.Styles, width int) string {
 }
 
 // view renders the creation: steps, bar, what it waits for, the grid.
-func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace bool) []string {
+func (t *tracker) view(st *theme.Styles, stg wizard.Stage, pace time.Duration, canPace bool) []string {
 	lines := make([]string, 0, t.h)
 	n := len(t.ids)
 	title := " " + st.Bold.S("Creating ") + st.Accent.S(t.plan.Name) + st.Muted.S("  ·  "+cell.Thousands(n)+" partitions × RF "+
