@@ -54,7 +54,7 @@ func TestDrainScreens(t *testing.T) {
 				a.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 				load(a, wizardSpec())
 				press(a, tc.keys...)
-				if w := drainer(a); w == nil || w.Broker() != 3 || (tc.name == "progress" && w.Stage() != "progress") {
+				if w := drainer(a); w == nil || w.Operation().Broker != 3 || (tc.name == "progress" && w.Stage() != "progress") {
 					t.Fatalf("wizard %v", w)
 				}
 				if tc.name == "background" && (len(a.Stack()) != 0 || len(a.Tasks()) != 1 || !strings.Contains(screen(a), "⟳ Draining broker 3: 0/5 partitions")) {
@@ -185,16 +185,23 @@ func TestFlowDrain(t *testing.T) {
 	send(f.tm, "d")
 	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
 	var lead *clusterops.LeadershipFirst
-	waitApp(t, f.tm, "leaders first", func(a *App) bool { var on bool; on, lead = drainer(a).LeadersFirst(); return on && !lead.Empty() })
+	waitApp(t, f.tm, "leaders first", func(a *App) bool {
+		g, err := clusterops.PlanDrain(a.Snapshot(), clusterops.DrainRequest{Broker: 3, Strategy: clusterops.StrategyMinimal})
+		if err != nil {
+			return false
+		}
+		lead = clusterops.PlanLeadershipFirst(a.Snapshot(), 3, g.Moves(clusterops.StrategyMinimal))
+		return !lead.Empty() && strings.Contains(screen(a), "first: ") && strings.Contains(screen(a), " move off broker 3")
+	})
 	send(f.tm, "w")
 	var shown [][]string
-	waitApp(t, f.tm, "the exact znodes", func(a *App) bool { shown = drainer(a).WrittenSteps(); return shown != nil })
+	waitApp(t, f.tm, "the exact znodes", func(a *App) bool { shown = drainer(a).Written(); return shown != nil })
 	send(f.tm, "w", "enter")
 	waitApp(t, f.tm, "the confirmation", drainStageIs("confirm"))
 	send(f.tm, "y")
 	waitApp(t, f.tm, "the reassignment written", func(a *App) bool {
 		w := drainer(a)
-		return w != nil && (w.Stage() == "leading" || w.Stage() == "progress" || w.Stage() == "done")
+		return w != nil && (w.Stage() == "writing" || w.Stage() == "progress" || w.Stage() == "done")
 	})
 	send(f.tm, "esc")
 	waitApp(t, f.tm, "the drain done in the background", func(a *App) bool {
@@ -270,7 +277,7 @@ func TestDrainProduction(t *testing.T) {
 		press(a, strings.Split(tc.typed, "")...)
 		press(a, "enter")
 		// Written: the leadership step's first multi (the reorder).
-		if got := w.multi == 1; got != tc.write || (tc.write && drainer(a).Stage() != "leading") {
+		if got := w.multi == 1; got != tc.write || (tc.write && drainer(a).Stage() != "writing") {
 			t.Fatalf("typed %q: %d multis, stage %s", tc.typed, w.multi, drainer(a).Stage())
 		}
 	}
@@ -295,9 +302,11 @@ func TestFlowChangeRF(t *testing.T) {
 	send(f.tm, "R")
 	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
 	send(f.tm, "+")
-	waitApp(t, f.tm, "RF 3", func(a *App) bool { w := drainer(a); return w.RF() == 3 && len(w.Moves()) == 3 })
+	waitApp(t, f.tm, "RF 3", func(a *App) bool {
+		return strings.Contains(screen(a), "replication factor 2 → 3") && strings.Contains(screen(a), "3 partitions move")
+	})
 	send(f.tm, "t")
-	waitApp(t, f.tm, "the throttle", func(a *App) bool { return drainer(a).Throttle() == 10<<20 })
+	waitApp(t, f.tm, "the throttle", func(a *App) bool { return strings.Contains(screen(a), "throttle 10 MiB/s") })
 	send(f.tm, "enter", "y")
 	waitApp(t, f.tm, "the reassignment done", drainStageIs("done"))
 	waitApp(t, f.tm, "the throttles removed", func(a *App) bool {
@@ -357,7 +366,7 @@ func TestFlowAddPartitions(t *testing.T) {
 	send(f.tm, "a")
 	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
 	send(f.tm, "-")
-	waitApp(t, f.tm, "5 partitions", func(a *App) bool { w := drainer(a); return w.Count() == 5 && w.AddPlan() != nil })
+	waitApp(t, f.tm, "5 partitions", func(a *App) bool { return strings.Contains(screen(a), "3 → 5 partitions") })
 	send(f.tm, "enter", "y")
 	waitApp(t, f.tm, "the new partitions online", drainStageIs("done"))
 	data, _, err := f.conn.Get(cluster.TopicPath("metrics_raw"))

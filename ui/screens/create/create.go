@@ -391,7 +391,7 @@ func (m *Model) tick() tea.Cmd { return m.fr.Tick(false) }
 func (m *Model) scroll(d int) {
 	switch m.fr.Stage {
 	case stagePreview:
-		m.pv.scroll(d)
+		m.pv.Scroll(d)
 	case stageProgress, stageDone, stageFailed:
 		if m.tr != nil {
 			m.tr.win.Scroll(d)
@@ -437,14 +437,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 			m.pv.scrollColumns(-1)
 		case key.Matches(msg, km.ColumnsRight):
 			m.pv.scrollColumns(1)
-		case key.Matches(msg, km.PageUp):
-			m.pv.page(-1)
-		case key.Matches(msg, km.PageDown):
-			m.pv.page(1)
-		case key.Matches(msg, km.ScrollUp):
-			m.pv.scroll(-1)
-		case key.Matches(msg, km.ScrollDown):
-			m.pv.scroll(1)
+		case wizard.ScrollKey(msg, km, &m.pv):
 		}
 	case stageWriting, stageProgress, stageDone, stageFailed:
 		// syncKeys enabled what applies in this stage: the pace while the
@@ -457,14 +450,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 			return nil, nav.OpenTopic{Topic: m.tr.plan.Name, Partition: -1, Replace: true}
 		case key.Matches(msg, km.BackToForm):
 			m.toForm()
-		case key.Matches(msg, km.PageUp):
-			m.tr.win.Page(-1)
-		case key.Matches(msg, km.PageDown):
-			m.tr.win.Page(1)
-		case key.Matches(msg, km.ScrollUp):
-			m.tr.win.Scroll(-1)
-		case key.Matches(msg, km.ScrollDown):
-			m.tr.win.Scroll(1)
+		case m.tr != nil && wizard.ScrollKey(msg, km, &m.tr.win):
 		}
 	}
 	return nil, nil

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-		"github.com/ktopo/ktopo/assign"
+	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
@@ -232,7 +232,8 @@ func (p *preview) warnLines() []string {
 	return out
 }
 
-func (p *preview) scroll(d int) {
+// Scroll moves the matrix, or the znodes shown, by d rows.
+func (p *preview) Scroll(d int) {
 	if p.ops.Shown() {
 		p.ops.Scroll(d)
 		return
@@ -240,7 +241,8 @@ func (p *preview) scroll(d int) {
 	p.win.Scroll(d)
 }
 
-func (p *preview) page(d int) {
+// Page moves them by d pages.
+func (p *preview) Page(d int) {
 	if p.ops.Shown() {
 		p.ops.Page(d)
 		return

@@ -96,7 +96,7 @@ func TestSandboxKeysDisabled(t *testing.T) {
 		t.Fatalf("sandbox keys outside the sandbox: %v", msgs)
 	}
 	// Outside the sandbox p is the preferred election's wizard (Ops.Elect).
-	if msgs := fixture.Press(m, "p"); len(msgs) != 1 || msgs[0] != (nav.OpenElection{}) {
+	if msgs := fixture.Press(m, "p"); len(msgs) != 1 || msgs[0] != (nav.OpenOperation{Op: nav.Operation{Kind: nav.OpElect}}) {
 		t.Fatalf("p outside the sandbox: %v", msgs)
 	}
 }

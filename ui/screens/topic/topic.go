@@ -205,13 +205,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 			m.unhealthy = !m.unhealthy
 			m.rebuild()
 		case key.Matches(msg, m.reassign):
-			return nil, nav.OpenReassign{Topic: m.name}
+			return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpReassign, Topic: m.name}}
 		case key.Matches(msg, m.add):
-			return nil, nav.OpenAddPartitions{Topic: m.name}
+			return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpAddPartitions, Topic: m.name}}
 		case key.Matches(msg, m.configs):
-			return nil, nav.OpenConfigs{Topic: m.name}
+			return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpConfigs, Topic: m.name}}
 		case key.Matches(msg, m.elect):
-			return nil, nav.OpenElection{Topic: m.name}
+			return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpElect, Topic: m.name}}
 		case key.Matches(msg, m.sandbox.Elect):
 			return nil, nav.ElectPreferred{Topic: m.name}
 		}
