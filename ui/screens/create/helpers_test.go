@@ -44,7 +44,12 @@ type env struct {
 }
 
 func newEnv(t testing.TB, w, h int, opts ...func(*Options)) *env {
-	e := &env{model: spec().Model(), anims: anim.NewSet(theme.FlashSteps), z: &fakeZK{}, now: t0}
+	return newSpecEnv(t, spec(), w, h, opts...)
+}
+
+// newSpecEnv is newEnv on the cluster sp.
+func newSpecEnv(t testing.TB, sp fixture.Spec, w, h int, opts ...func(*Options)) *env {
+	e := &env{model: sp.Model(), anims: anim.NewSet(theme.FlashSteps), z: &fakeZK{}, now: t0}
 	o := Options{Styles: theme.New(true), Keys: keys.Default(), Anims: e.anims, Writer: e.z,
 		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask, Tick: noTicks}
 	for _, f := range opts {
