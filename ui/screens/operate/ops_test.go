@@ -1,0 +1,198 @@
+package operate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/internal/testkit/fixture"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
+	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// opCase is one operation as a user runs it: opened on a cluster, the
+// keys that make the plan, the writes `w` must show (what clusterops
+// describes for that plan), the cluster carrying it out halfway and to
+// the end, and the summary.
+type opCase struct {
+	name string
+	spec func() fixture.Spec
+	op   nav.Operation
+	// prepare gives the fake ZooKeeper what the write reads; keys make the
+	// plan (before enter).
+	prepare func(e *env)
+	keys    []string
+	// want is the exact writes, from the plan previewed.
+	want func(t *testing.T, e *env) []string
+	// half and all are the cluster carrying the operation out.
+	half, all func(e *env)
+	// summary is how the done status line starts.
+	summary string
+}
+
+func opCases() []opCase {
+	drift := func() fixture.Spec {
+		sp := spec()
+		sp.Topics[0].Drift = []int{1, 2, 4}
+		sp.Topics[0].Shrunk = map[int][]int{2: {3}}
+		return sp
+	}
+	withConfig := func() fixture.Spec {
+		sp := spec()
+		sp.Topics[0].Config = map[string]string{"retention.ms": "604800000"}
+		return sp
+	}
+	reassignWant := func(t *testing.T, e *env) []string {
+		plan, err := clusterops.PlanReassignment(e.model.Snapshot(), e.z, clusterops.MovesAsReassignments(e.r().moves), e.r().throttle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return clusterops.DescribeOps(plan.Ops)
+	}
+	reassignHalf := func(e *env) {
+		moves := e.r().plan.Moves
+		e.controller(moves[:1], moves[1:2])
+	}
+	reassignAll := func(e *env) { e.controller(e.r().plan.Moves, nil) }
+	return []opCase{
+		{name: "drain", spec: spec, op: nav.Operation{Kind: nav.OpDrain, Broker: 3}, keys: []string{"L", "t"},
+			want: reassignWant, half: reassignHalf, all: reassignAll, summary: "Drained broker 3: 8 partitions moved in "},
+		{name: "move", spec: spec, op: nav.Operation{Kind: nav.OpReassign, Topic: "metrics_raw"}, keys: []string{"+"},
+			want: reassignWant, half: reassignHalf, all: reassignAll, summary: "Reassigned topic metrics_raw: 3 partitions moved in "},
+		{name: "add", spec: spec, op: nav.Operation{Kind: nav.OpAddPartitions, Topic: "orders"}, keys: []string{"-", "-", "-"},
+			want: func(t *testing.T, e *env) []string {
+				return clusterops.DescribeOps(clusterops.AddPartitionsOps(e.add().plan))
+			},
+			half: func(e *env) {
+				p := e.add().plan
+				tp := e.model.Snapshot().Topic(p.Topic)
+				rs := p.Assignment()[6]
+				st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: rs[0], Version: 1, ISR: rs})
+				e.apply(ev(zkwatch.Changed, p.TopicPath, p.TopicJSON, tp.ZkVersion+1), ev(zkwatch.Created, cluster.PartitionStatePath(p.Topic, 6), st, 0))
+			},
+			all:     func(e *env) { e.addOnline(e.add().plan) },
+			summary: "Added partitions to topic orders: 3 new partitions online in "},
+		{name: "elect", spec: drift, op: nav.Operation{Kind: nav.OpElect, Topic: "orders"},
+			want: func(t *testing.T, e *env) []string {
+				ops, err := clusterops.ElectionOps(e.z, e.elect().plan)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return clusterops.DescribeOps(ops)
+			},
+			half: func(e *env) {
+				e.apply(ev(zkwatch.Created, cluster.PreferredReplicaElectionPath, e.z.nodes[cluster.PreferredReplicaElectionPath], 0))
+			},
+			all: func(e *env) {
+				var evs []zkwatch.Event
+				for _, ep := range e.elect().rowsOf {
+					if ep.Verdict == clusterops.ElectionWillMove {
+						st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: ep.Preferred, LeaderEpoch: 2, Version: 1, ISR: ep.ISR})
+						evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(ep.Topic, ep.Partition), st, 3))
+					}
+				}
+				e.apply(append(evs, zkwatch.Event{Type: zkwatch.Deleted, Path: cluster.PreferredReplicaElectionPath})...)
+			},
+			summary: "Preferred leader election of topic orders: 2 elected, 1 not (preferred replica not available)"},
+		{name: "configs", spec: withConfig, op: nav.Operation{Kind: nav.OpConfigs, Topic: "orders"},
+			prepare: func(e *env) {
+				e.z.init()
+				e.z.nodes["/config/topics/orders"] = cluster.EncodeEntityConfig(map[string]string{"retention.ms": "604800000"})
+				e.cfg().in.SetValue("retention.ms=3600000 cleanup.policy=compact")
+				e.cfg().check()
+			},
+			keys: []string{"enter"},
+			want: func(t *testing.T, e *env) []string {
+				alt, ops, err := clusterops.PlanTopicConfigReplacement(e.z, e.model.Snapshot(), "orders", map[string]string{"retention.ms": "3600000", "cleanup.policy": "compact"})
+				if err != nil || !slices.Equal(alt.Set, e.cfg().alt.Set) {
+					t.Fatalf("%v: %v", err, alt)
+				}
+				return clusterops.DescribeOps(ops)
+			},
+			half: func(*env) {},
+			all: func(e *env) {
+				e.apply(ev(zkwatch.Changed, "/config/topics/orders", e.z.nodes["/config/topics/orders"], 1))
+			},
+			summary: "Topic orders's configs changed: 2 overrides set, 0 overrides removed"},
+	}
+}
+
+// TestOperations runs every operation as a user does, at both sizes:
+// its preview, `w` (exactly what clusterops describes for the plan), the
+// confirmation, y (the multi written is the one `w` showed), the
+// progress as the cluster carries it out, and the summary; a golden of
+// each screen.
+func TestOperations(t *testing.T) {
+	for _, tc := range opCases() {
+		for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", tc.name, sz[0], sz[1]), func(t *testing.T) {
+				e := newAnyEnv(t, tc.spec(), tc.op, sz[0], sz[1])
+				if tc.prepare != nil {
+					tc.prepare(e)
+				}
+				e.press(tc.keys...)
+				if e.m.Stage() != "preview" {
+					t.Fatalf("stage %s", e.m.Stage())
+				}
+				shot := func(name string) {
+					t.Helper()
+					out := view(e.m)
+					checkSize(t, out, sz[0], sz[1])
+					t.Run(name, func(t *testing.T) { golden.RequireEqual(t, out) })
+				}
+				shot("preview")
+				e.press("w")
+				want := tc.want(t, e)
+				if got := e.m.fr.Ops.Lines(); !slices.Equal(got, want) {
+					t.Fatalf("w shows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+				shot("written")
+				e.press("w", "enter")
+				if e.m.Stage() != "confirm" {
+					t.Fatalf("stage %s", e.m.Stage())
+				}
+				shot("confirm")
+				e.press("y")
+				if len(e.z.multi) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.multi[0]), want) {
+					t.Fatalf("stage %s (%v): wrote %d multis, the first\n%s", e.m.Stage(), e.m.err, len(e.z.multi), strings.Join(clusterops.DescribeOps(e.z.multi[0]), "\n"))
+				}
+				e.now = t0.Add(1200 * time.Millisecond)
+				tc.half(e)
+				if line, st := e.m.TaskStatus(); st != nav.TaskRunning || e.m.Stage() != "progress" || !e.m.Detach() {
+					t.Fatalf("stage %s: %q %v", e.m.Stage(), line, st)
+				}
+				shot("progress")
+				e.now = t0.Add(2500 * time.Millisecond)
+				tc.all(e)
+				c, _ := e.m.Update(wizard.TickMsg{})
+				e.deliver(c)
+				if line, st := e.m.TaskStatus(); st != nav.TaskDone || e.m.Stage() != "done" || !strings.HasPrefix(line, tc.summary) {
+					t.Fatalf("stage %s: %q %v, want %q…", e.m.Stage(), line, st, tc.summary)
+				}
+				shot("done")
+			})
+		}
+	}
+}
+
+// checkSize fails unless out is h lines of at most w columns.
+func checkSize(t *testing.T, out string, w, h int) {
+	t.Helper()
+	screen, _, _ := strings.Cut(out, "\n--- popup ---\n")
+	lines := strings.Split(screen, "\n")
+	if len(lines) != h {
+		t.Fatalf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := ansi.StringWidth(l); n > w {
+			t.Fatalf("line %d is %d wide: %q", i, n, l)
+		}
+	}
+}
