@@ -155,7 +155,8 @@ func New(cfg Config) *App {
 	}
 	a.footer.help = help.New()
 	a.km.SetSandbox(cfg.Sandbox != nil && cfg.Mode == ModeSandbox)
-	a.km.Global.Create.SetEnabled(cfg.Writer != nil && cfg.Mode != ModeReadOnly)
+	// Read-only mode keeps `c`, to say that it refuses (as d, p and e do).
+	a.km.Global.Create.SetEnabled(cfg.Writer != nil || cfg.Mode == ModeReadOnly)
 	a.overview = overview.New(a.st, a.km, a.anims)
 	a.overview.SetConnect(cfg.Connect)
 	a.topics = topics.New(a.st, a.km, a.anims)

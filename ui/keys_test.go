@@ -148,6 +148,17 @@ func keyStates() []keyState {
 		{"election confirm (live)", liveAt("p", "enter")},
 		{"topic election (live)", liveAt("2", "enter", "p")},
 		{"configs editor", at(wizardSpec, "2", "enter", "e")},
+		{"configs preview", written(&fakeWriter{}, "2", "enter", "e", "enter")},
+		{"configs written", written(&fakeWriter{}, "2", "enter", "e", "enter", "enter", "y")},
+		{"configs failed", written(&failingWriter{}, "2", "enter", "e", "enter", "enter", "y")},
+		{"reassign topic progress", written(&fakeWriter{}, "2", "enter", "R", "+", "enter", "y")},
+		{"election progress (live)", liveAt("p", "enter", "y")},
+		{"drain production mistyped", func(t *testing.T) *App {
+			a := fullApp(&fakeWriter{}, wizardSpec())
+			a.cfg.Production = true
+			press(a, "d", "enter", "4", "enter")
+			return a
+		}},
 		{"configs editor (configs field)", at(wizardSpec, "2", "enter", "e", "r", "e", "t")},
 		{"drain production confirm", func(t *testing.T) *App {
 			a := fullApp(&fakeWriter{}, wizardSpec())

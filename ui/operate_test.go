@@ -81,6 +81,10 @@ func TestDrainScreens(t *testing.T) {
 	if s, isErr := ro.Status(); len(ro.Stack()) != 0 || !isErr || s != "read-only mode: refusing to drain broker 1 (f shows what losing it would do)" {
 		t.Fatalf("read-only: stack %d, status %q", len(ro.Stack()), s)
 	}
+	press(ro, "c")
+	if s, isErr := ro.Status(); len(ro.Stack()) != 0 || !isErr || s != "read-only mode: refusing to create a topic" {
+		t.Fatalf("read-only c: stack %d, status %q", len(ro.Stack()), s)
+	}
 	for k, want := range map[string]string{"R": "read-only mode: refusing to reassign topic metrics_raw", "a": "read-only mode: refusing to add partitions to topic metrics_raw",
 		"e": "read-only mode: refusing to alter the configs of topic metrics_raw", "p": "read-only mode: refusing to start a preferred leader election"} {
 		press(ro, "2", "enter", k)
@@ -258,28 +262,26 @@ func TestFlowDrain(t *testing.T) {
 }
 
 // TestDrainProduction: on a production context the confirmation asks for
-// the broker's id to be typed; anything else writes nothing.
+// the broker's id to be typed; another word writes nothing and the
+// popup stays open saying so, until the right one is typed.
 func TestDrainProduction(t *testing.T) {
-	for _, tc := range []struct {
-		typed string
-		write bool
-	}{{"4", false}, {"3", true}} {
-		w := &fakeWriter{}
-		a := New(Config{Source: newSource(), Writer: w, Mode: ModeLive, Production: true, Context: "prod", Connect: "zk1:2181/kafka",
-			Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
-		a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
-		load(a, wizardSpec())
-		press(a, "right", "right", "d", "enter", "y", "q")
-		if d := drainer(a); d == nil || d.Stage() != "confirm" || !strings.Contains(screen(a), "Production cluster: type 3 to confirm") {
-			t.Fatalf("y or q acted in the production confirmation:\n%s", screen(a))
-		}
-		press(a, "ctrl+u")
-		press(a, strings.Split(tc.typed, "")...)
-		press(a, "enter")
-		// Written: the leadership step's first multi (the reorder).
-		if got := w.multi == 1; got != tc.write || (tc.write && drainer(a).Stage() != "writing") {
-			t.Fatalf("typed %q: %d multis, stage %s", tc.typed, w.multi, drainer(a).Stage())
-		}
+	w := &fakeWriter{}
+	a := New(Config{Source: newSource(), Writer: w, Mode: ModeLive, Production: true, Context: "prod", Connect: "zk1:2181/kafka",
+		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+	a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	load(a, wizardSpec())
+	press(a, "right", "right", "d", "enter", "y", "q")
+	if d := drainer(a); d == nil || d.Stage() != "confirm" || !strings.Contains(screen(a), "Production cluster: type 3 to confirm") {
+		t.Fatalf("y or q acted in the production confirmation:\n%s", screen(a))
+	}
+	press(a, "ctrl+u", "4", "enter")
+	if d := drainer(a); w.multi != 0 || d.Stage() != "confirm" || !strings.Contains(screen(a), "Not written: “4” is not 3.") {
+		t.Fatalf("typed 4: %d multis, stage %s\n%s", w.multi, d.Stage(), screen(a))
+	}
+	press(a, "backspace", "3", "enter")
+	// Written: the leadership step's first multi (the reorder).
+	if w.multi != 1 || drainer(a).Stage() != "writing" {
+		t.Fatalf("typed 3: %d multis, stage %s", w.multi, drainer(a).Stage())
 	}
 }
 

@@ -148,7 +148,7 @@ func (a *App) openCreate() tea.Cmd {
 	refuse := ""
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
-		refuse = "Read-only mode: topic creation is disabled."
+		refuse = "read-only mode: refusing to create a topic"
 	case a.cfg.Writer == nil:
 		refuse = "Topic creation is not available: this session cannot write to ZooKeeper."
 	}

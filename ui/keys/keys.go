@@ -65,6 +65,9 @@ type Wizard struct {
 	Confirm, Cancel, SwitchButton, Choose key.Binding
 	// Progress and summary.
 	Pace, OpenTopic, BackToForm key.Binding
+	// Top and Bottom show the first and the last rows (a preview's, a
+	// progress grid's, the exact writes').
+	Top, Bottom key.Binding
 }
 
 // Ops are the topology operations and their previews. The what-if only
@@ -97,11 +100,13 @@ type Ops struct {
 // exact znodes, the confirmation, the progress. It shares the creation
 // wizard's scrolling, popup and pace keys (Wizard); these are its own.
 type Operation struct {
-	// Preview: ask for confirmation, switch the strategy, cycle the
-	// throttle, show what is written; for a topic, raise or lower the
-	// replication factor.
-	Start, Strategy, Throttle, Written key.Binding
-	MoreReplicas, FewerReplicas        key.Binding
+	// Preview: ask for confirmation of the operation previewed (each
+	// operation's own, so that the help names it), switch the strategy,
+	// cycle the throttle, show what is written; for a topic, raise or
+	// lower the replication factor.
+	Drain, Reassign, AddPartitions, Elect, ChangeConfigs key.Binding
+	Strategy, Throttle, Written                          key.Binding
+	MoreReplicas, FewerReplicas                          key.Binding
 	// Adding partitions: one more, one fewer.
 	MorePartitions, FewerPartitions key.Binding
 	// LeadersFirst, in a drain's preview, turns the leadership step off
@@ -193,6 +198,8 @@ func Default() Map {
 			ScrollDown:   b([]string{"down", "j"}, "↓/j", "scroll down"),
 			PageUp:       b([]string{"pgup"}, "pgup", "page up"),
 			PageDown:     b([]string{"pgdown", "space"}, "pgdn", "page down"),
+			Top:          b([]string{"home", "g"}, "g", "top"),
+			Bottom:       b([]string{"end", "G"}, "G", "bottom"),
 			ColumnsLeft:  b([]string{"<", ","}, "<", "brokers left"),
 			ColumnsRight: b([]string{">", "."}, ">", "brokers right"),
 			Confirm:      b([]string{"y"}, "y", "create"),
@@ -213,7 +220,11 @@ func Default() Map {
 			Configs:       b([]string{"e"}, "e", "edit configs…"),
 		},
 		Operation: Operation{
-			Start:           b([]string{"enter"}, "enter", "reassign…"),
+			Drain:           b([]string{"enter"}, "enter", "drain…"),
+			Reassign:        b([]string{"enter"}, "enter", "reassign…"),
+			AddPartitions:   b([]string{"enter"}, "enter", "add the partitions…"),
+			Elect:           b([]string{"enter"}, "enter", "elect…"),
+			ChangeConfigs:   b([]string{"enter"}, "enter", "change the configs…"),
 			Strategy:        b([]string{"s"}, "s", "strategy minimal/kafka"),
 			Throttle:        b([]string{"t"}, "t", "throttle"),
 			Written:         b([]string{"w"}, "w", "what is written"),

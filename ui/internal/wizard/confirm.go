@@ -79,7 +79,8 @@ const (
 	Pending Answer = iota
 	// Yes: the operator confirmed; the popup is closed.
 	Yes
-	// Mistyped: on a production cluster, enter with another word typed.
+	// Mistyped: on a production cluster, enter with another word typed;
+	// the popup stays open and says so.
 	Mistyped
 )
 
@@ -93,14 +94,17 @@ func (c *Confirm) Key(msg tea.KeyPressMsg, k *ConfirmKeys) (Answer, tea.Cmd) {
 		case key.Matches(msg, k.Choose):
 			if got := c.typed.Value(); got != c.word {
 				c.wrong = got
-				c.Close()
 				return Mistyped, nil
 			}
 			c.Close()
 			return Yes, nil
 		default:
+			before := c.typed.Value()
 			var cmd tea.Cmd
 			c.typed, cmd = c.typed.Update(msg)
+			if c.typed.Value() != before {
+				c.wrong = "" // typing again: the mistake is behind
+			}
 			return Pending, cmd
 		}
 		return Pending, nil
@@ -122,9 +126,6 @@ func (c *Confirm) Key(msg tea.KeyPressMsg, k *ConfirmKeys) (Answer, tea.Cmd) {
 	return Pending, nil
 }
 
-// Word is what a production confirmation asks to be typed.
-func (c *Confirm) Word() string { return c.word }
-
 // View is the popup: body (what is written, where), the warnings, then
 // the buttons (yes, Cancel) or the production field, and the keys; yes
 // names the write and verb what y does ("create", "write").
@@ -143,9 +144,23 @@ func (c *Confirm) View(st *theme.Styles, body []string, yes, verb string) string
 		b = append(b, "")
 	}
 	if c.production {
-		b = append(b, st.Danger.S("Production cluster: type "+c.word+" to confirm"), c.typed.View(), "", st.Muted.S("enter "+verb+" · esc cancel"))
+		b = append(b, st.Danger.S("Production cluster: type "+c.word+" to confirm"), c.typed.View())
+		if c.wrong != "" {
+			b = append(b, st.Error.S("Not written: "+quote(c.wrong)+" is not "+c.word+"."))
+		} else {
+			b = append(b, "")
+		}
+		b = append(b, st.Muted.S("enter "+verb+" · esc cancel"))
 		return st.Modal.Render(strings.Join(b, "\n"))
 	}
 	b = append(b, Buttons(st, yes, "Cancel", c.button), "", st.Muted.S("y "+verb+" · n/esc cancel · tab switches"))
 	return st.Modal.Render(strings.Join(b, "\n"))
+}
+
+// quote shows what was typed, or that nothing was.
+func quote(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return "“" + s + "”"
 }

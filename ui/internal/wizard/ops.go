@@ -122,9 +122,8 @@ func (o *Ops) Scroll(d int) { o.win.Scroll(d) }
 // Page moves the lines by d pages.
 func (o *Ops) Page(d int) { o.win.Scroll(d * max(o.win.H-1, 1)) }
 
-// Top and Bottom show the first and the last lines.
-func (o *Ops) Top()    { o.win.Scroll(-o.win.N) }
-func (o *Ops) Bottom() { o.win.Scroll(o.win.N) }
+// End shows the first lines (d < 0) or the last.
+func (o *Ops) End(d int) { o.win.Scroll(d * max(o.win.N, 1)) }
 
 // View appends the view to out (the lines above it), for a screen w
 // columns wide and h high. Lines of a write in steps that start with

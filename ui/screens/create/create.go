@@ -95,8 +95,10 @@ type Model struct {
 	// and the ticks, as the operation wizard has them.
 	fr   wizard.Frame
 	form form
-	pv   preview
-	tr   *tracker
+	// leaving: esc was pressed in a form typed into (the next esc closes).
+	leaving bool
+	pv      preview
+	tr      *tracker
 }
 
 // New returns a wizard with an empty, focused name field.

@@ -869,3 +869,25 @@ func TestNoteKeepsTheLegend(t *testing.T) {
 		})
 	}
 }
+
+// TestEscAsksBeforeDropping: esc in a form typed into asks first (the
+// second esc closes, any other key goes on with the form); an untouched
+// form closes at once.
+func TestEscAsksBeforeDropping(t *testing.T) {
+	e := newEnv(t, 80, 22)
+	if reqs := e.press("esc"); len(reqs) != 1 || reqs[0] != (nav.Close{}) {
+		t.Fatalf("untouched form: %v", reqs)
+	}
+	e = newEnv(t, 80, 22)
+	e.typeText("pay")
+	if reqs := e.press("esc"); len(reqs) != 0 || !strings.Contains(view(e), "esc again closes the wizard and drops what was typed") {
+		t.Fatalf("first esc: %v\n%s", reqs, view(e))
+	}
+	e.typeText("s")
+	if e.m.form.in[fName].Value() != "pays" || strings.Contains(view(e), "esc again") {
+		t.Fatalf("another key: %q\n%s", e.m.form.in[fName].Value(), view(e))
+	}
+	if reqs := e.press("esc", "esc"); len(reqs) != 1 || reqs[0] != (nav.Close{}) {
+		t.Fatalf("esc esc: %v", reqs)
+	}
+}

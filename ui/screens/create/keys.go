@@ -1,6 +1,7 @@
 package create
 
 import (
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -29,7 +30,7 @@ func (m *Model) syncKeys() {
 	set(form && m.form.focus == fConfigs, &km.Complete)
 	set(preview, &km.Create, &km.Written, &km.ColumnsLeft, &km.ColumnsRight)
 	set(preview && !manual, &km.Reroll, &km.StepBack, &km.StepForward)
-	set(preview || after, &km.ScrollUp, &km.ScrollDown, &km.PageUp, &km.PageDown)
+	set(preview || after, &km.ScrollUp, &km.ScrollDown, &km.PageUp, &km.PageDown, &km.Top, &km.Bottom)
 	set(confirm, &km.Confirm, &km.Cancel, &km.SwitchButton, &km.Choose)
 	set(m.fr.CanPace() && (working || m.fr.Stage == stageDone), &km.Pace)
 	set(m.fr.Stage == stageDone, &km.OpenTopic)
@@ -51,7 +52,17 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	km := &m.km
 	switch m.fr.Stage {
 	case stageForm:
+		leaving := m.leaving
+		m.leaving = false
+		if m.form.msg == discardAsk {
+			m.form.msg = ""
+		}
 		if key.Matches(msg, m.back) {
+			// A form typed into asks before it is dropped.
+			if !leaving && slices.Contains(m.form.touched[:], true) {
+				m.leaving, m.form.msg = true, discardAsk
+				return nil, nil
+			}
 			return nil, nav.Close{}
 		}
 		if key.Matches(msg, km.Submit) {
@@ -147,6 +158,10 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{km.Create, km.Reroll, km.StepBack, km.StepForward, km.Written, km.ColumnsLeft, km.ColumnsRight},
 		{km.Confirm, km.Cancel, km.SwitchButton, km.Choose},
 		{km.Pace, km.OpenTopic, km.BackToForm},
-		{km.ScrollUp, km.ScrollDown, km.PageUp, km.PageDown},
+		{km.ScrollUp, km.ScrollDown, km.PageUp, km.PageDown, km.Top, km.Bottom},
 	}
 }
+
+// discardAsk is what esc says in a form typed into: a second esc drops
+// it, any other key goes on with it.
+const discardAsk = "esc again closes the wizard and drops what was typed; any other key goes on"

@@ -241,6 +241,15 @@ func (p *preview) Scroll(d int) {
 	p.win.Scroll(d)
 }
 
+// End shows the first rows (d < 0) or the last.
+func (p *preview) End(d int) {
+	if p.ops.Shown() {
+		p.ops.End(d)
+		return
+	}
+	p.win.End(d)
+}
+
 // Page moves them by d pages.
 func (p *preview) Page(d int) {
 	if p.ops.Shown() {

@@ -38,6 +38,7 @@ type addPartitions struct {
 type partitionsAddedMsg struct{}
 
 func newAddPartitions(b *base, topic string) *addPartitions {
+	b.start = &b.km.AddPartitions
 	return &addPartitions{base: b, topic: topic, verbs: verbs{"Add partitions to", "Adding partitions to", "Added partitions to"}}
 }
 
@@ -72,6 +73,7 @@ func (a *addPartitions) replan() {
 	a.fr.Ops.Reset()
 	a.pv.set(a.snap, shown)
 	a.pv.fresh = len(a.news)
+	a.pv.legend = "+n a new partition's replica on broker n, n* its preferred leader  ·  dimmed: the partitions there are, unchanged"
 }
 
 func (a *addPartitions) syncKeys(preview bool) {
@@ -144,7 +146,7 @@ func (a *addPartitions) popup() ([]string, string, string) {
 
 // describe shows the multi: it reads nothing, so at once.
 func (a *addPartitions) describe() tea.Cmd {
-	a.fr.Ops.ShowLines(wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — all or nothing; the controller then moves the replicas (w or esc closes)"},
+	a.fr.Ops.ShowLines(wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — all or nothing; the controller then creates the new partitions (w or esc closes)"},
 		clusterops.DescribeOps(clusterops.AddPartitionsOps(a.plan)), nil)
 	return nil
 }

@@ -65,6 +65,7 @@ func newConfigs(b *base, topic string) *configs {
 	c.in.Focus()
 	c.view.c = c
 	b.fr.Stage = wizard.StageEdit
+	b.start = &b.km.ChangeConfigs
 	return c
 }
 
@@ -180,7 +181,8 @@ func (c *configs) update(msg tea.Msg) tea.Cmd {
 
 // describe shows the multi read when the change was planned.
 func (c *configs) describe() tea.Cmd {
-	c.fr.Ops.ShowLines(wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — all or nothing; the controller then moves the replicas (w or esc closes)"},
+	c.fr.Ops.ShowLines(wizard.OpsHead{Title: wizard.StepsTitle(1),
+		Detail: " — all or nothing; the brokers read the change notification and apply the new overrides (w or esc closes)"},
 		clusterops.DescribeOps(c.ops), nil)
 	return nil
 }
@@ -328,9 +330,8 @@ func (c *configs) lines(st *theme.Styles, w int) []string {
 	if len(c.alt.Set)+len(c.alt.Deleted) == 0 {
 		out = append(out, " "+st.Online.S("Nothing changes: the overrides are already these."))
 	}
-	out = append(out, "", cell.Clip(" "+st.Muted.S("enter writes (after a confirmation) · w shows the multi · esc edits again"), w))
 	if c.fr.Stage == wizard.StagePreview {
-		return out
+		return append(out, "", cell.Clip(" "+st.Muted.S("enter writes (after a confirmation) · w shows the multi · esc edits again"), w))
 	}
 	out = append(out, "")
 	switch c.fr.Stage {

@@ -46,6 +46,7 @@ const electGrace = 30 * time.Second
 func newElection(b *base, topic string) *election {
 	e := &election{base: b, topic: topic, verbs: verbs{"Elect the preferred leaders of", "Electing the preferred leaders of", "Elected the preferred leaders of"}}
 	b.pv.renderRow = e.row
+	b.start = &b.km.Elect
 	return e
 }
 
@@ -167,7 +168,7 @@ func (e *election) popup() ([]string, string, string) {
 // describe shows the znode's create (after its missing parents): an
 // Exists per parent, so a command.
 func (e *election) describe() tea.Cmd {
-	head := wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — all or nothing; the controller then moves the replicas (w or esc closes)"}
+	head := wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — the controller then elects the preferred leaders it names, and deletes it (w or esc closes)"}
 	z, plan := e.z, e.plan
 	if z == nil || plan == nil {
 		e.fr.Ops.ShowLines(head, nil, wizard.ErrNoWriter)

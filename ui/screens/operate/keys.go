@@ -21,10 +21,10 @@ func (m *Model) syncKeys() {
 	preview := stage == wizard.StagePreview && !confirm
 	editing := stage == wizard.StageEdit
 	prod := m.fr.Confirm.Production()
-	set(false, &km.Throttle, &km.Strategy, &km.LeadersFirst, &km.MoreReplicas, &km.FewerReplicas, &km.MorePartitions, &km.FewerPartitions)
+	set(false, &km.Drain, &km.Reassign, &km.AddPartitions, &km.Elect, &km.ChangeConfigs, &km.Throttle, &km.Strategy, &km.LeadersFirst, &km.MoreReplicas, &km.FewerReplicas, &km.MorePartitions, &km.FewerPartitions)
 	m.op.syncKeys(preview)
-	set(preview && m.op.ready(), &km.Start, &km.Written)
-	set(preview || stage.Working() || stage == wizard.StageDone, &wz.ScrollUp, &wz.ScrollDown, &wz.PageUp, &wz.PageDown)
+	set(preview && m.op.ready(), m.start, &km.Written)
+	set(preview || stage.Working() || stage == wizard.StageDone, &wz.ScrollUp, &wz.ScrollDown, &wz.PageUp, &wz.PageDown, &wz.Top, &wz.Bottom)
 	set(confirm && !prod, &km.Confirm, &wz.Cancel, &wz.SwitchButton)
 	set(confirm, &wz.Choose)
 	set(m.fr.CanPace() && (stage.Working() || stage == wizard.StageDone), &wz.Pace)
@@ -42,18 +42,13 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 		return m.op.key(msg), nil
 	}
 	if m.fr.Stage == wizard.StagePreview && m.fr.Confirm.Open() {
-		switch a, cmd := m.fr.Confirm.Key(msg, m.confirmKeys()); a {
-		case wizard.Yes:
-			return m.write(), nil
-		case wizard.Mistyped:
-			m.noteErr("Not written: type " + m.fr.Confirm.Word() + " to confirm on a production cluster.")
-		default:
-			return cmd, nil
+		if a, cmd := m.fr.Confirm.Key(msg, m.confirmKeys()); a != wizard.Yes {
+			return cmd, nil // a mistyped word: the popup says so and stays
 		}
-		return nil, nil
+		return m.write(), nil
 	}
 	switch {
-	case key.Matches(msg, km.Start):
+	case key.Matches(msg, *m.start):
 		m.fr.Note.Clear()
 		_, _, word := m.op.popup()
 		return m.fr.Confirm.Ask(word), nil

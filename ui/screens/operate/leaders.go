@@ -226,7 +226,7 @@ func (r *reassign) leadLine(w int) (line string, on bool) {
 	}
 	b := strconv.Itoa(r.broker)
 	if !r.lead.on {
-		return "leaders move with the copy, at the end · L: " + strconv.Itoa(len(l.Moves)) + " off broker " + b + " first", false
+		return "the leaders move with the copy, at its end · L moves " + strconv.Itoa(len(l.Moves)) + " off broker " + b + " first", false
 	}
 	to := l.To()
 	ids := make([]int, 0, len(to))
@@ -242,7 +242,7 @@ func (r *reassign) leadLine(w int) (line string, on bool) {
 	if n := len(l.Reorder); n > 0 && len(s) < w-60 {
 		s += " by a preferred election, " + strconv.Itoa(n) + " reordered before it"
 	}
-	return s + " · L: with the copy", true
+	return s + " · L turns this off", true
 }
 
 // cannotLine says which of the broker's leaders cannot move first.
@@ -278,7 +278,7 @@ func (r *reassign) leadingHead(w int) []string {
 	lp := clusterops.ReassignProgress{Partitions: make([]clusterops.PartitionReassignProgress, len(l.Elect))}
 	lp.Count[cluster.ReassignDone] = r.lead.moved
 	out := []string{cell.Clip(title, w),
-		cell.Clip(" "+bar(st, &lp, barWidth(w))+st.Muted.S(" first: "+counts+" · "+r.fr.Elapsed().Round(100*time.Millisecond).String()), w)}
+		cell.Clip(" "+bar(st, &lp, barWidth(w))+st.Muted.S(" first: "+counts+" · "+elapsed(&r.fr)), w)}
 	for _, x := range wizard.Wrap(doing+"; then "+text.Count(len(r.moves), "partition")+" move (their replicas)", w, 1) {
 		out = append(out, st.Muted.S(x))
 	}

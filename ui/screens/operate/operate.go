@@ -287,22 +287,22 @@ func (s scroller) target() (ops *wizard.Ops, r rows) {
 }
 
 // Scroll moves by d rows.
-func (s scroller) Scroll(d int) { s.move(d, false) }
+func (s scroller) Scroll(d int) { s.move(d, 0) }
 
 // Page moves by d pages.
-func (s scroller) Page(d int) { s.move(d, true) }
+func (s scroller) Page(d int) { s.move(d, 1) }
 
-func (s scroller) move(d int, page bool) {
+// End moves to the top (d < 0) or the bottom.
+func (s scroller) End(d int) { s.move(d, 2) }
+
+// move moves by d rows (by 0), pages (1) or to an end (2).
+func (s scroller) move(d, by int) {
 	ops, r := s.target()
 	switch {
-	case ops != nil && page:
-		ops.Page(d)
 	case ops != nil:
-		ops.Scroll(d)
-	case r != nil && page:
-		r.page(d)
+		[...]func(int){ops.Scroll, ops.Page, ops.End}[by](d)
 	case r != nil:
-		r.scroll(d)
+		[...]func(int){r.scroll, r.page, r.end}[by](d)
 	}
 }
 
@@ -320,7 +320,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.fr.Stage == wizard.StagePreview && m.fr.Confirm.Open():
 		return []key.Binding{km.Confirm, wz.Cancel, wz.Choose, m.back}
 	case m.fr.Stage == wizard.StagePreview:
-		return []key.Binding{km.Start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.LeadersFirst, km.Written}
+		return []key.Binding{*m.start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.LeadersFirst, km.Written}
 	case m.fr.Stage == wizard.StageFailed:
 		return []key.Binding{wz.BackToForm}
 	}
@@ -332,10 +332,10 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	km, wz := &m.km, &m.wz
 	return [][]key.Binding{
-		{km.Start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.LeadersFirst, km.Written},
+		{*m.start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.LeadersFirst, km.Written},
 		{km.Confirm, wz.Cancel, wz.SwitchButton, wz.Choose, m.back},
 		{wz.Pace, wz.BackToForm},
 		{wz.Submit, wz.Complete, wz.Clear},
-		{wz.ScrollUp, wz.ScrollDown, wz.PageUp, wz.PageDown},
+		{wz.ScrollUp, wz.ScrollDown, wz.PageUp, wz.PageDown, wz.Top, wz.Bottom},
 	}
 }

@@ -104,8 +104,11 @@ type base struct {
 	km   keys.Operation
 	wz   keys.Wizard
 	back key.Binding // esc while a text field has the keyboard
-	rng  *rand.Rand
-	w, h int
+	// start is the operation's own enter (km.Drain, km.Elect…): the
+	// help names what it asks to confirm.
+	start *key.Binding
+	rng   *rand.Rand
+	w, h  int
 
 	pv preview
 	pg progress

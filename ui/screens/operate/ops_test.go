@@ -33,8 +33,9 @@ type opCase struct {
 	want func(t *testing.T, e *env) []string
 	// half and all are the cluster carrying the operation out.
 	half, all func(e *env)
-	// summary is how the done status line starts.
-	summary string
+	// summary is how the done status line starts; start what the help
+	// calls its enter, written what its `w` says the multi then does.
+	summary, start, written string
 }
 
 func opCases() []opCase {
@@ -63,9 +64,11 @@ func opCases() []opCase {
 	reassignAll := func(e *env) { e.controller(e.r().plan.Moves, nil) }
 	return []opCase{
 		{name: "drain", spec: spec, op: nav.Operation{Kind: nav.OpDrain, Broker: 3}, keys: []string{"L", "t"},
-			want: reassignWant, half: reassignHalf, all: reassignAll, summary: "Drained broker 3: 8 partitions moved in "},
+			want: reassignWant, half: reassignHalf, all: reassignAll, summary: "Drained broker 3: 8 partitions moved in ",
+			start: "drain…", written: "the controller then moves the replicas"},
 		{name: "move", spec: spec, op: nav.Operation{Kind: nav.OpReassign, Topic: "metrics_raw"}, keys: []string{"+"},
-			want: reassignWant, half: reassignHalf, all: reassignAll, summary: "Reassigned topic metrics_raw: 3 partitions moved in "},
+			want: reassignWant, half: reassignHalf, all: reassignAll, summary: "Reassigned topic metrics_raw: 3 partitions moved in ",
+			start: "reassign…", written: "the controller then moves the replicas"},
 		{name: "add", spec: spec, op: nav.Operation{Kind: nav.OpAddPartitions, Topic: "orders"}, keys: []string{"-", "-", "-"},
 			want: func(t *testing.T, e *env) []string {
 				return clusterops.DescribeOps(clusterops.AddPartitionsOps(e.add().plan))
@@ -78,7 +81,7 @@ func opCases() []opCase {
 				e.apply(ev(zkwatch.Changed, p.TopicPath, p.TopicJSON, tp.ZkVersion+1), ev(zkwatch.Created, cluster.PartitionStatePath(p.Topic, 6), st, 0))
 			},
 			all:     func(e *env) { e.addOnline(e.add().plan) },
-			summary: "Added partitions to topic orders: 3 new partitions online in "},
+			summary: "Added partitions to topic orders: 3 new partitions online in ", start: "add the partitions…", written: "the controller then creates the new partitions"},
 		{name: "elect", spec: drift, op: nav.Operation{Kind: nav.OpElect, Topic: "orders"},
 			want: func(t *testing.T, e *env) []string {
 				ops, err := clusterops.ElectionOps(e.z, e.elect().plan)
@@ -100,7 +103,8 @@ func opCases() []opCase {
 				}
 				e.apply(append(evs, zkwatch.Event{Type: zkwatch.Deleted, Path: cluster.PreferredReplicaElectionPath})...)
 			},
-			summary: "Preferred leader election of topic orders: 2 elected, 1 not (preferred replica not available)"},
+			summary: "Preferred leader election of topic orders: 2 elected, 1 not (preferred replica not available)",
+			start:   "elect…", written: "the controller then elects the preferred leaders it names"},
 		{name: "configs", spec: withConfig, op: nav.Operation{Kind: nav.OpConfigs, Topic: "orders"},
 			prepare: func(e *env) {
 				e.z.init()
@@ -120,7 +124,8 @@ func opCases() []opCase {
 			all: func(e *env) {
 				e.apply(ev(zkwatch.Changed, "/config/topics/orders", e.z.nodes["/config/topics/orders"], 1))
 			},
-			summary: "Topic orders's configs changed: 2 overrides set, 0 overrides removed"},
+			summary: "Topic orders's configs changed: 2 overrides set, 0 overrides removed",
+			start:   "change the configs…", written: "the brokers read the change notification and apply the new overrides"},
 	}
 }
 
@@ -148,7 +153,13 @@ func TestOperations(t *testing.T) {
 					t.Run(name, func(t *testing.T) { golden.RequireEqual(t, out) })
 				}
 				shot("preview")
+				if h := e.m.ShortHelp()[0]; !h.Enabled() || h.Help().Desc != tc.start {
+					t.Fatalf("enter is %q (enabled %v), want %q", h.Help().Desc, h.Enabled(), tc.start)
+				}
 				e.press("w")
+				if out := strings.Join(strings.Fields(view(e.m)), " "); sz[0] == 200 && !strings.Contains(out, tc.written) {
+					t.Fatalf("w does not say %q:\n%s", tc.written, view(e.m))
+				}
 				want := tc.want(t, e)
 				if got := e.m.fr.Ops.Lines(); !slices.Equal(got, want) {
 					t.Fatalf("w shows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -194,5 +205,44 @@ func checkSize(t *testing.T, out string, w, h int) {
 		if n := ansi.StringWidth(l); n > w {
 			t.Fatalf("line %d is %d wide: %q", i, n, l)
 		}
+	}
+}
+
+// TestPreviewEnds: g and G show the first and the last rows of a long
+// preview, and of the exact writes.
+func TestPreviewEnds(t *testing.T) {
+	e := newEnv(t, fixture.Sized(2_000), 3, 80, 24)
+	win := &e.m.pv.win
+	e.press("G")
+	if from, to := win.Visible(); to != len(e.r().moves) || from == 0 {
+		t.Fatalf("G shows rows %d–%d of %d", from, to, len(e.r().moves))
+	}
+	e.press("g")
+	if from, _ := win.Visible(); from != 0 {
+		t.Fatalf("g shows rows from %d", from)
+	}
+	e.press("L", "w")
+	first := view(e.m)
+	e.press("G")
+	if last := view(e.m); last == first || !strings.Contains(last, "/admin/reassign_partitions") && !strings.Contains(last, "]}") {
+		t.Fatalf("G in the exact writes:\n%s", last)
+	}
+	e.press("g")
+	if view(e.m) != first {
+		t.Fatalf("g in the exact writes:\n%s", view(e.m))
+	}
+}
+
+// TestDoneTimesAgree: once done, the progress line's time is the
+// summary's, to the millisecond (it said 100ms beside "in 56ms").
+func TestDoneTimesAgree(t *testing.T) {
+	c := opCases()[3] // the election
+	e := newAnyEnv(t, c.spec(), c.op, 200, 60)
+	e.press("enter", "y")
+	e.now = t0.Add(56 * time.Millisecond)
+	c.all(e)
+	out := view(e.m)
+	if e.m.Stage() != "done" || !strings.Contains(out, "2/3 elected · 1 not elected · 56ms") || !strings.Contains(out, " in 56ms.") {
+		t.Fatalf("stage %s:\n%s", e.m.Stage(), out)
 	}
 }

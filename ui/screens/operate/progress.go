@@ -275,7 +275,7 @@ func (b *base) gridHead(op operation, t gridText) []string {
 			counts += " · " + strconv.Itoa(c) + " " + tbl[ph].word
 		}
 	}
-	counts += " · " + b.fr.Elapsed().Round(100*time.Millisecond).String()
+	counts += " · " + elapsed(&b.fr)
 	out = append(out, cell.Clip(" "+bar(st, pr, barWidth(w))+st.Muted.S(counts), w))
 	for _, l := range t.extra {
 		out = append(out, cell.Clip(" "+st.Muted.S(l), w))
@@ -319,4 +319,13 @@ func (b *base) progressLine(op operation) string {
 // failed.
 func (b *base) failedLine(op operation) (string, nav.TaskState) {
 	return op.verb(formIng) + " " + op.subject() + " failed: " + b.err.Error(), nav.TaskFailed
+}
+
+// elapsed is how long the operation has taken: to the tenth of a second
+// while it runs, to the millisecond once done (as its summary says).
+func elapsed(fr *wizard.Frame) string {
+	if fr.Stage == wizard.StageDone {
+		return fr.Elapsed().Round(time.Millisecond).String()
+	}
+	return fr.Elapsed().Round(100 * time.Millisecond).String()
 }

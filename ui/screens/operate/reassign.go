@@ -61,8 +61,10 @@ type reassignStartedMsg struct{ plan *clusterops.ReassignPlan }
 func newReassign(b *base, broker int, topic string) *reassign {
 	r := &reassign{base: b, broker: broker, topic: topic, strategy: clusterops.StrategyMinimal, throttle: -1,
 		verbs: verbs{"Reassign", "Reassigning", "Reassigned"}}
+	b.start = &b.km.Reassign
 	if r.drain() {
 		r.verbs = verbs{"Drain", "Draining", "Drained"}
+		b.start = &b.km.Drain
 	}
 	r.lead.on = r.drain()
 	return r
