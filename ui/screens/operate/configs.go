@@ -36,8 +36,12 @@ type configs struct {
 	cfgErr, cfgOK, cfgHint string
 	// alt is the planned change and ops its multi; planErr why there is
 	// no field (the topic is gone); seq which enter the plan answers.
-	alt     *clusterops.ConfigAlteration
-	ops     []any
+	alt *clusterops.ConfigAlteration
+	ops []any
+	// effects are what the change does to the topic's partitions as the
+	// cluster stands, in `ktopo configs --alter`'s words
+	// (clusterops.TopicConfigEffects): "Effect: …" and "Warning: …".
+	effects []string
 	planErr error
 	seq     int
 	// since says what happened to the topic's configs after the write,
@@ -151,7 +155,7 @@ func (c *configs) plan() tea.Cmd {
 // edit goes back to the field from the preview.
 func (c *configs) edit() {
 	c.fr.Stage = wizard.StageEdit
-	c.alt, c.ops = nil, nil
+	c.alt, c.ops, c.effects, c.fr.Confirm.Warnings = nil, nil, nil, nil
 	c.fr.Ops.Reset()
 	c.in.Focus()
 }
@@ -167,6 +171,14 @@ func (c *configs) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		c.alt, c.ops = msg.alt, msg.ops
+		c.effects = clusterops.TopicConfigEffects(c.snap, c.topic, c.alt.Change.Config).Lines
+		// The popup repeats the warnings: what must be read before y.
+		c.fr.Confirm.Warnings = nil
+		for _, l := range c.effects {
+			if w, ok := strings.CutPrefix(l, "Warning: "); ok {
+				c.fr.Confirm.Warnings = append(c.fr.Confirm.Warnings, w)
+			}
+		}
 		c.fr.Stage = wizard.StagePreview
 		c.fr.Ops.Reset()
 		c.in.Blur()
@@ -329,6 +341,18 @@ func (c *configs) lines(st *theme.Styles, w int) []string {
 	}
 	if len(c.alt.Set)+len(c.alt.Deleted) == 0 {
 		out = append(out, " "+st.Online.S("Nothing changes: the overrides are already these."))
+	}
+	if len(c.effects) > 0 {
+		out = append(out, "")
+	}
+	for _, e := range c.effects {
+		ink := st.Text
+		if strings.HasPrefix(e, "Warning: ") {
+			ink = st.Warning
+		}
+		for _, l := range wizard.Wrap(e, w, 1) {
+			out = append(out, ink.S(l))
+		}
 	}
 	if c.fr.Stage == wizard.StagePreview {
 		return append(out, "", cell.Clip(" "+st.Muted.S("enter writes (after a confirmation) · w shows the multi · esc edits again"), w))

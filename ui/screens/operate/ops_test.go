@@ -246,3 +246,35 @@ func TestDoneTimesAgree(t *testing.T) {
 		t.Fatalf("stage %s:\n%s", e.m.Stage(), out)
 	}
 }
+
+// TestConfigEffects: a min.insync.replicas above the replication factor
+// is said as `ktopo configs --alter` says it, in the preview (the effect
+// and the warning) and in the confirmation (the warning).
+func TestConfigEffects(t *testing.T) {
+	sp := spec()
+	sp.Topics[0].Config = map[string]string{"min.insync.replicas": "2"}
+	e := newAnyEnv(t, sp, nav.Operation{Kind: nav.OpConfigs, Topic: "orders"}, 200, 60)
+	e.z.init()
+	e.z.nodes["/config/topics/orders"] = cluster.EncodeEntityConfig(sp.Topics[0].Config)
+	e.cfg().in.SetValue("min.insync.replicas=5")
+	e.cfg().check()
+	e.press("enter")
+	fx := clusterops.TopicConfigEffects(e.model.Snapshot(), "orders", map[string]string{"min.insync.replicas": "5"}).Lines
+	want := []string{"Effect: min.insync.replicas 2 -> 5: 6 of 6 partitions under min ISR (now 0); producers with acks=all get NOT_ENOUGH_REPLICAS from them.",
+		"Warning: min.insync.replicas 5 is above the replication factor 3: no acks=all produce to orders can succeed."}
+	if !slices.Equal(fx, want) {
+		t.Fatalf("the command line says\n%s", strings.Join(fx, "\n"))
+	}
+	out := view(e.m)
+	for _, l := range want {
+		if !strings.Contains(out, l) {
+			t.Fatalf("the preview lacks %q:\n%s", l, out)
+		}
+	}
+	e.press("enter")
+	popup := strings.Join(strings.Fields(strings.ReplaceAll(ansi.Strip(e.m.Modal()), "│", "")), " ")
+	if !strings.Contains(popup, "⚠ min.insync.replicas 5 is above the replication factor 3: no acks=all produce to orders can succeed.") {
+		t.Fatalf("popup:\n%s", e.m.Modal())
+	}
+	golden.RequireEqual(t, view(e.m))
+}
