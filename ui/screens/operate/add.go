@@ -32,6 +32,9 @@ type addPartitions struct {
 	news    []clusterops.PartitionMove
 	offline []int // target brokers offline
 	planErr error
+	// blocked is Kafka's refusal while a partition of the topic is being
+	// reassigned (refresh).
+	blocked error
 }
 
 // partitionsAddedMsg: the topic znode was written.
@@ -44,7 +47,19 @@ func newAddPartitions(b *base, topic string) *addPartitions {
 
 func (a *addPartitions) subject() string { return "topic " + a.topic }
 
-func (a *addPartitions) ready() bool { return len(a.news) > 0 }
+func (a *addPartitions) ready() bool { return len(a.news) > 0 && a.blocked == nil }
+
+// refresh follows a reassignment of the topic started after the preview
+// was made: the preview says Kafka's refusal before y, not after; once
+// it is done, the plan is made again.
+func (a *addPartitions) refresh() {
+	was := a.blocked != nil
+	a.blocked = clusterops.AddPartitionsBlocked(a.snap, a.topic)
+	if was && a.blocked == nil {
+		a.replan()
+		a.fr.Note.Set("The reassignment of "+a.topic+" is done: this is the plan as the topic stands now.", false)
+	}
+}
 
 // replan places the new partitions of the count asked for (twice the
 // current count at first).
@@ -116,6 +131,11 @@ func (a *addPartitions) previewHead(w int) []string {
 	}
 	title += st.Muted.S(" (+/−)")
 	out := []string{cell.Clip(title, w)}
+	if a.blocked != nil {
+		for _, l := range wizard.Wrap("✗ "+a.blocked.Error()+" It can be written once the reassignment is done.", w, 1) {
+			out = append(out, st.Error.S(l))
+		}
+	}
 	if a.plan == nil {
 		return append(out, planningLines(st, w, a.planErr, "No plan: ")...)
 	}

@@ -160,6 +160,8 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	case m.fr.Stage <= wizard.StagePreview:
 		if first {
 			m.op.replan()
+		} else if r, ok := m.op.(refresher); ok {
+			r.refresh()
 		}
 	default:
 		m.op.observe()

@@ -168,8 +168,20 @@ func Refusals(op nav.Operation) (readOnly, noWriter string) {
 // writeFailedMsg: a write failed (nothing written, or not known).
 type writeFailedMsg struct{ err error }
 
-// fail is the command result of a failed write.
-func fail(reply func(tea.Msg) tea.Msg, err error) tea.Msg { return reply(writeFailedMsg{err}) }
+// fail is the command result of a failed write. Kafka's refusal of a
+// reassignment while another runs comes without its tool's advice
+// (--additional), which the wizard cannot follow.
+func fail(reply func(tea.Msg) tea.Msg, err error) tea.Msg {
+	if cluster.ErrorClass(err) == cluster.ClassReassignmentRunning {
+		err = wizard.Error(clusterops.ReassignmentInProgress + " Another reassignment started meanwhile; nothing was written.")
+	}
+	return reply(writeFailedMsg{err})
+}
+
+// refresher is an operation whose preview follows the cluster: every
+// snapshot after the first, not only the write, checks what would
+// refuse it.
+type refresher interface{ refresh() }
 
 // working reports a stage whose writes are sent or being carried out.
 func (b *base) working() bool { return b.fr.Stage.Working() }

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -277,4 +278,81 @@ func TestConfigEffects(t *testing.T) {
 		t.Fatalf("popup:\n%s", e.m.Modal())
 	}
 	golden.RequireEqual(t, view(e.m))
+}
+
+// otherReassignment is another client's reassignment of topic's
+// partition p onto broker to (started through the Admin API: the topic
+// znode lists the adding replica); done finishes it.
+func (e *env) otherReassignment(topic string, p, to int, done bool) {
+	tp := e.model.Snapshot().Topic(topic)
+	a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, AddingReplicas: map[int][]int{}, RemovingReplicas: map[int][]int{}, TopicID: tp.ID}
+	for _, q := range tp.Partitions {
+		a.Partitions[q.ID] = q.Replicas
+	}
+	cur := tp.Partition(p).Replicas
+	if done {
+		a.Partitions[p] = append(slices.Clone(cur[:len(cur)-1]), to)
+	} else {
+		a.Partitions[p] = append(slices.Clone(cur), to)
+		a.AddingReplicas[p] = []int{to}
+		a.RemovingReplicas[p] = cur[len(cur)-1:]
+	}
+	e.apply(ev(zkwatch.Changed, cluster.TopicPath(topic), cluster.EncodeTopicAssignment(a), tp.ZkVersion+1))
+}
+
+// TestAnotherReassignment: while another reassignment runs, a drain's,
+// a topic move's and an addition's previews say Kafka's reason (without
+// its tool's --additional advice) before y, and enter does nothing: no
+// loop of "changed since the preview". Once it is done the plan is made
+// again and can be written.
+func TestAnotherReassignment(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		op   nav.Operation
+		why  string
+	}{
+		{"drain", nav.Operation{Kind: nav.OpDrain, Broker: 3}, "Cannot execute because there is an existing partition assignment."},
+		{"move", nav.Operation{Kind: nav.OpReassign, Topic: "metrics_raw"}, "Cannot execute because there is an existing partition assignment."},
+		{"add", nav.Operation{Kind: nav.OpAddPartitions, Topic: "orders"}, "A partition reassignment is in progress for the topic 'orders'."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newAnyEnv(t, spec(), tc.op, 200, 60)
+			if tc.name == "move" {
+				e.press("+")
+			}
+			// Started after the preview was made: orders-0 (on 1,2,3) onto 4.
+			e.otherReassignment("orders", 0, 4, false)
+			out := view(e.m)
+			if !strings.Contains(out, tc.why) || strings.Contains(out, "--additional") {
+				t.Fatalf("the preview does not say why:\n%s", out)
+			}
+			e.press("enter", "y", "enter", "y")
+			if e.m.Stage() != "preview" || len(e.z.multi) != 0 || strings.Contains(view(e.m), "changed since the preview") {
+				t.Fatalf("stage %s, %d multis:\n%s", e.m.Stage(), len(e.z.multi), view(e.m))
+			}
+			e.otherReassignment("orders", 0, 4, true)
+			if out := view(e.m); strings.Contains(out, tc.why) || !strings.Contains(out, "this is the plan as ") {
+				t.Fatalf("done, the preview says:\n%s", out)
+			}
+			e.press("enter", "y")
+			if len(e.z.multi) == 0 {
+				t.Fatalf("nothing written once the other was done (stage %s):\n%s", e.m.Stage(), view(e.m))
+			}
+		})
+	}
+}
+
+// TestAnotherReassignmentAtY: one started between the confirmation and y
+// writes nothing and says Kafka's reason, not "changed since the
+// preview".
+func TestAnotherReassignmentAtY(t *testing.T) {
+	e := newEnv(t, spec(), 3, 200, 60)
+	e.press("L", "enter")
+	e.model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{
+		ev(zkwatch.Created, cluster.ReassignPartitionsPath, cluster.EncodeReassignPartitions([]cluster.PartitionReassignment{{Topic: "orders", Partition: 0, Replicas: []int{4, 5, 6}}}), 0)}}), false)
+	e.m.snap = e.model.Snapshot() // the popup is open: the snapshot lands without a refresh
+	e.press("y")
+	if len(e.z.multi) != 0 || e.m.Stage() != "preview" || e.m.fr.Note.Text != "Not written: Cannot execute because there is an existing partition assignment." {
+		t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
+	}
 }

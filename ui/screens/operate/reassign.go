@@ -41,6 +41,9 @@ type reassign struct {
 	moves   []clusterops.PartitionMove
 	warn    clusterops.MoveWarnings
 	planErr error
+	// running are the partitions another reassignment moves: Kafka
+	// refuses this one until they are done (refresh).
+	running []cluster.TopicPartition
 
 	lead leading
 
@@ -80,11 +83,60 @@ func (r *reassign) subject() string {
 	return "topic " + r.topic
 }
 
-func (r *reassign) ready() bool { return len(r.moves) > 0 }
+func (r *reassign) ready() bool { return len(r.moves) > 0 && len(r.running) == 0 }
+
+// refresh follows another reassignment: while one runs this one cannot
+// be written (the preview says Kafka's reason); once it is done, the
+// plan is made again on the cluster it left.
+func (r *reassign) refresh() {
+	was := len(r.running) > 0
+	r.running = r.runningNow()
+	if was && len(r.running) == 0 {
+		r.replan()
+		r.fr.Note.Set("The other reassignment is done: this is the plan as the cluster stands now.", false)
+	}
+}
+
+// runningNow are the partitions reassigned in the newest snapshot.
+func (r *reassign) runningNow() []cluster.TopicPartition {
+	if !clusterops.ReassignmentRunning(r.snap) {
+		return nil
+	}
+	var out []cluster.TopicPartition
+	for _, p := range cluster.Reassignments(r.snap) {
+		out = append(out, cluster.TopicPartition{Topic: p.Topic, Partition: p.Partition})
+	}
+	if len(out) == 0 { // requested, not yet started
+		for _, e := range r.snap.PendingReassignment().Partitions {
+			out = append(out, cluster.TopicPartition{Topic: e.Topic, Partition: e.Partition})
+		}
+	}
+	return out
+}
+
+// runningLines say why the plan cannot be written while another
+// reassignment runs, in Kafka's words, and when it can.
+func (r *reassign) runningLines(w int) []string {
+	if len(r.running) == 0 {
+		return nil
+	}
+	st := &r.st
+	var out []string
+	for _, l := range wizard.Wrap("✗ "+clusterops.ReassignmentInProgress, w, 1) {
+		out = append(out, st.Error.S(l))
+	}
+	what := "Another reassignment moves " + text.Count(len(r.running), "partition") + " (" + cell.Clip(cluster.JoinPartitions(r.running, ", "), 60) +
+		"): this one can be written once it is done; the overview's REASSIGNMENTS follows it."
+	for _, l := range wizard.Wrap(what, w, 1) {
+		out = append(out, st.Muted.S(l))
+	}
+	return out
+}
 
 // replan makes the plan of both strategies from the newest snapshot,
 // forgetting any write of an earlier one.
 func (r *reassign) replan() {
+	r.running = r.runningNow()
 	r.plan, r.tracker, r.unthrottle = nil, nil, unthrottle{}
 	r.lead.phase, r.lead.wrote = leadNone, false
 	if r.drain() {
@@ -201,6 +253,11 @@ func (r *reassign) describe() tea.Cmd {
 // every moved partition still has the replicas the plan was made from,
 // writes them as the command line's --execute does.
 func (r *reassign) write() tea.Cmd {
+	if r.running = r.runningNow(); len(r.running) > 0 {
+		// Not "changed since the preview": another reassignment runs.
+		r.noteErr("Not written: " + clusterops.ReassignmentInProgress)
+		return nil
+	}
 	if stale := clusterops.StaleMoves(r.snap, r.moves); len(stale) > 0 {
 		r.replan()
 		r.noteErr("Not written: " + text.Count(len(stale), "partition") + " changed since the preview (" + stale[0].String() +
@@ -383,6 +440,7 @@ func (r *reassign) previewHead(w int) []string {
 		title += st.Bold.S(rf) + st.Muted.S(" (+/−)")
 	}
 	out := []string{cell.Clip(title, w)}
+	out = append(out, r.runningLines(w)...)
 	if r.gen == nil {
 		return append(out, planningLines(st, w, r.planErr, "No plan: ")...)
 	}
