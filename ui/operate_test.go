@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -460,4 +461,35 @@ func TestFlowConfigs(t *testing.T) {
 		t.Fatalf("no change notification (%v)", err)
 	}
 	final(t, f.tm)
+}
+
+// TestMixedRF: a topic whose partitions have different replication
+// factors says so in the topics list, on its screen and in R's preview,
+// which keeps every partition's.
+func TestMixedRF(t *testing.T) {
+	a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka",
+		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	load(a, wizardSpec())
+	tp := a.Snapshot().Topic("orders")
+	asg := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: tp.ID}
+	for _, p := range tp.Partitions {
+		asg.Partitions[p.ID] = p.Replicas
+	}
+	asg.Partitions[0] = tp.Partitions[0].Replicas[:2]
+	data := cluster.EncodeTopicAssignment(asg)
+	run(a, batchMsg{Events: []zkwatch.Event{{Type: zkwatch.Changed, Path: cluster.TopicPath("orders"), Data: data,
+		Stat: &zk.Stat{Czxid: 1, Mzxid: 1 << 30, Version: tp.ZkVersion + 1, DataLength: int32(len(data))}}}})
+	press(a, "2")
+	if out := screen(a); !regexp.MustCompile(`orders +6 +2–3 `).MatchString(out) {
+		t.Fatalf("the topics list:\n%s", out)
+	}
+	a.runCommand("topic orders")
+	if out := screen(a); !strings.Contains(out, "Topic orders") || !strings.Contains(out, "RF 2–3 (mixed)") {
+		t.Fatalf("the topic screen:\n%s", out)
+	}
+	press(a, "R")
+	if out := screen(a); !strings.Contains(out, "replication factor 2–3 (mixed") {
+		t.Fatalf("R:\n%s", out)
+	}
 }

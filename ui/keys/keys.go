@@ -225,7 +225,7 @@ func Default() Map {
 			AddPartitions:   b([]string{"enter"}, "enter", "add the partitions…"),
 			Elect:           b([]string{"enter"}, "enter", "elect…"),
 			ChangeConfigs:   b([]string{"enter"}, "enter", "change the configs…"),
-			Strategy:        b([]string{"s"}, "s", "strategy minimal/kafka"),
+			Strategy:        b([]string{"s"}, "s", "strategy minimal/balanced/kafka"),
 			Throttle:        b([]string{"t"}, "t", "throttle"),
 			Written:         b([]string{"w"}, "w", "what is written"),
 			LeadersFirst:    b([]string{"L"}, "L", "leaders first on/off"),

@@ -119,7 +119,12 @@ func newOpEnv(tb testing.TB, sp fixture.Spec, broker int, topic string, w, h int
 func noTicks(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 
 func newAnyEnv(tb testing.TB, sp fixture.Spec, op nav.Operation, w, h int) *env {
-	e := &env{model: sp.Model(), z: &fakeZK{}, now: t0}
+	return newAnyEnvModel(tb, sp.Model(), op, w, h)
+}
+
+// newAnyEnvModel is the wizard of op on the cluster model holds.
+func newAnyEnvModel(_ testing.TB, model *cluster.Model, op nav.Operation, w, h int) *env {
+	e := &env{model: model, z: &fakeZK{}, now: t0}
 	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Op: op,
 		Now: func() time.Time { return e.now }, Tick: noTicks, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.SetSize(w, h)
@@ -496,13 +501,22 @@ func TestDrainStale(t *testing.T) {
 	}
 }
 
-// TestStrategySwitch: s shows the kafka strategy's moves, which copy more.
+// TestStrategySwitch: s cycles minimal → balanced (copies at least as
+// much, evening out) → kafka (copies more) → minimal.
 func TestStrategySwitch(t *testing.T) {
 	e := newEnv(t, spec(), 3, 120, 40)
-	minimal := len(e.r().moves)
+	minimal := e.r().gen.Count(clusterops.StrategyMinimal).Replicas
+	e.press("s")
+	if e.r().strategy != clusterops.StrategyBalanced || e.r().gen.Count(clusterops.StrategyBalanced).Replicas < minimal {
+		t.Fatalf("strategy %v copies %d (minimal %d)", e.r().strategy, e.r().gen.Count(e.r().strategy).Replicas, minimal)
+	}
 	e.press("s")
 	if e.r().strategy != clusterops.StrategyKafka || len(e.r().moves) <= minimal {
 		t.Fatalf("strategy %v moves %d (minimal %d)", e.r().strategy, len(e.r().moves), minimal)
+	}
+	e.press("s")
+	if e.r().strategy != clusterops.StrategyMinimal {
+		t.Fatalf("strategy %v", e.r().strategy)
 	}
 }
 
@@ -513,8 +527,8 @@ func TestReassignTopic(t *testing.T) {
 	sp := spec()
 	sp.Topics[1] = fixture.Topic{Name: "metrics_raw", Partitions: 6, RF: 2}
 	e := newOpEnv(t, sp, 0, "metrics_raw", 120, 40)
-	if e.r().rf != 2 || len(e.r().moves) != 0 {
-		t.Fatalf("rf %d, moves %v", e.r().rf, e.r().moves)
+	if e.r().rf != 0 || e.r().lo != 2 || e.r().hi != 2 || len(e.r().moves) != 0 {
+		t.Fatalf("rf %d (%d–%d), moves %v", e.r().rf, e.r().lo, e.r().hi, e.r().moves)
 	}
 	e.press("+")
 	moves := e.r().moves

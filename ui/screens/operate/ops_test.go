@@ -356,3 +356,81 @@ func TestAnotherReassignmentAtY(t *testing.T) {
 		t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
 	}
 }
+
+// TestKafkaNumbersStay: the kafka strategy's numbers are the same for
+// every plan the wizard makes (they changed with each replan), and every
+// strategy counts against the same total, a partition mid-reassignment
+// included.
+func TestKafkaNumbersStay(t *testing.T) {
+	e := newEnv(t, spec(), 3, 200, 60)
+	before := e.r().gen.Count(clusterops.StrategyKafka)
+	for range 3 {
+		e.r().replan()
+		if got := e.r().gen.Count(clusterops.StrategyKafka); got.Replicas != before.Replicas || got.Leaders != before.Leaders {
+			t.Fatalf("kafka %+v, then %+v", before, got)
+		}
+	}
+	e.otherReassignment("orders", 0, 4, false) // orders-0 lists 4 replicas meanwhile
+	e.r().replan()
+	totals := map[int]bool{}
+	for _, st := range clusterops.Strategies() {
+		totals[e.r().gen.Count(st).TotalReplicas] = true
+	}
+	if len(totals) != 1 {
+		t.Fatalf("the strategies count against %v", totals)
+	}
+}
+
+// TestDrainNamesTheDownBroker: with broker 4 down, a drain of broker 1
+// keeps broker 4's replicas where they are with the minimal strategy,
+// and the kafka strategy's line names the ones it moves.
+func TestDrainNamesTheDownBroker(t *testing.T) {
+	sp := spec()
+	sp.Down = []int{4}
+	e := newEnv(t, sp, 1, 200, 60)
+	for _, m := range e.r().moves {
+		if slices.Contains(m.Removing(), 4) && !slices.Contains(m.Removing(), 1) {
+			t.Fatalf("minimal moves %s off broker 4: %v → %v", m.TopicPartition, m.Current, m.Target)
+		}
+	}
+	k := e.r().gen.Count(clusterops.StrategyKafka).Offline[4]
+	if want := fmt.Sprintf("also moves broker 4's %d replicas (offline)", k); k == 0 || !strings.Contains(view(e.m), want) {
+		t.Fatalf("no %q:\n%s", want, view(e.m))
+	}
+	e.press("s", "s") // kafka
+	if !strings.Contains(view(e.m), "⚠ the kafka strategy also moves broker 4's") {
+		t.Fatalf("the chosen kafka strategy does not warn:\n%s", view(e.m))
+	}
+}
+
+// TestMixedReplicationFactors: R on a topic whose partitions differ keeps
+// every partition's replication factor unless +/− asks for one, says the
+// factor is mixed, and shows every partition's change.
+func TestMixedReplicationFactors(t *testing.T) {
+	e := newAnyEnv(t, spec(), nav.Operation{Kind: nav.OpReassign, Topic: "orders"}, 200, 60)
+	e.otherReassignment("orders", 0, 4, false)
+	e.otherReassignment("orders", 0, 4, true) // orders-0 now [1,2,4]
+	tp := e.model.Snapshot().Topic("orders")
+	a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: tp.ID}
+	for _, p := range tp.Partitions {
+		a.Partitions[p.ID] = p.Replicas
+	}
+	a.Partitions[0] = tp.Partitions[0].Replicas[:2] // orders-0 at RF 2
+	e.apply(ev(zkwatch.Changed, cluster.TopicPath("orders"), cluster.EncodeTopicAssignment(a), tp.ZkVersion+1))
+	e = newAnyEnvModel(t, e.model, nav.Operation{Kind: nav.OpReassign, Topic: "orders"}, 200, 60)
+	if out := view(e.m); !strings.Contains(out, "replication factor 2–3 (mixed: each partition keeps its own; +/− sets one for all)") {
+		t.Fatalf("not said mixed:\n%s", out)
+	}
+	for _, st := range clusterops.Strategies() {
+		for _, m := range e.r().gen.Moves(st) {
+			if len(m.Target) != len(m.Current) {
+				t.Fatalf("%s changes %s's RF: %v → %v", st, m.TopicPartition, m.Current, m.Target)
+			}
+		}
+	}
+	e.press("+")
+	if e.r().rf != 3 || len(e.r().moves) != 1 || !strings.Contains(view(e.m), "replication factor 2–3 → 3") {
+		t.Fatalf("rf %d, moves %v:\n%s", e.r().rf, e.r().moves, view(e.m))
+	}
+	golden.RequireEqual(t, view(e.m))
+}

@@ -1,8 +1,11 @@
 package operate
 
 import (
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -29,11 +32,16 @@ type reassign struct {
 	// topic whose partitions move ("" for a drain).
 	broker int
 	topic  string
-	// rf is the replication factor asked for (a topic), curRF the
-	// topic's now.
-	rf, curRF int
-	strategy  clusterops.Strategy
-	throttle  int64
+	// rf is the replication factor asked for (a topic; 0: each partition
+	// keeps its own), lo and hi the topic's now (they differ when its
+	// partitions do).
+	rf, lo, hi int
+	strategy   clusterops.Strategy
+	throttle   int64
+	// seed draws the kafka strategy's start indexes and shifts: the same
+	// for every plan of the wizard, so its numbers stay put while the
+	// preview is made again.
+	seed [2]uint64
 
 	// The plan of both strategies, the chosen one's moves, what they
 	// warn of; planErr when there is none.
@@ -63,7 +71,7 @@ type reassignStartedMsg struct{ plan *clusterops.ReassignPlan }
 
 func newReassign(b *base, broker int, topic string) *reassign {
 	r := &reassign{base: b, broker: broker, topic: topic, strategy: clusterops.StrategyMinimal, throttle: -1,
-		verbs: verbs{"Reassign", "Reassigning", "Reassigned"}}
+		verbs: verbs{"Reassign", "Reassigning", "Reassigned"}, seed: [2]uint64{b.rng.Uint64(), b.rng.Uint64()}}
 	b.start = &b.km.Reassign
 	if r.drain() {
 		r.verbs = verbs{"Drain", "Draining", "Drained"}
@@ -139,18 +147,16 @@ func (r *reassign) replan() {
 	r.running = r.runningNow()
 	r.plan, r.tracker, r.unthrottle = nil, nil, unthrottle{}
 	r.lead.phase, r.lead.wrote = leadNone, false
+	rng := rand.New(rand.NewPCG(r.seed[0], r.seed[1]))
 	if r.drain() {
-		r.gen, r.planErr = clusterops.PlanDrain(r.snap, clusterops.DrainRequest{Broker: r.broker, Strategy: r.strategy, Rand: r.rng})
+		r.gen, r.planErr = clusterops.PlanDrain(r.snap, clusterops.DrainRequest{Broker: r.broker, Strategy: r.strategy, Rand: rng})
 		r.choose()
 		return
 	}
-	if r.curRF == 0 {
-		if t := r.snap.Topic(r.topic); t != nil && len(t.Partitions) > 0 {
-			r.curRF = len(t.Partitions[0].Replicas)
-			r.rf = r.curRF
-		}
+	if t := r.snap.Topic(r.topic); t != nil && r.hi == 0 {
+		r.lo, r.hi = t.ReplicationFactors()
 	}
-	r.gen, r.planErr = clusterops.PlanTopicMove(r.snap, clusterops.TopicMoveRequest{Topic: r.topic, RF: r.rf, Strategy: r.strategy, Rand: r.rng})
+	r.gen, r.planErr = clusterops.PlanTopicMove(r.snap, clusterops.TopicMoveRequest{Topic: r.topic, RF: r.rf, Strategy: r.strategy, Rand: rng})
 	r.choose()
 }
 
@@ -174,24 +180,25 @@ func (r *reassign) syncKeys(preview bool) {
 	km.Throttle.SetEnabled(preview && len(r.moves) > 0)
 	km.Strategy.SetEnabled(preview && r.gen != nil)
 	km.LeadersFirst.SetEnabled(preview && r.drain() && !r.lead.plan.Empty())
-	km.MoreReplicas.SetEnabled(preview && !r.drain() && r.snap != nil && r.rf < len(r.snap.LiveBrokerIDs()))
-	km.FewerReplicas.SetEnabled(preview && !r.drain() && r.rf > 1)
+	km.MoreReplicas.SetEnabled(preview && !r.drain() && r.snap != nil && r.hi > 0 && r.nextRF(1) <= len(r.snap.LiveBrokerIDs()))
+	km.FewerReplicas.SetEnabled(preview && !r.drain() && r.hi > 0 && r.nextRF(-1) >= 1)
 }
 
 func (r *reassign) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := &r.km
 	switch {
 	case key.Matches(msg, km.Strategy):
-		r.strategy = 1 - r.strategy
+		all := clusterops.Strategies()
+		r.strategy = all[(slices.Index(all, r.strategy)+1)%len(all)]
 		r.choose()
 	case key.Matches(msg, km.LeadersFirst):
 		r.lead.on = !r.lead.on
 		r.fr.Ops.Reset()
 	case key.Matches(msg, km.MoreReplicas):
-		r.rf++
+		r.rf = r.nextRF(1)
 		r.replan()
 	case key.Matches(msg, km.FewerReplicas):
-		r.rf--
+		r.rf = r.nextRF(-1)
 		r.replan()
 	case key.Matches(msg, km.Throttle):
 		r.throttle = nextThrottle(r.throttle)
@@ -202,6 +209,33 @@ func (r *reassign) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// nextRF is the replication factor + (d = 1) or − (d = -1) asks for:
+// from a topic whose partitions differ, the highest or the lowest of
+// theirs first.
+func (r *reassign) nextRF(d int) int {
+	switch {
+	case r.rf > 0:
+		return r.rf + d
+	case r.lo != r.hi && d > 0:
+		return r.hi
+	case r.lo != r.hi:
+		return r.lo
+	}
+	return r.lo + d
+}
+
+// rfAsked reports a replication factor asked for that changes one.
+func (r *reassign) rfAsked() bool { return r.rf > 0 && (r.rf != r.lo || r.rf != r.hi) }
+
+// rfText is the topic's replication factor, and the one asked for.
+func (r *reassign) rfText() string {
+	s := text.Range(r.lo, r.hi)
+	if r.rfAsked() {
+		s += " → " + strconv.Itoa(r.rf)
+	}
+	return s
 }
 
 func nextThrottle(cur int64) int64 {
@@ -361,7 +395,11 @@ func (r *reassign) summary() (string, nav.TaskState) {
 func (r *reassign) summaryLine() string {
 	s := r.verb(formEd) + " " + r.subject() + ": " + text.Count(len(r.pr.Partitions), "partition") + " moved in " + r.fr.Elapsed().Round(time.Millisecond).String()
 	if !r.drain() {
-		s += "; replication factor " + strconv.Itoa(r.rf)
+		rf := text.Range(r.lo, r.hi)
+		if r.rfAsked() {
+			rf = strconv.Itoa(r.rf)
+		}
+		s += "; replication factor " + rf
 		if t := r.throttlesLine(); t != "" {
 			s += "; " + t
 		}
@@ -433,11 +471,12 @@ func (r *reassign) previewHead(w int) []string {
 				title += st.Muted.S("  ·  " + text.Count(len(t.Partitions), "partition"))
 			}
 		}
-		rf := "  ·  replication factor " + strconv.Itoa(r.curRF)
-		if r.rf != r.curRF {
-			rf += " → " + strconv.Itoa(r.rf)
+		title += st.Bold.S("  ·  replication factor " + r.rfText())
+		if r.lo != r.hi && !r.rfAsked() {
+			title += st.Warning.S(" (mixed: each partition keeps its own; +/− sets one for all)")
+		} else {
+			title += st.Muted.S(" (+/−)")
 		}
-		title += st.Bold.S(rf) + st.Muted.S(" (+/−)")
 	}
 	out := []string{cell.Clip(title, w)}
 	out = append(out, r.runningLines(w)...)
@@ -452,21 +491,19 @@ func (r *reassign) previewHead(w int) []string {
 		for _, l := range wizard.Wrap(msg, w, 1) {
 			out = append(out, st.Online.S(l))
 		}
-		if r.drain() || r.strategy != clusterops.StrategyMinimal || r.gen.Count(clusterops.StrategyKafka).Replicas == 0 {
+		if r.drain() {
 			return out
 		}
-		return append(out, cell.Clip(" "+st.Muted.S("○ kafka: "+cell.Thousands(r.gen.Kafka.Replicas)+" of "+cell.Thousands(r.gen.Kafka.TotalReplicas)+" replicas would be copied"), w))
-	}
-	line := func(stg clusterops.Strategy) string {
-		c := r.gen.Count(stg)
-		s := stg.String() + ": " + cell.Thousands(c.Replicas) + " of " + cell.Thousands(c.TotalReplicas) + " replicas copied, " +
-			cell.Thousands(c.Leaders) + " preferred leaders change"
-		if stg == r.strategy {
-			return st.SelectedMark.S("◉ ") + st.Bold.S(s)
+		for _, stg := range clusterops.Strategies() {
+			if c := r.gen.Count(stg); stg != r.strategy && c.Replicas > 0 {
+				out = append(out, cell.Clip(" "+st.Muted.S("○ "+stg.String()+": "+cell.Thousands(c.Replicas)+" of "+cell.Thousands(c.TotalReplicas)+" replicas would be copied"), w))
+			}
 		}
-		return st.Muted.S("○ " + s)
+		return out
 	}
-	out = append(out, cell.Clip(" "+line(clusterops.StrategyMinimal), w), cell.Clip(" "+line(clusterops.StrategyKafka), w))
+	for _, stg := range clusterops.Strategies() {
+		out = append(out, cell.Clip(" "+r.strategyLine(stg), w))
+	}
 	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(r.moves), "partition")+" move · rack-safe · throttle ")+st.Text.S(throttleText(r.throttle))+st.Muted.S(removedWhenDone(r.throttle)), w))
 	if l, on := r.leadLine(w); l != "" {
 		ink := st.Muted
@@ -478,6 +515,13 @@ func (r *reassign) previewHead(w int) []string {
 		}
 	}
 	var warns []string
+	if off := r.gen.Count(r.strategy).Offline; len(off) > 0 {
+		why := ": their partitions move anyway, and Kafka refuses a target naming a broker that is down"
+		if r.strategy != clusterops.StrategyMinimal {
+			why = ": placed afresh on the live brokers (the minimal strategy leaves them where they are)"
+		}
+		warns = append(warns, "the "+r.strategy.String()+" strategy "+alsoMoves(off)+why)
+	}
 	if n := r.warn.SpreadLost; n > 0 {
 		warns = append(warns, text.Count(n, "partition")+" would span fewer racks than now")
 	}
@@ -529,10 +573,10 @@ func (r *reassign) popup() ([]string, string, string) {
 
 // rfChange names a replication factor change, for the popup.
 func (r *reassign) rfChange() string {
-	if r.drain() || r.rf == r.curRF {
+	if r.drain() || !r.rfAsked() {
 		return ""
 	}
-	return ", replication factor " + strconv.Itoa(r.curRF) + " → " + strconv.Itoa(r.rf)
+	return ", replication factor " + r.rfText()
 }
 
 // throttleText names a throttle.
@@ -550,4 +594,35 @@ func removedWhenDone(throttle int64) string {
 		return ""
 	}
 	return ", removed when done"
+}
+
+// strategyLine is what strategy stg copies and changes, marked when
+// chosen: the balanced one says how much more than the minimal one it
+// copies, each what it moves off brokers that are down.
+func (r *reassign) strategyLine(stg clusterops.Strategy) string {
+	st := &r.st
+	c := r.gen.Count(stg)
+	s := stg.String() + ": " + cell.Thousands(c.Replicas) + " of " + cell.Thousands(c.TotalReplicas) + " replicas copied"
+	if d := c.Replicas - r.gen.Minimal.Replicas; stg == clusterops.StrategyBalanced && d > 0 {
+		s += " (" + cell.Thousands(d) + " more, to even the load out)"
+	}
+	s += ", " + cell.Thousands(c.Leaders) + " preferred leaders change"
+	if len(c.Offline) > 0 {
+		s += "; " + alsoMoves(c.Offline)
+	}
+	if stg == r.strategy {
+		return st.SelectedMark.S("◉ ") + st.Bold.S(s)
+	}
+	return st.Muted.S("○ " + s)
+}
+
+// alsoMoves names the replicas a plan moves off brokers that are down:
+// "also moves broker 4's 62 replicas (offline)".
+func alsoMoves(off map[int]int) string {
+	ids := slices.Sorted(maps.Keys(off))
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = "broker " + strconv.Itoa(id) + "'s " + text.Count(off[id], "replica")
+	}
+	return "also moves " + strings.Join(parts, ", ") + " (offline)"
 }

@@ -300,8 +300,11 @@ func (m *Model) View() string {
 	t := m.t
 	title := " " + st.Bold.S("Topic ") + st.Accent.S(t.Name)
 	h := m.health
-	title += st.Muted.S("  ·  " + cell.Thousands(len(t.Partitions)) + " partitions · RF " + strconv.Itoa(t.ReplicationFactor()) +
-		" · min ISR " + strconv.Itoa(t.MinISR))
+	rf := text.Range(t.ReplicationFactors())
+	if lo, hi := t.ReplicationFactors(); lo != hi {
+		rf += " (mixed)"
+	}
+	title += st.Muted.S("  ·  " + cell.Thousands(len(t.Partitions)) + " partitions · RF " + rf + " · min ISR " + strconv.Itoa(t.MinISR))
 	if h.UnderReplicated > 0 {
 		title += "  " + st.Warning.S(strconv.Itoa(h.UnderReplicated)+" under-replicated")
 	}
