@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -13,9 +14,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/screens/operate"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -491,5 +494,119 @@ func TestMixedRF(t *testing.T) {
 	press(a, "R")
 	if out := screen(a); !strings.Contains(out, "replication factor 2–3 (mixed") {
 		t.Fatalf("R:\n%s", out)
+	}
+}
+
+// TestQuitAsks: q while a drain is between its steps asks first, naming
+// what is left; n stays, y (or ctrl+c again) quits. With nothing left, q
+// quits at once.
+func TestQuitAsks(t *testing.T) {
+	a := written(&fakeWriter{}, "d", "enter", "y")(t)
+	if w := drainer(a); w == nil || w.Stage() != "writing" {
+		t.Fatalf("not between steps: %v", w)
+	}
+	if cmd := a.update(fixture.Key("q")); cmd != nil || !strings.Contains(screen(a), "Quit now?") ||
+		!strings.Contains(strings.Join(strings.Fields(screen(a)), " "), "is between its steps") {
+		t.Fatalf("q did not ask:\n%s", screen(a))
+	}
+	if !strings.Contains(screen(a), "y quit • n/esc stay") {
+		t.Fatalf("the footer does not say the answers:\n%s", screen(a))
+	}
+	press(a, "x", "n")
+	if strings.Contains(screen(a), "Quit now?") || drainer(a) == nil {
+		t.Fatalf("n did not stay:\n%s", screen(a))
+	}
+	a.update(fixture.Key("ctrl+c"))
+	if cmd := a.update(fixture.Key("ctrl+c")); cmd == nil {
+		t.Fatal("ctrl+c twice did not quit")
+	} else if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("ctrl+c twice did not quit")
+	}
+	b := fullApp(&fakeWriter{}, wizardSpec())
+	if cmd := b.update(fixture.Key("q")); cmd == nil {
+		t.Fatal("q with nothing left did not quit")
+	}
+}
+
+// TestFlowQuitDuringDrain: on the sandbox (real ZooKeeper, the
+// controller slowed), q during a drain's leaders-first step asks, y
+// closes the TUI, and Finish finishes the step it started (the election
+// written once the controller reordered the replicas) without writing
+// the drain: broker 3 keeps its replicas and leads none of the step's
+// partitions; what is left says how to drain it.
+func TestFlowQuitDuringDrain(t *testing.T) {
+	var rec *recordingWriter
+	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) clusterops.ZK {
+		rec = &recordingWriter{Conn: c}
+		return rec
+	})
+	plan, err := clusterops.PlanTopic(f.snapshot(t), clusterops.TopicRequest{Name: "orders", Partitions: 12, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := clusterops.CreateTopic(f.conn, plan); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, f.tm, "orders online", func(a *App) bool {
+		tp := a.Snapshot().Topic("orders")
+		return tp != nil && a.Snapshot().TopicHealth(tp).Offline == 0 && tp.Health.Uninitialized == 0 && tp.Health.UnderReplicated == 0
+	})
+	f.sb.SetPace(time.Second) // the reorder takes a while: the TUI quits between the steps
+	send(f.tm, "right", "right")
+	waitApp(t, f.tm, "broker 3 selected", func(a *App) bool { id, ok := a.Overview().Selected(); return ok && id == 3 })
+	send(f.tm, "d")
+	waitApp(t, f.tm, "the preview", func(a *App) bool { return strings.Contains(screen(a), " move off broker 3 to ") })
+	send(f.tm, "enter", "y")
+	waitApp(t, f.tm, "the reorder written", func(a *App) bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return len(rec.ops) == 1
+	})
+	send(f.tm, "q")
+	waitApp(t, f.tm, "the question", func(a *App) bool { return strings.Contains(screen(a), "Quit now?") })
+	send(f.tm, "y")
+	fm := f.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*App)
+	f.sb.SetPace(0)
+	left := strings.Join(fm.Finish(context.Background(), 30*time.Second), "\n")
+	if !strings.Contains(left, "its leaders-first step is done") || !strings.Contains(left, "To drain it: d on broker 3 in ktopo.") {
+		t.Fatalf("left: %s", left)
+	}
+	rec.mu.Lock()
+	written := slices.Clone(rec.ops)
+	rec.mu.Unlock()
+	if len(written) != 2 || !strings.Contains(strings.Join(clusterops.DescribeOps(written[1]), "\n"), cluster.PreferredReplicaElectionPath) {
+		t.Fatalf("%d multis after closing (want the reorder and the election)", len(written))
+	}
+	// ZooKeeper: the controller elects; broker 3 keeps its replicas.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := zkState(t, f.conn, 3, []string{"orders", "metrics_raw"}, map[string]map[int][]int{})
+		if strings.HasPrefix(st, "led by 3: [];") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("broker 3 still leads: %s", st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	data, _, err := f.conn.Get(cluster.TopicPath("orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "3") {
+		t.Fatalf("orders lost broker 3: %s", data)
+	}
+	a, err := cluster.DecodeTopicAssignment(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	for _, rs := range a.Partitions {
+		if slices.Contains(rs, 3) {
+			held++
+		}
+	}
+	if held == 0 {
+		t.Fatal("the drain was written")
 	}
 }

@@ -56,9 +56,12 @@ func (a *App) render() string {
 		b.WriteByte('\n')
 	}
 	ch := a.contentHeight()
-	if a.showHelp {
+	switch {
+	case a.quitAsk != nil:
+		b.WriteString(a.overlay(a.Focused().View(), a.quitPopup(), ch))
+	case a.showHelp:
 		b.WriteString(a.helpView(ch))
-	} else {
+	default:
 		b.WriteString(a.withModal(a.Focused().View(), ch))
 	}
 	b.WriteByte('\n')
@@ -158,6 +161,9 @@ func (a *App) helpView(h int) string {
 // only those that act there).
 func (a *App) helpGroups() [][]key.Binding {
 	g := a.km.Global
+	if a.quitAsk != nil {
+		return [][]key.Binding{{g.QuitAnyway, g.Stay}}
+	}
 	groups := a.Focused().FullHelp()
 	if a.capturing() {
 		return append(groups, []key.Binding{g.FieldHelp, g.FieldQuit})
@@ -178,7 +184,11 @@ func (a *App) withModal(content string, h int) string {
 	if !ok {
 		return content
 	}
-	pop := m.Modal()
+	return a.overlay(content, m.Modal(), h)
+}
+
+// overlay composites pop ("" for none) centred over content.
+func (a *App) overlay(content, pop string, h int) string {
 	if pop == "" {
 		return content
 	}

@@ -18,6 +18,9 @@ import (
 type Global struct {
 	Quit, Help, Back, Command, Create key.Binding
 	FieldHelp, FieldQuit              key.Binding
+	// QuitAnyway and Stay answer the question quitting asks while an
+	// operation would be left between its steps or with its throttles.
+	QuitAnyway, Stay key.Binding
 }
 
 // List moves a cursor through rows.
@@ -151,6 +154,9 @@ func Default() Map {
 			FieldHelp: b([]string{"f1"}, "f1", "help"),
 			FieldQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
 			Create:    b([]string{"c"}, "c", "create topic"),
+			// ctrl+c twice quits.
+			QuitAnyway: b([]string{"y", "enter", "ctrl+c"}, "y", "quit"),
+			Stay:       b([]string{"n", "esc"}, "n/esc", "stay"),
 		},
 		List: List{
 			Up:       b([]string{"up", "k"}, "↑/k", "up"),

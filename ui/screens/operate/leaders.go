@@ -161,6 +161,9 @@ func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
 			return reply(leadElectionMsg{})
 		}
 	case leadElecting:
+		if r.stopped {
+			return nil // the step is finished: the drain is not written
+		}
 		pending := snap.PendingPreferredElection() != nil
 		if pending || (r.lead.moved < len(lead.Elect) && !r.lead.seen && r.fr.Now().Sub(r.lead.at) < leadGrace) {
 			return nil

@@ -434,3 +434,108 @@ func TestMixedReplicationFactors(t *testing.T) {
 	}
 	golden.RequireEqual(t, view(e.m))
 }
+
+// reorderDone is the controller completing a leaders-first step's
+// reorder: the topic znodes rewritten with the reordered replicas.
+func (e *env) reorderDone(lead *clusterops.LeadershipFirst) {
+	s := e.model.Snapshot()
+	reorder := map[cluster.TopicPartition][]int{}
+	for _, r := range lead.Reorder {
+		reorder[r.TopicPartition] = r.Replicas
+	}
+	var evs []zkwatch.Event
+	for _, t := range s.Topics() {
+		a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: t.ID}
+		changed := false
+		for _, p := range t.Partitions {
+			a.Partitions[p.ID] = p.Replicas
+			if rs, ok := reorder[cluster.TopicPartition{Topic: t.Name, Partition: p.ID}]; ok {
+				a.Partitions[p.ID], changed = rs, true
+			}
+		}
+		if changed {
+			evs = append(evs, ev(zkwatch.Changed, cluster.TopicPath(t.Name), cluster.EncodeTopicAssignment(a), t.ZkVersion+1))
+		}
+	}
+	e.apply(evs...)
+}
+
+// TestQuitBetweenSteps: quitting during a drain's leaders-first step
+// (B1): the wizard says what is left and how to finish it; stopped, it
+// finishes the step it started (the election, once the controller has
+// reordered the replicas) and writes no drain.
+func TestQuitBetweenSteps(t *testing.T) {
+	sp := spec()
+	sp.Topics[0].Drift = []int{1} // orders-1 led by 3, its second replica: reordered
+	e := newEnv(t, sp, 3, 200, 60)
+	lead := e.r().lead.plan
+	e.press("enter", "y")
+	if !e.r().leading() || len(e.z.multi) != 1 || len(lead.Reorder) == 0 {
+		t.Fatalf("not between steps: %d multis", len(e.z.multi))
+	}
+	left := strings.Join(e.m.Leaving(false), " ")
+	for _, want := range []string{"The drain of broker 3 is between its steps:", "are reordered (broker 3 last) and broker 3 still leads them",
+		"Quitting first finishes this step (their preferred election)", "d on broker 3"} {
+		if !strings.Contains(left, want) {
+			t.Fatalf("%q lacks %q", left, want)
+		}
+	}
+	e.deliver(e.m.Stop())
+	if !e.m.Stopping() || len(e.z.multi) != 1 {
+		t.Fatalf("stopping %v, %d multis before the reorder completed", e.m.Stopping(), len(e.z.multi))
+	}
+	e.reorderDone(lead)
+	c, _ := e.m.Update(wizard.TickMsg{})
+	e.deliver(c)
+	if e.m.Stopping() || len(e.z.multi) != 2 || !strings.Contains(strings.Join(clusterops.DescribeOps(e.z.multi[1]), " "), cluster.PreferredReplicaElectionPath) {
+		t.Fatalf("stopping %v, %d multis: the election not written", e.m.Stopping(), len(e.z.multi))
+	}
+	// The controller elects; the step is over, yet no drain is written.
+	var evs []zkwatch.Event
+	for _, lm := range lead.Moves {
+		p := e.model.Snapshot().Topic(lm.Topic).Partition(lm.Partition)
+		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: lm.To, LeaderEpoch: 1, Version: 1, ISR: p.ISR})
+		evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(lm.Topic, lm.Partition), st, 1))
+	}
+	e.apply(evs...)
+	e.now = e.now.Add(time.Minute)
+	c, _ = e.m.Update(wizard.TickMsg{})
+	e.deliver(c)
+	if len(e.z.multi) != 2 {
+		t.Fatalf("%d multis: the drain was written after the TUI closed", len(e.z.multi))
+	}
+	if final := strings.Join(e.m.Leaving(true), " "); !strings.Contains(final, "its leaders-first step is done") || !strings.Contains(final, "the drain's reassignment was not written. To drain it: d on broker 3 in ktopo.") {
+		t.Fatalf("final: %q", final)
+	}
+}
+
+// TestQuitThrottled: quitting while a throttled reassignment runs (B2)
+// names its throttles and what removes them; once closed, its plan for
+// --verify.
+func TestQuitThrottled(t *testing.T) {
+	sp := spec()
+	sp.Topics[1] = fixture.Topic{Name: "metrics_raw", Partitions: 6, RF: 2}
+	e := newOpEnv(t, sp, 0, "metrics_raw", 200, 60)
+	if e.m.Leaving(false) != nil {
+		t.Fatalf("the preview leaves %q", e.m.Leaving(false))
+	}
+	e.press("+", "t", "enter", "y")
+	left := strings.Join(e.m.Leaving(false), " ")
+	if !strings.Contains(left, "The reassignment of topic metrics_raw (6 partitions) runs on without ktopo, and its throttles (10 MiB/s on brokers 1,2,3,4,5,6 and topic metrics_raw) stay until removed") ||
+		!strings.Contains(left, "ktopo reassign --verify --reassignment-json-file FILE removes them") {
+		t.Fatalf("%q", left)
+	}
+	if e.m.Stopping() {
+		t.Fatal("a running reassignment keeps ktopo from closing")
+	}
+	final := e.m.Leaving(true)
+	if len(final) != 2 || final[1] != string(e.r().plan.NodeJSON) {
+		t.Fatalf("final: %q", final)
+	}
+	e.controller(e.r().plan.Moves, nil)
+	c, _ := e.m.Update(wizard.TickMsg{})
+	e.deliver(c)
+	if e.m.Leaving(false) != nil {
+		t.Fatalf("done, throttles removed: %q", e.m.Leaving(false))
+	}
+}

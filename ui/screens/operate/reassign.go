@@ -60,6 +60,9 @@ type reassign struct {
 	plan       *clusterops.ReassignPlan
 	tracker    *clusterops.ReassignTracker
 	unthrottle unthrottle
+	// stopped: the TUI has closed; the step in flight is finished, no
+	// other started (leave.go).
+	stopped bool
 }
 
 // throttles are the values `t` cycles through, in bytes per second (-1:
@@ -606,7 +609,7 @@ func (r *reassign) strategyLine(stg clusterops.Strategy) string {
 	if d := c.Replicas - r.gen.Minimal.Replicas; stg == clusterops.StrategyBalanced && d > 0 {
 		s += " (" + cell.Thousands(d) + " more, to even the load out)"
 	}
-	s += ", " + cell.Thousands(c.Leaders) + " preferred leaders change"
+	s += ", " + cell.Thousands(c.Leaders) + text.Plural(c.Leaders, " preferred leader changes", " preferred leaders change")
 	if len(c.Offline) > 0 {
 		s += "; " + alsoMoves(c.Offline)
 	}

@@ -51,6 +51,7 @@ type Model struct {
 	reassignTracker cluster.AllReassignmentsTracker
 	reassign        cluster.ReassignmentProgress
 	leftThrottles   cluster.LeftThrottles
+	unfinished      unfinished
 	heatRacks       []heat.Rack
 	heatLines       []string
 	reassignLines   []string
