@@ -103,11 +103,7 @@ func (r *reassign) writeLeading() tea.Cmd {
 	r.lead.phase = leadReorder
 	reply, z, snap, reorder := r.fr.Reply(), r.z, r.snap, r.lead.plan.Reorder
 	write := func() tea.Msg {
-		plan, err := clusterops.PlanReassignment(snap, z, reorder, -1)
-		if err == nil {
-			err = clusterops.ExecuteReassignment(z, plan)
-		}
-		if err != nil {
+		if _, err := clusterops.StartReassignment(snap, z, reorder, -1); err != nil {
 			return fail(reply, err)
 		}
 		return reply(leadWrittenMsg{})

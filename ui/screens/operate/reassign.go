@@ -317,10 +317,7 @@ func (r *reassign) write() tea.Cmd {
 func startReassignment(reply func(tea.Msg) tea.Msg, z clusterops.ZK, snap *cluster.Snapshot, moves []clusterops.PartitionMove, throttle int64) tea.Cmd {
 	rs := clusterops.MovesAsReassignments(moves)
 	return func() tea.Msg {
-		plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
-		if err == nil {
-			err = clusterops.ExecuteReassignment(z, plan)
-		}
+		plan, err := clusterops.StartReassignment(snap, z, rs, throttle)
 		if err != nil {
 			return fail(reply, err)
 		}

@@ -60,15 +60,8 @@ func (r *reassign) clearThrottles() tea.Cmd {
 	r.unthrottle.phase = unthrottleRunning
 	reply, z, snap, rs := r.fr.Reply(), r.z, r.snap, clusterops.MovesAsReassignments(r.plan.Moves)
 	return func() tea.Msg {
-		if _, ongoing := clusterops.VerifyReassignment(snap, rs); ongoing {
-			left, err := clusterops.ThrottlesLeft(snap, z, rs)
-			return reply(throttlesMsg{kept: left, err: err})
-		}
-		c, err := clusterops.PlanThrottleClear(snap, z, rs)
-		if err == nil {
-			err = clusterops.ClearThrottles(z, c)
-		}
-		return reply(throttlesMsg{cleared: c, err: err})
+		c, kept, err := clusterops.RemoveThrottles(snap, z, rs)
+		return reply(throttlesMsg{cleared: c, kept: kept, err: err})
 	}
 }
 
