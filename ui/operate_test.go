@@ -169,17 +169,7 @@ func TestFlowDrain(t *testing.T) {
 		rec = &recordingWriter{Conn: c}
 		return rec
 	})
-	plan, err := clusterops.PlanTopic(f.snapshot(t), clusterops.TopicRequest{Name: "orders", Partitions: 12, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := clusterops.CreateTopic(f.conn, plan); err != nil {
-		t.Fatal(err)
-	}
-	waitApp(t, f.tm, "orders online", func(a *App) bool {
-		tp := a.Snapshot().Topic("orders")
-		return tp != nil && a.Snapshot().TopicHealth(tp).Offline == 0 && tp.Health.Uninitialized == 0 && tp.Health.UnderReplicated == 0
-	})
+	createOrders(t, f)
 	topics := []string{"orders", "metrics_raw"}
 	orig := map[string]map[int][]int{}
 	if st := zkState(t, f.conn, 3, topics, orig); !strings.Contains(st, "led by 3: [") || strings.Contains(st, "led by 3: []") {
@@ -540,17 +530,7 @@ func TestFlowQuitDuringDrain(t *testing.T) {
 		rec = &recordingWriter{Conn: c}
 		return rec
 	})
-	plan, err := clusterops.PlanTopic(f.snapshot(t), clusterops.TopicRequest{Name: "orders", Partitions: 12, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := clusterops.CreateTopic(f.conn, plan); err != nil {
-		t.Fatal(err)
-	}
-	waitApp(t, f.tm, "orders online", func(a *App) bool {
-		tp := a.Snapshot().Topic("orders")
-		return tp != nil && a.Snapshot().TopicHealth(tp).Offline == 0 && tp.Health.Uninitialized == 0 && tp.Health.UnderReplicated == 0
-	})
+	createOrders(t, f)
 	f.sb.SetPace(time.Second) // the reorder takes a while: the TUI quits between the steps
 	send(f.tm, "right", "right")
 	waitApp(t, f.tm, "broker 3 selected", func(a *App) bool { id, ok := a.Overview().Selected(); return ok && id == 3 })
@@ -609,4 +589,22 @@ func TestFlowQuitDuringDrain(t *testing.T) {
 	if held == 0 {
 		t.Fatal("the drain was written")
 	}
+}
+
+// createOrders creates topic orders (12 partitions, RF 3, placed from
+// broker 1: broker 3 leads some) as kafka-topics would, and waits until
+// the TUI shows it online and in sync.
+func createOrders(t *testing.T, f *createFlow) {
+	t.Helper()
+	plan, err := clusterops.PlanTopic(f.snapshot(t), clusterops.TopicRequest{Name: "orders", Partitions: 12, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := clusterops.CreateTopic(f.conn, plan); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, f.tm, "orders online", func(a *App) bool {
+		tp := a.Snapshot().Topic("orders")
+		return tp != nil && a.Snapshot().TopicHealth(tp).Offline == 0 && tp.Health.Uninitialized == 0 && tp.Health.UnderReplicated == 0
+	})
 }

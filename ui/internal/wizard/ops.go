@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -55,6 +56,24 @@ func (f *Frame) Describe(head OpsHead, describe func() (lines []string, steps []
 		lines, steps, err := describe()
 		return reply(OpsMsg{Seq: seq, Lines: lines, Steps: steps, Err: err})
 	}
+}
+
+// DescribeMulti shows the one multi build makes through z (a command: it
+// reads what the multi depends on), as clusterops.DescribeOps lines;
+// without a writer, the view says so.
+func (f *Frame) DescribeMulti(head OpsHead, z clusterops.ZK, build func(z clusterops.ZK) ([]any, error)) tea.Cmd {
+	if z == nil {
+		f.Ops.ShowLines(head, nil, ErrNoWriter)
+		return nil
+	}
+	return f.Describe(head, func() ([]string, [][]string, error) {
+		ops, err := build(z)
+		if err != nil {
+			return nil, nil, err
+		}
+		lines := clusterops.DescribeOps(ops)
+		return lines, [][]string{lines}, nil
+	})
 }
 
 // Shown reports that the view is open.

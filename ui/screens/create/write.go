@@ -113,18 +113,7 @@ func (m *Model) describeOps() tea.Cmd {
 	}
 	head := wizard.OpsHead{Title: wizard.StepsTitle(1),
 		Detail: " — all or nothing; the controller then creates the partition znodes (w or esc closes)", Reading: "Reading what exists…"}
-	if z == nil {
-		m.fr.Ops.ShowLines(head, nil, wizard.ErrNoWriter)
-		return nil
-	}
-	return m.fr.Describe(head, func() ([]string, [][]string, error) {
-		ops, err := clusterops.CreateOps(z, plan)
-		if err != nil {
-			return nil, nil, err
-		}
-		lines := clusterops.DescribeOps(ops)
-		return lines, [][]string{lines}, nil
-	})
+	return m.fr.DescribeMulti(head, z, func(z clusterops.ZK) ([]any, error) { return clusterops.CreateOps(z, plan) })
 }
 
 // create re-validates the previewed plan against the newest snapshot and,

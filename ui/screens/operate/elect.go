@@ -169,19 +169,8 @@ func (e *election) popup() ([]string, string, string) {
 // Exists per parent, so a command.
 func (e *election) describe() tea.Cmd {
 	head := wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — the controller then elects the preferred leaders it names, and deletes it (w or esc closes)"}
-	z, plan := e.z, e.plan
-	if z == nil || plan == nil {
-		e.fr.Ops.ShowLines(head, nil, wizard.ErrNoWriter)
-		return nil
-	}
-	return e.fr.Describe(head, func() ([]string, [][]string, error) {
-		ops, err := clusterops.ElectionOps(z, plan)
-		if err != nil {
-			return nil, nil, err
-		}
-		lines := clusterops.DescribeOps(ops)
-		return lines, [][]string{lines}, nil
-	})
+	plan := e.plan
+	return e.fr.DescribeMulti(head, e.z, func(z clusterops.ZK) ([]any, error) { return clusterops.ElectionOps(z, plan) })
 }
 
 // write re-plans on the newest snapshot and, when it names the same

@@ -405,32 +405,18 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	}
 	// The controller completes the reorder at once: the topic znodes
 	// rewritten, the request deleted.
-	var evs []zkwatch.Event
+	e.reorderDone(lead)
 	reorder := map[cluster.TopicPartition][]int{}
 	for _, r := range lead.Reorder {
 		reorder[r.TopicPartition] = r.Replicas
 	}
-	for _, t := range s.Topics() {
-		a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: t.ID}
-		changed := false
-		for _, p := range t.Partitions {
-			a.Partitions[p.ID] = p.Replicas
-			if rs, ok := reorder[cluster.TopicPartition{Topic: t.Name, Partition: p.ID}]; ok {
-				a.Partitions[p.ID], changed = rs, true
-			}
-		}
-		if changed {
-			evs = append(evs, ev(zkwatch.Changed, cluster.TopicPath(t.Name), cluster.EncodeTopicAssignment(a), t.ZkVersion+1))
-		}
-	}
-	e.apply(evs...)
 	tick()
 	if len(e.z.multi) != 2 || !slices.Equal(clusterops.DescribeOps(e.z.multi[1]), steps[1]) {
 		t.Fatalf("%d multis; the election %v, w showed %v", len(e.z.multi), e.z.multi[len(e.z.multi)-1], steps[1])
 	}
 	// The controller elects: every partition of the step led by its new
 	// preferred replica, the znode deleted.
-	evs = nil
+	var evs []zkwatch.Event
 	for _, lm := range lead.Moves {
 		p := s.Topic(lm.Topic).Partition(lm.Partition)
 		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: lm.To, LeaderEpoch: 1, Version: 1, ISR: p.ISR})
@@ -804,13 +790,7 @@ func TestConfigs(t *testing.T) {
 // writer's change that the mirror shows instead of this one does, saying
 // so.
 func TestConfigsChangedAgain(t *testing.T) {
-	sp := spec()
-	sp.Topics[0].Config = map[string]string{"retention.ms": "604800000"}
-	e := newAnyEnv(t, sp, nav.Operation{Kind: nav.OpConfigs, Topic: "orders"}, 120, 40)
-	e.z.init()
-	e.z.nodes["/config/topics/orders"] = cluster.EncodeEntityConfig(sp.Topics[0].Config)
-	e.cfg().in.SetValue("retention.ms=3600000")
-	e.cfg().check()
+	e := configsEnv(t, map[string]string{"retention.ms": "604800000"}, "retention.ms=3600000", 120, 40)
 	e.press("enter", "enter", "y")
 	if e.m.Stage() != "progress" {
 		t.Fatalf("stage %s (%v, %s)", e.m.Stage(), e.m.err, e.cfg().cfgErr)

@@ -252,13 +252,7 @@ func TestDoneTimesAgree(t *testing.T) {
 // is said as `ktopo configs --alter` says it, in the preview (the effect
 // and the warning) and in the confirmation (the warning).
 func TestConfigEffects(t *testing.T) {
-	sp := spec()
-	sp.Topics[0].Config = map[string]string{"min.insync.replicas": "2"}
-	e := newAnyEnv(t, sp, nav.Operation{Kind: nav.OpConfigs, Topic: "orders"}, 200, 60)
-	e.z.init()
-	e.z.nodes["/config/topics/orders"] = cluster.EncodeEntityConfig(sp.Topics[0].Config)
-	e.cfg().in.SetValue("min.insync.replicas=5")
-	e.cfg().check()
+	e := configsEnv(t, map[string]string{"min.insync.replicas": "2"}, "min.insync.replicas=5", 200, 60)
 	e.press("enter")
 	fx := clusterops.TopicConfigEffects(e.model.Snapshot(), "orders", map[string]string{"min.insync.replicas": "5"}).Lines
 	want := []string{"Effect: min.insync.replicas 2 -> 5: 6 of 6 partitions under min ISR (now 0); producers with acks=all get NOT_ENOUGH_REPLICAS from them.",
@@ -538,4 +532,17 @@ func TestQuitThrottled(t *testing.T) {
 	if e.m.Leaving(false) != nil {
 		t.Fatalf("done, throttles removed: %q", e.m.Leaving(false))
 	}
+}
+
+// configsEnv is e's editor on topic orders, whose overrides (in the
+// snapshot and in ZooKeeper) are config, its field holding typed.
+func configsEnv(t *testing.T, config map[string]string, typed string, w, h int) *env {
+	sp := spec()
+	sp.Topics[0].Config = config
+	e := newAnyEnv(t, sp, nav.Operation{Kind: nav.OpConfigs, Topic: "orders"}, w, h)
+	e.z.init()
+	e.z.nodes["/config/topics/orders"] = cluster.EncodeEntityConfig(config)
+	e.cfg().in.SetValue(typed)
+	e.cfg().check()
+	return e
 }

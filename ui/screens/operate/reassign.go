@@ -268,21 +268,16 @@ func (r *reassign) opsHead() wizard.OpsHead {
 // multi clusterops.PlanReassignment builds (a drain's leadership step's
 // writes first).
 func (r *reassign) describe() tea.Cmd {
-	if r.z == nil {
-		r.fr.Ops.ShowLines(r.opsHead(), nil, wizard.ErrNoWriter)
-		return nil
-	}
-	if r.leadingFirst() {
+	if r.z != nil && r.leadingFirst() {
 		return r.describeLeading()
 	}
-	z, snap, rs, throttle := r.z, r.snap, clusterops.MovesAsReassignments(r.moves), r.throttle
-	return r.fr.Describe(r.opsHead(), func() ([]string, [][]string, error) {
+	snap, rs, throttle := r.snap, clusterops.MovesAsReassignments(r.moves), r.throttle
+	return r.fr.DescribeMulti(r.opsHead(), r.z, func(z clusterops.ZK) ([]any, error) {
 		plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		lines := clusterops.DescribeOps(plan.Ops)
-		return lines, [][]string{lines}, nil
+		return plan.Ops, nil
 	})
 }
 
