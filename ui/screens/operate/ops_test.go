@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
@@ -545,4 +546,65 @@ func configsEnv(t *testing.T, config map[string]string, typed string, w, h int) 
 	e.cfg().in.SetValue(typed)
 	e.cfg().check()
 	return e
+}
+
+// TestStaleWrites: what changed between the preview and y writes
+// nothing and shows the plan made again, for each operation that checks.
+func TestStaleWrites(t *testing.T) {
+	t.Run("add", func(t *testing.T) {
+		e := newAnyEnv(t, spec(), nav.Operation{Kind: nav.OpAddPartitions, Topic: "orders"}, 120, 40)
+		e.press("enter")
+		e.addOnline(e.add().plan) // someone else added the same partitions first
+		e.press("y")
+		if len(e.z.multi) != 0 || e.m.Stage() != "preview" || !strings.HasPrefix(e.m.fr.Note.Text, "Not written") {
+			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
+		}
+	})
+	t.Run("elect", func(t *testing.T) {
+		sp := spec()
+		sp.Topics[0].Drift = []int{1}
+		e := newAnyEnv(t, sp, nav.Operation{Kind: nav.OpElect, Topic: "orders"}, 120, 40)
+		e.press("enter")
+		ep := e.elect().rowsOf[0]
+		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: ep.Preferred, LeaderEpoch: 3, Version: 1, ISR: ep.ISR})
+		e.apply(ev(zkwatch.Changed, cluster.PartitionStatePath(ep.Topic, ep.Partition), st, 4)) // elected meanwhile
+		e.press("y")
+		if len(e.z.multi) != 0 || e.m.Stage() != "preview" || !strings.Contains(e.m.fr.Note.Text, "the leaders changed since the preview") {
+			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
+		}
+	})
+}
+
+// TestConfigsFailed: a config multi ZooKeeper refuses writes nothing; the
+// failure says so, its status is a failure, and esc goes back to the
+// preview of the same change.
+func TestConfigsFailed(t *testing.T) {
+	e := configsEnv(t, map[string]string{"retention.ms": "604800000"}, "retention.ms=3600000", 120, 40)
+	e.z.fail = zk.ErrBadVersion
+	e.press("enter", "enter", "y")
+	if line, st := e.m.TaskStatus(); e.m.Stage() != "failed" || st != nav.TaskFailed || !strings.Contains(line, "failed: ") ||
+		!strings.Contains(view(e.m), "nothing was written; enter or esc goes back") {
+		t.Fatalf("stage %s, %q:\n%s", e.m.Stage(), line, view(e.m))
+	}
+	if !e.m.Back() || e.m.Stage() != "preview" || e.cfg().alt == nil || !strings.Contains(view(e.m), "retention.ms") {
+		t.Fatalf("esc: stage %s", e.m.Stage())
+	}
+	if !e.m.Back() || e.m.Stage() != "form" || !e.m.Capturing() {
+		t.Fatalf("esc again: stage %s, editing %v", e.m.Stage(), e.m.Capturing())
+	}
+}
+
+// TestNoWriter: without a session to write through, `w` says so and y
+// writes nothing, saying why.
+func TestNoWriter(t *testing.T) {
+	e := newEnv(t, spec(), 3, 120, 40)
+	e.m.z = nil
+	e.press("L", "w")
+	if !strings.Contains(view(e.m), wizard.ErrNoWriter.Error()) {
+		t.Fatalf("w:\n%s", view(e.m))
+	}
+	e.press("w", "enter", "y")
+	if e.m.Stage() != "preview" || e.m.fr.Note.Text != wizard.ErrNoWriter.Error() {
+		t.Fatalf("stage %s, note %q", e.m.Stage(), e.m.fr.Note.Text)
+	}
 }
