@@ -119,6 +119,9 @@ type App struct {
 	// each (nav.TaskMsg); lastID is the last id given.
 	owners map[int]Screen
 	lastID int
+	// handoff holds the batch the outstanding receive got (see
+	// waitForBatch).
+	handoff chan zkwatch.Batch
 
 	w, h     int
 	footer   footer // the status bar's right part and help, sized in Update
@@ -126,6 +129,9 @@ type App struct {
 	helpOff  int // the help's first line shown under its title
 	cmd      textinput.Model
 	cmdOpen  bool
+	// quitAsk is what quitting now would leave behind, while the shell
+	// asks whether to quit all the same (nil: not asking).
+	quitAsk []string
 
 	status    string
 	statusErr bool
@@ -155,15 +161,18 @@ func New(cfg Config) *App {
 		cfg.Location = time.Local
 	}
 	a := &App{cfg: cfg, km: keys.Default(), anims: anim.NewSet(theme.FlashSteps),
-		model: cluster.NewModel(cluster.ModelOptions{}), owners: map[int]Screen{}}
+		model: cluster.NewModel(cluster.ModelOptions{}), owners: map[int]Screen{}, handoff: make(chan zkwatch.Batch, 1)}
 	if cfg.NoColor {
 		a.st = theme.Mono()
 	} else {
 		a.st = theme.New(true)
 	}
 	a.footer.help = help.New()
+	a.km.Global.QuitAnyway.SetEnabled(false)
+	a.km.Global.Stay.SetEnabled(false)
 	a.km.SetSandbox(cfg.Sandbox != nil && cfg.Mode == ModeSandbox)
-	a.km.Global.Create.SetEnabled(cfg.Writer != nil && cfg.Mode != ModeReadOnly)
+	// Read-only mode keeps `c`, to say that it refuses (as d, p and e do).
+	a.km.Global.Create.SetEnabled(cfg.Writer != nil || cfg.Mode == ModeReadOnly)
 	a.overview = overview.New(a.st, a.km, a.anims)
 	a.overview.SetConnect(cfg.Connect)
 	a.topics = topics.New(a.st, a.km, a.anims)
@@ -201,7 +210,7 @@ func New(cfg Config) *App {
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if a.cfg.Source != nil {
-		cmds = append(cmds, waitForBatch(a.cfg.Source.Batches()))
+		cmds = append(cmds, a.rearm())
 	}
 	if a.cfg.Debug {
 		cmds = append(cmds, debugTick())
@@ -265,6 +274,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // only draws.
 func (a *App) update(msg tea.Msg) tea.Cmd {
 	cmd := a.route(msg)
+	a.km.Global.QuitAnyway.SetEnabled(a.quitAsk != nil)
+	a.km.Global.Stay.SetEnabled(a.quitAsk != nil)
 	a.sizeFooter()
 	return cmd
 }
@@ -284,9 +295,15 @@ func (a *App) route(msg tea.Msg) tea.Cmd {
 			a.restyle(theme.New(msg.IsDark()))
 		}
 		return nil
-	case batchMsg:
-		cmd := a.applyBatch(zkwatch.Batch(msg))
-		return tea.Batch(cmd, waitForBatch(a.cfg.Source.Batches()))
+	case batchMsg: // a batch handed over directly (tests)
+		return tea.Batch(a.applyBatch(zkwatch.Batch(msg)), a.rearm())
+	case batchReadyMsg:
+		select {
+		case b := <-a.handoff:
+			return tea.Batch(a.applyBatch(b), a.rearm())
+		default:
+			return a.rearm()
+		}
 	case sourceClosedMsg:
 		a.closed = true
 		a.layout()

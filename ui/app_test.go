@@ -153,7 +153,7 @@ func run(a *App, msg tea.Msg) []tea.Msg {
 	for _, m := range fixture.Run(cmd) {
 		out = append(out, m)
 		switch m.(type) {
-		case batchMsg, sourceClosedMsg, anim.FrameMsg, clearStatusMsg:
+		case batchMsg, batchReadyMsg, sourceClosedMsg, anim.FrameMsg, clearStatusMsg:
 			continue
 		}
 		out = append(out, run(a, m)...)
@@ -179,15 +179,15 @@ func TestWaitForBatchRearms(t *testing.T) {
 	msgs := fixture.Run(cmd)
 	found := false
 	for _, m := range msgs {
-		if bm, ok := m.(batchMsg); ok && len(bm.Events) == 1 {
-			found = true
+		if _, ok := m.(batchReadyMsg); ok {
+			found = len(a.handoff) == 1 && len((<-a.handoff).Events) == len(b[1].Events)
 		}
 	}
 	if !found {
 		t.Fatalf("the batch command must re-arm the receive: %v", msgs)
 	}
 	close(src.ch)
-	if got := waitForBatch(src.ch)(); got != (sourceClosedMsg{}) {
+	if got := waitForBatch(src.ch, a.handoff)(); got != (sourceClosedMsg{}) {
 		t.Fatalf("closed source: %v", got)
 	}
 	a.update(sourceClosedMsg{})

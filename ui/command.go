@@ -57,7 +57,7 @@ func (a *App) commands() []command {
 			a.openHelp()
 			return nil
 		}},
-		command{names: []string{"quit", "q", "q!"}, usage: ":q", about: "quit", run: func(*App, []string) tea.Cmd { return tea.Quit }},
+		command{names: []string{"quit", "q", "q!"}, usage: ":q", about: "quit", run: func(a *App, _ []string) tea.Cmd { return a.quit() }},
 	)
 }
 

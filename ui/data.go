@@ -13,17 +13,27 @@ type batchMsg zkwatch.Batch
 // sourceClosedMsg: the mirror closed its channel.
 type sourceClosedMsg struct{}
 
+// batchReadyMsg: a mirror batch waits in the App's handoff.
+type batchReadyMsg struct{}
+
 // waitForBatch is re-armed after every batch: one outstanding receive, so
 // a busy UI applies back-pressure and zkwatch keeps coalescing meanwhile.
-func waitForBatch(ch <-chan zkwatch.Batch) tea.Cmd {
+// The batch it receives waits in handoff (room for one: the one
+// outstanding receive), not in the message: a batch received as the TUI
+// closes is not lost with the message, Finish applies it.
+func waitForBatch(ch <-chan zkwatch.Batch, handoff chan<- zkwatch.Batch) tea.Cmd {
 	return func() tea.Msg {
 		b, ok := <-ch
 		if !ok {
 			return sourceClosedMsg{}
 		}
-		return batchMsg(b)
+		handoff <- b
+		return batchReadyMsg{}
 	}
 }
+
+// rearm is the next receive of the mirror's batches.
+func (a *App) rearm() tea.Cmd { return waitForBatch(a.cfg.Source.Batches(), a.handoff) }
 
 // applyBatch applies a mirror batch to the model and hands the results to
 // the screens that own them.

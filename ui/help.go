@@ -25,7 +25,7 @@ func (a *App) openHelp() {
 // closes it.
 func (a *App) helpKey(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, a.km.Global.Quit) {
-		return tea.Quit
+		return a.quit()
 	}
 	if a.helpScrolls() {
 		l := &a.km.List
@@ -217,6 +217,9 @@ func (a *App) helpColumns(w int) []string {
 // only those that act there).
 func (a *App) helpGroups() [][]key.Binding {
 	g := a.km.Global
+	if a.quitAsk != nil {
+		return [][]key.Binding{{g.QuitAnyway, g.Stay}}
+	}
 	groups := a.Focused().FullHelp()
 	if a.capturing() {
 		return append(groups, []key.Binding{g.FieldHelp, g.FieldQuit})

@@ -10,8 +10,11 @@ import (
 // the tabs' number keys, then the focused screen.
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := &a.km.Global
+	if a.quitAsk != nil {
+		return a.quitKey(msg)
+	}
 	if key.Matches(msg, g.FieldQuit) {
-		return tea.Quit
+		return a.quit()
 	}
 	if a.cmdOpen {
 		return a.commandKey(msg)
@@ -34,7 +37,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, g.Quit):
-		return tea.Quit
+		return a.quit()
 	case key.Matches(msg, g.Help):
 		a.openHelp()
 		return nil

@@ -32,16 +32,8 @@ func (a *App) handle(from Screen, req nav.Request) tea.Cmd {
 		return a.push(overview.NewBroker(a.st, a.km, r.Broker))
 	case nav.OpenWhatIf:
 		return a.push(whatif.New(a.st, a.km, r.Brokers, r.Rack))
-	case nav.OpenDrain:
-		return a.openOperation(r.Broker, "", false)
-	case nav.OpenReassign:
-		return a.openOperation(-1, r.Topic, false)
-	case nav.OpenAddPartitions:
-		return a.openOperation(-1, r.Topic, true)
-	case nav.OpenElection:
-		return a.openElection(r.Topic)
-	case nav.OpenConfigs:
-		return a.openConfigs(r.Topic)
+	case nav.OpenOperation:
+		return a.openOperation(r.Op)
 	case nav.Close:
 		return a.close(from)
 	case nav.ShowStatus:

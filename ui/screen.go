@@ -72,6 +72,19 @@ type (
 	Modal interface {
 		Modal() string
 	}
+
+	// Leaver is a screen whose work quitting can leave half done: an
+	// operation between two of its writes, or one whose throttles stay
+	// until a command removes them. Leaving says what, and how to finish
+	// or undo it (nil: nothing); the shell asks before quitting when any
+	// says something, and prints it (final) once the TUI has closed. Stop
+	// asks it to finish the step it started and start no other (the
+	// returned command carries on); Stopping reports that it still is.
+	Leaver interface {
+		Leaving(final bool) []string
+		Stop() tea.Cmd
+		Stopping() bool
+	}
 )
 
 // The ports: what the shell talks to outside the UI.

@@ -2,10 +2,9 @@ package ui
 
 import (
 	"slices"
-	"strconv"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/create"
 	"github.com/ktopo/ktopo/ui/screens/operate"
@@ -179,93 +178,56 @@ func (a *App) finishTasks() tea.Cmd {
 	return cmd
 }
 
+// openWizard pushes the wizard build makes, with the id its commands'
+// results come back to, unless refuse says why none can be opened ("":
+// it can) or the top screen is already that wizard (same).
+func (a *App) openWizard(refuse string, same func(Screen) bool, build func(task int, pace func() time.Duration) Screen) tea.Cmd {
+	if refuse != "" {
+		return a.setStatus(refuse, true)
+	}
+	if n := len(a.stack); n > 0 && same(a.stack[n-1]) {
+		return nil // already open
+	}
+	var pace func() time.Duration
+	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
+		pace = p.Pace
+	}
+	id := a.newID()
+	w := build(id, pace)
+	a.owners[id] = w
+	return a.push(w)
+}
+
+// openCreate pushes the creation wizard, or says why it cannot write.
 func (a *App) openCreate() tea.Cmd {
+	refuse := ""
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
-		return a.setStatus("Read-only mode: topic creation is disabled.", true)
+		refuse = "read-only mode: refusing to create a topic"
 	case a.cfg.Writer == nil:
-		return a.setStatus("Topic creation is not available: this session cannot write to ZooKeeper.", true)
+		refuse = "Topic creation is not available: this session cannot write to ZooKeeper."
 	}
-	if n := len(a.stack); n > 0 {
-		if _, ok := a.stack[n-1].(*create.Model); ok {
-			return nil // already open
-		}
-	}
-	o := create.Options{Styles: a.st, Keys: a.km, Anims: a.anims, Writer: a.cfg.Writer, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID()}
-	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
-		o.Pace = p.Pace
-	}
-	w := create.New(o)
-	a.owners[o.Task] = w
-	return a.push(w)
+	return a.openWizard(refuse, func(s Screen) bool { _, ok := s.(*create.Model); return ok }, func(id int, pace func() time.Duration) Screen {
+		return create.New(create.Options{Styles: a.st, Keys: a.km, Anims: a.anims, Writer: a.cfg.Writer, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: id, Pace: pace})
+	})
 }
 
-// openOperation pushes the operation wizard draining broker id, or
-// moving topic's partitions when topic is set (adding partitions to it
-// with add), or says why it cannot write (read-only mode: the command
-// line's refusal).
-func (a *App) openOperation(id int, topic string, add bool) tea.Cmd {
-	what := "drain broker " + strconv.Itoa(id) + " (f shows what losing it would do)"
-	switch {
-	case add:
-		what = "add partitions to topic " + topic
-	case topic != "":
-		what = "reassign topic " + topic
-	}
-	z, ok := a.cfg.Writer.(clusterops.ZK)
+// openOperation pushes the operation wizard for op, or says why it
+// cannot write (read-only mode: the command line's refusal).
+func (a *App) openOperation(op nav.Operation) tea.Cmd {
+	readOnly, noWriter := operate.Refusals(op)
+	refuse := ""
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
-		return a.setStatus("read-only mode: refusing to "+what, true)
-	case a.cfg.Writer == nil || !ok:
-		return a.setStatus("Reassignments are not available: this session cannot write to ZooKeeper.", true)
+		refuse = readOnly
+	case a.cfg.Writer == nil:
+		refuse = noWriter
 	}
-	if n := len(a.stack); n > 0 {
-		if w, ok := a.stack[n-1].(*operate.Model); ok && w.Broker() == id && w.Topic() == topic && w.Adding() == add {
-			return nil // already open
-		}
-	}
-	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: id, Topic: topic, AddPartitions: add, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID(),
-		Production: a.cfg.Production}
-	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
-		o.Pace = p.Pace
-	}
-	w := operate.New(o)
-	a.owners[o.Task] = w
-	return a.push(w)
-}
-
-// openElection pushes the operation wizard for a preferred leader
-// election of topic ("" for all), or says why it cannot write.
-func (a *App) openElection(topic string) tea.Cmd {
-	z, ok := a.cfg.Writer.(clusterops.ZK)
-	switch {
-	case a.cfg.Mode == ModeReadOnly:
-		return a.setStatus("read-only mode: refusing to start a preferred leader election", true)
-	case a.cfg.Writer == nil || !ok:
-		return a.setStatus("Preferred leader elections are not available: this session cannot write to ZooKeeper.", true)
-	}
-	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: -1, Topic: topic, Elect: true, Now: a.cfg.Now, Task: a.newID(),
-		Production: a.cfg.Production}
-	w := operate.New(o)
-	a.owners[o.Task] = w
-	return a.push(w)
-}
-
-// openConfigs pushes the operation wizard editing topic's config
-// overrides, or says why it cannot write.
-func (a *App) openConfigs(topic string) tea.Cmd {
-	z, ok := a.cfg.Writer.(clusterops.ZK)
-	switch {
-	case a.cfg.Mode == ModeReadOnly:
-		return a.setStatus("read-only mode: refusing to alter the configs of topic "+topic, true)
-	case a.cfg.Writer == nil || !ok:
-		return a.setStatus("Config changes are not available: this session cannot write to ZooKeeper.", true)
-	}
-	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: -1, Topic: topic, Configs: true, Now: a.cfg.Now, Task: a.newID(),
-		Production: a.cfg.Production}
-	w := operate.New(o)
-	a.owners[o.Task] = w
-	return a.push(w)
+	same := func(s Screen) bool { w, ok := s.(*operate.Model); return ok && w.Operation() == op }
+	return a.openWizard(refuse, same, func(id int, pace func() time.Duration) Screen {
+		return operate.New(operate.Options{Styles: a.st, Keys: a.km, Writer: a.cfg.Writer, Op: op, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: id,
+			Pace: pace, Production: a.cfg.Production})
+	})
 }
 
 func (a *App) openTopic(name string, partition int) tea.Cmd {

@@ -55,9 +55,12 @@ func (a *App) render() string {
 		b.WriteByte('\n')
 	}
 	ch := a.contentHeight()
-	if a.showHelp {
+	switch {
+	case a.quitAsk != nil:
+		b.WriteString(a.overlay(a.Focused().View(), a.quitPopup(), ch))
+	case a.showHelp:
 		b.WriteString(a.helpView(ch))
-	} else {
+	default:
 		b.WriteString(a.withModal(a.Focused().View(), ch))
 	}
 	b.WriteByte('\n')
@@ -134,7 +137,11 @@ func (a *App) withModal(content string, h int) string {
 	if !ok {
 		return content
 	}
-	pop := m.Modal()
+	return a.overlay(content, m.Modal(), h)
+}
+
+// overlay composites pop ("" for none) centred over content.
+func (a *App) overlay(content, pop string, h int) string {
 	if pop == "" {
 		return content
 	}

@@ -18,6 +18,9 @@ import (
 type Global struct {
 	Quit, Help, Back, Command, Create key.Binding
 	FieldHelp, FieldQuit              key.Binding
+	// QuitAnyway and Stay answer the question quitting asks while an
+	// operation would be left between its steps or with its throttles.
+	QuitAnyway, Stay key.Binding
 }
 
 // List moves a cursor through rows.
@@ -64,7 +67,8 @@ type Wizard struct {
 	Next, Prev, Complete, NextMatch, PrevMatch, Clear, Toggle, Submit, Close key.Binding
 	// Preview.
 	Create, Reroll, StepBack, StepForward, Written key.Binding
-	// Preview and progress.
+	// Preview and progress (Top and Bottom: the first and the last rows of
+	// a preview, a progress grid, the exact writes).
 	ScrollUp, ScrollDown, PageUp, PageDown, Top, Bottom, ColumnsLeft, ColumnsRight key.Binding
 	// Confirmation popup.
 	Confirm, Cancel, SwitchButton, Choose key.Binding
@@ -102,11 +106,13 @@ type Ops struct {
 // exact znodes, the confirmation, the progress. It shares the creation
 // wizard's scrolling, popup and pace keys (Wizard); these are its own.
 type Operation struct {
-	// Preview: ask for confirmation, switch the strategy, cycle the
-	// throttle, show what is written; for a topic, raise or lower the
-	// replication factor.
-	Start, Strategy, Throttle, Written key.Binding
-	MoreReplicas, FewerReplicas        key.Binding
+	// Preview: ask for confirmation of the operation previewed (each
+	// operation's own, so that the help names it), switch the strategy,
+	// cycle the throttle, show what is written; for a topic, raise or
+	// lower the replication factor.
+	Drain, Reassign, AddPartitions, Elect, ChangeConfigs key.Binding
+	Strategy, Throttle, Written                          key.Binding
+	MoreReplicas, FewerReplicas                          key.Binding
 	// Adding partitions: one more, one fewer.
 	MorePartitions, FewerPartitions key.Binding
 	// LeadersFirst, in a drain's preview, turns the leadership step off
@@ -151,6 +157,9 @@ func Default() Map {
 			FieldHelp: b([]string{"f1"}, "f1", "help"),
 			FieldQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
 			Create:    b([]string{"c"}, "c", "create topic"),
+			// ctrl+c twice quits.
+			QuitAnyway: b([]string{"y", "enter", "ctrl+c"}, "y", "quit"),
+			Stay:       b([]string{"n", "esc"}, "n/esc", "stay"),
 		},
 		List: List{
 			Up:       b([]string{"up", "k"}, "↑/k", "up"),
@@ -228,8 +237,12 @@ func Default() Map {
 			Configs:       b([]string{"e"}, "e", "edit configs…"),
 		},
 		Operation: Operation{
-			Start:           b([]string{"enter"}, "enter", "reassign…"),
-			Strategy:        b([]string{"s"}, "s", "strategy minimal/kafka"),
+			Drain:           b([]string{"enter"}, "enter", "drain…"),
+			Reassign:        b([]string{"enter"}, "enter", "reassign…"),
+			AddPartitions:   b([]string{"enter"}, "enter", "add the partitions…"),
+			Elect:           b([]string{"enter"}, "enter", "elect…"),
+			ChangeConfigs:   b([]string{"enter"}, "enter", "change the configs…"),
+			Strategy:        b([]string{"s"}, "s", "strategy minimal/balanced/kafka"),
 			Throttle:        b([]string{"t"}, "t", "throttle"),
 			Written:         b([]string{"w"}, "w", "what is written"),
 			LeadersFirst:    b([]string{"L"}, "L", "leaders first on/off"),

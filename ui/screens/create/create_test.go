@@ -17,6 +17,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -342,9 +343,9 @@ func checkSize(t *testing.T, out string, w, h int) {
 }
 
 // openPreview opens the preview of a 12-partition RF 3 topic.
-func openPreview(t *testing.T, w, h int) *env {
+func openPreview(t *testing.T, w, h int, opts ...func(*Options)) *env {
 	t.Helper()
-	e := newEnv(t, w, h)
+	e := newEnv(t, w, h, opts...)
 	fill(e, "payments")
 	e.press("enter")
 	if e.m.Stage() != "preview" {
@@ -547,8 +548,8 @@ func TestClusterChangedBeforeWrite(t *testing.T) {
 	if e.m.Stage() != "preview" || len(e.z.multi) != 0 {
 		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
 	}
-	if !strings.Contains(e.m.pv.note, "broker 4 left") || clusterops.SamePlan(before, e.m.Plan()) {
-		t.Fatalf("note %q", e.m.pv.note)
+	if !strings.Contains(e.m.fr.Note.Text, "broker 4 left") || clusterops.SamePlan(before, e.m.Plan()) {
+		t.Fatalf("note %q", e.m.fr.Note.Text)
 	}
 	for _, b := range e.m.Plan().Brokers {
 		if b.ID == 4 {
@@ -597,18 +598,27 @@ func TestAlreadyExists(t *testing.T) {
 	}
 }
 
-// TestConnectionLost: the outcome of a multi whose reply was lost is
-// reported as unknown, never as "nothing written".
+// TestConnectionLost: a multi whose reply was lost is read back: the
+// topic not there means nothing was written; a read back that fails too
+// leaves the outcome unknown, never "nothing written".
 func TestConnectionLost(t *testing.T) {
 	e := openPreview(t, 200, 58)
 	e.z.fail = fmt.Errorf("create topic payments: %w", zk.ErrConnectionClosed)
 	create(t, e)
 	out := view(e)
-	if e.m.Stage() != "failed" || !strings.Contains(out, "zk: connection closed") || !strings.Contains(out, "The outcome is unknown") {
+	if e.m.Stage() != "failed" || !strings.Contains(out, "zk: connection closed") ||
+		!strings.Contains(out, "The write got no reply; read back after reconnecting: the topic does not exist. Nothing was written.") {
 		t.Fatalf("%s\n%s", e.m.Stage(), out)
 	}
 	if !errors.Is(e.m.tr.err, zk.ErrConnectionClosed) {
 		t.Fatal(e.m.tr.err)
+	}
+	e = openPreview(t, 200, 58)
+	e.z.fail = fmt.Errorf("create topic payments: %w", zk.ErrConnectionClosed)
+	e.z.getErr = zk.ErrNoAuth
+	create(t, e)
+	if out := view(e); e.m.Stage() != "failed" || !strings.Contains(out, "The outcome is unknown") {
+		t.Fatalf("%s\n%s", e.m.Stage(), out)
 	}
 }
 
@@ -643,7 +653,7 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("status %q", line)
 	}
 	e.now = e.now.Add(1500 * time.Millisecond)
-	e.m.Update(tickMsg{})
+	e.m.Update(wizard.TickMsg{})
 	checkSize(t, view(e), 80, 22)
 	golden.RequireEqual(t, view(e))
 	evs = evs[:0]
@@ -764,13 +774,11 @@ func TestDetach(t *testing.T) {
 }
 
 func TestPace(t *testing.T) {
-	e := openPreview(t, 80, 22)
 	// The sandbox's pace changes after the wizard opened (the TUI's
 	// sandbox slows down once its demo topics are online): the wizard
 	// shows the pace of the moment, and the key cycles on from it.
 	sandboxPace := time.Duration(0)
-	e.m.opt.Pace = func() time.Duration { return sandboxPace }
-	e.m.km.Pace.SetEnabled(true)
+	e := openPreview(t, 80, 22, func(o *Options) { o.Pace = func() time.Duration { return sandboxPace } })
 	create(t, e)
 	if !strings.Contains(view(e), "sandbox pace 0s (p)") {
 		t.Fatal(view(e))
@@ -873,8 +881,8 @@ func TestNoteKeepsTheLegend(t *testing.T) {
 			e := openPreview(t, sz[0], sz[1])
 			e.apply(brokerGone(4))
 			create(t, e)
-			if !strings.HasPrefix(e.m.pv.note, "Not created: the cluster changed") {
-				t.Fatalf("note %q", e.m.pv.note)
+			if !strings.HasPrefix(e.m.fr.Note.Text, "Not created: the cluster changed") {
+				t.Fatalf("note %q", e.m.fr.Note.Text)
 			}
 			checkSize(t, view(e), sz[0], sz[1])
 			for _, want := range []string{"L leader  F follower", "broker 4 is offline"} {
@@ -884,9 +892,31 @@ func TestNoteKeepsTheLegend(t *testing.T) {
 			}
 			// The note goes with the next re-roll: the rows take the room again.
 			e.press("r")
-			if e.m.pv.note != "" || !strings.Contains(view(e), "L leader  F follower") {
+			if e.m.fr.Note.Text != "" || !strings.Contains(view(e), "L leader  F follower") {
 				t.Fatalf("after the note went:\n%s", view(e))
 			}
 		})
+	}
+}
+
+// TestEscAsksBeforeDropping: esc in a form typed into asks first (the
+// second esc closes, any other key goes on with the form); an untouched
+// form closes at once.
+func TestEscAsksBeforeDropping(t *testing.T) {
+	e := newEnv(t, 80, 22)
+	if reqs := e.press("esc"); len(reqs) != 1 || reqs[0] != (nav.Close{}) {
+		t.Fatalf("untouched form: %v", reqs)
+	}
+	e = newEnv(t, 80, 22)
+	e.typeText("pay")
+	if reqs := e.press("esc"); len(reqs) != 0 || !strings.Contains(view(e), "esc again closes the wizard and drops what was typed") {
+		t.Fatalf("first esc: %v\n%s", reqs, view(e))
+	}
+	e.typeText("s")
+	if e.m.form.in[fName].Value() != "pays" || strings.Contains(view(e), "esc again") {
+		t.Fatalf("another key: %q\n%s", e.m.form.in[fName].Value(), view(e))
+	}
+	if reqs := e.press("esc", "esc"); len(reqs) != 1 || reqs[0] != (nav.Close{}) {
+		t.Fatalf("esc esc: %v", reqs)
 	}
 }

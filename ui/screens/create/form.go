@@ -213,7 +213,7 @@ func (f *form) validateConfigs() {
 func parseCount(s, option string) (int, error) {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
 	if err != nil {
-		return 0, wizardError("Cannot parse argument '" + s + "' of option " + option)
+		return 0, wizard.Error("Cannot parse argument '" + s + "' of option " + option)
 	}
 	return int(n), nil
 }

@@ -55,6 +55,7 @@ type Model struct {
 	reassignTracker cluster.AllReassignmentsTracker
 	reassign        cluster.ReassignmentProgress
 	leftThrottles   cluster.LeftThrottles
+	unfinished      unfinished
 	heatRacks       []heat.Rack
 	heatLines       []string
 	reassignLines   []string
@@ -192,7 +193,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 			}
 		case key.Matches(msg, m.ops.Drain):
 			if id, ok := m.Selected(); ok {
-				return nil, nav.OpenDrain{Broker: id}
+				return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpDrain, Broker: id}}
 			}
 		case key.Matches(msg, m.sandbox.Kill):
 			if id, ok := m.Selected(); ok {
@@ -202,7 +203,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 				return nil, nav.ToggleBrokers{Brokers: r.Brokers}
 			}
 		case key.Matches(msg, m.ops.Elect):
-			return nil, nav.OpenElection{}
+			return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpElect}}
 		case key.Matches(msg, m.sandbox.Elect):
 			return nil, nav.ElectPreferred{}
 		case key.Matches(msg, m.sandbox.MoveController):
