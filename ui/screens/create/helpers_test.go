@@ -134,7 +134,8 @@ type fakeZK struct {
 	nodes map[string][]byte
 	multi [][]any
 	fail  error
-	// getErr fails every read (a session that cannot read back).
+	// getErr fails every read once the multi was sent (a session that
+	// cannot read back; the migration guard's reads before it succeed).
 	getErr error
 }
 
@@ -151,7 +152,7 @@ func (z *fakeZK) Exists(p string) (bool, *zk.Stat, error) {
 func (z *fakeZK) Get(p string) ([]byte, *zk.Stat, error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
-	if z.getErr != nil {
+	if z.getErr != nil && len(z.multi) > 0 {
 		return nil, nil, z.getErr
 	}
 	data, ok := z.nodes[p]
