@@ -27,6 +27,8 @@ type Confirm struct {
 	wrong      string // what was typed instead, after a Mistyped
 	// Warnings are shown in the popup, each wrapped, above the buttons.
 	Warnings []string
+	// Guard is the migration guard's warning (Frame.Ask), shown first.
+	Guard string
 }
 
 // ConfirmKeys are the popup's bindings: Yes writes (not on a production
@@ -131,12 +133,16 @@ func (c *Confirm) Key(msg tea.KeyPressMsg, k *ConfirmKeys) (Answer, tea.Cmd) {
 // names the write and verb what y does ("create", "write").
 func (c *Confirm) View(st *theme.Styles, body []string, yes, verb string) string {
 	b := append([]string(nil), body...)
-	if len(c.Warnings) > 0 {
+	warnings := c.Warnings
+	if c.Guard != "" {
+		warnings = append([]string{c.Guard}, warnings...)
+	}
+	if len(warnings) > 0 {
 		width := 40
 		for _, l := range body {
 			width = max(width, cell.Width(l))
 		}
-		for _, w := range c.Warnings {
+		for _, w := range warnings {
 			for _, l := range Wrap("⚠ "+w, width+1, 0) {
 				b = append(b, st.Warning.S(l))
 			}

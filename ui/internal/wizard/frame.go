@@ -4,6 +4,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
 )
@@ -102,6 +103,9 @@ type Frame struct {
 	pace     Pace
 	detached bool
 	ticking  bool
+	// guard is the migration guard's verdict the popup was opened with
+	// (Ask, Writer).
+	guard cluster.WriteVerdict
 }
 
 // NewFrame returns a frame at stage.

@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -96,5 +98,44 @@ func TestTicks(t *testing.T) {
 	f.Ticked()
 	if !f.Detach(false) || f.Tick(false) != nil || f.Tick(true) == nil || n != 2 {
 		t.Fatalf("background ticks: %d", n)
+	}
+}
+
+// fakeZK is a session the frame only passes on.
+type fakeZK struct{ clusterops.ZK }
+
+// TestGuardedAsk: the migration guard's verdict decides whether the popup
+// opens (a refusal does not, and says why), what it warns about, and
+// whether the write it confirms carries the confirmation.
+func TestGuardedAsk(t *testing.T) {
+	st := theme.Mono()
+	z := fakeZK{}
+
+	f := NewFrame(FrameOptions{Styles: st}, StagePreview)
+	if cmd, refused := f.Ask("", cluster.WriteVerdict{}); cmd != nil || refused != "" || !f.Confirm.Open() {
+		t.Fatalf("no migration: the popup opens (%v, %q)", f.Confirm.Open(), refused)
+	}
+	if f.Writer(z) != clusterops.ZK(z) {
+		t.Error("no migration: the writer is the session itself")
+	}
+
+	f = NewFrame(FrameOptions{Styles: st}, StagePreview)
+	refuse := cluster.WriteVerdict{Level: cluster.WriteRefused, Reason: "KRaft controller 3000 (epoch 1) owns this cluster's metadata", Instead: "use Kafka's tools with --bootstrap-server"}
+	if _, refused := f.Ask("", refuse); f.Confirm.Open() || refused != "Not written: "+refuse.Message() {
+		t.Errorf("a refused write: popup open %v, %q", f.Confirm.Open(), refused)
+	}
+
+	f = NewFrame(FrameOptions{Styles: st}, StagePreview)
+	warn := cluster.WriteVerdict{Level: cluster.WriteWarn, Reason: "a migration to KRaft is being prepared", Instead: "confirm only if the controllers wait for the brokers", MigrationCzxid: 7}
+	f.Confirm.Warnings = []string{"an effect"}
+	if _, refused := f.Ask("", warn); !f.Confirm.Open() || refused != "" {
+		t.Fatalf("a warned write: popup open %v, %q", f.Confirm.Open(), refused)
+	}
+	view := strings.Join(strings.Fields(ansi.Strip(f.Confirm.View(&st, []string{"Create t"}, "Create", "create"))), " ")
+	if i, j := strings.Index(view, "⚠ a migration to KRaft"), strings.Index(view, "⚠ an effect"); i < 0 || j < i {
+		t.Errorf("the popup does not warn first:\n%s", view)
+	}
+	if f.Writer(z) == clusterops.ZK(z) || f.Writer(nil) != nil {
+		t.Error("a warned write: the writer does not carry the confirmation")
 	}
 }

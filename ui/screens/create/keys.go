@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
 )
@@ -78,7 +79,11 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 		case key.Matches(msg, km.Create):
 			if m.pv.plan != nil {
 				m.fr.Note.Clear()
-				return m.fr.Confirm.Ask(m.form.in[fName].Value()), nil
+				cmd, refused := m.fr.Ask(m.form.in[fName].Value(), clusterops.SnapshotVerdict(m.snap))
+				if refused != "" {
+					m.pv.setNote(refused, true)
+				}
+				return cmd, nil
 			}
 		case key.Matches(msg, km.Written):
 			if m.fr.Ops.Shown() {

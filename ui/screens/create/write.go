@@ -142,7 +142,7 @@ func (m *Model) create() tea.Cmd {
 		m.pv.setNote("Not created: the cluster changed since the preview ("+brokerChange(shown, fresh)+"), so the plan would differ. This is the new plan: check it and press enter again.", true)
 		return nil
 	}
-	z := m.opt.Writer
+	z := m.fr.Writer(m.opt.Writer)
 	if z == nil {
 		m.pv.setNote(wizard.ErrNoWriter.Error(), true)
 		return nil

@@ -3,6 +3,7 @@ package operate
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
 )
@@ -51,7 +52,11 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	case key.Matches(msg, *m.start):
 		m.fr.Note.Clear()
 		_, _, word := m.op.popup()
-		return m.fr.Confirm.Ask(word), nil
+		cmd, refused := m.fr.Ask(word, clusterops.SnapshotVerdict(m.snap))
+		if refused != "" {
+			m.fr.Note.Set(refused, true)
+		}
+		return cmd, nil
 	case key.Matches(msg, km.Written):
 		if m.fr.Ops.Shown() {
 			m.fr.Ops.Hide()

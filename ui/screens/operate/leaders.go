@@ -101,7 +101,7 @@ func (r *reassign) writeLeading() tea.Cmd {
 		return tea.Batch(r.leadStep(nil), r.fr.Tick(true))
 	}
 	r.lead.phase = leadReorder
-	reply, z, snap, reorder := r.fr.Reply(), r.z, r.snap, r.lead.plan.Reorder
+	reply, z, snap, reorder := r.fr.Reply(), r.fr.Writer(r.z), r.snap, r.lead.plan.Reorder
 	write := func() tea.Msg {
 		if _, err := clusterops.StartReassignment(snap, z, reorder, -1); err != nil {
 			return fail(reply, err)
@@ -133,7 +133,7 @@ func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
 		r.lead.phase, r.lead.at = leadElecting, r.fr.Now()
 	}
 	r.observeLeading()
-	reply, z, snap, lead := r.fr.Reply(), r.z, r.snap, r.lead.plan
+	reply, z, snap, lead := r.fr.Reply(), r.fr.Writer(r.z), r.snap, r.lead.plan
 	switch r.lead.phase {
 	case leadReorder:
 		if !r.lead.wrote || !lead.Reordered(snap) {

@@ -195,7 +195,7 @@ func (b *base) writer() clusterops.ZK {
 	if b.z == nil {
 		b.noteErr(wizard.ErrNoWriter.Error())
 	}
-	return b.z
+	return b.fr.Writer(b.z)
 }
 
 // planningLines say that the plan is being made, or (prefix, err) why

@@ -58,7 +58,7 @@ func (r *reassign) throttled() bool { return r.plan != nil && r.plan.Throttle >=
 // so a Cmd holding copies.
 func (r *reassign) clearThrottles() tea.Cmd {
 	r.unthrottle.phase = unthrottleRunning
-	reply, z, snap, rs := r.fr.Reply(), r.z, r.snap, clusterops.MovesAsReassignments(r.plan.Moves)
+	reply, z, snap, rs := r.fr.Reply(), r.fr.Writer(r.z), r.snap, clusterops.MovesAsReassignments(r.plan.Moves)
 	return func() tea.Msg {
 		c, kept, err := clusterops.RemoveThrottles(snap, z, rs)
 		return reply(throttlesMsg{cleared: c, kept: kept, err: err})
