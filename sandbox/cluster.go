@@ -122,7 +122,11 @@ type Cluster struct {
 // each running Kafka's startup writes, registration and controller
 // election (on an empty cluster broker 1 becomes the controller with epoch
 // 1), then creates the demo topics when asked. It returns once every
-// broker is registered; the controller works on in the background.
+// broker is registered and the active controller knows them all live, so
+// that a topic created then is placed on every broker as on a running
+// cluster (a controller still starting up brings a new topic's partitions
+// online on the brokers it knows); the controller works on in the
+// background.
 func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Brokers == 0 {
 		cfg.Brokers = 6
@@ -175,6 +179,10 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	if err := cl.waitControllerKnowsBrokers(ctx, cfg.Brokers); err != nil {
+		_ = cl.Close()
+		return nil, err
+	}
 	if cfg.DemoTopics {
 		if err := cl.createDemoTopics(ctx); err != nil {
 			_ = cl.Close()
@@ -182,6 +190,33 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		}
 	}
 	return cl, nil
+}
+
+// waitControllerKnowsBrokers waits until the active controller counts n
+// brokers live (it learns of the last ones registered through its watch,
+// after its failover read the others).
+func (cl *Cluster) waitControllerKnowsBrokers(ctx context.Context, n int) error {
+	ctx, cancel := context.WithTimeout(ctx, cl.cfg.ConnectTimeout)
+	defer cancel()
+	for {
+		if c := cl.activeController(); c != nil {
+			reply := make(chan []int, 1)
+			c.events.push(&evLiveBrokers{reply: reply})
+			select {
+			case live := <-reply:
+				if len(live) >= n {
+					return nil
+				}
+			case <-ctx.Done():
+				return fmt.Errorf("sandbox: the controller did not learn of all %d brokers: %w", n, context.Cause(ctx))
+			}
+		}
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-ctx.Done():
+			return fmt.Errorf("sandbox: the controller did not learn of all %d brokers: %w", n, context.Cause(ctx))
+		}
+	}
 }
 
 // RackName is the name of the i-th rack (from 0): "rack-a" … "rack-z",

@@ -107,6 +107,12 @@ func (c *controller) process(ev event) {
 		}
 	case *evMoveController:
 		err = c.processMoveController(e)
+	case *evLiveBrokers:
+		var live []int
+		if c.isActive() && c.cc != nil {
+			live = c.cc.liveBrokerIDs()
+		}
+		e.reply <- live
 	case *evBrokerChange:
 		err = c.processBrokerChange()
 	case *evBrokerModifications:

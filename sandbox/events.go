@@ -26,6 +26,9 @@ type (
 	// evMoveController asks the active controller to resign and sit out
 	// the next election (a sandbox control, not a Kafka event).
 	evMoveController struct{ reply chan error }
+	// evLiveBrokers asks the controller which brokers it knows live (a
+	// sandbox control: Start waits until they are every registered one).
+	evLiveBrokers struct{ reply chan []int }
 	// evAutoPreferredReplicaLeaderElection comes from the rebalance timer.
 	evAutoPreferredReplicaLeaderElection struct{ term int }
 )
@@ -99,6 +102,7 @@ func (*evIsrChangeNotification) String() string   { return "IsrChangeNotificatio
 func (*evLogDirEventNotification) String() string { return "LogDirEventNotification" }
 func (*evPartitionReassignment) String() string   { return "ZkPartitionReassignment" }
 func (*evMoveController) String() string          { return "MoveController" }
+func (*evLiveBrokers) String() string             { return "LiveBrokers" }
 func (*evAutoPreferredReplicaLeaderElection) String() string {
 	return "AutoPreferredReplicaLeaderElection"
 }
