@@ -241,6 +241,26 @@ type MigrationStatus struct {
 	Hazards []MigrationHazard
 }
 
+// Owner says who owns the metadata: "KRaft controller 3000 (epoch 5)
+// since <at(ms)>", "ZooKeeper controller 2" or "none" (at renders the time
+// the KRaft controller took /controller).
+func (s MigrationStatus) Owner(at func(ms int64) string) string {
+	switch {
+	case s.Phase.KRaftOwned() || s.Verdict.Level == WriteRefused && s.KRaftController >= 0:
+		c := "KRaft controller " + strconv.Itoa(s.KRaftController)
+		if s.KRaftEpoch >= 0 {
+			c += " (epoch " + strconv.Itoa(s.KRaftEpoch) + ")"
+		}
+		if s.Verdict.Since > 0 {
+			c += " since " + at(s.Verdict.Since)
+		}
+		return c
+	case s.ZKController >= 0:
+		return "ZooKeeper controller " + strconv.Itoa(s.ZKController)
+	}
+	return "none"
+}
+
 // Hazard returns the hazard with code, if any.
 func (s MigrationStatus) Hazard(code string) (MigrationHazard, bool) {
 	for _, h := range s.Hazards {

@@ -67,21 +67,7 @@ func WriteMigration(w io.Writer, r MigrationReport) error {
 
 // MigrationController is the controller line: who owns the metadata.
 func MigrationController(st cluster.MigrationStatus) string {
-	epoch := "/controller_epoch " + strconv.Itoa(st.ControllerEpoch)
-	switch {
-	case st.Phase.KRaftOwned() || st.Verdict.Level == cluster.WriteRefused && st.KRaftController >= 0:
-		s := "KRaft controller " + strconv.Itoa(st.KRaftController)
-		if st.KRaftEpoch >= 0 {
-			s += " (epoch " + strconv.Itoa(st.KRaftEpoch) + ")"
-		}
-		if st.Verdict.Since > 0 {
-			s += " since " + cluster.FormatSince(st.Verdict.Since)
-		}
-		return s + "; " + epoch
-	case st.ZKController >= 0:
-		return "ZooKeeper controller " + strconv.Itoa(st.ZKController) + "; " + epoch
-	}
-	return "none; " + epoch
+	return st.Owner(cluster.FormatSince) + "; /controller_epoch " + strconv.Itoa(st.ControllerEpoch)
 }
 
 // MigrationZNode is the /migration line.

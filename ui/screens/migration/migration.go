@@ -307,22 +307,8 @@ func (m *Model) strip() string {
 }
 
 func (m *Model) controller() string {
-	s := m.status
-	epoch := " · /controller_epoch " + strconv.Itoa(s.ControllerEpoch)
-	switch {
-	case s.Phase.KRaftOwned() || s.Verdict.Level == cluster.WriteRefused && s.KRaftController >= 0:
-		c := "KRaft controller " + strconv.Itoa(s.KRaftController)
-		if s.KRaftEpoch >= 0 {
-			c += " (epoch " + strconv.Itoa(s.KRaftEpoch) + ")"
-		}
-		if s.Verdict.Since > 0 {
-			c += " since " + time.UnixMilli(s.Verdict.Since).In(m.loc).Format("2006-01-02 15:04 MST")
-		}
-		return c + epoch
-	case s.ZKController >= 0:
-		return "ZooKeeper controller " + strconv.Itoa(s.ZKController) + epoch
-	}
-	return "none" + epoch
+	at := func(ms int64) string { return time.UnixMilli(ms).In(m.loc).Format("2006-01-02 15:04 MST") }
+	return m.status.Owner(at) + " · /controller_epoch " + strconv.Itoa(m.status.ControllerEpoch)
 }
 
 func (m *Model) znode() string {
