@@ -2,9 +2,9 @@ package clusterops
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
+	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/text"
 )
@@ -77,7 +77,7 @@ func TopicProgress(s *cluster.Snapshot, topic string, planned map[int][]int) Pro
 	pr := Progress{Topic: topic}
 	t := s.Topic(topic)
 	pr.Exists = t != nil
-	ids := sortedIDs(planned)
+	ids := assign.Assignment(planned).Partitions()
 	pr.Partitions = make([]PartitionProgress, 0, len(ids))
 	var unregistered []int
 	newCount := 0
@@ -137,22 +137,4 @@ func verb(n int) string {
 		return "has replicas"
 	}
 	return "have replicas"
-}
-
-// sortedIDs returns the partition ids of a in ascending order; the usual
-// 0..n−1 needs no sort.
-func sortedIDs(a map[int][]int) []int {
-	ids := make([]int, len(a))
-	for i := range ids {
-		if _, ok := a[i]; !ok {
-			ids = ids[:0]
-			for id := range a {
-				ids = append(ids, id)
-			}
-			slices.Sort(ids)
-			return ids
-		}
-		ids[i] = i
-	}
-	return ids
 }
