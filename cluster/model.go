@@ -33,6 +33,7 @@ type Model struct {
 	clusterID singleNode[ClusterIDInfo]
 	reassign  singleNode[*ReassignPartitions]
 	preferred singleNode[*PartitionsNotification]
+	kraft     *KRaft // SetKRaft: what a KRaft cluster says about itself
 
 	ids idLists // the replica and ISR lists, interned
 

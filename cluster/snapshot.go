@@ -38,6 +38,11 @@ type Partition struct {
 	StateMtime   int64
 	// StateErr is a *DecodeError when the state znode is malformed.
 	StateErr error
+
+	// ELR and LastKnownELR are a KRaft partition's eligible leader
+	// replicas (Model.ApplyELR); nil when empty or unknown (see
+	// KRaft.ELR).
+	ELR, LastKnownELR []int
 }
 
 // HasLeader reports whether the state names a leader.
@@ -256,6 +261,10 @@ type Broker struct {
 	// replica) it is; PreferredLed those of them it leads.
 	Preferred, PreferredLed int
 	IsController            bool
+	// Fenced and Cordoned are a KRaft broker's states (KRaftBroker): a
+	// fenced broker is registered but not live; a cordoned one is live and
+	// gets no new partitions.
+	Fenced, Cordoned bool
 }
 
 // Addr returns host:port for display.
@@ -339,6 +348,7 @@ type Snapshot struct {
 	// throttledTopics: the topics whose config sets a reassignment
 	// throttle, sorted.
 	throttledTopics []string
+	kraft           *KRaft
 
 	partial       bool // taken while a load was under way
 	loadingTopics int  // topics left out of a partial snapshot

@@ -110,7 +110,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 		return err
 	}
 	defer mirror.Close()
-	cfg.Source, cfg.Browser = mirror, conn
+	cfg.Source, cfg.Browser = clusterwatch.FromMirror(mirror, conn), conn
 	if cfg.Mode != ui.ModeReadOnly {
 		cfg.Writer = conn // the creation wizard writes through the same session
 	}

@@ -31,6 +31,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -39,7 +40,6 @@ import (
 	"github.com/ktopo/ktopo/ui/screens/topics"
 	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/ui/theme"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // Mode is how ktopo runs, shown as the status bar's badge.
@@ -124,14 +124,17 @@ type App struct {
 	statusID  int
 
 	// connection
-	state     zkwatch.State
+	state     clusterwatch.State
 	haveState bool
 	loaded    bool // the first full load arrived
 	resyncing bool // a session expired; waiting for the reload
 	closed    bool
 	lastData  time.Time
-	stats     zkwatch.Stats
-	progress  zkwatch.Progress // of the first load, as of the last batch
+	stats     clusterwatch.Stats
+	progress  clusterwatch.Progress // of the first load, as of the last batch
+	// hasTree: the source has a ZooKeeper tree to browse (the tree tab
+	// is shown).
+	hasTree bool
 	loadedIn  time.Duration
 	started   time.Time
 
@@ -160,8 +163,9 @@ func New(cfg Config) *App {
 	a.overview.SetConnect(cfg.Connect)
 	a.topics = topics.New(a.st, a.km, a.anims)
 	to := tree.Options{Styles: a.st, Keys: a.km, Location: cfg.Location, Task: a.newID()}
-	if cfg.Source != nil {
-		to.Subtrees = cfg.Source
+	if sub, ok := cfg.Source.(tree.Subtrees); ok {
+		a.hasTree = true
+		to.Subtrees = sub
 		if g, ok := cfg.Source.(nodeGetter); ok {
 			to.Nodes = mirrorNodes{g} // the tree keeps no copy of the mirror's data and stats
 			if w, ok := cfg.Source.(nodeWalker); ok {
@@ -193,7 +197,7 @@ func New(cfg Config) *App {
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if a.cfg.Source != nil {
-		cmds = append(cmds, waitForBatch(a.cfg.Source.Batches()))
+		cmds = append(cmds, waitForBatch(a.cfg.Source))
 	}
 	if a.cfg.Debug {
 		cmds = append(cmds, debugTick())
@@ -271,8 +275,8 @@ func (a *App) route(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case batchMsg:
-		cmd := a.applyBatch(zkwatch.Batch(msg))
-		return tea.Batch(cmd, waitForBatch(a.cfg.Source.Batches()))
+		cmd := a.applyBatch(clusterwatch.Batch(msg))
+		return tea.Batch(cmd, waitForBatch(a.cfg.Source))
 	case sourceClosedMsg:
 		a.closed = true
 		a.layout()
