@@ -134,9 +134,9 @@ type App struct {
 	progress  clusterwatch.Progress // of the first load, as of the last batch
 	// hasTree: the source has a ZooKeeper tree to browse (the tree tab
 	// is shown).
-	hasTree bool
-	loadedIn  time.Duration
-	started   time.Time
+	hasTree  bool
+	loadedIn time.Duration
+	started  time.Time
 
 	dbg debugStats
 }
