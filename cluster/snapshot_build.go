@@ -168,6 +168,8 @@ func (m *Model) buildBrokers(s *Snapshot) {
 			b.RegisteredAt = n.ctime
 			if ms, ok := n.reg.TimestampMillis(); ok {
 				b.RegisteredAt = ms
+			} else if m.kraft != nil {
+				b.RegisteredAt = 0 // KRaft does not say when a broker registered
 			}
 			b.Rack, b.HasRack, b.RackKnown = n.reg.Rack, n.reg.HasRack(), true
 		} else if reg, ok := m.lastKnown[id]; ok {
