@@ -42,9 +42,17 @@ func loadCluster(ctx context.Context, c *cobra.Command, conn *zkwatch.Conn) (*cl
 	return s, nil
 }
 
-// withCluster connects, loads the cluster and runs fn.
+// withCluster connects, loads the cluster and runs fn (conn is nil for a
+// KRaft cluster, read over the Kafka protocol).
 func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error) error {
 	ctx := c.Context()
+	if t, err := cf.target(); err == nil && t.kraft {
+		s, err := cf.loadKRaft(ctx)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, nil, s)
+	}
 	conn, err := cf.connect(ctx)
 	if err != nil {
 		return err
@@ -159,7 +167,7 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	}
 
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "create topic "+f.topic)
 	if err != nil {
 		return err
 	}

@@ -140,3 +140,10 @@ func IsDenied(err error) bool {
 	var ke *KafkaError
 	return errors.As(err, &ke) && ke.Denied()
 }
+
+// Check finds out whether the brokers answer and accept the session's
+// credentials (one ApiVersions request).
+func Check(ctx context.Context, cl *kgo.Client) error {
+	_, _, err := fetchVersions(ctx, cl)
+	return err
+}

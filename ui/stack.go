@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/create"
 	"github.com/ktopo/ktopo/ui/screens/operate"
@@ -128,6 +129,8 @@ func (a *App) openCreate() tea.Cmd {
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
 		return a.setStatus("Read-only mode: topic creation is disabled.", true)
+	case a.kraft():
+		return a.setStatus(kraftRefusal("create a topic"), true)
 	case a.cfg.Writer == nil:
 		return a.setStatus("Topic creation is not available: this session cannot write to ZooKeeper.", true)
 	}
@@ -161,6 +164,8 @@ func (a *App) openOperation(id int, topic string, add bool) tea.Cmd {
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
 		return a.setStatus("read-only mode: refusing to "+what, true)
+	case a.kraft():
+		return a.setStatus(kraftRefusal(what), true)
 	case a.cfg.Writer == nil || !ok:
 		return a.setStatus("Reassignments are not available: this session cannot write to ZooKeeper.", true)
 	}
@@ -186,6 +191,8 @@ func (a *App) openElection(topic string) tea.Cmd {
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
 		return a.setStatus("read-only mode: refusing to start a preferred leader election", true)
+	case a.kraft():
+		return a.setStatus(kraftRefusal("start a preferred leader election"), true)
 	case a.cfg.Writer == nil || !ok:
 		return a.setStatus("Preferred leader elections are not available: this session cannot write to ZooKeeper.", true)
 	}
@@ -203,6 +210,8 @@ func (a *App) openConfigs(topic string) tea.Cmd {
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
 		return a.setStatus("read-only mode: refusing to alter the configs of topic "+topic, true)
+	case a.kraft():
+		return a.setStatus(kraftRefusal("alter the configs of topic "+topic), true)
 	case a.cfg.Writer == nil || !ok:
 		return a.setStatus("Config changes are not available: this session cannot write to ZooKeeper.", true)
 	}
@@ -221,4 +230,13 @@ func (a *App) openTopic(name string, partition int) tea.Cmd {
 		}
 	}
 	return a.push(topic.New(a.st, a.km, a.anims, name, partition))
+}
+
+// kraft reports a KRaft cluster (read over the Kafka protocol), which
+// ktopo does not write to yet.
+func (a *App) kraft() bool { return a.sourceKind() == clusterwatch.Kafka }
+
+// kraftRefusal is the status line of a write on a KRaft cluster.
+func kraftRefusal(what string) string {
+	return "Refusing to " + what + ": ktopo does not write to KRaft clusters yet (Kafka's tools with --bootstrap-server do it meanwhile)."
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	"charm.land/bubbles/v2/key"
 	"github.com/ktopo/ktopo/ui/keys"
 )
@@ -30,13 +32,21 @@ type tab struct {
 // The header, the number keys, the `:` commands and their completion, the
 // "unknown command" hint, the help page's groups and its legend, and the
 // generated key reference (docs/keys.md) all read this table.
+//
+// A screen that only makes sense for one source is left out for the
+// other: the ZooKeeper tree is not a tab of a KRaft cluster (hidden, not
+// shown empty).
 func (a *App) newTabs() []tab {
-	return []tab{
+	tabs := []tab{
 		{screen: a.overview, label: "Overview", keyHelp: "overview", commands: []string{"overview", "o", "brokers"}, about: "brokers by rack"},
 		{screen: a.topics, label: "Topics", keyHelp: "topics", commands: []string{"topics", "t"}, about: "the topic list"},
 		{screen: a.tree, label: "Tree", keyHelp: "zk tree", commands: []string{"tree", "zk"}, about: "the ZooKeeper browser"},
 		{screen: a.events, label: "Events", keyHelp: "events", commands: []string{"events", "e"}, about: "the change timeline"},
 	}
+	if a.cfg.Source != nil && !a.hasTree {
+		tabs = slices.DeleteFunc(tabs, func(t tab) bool { return t.screen == Screen(a.tree) })
+	}
+	return tabs
 }
 
 // setTabs installs the tab table: each tab gets its number key, and the

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -63,6 +65,12 @@ func (d DescribeFilter) match(s *cluster.Snapshot, t *cluster.Topic, p *cluster.
 //	<TAB>Topic: <t>	Partition: <p>	Leader: <id|none>	Replicas: <a,b>	Isr: <a,b>[	Adding Replicas: …	Removing Replicas: …][	MarkedForDeletion: true]
 //
 // With report options only matching partition lines are printed.
+//
+// A KRaft cluster is described as kafka-topics --bootstrap-server does:
+// Configs are every topic config whose value is not Kafka's default (the
+// topic's overrides and what it inherits from the brokers), and each
+// partition line ends with its eligible leader replicas (Elr and
+// LastKnownElr, "N/A" where the cluster does not report them).
 func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter) error {
 	var b strings.Builder
 	if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
@@ -73,6 +81,9 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d De
 		if !d.any() {
 			b.WriteString("Topic: " + t.Name)
 			configs := configString(t)
+			if k := s.KRaft(); k != nil {
+				configs = kraftConfigString(t, k)
+			}
 			if s.Access(cluster.TopicConfigPath(t.Name))&cluster.NoData != 0 {
 				configs = NoAccess
 			}
@@ -107,6 +118,13 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d De
 			if p.Reassigning() {
 				fmt.Fprintf(&b, "\tAdding Replicas: %s\tRemoving Replicas: %s", text.Ints(p.Adding), text.Ints(p.Removing))
 			}
+			if k := s.KRaft(); k != nil {
+				elr, last := "N/A", "N/A"
+				if k.ELR {
+					elr, last = text.Ints(p.ELR), text.Ints(p.LastKnownELR)
+				}
+				fmt.Fprintf(&b, "\tElr: %s\tLastKnownElr: %s", elr, last)
+			}
 			if t.MarkedForDeletion {
 				b.WriteString("\tMarkedForDeletion: true")
 			}
@@ -131,6 +149,23 @@ func configString(t *cluster.Topic) string {
 	parts := make([]string, len(t.Config))
 	for i, e := range t.Config {
 		parts[i] = e.Key + "=" + e.Value
+	}
+	return strings.Join(parts, ",")
+}
+
+// kraftConfigString is a KRaft topic's configs as kafka-topics lists
+// them: its overrides and the non-default values it inherits, by key.
+func kraftConfigString(t *cluster.Topic, k *cluster.KRaft) string {
+	m := map[string]string{}
+	for _, e := range k.InheritedConfigs {
+		m[e.Key] = e.Value
+	}
+	for _, e := range t.Config {
+		m[e.Key] = e.Value
+	}
+	parts := make([]string, 0, len(m))
+	for _, key := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, key+"="+m[key])
 	}
 	return strings.Join(parts, ",")
 }
