@@ -11,8 +11,10 @@ import (
 	"github.com/ktopo/ktopo/cmd"
 )
 
-// version is set at build time: -ldflags "-X main.version=1.2.3".
-var version = "dev"
+// version is set at build time: -ldflags "-X main.version=1.2.3". Unset,
+// "ktopo version" names the build from what the Go toolchain recorded: the
+// module version of "go install …@v1.2.3", else the git commit.
+var version string
 
 func main() {
 	cmd.Version = version

@@ -36,16 +36,25 @@ func newTopicsAlterCmd(cf *connFlags) *cobra.Command {
 		Long: `alter --partitions N runs Kafka's checks (kafka-topics.sh --alter in ZooKeeper
 mode), places the new partitions as AdminZkClient does (registered brokers
 sorted by id, partition 0's replication factor, the start index derived from
-partition 0's first replica), prints them, rewrites /brokers/topics/<t> in one
-ZooKeeper multi, only if it has not changed since it was read (topic id and
-existing partitions kept), then follows the controller until every new
-partition has a leader.
+partition 0's first replica; checked against 2.8's kafka-topics.sh --alter on
+real clusters), prints them, rewrites /brokers/topics/<t> in one ZooKeeper
+multi, only if it has not changed since it was read (topic id, existing
+partitions and any reassignment state kept; a concurrent change fails with
+nothing written), then follows the controller until every new partition has a
+leader (--no-wait, --timeout).
 
 --replica-assignment lists every partition, as Kafka's tools take it: the
 entries from the current partition count on are the new partitions; the
-entries of existing partitions are ignored (use a reassignment to move them).
+entries of existing partitions are ignored (a note says so when they differ;
+use a reassignment to move them).
 
-Topic configs are changed with "ktopo configs --alter".`,
+Kafka's checks and messages ("The number of partitions for a topic can only be
+increased. …"); refused while a partition of the topic is being reassigned or
+the topic is marked for deletion. --topic is a regular expression: every match
+is altered in the same multi. --validate-only runs every check, then prints
+the exact znode and JSON it would set. Topic configs are changed with
+"ktopo configs --alter" (--config is refused, as 3.x's kafka-topics --alter
+refuses it).`,
 		Example: `  ktopo topics alter --zookeeper zk1:2181/kafka --topic orders --partitions 24
   ktopo topics alter --topic audit --partitions 4 --replica-assignment 1:2,2:3,3:1,1:3
   ktopo topics alter --topic orders --partitions 24 --validate-only`,

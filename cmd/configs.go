@@ -55,7 +55,11 @@ value that holds commas: 'cleanup.policy=[compact,delete],retention.ms=1000'.
 --describe prints kafka-configs --zookeeper's line per entity ("Configs for
 topic 'orders' are k=v,…"); without --entity-name, every entity of the type
 that has a config znode. Broker configs (--entity-type brokers, an id or
---entity-default) are the dynamic ones in /config/brokers.`,
+--entity-default) are the dynamic ones in /config/brokers; ktopo describes
+them and does not alter them.
+
+--validate-only prints the multi without writing; read-only mode refuses
+--alter.`,
 		Example: `  ktopo configs --zookeeper zk1:2181/kafka --entity-type topics --entity-name orders --describe
   ktopo configs --entity-type topics --entity-name orders --alter --add-config retention.ms=86400000,min.insync.replicas=2
   ktopo configs --entity-type topics --entity-name orders --alter --delete-config retention.ms --validate-only

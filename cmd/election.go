@@ -52,9 +52,27 @@ controller's own rule (the first replica leads if it is registered and in the
 ISR), writes /admin/preferred_replica_election in one create, waits until the
 controller has deleted it, and reports each partition in Kafka's words.
 
---topic without --partition elects every partition of the topic (Kafka's tool
-wants both). --dry-run prints the preview and the exact znode without writing.
-Unclean elections are not done through ZooKeeper by Kafka: ktopo refuses them.`,
+Which partitions: --all-topic-partitions, --topic T --partition P, --topic T
+alone (every partition of T; Kafka's tool wants --partition too), or
+--path-to-json-file F in Kafka's format,
+{"partitions":[{"topic":"orders","partition":1}]} (the znode's JSON, with its
+"version", is accepted too). A named partition that does not exist stops the
+whole election with nothing written (Kafka's tools elect the others). The
+znode names only the partitions the controller will try, so it stays small on
+large clusters.
+
+A partition cannot move when its preferred replica is offline or out of the
+ISR, when its topic is being deleted, or when the controller has not given it
+a leader yet. The exit status is 1 when a partition could not be elected, as
+with Kafka's tool.
+
+--dry-run prints the preview and the exact znode without writing; that JSON is
+a --path-to-json-file for Kafka's own tools too. --no-wait returns once the
+znode is written; --timeout bounds the wait (without an active controller the
+znode waits for the next one, and ktopo says so). --election-type unclean is
+refused: Kafka runs unclean elections through its Admin API, or by itself for
+leaderless partitions once unclean.leader.election.enable is on, never from
+this znode.`,
 		Example: `  ktopo leader-election --election-type preferred --all-topic-partitions
   ktopo leader-election --election-type preferred --topic orders --partition 3
   ktopo leader-election --election-type preferred --path-to-json-file elect.json --dry-run`,

@@ -28,7 +28,17 @@ leaving, topics created and deleted, leader moves, ISR shrinks and expansions,
 config changes, reassignments, and connection changes.
 
 --from-start first prints the current state as events. --output json prints one
-JSON object per line (and nothing else on standard output), flushed per event.`,
+JSON object per line (and nothing else on standard output), flushed per event:
+"time" is when ktopo saw the change, "zxid" and "mtime" those of the ZooKeeper
+write.
+
+Kinds: broker_registered, broker_updated, broker_gone, controller_moved,
+topic_created, topic_marked_for_deletion, topic_deleted, partitions_added,
+partition_appeared, leader_moved, isr_shrank, isr_expanded, config_changed,
+reassignment_started, reassignment_finished, znode_invalid, connection. One
+state write that moves the leader and shrinks the ISR gives both a leader_moved
+and an isr_shrank. Connection changes are one line each (connected,
+disconnected, …), not one per attempt.`,
 		Example: `  ktopo events --zookeeper zk1:2181/kafka
   ktopo events --output json | jq 'select(.kind == "leader_moved")'`,
 		Args: cobra.NoArgs,

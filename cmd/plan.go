@@ -44,9 +44,21 @@ would receive them (the order matters to the rack-unaware algorithm). With
 --zookeeper instead, the cluster's registered brokers are used as kafka-topics
 uses them (sorted by id; racks required on all or none unless
 --disable-rack-aware).
+--disable-rack-aware ignores the racks (the matrix still shows them, so you can
+see what rack-unaware placement does to the rack spread); with racks on only
+some brokers, Kafka's error is printed.
+
 --start-index fixes Kafka's start index and replica shift (default -1: random,
-drawn independently, as Kafka does); the output says which were used so the
-same plan can be reproduced.`,
+drawn independently, as Kafka does); the output says which were used and how
+to reproduce the plan (--replica-shift pins the shift when the two draws
+differ). --start-partition numbers partitions from P (Kafka's
+startPartitionId, used when adding partitions).
+
+--output json prints one object: the assignment (partition id -> replicas,
+leader first), the start index and replica shift, the broker order the
+algorithm used, per-broker and per-rack counts, the racks each partition spans
+and the warnings. Errors are Kafka's messages, on standard error, with exit
+status 1.`,
 		Example: `  ktopo plan --brokers 0:rackA,1:rackB,2:rackA,3:rackB --partitions 12 --replication-factor 2
   ktopo plan --brokers 1,2,3 --partitions 6 --replication-factor 3 --start-index 0 --output json
   ktopo plan --zookeeper zk1:2181/kafka --partitions 24 --replication-factor 3`,

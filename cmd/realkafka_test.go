@@ -84,10 +84,10 @@ func kafkaDescribe(t *testing.T, c *kafkatest.Cluster, topic string) string {
 }
 
 // compareDescribe compares two describe outputs record by record. Where
-// the layouts legitimately differ it says how (see the README's
-// compatibility notes): 3.8+ prints Elr/LastKnownElr columns (always N/A in
-// ZooKeeper mode), which ktopo leaves out; Configs come in Java HashMap
-// order from Kafka, in key order from ktopo (compared as sets).
+// the layouts legitimately differ it says how (see docs/compatibility.md):
+// 3.8+ prints Elr/LastKnownElr columns (always N/A in ZooKeeper mode),
+// which ktopo leaves out; Configs come in Java HashMap order from Kafka, in
+// key order from ktopo (compared as sets).
 func compareDescribe(t *testing.T, version string, ours, theirs []map[string]string) {
 	t.Helper()
 	if len(ours) != len(theirs) {

@@ -71,7 +71,25 @@ JSON files (files of either tool work with the other):
                --no-wait, --verify removes them later, as with Kafka's tool).
   --verify     says per partition whether its reassignment is complete, and once none
                runs in the cluster removes the throttles, as Kafka's --verify does.
-  --list       lists the reassignments in progress, whoever started them.`,
+  --list       lists the reassignments in progress, whoever started them.
+
+The kafka strategy is what Kafka's tool computes: every topic placed afresh at
+random by AdminUtils over the listed brokers that are registered (sorted by id;
+--disable-rack-aware ignores racks; --start-index fixes the start for every
+topic). The minimal strategy keeps each replica unless its broker leaves the
+list, its rack already holds its share of the partition, or its broker holds
+more than its share of the topic; the replicas that must move go to the
+brokers furthest below their share, and a partition keeps its leader when it
+can.
+
+--execute is guarded by the znode versions it read: if anything changed
+meanwhile (a partition added, a config edited, another reassignment started),
+nothing is written and the message says what. A throttle left behind would
+slow those replicas' next catch-up, hence --verify. --dry-run runs every check
+and prints the exact znodes and JSON without writing; --timeout bounds the
+wait (the reassignment goes on without ktopo). --cancel and --additional need
+Kafka's Admin API: ZooKeeper has no way to cancel a reassignment or add to one
+in progress, and ktopo refuses them, saying so.`,
 		Example: `  ktopo reassign --generate --topics-to-move-json-file topics.json --broker-list 1,2,3,4,5 --strategy minimal
   ktopo reassign --execute --reassignment-json-file plan.json --throttle 10000000
   ktopo reassign --execute --reassignment-json-file plan.json --dry-run

@@ -16,8 +16,10 @@ import (
 )
 
 // Version is ktopo's version, printed by "ktopo version". The main package
-// sets it from its build-time version (-ldflags "-X main.version=1.2.3").
-var Version = "dev"
+// sets it from its build-time version (-ldflags "-X main.version=1.2.3");
+// left empty, the version is read from the binary's build information
+// (see describeBuild).
+var Version string
 
 // Main runs the command line with the process's arguments and standard
 // streams and returns the exit status.
@@ -81,7 +83,7 @@ brokers by rack, the controller, topics and every partition's replicas, leader
 and ISR, and previews the exact replica assignment Kafka would make.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
+		Version:       versionString(),
 	}
 	root.SetVersionTemplate("ktopo {{.Version}}\n")
 	// Flag parse errors are usage mistakes: say how to get help.
@@ -104,9 +106,15 @@ func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print ktopo's version",
-		Args:  cobra.NoArgs,
+		Long: `version prints the version a release build was given (-ldflags
+"-X main.version=…"). Other builds are named by what the Go toolchain recorded
+in the binary: the module version of "go install github.com/ktopo/ktopo@v1.2.3",
+else the git commit of a "go build" in a checkout, as a pseudo-version
+(v0.0.0-<commit time>-<commit>, "+dirty" with uncommitted changes). "go run"
+and -buildvcs=false record neither: those builds are "dev".`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			fmt.Fprintf(c.OutOrStdout(), "ktopo %s\n", Version)
+			fmt.Fprintf(c.OutOrStdout(), "ktopo %s\n", versionString())
 			return nil
 		},
 	}

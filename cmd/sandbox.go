@@ -35,7 +35,10 @@ func newSandboxCmd(cf *connFlags) *cobra.Command {
 		Long: `sandbox runs simulated Kafka brokers (ids 1..N, racks rack-a, rack-b, …) and a
 ZooKeeper-mode controller that make exactly the ZooKeeper writes Kafka 3.x makes:
 broker registrations, controller election, partition state as topics are created,
-brokers fail and come back, preferred elections and topic deletions. No Kafka, no Java.
+brokers fail and come back, preferred elections, topic deletions, added
+partitions, config changes and partition reassignments (requested in
+/admin/reassign_partitions, as "ktopo reassign" and Kafka's --zookeeper tool
+request them). No Kafka, no Java.
 
 By default it serves ktopo's embedded ZooKeeper on --listen and prints
 "listening on HOST:PORT". With --zookeeper it runs on any ZooKeeper instead (the
@@ -49,10 +52,29 @@ synced before each write is acknowledged, and snapshots) and a later run on the
 same DIR continues from it; sessions and ephemeral znodes end with the process.
 Without it nothing is written to disk.
 
-Control commands are read from standard input, one per line (type "help"); the
-end of input only stops reading. It runs until SIGINT or SIGTERM, then stops the
-brokers: their sessions close, their ephemeral znodes go, nothing else is written.
-The brokers' and controller's log goes to ktopo's log file.`,
+Control commands are read from standard input, one per line (type "help"): kill
+and restart brokers (several at once, as a rack), a preferred election, move the
+controller, status, pace. The end of input only stops reading. It runs until
+SIGINT or SIGTERM, then stops the brokers: their sessions close, their ephemeral
+znodes go, nothing else is written. The brokers' and controller's log lines
+(Kafka's wording) go to ktopo's log file.
+
+As in Kafka, the controller moves leaders back to their preferred brokers every
+--leader-imbalance-check-interval when a broker leads fewer than 90 % of the
+partitions it prefers. --seed draws the cluster id and the demo topics'
+placements and ids from a seed: the same cluster on every run.
+
+Partitions have a simulated size (the demo topics': orders 256 MiB a partition,
+clicks 512 MiB, payments 64 MiB, audit-log 32 MiB, __consumer_offsets 4 MiB;
+64 MiB for other topics). A replica that a reassignment adds copies it before
+it can join the ISR, at 128 MiB/s per receiving broker shared by its copies,
+and within Kafka's replication throttles when they name it, so a throttled
+reassignment is visibly slower; "status" shows the copies.`,
+		Example: `  ktopo sandbox --demo-topics
+  ktopo sandbox --brokers 3 --racks 3 --demo-topics --seed 1
+  ktopo sandbox --demo-topics --listen 127.0.0.1:2181 --pace 300ms
+  ktopo sandbox --zookeeper zk:2181/sandbox --brokers 3
+  ktopo sandbox --empty --data-dir /tmp/ktopo-zk`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			// --zookeeper is the root's persistent flag; the environment

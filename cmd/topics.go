@@ -25,7 +25,15 @@ func newTopicsCmd(cf *connFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "topics",
 		Short: "Create, alter, describe, list and delete topics (kafka-topics.sh flags)",
-		Args:  cobra.NoArgs,
+		Long: `topics takes kafka-topics.sh's flags and prints its formats, reading and writing
+the cluster's ZooKeeper as kafka-topics.sh --zookeeper did: create, alter (add
+partitions), describe, list and delete. --topic is a regular expression, as in
+kafka-topics.
+
+Errors are Kafka's messages, on standard error, with exit status 1. A znode that
+cannot be decoded is named on standard error and never changes a read command's
+exit status.`,
+		Args: cobra.NoArgs,
 	}
 	c.AddCommand(newTopicsCreateCmd(cf), newTopicsAlterCmd(cf), newTopicsDescribeCmd(cf), newTopicsListCmd(cf), newTopicsDeleteCmd(cf))
 	return c
@@ -86,11 +94,26 @@ func newTopicsCreateCmd(cf *connFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "create",
 		Short: "Create a topic as Kafka does, then follow it until every partition is online",
-		Long: `create runs Kafka's checks (kafka-topics.sh --create in ZooKeeper mode), computes
-the assignment as AdminZkClient does (registered brokers sorted by id, rack-aware
-unless --disable-rack-aware), prints it, writes /config/topics/<t> and
-/brokers/topics/<t> in one ZooKeeper multi (so nothing is ever half-written),
-then follows the controller until every partition has a leader.`,
+		Long: `create runs Kafka's checks (kafka-topics.sh --create in ZooKeeper mode) in Kafka's
+order, with Kafka's messages, computes the assignment as AdminZkClient does
+(registered brokers sorted by id, rack-aware unless --disable-rack-aware;
+--replica-assignment 1:2,2:3 instead of --partitions and --replication-factor),
+prints it, writes /config/topics/<t> and /brokers/topics/<t> as Kafka writes
+them but in one ZooKeeper multi, then follows the controller until every
+partition has a leader. The multi is all or nothing: a crash never leaves half
+a topic, and losing a race gives "Topic 'x' already exists." with nothing
+written.
+
+If the write gets no reply (the connection broke, the deadline passed), create
+says so, reads the topic back once it has a session again (within --timeout)
+and either goes on (the write was applied exactly as planned) or fails saying
+nothing was written. If the partitions are not online within --timeout it says
+what they wait for (no active controller, replicas only on brokers that are not
+registered) and exits 1.
+
+--validate-only runs every check, then prints the exact znodes and JSON it
+would write, and writes nothing. --start-index and --replica-shift fix Kafka's
+random start, as in "ktopo plan".`,
 		Example: `  ktopo topics create --zookeeper zk1:2181/kafka --topic orders --partitions 12 --replication-factor 3
   ktopo topics create --topic audit --replica-assignment 1:2,2:3,3:1 --config cleanup.policy=compact
   ktopo topics create --topic orders --partitions 12 --replication-factor 3 --validate-only`,
@@ -343,6 +366,15 @@ func newTopicsDescribeCmd(cf *connFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "describe",
 		Short: "Describe topics in kafka-topics.sh --describe format",
+		Long: `describe prints kafka-topics.sh --describe's format, read from ZooKeeper: the
+layout of Kafka 2.8 and 3.0-3.7 (3.8 added Elr columns, meaningless in ZooKeeper
+mode), with 3.x's replication factor and Adding/Removing columns during a
+reassignment.
+
+--under-replicated-partitions, --unavailable-partitions and
+--under-min-isr-partitions select partitions, as in kafka-topics; ktopo answers
+the last from ZooKeeper, with each topic's min.insync.replicas. --output json
+prints the same as JSON.`,
 		Example: `  ktopo topics describe --zookeeper zk1:2181/kafka --topic 'orders|payments'
   ktopo topics describe --under-replicated-partitions
   ktopo topics describe --under-min-isr-partitions --output json`,
@@ -385,7 +417,9 @@ func newTopicsListCmd(cf *connFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List topics (kafka-topics.sh --list)",
-		Args:  cobra.NoArgs,
+		Long: `list prints the topics' names, one a line, as kafka-topics.sh --list does; a
+topic marked for deletion reads "<t> - marked for deletion".`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			filter, err := cluster.NewTopicFilter(topic, excludeInternal)
 			if err != nil {
@@ -407,7 +441,12 @@ func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "delete",
 		Short: "Mark topics for deletion (/admin/delete_topics/<t>); the controller deletes them",
-		Args:  cobra.NoArgs,
+		Long: `delete runs kafka-topics.sh --delete's checks and creates /admin/delete_topics/<t>
+for every topic that --topic (a regular expression) matches; Kafka's
+controller then deletes them. --if-exists succeeds when no topic matches.`,
+		Example: `  ktopo topics delete --zookeeper zk1:2181/kafka --topic old-orders
+  ktopo topics delete --topic 'tmp-.*' --if-exists`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !c.Flags().Changed("topic") {
 				return errors.New(`Missing required argument "[topic]"`)
@@ -457,7 +496,11 @@ func newBrokersCmd(cf *connFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "brokers",
 		Short: "List brokers: id, rack, endpoints, controller, registration",
-		Args:  cobra.NoArgs,
+		Long: `brokers lists the registered brokers: id, rack, endpoints, whether it is the
+controller (and its epoch), the registration's version and time, and the
+replicas and leaders it holds. A broker that holds replicas but is not
+registered is listed as offline. --output json prints the same as JSON.`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkOutput(output); err != nil {
 				return err

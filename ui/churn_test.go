@@ -379,7 +379,12 @@ func runChurn(t *testing.T, cr churnRun) churnResult {
 	}
 	defer check.Close()
 	root := cr.plan.Connect[bytes.IndexByte([]byte(cr.plan.Connect), '/'):]
-	snap := w.snap.Load()
+	type sample struct {
+		topic     string
+		partition int
+		state     cluster.PartitionState
+	}
+	var want []sample
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 200 {
 		ti, q := r.IntN(cr.plan.Scale.Topics), r.IntN(cr.plan.Scale.Partitions)
@@ -388,10 +393,24 @@ func runChurn(t *testing.T, cr churnRun) churnResult {
 			t.Fatal(err)
 		}
 		st, _ := cluster.DecodePartitionState(data)
-		res.checked++
-		tp := snap.Topic(scaletree.Topic(ti))
-		if tp == nil || tp.Partition(q) == nil || tp.Partition(q).LeaderEpoch != st.LeaderEpoch || tp.Partition(q).Leader != st.Leader {
-			res.mismatches++
+		want = append(want, sample{scaletree.Topic(ti), q, st})
+	}
+	// The driver has stopped: the screen catches up with ZooKeeper, however
+	// loaded the machine (a second was not always enough on a busy one).
+	differ := func() int {
+		snap, n := w.snap.Load(), 0
+		for _, s := range want {
+			tp := snap.Topic(s.topic)
+			if tp == nil || tp.Partition(s.partition) == nil || tp.Partition(s.partition).LeaderEpoch != s.state.LeaderEpoch || tp.Partition(s.partition).Leader != s.state.Leader {
+				n++
+			}
+		}
+		return n
+	}
+	res.checked = len(want)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if res.mismatches = differ(); res.mismatches == 0 || time.Now().After(deadline) {
+			break
 		}
 	}
 

@@ -1,8 +1,8 @@
-// Command screenshots draws the README's pictures of ktopo from the real
-// program: it builds ktopo, runs it on its sandbox in a detached tmux
-// session, walks through the screens with tmux send-keys, reads each screen
-// with its colours (capture-pane -e) and renders it to a PNG in
-// docs/images. Run it from the repository's root:
+// Command screenshots draws the pictures of ktopo in the README and
+// docs/tui.md from the real program: it builds ktopo, runs it on its
+// sandbox in a detached tmux session, walks through the screens with tmux
+// send-keys, reads each screen with its colours (capture-pane -e) and
+// renders it to a PNG in docs/images. Run it from the repository's root:
 //
 //	go run ./tools/screenshots
 //

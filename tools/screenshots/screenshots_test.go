@@ -202,29 +202,42 @@ func TestNoTofu(t *testing.T) {
 	}
 }
 
-// TestREADMEShowsEveryPicture: the README shows each picture the
-// scenario takes, and only those.
-func TestREADMEShowsEveryPicture(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var shown []string
-	for _, m := range regexp.MustCompile(`docs/images/([a-z0-9-]+)\.png`).FindAllStringSubmatch(string(readme), -1) {
-		if !slices.Contains(shown, m[1]) {
-			shown = append(shown, m[1])
-		}
-	}
+// TestDocsShowEveryPicture: the README and docs/tui.md (the TUI's tour)
+// show each picture the scenario takes, and only those; the README shows
+// some of them, docs/tui.md all.
+func TestDocsShowEveryPicture(t *testing.T) {
 	var taken []string
 	for _, st := range scenario() {
 		if st.name != "" {
 			taken = append(taken, st.name)
 		}
 	}
-	slices.Sort(shown)
 	slices.Sort(taken)
-	if !slices.Equal(shown, taken) {
-		t.Errorf("the README shows %q, the scenario takes %q", shown, taken)
+	shows := func(doc string) []string {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shown []string
+		for _, m := range regexp.MustCompile(`\]\((?:docs/)?images/([a-z0-9-]+)\.png\)`).FindAllStringSubmatch(string(data), -1) {
+			if !slices.Contains(shown, m[1]) {
+				shown = append(shown, m[1])
+			}
+		}
+		slices.Sort(shown)
+		return shown
+	}
+	readme, tour := shows("../../README.md"), shows("../../docs/tui.md")
+	if len(readme) == 0 {
+		t.Error("the README shows no picture")
+	}
+	for _, name := range readme {
+		if !slices.Contains(taken, name) {
+			t.Errorf("the README shows %s, which the scenario does not take", name)
+		}
+	}
+	if !slices.Equal(tour, taken) {
+		t.Errorf("docs/tui.md shows %q, the scenario takes %q", tour, taken)
 	}
 	for _, name := range taken {
 		if _, err := os.Stat("../../docs/images/" + name + ".png"); err != nil {

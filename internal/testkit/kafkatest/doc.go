@@ -20,5 +20,5 @@
 // StopAll to zktest.Main. Without Java or Maven the tests skip with a
 // message, except under CI=true, where that is a failure.
 //
-// By hand (see the README): go run ./internal/testkit/kafkatest/kafka-cluster.
+// By hand (see CONTRIBUTING.md): go run ./internal/testkit/kafkatest/kafka-cluster.
 package kafkatest
