@@ -207,7 +207,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	return nil, nil
 }
 
-func (m *Model) cardRows() int { return max((m.h-headH)/cardH, 1) }
+func (m *Model) cardRows() int { return max((m.h-m.headH())/cardH, 1) }
+
+// headH is headH with a KRaft cluster's quorum line.
+func (m *Model) headH() int {
+	if m.snap != nil && m.snap.KRaft() != nil {
+		return headH + 1
+	}
+	return headH
+}
 
 func (m *Model) visibleRacks() (n, cw int) {
 	nr := max(len(m.racks), 1)
@@ -354,6 +362,9 @@ func (m *Model) header() []string {
 	if c.BrokerID >= 0 {
 		ctrl = "controller " + strconv.Itoa(c.BrokerID) + " (epoch " + strconv.Itoa(c.Epoch) + ")"
 	}
+	if k := s.KRaft(); k != nil && k.QuorumErr != "" && c.BrokerID < 0 {
+		ctrl = "controller: " + k.QuorumErr
+	}
 	l1 := " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S("  ·  "+m.connect+"  ·  ") + st.Controller.S(ctrl)
 	h := s.Health()
 	nLive := 0
@@ -384,6 +395,9 @@ func (m *Model) header() []string {
 		count("topics", len(s.Topics()), st.Bold) + count("partitions", h.Partitions, st.Bold) +
 		count(urp, h.UnderReplicated, st.Warning) + count("offline", h.Offline, st.Danger) +
 		count(minISR, h.UnderMinISR, st.Danger)
+	if q := quorumLine(&m.st, s, m.w); q != "" {
+		return []string{cell.Clip(l1, m.w), cell.Clip(l2, m.w), q, ""}
+	}
 	return []string{cell.Clip(l1, m.w), cell.Clip(l2, m.w), ""}
 }
 
@@ -422,11 +436,15 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	}
 	badge, bw := "", 0
 	switch {
+	case b.Fenced:
+		badge, bw = st.Danger.S("FENCED"), 6
 	case !b.Live:
 		badge, bw = st.Danger.S("OFFLINE"), 7
 	case b.IsController:
 		t := "★ ctrl e" + strconv.Itoa(m.snap.Controller().Epoch)
 		badge, bw = st.Controller.S(t), cell.Width(t)
+	case b.Cordoned:
+		badge, bw = st.Warning.S("cordoned"), 8
 	default:
 		badge, bw = st.Online.S("online"), 6
 	}
@@ -435,6 +453,8 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	addr := b.Addr()
 	ink := st.Muted
 	switch {
+	case b.Fenced:
+		addr, ink = strings.TrimSpace("fenced "+addr), st.Offline
 	case !b.Live && !b.RackKnown:
 		addr, ink = "never registered", st.Offline
 	case !b.Live:
