@@ -27,9 +27,9 @@ security.protocol=SSL
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"security.protocol": "SSL", // the last one wins, as in Java
-		"sasl.mechanism":    "SCRAM-SHA-512",
-		"sasl.jaas.config":  `org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="s3\cret";`,
+		"security.protocol":       "SSL", // the last one wins, as in Java
+		"sasl.mechanism":          "SCRAM-SHA-512",
+		"sasl.jaas.config":        `org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="s3\cret";`,
 		"ssl.truststore.location": "/etc/kafka/ca.pem",
 		"key with spaces":         "vé",
 		"empty":                   "",
