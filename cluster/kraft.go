@@ -51,11 +51,12 @@ type KRaft struct {
 }
 
 // Quorum is the KRaft metadata quorum (the __cluster_metadata partition).
+// It holds what changes when the quorum does, not the offsets that move
+// with every record: a quiet quorum is the same value poll after poll.
 type Quorum struct {
 	// LeaderID is the active controller, -1 when there is none;
 	// LeaderEpoch the quorum's epoch.
 	LeaderID, LeaderEpoch int
-	HighWatermark         int64
 	// Voters are the controllers that vote, Observers the brokers (and
 	// controllers not voting) that follow the log; both by id.
 	Voters, Observers []QuorumReplica
@@ -64,33 +65,9 @@ type Quorum struct {
 // QuorumReplica is one member of the quorum as its leader sees it.
 type QuorumReplica struct {
 	ID int
-	// LogEndOffset is the last offset the leader knows the member has
-	// (-1: unknown).
-	LogEndOffset int64
-	// LastFetch and LastCaughtUp are the leader's wall-clock times (ms)
-	// of the member's last fetch and of the last time it had caught up
-	// (-1: unknown, and for the leader itself).
-	LastFetch, LastCaughtUp int64
-}
-
-// Lag is how many records the member is behind the leader's log end
-// (kafka-metadata-quorum's Lag), -1 when unknown.
-func (q *Quorum) Lag(r QuorumReplica) int64 {
-	end := q.LeaderEnd()
-	if r.LogEndOffset < 0 || end < 0 {
-		return -1
-	}
-	return max(end-r.LogEndOffset, 0)
-}
-
-// LeaderEnd is the leader's log end offset (-1: unknown).
-func (q *Quorum) LeaderEnd() int64 {
-	for _, r := range q.Voters {
-		if r.ID == q.LeaderID {
-			return r.LogEndOffset
-		}
-	}
-	return -1
+	// Lag is how many records the member is behind the leader's log end
+	// (kafka-metadata-quorum's Lag), -1 when unknown.
+	Lag int64
 }
 
 // IsVoter reports whether id votes in the quorum.

@@ -75,12 +75,6 @@ func NewClient(d Dial) (*kgo.Client, error) {
 	return kgo.NewClient(opts...)
 }
 
-// rawMetadata is a Metadata request franz-go passes through as it is:
-// franz-go answers a *kmsg.MetadataRequest by also copying the whole
-// response into its own cache, which for every topic of a large cluster,
-// every poll, would cost as much again as decoding it.
-type rawMetadata struct{ *kmsg.MetadataRequest }
-
 // request issues req with a deadline and maps the errors.
 func request[R kmsg.Response](ctx context.Context, cl *kgo.Client, req kmsg.Request) (R, error) {
 	var zero R

@@ -65,8 +65,13 @@ type topicNode struct {
 	// config is /config/topics/<t> (not present until its configs were
 	// read once).
 	config node
-	// elr: some partition has eligible leader replicas, or had them.
-	elr bool
+	// elr: some partition has eligible leader replicas, or had them;
+	// unsure: some partition is under-replicated or without leader (it
+	// may get some); reassigning: some partition is being reassigned.
+	elr, unsure, reassigning bool
+	// hash is the hash of its partitions' bytes in the Metadata response
+	// last applied (metaResponse).
+	hash uint64
 }
 
 type partNode struct {
@@ -276,12 +281,15 @@ func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
 		total := 0
 		for i := range v.topics {
 			mt := &v.topics[i]
-			if mt.Topic == nil {
+			name := mt.name
+			tn := l.topics[name]
+			if tn != nil && tn.id == mt.id && !mt.changed() && !(v.reassign != nil && (tn.reassigning || v.reassign[name] != nil)) {
+				tn.gen = l.gen // as it was: nothing to look at
+				total += len(tn.parts)
 				continue
 			}
-			name := *mt.Topic
-			tn := l.topics[name]
-			if mt.ErrorCode != 0 && len(mt.Partitions) == 0 {
+			ps := mt.partitions()
+			if mt.err != 0 && len(ps) == 0 {
 				// A topic being created, or one the broker could not
 				// describe this time: as it was.
 				if tn != nil {
@@ -290,17 +298,17 @@ func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
 				}
 				continue
 			}
-			if tn != nil && tn.id != mt.TopicID {
+			if tn != nil && tn.id != mt.id {
 				l.deleteTopic(o, tn) // deleted and created again since
 				tn = nil
 			}
 			if tn == nil {
-				tn = &topicNode{name: name, id: mt.TopicID}
+				tn = &topicNode{name: name, id: mt.id}
 				l.topics[name] = tn
 			}
-			tn.gen = l.gen
-			total += len(mt.Partitions)
-			l.applyPartitions(o, v, tn, mt)
+			tn.gen, tn.hash = l.gen, mt.hash
+			total += len(ps)
+			l.applyPartitions(o, v, tn, ps)
 		}
 		for _, tn := range l.topics {
 			if tn.gen != l.gen {
@@ -357,8 +365,7 @@ func nonEmpty(xs []int32) []int32 {
 
 // applyPartitions emits the topic znode when its assignment changed, then
 // the state znodes that changed.
-func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, mt *kmsg.MetadataResponseTopic) {
-	ps := mt.Partitions
+func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.MetadataResponseTopicPartition) {
 	slices.SortFunc(ps, func(a, b kmsg.MetadataResponseTopicPartition) int { return int(a.Partition - b.Partition) })
 	n := 0
 	if len(ps) > 0 {
@@ -376,6 +383,7 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, mt *kmsg.Metada
 		tn.parts = append(tn.parts, make([]partNode, n-len(tn.parts))...)
 	}
 	reassign := v.reassign[tn.name]
+	tn.unsure, tn.reassigning = false, false
 	for i := range ps {
 		p := &ps[i]
 		pn := &tn.parts[p.Partition]
@@ -388,6 +396,8 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, mt *kmsg.Metada
 			pn.replicas, pn.adding, pn.removing = p.Replicas, adding, removing
 			assignChanged = true
 		}
+		tn.reassigning = tn.reassigning || adding != nil || removing != nil
+		tn.unsure = tn.unsure || p.Leader < 0 || len(p.ISR) < len(p.Replicas)
 	}
 	if assignChanged {
 		a := cluster.NewTopicAssignment(make(map[int][]int, len(ps)), topicID(tn.id))
@@ -463,17 +473,28 @@ func (l *layout) noteQuorum(v *view) {
 		l.quorum, l.quorumErr = cluster.Quorum{LeaderID: -1}, v.quorumErr.Error()
 	case v.quorum != nil:
 		q := v.quorum
-		l.quorum = cluster.Quorum{LeaderID: int(q.LeaderID), LeaderEpoch: int(q.LeaderEpoch), HighWatermark: q.HighWatermark,
-			Voters: replicas(q.CurrentVoters), Observers: replicas(q.Observers)}
+		end := int64(-1) // the leader's log end
+		for _, r := range q.CurrentVoters {
+			if r.ReplicaID == q.LeaderID {
+				end = r.LogEndOffset
+			}
+		}
+		l.quorum = cluster.Quorum{LeaderID: int(q.LeaderID), LeaderEpoch: int(q.LeaderEpoch),
+			Voters: replicas(q.CurrentVoters, end), Observers: replicas(q.Observers, end)}
 		l.quorumErr = ""
 	}
 }
 
-func replicas(rs []kmsg.DescribeQuorumResponseTopicPartitionReplicaState) []cluster.QuorumReplica {
+// replicas are quorum members with their lag behind end, the leader's
+// log end (kafka-metadata-quorum --replication's Lag).
+func replicas(rs []kmsg.DescribeQuorumResponseTopicPartitionReplicaState, end int64) []cluster.QuorumReplica {
 	out := make([]cluster.QuorumReplica, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, cluster.QuorumReplica{ID: int(r.ReplicaID), LogEndOffset: r.LogEndOffset,
-			LastFetch: r.LastFetchTimestamp, LastCaughtUp: r.LastCaughtUpTimestamp})
+		lag := int64(-1)
+		if end >= 0 && r.LogEndOffset >= 0 {
+			lag = max(end-r.LogEndOffset, 0)
+		}
+		out = append(out, cluster.QuorumReplica{ID: int(r.ReplicaID), Lag: lag})
 	}
 	slices.SortFunc(out, func(a, b cluster.QuorumReplica) int { return a.ID - b.ID })
 	return out
@@ -481,25 +502,36 @@ func replicas(rs []kmsg.DescribeQuorumResponseTopicPartitionReplicaState) []clus
 
 // elrTopics are the topics to describe for their eligible leader
 // replicas: those with a partition under-replicated or without leader
-// now, or with eligible leader replicas last time (to see them go).
-func (l *layout) elrTopics(v *view) []string {
+// (as the layout holds them), or with eligible leader replicas last time
+// (to see them go).
+func (l *layout) elrTopics() []string {
 	var out []string
-	for i := range v.topics {
-		mt := &v.topics[i]
-		if mt.Topic == nil {
-			continue
-		}
-		want := false
-		if tn := l.topics[*mt.Topic]; tn != nil && tn.elr {
-			want = true
-		}
-		for j := 0; !want && j < len(mt.Partitions); j++ {
-			p := &mt.Partitions[j]
-			want = p.Leader < 0 || len(p.ISR) < len(p.Replicas)
-		}
-		if want {
-			out = append(out, *mt.Topic)
+	for name, tn := range l.topics {
+		if tn.unsure || tn.elr {
+			out = append(out, name)
 		}
 	}
+	slices.Sort(out)
 	return out
+}
+
+// names are the topics the layout holds, sorted.
+func (l *layout) names() []string {
+	out := make([]string, 0, len(l.topics))
+	for name := range l.topics {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// liveBrokers are the unfenced brokers of the last poll.
+func (l *layout) liveBrokers() []int32 {
+	ids := make([]int32, 0, len(l.lastBrokers))
+	for _, b := range l.lastBrokers {
+		if !b.fenced {
+			ids = append(ids, b.id)
+		}
+	}
+	return ids
 }

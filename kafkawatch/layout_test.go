@@ -17,10 +17,11 @@ import (
 
 func str(s string) *string { return &s }
 
-func mdTopic(name string, id byte, parts ...kmsg.MetadataResponseTopicPartition) kmsg.MetadataResponseTopic {
-	t := kmsg.NewMetadataResponseTopic()
-	t.Topic, t.TopicID, t.Partitions = str(name), [16]byte{id}, parts
-	return t
+func mdTopic(name string, id byte, parts ...kmsg.MetadataResponseTopicPartition) metaTopic {
+	if parts == nil {
+		parts = []kmsg.MetadataResponseTopicPartition{}
+	}
+	return metaTopic{name: name, id: [16]byte{id}, decoded: parts}
 }
 
 func mdPart(id, leader, epoch int32, replicas, isr []int32) kmsg.MetadataResponseTopicPartition {
@@ -84,7 +85,7 @@ func brokers(fenced ...int32) []brokerInfo {
 func baseView() *view {
 	return &view{hasTopics: true, clusterID: "cid", brokers: brokers(), fencedListed: true, quorum: quorum(3001, 5),
 		reassign: map[string]map[int32]reassignInfo{},
-		topics: []kmsg.MetadataResponseTopic{
+		topics: []metaTopic{
 			mdTopic("a", 1, mdPart(1, 2, 0, []int32{2, 3}, []int32{2, 3}), mdPart(0, 1, 0, []int32{1, 2}, []int32{1, 2})),
 			mdTopic("b", 2, mdPart(0, 3, 0, []int32{3, 1}, []int32{3, 1})),
 		}}
@@ -143,7 +144,7 @@ func TestLayoutChanges(t *testing.T) {
 
 	// a-0's leader moves from 1 to 2, and 1 leaves its ISR.
 	v := baseView()
-	v.topics[0].Partitions[1] = mdPart(0, 2, 1, []int32{1, 2}, []int32{2})
+	v.topics[0].decoded[1] = mdPart(0, 2, 1, []int32{1, 2}, []int32{2})
 	events, changes := h.poll(v)
 	if len(events) != 1 || events[0].Path != "/brokers/topics/a/partitions/0/state" || events[0].Stat.Version != 1 {
 		t.Fatalf("events %+v", events)
@@ -177,7 +178,7 @@ func TestLayoutChanges(t *testing.T) {
 	}
 
 	// b-0 is reassigned from [3,1] to [1,2]: adding 2, removing 3.
-	v.topics[1].Partitions[0] = mdPart(0, 3, 0, []int32{1, 2, 3}, []int32{3, 1})
+	v.topics[1].decoded[0] = mdPart(0, 3, 0, []int32{1, 2, 3}, []int32{3, 1})
 	v.reassign = map[string]map[int32]reassignInfo{"b": {0: {adding: []int32{2}, removing: []int32{3}}}}
 	_, changes = h.poll(v)
 	if got := kinds(changes); !slices.Equal(got, []cluster.ChangeKind{cluster.ChangeReassignmentStarted}) {
@@ -186,7 +187,7 @@ func TestLayoutChanges(t *testing.T) {
 	if p := h.m.Snapshot().Topic("b").Partition(0); !p.Reassigning() || !slices.Equal(p.Adding, []int{2}) {
 		t.Fatalf("b-0 %+v", p)
 	}
-	v.topics[1].Partitions[0] = mdPart(0, 1, 1, []int32{1, 2}, []int32{1, 2})
+	v.topics[1].decoded[0] = mdPart(0, 1, 1, []int32{1, 2}, []int32{1, 2})
 	v.reassign = map[string]map[int32]reassignInfo{}
 	_, changes = h.poll(v)
 	if !slices.Contains(kinds(changes), cluster.ChangeReassignmentFinished) {
@@ -195,6 +196,7 @@ func TestLayoutChanges(t *testing.T) {
 
 	// a is deleted and created again with one partition: a new topic.
 	v.topics[0] = mdTopic("a", 9, mdPart(0, 3, 0, []int32{3}, []int32{3}))
+	v.topics[1] = mdTopic("b", 2, mdPart(0, 1, 1, []int32{1, 2}, []int32{1, 2}))
 	_, changes = h.poll(v)
 	got := kinds(changes)
 	if !slices.Contains(got, cluster.ChangeTopicDeleted) || !slices.Contains(got, cluster.ChangeTopicCreated) {
@@ -206,6 +208,7 @@ func TestLayoutChanges(t *testing.T) {
 
 	// b is deleted.
 	v.topics = v.topics[:1]
+	v.topics[0] = mdTopic("a", 9, mdPart(0, 3, 0, []int32{3}, []int32{3}))
 	_, changes = h.poll(v)
 	if got := kinds(changes); !slices.Equal(got, []cluster.ChangeKind{cluster.ChangeTopicDeleted}) || h.m.Snapshot().Topic("b") != nil {
 		t.Fatalf("deleted: %v", got)
@@ -239,10 +242,12 @@ func TestLayoutConfigsAndELR(t *testing.T) {
 
 	// b-0's ISR shrinks below min ISR: 1 is an eligible leader replica.
 	v := baseView()
-	v.topics[1].Partitions[0] = mdPart(0, 3, 1, []int32{3, 1}, []int32{3})
-	if got := h.l.elrTopics(v); !slices.Equal(got, []string{"b"}) {
+	v.topics[1].decoded[0] = mdPart(0, 3, 1, []int32{3, 1}, []int32{3})
+	h.poll(v)
+	if got := h.l.elrTopics(); !slices.Equal(got, []string{"b"}) {
 		t.Fatalf("ELR asked of %v", got)
 	}
+	v = &view{}
 	p := kmsg.NewDescribeTopicPartitionsResponseTopicPartition()
 	p.Partition, p.EligibleLeaderReplicas, p.LastKnownELR = 0, []int32{1}, []int32{}
 	v.elr, v.elrKnown = map[string][]kmsg.DescribeTopicPartitionsResponseTopicPartition{"b": {p}}, true
@@ -252,17 +257,16 @@ func TestLayoutConfigsAndELR(t *testing.T) {
 		t.Fatalf("b-0 ELR %v last %v known %v", part.ELR, part.LastKnownELR, s.KRaft().ELR)
 	}
 	// Back in sync: asked once more (it had an ELR), then no more.
-	v = baseView()
-	if got := h.l.elrTopics(v); !slices.Equal(got, []string{"b"}) {
+	h.poll(baseView())
+	if got := h.l.elrTopics(); !slices.Equal(got, []string{"b"}) {
 		t.Fatalf("ELR asked of %v after recovery", got)
 	}
 	p.EligibleLeaderReplicas = []int32{}
-	v.elr = map[string][]kmsg.DescribeTopicPartitionsResponseTopicPartition{"b": {p}}
-	h.poll(v)
+	h.poll(&view{elr: map[string][]kmsg.DescribeTopicPartitionsResponseTopicPartition{"b": {p}}, elrKnown: true})
 	if part := h.m.Snapshot().Topic("b").Partition(0); part.ELR != nil {
 		t.Fatalf("ELR left %v", part.ELR)
 	}
-	if got := h.l.elrTopics(baseView()); len(got) != 0 {
+	if got := h.l.elrTopics(); len(got) != 0 {
 		t.Fatalf("ELR still asked of %v", got)
 	}
 }

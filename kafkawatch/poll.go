@@ -44,7 +44,7 @@ type view struct {
 	// hasTopics: the poll read the topics, brokers and quorum (a view of
 	// configs only has not).
 	hasTopics bool
-	topics    []kmsg.MetadataResponseTopic
+	topics    []metaTopic
 
 	reassign    map[string]map[int32]reassignInfo // nil when unknown
 	reassignErr error
@@ -116,9 +116,10 @@ func fetchVersions(ctx context.Context, cl *kgo.Client) (apiVersions, []cluster.
 }
 
 // fetchCore runs a poll's first requests together: Metadata of every
-// topic, DescribeCluster, the reassignments and the quorum. Only a failed
-// Metadata fails the poll; the others' errors are kept in the view.
-func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions) (*view, error) {
+// topic (read against the layout: see metaResponse), DescribeCluster,
+// the reassignments and the quorum. Only a failed Metadata fails the
+// poll; the others' errors are kept in the view.
+func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions, lay *layout) (*view, error) {
 	v := &view{at: time.Now()}
 	var wg sync.WaitGroup
 	var metaErr error
@@ -128,8 +129,8 @@ func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions) (*view, er
 	go func() {
 		defer wg.Done()
 		req := kmsg.NewPtrMetadataRequest() // Topics nil: every topic
-		var resp *kmsg.MetadataResponse
-		resp, metaErr = request[*kmsg.MetadataResponse](ctx, cl, rawMetadata{req})
+		var resp *metaResponse
+		resp, metaErr = request[*metaResponse](ctx, cl, metaRequest{req, lay})
 		if metaErr != nil {
 			return
 		}
@@ -139,7 +140,7 @@ func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions) (*view, er
 		if resp.ClusterID != nil {
 			v.clusterID = *resp.ClusterID
 		}
-		v.topics, v.hasTopics = resp.Topics, true
+		v.topics, v.hasTopics = resp.topics, true
 		for _, b := range resp.Brokers {
 			v.brokers = append(v.brokers, brokerInfo{id: b.NodeID, host: b.Host, port: b.Port, rack: b.Rack})
 		}
@@ -296,50 +297,61 @@ func describeTopicConfigs(ctx context.Context, cl *kgo.Client, names []string, c
 }
 
 // describeBrokerConfigs reads the dynamic broker configs: the
-// cluster-wide defaults and each broker's own (each asked of its broker).
+// cluster-wide defaults and each broker's own, each asked of its broker
+// (franz-go's sharding would first read every topic's metadata).
 func describeBrokerConfigs(ctx context.Context, cl *kgo.Client, ids []int32) (map[string]topicConfig, error) {
-	req := kmsg.NewPtrDescribeConfigsRequest()
-	r := kmsg.NewDescribeConfigsRequestResource()
-	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeBroker, ""
-	req.Resources = append(req.Resources, r)
-	for _, id := range ids {
-		r := kmsg.NewDescribeConfigsRequestResource()
-		r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeBroker, strconv.Itoa(int(id))
-		req.Resources = append(req.Resources, r)
-	}
 	out := map[string]topicConfig{}
+	var mu sync.Mutex
 	var firstErr error
-	for _, sh := range cl.RequestSharded(ctx, req) {
-		if sh.Err != nil {
-			if firstErr == nil {
-				firstErr = sh.Err
-			}
-			continue
+	ask := func(entity string, broker *kgo.Broker) {
+		req := kmsg.NewPtrDescribeConfigsRequest()
+		r := kmsg.NewDescribeConfigsRequestResource()
+		r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeBroker, entity
+		req.Resources = append(req.Resources, r)
+		var resp kmsg.Response
+		var err error
+		if broker != nil {
+			resp, err = broker.Request(ctx, req)
+		} else {
+			resp, err = cl.Request(ctx, req)
 		}
-		resp := sh.Resp.(*kmsg.DescribeConfigsResponse)
-		for i := range resp.Resources {
-			r := &resp.Resources[i]
-			entity := r.ResourceName
-			if entity == "" {
-				entity = cluster.BrokerDefaultEntity
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
 			}
+			return
+		}
+		name := entity
+		if name == "" {
+			name = cluster.BrokerDefaultEntity
+		}
+		for _, r := range resp.(*kmsg.DescribeConfigsResponse).Resources {
 			if err := codeError(r.ErrorCode, r.ErrorMessage); err != nil {
-				out[entity] = topicConfig{err: err}
+				out[name] = topicConfig{err: err}
 				continue
 			}
-			want := int8(sourceDynamicBroker)
-			if entity == cluster.BrokerDefaultEntity {
+			want := kmsg.ConfigSource(sourceDynamicBroker)
+			if entity == "" {
 				want = sourceDynamicDefaultBroker
 			}
 			entries := []cluster.ConfigEntry{}
 			for _, c := range r.Configs {
-				if int8(c.Source) == want && c.Value != nil {
+				if c.Source == want && c.Value != nil {
 					entries = append(entries, cluster.ConfigEntry{Key: c.Name, Value: *c.Value})
 				}
 			}
-			out[entity] = topicConfig{entries: entries}
+			out[name] = topicConfig{entries: entries}
 		}
 	}
+	var wg sync.WaitGroup
+	wg.Add(1 + len(ids))
+	go func() { defer wg.Done(); ask("", nil) }()
+	for _, id := range ids {
+		go func() { defer wg.Done(); ask(strconv.Itoa(int(id)), cl.Broker(int(id))) }()
+	}
+	wg.Wait()
 	return out, firstErr
 }
 
@@ -378,35 +390,41 @@ func describeELR(ctx context.Context, cl *kgo.Client, names []string) (map[strin
 	}
 }
 
-// describeLogDirs asks every broker for its log directories (without
-// their partitions) and counts the cordoned ones.
-func describeLogDirs(ctx context.Context, cl *kgo.Client) (map[int32][2]int, error) {
-	req := kmsg.NewPtrDescribeLogDirsRequest()
-	req.Topics = []kmsg.DescribeLogDirsRequestTopic{} // none: the directories only
+// describeLogDirs asks every live broker for its log directories
+// (without their partitions) and counts the cordoned ones.
+func describeLogDirs(ctx context.Context, cl *kgo.Client, ids []int32) (map[int32][2]int, error) {
 	out := map[int32][2]int{}
+	var mu sync.Mutex
 	var firstErr error
-	for _, sh := range cl.RequestSharded(ctx, req) {
-		if sh.Err != nil {
-			if firstErr == nil {
-				firstErr = sh.Err
+	var wg sync.WaitGroup
+	wg.Add(len(ids))
+	for _, id := range ids {
+		go func() {
+			defer wg.Done()
+			req := kmsg.NewPtrDescribeLogDirsRequest()
+			req.Topics = []kmsg.DescribeLogDirsRequestTopic{} // none: the directories only
+			resp, err := cl.Broker(int(id)).Request(ctx, req)
+			if err == nil {
+				err = codeError(resp.(*kmsg.DescribeLogDirsResponse).ErrorCode, nil)
 			}
-			continue
-		}
-		resp := sh.Resp.(*kmsg.DescribeLogDirsResponse)
-		if err := codeError(resp.ErrorCode, nil); err != nil {
-			if firstErr == nil {
-				firstErr = err
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
 			}
-			continue
-		}
-		var n [2]int
-		for _, d := range resp.Dirs {
-			n[1]++
-			if d.IsCordoned {
-				n[0]++
+			var n [2]int
+			for _, d := range resp.(*kmsg.DescribeLogDirsResponse).Dirs {
+				n[1]++
+				if d.IsCordoned {
+					n[0]++
+				}
 			}
-		}
-		out[sh.Meta.NodeID] = n
+			out[id] = n
+		}()
 	}
+	wg.Wait()
 	return out, firstErr
 }

@@ -32,7 +32,7 @@ type Options struct {
 	// Once stops after the first load (the one-shot commands).
 	Once bool
 	// ConfigTopics is how many topics' configs a poll reads after the
-	// first load (default 500): new topics first, then the others in
+	// first load (default 250): new topics first, then the others in
 	// turn. Kafka has no way to ask what changed, and reading every
 	// topic's configs every second would cost a large cluster more than
 	// all the rest of a poll.
@@ -96,7 +96,7 @@ func StartWith(cl *kgo.Client, d Dial, o Options) *Poller {
 		o.Interval = DefaultInterval
 	}
 	if o.ConfigTopics <= 0 {
-		o.ConfigTopics = 500
+		o.ConfigTopics = 250
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Poller{cl: cl, dial: d, opts: o, lay: newLayout(d.Security.Protocol), out: make(chan clusterwatch.Batch),
@@ -240,7 +240,7 @@ func (p *Poller) load(state *zkwatch.State) error {
 		return err
 	}
 	p.apis = apis
-	v, err := fetchCore(ctx, p.cl, apis)
+	v, err := fetchCore(ctx, p.cl, apis, p.lay)
 	if err != nil {
 		return err
 	}
@@ -266,8 +266,8 @@ func (p *Poller) load(state *zkwatch.State) error {
 		}
 		return true
 	}
-	names := topicNames(v)
 	events, kraft, elr := p.lay.apply(v)
+	names := p.lay.names()
 	if !deliver(clusterwatch.Batch{Events: events, KRaft: kraft, ELR: elr, Progress: clusterwatch.Progress{Known: len(names)}}, false) {
 		return p.ctx.Err()
 	}
@@ -287,7 +287,7 @@ func (p *Poller) load(state *zkwatch.State) error {
 	}
 	p.cfgOrder = names
 	rest := &view{at: time.Now()}
-	p.slowParts(ctx, v, rest, true)
+	p.slowParts(ctx, rest, true)
 	events, kraft, elr = p.lay.apply(rest)
 	if !deliver(clusterwatch.Batch{Events: events, KRaft: kraft, ELR: elr, Progress: clusterwatch.Progress{Done: len(names), Known: len(names)}}, true) {
 		return p.ctx.Err()
@@ -296,30 +296,13 @@ func (p *Poller) load(state *zkwatch.State) error {
 	return nil
 }
 
-// topicNames are a view's topics, sorted.
-func topicNames(v *view) []string {
-	names := make([]string, 0, len(v.topics))
-	for i := range v.topics {
-		if t := v.topics[i].Topic; t != nil {
-			names = append(names, *t)
-		}
-	}
-	slices.Sort(names)
-	return names
-}
-
-// slowParts reads, into into, what is not read every poll: the broker
+// slowParts reads, into v, what is not read every poll: the broker
 // configs and log directories (every brokerEvery polls), the eligible
-// leader replicas of the topics that may have some (v's), and, in a
-// first load, of one topic more to learn whether the cluster has them.
-func (p *Poller) slowParts(ctx context.Context, v, into *view, first bool) {
+// leader replicas of the topics that may have some, and, in a first
+// load, of one topic more to learn whether the cluster has them.
+func (p *Poller) slowParts(ctx context.Context, v *view, first bool) {
 	var wg sync.WaitGroup
-	ids := make([]int32, 0, len(v.brokers))
-	for _, b := range v.brokers {
-		if !b.fenced {
-			ids = append(ids, b.id)
-		}
-	}
+	ids := p.lay.liveBrokers()
 	if first || p.polls%brokerEvery == 0 {
 		if p.apis.has(keyDescribeConfigs, 0) {
 			wg.Add(1)
@@ -329,27 +312,27 @@ func (p *Poller) slowParts(ctx context.Context, v, into *view, first bool) {
 				if err != nil {
 					p.logf("broker configs: %v", err)
 				}
-				into.brokerConfigs = cfgs
+				v.brokerConfigs = cfgs
 			}()
 		}
 		if p.apis.has(keyDescribeLogDirs, 5) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				dirs, err := describeLogDirs(ctx, p.cl)
+				dirs, err := describeLogDirs(ctx, p.cl, ids)
 				if err != nil {
 					p.logf("log directories: %v", err)
 				}
 				if len(dirs) > 0 {
-					into.logDirs = dirs
+					v.logDirs = dirs
 				}
 			}()
 		}
 	}
 	if p.apis.has(keyDescribeTopicPartitions, 0) {
-		topics := p.lay.elrTopics(v)
-		if first && len(topics) == 0 && len(v.topics) > 0 && v.topics[0].Topic != nil {
-			topics = []string{*v.topics[0].Topic}
+		topics := p.lay.elrTopics()
+		if first && len(topics) == 0 && len(p.lay.topics) > 0 {
+			topics = p.lay.names()[:1]
 		}
 		if len(topics) > 0 {
 			wg.Add(1)
@@ -360,14 +343,15 @@ func (p *Poller) slowParts(ctx context.Context, v, into *view, first bool) {
 					p.logf("eligible leader replicas: %v", err)
 					return
 				}
-				into.elr, into.elrKnown = elr, known
+				v.elr, v.elrKnown = elr, known
 			}()
 		}
 	}
 	wg.Wait()
 }
 
-// poll is one poll after the first load.
+// poll is one poll after the first load: the core first (applied), then
+// what depends on it (the configs' turn, the slow parts), as one batch.
 func (p *Poller) poll() (clusterwatch.Batch, error) {
 	ctx, cancel := p.pollCtx()
 	defer cancel()
@@ -377,17 +361,19 @@ func (p *Poller) poll() (clusterwatch.Batch, error) {
 			p.lay.features = features
 		}
 	}
-	v, err := fetchCore(ctx, p.cl, p.apis)
+	v, err := fetchCore(ctx, p.cl, p.apis, p.lay)
 	if err != nil {
 		return clusterwatch.Batch{}, err
 	}
+	events, kraft, elr := p.lay.apply(v)
+	rest := &view{at: v.at}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		p.slowParts(ctx, v, v, false)
+		p.slowParts(ctx, rest, false)
 	}()
-	if names := p.configTurn(v); len(names) > 0 && p.apis.has(keyDescribeConfigs, 0) {
+	if names := p.configTurn(); len(names) > 0 && p.apis.has(keyDescribeConfigs, 0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -395,41 +381,37 @@ func (p *Poller) poll() (clusterwatch.Batch, error) {
 			if err != nil {
 				p.logf("topic configs: %v", err)
 			}
-			v.configs, v.inherited = cfgs, inherited
+			rest.configs, rest.inherited = cfgs, inherited
 		}()
 	}
 	wg.Wait()
 	p.polls++
-	events, kraft, elr := p.lay.apply(v)
-	return clusterwatch.Batch{Events: events, KRaft: kraft, ELR: elr}, nil
+	more, k2, elr2 := p.lay.apply(rest)
+	if k2 != nil {
+		kraft = k2
+	}
+	return clusterwatch.Batch{Events: append(events, more...), KRaft: kraft, ELR: append(elr, elr2...)}, nil
 }
 
 // configTurn picks the topics whose configs this poll reads: the new
-// ones, then the others in turn, at most ConfigTopics.
-func (p *Poller) configTurn(v *view) []string {
-	var out []string
-	known := 0
-	for i := range v.topics {
-		t := v.topics[i].Topic
-		if t == nil {
-			continue
-		}
-		if tn := p.lay.topics[*t]; tn == nil || !tn.config.present {
-			if len(out) < p.opts.ConfigTopics {
-				out = append(out, *t)
-			}
-		} else {
-			known++
+// ones (never read), then the others in turn, at most ConfigTopics.
+func (p *Poller) configTurn() []string {
+	var fresh []string
+	for name, tn := range p.lay.topics {
+		if !tn.config.present && len(fresh) < p.opts.ConfigTopics {
+			fresh = append(fresh, name)
 		}
 	}
-	if len(out) > 0 || known != len(p.cfgOrder) {
+	if len(fresh) > 0 || len(p.lay.topics) != len(p.cfgOrder) {
 		// The set changed: read the new ones now, and take the order
 		// again.
-		p.cfgOrder = topicNames(v)
+		p.cfgOrder = p.lay.names()
 		p.cfgCursor = 0
-		return out
+		slices.Sort(fresh)
+		return fresh
 	}
 	n := min(p.opts.ConfigTopics, len(p.cfgOrder))
+	out := make([]string, 0, n)
 	for i := 0; i < n; i++ {
 		out = append(out, p.cfgOrder[(p.cfgCursor+i)%len(p.cfgOrder)])
 	}

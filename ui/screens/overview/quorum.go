@@ -39,7 +39,7 @@ func quorumLine(st *theme.Styles, s *cluster.Snapshot, w int) string {
 				b.WriteString(" ")
 			}
 			id := strconv.Itoa(r.ID)
-			switch lag := q.Lag(r); {
+			switch lag := r.Lag; {
 			case r.ID == q.LeaderID:
 				b.WriteString(st.Controller.S(id + "★"))
 			case lag < 0:
@@ -68,16 +68,13 @@ func quorumLine(st *theme.Styles, s *cluster.Snapshot, w int) string {
 		// Narrow: how many observers and the most any is behind.
 		most := int64(0)
 		for _, r := range q.Observers {
-			most = max(most, q.Lag(r))
+			most = max(most, r.Lag)
 		}
 		ink := st.Online
 		if most > 0 {
 			ink = st.Warning
 		}
 		b.WriteString(st.Muted.S(" · "+cell.Count(len(q.Observers), "observer")+" ") + ink.S("lag ≤"+cell.Thousands(int(most))))
-	}
-	if wide && q.HighWatermark >= 0 && q.LeaderID >= 0 {
-		b.WriteString(st.Muted.S(" · high watermark " + cell.Thousands(int(q.HighWatermark))))
 	}
 	return cell.Clip(b.String()+brokerStates(st, k), w)
 }
