@@ -555,7 +555,8 @@ func (s *Snapshot) BrokerMetadatas(mode RackAwareMode, brokerList []int) ([]assi
 	var reg []assign.Broker
 	for i := range s.brokers {
 		b := &s.brokers[i]
-		if !b.Live {
+		if !b.Live || b.Cordoned && brokerList == nil {
+			// A cordoned KRaft broker gets no new partitions (KIP-1066).
 			continue
 		}
 		if brokerList != nil && !slices.Contains(brokerList, b.ID) {
