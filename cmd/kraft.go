@@ -145,6 +145,8 @@ func kraftThrottles(out io.Writer, s *cluster.Snapshot, rs []cluster.Reassignmen
 		left, _ := clusterops.ThrottlesLeft(s, snapshotConfigs{s}, rs)
 		return fmt.Errorf("the throttles on %s are left: %w", strings.Join(left, ", "), kraftWriteRefusal("remove them"))
 	}
+	// Kafka's --bootstrap-server --verify: a blank line, then its two.
+	fmt.Fprintln(out)
 	fmt.Fprintln(out, clear.BrokersMessage())
 	fmt.Fprintln(out, clear.TopicsMessage())
 	return nil

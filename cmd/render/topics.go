@@ -281,7 +281,13 @@ func nonNil(xs []int) []int {
 // WriteBrokers prints the registered brokers (and offline brokers that hold
 // replicas) as a table: id, rack, endpoints, controller marker, JSON
 // version, registration time, replicas and leaders.
+//
+// A KRaft cluster's brokers have no registration JSON or time: their
+// table has a STATE column instead (online, fenced, cordoned, offline).
 func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
+	if s.KRaft() != nil {
+		return writeKRaftBrokers(w, s)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tVERSION\tREGISTERED\tREPLICAS\tLEADERS")
 	if s.Access(cluster.BrokerIDsPath)&cluster.NoChildren != 0 {
@@ -319,6 +325,49 @@ func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
 	return tw.Flush()
 }
 
+// writeKRaftBrokers is WriteBrokers for a KRaft cluster.
+func writeKRaftBrokers(w io.Writer, s *cluster.Snapshot) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tSTATE\tREPLICAS\tLEADERS")
+	ctrl := s.Controller()
+	for _, b := range s.Brokers() {
+		rack := "-"
+		if b.HasRack {
+			rack = b.Rack
+		}
+		eps := make([]string, 0, len(b.Registration.Endpoints))
+		for _, e := range b.Registration.Endpoints {
+			eps = append(eps, e.String())
+		}
+		marker := ""
+		if b.IsController {
+			marker = "yes (epoch " + strconv.Itoa(ctrl.Epoch) + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\n", b.ID, rack, cmpOr(strings.Join(eps, ","), "-"), marker, brokerState(&b), b.Replicas, b.Leaders)
+	}
+	return tw.Flush()
+}
+
+// brokerState names a KRaft broker's state.
+func brokerState(b *cluster.Broker) string {
+	switch {
+	case b.Fenced:
+		return "fenced"
+	case !b.Live:
+		return "offline"
+	case b.Cordoned:
+		return "cordoned"
+	}
+	return "online"
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // brokerJSON is one broker of `ktopo brokers --output json`.
 type brokersJSON struct {
 	ID           int      `json:"id"`
@@ -337,6 +386,8 @@ type brokersJSON struct {
 	// NoAccess: ZooKeeper's ACL does not let this session read the
 	// registration; what it holds is unknown.
 	NoAccess bool `json:"noAccess,omitempty"`
+	// State is a KRaft broker's: online, fenced, cordoned or offline.
+	State string `json:"state,omitempty"`
 }
 
 // WriteBrokersJSON prints {"controller":{…},"brokers":[…]}.
@@ -370,6 +421,9 @@ func WriteBrokersJSON(w io.Writer, s *cluster.Snapshot) error {
 			bj.NoAccess = true
 		} else if b.Err != nil {
 			bj.Error = b.Err.Error()
+		}
+		if s.KRaft() != nil {
+			bj.State, bj.Version = brokerState(&b), 0
 		}
 		out.Brokers = append(out.Brokers, bj)
 	}
