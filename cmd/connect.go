@@ -88,7 +88,7 @@ func (f *connFlags) register(c *cobra.Command) {
 	f.flags = pf
 	pf.StringVar(&f.contextName, "context", "", "use the named cluster of "+displayPath(config.Path()))
 	pf.StringVar(&f.zookeeper, "zookeeper", "", "ZooKeeper connect string host:port[,host:port…][/chroot] (env "+envZookeeper+")")
-	pf.BoolVar(&f.readOnly, "read-only", false, "never write to ZooKeeper")
+	pf.BoolVar(&f.readOnly, "read-only", false, "never write to the cluster")
 	pf.StringVar(&f.digest, "zk-digest", "", "ZooKeeper digest authentication, user:password (visible to every user in ps: prefer $"+envDigest+" or a context's digest)")
 	pf.StringVar(&f.tls.CA, "zk-tls-ca", "", "TLS to ZooKeeper's secureClientPort: PEM file of the CA(s) that sign the servers' certificates (default: the system's)")
 	pf.StringVar(&f.tls.Cert, "zk-tls-cert", "", "TLS client certificate (PEM, with its chain) for ZooKeeper's x509 authentication; its subject is the session's x509 ACL id")

@@ -32,7 +32,9 @@ func setupTUI(root *cobra.Command, cf *connFlags) {
 	root.Long += `
 
 With no command, ktopo opens its terminal UI: on the cluster given with
---zookeeper (or $KTOPO_ZOOKEEPER, or --context), else on a sandbox: an
+--zookeeper (or $KTOPO_ZOOKEEPER, or --context), or a KRaft cluster given with
+--bootstrap-server (or $KTOPO_BOOTSTRAP_SERVER; polled every --poll-interval),
+else on a sandbox: an
 embedded ZooKeeper with 6 simulated brokers in 3 racks and demo topics, where
 you can kill and restart brokers and watch leaders move and ISRs shrink.
 Press ? in the UI for its keys.
