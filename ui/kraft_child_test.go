@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -71,7 +73,15 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 	ctx := context.Background()
 	start := time.Now()
 	d := kafkawatch.Dial{Bootstrap: kafkawatch.SplitBootstrap(bootstrap)}
-	p, err := kafkawatch.Start(d, kafkawatch.Options{Progress: true})
+	var logger *log.Logger
+	if path := os.Getenv("KTOPO_KRAFT_CHILD_LOG"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			defer f.Close()
+			logger = log.New(f, "", log.Lmicroseconds)
+			d.Logger = logger
+		}
+	}
+	p, err := kafkawatch.Start(d, kafkawatch.Options{Progress: true, Logger: logger})
 	if err != nil {
 		return res, err
 	}
@@ -145,7 +155,7 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 			b, err := p.Next(cctx)
 			if err != nil {
 				cancel()
-				return res, fmt.Errorf("%s never shown: %w", name, err)
+				return res, fmt.Errorf("%s never shown: %w (the last poll: %v)", name, err, p.Err())
 			}
 			apply(batchMsg(b))
 		}
@@ -199,5 +209,35 @@ func populateKRaft(bootstrap string, topics, parts int) (int, error) {
 			}
 		}
 	}
-	return created, nil
+	// The controller answers once it has committed the topics; the
+	// brokers create their partitions after, which takes a while for
+	// 100,000: wait until a broker's Metadata lists every topic, each
+	// partition with a leader.
+	deadline := time.Now().Add(15 * time.Minute)
+	for {
+		resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+		if err != nil {
+			return created, err
+		}
+		ready := 0
+		for _, t := range resp.Topics {
+			if t.Topic == nil || !strings.HasPrefix(*t.Topic, "scale-") || len(t.Partitions) != parts {
+				continue
+			}
+			led := true
+			for _, p := range t.Partitions {
+				led = led && p.Leader >= 0
+			}
+			if led {
+				ready++
+			}
+		}
+		if ready >= topics {
+			return created, nil
+		}
+		if time.Now().After(deadline) {
+			return created, fmt.Errorf("after 15 minutes %d of %d topics have every partition led", ready, topics)
+		}
+		time.Sleep(2 * time.Second)
+	}
 }
