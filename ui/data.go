@@ -156,7 +156,12 @@ func (a *App) loadingBanner() string {
 	if p.Known == 0 {
 		return line
 	}
-	line += " read " + cell.Thousands(p.Done) + " of the " + cell.Thousands(p.Known) + " znodes found so far"
+	if a.sourceKind() == clusterwatch.Kafka {
+		// The topics and partitions are in; the topics' configs follow.
+		line += " read the configs of " + cell.Thousands(p.Done) + " of " + cell.Count(p.Known, "topic")
+	} else {
+		line += " read " + cell.Thousands(p.Done) + " of the " + cell.Thousands(p.Known) + " znodes found so far"
+	}
 	if s := a.snap; s != nil && s.Partial() {
 		line += " · showing " + cell.Count(len(s.Topics()), "topic")
 		if n := s.LoadingTopics(); n > 0 {

@@ -45,6 +45,10 @@ func TestKRaftApp(t *testing.T) {
 		t.Fatalf("before the first batch:\n%s", s)
 	}
 	spec, k := fixture.SmallKRaft()
+	run(a, batchMsg{Partial: true, States: []zkwatch.State{zkwatch.StateConnected}, Progress: clusterwatch.Progress{Done: 2, Known: 6}})
+	if s := screen(a); !strings.Contains(s, "Loading the cluster from Kafka… read the configs of 2 of 6 topics") {
+		t.Fatalf("loading:\n%s", s)
+	}
 	for i, b := range spec.Batches() {
 		cb := clusterwatch.FromMirrorBatch(b)
 		if i == 0 {
