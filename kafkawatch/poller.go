@@ -272,10 +272,10 @@ func (p *Poller) load(state *zkwatch.State) error {
 		return p.ctx.Err()
 	}
 	// The configs, a few requests at a time, delivered as they come.
-	group := max(4, min(len(p.lay.liveBrokers()), 8)) * configChunk
+	const group = 4 * configChunk
 	for from := 0; from < len(names); from += group {
 		part := names[from:min(from+group, len(names))]
-		cfgs, inherited, err := describeTopicConfigs(ctx, p.cl, part, configChunk, p.lay.liveBrokers())
+		cfgs, inherited, err := describeTopicConfigs(ctx, p.cl, part, configChunk)
 		if err != nil {
 			return err
 		}
@@ -377,7 +377,7 @@ func (p *Poller) poll() (clusterwatch.Batch, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cfgs, inherited, err := describeTopicConfigs(ctx, p.cl, names, configChunk, nil)
+			cfgs, inherited, err := describeTopicConfigs(ctx, p.cl, names, configChunk)
 			if err != nil {
 				p.logf("topic configs: %v", err)
 			}
