@@ -26,9 +26,9 @@ func TestScratchTiming(t *testing.T) {
 	}
 	names := lay.names()
 	t0 := time.Now()
-	describeTopicConfigs(ctx, cl, names[:250], configChunk, nil)
+	describeTopicConfigs(ctx, cl, names[:250], configChunk)
 	t.Logf("configs of 250: %v", time.Since(t0))
 	t0 = time.Now()
-	describeTopicConfigs(ctx, cl, names, configChunk, lay.liveBrokers())
+	describeTopicConfigs(ctx, cl, names, configChunk)
 	t.Logf("configs of all %d: %v", len(names), time.Since(t0))
 }
