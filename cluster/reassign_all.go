@@ -222,10 +222,15 @@ func (l LeftThrottles) Names(topics int) string {
 // ThrottlesLeftOver finds the throttles left in s: none while a
 // reassignment is requested or running (they are then its own).
 func ThrottlesLeftOver(s *Snapshot) LeftThrottles {
-	var l LeftThrottles
 	if s == nil || s.PendingReassignment() != nil || s.Health().Reassigning > 0 {
-		return l
+		return LeftThrottles{}
 	}
+	return throttlesSet(s)
+}
+
+// throttlesSet are the reassignment throttles set in s.
+func throttlesSet(s *Snapshot) LeftThrottles {
+	var l LeftThrottles
 	for entity, entries := range s.brokerConfig {
 		if hasConfigKey(entries, BrokerThrottleKeys) {
 			l.Brokers = append(l.Brokers, entity)

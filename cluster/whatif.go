@@ -42,7 +42,7 @@ type PartitionFailure struct {
 	// LeaderLost: it is led now by a failed broker.
 	LeaderLost bool
 
-	offline, wasOffline bool
+	offline, wasOffline, wasUnderMinISR bool
 }
 
 // Offline reports that the partition would have no live leader
@@ -55,6 +55,17 @@ func (f *PartitionFailure) WasOffline() bool { return f.wasOffline }
 // UnderMinISR reports that its ISR would be smaller than its min ISR
 // (kafka-topics --under-min-isr-partitions, whether led or not).
 func (f *PartitionFailure) UnderMinISR() bool { return len(f.ISR) < f.MinISR }
+
+// WasUnderMinISR reports that its ISR is smaller than its min ISR now.
+func (f *PartitionFailure) WasUnderMinISR() bool { return f.wasUnderMinISR }
+
+// NewlyOffline reports that the failure would take its leader: it has one
+// now and would have none.
+func (f *PartitionFailure) NewlyOffline() bool { return f.offline && !f.wasOffline }
+
+// NewlyUnderMinISR reports that the failure would take it under its min
+// ISR: it is not now, and would be.
+func (f *PartitionFailure) NewlyUnderMinISR() bool { return f.UnderMinISR() && !f.wasUnderMinISR }
 
 // UnderReplicated reports that its ISR would be smaller than its
 // replication factor.
@@ -88,16 +99,18 @@ type FailureCounts struct {
 	// Offline, UnderMinISR and UnderReplicated count the partitions in
 	// that condition after the failure (a partition can be in several);
 	// WasOffline, WasUnderMinISR and WasUnderReplicated those already in
-	// it now.
+	// it now; NewlyOffline and NewlyUnderMinISR those the failure would
+	// put in it (in it after, not now: what to blame the failure for).
 	Offline, UnderMinISR, UnderReplicated          int
 	WasOffline, WasUnderMinISR, WasUnderReplicated int
+	NewlyOffline, NewlyUnderMinISR                 int
 	// Unclean counts the unclean elections (a leader from outside the ISR:
 	// the messages it lacks are lost).
 	Unclean int
 }
 
-// add counts f; minISRBefore is the partition's min ISR now.
-func (c *FailureCounts) add(f *PartitionFailure, minISRBefore int) {
+// add counts f.
+func (c *FailureCounts) add(f *PartitionFailure) {
 	p := f.Partition
 	c.Partitions++
 	if f.LeaderLost {
@@ -110,7 +123,9 @@ func (c *FailureCounts) add(f *PartitionFailure, minISRBefore int) {
 	c.UnderMinISR += b2i(f.UnderMinISR())
 	c.UnderReplicated += b2i(f.UnderReplicated())
 	c.WasOffline += b2i(f.wasOffline)
-	c.WasUnderMinISR += b2i(p.UnderMinISR(minISRBefore))
+	c.WasUnderMinISR += b2i(f.wasUnderMinISR)
+	c.NewlyOffline += b2i(f.NewlyOffline())
+	c.NewlyUnderMinISR += b2i(f.NewlyUnderMinISR())
 	c.WasUnderReplicated += b2i(p.UnderReplicated())
 	c.Unclean += b2i(f.Recovering && p.LeaderRecoveryState != LeaderRecovering)
 }
@@ -125,6 +140,8 @@ func (c *FailureCounts) sum(o FailureCounts) {
 	c.WasOffline += o.WasOffline
 	c.WasUnderMinISR += o.WasUnderMinISR
 	c.WasUnderReplicated += o.WasUnderReplicated
+	c.NewlyOffline += o.NewlyOffline
+	c.NewlyUnderMinISR += o.NewlyUnderMinISR
 	c.Unclean += o.Unclean
 }
 
@@ -379,10 +396,11 @@ func (fp *FailurePredictor) topic(pr *prediction, t *Topic, idx []int32) (tf Top
 		f.MinISR = minISRFor(t, &after, s.brokerMinISR)
 		f.offline = !after.HasLeader() || !pr.live(after.Leader)
 		f.wasOffline = s.PartitionOffline(p)
+		f.wasUnderMinISR = p.UnderMinISR(s.MinISR(t, p))
 		f.Before = s.PartitionCondition(t, p)
 		f.After = conditionOf(&after, f.offline, f.MinISR)
 		tf.Partitions = append(tf.Partitions, f)
-		tf.Counts.add(&f, s.MinISR(t, p))
+		tf.Counts.add(&f)
 	}
 	if len(tf.Partitions) == 0 {
 		tf.Partitions = nil

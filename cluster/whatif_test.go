@@ -207,9 +207,20 @@ func TestPredictFailureCounts(t *testing.T) {
 	}}.snapshot(t)
 	fi := PredictFailure(s, 1, 1)
 	want := FailureCounts{Partitions: 5, LeadersLost: 4, LeadersMoved: 3, Offline: 1, UnderMinISR: 2, UnderReplicated: 4,
-		WasUnderMinISR: 1, WasUnderReplicated: 2, Unclean: 1}
+		WasUnderMinISR: 1, WasUnderReplicated: 2, NewlyOffline: 1, NewlyUnderMinISR: 1, Unclean: 1}
 	if fi.Counts != want {
 		t.Errorf("counts %+v\nwant   %+v", fi.Counts, want)
+	}
+	// a-1 is under its min ISR already: the failure is not to blame; a-0
+	// goes under it, b-0 offline.
+	if f := fi.Partition("a", 1); f == nil || !f.UnderMinISR() || !f.WasUnderMinISR() || f.NewlyUnderMinISR() {
+		t.Errorf("a-1 (already under min ISR): %+v", f)
+	}
+	if f := fi.Partition("a", 0); f == nil || !f.NewlyUnderMinISR() || f.NewlyOffline() {
+		t.Errorf("a-0 (newly under min ISR): %+v", f)
+	}
+	if f := fi.Partition("b", 0); f == nil || !f.NewlyOffline() {
+		t.Errorf("b-0 (newly offline): %+v", f)
 	}
 	if fi.Deleting != 1 || !slices.Equal(fi.Brokers, []int{1}) || !slices.Equal(fi.Live, []int{1}) || fi.ControllerFails {
 		t.Errorf("impact %+v", fi)

@@ -97,7 +97,7 @@ func PlanAddPartitions(s *cluster.Snapshot, req AddPartitionsRequest) (*AddParti
 		}
 		existing[p.ID] = p.Replicas
 		if p.Reassigning() {
-			return nil, kafkaErr(cluster.ClassReassignmentInProgress, "A partition reassignment is in progress for the topic '"+t.Name+"'.")
+			return nil, reassigningTopicErr(t)
 		}
 		if len(p.Adding) > 0 {
 			adding[p.ID] = p.Adding
@@ -112,12 +112,8 @@ func PlanAddPartitions(s *cluster.Snapshot, req AddPartitionsRequest) (*AddParti
 	if t.MarkedForDeletion {
 		return nil, kafkaErr(cluster.ClassInvalidTopic, "The topic is queued for deletion.")
 	}
-	if r := s.PendingReassignment(); r != nil {
-		for _, rp := range r.Partitions {
-			if rp.Topic == t.Name {
-				return nil, kafkaErr(cluster.ClassReassignmentInProgress, "A partition reassignment is in progress for the topic '"+t.Name+"' (/admin/reassign_partitions lists partition "+fmt.Sprint(rp.Partition)+").")
-			}
-		}
+	if err := requestedTopicErr(s, t); err != nil {
+		return nil, err
 	}
 	if err := CheckPartitionCount(req.Partitions); err != nil {
 		return nil, err
@@ -191,4 +187,37 @@ func WriteAlteration(z ZK, ops []any) error {
 	default:
 		return fmt.Errorf("%s: %w", path, ErrConcurrentTopicChange)
 	}
+}
+
+func reassigningTopicErr(t *cluster.Topic) error {
+	return kafkaErr(cluster.ClassReassignmentInProgress, "A partition reassignment is in progress for the topic '"+t.Name+"'.")
+}
+
+// requestedTopicErr is Kafka's refusal when /admin/reassign_partitions
+// names a partition of t.
+func requestedTopicErr(s *cluster.Snapshot, t *cluster.Topic) error {
+	if r := s.PendingReassignment(); r != nil {
+		for _, rp := range r.Partitions {
+			if rp.Topic == t.Name {
+				return kafkaErr(cluster.ClassReassignmentInProgress, "A partition reassignment is in progress for the topic '"+t.Name+"' (/admin/reassign_partitions lists partition "+fmt.Sprint(rp.Partition)+").")
+			}
+		}
+	}
+	return nil
+}
+
+// AddPartitionsBlocked is PlanAddPartitions' refusal when a partition of
+// topic is being reassigned, or is requested to be (nil otherwise): a
+// preview made before the reassignment started says so before its write.
+func AddPartitionsBlocked(s *cluster.Snapshot, topic string) error {
+	t := s.Topic(topic)
+	if t == nil {
+		return nil
+	}
+	for _, p := range t.Partitions {
+		if p.InAssignment && p.Reassigning() {
+			return reassigningTopicErr(t)
+		}
+	}
+	return requestedTopicErr(s, t)
 }

@@ -27,7 +27,7 @@ func ReadEntityConfig(z Getter, entityType, entity string) ([]cluster.ConfigEntr
 		return nil, -1, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+		return nil, 0, readErr(path, err)
 	}
 	cfg, err := cluster.DecodeEntityConfig(data)
 	if err != nil {

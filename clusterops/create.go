@@ -182,7 +182,7 @@ func createOps(z ZK, p *TopicPlan) ([]any, error) {
 	var ops []any
 	ok, _, err := z.Exists(p.ConfigPath)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p.ConfigPath, err)
+		return nil, readErr(p.ConfigPath, err)
 	}
 	if ok {
 		// An orphan config (a creator crashed between Kafka's two writes):
@@ -235,11 +235,11 @@ func dataText(b []byte) string {
 // TopicAlreadyMarkedForDeletionException kafka-topics reports as
 // "Topic <t> is already marked for deletion.".
 func DeleteTopic(z ZK, t string, existing cluster.ExistingTopics) error {
-	if err := cluster.ValidateTopicDelete(t, existing); err != nil {
+	ops, err := DeleteTopicOps(z, t, existing)
+	switch {
+	case cluster.ErrorClass(err) != "":
 		return err
-	}
-	ops, err := createWithParentsOps(z, cluster.DeleteTopicsPath, cluster.DeleteTopicPath(t), nil)
-	if err != nil {
+	case err != nil:
 		return &unsentError{err}
 	}
 	if _, err := Write(z, ops...); err != nil {

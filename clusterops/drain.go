@@ -24,9 +24,13 @@ type DrainRequest struct {
 
 // PlanDrain proposes moving every replica off req.Broker onto the other
 // live brokers, rack-aware when every broker has a rack (Kafka's "safe"
-// mode). Both strategies are computed (GeneratePlan.Kafka and .Minimal);
-// the minimal one keeps every replica that may stay, so a drain moves
-// little more than the drained broker's replicas. Topics marked for
+// mode): the --generate whose broker list is every other broker, down
+// ones included. Every strategy is computed (GeneratePlan.Kafka, .Minimal,
+// .Balanced): the minimal one moves exactly the drained broker's replicas
+// (and, in a partition it moves, a replica on a broker that is down:
+// Kafka refuses a target naming one, MoveCount.Offline); the balanced one
+// evens the topics out as well; the kafka one places them afresh on the
+// live brokers, so a down broker's replicas move too. Topics marked for
 // deletion are left alone (the controller ignores reassignments of them).
 func PlanDrain(s *cluster.Snapshot, req DrainRequest) (*GeneratePlan, error) {
 	if _, ok := s.Broker(req.Broker); !ok {
@@ -42,12 +46,16 @@ func PlanDrain(s *cluster.Snapshot, req DrainRequest) (*GeneratePlan, error) {
 		}
 	}
 	var brokers []int
-	for _, id := range s.LiveBrokerIDs() {
-		if id != req.Broker {
-			brokers = append(brokers, id)
+	live := 0
+	for _, b := range s.Brokers() {
+		if b.ID != req.Broker {
+			brokers = append(brokers, b.ID)
+			if b.Live {
+				live++
+			}
 		}
 	}
-	if len(brokers) == 0 {
+	if live == 0 {
 		return nil, kafkaErr(cluster.ClassAdminCommandFailed, "Broker "+strconv.Itoa(req.Broker)+" is the only live broker: there is nowhere to move its replicas.")
 	}
 	return GenerateReassignment(s, GenerateRequest{Topics: topics, Brokers: brokers, RackAware: cluster.RackAwareSafe,
@@ -59,10 +67,7 @@ func PlanDrain(s *cluster.Snapshot, req DrainRequest) (*GeneratePlan, error) {
 func (g *GeneratePlan) Moves(st Strategy) []PartitionMove {
 	var out []PartitionMove
 	for _, t := range g.Topics {
-		target := t.Kafka
-		if st == StrategyMinimal {
-			target = t.Minimal
-		}
+		target := t.plan(st)
 		for _, p := range t.Current.Partitions() {
 			cur, nw := t.Current[p], target[p]
 			if len(nw) == 0 || slices.Equal(cur, nw) {
@@ -79,8 +84,11 @@ func (g *GeneratePlan) Moves(st Strategy) []PartitionMove {
 
 // Count is what strategy st moves over all topics.
 func (g *GeneratePlan) Count(st Strategy) MoveCount {
-	if st == StrategyMinimal {
+	switch st {
+	case StrategyMinimal:
 		return g.Minimal
+	case StrategyBalanced:
+		return g.Balanced
 	}
 	return g.Kafka
 }

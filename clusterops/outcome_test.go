@@ -144,6 +144,9 @@ func TestVerifyCreate(t *testing.T) {
 	if MaybeWritten(err) || !errors.Is(err, zk.ErrNoServer) {
 		t.Fatalf("no session: %v", err)
 	}
+	if n := strings.Count(err.Error(), "/config/topics/no-session"); n != 1 {
+		t.Errorf("the path %d times in %q", n, err)
+	}
 	p.Pass()
 	// A read before the multi that misses its deadline: nothing was sent.
 	must(t, c.WaitSession(ctx))

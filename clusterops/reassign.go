@@ -22,7 +22,11 @@ import (
 
 // Messages of kafka-reassign-partitions.
 const (
-	MessageReassignmentExists = "Cannot execute because there is an existing partition assignment.  " +
+	// ReassignmentInProgress is its reason for refusing a reassignment
+	// while another runs; MessageReassignmentExists adds its advice, which
+	// only a tool on Kafka's Admin API can follow (--additional).
+	ReassignmentInProgress    = "Cannot execute because there is an existing partition assignment."
+	MessageReassignmentExists = ReassignmentInProgress + "  " +
 		"Use --additional to override this and create a new partition assignment in addition to the existing one. " +
 		"The --additional flag can also be used to change the throttle by resubmitting the current reassignment."
 	MessageRunVerify = "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed."
@@ -151,7 +155,7 @@ func PlanReassignment(s *cluster.Snapshot, z ZK, rs []cluster.Reassignment, thro
 	if len(unknown) > 0 {
 		return nil, kafkaErr(cluster.ClassAdminCommandFailed, "The proposed assignment contains non-existent brokerIDs: "+text.Ints(unknown))
 	}
-	if s.PendingReassignment() != nil || s.Health().Reassigning > 0 {
+	if ReassignmentRunning(s) {
 		return nil, kafkaErr(cluster.ClassReassignmentRunning, MessageReassignmentExists)
 	}
 	var changes []ConfigChange
@@ -524,4 +528,12 @@ func (c *ThrottleClear) Cleared() cluster.LeftThrottles {
 		}
 	}
 	return l
+}
+
+// ReassignmentRunning reports a reassignment requested
+// (/admin/reassign_partitions) or running (a topic znode with adding or
+// removing replicas) in s: Kafka refuses another then
+// (ReassignmentInProgress). cluster.Reassignments lists its partitions.
+func ReassignmentRunning(s *cluster.Snapshot) bool {
+	return s.PendingReassignment() != nil || s.Health().Reassigning > 0
 }

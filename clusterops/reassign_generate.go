@@ -2,6 +2,7 @@ package clusterops
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -19,28 +20,43 @@ const (
 	// afresh by AdminUtils.assignReplicasToBrokers on the listed brokers,
 	// at a random start index and shift.
 	StrategyKafka Strategy = iota
-	// StrategyMinimal keeps every replica that may stay and moves as few
-	// as it can, rack-aware and even (assign.Rebalance). Not Kafka's.
+	// StrategyMinimal moves exactly the replicas that must move: those on
+	// brokers that are not listed (a drain: the drained broker's), and in
+	// a partition that moves anyway those on listed brokers that are not
+	// registered (Kafka's --execute refuses a target naming one); every
+	// other replica stays where it is. Each new replica goes where the
+	// partition's rack spread and the load want it (assign.Replace). Not
+	// Kafka's.
 	StrategyMinimal
+	// StrategyBalanced keeps every replica that may stay while evening
+	// the topics out over the listed brokers and racks (assign.Rebalance):
+	// it also moves replicas of listed brokers that hold more than their
+	// share. Not Kafka's.
+	StrategyBalanced
 )
+
+// Strategies are every strategy, in the order a preview offers them.
+func Strategies() []Strategy { return []Strategy{StrategyMinimal, StrategyBalanced, StrategyKafka} }
 
 // String is the --strategy value.
 func (st Strategy) String() string {
-	if st == StrategyMinimal {
+	switch st {
+	case StrategyMinimal:
 		return "minimal"
+	case StrategyBalanced:
+		return "balanced"
 	}
 	return "kafka"
 }
 
 // ParseStrategy reads --strategy.
 func ParseStrategy(s string) (Strategy, error) {
-	switch s {
-	case "kafka":
-		return StrategyKafka, nil
-	case "minimal":
-		return StrategyMinimal, nil
+	for _, st := range Strategies() {
+		if st.String() == s {
+			return st, nil
+		}
 	}
-	return 0, fmt.Errorf("invalid --strategy %q: want kafka or minimal", s)
+	return 0, fmt.Errorf("invalid --strategy %q: want kafka, minimal or balanced", s)
 }
 
 // GenerateRequest is a --generate: the topics to move, the brokers to move
@@ -61,18 +77,23 @@ type GenerateRequest struct {
 type TopicProposal struct {
 	Topic string
 	// Current and Proposed are the partitions' replica lists now and in
-	// the chosen strategy's plan; Kafka and Minimal each strategy's plan.
-	Current, Proposed, Kafka, Minimal assign.Assignment
+	// the chosen strategy's plan; Kafka, Minimal and Balanced each
+	// strategy's plan.
+	Current, Proposed, Kafka, Minimal, Balanced assign.Assignment
 	// KafkaResult is the kafka strategy's start index and shift.
 	KafkaResult assign.Result
 }
 
 // MoveCount is how much a plan changes: replicas copied to a broker that
 // does not hold them, partitions whose preferred leader changes, out of
-// how many.
+// how many (the same totals for every strategy: the replicas the
+// partitions hold at the replication factor asked for). Offline counts,
+// by broker, the replicas moved off listed brokers that are not
+// registered: moves nobody asked for.
 type MoveCount struct {
 	Replicas, Leaders         int
 	TotalReplicas, Partitions int
+	Offline                   map[int]int
 }
 
 // GeneratePlan is a --generate's result.
@@ -87,8 +108,9 @@ type GeneratePlan struct {
 	Ignored             []int
 	// All are every registered broker with its rack.
 	All []assign.Broker
-	// Kafka and Minimal count what each strategy moves over all topics.
-	Kafka, Minimal MoveCount
+	// Kafka, Minimal and Balanced count what each strategy moves over all
+	// topics.
+	Kafka, Minimal, Balanced MoveCount
 }
 
 // CurrentJSON is the current assignment in the file format, as
@@ -171,16 +193,25 @@ func GenerateReassignment(s *cluster.Snapshot, req GenerateRequest) (*GeneratePl
 		}
 		current[i] = a
 	}
-	// The minimal strategy breaks ties by each broker's load in the topics
-	// that stay where they are.
+	// The minimal and balanced strategies break ties by each broker's load
+	// in the topics that stay where they are.
 	load, leaders := loadOutside(s, moving)
-	minimal, err := assign.Rebalance(brokers, current, assign.RebalanceOptions{Load: load, Leaders: leaders})
+	opts := assign.RebalanceOptions{Load: load, Leaders: leaders}
+	listed := map[int]bool{}
+	for _, id := range req.Brokers {
+		listed[id] = true
+	}
+	minimal, err := assign.Replace(brokers, mustMove(s, current, listed), func(id int) bool { return listed[id] }, opts)
+	if err != nil {
+		return nil, cluster.AsKafkaError(err)
+	}
+	balanced, err := assign.Rebalance(brokers, current, opts)
 	if err != nil {
 		return nil, cluster.AsKafkaError(err)
 	}
 	placement := assign.NewPlacement(brokers)
 	for i, t := range topics {
-		tp := TopicProposal{Topic: t.Name, Current: current[i], Minimal: minimal[i]}
+		tp := TopicProposal{Topic: t.Name, Current: current[i], Minimal: minimal[i], Balanced: balanced[i]}
 		if n := len(current[i]); n > 0 {
 			rf := len(current[i][current[i].Partitions()[0]])
 			opts := assign.Options{StartIndex: req.StartIndex, ReplicaShift: -1, StartPartition: -1, Rand: req.Rand}
@@ -192,23 +223,77 @@ func GenerateReassignment(s *cluster.Snapshot, req GenerateRequest) (*GeneratePl
 		} else {
 			tp.Kafka = assign.Assignment{}
 		}
-		tp.Proposed = tp.Kafka
-		if req.Strategy == StrategyMinimal {
-			tp.Proposed = tp.Minimal
-		}
-		count(&g.Kafka, tp.Current, tp.Kafka)
-		count(&g.Minimal, tp.Current, tp.Minimal)
+		tp.Proposed = tp.plan(req.Strategy)
+		g.count(s, tp.Current, tp.Current, &tp, listed)
 		g.Topics = append(g.Topics, tp)
 	}
 	return g, nil
 }
 
-func count(c *MoveCount, from, to assign.Assignment) {
-	r, l := assign.CountMoves(from, to)
-	c.Replicas += r
-	c.Leaders += l
-	c.Partitions += len(to)
-	for _, rs := range to {
-		c.TotalReplicas += len(rs)
+// plan is strategy st's assignment.
+func (t *TopicProposal) plan(st Strategy) assign.Assignment {
+	switch st {
+	case StrategyMinimal:
+		return t.Minimal
+	case StrategyBalanced:
+		return t.Balanced
+	}
+	return t.Kafka
+}
+
+// mustMove is current with the replicas the minimal strategy must move
+// beyond the unlisted brokers' as negative ids: in a partition with a
+// replica off the list, those on listed brokers that are not registered
+// (Kafka's --execute refuses a target naming one).
+func mustMove(s *cluster.Snapshot, current []assign.Assignment, listed map[int]bool) []assign.Assignment {
+	out := make([]assign.Assignment, len(current))
+	for i, a := range current {
+		out[i] = a
+		cloned := false
+		for p, rs := range a {
+			if !slices.ContainsFunc(rs, func(r int) bool { return !listed[r] }) ||
+				!slices.ContainsFunc(rs, func(r int) bool { return listed[r] && !s.IsLive(r) }) {
+				continue
+			}
+			if !cloned {
+				out[i], cloned = maps.Clone(a), true
+			}
+			cp := slices.Clone(rs)
+			for j, r := range cp {
+				if listed[r] && !s.IsLive(r) {
+					cp[j] = sentinel - j
+				}
+			}
+			out[i][p] = cp
+		}
+	}
+	return out
+}
+
+// count adds a topic to every strategy's counts: from is its current
+// assignment, sizes each partition's replica count at the replication
+// factor asked for (the totals).
+func (g *GeneratePlan) count(s *cluster.Snapshot, from, sizes assign.Assignment, t *TopicProposal, listed map[int]bool) {
+	for _, c := range []struct {
+		mc *MoveCount
+		to assign.Assignment
+	}{{&g.Kafka, t.Kafka}, {&g.Minimal, t.Minimal}, {&g.Balanced, t.Balanced}} {
+		r, l := assign.CountMoves(from, c.to)
+		c.mc.Replicas += r
+		c.mc.Leaders += l
+		c.mc.Partitions += len(c.to)
+		for _, rs := range sizes {
+			c.mc.TotalReplicas += len(rs)
+		}
+		for p, rs := range from {
+			for _, r := range rs {
+				if listed[r] && !s.IsLive(r) && !slices.Contains(c.to[p], r) {
+					if c.mc.Offline == nil {
+						c.mc.Offline = map[int]int{}
+					}
+					c.mc.Offline[r]++
+				}
+			}
+		}
 	}
 }

@@ -16,7 +16,8 @@ import (
 // them with both strategies.
 
 // TopicMoveRequest asks for Topic's partitions on every live broker with
-// RF replicas each (RF ≤ 0: the current replication factor).
+// RF replicas each (RF ≤ 0: each partition keeps its own, even when they
+// differ).
 type TopicMoveRequest struct {
 	Topic    string
 	RF       int
@@ -25,18 +26,22 @@ type TopicMoveRequest struct {
 }
 
 // sentinel is a broker id no cluster has: a replica to place, in an
-// assignment handed to assign.Rebalance (a replica whose broker is not in
-// the list always moves).
+// assignment handed to assign.Rebalance or assign.Replace (a replica whose
+// broker is not in the list always moves).
 const sentinel = -1 << 20
 
 // PlanTopicMove proposes the topic's assignment at req.RF on the live
-// brokers, rack-aware when every broker has a rack: the kafka strategy
-// places every partition afresh (AdminUtils.assignReplicasToBrokers at a
-// random start index and shift), the minimal one keeps every replica that
-// may stay: raising the replication factor adds replicas where racks and
-// load want them, lowering it drops the followers whose rack another
-// replica already covers first (never the preferred leader), then evens
-// the topic out.
+// brokers, rack-aware when every broker has a rack. The minimal strategy
+// moves only what the replication factor asked for needs (the replicas
+// added where racks and load want them, or the followers whose rack
+// another replica already covers dropped first, never the preferred
+// leader) and the replicas on brokers that are down; the balanced one
+// also evens the topic out; the kafka one places every partition afresh
+// (AdminUtils.assignReplicasToBrokers at a random start index and shift)
+// at req.RF, or, keeping each partition's own, at the highest and each
+// partition cut to its own (the first replicas of a rack-aware list span
+// the most racks). A partition's replication factor changes only when
+// req.RF asks for one.
 func PlanTopicMove(s *cluster.Snapshot, req TopicMoveRequest) (*GeneratePlan, error) {
 	t := s.Topic(req.Topic)
 	if t == nil {
@@ -54,10 +59,6 @@ func PlanTopicMove(s *cluster.Snapshot, req TopicMoveRequest) (*GeneratePlan, er
 			current[p.ID] = p.Replicas
 		}
 	}
-	rf := req.RF
-	if rf <= 0 && len(current) > 0 {
-		rf = len(current[current.Partitions()[0]])
-	}
 	rackOf := map[int]string{}
 	for _, b := range brokers {
 		if b.HasRack {
@@ -65,28 +66,43 @@ func PlanTopicMove(s *cluster.Snapshot, req TopicMoveRequest) (*GeneratePlan, er
 		}
 	}
 	start := make(assign.Assignment, len(current))
+	maxRF := 0
 	for p, rs := range current {
+		rf := req.RF
+		if rf <= 0 {
+			rf = len(rs)
+		}
 		start[p] = resize(rs, rf, rackOf)
+		maxRF = max(maxRF, rf)
 	}
 	load, leaders := loadOutside(s, map[string]bool{t.Name: true})
-	minimal, err := assign.Rebalance(brokers, []assign.Assignment{start}, assign.RebalanceOptions{Load: load, Leaders: leaders})
+	opts := assign.RebalanceOptions{Load: load, Leaders: leaders}
+	minimal, err := assign.Replace(brokers, []assign.Assignment{start}, s.IsLive, opts)
 	if err != nil {
 		return nil, cluster.AsKafkaError(err)
 	}
-	tp := TopicProposal{Topic: t.Name, Current: current, Minimal: minimal[0], Kafka: assign.Assignment{}}
+	balanced, err := assign.Rebalance(brokers, []assign.Assignment{start}, opts)
+	if err != nil {
+		return nil, cluster.AsKafkaError(err)
+	}
+	tp := TopicProposal{Topic: t.Name, Current: current, Minimal: minimal[0], Balanced: balanced[0], Kafka: assign.Assignment{}}
 	if n := len(current); n > 0 {
-		res, err := assign.NewPlacement(brokers).Assign(n, rf, assign.Options{StartIndex: -1, ReplicaShift: -1, StartPartition: -1, Rand: req.Rand})
+		res, err := assign.NewPlacement(brokers).Assign(n, maxRF, assign.Options{StartIndex: -1, ReplicaShift: -1, StartPartition: -1, Rand: req.Rand})
 		if err != nil {
 			return nil, cluster.AsKafkaError(err)
 		}
 		tp.Kafka, tp.KafkaResult = res.Assignment, res
+		// Partitions are numbered 0..n-1 by the placement; the topic's may
+		// not be: each takes the placement's row of its rank, cut to its
+		// own replication factor.
+		ids := current.Partitions()
+		tp.Kafka = make(assign.Assignment, n)
+		for i, p := range ids {
+			tp.Kafka[p] = slices.Clone(res.Assignment[i][:len(start[p])])
+		}
 	}
-	tp.Proposed = tp.Kafka
-	if req.Strategy == StrategyMinimal {
-		tp.Proposed = tp.Minimal
-	}
-	count(&g.Kafka, tp.Current, tp.Kafka)
-	count(&g.Minimal, tp.Current, tp.Minimal)
+	tp.Proposed = tp.plan(req.Strategy)
+	g.count(s, current, start, &tp, nil)
 	g.Topics = []TopicProposal{tp}
 	return g, nil
 }

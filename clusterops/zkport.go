@@ -2,7 +2,6 @@ package clusterops
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -71,7 +70,7 @@ func missingParents(z ZK, dir string) ([]string, error) {
 	for d := dir; d != "/" && d != ""; d = d[:strings.LastIndexByte(d, '/')] {
 		ok, _, err := z.Exists(d)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", d, err)
+			return nil, readErr(d, err)
 		}
 		if ok {
 			break

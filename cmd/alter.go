@@ -162,9 +162,12 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 	if f.noWait {
 		return nil
 	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	for _, p := range plans {
 		if err := waitOnline(ctx, w, p.Topic, p.Assignment(), f.timeout, start, out); err != nil {
-			return err
+			return interrupted(err, c.ErrOrStderr(), fmt.Sprintf(
+				"the partitions are added; the controller brings them online without ktopo (ktopo topics describe --topic %s shows them).", p.Topic))
 		}
 	}
 	return nil

@@ -243,7 +243,10 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 		return nil
 	}
 	fmt.Fprintln(out, "Waiting for the controller's unclean elections:")
-	return waitOnline(ctx, w, topic, effects.UncleanLeaders, f.timeout, start, out)
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	return interrupted(waitOnline(ctx, w, topic, effects.UncleanLeaders, f.timeout, start, out), c.ErrOrStderr(),
+		fmt.Sprintf("the config is changed; the controller carries out its unclean elections without ktopo (ktopo topics describe --topic %s shows the leaders).", topic))
 }
 
 // writeConfigPreview prints the overrides before and after: "+" added,

@@ -204,9 +204,12 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 	if plan.Controller < 0 {
 		fmt.Fprintln(out, "No active controller: the election runs when one is elected.")
 	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	leaders, err := waitElection(ctx, w, conn, plan, f.timeout, out)
 	if err != nil {
-		return err
+		return interrupted(err, c.ErrOrStderr(), "the election is requested; the controller carries it out without ktopo and then deletes "+
+			cluster.PreferredReplicaElectionPath+" (ktopo topics describe shows the leaders).")
 	}
 	fmt.Fprintf(out, "The controller ran the election in %s.\n", time.Since(start).Round(time.Millisecond))
 	return render.WriteElectionResult(out, plan.Result(func(tp cluster.TopicPartition) int { return leaders[tp] }), plan.All)

@@ -393,7 +393,7 @@ func TestRealKafkaReassignMessages(t *testing.T) {
 		}
 		t.Run(rc.name, func(t *testing.T) {
 			code, _, errOut := runReassignCase(t, c.Connect(), rc)
-			if code != 1 || errOut != "Error: "+rc.msg+"\n" {
+			if code != 1 || errOut != rc.stderr() {
 				t.Errorf("ktopo: exit %d, %q", code, errOut)
 			}
 			args := slices.Clone(rc.args)

@@ -59,9 +59,12 @@ JSON files (files of either tool work with the other):
 
   --generate   proposes a reassignment of the topics of --topics-to-move-json-file onto
                --broker-list: Kafka's random placement (--strategy kafka, the default) or
-               ktopo's (--strategy minimal: rack-aware, even, moving as few replicas as
-               possible); prints what each moves, the plan as a matrix, then Kafka's output
-               (the current assignment and the proposed one, in the file format).
+               ktopo's: --strategy minimal moves exactly the replicas on brokers that are
+               not listed (and, in a partition that moves, one on a listed broker that is
+               down), every other replica staying where it is; --strategy balanced also
+               evens the topics out over the listed brokers and racks; prints what each
+               moves, the plan as a matrix, then Kafka's output (the current assignment
+               and the proposed one, in the file format).
   --execute    runs Kafka's checks on --reassignment-json-file, prints the current
                assignment (keep it for a rollback), then writes the throttle configs
                (--throttle) and /admin/reassign_partitions in one ZooKeeper multi, and
@@ -113,7 +116,7 @@ in progress, and ktopo refuses them, saying so.`,
 	fl.BoolVar(&f.preserveThrottles, "preserve-throttles", false, "do not remove the throttles")
 	fl.BoolVar(&f.noWait, "no-wait", false, "return once the reassignment is written, without following it")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "run every check and print the exact znodes and JSON that would be written; write nothing")
-	fl.StringVar(&f.strategy, "strategy", "kafka", "--generate's placement: kafka (Kafka's, random) or minimal (rack-aware, even, fewest moves)")
+	fl.StringVar(&f.strategy, "strategy", "kafka", "--generate's placement: kafka (Kafka's, random), minimal (only the replicas of unlisted brokers move) or balanced (fewest moves that even the topics out)")
 	fl.IntVar(&f.startIndex, "start-index", -1, "fix the kafka strategy's start index and shift for every topic (-1: random)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "how long to follow the reassignment (0: until it completes)")
 	return c
@@ -195,11 +198,11 @@ func contains(xs []string, x string) bool {
 }
 
 // readToolFile reads a JSON file argument ("Unable to read file <f>", as
-// Kafka's tools say).
+// Kafka's tools say, then why).
 func readToolFile(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("Unable to read file %s", path)
+		return nil, fmt.Errorf("Unable to read file %s: %w", path, unwrapPath(err))
 	}
 	return b, nil
 }
@@ -267,8 +270,16 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if f.noWait {
 		return nil
 	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	if err := followReassignment(ctx, w, plan, f.timeout, start, out); err != nil {
-		return err
+		verify := "ktopo reassign --verify --reassignment-json-file " + f.reassignmentFile
+		what := "the reassignment goes on without ktopo; " + verify + " shows its progress."
+		if f.throttle >= 0 {
+			what = fmt.Sprintf("the reassignment goes on without ktopo, and so does its throttle of %d B/s on the brokers and topics it moves: "+
+				"%s shows its progress and, once every partition is done, removes the throttles.", f.throttle, verify)
+		}
+		return interrupted(err, c.ErrOrStderr(), what)
 	}
 	if f.throttle < 0 {
 		return nil
@@ -346,8 +357,6 @@ func followReassignment(ctx context.Context, w *clusterwatch.Watch, plan *cluste
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return reassignStalled(last, timeout)
-	case errors.Is(err, context.Canceled):
-		return errors.New("interrupted: the reassignment goes on without ktopo; follow it with ktopo reassign --verify")
 	case err != nil:
 		return err
 	}
@@ -493,6 +502,17 @@ func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
 		g, err := clusterops.GenerateReassignment(s, req)
 		if err != nil {
+			// Kafka's message counts the brokers left: say which were left out.
+			var gone []int
+			for _, id := range brokers {
+				if !s.IsLive(id) {
+					gone = append(gone, id)
+				}
+			}
+			if len(gone) > 0 {
+				fmt.Fprintf(c.ErrOrStderr(), "Note: %s %s not registered: left out of --broker-list, as Kafka's tool does.\n",
+					text.Plural(len(gone), "broker", "brokers")+" "+text.Ints(gone), text.Plural(len(gone), "is", "are"))
+			}
 			return err
 		}
 		out := c.OutOrStdout()
@@ -518,11 +538,12 @@ func writeGenerateReport(out io.Writer, g *clusterops.GeneratePlan, disabled boo
 		if st == g.Strategy {
 			chosen = " (chosen)"
 		}
-		fmt.Fprintf(out, "Strategy %-8s %d of %d replicas move, %d of %d partitions change their preferred leader%s\n",
+		fmt.Fprintf(out, "Strategy %-9s %d of %d replicas move, %d of %d partitions change their preferred leader%s\n",
 			st.String()+":", mc.Replicas, mc.TotalReplicas, mc.Leaders, mc.Partitions, chosen)
 	}
 	line(clusterops.StrategyKafka, g.Kafka)
 	line(clusterops.StrategyMinimal, g.Minimal)
+	line(clusterops.StrategyBalanced, g.Balanced)
 	fmt.Fprintln(out)
 	style := textStyle(out)
 	for _, t := range g.Topics {
@@ -533,7 +554,7 @@ func writeGenerateReport(out io.Writer, g *clusterops.GeneratePlan, disabled boo
 		ps := t.Proposed.Partitions()
 		rf := len(t.Proposed[ps[0]])
 		res := assign.Result{Assignment: t.Proposed, StartIndex: -1, ReplicaShift: -1}
-		how := "minimal strategy"
+		how := g.Strategy.String() + " strategy"
 		if g.Strategy == clusterops.StrategyKafka {
 			res = t.KafkaResult
 			how = fmt.Sprintf("kafka strategy, start index %d, replica shift %d", res.StartIndex, res.ReplicaShift)

@@ -262,12 +262,18 @@ func TestReassignInProgress(t *testing.T) {
 // "2.8": 2.8's with --zookeeper; none: ktopo's own wording, see
 // docs/compatibility.md).
 type reassignCase struct {
-	name  string
-	args  []string
-	file  string
-	msg   string
-	kafka []string
+	name string
+	args []string
+	file string
+	msg  string
+	// more is what ktopo adds after the message (Kafka's, where kafka
+	// names the tools that give it), and note a line it writes before.
+	more, note string
+	kafka      []string
 }
+
+// stderr is what ktopo writes on standard error for the case.
+func (c reassignCase) stderr() string { return c.note + "Error: " + c.msg + c.more + "\n" }
 
 // badReassignments use the topic "bad" (partitions 0 and 1 on brokers 1,2
 // and 2,3) of a 3-broker cluster.
@@ -326,7 +332,7 @@ var badReassignments = []reassignCase{
 	{name: "negative broker", args: []string{"--execute", "--reassignment-json-file", "FILE"}, file: `{"partitions":[{"topic":"bad","partition":0,"replicas":[-1,2]}]}`,
 		msg: "The proposed assignment contains non-existent brokerIDs: -1", kafka: []string{"2.8"}},
 	{name: "missing file", args: []string{"--execute", "--reassignment-json-file", "/nonexistent.json"},
-		msg: "Unable to read file /nonexistent.json", kafka: []string{"3.9", "2.8"}},
+		msg: "Unable to read file /nonexistent.json", more: ": no such file or directory", kafka: []string{"3.9", "2.8"}},
 	{name: "throttle not a number", args: []string{"--execute", "--reassignment-json-file", "FILE", "--throttle", "abc"}, file: `{"partitions":[]}`,
 		msg: "Cannot parse argument 'abc' of option throttle", kafka: []string{"3.9", "2.8"}},
 	{name: "two actions", args: []string{"--execute", "--verify", "--reassignment-json-file", "FILE"}, file: "{}",
@@ -350,7 +356,8 @@ var badReassignments = []reassignCase{
 	{name: "too few brokers", args: []string{"--generate", "--topics-to-move-json-file", "FILE", "--broker-list", "1"}, file: `{"topics":[{"topic":"bad"}]}`,
 		msg: "Replication factor: 2 larger than available brokers: 1.", kafka: []string{"3.9", "2.8"}},
 	{name: "unregistered brokers", args: []string{"--generate", "--topics-to-move-json-file", "FILE", "--broker-list", "1,9"}, file: `{"topics":[{"topic":"bad"}]}`,
-		msg: "Replication factor: 2 larger than available brokers: 1.", kafka: []string{"3.9", "2.8"}},
+		msg: "Replication factor: 2 larger than available brokers: 1.", note: "Note: broker 9 is not registered: left out of --broker-list, as Kafka's tool does.\n",
+		kafka: []string{"3.9", "2.8"}},
 	{name: "unknown topic to move", args: []string{"--generate", "--topics-to-move-json-file", "FILE", "--broker-list", "1,2,3"}, file: `{"topics":[{"topic":"nope"}]}`,
 		msg: "Topic nope not found."},
 	{name: "topic to move twice", args: []string{"--generate", "--topics-to-move-json-file", "FILE", "--broker-list", "1,2,3"}, file: `{"topics":[{"topic":"a"},{"topic":"a"}]}`,
@@ -362,7 +369,7 @@ var badReassignments = []reassignCase{
 	{name: "topics file without topic", args: []string{"--generate", "--topics-to-move-json-file", "FILE", "--broker-list", "1,2,3"}, file: `{"topics":[{"name":"a"}]}`,
 		msg: "No such field exists: `topic`", kafka: []string{"3.9", "2.8"}},
 	{name: "strategy", args: []string{"--generate", "--topics-to-move-json-file", "FILE", "--broker-list", "1,2,3", "--strategy", "best"}, file: `{"topics":[{"topic":"bad"}]}`,
-		msg: `invalid --strategy "best": want kafka or minimal`},
+		msg: `invalid --strategy "best": want kafka, minimal or balanced`},
 	{name: "cancel", args: []string{"--cancel", "--reassignment-json-file", "FILE"}, file: `{}`,
 		msg: "--cancel needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
 			"Use kafka-reassign-partitions.sh --bootstrap-server … --cancel, or start a reassignment back to the current assignment once this one completes"},
@@ -417,8 +424,8 @@ func TestReassignBadInput(t *testing.T) {
 	for _, c := range badReassignments {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := runReassignCase(t, addr, c)
-			if code != 1 || errOut != "Error: "+c.msg+"\n" {
-				t.Errorf("exit %d, stderr %q, want %q\nstdout:\n%s", code, errOut, "Error: "+c.msg+"\n", out)
+			if code != 1 || errOut != c.stderr() {
+				t.Errorf("exit %d, stderr %q, want %q\nstdout:\n%s", code, errOut, c.stderr(), out)
 			}
 			if after := treeMark(t, conn, "bad"); after != before {
 				t.Errorf("wrote:\nbefore %s\nafter  %s", before, after)
@@ -495,5 +502,45 @@ func TestReassignConcurrentChange(t *testing.T) {
 				c.undo()
 			}
 		})
+	}
+}
+
+// TestGenerateMinimal: --generate --strategy minimal with every broker
+// but 3 listed moves exactly broker 3's 6 replicas (every other replica
+// stays where it is), as the TUI's drain of broker 3 does; --strategy
+// balanced, which also evens the topics out, is counted next to it.
+func TestGenerateMinimal(t *testing.T) {
+	addr := reassignSandbox(t, sandbox.Config{Brokers: 6, Racks: 3, PartitionSize: -1})
+	runOK(t, "topics", "create", "--zookeeper", addr, "--topic", "a", "--replica-assignment", "1:2:3,4:5:6,1:5:3,2:6:4,3:1:5,6:4:2,1:2:6")
+	runOK(t, "topics", "create", "--zookeeper", addr, "--topic", "b", "--replica-assignment", "3:1,3:2,3:4,5:6,6:1")
+	out := runOK(t, "reassign", "--zookeeper", addr, "--generate", "--topics-to-move-json-file", tempFile(t, "t.json", `{"topics":[{"topic":"a"},{"topic":"b"}]}`),
+		"--broker-list", "1,2,4,5,6", "--strategy", "minimal")
+	if !strings.Contains(out, "Strategy minimal:  6 of 31 replicas move") || !strings.Contains(out, "Strategy balanced: ") {
+		t.Fatalf("counts:\n%s", out)
+	}
+	i := strings.LastIndex(out, "Proposed partition reassignment configuration\n")
+	j := strings.LastIndex(out, "Current partition replica assignment\n")
+	proposed, err := cluster.ParseReassignmentJSON([]byte(strings.TrimSpace(out[i+len("Proposed partition reassignment configuration\n"):])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	current, err := cluster.ParseReassignmentJSON([]byte(strings.TrimSpace(out[j+len("Current partition replica assignment\n") : i])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	was := map[cluster.TopicPartition][]int{}
+	for _, r := range current {
+		was[r.TopicPartition] = r.Replicas
+	}
+	for _, r := range proposed {
+		old := was[r.TopicPartition]
+		for _, id := range old {
+			if id != 3 && !slices.Contains(r.Replicas, id) {
+				t.Fatalf("%s: %v → %v moves broker %d's replica", r.TopicPartition, old, r.Replicas, id)
+			}
+		}
+		if slices.Contains(r.Replicas, 3) || len(r.Replicas) != len(old) {
+			t.Fatalf("%s: %v → %v", r.TopicPartition, old, r.Replicas)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,8 +51,9 @@ func loadCluster(ctx context.Context, c *cobra.Command, conn *zkwatch.Conn) (*cl
 	return s, nil
 }
 
-// withCluster connects, loads the cluster and runs fn (conn is nil for a
-// KRaft cluster, read over the Kafka protocol).
+// withCluster connects, loads the cluster, checks that it is one (see
+// checkKafkaRoot) and runs fn (conn is nil for a KRaft cluster, read over
+// the Kafka protocol).
 func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error) error {
 	ctx := c.Context()
 	if t, err := cf.target(); err == nil && t.kraft {
@@ -70,7 +72,32 @@ func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, c
 	if err != nil {
 		return err
 	}
+	if len(s.LiveBrokerIDs()) == 0 {
+		t, _ := cf.target()
+		if err := checkKafkaRoot(c.ErrOrStderr(), conn, t.connect); err != nil {
+			return err
+		}
+	}
 	return fn(ctx, conn, s)
+}
+
+// checkKafkaRoot makes a connect string missing its chroot look like what
+// it is, not like an empty cluster: where no /brokers/ids exists but a
+// Kafka cluster is one level down, it fails naming the connect string to
+// use; where none is, it notes on errOut that no broker ever started there
+// (a cluster being set up looks the same, so that is not an error).
+func checkKafkaRoot(errOut io.Writer, conn *zkwatch.Conn, connect string) error {
+	nk, err := clusterwatch.CheckRoot(conn, conn.Chroot())
+	switch {
+	case err != nil:
+		return err
+	case nk == nil:
+		return nil
+	case len(nk.Below) > 0:
+		return errors.New(nk.Message(connect))
+	}
+	fmt.Fprintln(errOut, "Note: "+nk.Message(connect))
+	return nil
 }
 
 type createFlags struct {
@@ -230,7 +257,10 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	if f.noWait {
 		return nil
 	}
-	return waitOnline(ctx, w, plan.Name, plan.Assignment(), f.timeout, start, out)
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	return interrupted(waitOnline(ctx, w, plan.Name, plan.Assignment(), f.timeout, start, out), c.ErrOrStderr(),
+		fmt.Sprintf("topic %s is created; the controller brings its partitions online without ktopo (ktopo topics describe --topic %s shows them).", plan.Name, plan.Name))
 }
 
 // createTopic writes the plan. When the write gets no reply (the
@@ -437,22 +467,30 @@ topic marked for deletion reads "<t> - marked for deletion".`,
 
 func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 	var topic string
-	var ifExists bool
+	var ifExists, validateOnly, dryRun bool
 	c := &cobra.Command{
 		Use:   "delete",
 		Short: "Mark topics for deletion (/admin/delete_topics/<t>); the controller deletes them",
 		Long: `delete runs kafka-topics.sh --delete's checks and creates /admin/delete_topics/<t>
-for every topic that --topic (a regular expression) matches; Kafka's
-controller then deletes them. --if-exists succeeds when no topic matches.`,
+for every topic that --topic (a regular expression, as in kafka-topics) matches;
+Kafka's controller then deletes them when the brokers have delete.topic.enable=true.
+--if-exists succeeds when no topic matches.
+
+--validate-only (or --dry-run) runs every check and prints the topics that match
+and exactly the znodes that would be written, and writes nothing.`,
 		Example: `  ktopo topics delete --zookeeper zk1:2181/kafka --topic old-orders
+  ktopo topics delete --topic 'tmp-.*' --validate-only
   ktopo topics delete --topic 'tmp-.*' --if-exists`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !c.Flags().Changed("topic") {
 				return errors.New(`Missing required argument "[topic]"`)
 			}
-			if err := cf.writable("delete topic " + topic); err != nil {
-				return err
+			dry := validateOnly || dryRun
+			if !dry {
+				if err := cf.writable("delete topic "+topic, "--validate-only checks it without writing"); err != nil {
+					return err
+				}
 			}
 			filter, err := cluster.NewTopicFilter(topic, false)
 			if err != nil {
@@ -467,6 +505,9 @@ controller then deletes them. --if-exists succeeds when no topic matches.`,
 					return cluster.TopicDoesNotExistError(topic)
 				}
 				out := c.OutOrStdout()
+				if dry {
+					return validateDelete(out, conn, s, topic, names)
+				}
 				for _, t := range names {
 					err := clusterops.DeleteTopic(conn, t, s)
 					switch cluster.ErrorClass(err) {
@@ -488,7 +529,35 @@ controller then deletes them. --if-exists succeeds when no topic matches.`,
 	}
 	c.Flags().StringVar(&topic, "topic", "", "topics to delete: a regular expression, as kafka-topics")
 	c.Flags().BoolVar(&ifExists, "if-exists", false, "succeed without doing anything if no topic matches")
+	c.Flags().BoolVar(&validateOnly, "validate-only", false, "run every check and print the topics and the znodes that would be written, write nothing")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "the same as --validate-only")
 	return c
+}
+
+// validateDelete is topics delete --validate-only: for each topic, what
+// the run would write (one multi per topic, as the run writes them), or
+// why it would not.
+func validateDelete(out io.Writer, conn clusterops.ZK, s *cluster.Snapshot, pattern string, names []string) error {
+	fmt.Fprintf(out, "%s matching %q: %s\n", text.Plural(len(names), "1 topic", strconv.Itoa(len(names))+" topics"), pattern, strings.Join(names, ", "))
+	for _, t := range names {
+		ops, err := clusterops.DeleteTopicOps(conn, t, s)
+		switch cluster.ErrorClass(err) {
+		case "":
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "Would mark topic %s for deletion, in one ZooKeeper multi:\n", t)
+			for _, line := range clusterops.DescribeOps(ops) {
+				fmt.Fprintln(out, "  "+line)
+			}
+		case cluster.ClassTopicAlreadyMarkedForDeletion:
+			fmt.Fprintln(out, cluster.TopicAlreadyMarkedMessage(t))
+		default:
+			return err
+		}
+	}
+	fmt.Fprintln(out, "Validation passed; nothing was written.")
+	return nil
 }
 
 func newBrokersCmd(cf *connFlags) *cobra.Command {

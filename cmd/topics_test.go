@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -493,6 +495,68 @@ func TestDelete(t *testing.T) {
 	}
 	if data, stat, err := conn.Get("/admin/delete_topics/orders"); err != nil || len(data) != 0 || stat.Version != 0 {
 		t.Errorf("marker %q %v", data, err)
+	}
+}
+
+// TestDeleteValidateOnly: --validate-only (and --dry-run) lists the
+// topics the regular expression matches and the exact znode each run
+// would create, says which are marked already, writes nothing, and works
+// in read-only mode.
+func TestDeleteValidateOnly(t *testing.T) {
+	addr := seed(t)
+	conn := connectTest(t, addr)
+	before := readTree(t, conn, "/")
+	want := "3 topics matching \"^(o.*|doomed|legacy)$\": doomed, legacy, orders\n" +
+		"Topic doomed is already marked for deletion.\n" +
+		"Would mark topic legacy for deletion, in one ZooKeeper multi:\n  create /admin/delete_topics/legacy (no data)\n" +
+		"Would mark topic orders for deletion, in one ZooKeeper multi:\n  create /admin/delete_topics/orders (no data)\n" +
+		"Validation passed; nothing was written.\n"
+	for _, flags := range [][]string{{"--validate-only"}, {"--dry-run"}, {"--dry-run", "--read-only"}} {
+		args := append([]string{"topics", "delete", "--zookeeper", addr, "--topic", "^(o.*|doomed|legacy)$"}, flags...)
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 || out != want {
+			t.Errorf("%v: exit %d %s\n%s\nwant\n%s", flags, code, errOut, out, want)
+		}
+	}
+	if after := readTree(t, conn, "/"); !maps.EqualFunc(before, after, bytes.Equal) {
+		t.Error("a dry run wrote to ZooKeeper")
+	}
+	code, _, errOut := runCLI(t, "topics", "delete", "--zookeeper", addr, "--topic", "__consumer_offsets|nope", "--validate-only")
+	if code != 1 || errOut != "Error: Topic '__consumer_offsets|nope' does not exist as expected\n" {
+		t.Errorf("no match: %d %q", code, errOut)
+	}
+}
+
+// TestMissingChroot: a connect string whose root holds no Kafka cluster
+// does not look like an empty one: with a cluster one level down, the
+// read commands fail naming the connect string to use; with none, they
+// note it on stderr (a cluster being set up has no broker yet either).
+func TestMissingChroot(t *testing.T) {
+	addr := zktest.Chroot(t) // host:port/chroot
+	root := addr[strings.IndexByte(addr, '/'):]
+	conn := connectTest(t, addr)
+	for _, n := range kafkaTree {
+		if err := zktest.CreateWith(conn, "/kafka"+n.path, []byte(n.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zktest.CreateAll(conn, "/other"); err != nil {
+		t.Fatal(err)
+	}
+	want := "Error: No Kafka cluster at " + addr + ": " + root + "/brokers/ids does not exist (no broker ever started there). " +
+		"Found a Kafka cluster under " + root + "/kafka: connect to " + addr + "/kafka.\n"
+	for _, args := range [][]string{{"topics", "list"}, {"brokers"}, {"topics", "describe"}} {
+		code, out, errOut := runCLI(t, append(args, "--zookeeper", addr)...)
+		if code != 1 || out != "" || errOut != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q\nwant %q", args, code, out, errOut, want)
+		}
+	}
+	if code, out, errOut := runCLI(t, "topics", "list", "--zookeeper", addr+"/kafka"); code != 0 || !strings.Contains(out, "orders") || errOut != "" {
+		t.Errorf("under /kafka: exit %d %q %q", code, out, errOut)
+	}
+	code, out, errOut := runCLI(t, "topics", "list", "--zookeeper", addr+"/other")
+	if code != 0 || out != "" || errOut != "Note: No Kafka cluster at "+addr+"/other: "+root+"/other/brokers/ids does not exist (no broker ever started there). Is the chroot right?\n" {
+		t.Errorf("empty: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
 

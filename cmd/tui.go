@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
@@ -101,8 +105,9 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 			cfg.Rand = sf.rand(wizardStream)
 		}
 	} else {
-		fmt.Fprintf(c.ErrOrStderr(), "Connecting to %s…\r", t.connect)
+		done := connecting(c.ErrOrStderr(), t.connect)
 		conn, err = cf.connect(ctx)
+		done()
 		if err != nil {
 			return err
 		}
@@ -118,16 +123,70 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 	}
 	defer mirror.Close()
 	cfg.Source, cfg.Browser = clusterwatch.FromMirror(mirror, conn), conn
+	if t.connect != "" {
+		connect := t.connect
+		cfg.CheckRoot = func() string {
+			nk, err := clusterwatch.CheckRoot(conn, conn.Chroot())
+			if err != nil {
+				logger.Printf("checking for a Kafka cluster at %s: %v", connect, err)
+			}
+			if nk == nil {
+				return ""
+			}
+			return nk.Message(connect)
+		}
+	}
 	if cfg.Mode != ui.ModeReadOnly {
 		cfg.Writer = conn // the creation wizard writes through the same session
 	}
 	logger.Printf("TUI on %s (%s)", cfg.Connect, modeName(cfg.Mode))
-	p := tea.NewProgram(ui.New(cfg), tea.WithContext(ctx))
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	app := ui.New(cfg)
+	p := tea.NewProgram(app, tea.WithContext(ctx))
+	// The terminal closing (SIGHUP) quits as SIGTERM does (Bubble Tea's),
+	// rather than killing ktopo between two writes of an operation.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		if _, ok := <-hup; ok {
+			p.Quit()
+		}
+	}()
+	_, err = p.Run()
+	// However the TUI closed, an operation between two of its writes
+	// finishes the step it started (and starts no other; a signal stops
+	// the wait); what is left, and how to finish or undo it, is printed.
+	if app.Finishing() {
+		fmt.Fprintf(c.ErrOrStderr(), "\nFinishing the step an operation started before exiting (at most %s; ctrl+c stops waiting)…\n", finishGrace)
+	}
+	fctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	left := app.Finish(fctx, finishGrace)
+	stop()
+	if len(left) > 0 {
+		fmt.Fprintln(c.ErrOrStderr(), strings.Join(left, "\n\n"))
+	}
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
 		return err
 	}
 	return nil
 }
+
+// connecting shows "Connecting to HOST…" on w while the TUI's session is
+// set up, when w is a terminal; the returned func erases the line, so that
+// neither the error nor the shell's prompt after the TUI lands on it.
+func connecting(w io.Writer, connect string) (done func()) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return func() {}
+	}
+	fmt.Fprintf(w, "Connecting to %s…", connect)
+	return func() { fmt.Fprint(w, "\r"+ansi.EraseEntireLine) }
+}
+
+// finishGrace bounds how long ktopo, closed, waits for an operation to
+// finish the step it started (a drain's leaders-first step waits for the
+// controller to reorder the replicas before it writes their election).
+const finishGrace = 30 * time.Second
 
 func modeName(m ui.Mode) string {
 	switch m {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,6 +86,15 @@ func (tm *tmuxTerm) screen() string {
 	return string(out)
 }
 
+// scrollback is the pane's history and screen.
+func (tm *tmuxTerm) scrollback() string {
+	out, err := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-S", "-", "-t", "e2e").Output()
+	if err != nil {
+		return "(capture-pane: " + err.Error() + ")"
+	}
+	return string(out)
+}
+
 // keys sends tmux key names ("Enter", "Escape", "q", …).
 func (tm *tmuxTerm) keys(keys ...string) {
 	tm.t.Helper()
@@ -156,7 +166,8 @@ func TestTUIEndToEnd(t *testing.T) {
 	writeCluster(t, conn, root, spec)
 	bin := buildKtopo(t)
 	logf := filepath.Join(t.TempDir(), "ktopo.log")
-	tm := startTmux(t, 120, 36, []string{"KTOPO_LOG=" + logf, "TERM=xterm-256color"}, bin, "--zookeeper", connect)
+	// Through a shell that writes a line after ktopo, as a prompt would.
+	tm := startTmux(t, 120, 36, []string{"KTOPO_LOG=" + logf, "TERM=xterm-256color"}, "sh", "-c", `"$0" --zookeeper "$1"; echo after-ktopo`, bin, connect)
 
 	// Overview: racks as columns, broker cards, the offline broker.
 	tm.waitFor("overview", 15*time.Second, "rack-a", "rack-b", "rack-c", "broker 1", "★ ctrl e7", "OFFLINE", "(unknown rack)", "LIVE")
@@ -201,6 +212,11 @@ func TestTUIEndToEnd(t *testing.T) {
 	}
 	if !tm.paneDead() {
 		t.Fatalf("ktopo did not quit on q:\n%s", tm.screen())
+	}
+	// The terminal as the shell gets it back: the pre-TUI line
+	// ("Connecting to …") is erased, not left for the prompt to overwrite.
+	if s := tm.scrollback(); !slices.Contains(strings.Split(s, "\n"), "after-ktopo") {
+		t.Errorf("the line after ktopo is not clean:\n%s", s)
 	}
 	if data, _ := os.ReadFile(logf); !strings.Contains(string(data), "TUI on") {
 		t.Errorf("the log file lacks the start line:\n%s", data)
@@ -422,5 +438,32 @@ func TestTUISandboxTopicOps(t *testing.T) {
 	tm.waitFor("preview", 10*time.Second, "Add partitions to audit-log", "3 → 6 partitions")
 	tm.keys("Enter", "y")
 	tm.waitFor("done", 60*time.Second, "Added partitions to topic audit-log: 3 new partitions online")
+	tm.keys("q")
+}
+
+// TestTUIMissingChroot: the TUI on a connect string whose root holds no
+// Kafka cluster, with one under /kafka, says so on the overview rather
+// than showing an empty cluster.
+func TestTUIMissingChroot(t *testing.T) {
+	needTmux(t)
+	connect := zktest.Chroot(t)
+	addr, root, _ := strings.Cut(connect, "/")
+	root = "/" + root
+	writeCluster(t, zktest.Connect(t, addr), root+"/kafka", fixture.Small())
+	bin := buildKtopo(t)
+	tm := startTmux(t, 200, 30, []string{"KTOPO_LOG=" + filepath.Join(t.TempDir(), "ktopo.log"), "TERM=xterm-256color"}, bin, "--zookeeper", connect)
+	// The note wraps where the window ends: compared word by word.
+	want := "No brokers registered. No Kafka cluster at " + connect + ": " + root + "/brokers/ids does not exist (no broker ever started there). " +
+		"Found a Kafka cluster under " + root + "/kafka: connect to " + connect + "/kafka."
+	var s string
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		s = tm.screen()
+		if strings.Contains(strings.Join(strings.Fields(s), " "), want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the overview does not say %q:\n%s", want, s)
+		}
+	}
 	tm.keys("q")
 }

@@ -123,8 +123,11 @@ type sandboxControl struct {
 
 func (s sandboxControl) Kill(id int) error    { return s.c.Kill(id) }
 func (s sandboxControl) Restart(id int) error { return s.c.Restart(id) }
-func (s sandboxControl) MoveController() error {
-	return s.c.MoveController()
+func (s sandboxControl) MoveController() (int, error) {
+	if err := s.c.MoveController(); err != nil {
+		return -1, err
+	}
+	return s.c.ActiveController(), nil
 }
 func (s sandboxControl) Running(id int) bool { return s.c.Running(id) }
 

@@ -73,7 +73,7 @@ func (w *whatIfCheck) predict(broker int, ready func(*cluster.Snapshot) bool) {
 	}
 	w.subject = "broker " + strconv.Itoa(broker)
 	w.fi = cluster.PredictFailure(w.before, broker)
-	if w.fi.Counts.Offline == 0 || w.fi.Counts.UnderMinISR == 0 {
+	if w.fi.Counts.NewlyOffline == 0 || w.fi.Counts.NewlyUnderMinISR == 0 {
 		w.t.Fatalf("the scenario predicts nothing to check: %+v", w.fi.Counts)
 	}
 }
@@ -82,7 +82,7 @@ func (w *whatIfCheck) predict(broker int, ready func(*cluster.Snapshot) bool) {
 func (w *whatIfCheck) shown(tm *tmuxTerm) {
 	w.t.Helper()
 	tm.waitFor("the what-if", 10*time.Second, "What if "+w.subject+" fails",
-		fmt.Sprintf("%d offline · %d under min ISR", w.fi.Counts.Offline, w.fi.Counts.UnderMinISR))
+		fmt.Sprintf("%d newly offline · %d newly under min ISR", w.fi.Counts.NewlyOffline, w.fi.Counts.NewlyUnderMinISR))
 }
 
 // held waits for the screen to say the prediction held, then compares the
@@ -99,7 +99,7 @@ func (w *whatIfCheck) held(tm *tmuxTerm) string {
 	return shot
 }
 
-var countsLine = regexp.MustCompile(`(\d+) offline · (\d+) under min ISR`)
+var countsLine = regexp.MustCompile(`(\d+) newly offline · (\d+) newly under min ISR`)
 
 // TestTUIWhatIfSandbox runs the built ktopo on its own sandbox in a real
 // terminal, adds two fragile topics through its ZooKeeper, opens the
@@ -145,7 +145,7 @@ func TestTUIWhatIfSandbox(t *testing.T) {
 	w.shown(tm)
 	tm.keys("u")
 	s := tm.waitFor("the worst", 10*time.Second, "single-0", "strict-0", "strict-1")
-	if m := countsLine.FindStringSubmatch(s); m == nil || m[1] != strconv.Itoa(w.fi.Counts.Offline) || m[2] != strconv.Itoa(w.fi.Counts.UnderMinISR) {
+	if m := countsLine.FindStringSubmatch(s); m == nil || m[1] != strconv.Itoa(w.fi.Counts.NewlyOffline) || m[2] != strconv.Itoa(w.fi.Counts.NewlyUnderMinISR) {
 		t.Fatalf("the screen predicts %v, the what-if %+v:\n%s", m, w.fi.Counts, s)
 	}
 	tm.keys("x")

@@ -570,6 +570,15 @@ func (cl *Cluster) setActive(c *controller) { cl.active.Store(c) }
 func (cl *Cluster) clearActive(c *controller) { cl.active.CompareAndSwap(c, nil) }
 
 // activeController returns the sandbox's active controller, if any.
+// ActiveController is the broker that is the active controller, -1 when
+// none is.
+func (cl *Cluster) ActiveController() int {
+	if c := cl.activeController(); c != nil {
+		return c.b.id
+	}
+	return -1
+}
+
 func (cl *Cluster) activeController() *controller {
 	c := cl.active.Load()
 	if c == nil || c.b.stopped() {

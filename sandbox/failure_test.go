@@ -176,6 +176,9 @@ func TestControllerFailover(t *testing.T) {
 		id, epoch := e.controller()
 		return id > 1 && epoch == 2, e.get(cluster.ControllerPath).String()
 	})
+	if id, _ := e.controller(); e.c.ActiveController() != id {
+		t.Errorf("ActiveController %d, /controller %d", e.c.ActiveController(), id)
+	}
 	if n := e.get(cluster.ControllerEpochPath); string(n.data) != "2" || n.version != 2 {
 		t.Errorf("/controller_epoch = %q v%d, want \"2\" v2", n.data, n.version)
 	}
@@ -207,6 +210,9 @@ func TestMoveController(t *testing.T) {
 		id, epoch := e.controller()
 		return id > 1 && epoch == 2, e.get(cluster.ControllerPath).String()
 	})
+	if id, _ := e.controller(); e.c.ActiveController() != id {
+		t.Errorf("ActiveController %d, /controller %d", e.c.ActiveController(), id)
+	}
 	if n := e.get(cluster.ControllerEpochPath); string(n.data) != "2" || n.version != 2 {
 		t.Errorf("/controller_epoch = %q v%d", n.data, n.version)
 	}

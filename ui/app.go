@@ -85,6 +85,12 @@ type Config struct {
 	// Notice, when set, is shown in the status bar at start, as a warning
 	// (e.g. that the config file holding a password is readable by others).
 	Notice string
+	// CheckRoot, when set, finds out whether the connect string's root
+	// holds a Kafka cluster (clusterwatch.CheckRoot), and if not says so
+	// and where one is ("" when there is one). It reads ZooKeeper: the
+	// shell runs it once, in a command, and the overview shows what it
+	// says while no broker is registered.
+	CheckRoot func() string
 }
 
 // App is the root model.
@@ -105,19 +111,27 @@ type App struct {
 	tabs     []tab
 	active   int
 	stack    []Screen
+	// history are the views shown before, esc's way back (see switchTab).
+	history []view
 	// tasks are closed screens whose work still runs (see Task).
 	tasks []Task
 	// owners are the screens that run commands, by the id the shell gave
 	// each (nav.TaskMsg); lastID is the last id given.
 	owners map[int]Screen
 	lastID int
+	// handoff holds the batch the outstanding receive got (see
+	// waitForBatch).
+	handoff chan clusterwatch.Batch
 
 	w, h     int
-	help     help.Model // the help page, as wide as the window
-	footer   footer     // the status bar's right part and help, sized in Update
+	footer   footer // the status bar's right part and help, sized in Update
 	showHelp bool
+	helpOff  int // the help's first line shown under its title
 	cmd      textinput.Model
 	cmdOpen  bool
+	// quitAsk is what quitting now would leave behind, while the shell
+	// asks whether to quit all the same (nil: not asking).
+	quitAsk []string
 
 	status    string
 	statusErr bool
@@ -150,15 +164,18 @@ func New(cfg Config) *App {
 		cfg.Location = time.Local
 	}
 	a := &App{cfg: cfg, km: keys.Default(), anims: anim.NewSet(theme.FlashSteps),
-		model: cluster.NewModel(cluster.ModelOptions{}), help: help.New(), owners: map[int]Screen{}}
+		model: cluster.NewModel(cluster.ModelOptions{}), owners: map[int]Screen{}, handoff: make(chan clusterwatch.Batch, 1)}
 	if cfg.NoColor {
 		a.st = theme.Mono()
 	} else {
 		a.st = theme.New(true)
 	}
 	a.footer.help = help.New()
+	a.km.Global.QuitAnyway.SetEnabled(false)
+	a.km.Global.Stay.SetEnabled(false)
 	a.km.SetSandbox(cfg.Sandbox != nil && cfg.Mode == ModeSandbox)
-	a.km.Global.Create.SetEnabled(cfg.Writer != nil && cfg.Mode != ModeReadOnly)
+	// Read-only mode keeps `c`, to say that it refuses (as d, p and e do).
+	a.km.Global.Create.SetEnabled(cfg.Writer != nil || cfg.Mode == ModeReadOnly)
 	a.overview = overview.New(a.st, a.km, a.anims)
 	a.overview.SetConnect(cfg.Connect)
 	a.topics = topics.New(a.st, a.km, a.anims)
@@ -197,10 +214,13 @@ func New(cfg Config) *App {
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if a.cfg.Source != nil {
-		cmds = append(cmds, waitForBatch(a.cfg.Source))
+		cmds = append(cmds, a.rearm())
 	}
 	if a.cfg.Debug {
 		cmds = append(cmds, debugTick())
+	}
+	if check := a.cfg.CheckRoot; check != nil {
+		cmds = append(cmds, func() tea.Msg { return rootCheckedMsg{check()} })
 	}
 	return tea.Batch(cmds...)
 }
@@ -246,6 +266,9 @@ func (a *App) Events() *events.Model { return a.events }
 // Anims returns the animation set.
 func (a *App) Anims() *anim.Set { return a.anims }
 
+// rootCheckedMsg: Config.CheckRoot answered.
+type rootCheckedMsg struct{ text string }
+
 // Update implements tea.Model.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return a, a.update(msg)
@@ -255,6 +278,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // only draws.
 func (a *App) update(msg tea.Msg) tea.Cmd {
 	cmd := a.route(msg)
+	a.km.Global.QuitAnyway.SetEnabled(a.quitAsk != nil)
+	a.km.Global.Stay.SetEnabled(a.quitAsk != nil)
 	a.sizeFooter()
 	return cmd
 }
@@ -274,12 +299,21 @@ func (a *App) route(msg tea.Msg) tea.Cmd {
 			a.restyle(theme.New(msg.IsDark()))
 		}
 		return nil
-	case batchMsg:
-		cmd := a.applyBatch(clusterwatch.Batch(msg))
-		return tea.Batch(cmd, waitForBatch(a.cfg.Source))
+	case batchMsg: // a batch handed over directly (tests)
+		return tea.Batch(a.applyBatch(clusterwatch.Batch(msg)), a.rearm())
+	case batchReadyMsg:
+		select {
+		case b := <-a.handoff:
+			return tea.Batch(a.applyBatch(b), a.rearm())
+		default:
+			return a.rearm()
+		}
 	case sourceClosedMsg:
 		a.closed = true
 		a.layout()
+		return nil
+	case rootCheckedMsg:
+		a.overview.SetNoKafka(msg.text)
 		return nil
 	case anim.FrameMsg:
 		return a.anims.Step(msg)
@@ -304,10 +338,12 @@ func (a *App) route(msg tea.Msg) tea.Cmd {
 		if a.cmdOpen {
 			var cmd tea.Cmd
 			a.cmd, cmd = a.cmd.Update(msg)
+			a.suggest()
 			return cmd
 		}
 	case tea.MouseWheelMsg:
 		if a.showHelp {
+			a.helpWheel(msg)
 			return nil
 		}
 	}
@@ -326,7 +362,6 @@ func (a *App) layout() {
 	for _, s := range a.allScreens() {
 		s.SetSize(a.w, ch)
 	}
-	a.help.SetWidth(a.w - 2)
 	a.cmd.SetWidth(max(a.w-4, 10))
 }
 
@@ -343,18 +378,21 @@ func (a *App) restyle(st theme.Styles) {
 	for _, s := range a.allScreens() {
 		s.SetStyles(st)
 	}
-	a.help.Styles = st.Help
 	a.footer.help.Styles = st.Help
 	theme.StyleInput(&a.cmd, st)
 }
 
-// allScreens are the tabs, the stack and the background tasks.
+// allScreens are the tabs, the stack, the screens of the views esc goes
+// back to and the background tasks.
 func (a *App) allScreens() []Screen {
 	out := make([]Screen, 0, len(a.tabs)+len(a.stack)+len(a.tasks))
 	for _, t := range a.tabs {
 		out = append(out, t.screen)
 	}
 	out = append(out, a.stack...)
+	for _, v := range a.history {
+		out = append(out, v.stack...)
+	}
 	for _, t := range a.tasks {
 		out = append(out, t)
 	}

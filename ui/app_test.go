@@ -99,6 +99,7 @@ type fakeSandbox struct {
 	actions []string
 	running map[int]bool
 	pace    time.Duration
+	moveTo  int // the broker MoveController says took over (0: it fails)
 }
 
 func (f *fakeSandbox) log(s string) { f.mu.Lock(); f.actions = append(f.actions, s); f.mu.Unlock() }
@@ -123,7 +124,13 @@ func (f *fakeSandbox) ElectPreferred(t string) (string, error) {
 	f.log("elect " + t)
 	return "3 elected", nil
 }
-func (f *fakeSandbox) MoveController() error { f.log("move"); return errors.New("no other broker") }
+func (f *fakeSandbox) MoveController() (int, error) {
+	f.log("move")
+	if f.moveTo > 0 {
+		return f.moveTo, nil
+	}
+	return -1, errors.New("no other broker")
+}
 func (f *fakeSandbox) SetPace(d time.Duration) {
 	f.log("pace " + d.String())
 	f.mu.Lock()
@@ -163,7 +170,7 @@ func run(a *App, msg tea.Msg) []tea.Msg {
 	for _, m := range fixture.Run(cmd) {
 		out = append(out, m)
 		switch m.(type) {
-		case batchMsg, sourceClosedMsg, anim.FrameMsg, clearStatusMsg:
+		case batchMsg, batchReadyMsg, sourceClosedMsg, anim.FrameMsg, clearStatusMsg:
 			continue
 		}
 		out = append(out, run(a, m)...)
@@ -189,15 +196,15 @@ func TestWaitForBatchRearms(t *testing.T) {
 	msgs := fixture.Run(cmd)
 	found := false
 	for _, m := range msgs {
-		if bm, ok := m.(batchMsg); ok && len(bm.Events) == 1 {
-			found = true
+		if _, ok := m.(batchReadyMsg); ok {
+			found = len(a.handoff) == 1 && len((<-a.handoff).Events) == len(b[1].Events)
 		}
 	}
 	if !found {
 		t.Fatalf("the batch command must re-arm the receive: %v", msgs)
 	}
 	close(src.ch)
-	if got := waitForBatch(src)(); got != (sourceClosedMsg{}) {
+	if got := waitForBatch(src, a.handoff)(); got != (sourceClosedMsg{}) {
 		t.Fatalf("closed source: %v", got)
 	}
 	a.update(sourceClosedMsg{})
@@ -265,6 +272,62 @@ func TestNavigation(t *testing.T) {
 	}
 }
 
+// TestEscIsBack: esc goes back to the view shown before, as in k9s and
+// lazygit: a number key shows its tab at the root, and esc from there
+// returns to the view left, its drill-down (and crumb) with it; at a
+// tab's root esc goes to the tab shown before, not to the overview; with
+// none before, it does nothing.
+func TestEscIsBack(t *testing.T) {
+	a, _, _ := newApp(t, ModeLive)
+	a.update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	load(a, fixture.Small())
+	header := func() string { return strings.Split(screen(a), "\n")[0] }
+	press(a, "2", "enter") // the topics list's first topic
+	tp, ok := a.Focused().(*topic.Model)
+	if !ok {
+		t.Fatalf("enter: %T", a.Focused())
+	}
+	crumb := "› " + tp.Title()
+	press(a, "3")
+	if a.Active() != "tree" || strings.Contains(header(), crumb) {
+		t.Fatalf("3: %s\n%s", a.Active(), header())
+	}
+	press(a, "esc")
+	if a.Active() != "topics" || a.Focused() != tp || !strings.Contains(header(), crumb) {
+		t.Fatalf("esc from the tree: %s %T\n%s", a.Active(), a.Focused(), header())
+	}
+	press(a, "esc")
+	if a.Active() != "topics" || len(a.Stack()) != 0 {
+		t.Fatalf("esc from the topic: %s, %d pushed", a.Active(), len(a.Stack()))
+	}
+	press(a, "4", "3", "esc")
+	if a.Active() != "events" {
+		t.Fatalf("4 3 esc: %s", a.Active())
+	}
+	press(a, "esc", "esc")
+	if a.Active() != "overview" {
+		t.Fatalf("back to the first tab: %s", a.Active())
+	}
+	press(a, "esc")
+	if a.Active() != "overview" || len(a.Stack()) != 0 {
+		t.Fatalf("esc with nothing before: %s", a.Active())
+	}
+	// A tab's own key goes to its root.
+	press(a, "2", "enter", "2")
+	if a.Active() != "topics" || len(a.Stack()) != 0 {
+		t.Fatalf("2 on the topics tab: %d pushed", len(a.Stack()))
+	}
+	// A number key shows the tab's root; the drill-down left is esc's.
+	press(a, "enter", "1", "2")
+	if a.Active() != "topics" || len(a.Stack()) != 0 {
+		t.Fatalf("1 2: %d pushed", len(a.Stack()))
+	}
+	press(a, "esc", "esc")
+	if _, ok := a.Focused().(*topic.Model); !ok || a.Active() != "topics" {
+		t.Fatalf("esc esc: %s %T", a.Active(), a.Focused())
+	}
+}
+
 func TestCommandLine(t *testing.T) {
 	a, _, _ := newApp(t, ModeLive)
 	a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
@@ -294,6 +357,15 @@ func TestCommandLine(t *testing.T) {
 	if s, _ := a.Status(); !strings.Contains(s, "unknown command :xyz") {
 		t.Fatalf("unknown: %q", s)
 	}
+	// A topic that never existed is said to be missing, plainly.
+	n := len(a.Stack())
+	press(a, ":", "t", "o", "p", "i", "c", "space", "o", "r", "d", "enter")
+	if s, isErr := a.Status(); !isErr || s != "There is no topic ord in this cluster (tab completes topic names after :topic)." {
+		t.Fatalf(":topic ord: %q", s)
+	}
+	if len(a.Stack()) != n {
+		t.Fatal(":topic ord opened a screen")
+	}
 	press(a, "c")
 	if len(a.Stack()) != 1 {
 		t.Fatal("c is disabled without a writer")
@@ -306,6 +378,37 @@ func TestCommandLine(t *testing.T) {
 	}
 	if msgs := run(a, fixture.Key("enter")); !slices.ContainsFunc(msgs, func(m tea.Msg) bool { _, ok := m.(tea.QuitMsg); return ok }) {
 		t.Fatalf(":q quits: %v", msgs)
+	}
+}
+
+// TestCommandCompletion: tab completes the command, then after ":topic "
+// the topic's name; ctrl+n goes to the next match.
+func TestCommandCompletion(t *testing.T) {
+	a, _, _ := newApp(t, ModeLive)
+	a.update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	load(a, fixture.Small())
+	press(a, ":", "t", "o", "tab")
+	if v := a.cmd.Value(); v != "topics" {
+		t.Fatalf(":to<tab> = %q", v)
+	}
+	press(a, "esc", ":", "t", "o", "ctrl+n", "tab")
+	if v := a.cmd.Value(); v != "topic" {
+		t.Fatalf(":to<ctrl+n><tab> = %q", v)
+	}
+	press(a, "tab", "p", "tab")
+	if v := a.cmd.Value(); v != "topic payments" {
+		t.Fatalf(":topic<tab>p<tab> = %q", v)
+	}
+	press(a, "enter")
+	if tp, ok := a.Focused().(*topic.Model); !ok || tp.Name() != "payments" {
+		t.Fatalf("enter: %T", a.Focused())
+	}
+	press(a, ":", "t", "o", "p", "i", "c", "space", "o", "tab")
+	if v := a.cmd.Value(); v != "topic orders" {
+		t.Fatalf(":topic o<tab> = %q", v)
+	}
+	if got := a.completions("topic "); len(got) != len(a.snap.Topics()) {
+		t.Fatalf("every topic completes after \":topic \": %v", got)
 	}
 }
 
@@ -349,6 +452,11 @@ func TestSandboxActions(t *testing.T) {
 		t.Fatalf("actions %v", sb.actions)
 	}
 	if s, isErr := a.Status(); !isErr || s != "no other broker" {
+		t.Fatalf("status %q %v", s, isErr)
+	}
+	sb.moveTo = 3
+	press(a, "m")
+	if s, isErr := a.Status(); isErr || s != "The controller moved to broker 3." {
 		t.Fatalf("status %q %v", s, isErr)
 	}
 	// Outside the sandbox the keys do nothing.
@@ -606,8 +714,8 @@ func TestNewTabIsOneRow(t *testing.T) {
 	if a.Active() != "brokers-list" {
 		t.Fatalf(":bl: %s", a.Active())
 	}
-	if !slices.Contains(a.commandNames(), "brokers-list") {
-		t.Fatalf("completion %v", a.commandNames())
+	if !slices.Contains(a.completions("b"), "brokers-list") {
+		t.Fatalf("completion %v", a.completions("b"))
 	}
 	press(a, ":", "x", "enter")
 	if s, _ := a.Status(); !strings.Contains(s, ":brokers-list") {

@@ -220,7 +220,7 @@ func (w *timedApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	t0 := time.Now()
 	_, cmd := w.a.Update(msg)
 	d := time.Since(t0)
-	if _, ok := msg.(batchMsg); ok {
+	if _, ok := msg.(batchReadyMsg); ok { // a mirror batch (see waitForBatch)
 		w.mu.Lock()
 		if w.measure {
 			w.updates = append(w.updates, d)

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
 )
 
 // command is a `:` command.
@@ -17,6 +18,9 @@ type command struct {
 	usage string
 	about string
 	run   func(a *App, args []string) tea.Cmd
+	// args, when set, completes the command's argument: the values that
+	// start with prefix, at most limit of them.
+	args func(a *App, prefix string, limit int) []string
 	// enabled reports whether the command applies (nil: always); a
 	// disabled command is neither completed nor listed.
 	enabled func(a *App) bool
@@ -31,9 +35,12 @@ func (a *App) commands() []command {
 			run: func(a *App, _ []string) tea.Cmd { return a.switchTab(i) }})
 	}
 	return append(out,
-		command{names: []string{"topic"}, usage: ":topic NAME", about: "open a topic", run: func(a *App, args []string) tea.Cmd {
+		command{names: []string{"topic"}, usage: ":topic NAME", about: "open a topic", args: topicNames, run: func(a *App, args []string) tea.Cmd {
 			if len(args) != 1 {
-				return a.setStatus("usage: :topic NAME", true)
+				return a.setStatus("usage: :topic NAME (tab completes the name)", true)
+			}
+			if s := a.snap; s != nil && !s.Partial() && s.Topic(args[0]) == nil {
+				return a.setStatus("There is no topic "+args[0]+" in this cluster (tab completes topic names after :topic).", true)
 			}
 			return a.openTopic(args[0], -1)
 		}},
@@ -41,22 +48,57 @@ func (a *App) commands() []command {
 			run:     func(a *App, _ []string) tea.Cmd { return a.openCreate() },
 			enabled: func(a *App) bool { return a.km.Global.Create.Enabled() }},
 		command{names: []string{"help", "h"}, about: "show the keys", run: func(a *App, _ []string) tea.Cmd {
-			a.showHelp = true
+			a.openHelp()
 			return nil
 		}},
-		command{names: []string{"quit", "q", "q!"}, usage: ":q", about: "quit", run: func(*App, []string) tea.Cmd { return tea.Quit }},
+		command{names: []string{"quit", "q", "q!"}, usage: ":q", about: "quit", run: func(a *App, _ []string) tea.Cmd { return a.quit() }},
 	)
 }
 
 func (c command) applies(a *App) bool { return c.enabled == nil || c.enabled(a) }
 
-// commandNames are what tab completes on the `:` line.
-func (a *App) commandNames() []string {
+// maxCompletions bounds the argument completions offered at once (ctrl+n
+// and ctrl+p go through them; typing more narrows them).
+const maxCompletions = 100
+
+// completions are what tab completes for the line typed so far: the
+// command names it starts, a command that takes an argument followed by
+// a space first ("topic " before "topics"), then, once the command and a
+// space are typed, its argument's values ("topic orders").
+func (a *App) completions(line string) []string {
+	name, arg, hasArg := strings.Cut(line, " ")
 	var out []string
 	for _, c := range a.commands() {
-		if c.applies(a) {
+		if !c.applies(a) {
+			continue
+		}
+		switch {
+		case hasArg && c.args != nil && slices.Contains(c.names, name):
+			for _, v := range c.args(a, arg, maxCompletions) {
+				out = append(out, name+" "+v)
+			}
+			return out
+		case hasArg:
+		case c.args != nil && c.names[0] == line:
+			out = slices.Insert(out, 0, line+" ")
+		case strings.HasPrefix(c.names[0], line):
 			out = append(out, c.names[0])
 		}
+	}
+	return out
+}
+
+// topicNames completes a topic name from the newest snapshot: the topics
+// are sorted by name, so those starting with prefix are one run.
+func topicNames(a *App, prefix string, limit int) []string {
+	if a.snap == nil {
+		return nil
+	}
+	ts := a.snap.Topics()
+	i, _ := slices.BinarySearchFunc(ts, prefix, func(t *cluster.Topic, p string) int { return strings.Compare(t.Name, p) })
+	var out []string
+	for ; i < len(ts) && len(out) < limit && strings.HasPrefix(ts[i].Name, prefix); i++ {
+		out = append(out, ts[i].Name)
 	}
 	return out
 }
@@ -88,7 +130,21 @@ func (a *App) commandKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	a.cmd, cmd = a.cmd.Update(msg)
+	a.suggest()
 	return cmd
+}
+
+// suggest offers what tab completes next, from what is typed now (the
+// matches stay the same while ctrl+n and ctrl+p go through them), and
+// enables the completion keys while there are matches.
+func (a *App) suggest() {
+	a.cmd.SetSuggestions(a.completions(a.cmd.Value()))
+	n := len(a.cmd.MatchedSuggestions())
+	in := &a.km.Input
+	in.Complete.SetEnabled(n > 0)
+	in.NextMatch.SetEnabled(n > 1)
+	in.PrevMatch.SetEnabled(n > 1)
+	a.cmd.KeyMap.AcceptSuggestion, a.cmd.KeyMap.NextSuggestion, a.cmd.KeyMap.PrevSuggestion = in.Complete, in.NextMatch, in.PrevMatch
 }
 
 // runCommand runs a `:` command line.

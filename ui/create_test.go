@@ -98,9 +98,14 @@ func stageIs(stage string) func(*App) bool {
 // wires it).
 type sandboxControl struct{ c *sandbox.Cluster }
 
-func (s sandboxControl) Kill(id int) error       { return s.c.Kill(id) }
-func (s sandboxControl) Restart(id int) error    { return s.c.Restart(id) }
-func (s sandboxControl) MoveController() error   { return s.c.MoveController() }
+func (s sandboxControl) Kill(id int) error    { return s.c.Kill(id) }
+func (s sandboxControl) Restart(id int) error { return s.c.Restart(id) }
+func (s sandboxControl) MoveController() (int, error) {
+	if err := s.c.MoveController(); err != nil {
+		return -1, err
+	}
+	return s.c.ActiveController(), nil
+}
 func (s sandboxControl) Running(id int) bool     { return s.c.Running(id) }
 func (s sandboxControl) SetPace(d time.Duration) { s.c.SetPace(d) }
 func (s sandboxControl) Pace() time.Duration     { return s.c.Pace() }
@@ -433,6 +438,10 @@ func TestFlowInvalidName(t *testing.T) {
 		out = ansi.Strip(a.View().Content)
 		return strings.Contains(out, "Topic 'metrics.raw' collides with existing topics: metrics_raw")
 	})
+	send(f.tm, "esc") // a form typed into asks first
+	waitApp(t, f.tm, "the question", func(a *App) bool {
+		return strings.Contains(ansi.Strip(a.View().Content), "esc again closes the wizard")
+	})
 	send(f.tm, "esc")
 	waitApp(t, f.tm, "the wizard closed", func(a *App) bool { return len(a.Stack()) == 0 })
 	fm := final(t, f.tm)
@@ -515,11 +524,12 @@ func TestCreateScreens(t *testing.T) {
 	ro.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(ro, wizardSpec())
 	press(ro, "c")
-	if len(ro.Stack()) != 0 {
-		t.Fatal("c opened the wizard in read-only mode")
+	if s, isErr := ro.Status(); len(ro.Stack()) != 0 || !isErr || s != "read-only mode: refusing to create a topic" {
+		t.Fatalf("c in read-only mode: stack %d, status %q", len(ro.Stack()), s)
 	}
+	ro.status = ""
 	ro.runCommand("create")
-	if s, isErr := ro.Status(); !isErr || !strings.Contains(s, "Read-only") {
+	if s, isErr := ro.Status(); !isErr || s != "read-only mode: refusing to create a topic" {
 		t.Fatalf("status %q", s)
 	}
 }

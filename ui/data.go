@@ -15,18 +15,31 @@ type batchMsg clusterwatch.Batch
 // sourceClosedMsg: the source closed.
 type sourceClosedMsg struct{}
 
+// batchReadyMsg: a batch of the source waits in the App's handoff.
+type batchReadyMsg struct{}
+
 // waitForBatch is re-armed after every batch: one outstanding receive, so
 // a busy UI applies back-pressure (the mirror keeps coalescing meanwhile,
-// the poller waits).
-func waitForBatch(src Source) tea.Cmd {
+// the poller waits). The batch it receives waits in handoff (room for one:
+// the one outstanding receive), not in the message: a batch received as
+// the TUI closes is not lost with the message, Finish applies it.
+func waitForBatch(src Source, handoff chan<- clusterwatch.Batch) tea.Cmd {
 	return func() tea.Msg {
 		b, err := src.Next(context.Background())
 		if err != nil {
 			return sourceClosedMsg{}
 		}
-		return batchMsg(b)
+		handoff <- b
+		return batchReadyMsg{}
 	}
 }
+
+// mirrorStatser is a source with the ZooKeeper mirror's figures
+// (*clusterwatch.MirrorSource), which the tree shows.
+type mirrorStatser interface{ MirrorStats() zkwatch.Stats }
+
+// rearm is the next receive of the source's batches.
+func (a *App) rearm() tea.Cmd { return waitForBatch(a.cfg.Source, a.handoff) }
 
 // applyBatch applies a source's batch to the model and hands the results
 // to the screens that own them.
@@ -42,12 +55,15 @@ func (a *App) applyBatch(b clusterwatch.Batch) tea.Cmd {
 	}
 	if a.cfg.Source != nil {
 		a.stats = a.cfg.Source.Stats()
+		if ms, ok := a.cfg.Source.(mirrorStatser); ok {
+			a.tree.SetMirrored(ms.MirrorStats().Nodes)
+		}
 	}
 	var cmd tea.Cmd
 	if b.Partial || b.Loaded || b.Reset {
 		a.progress = b.Progress
 	}
-	if len(b.Events) > 0 || b.Reset || b.Loaded || b.Partial && !a.loaded {
+	if len(b.Events) > 0 || b.KRaft != nil || len(b.ELR) > 0 || b.Reset || b.Loaded || b.Partial && !a.loaded {
 		// The first load (its partial batches and the one ending it)
 		// describes the cluster as it is, not what happened: its changes
 		// are not recorded (one per znode, nobody reads them), and while

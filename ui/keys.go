@@ -10,24 +10,22 @@ import (
 // the tabs' number keys, then the focused screen.
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := &a.km.Global
+	if a.quitAsk != nil {
+		return a.quitKey(msg)
+	}
 	if key.Matches(msg, g.FieldQuit) {
-		return tea.Quit
+		return a.quit()
 	}
 	if a.cmdOpen {
 		return a.commandKey(msg)
 	}
 	if a.showHelp {
-		// Any key closes the help; q still quits.
-		a.showHelp = false
-		if key.Matches(msg, g.Quit) {
-			return tea.Quit
-		}
-		return nil
+		return a.helpKey(msg)
 	}
 	focused := a.Focused()
 	if a.capturing() {
 		if key.Matches(msg, g.FieldHelp) {
-			a.showHelp = true
+			a.openHelp()
 			return nil
 		}
 		return a.send(focused, msg)
@@ -39,13 +37,14 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, g.Quit):
-		return tea.Quit
+		return a.quit()
 	case key.Matches(msg, g.Help):
-		a.showHelp = true
+		a.openHelp()
 		return nil
 	case key.Matches(msg, g.Command):
 		a.cmdOpen = true
 		a.cmd.SetValue("")
+		a.suggest()
 		return a.cmd.Focus()
 	case key.Matches(msg, g.Create):
 		return a.openCreate()
@@ -56,10 +55,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if len(a.stack) > 0 {
 			return a.pop()
 		}
-		if a.active != 0 {
-			return a.switchTab(0) // the first tab is home
-		}
-		return nil
+		cmd, _ := a.back()
+		return cmd
 	}
 	return a.send(focused, msg)
 }

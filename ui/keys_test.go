@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -120,8 +122,11 @@ func keyStates() []keyState {
 		{"events", at(small, "4")},
 		{"events filter", at(small, "4", "/")},
 		{"command line", at(small, ":")},
+		{"command line with matches", at(small, ":", "t", "o")},
+		{"command line, a topic", at(small, ":", "t", "o", "p", "i", "c", "space")},
 		{"wizard form", at(wizardSpec, "c")},
 		{"wizard configs field", at(wizardSpec, "c", "tab", "tab", "tab", "tab")},
+		{"wizard configs field completing", at(wizardSpec, "c", "tab", "tab", "tab", "tab", "r", "e", "t")},
 		{"wizard rack field", at(wizardSpec, "c", "tab", "tab", "tab")},
 		{"wizard preview", at(wizardSpec, wizardKeys...)},
 		{"wizard confirm", at(wizardSpec, append(wizardKeys, "enter")...)},
@@ -148,6 +153,17 @@ func keyStates() []keyState {
 		{"election confirm (live)", liveAt("p", "enter")},
 		{"topic election (live)", liveAt("2", "enter", "p")},
 		{"configs editor", at(wizardSpec, "2", "enter", "e")},
+		{"configs preview", written(&fakeWriter{}, "2", "enter", "e", "enter")},
+		{"configs written", written(&fakeWriter{}, "2", "enter", "e", "enter", "enter", "y")},
+		{"configs failed", written(&failingWriter{}, "2", "enter", "e", "enter", "enter", "y")},
+		{"reassign topic progress", written(&fakeWriter{}, "2", "enter", "R", "+", "enter", "y")},
+		{"election progress (live)", liveAt("p", "enter", "y")},
+		{"drain production mistyped", func(t *testing.T) *App {
+			a := fullApp(&fakeWriter{}, wizardSpec())
+			a.cfg.Production = true
+			press(a, "d", "enter", "4", "enter")
+			return a
+		}},
 		{"configs editor (configs field)", at(wizardSpec, "2", "enter", "e", "r", "e", "t")},
 		{"drain production confirm", func(t *testing.T) *App {
 			a := fullApp(&fakeWriter{}, wizardSpec())
@@ -165,13 +181,15 @@ func keyStates() []keyState {
 	}
 }
 
-// inForce are the bindings the help and the footer show in a's state.
+// inForce are the bindings the help page shows in a's state (? or f1;
+// the `:` line, which has none, tells its keys in the help's legend).
+// The footer shows some of them (TestFooterIsInTheHelp).
 func inForce(a *App) []key.Binding {
 	if a.cmdOpen {
 		in := a.km.Input
-		return []key.Binding{in.Accept, in.Cancel, a.km.Global.FieldQuit}
+		return enabled([]key.Binding{in.Accept, in.Cancel, in.Complete, in.NextMatch, in.PrevMatch, a.km.Global.FieldQuit})
 	}
-	bs := a.Focused().ShortHelp()
+	var bs []key.Binding
 	for _, g := range a.helpGroups() {
 		bs = append(bs, g...)
 	}
@@ -222,13 +240,16 @@ func keyUniverse() []string {
 }
 
 // textKeys are the keys a focused text field takes for itself: what it
-// types, and its own editing keys.
+// types, and its own editing keys. Not its completion keys: what they do
+// (take a completion, show the next) the help must tell.
 func textKeys() map[string]bool {
 	out := map[string]bool{"space": true}
 	for c := '!'; c <= '~'; c++ {
 		out[string(c)] = true
 	}
-	for _, b := range bindingsOf(textinput.DefaultKeyMap()) {
+	km := textinput.DefaultKeyMap()
+	km.AcceptSuggestion, km.NextSuggestion, km.PrevSuggestion = key.Binding{}, key.Binding{}, key.Binding{}
+	for _, b := range bindingsOf(km) {
 		for _, k := range b.Keys() {
 			out[k] = true
 		}
@@ -243,7 +264,8 @@ func state(a *App) string {
 }
 
 // TestKeysHelpTellsTheTruth: in every screen and stage, every key that
-// does something is in a binding the help shows there.
+// does something is in a binding the help page (? or f1) shows there, the
+// text fields' completion keys included.
 func TestKeysHelpTellsTheTruth(t *testing.T) {
 	text := textKeys()
 	for _, ks := range keyStates() {
@@ -259,6 +281,7 @@ func TestKeysHelpTellsTheTruth(t *testing.T) {
 			// A key that did nothing leaves the App as it was: the next key
 			// is pressed on it; after one that acted, the state is rebuilt.
 			a, acted := probe, 0
+			var unshown []string
 			for _, k := range keyUniverse() {
 				if typing && text[k] && !bound[k] {
 					continue // the text field's own
@@ -273,11 +296,14 @@ func TestKeysHelpTellsTheTruth(t *testing.T) {
 				acted++
 				a = nil
 				if !bound[k] {
-					t.Errorf("%q acts but the help does not show it", k)
+					unshown = append(unshown, k)
 				}
 			}
 			if acted == 0 {
 				t.Fatal("no key acts: the probe sees nothing")
+			}
+			if len(unshown) > 0 {
+				t.Errorf("keys that act but the help does not show: %q", unshown)
 			}
 		})
 	}
@@ -321,6 +347,114 @@ func TestKeysDoNotCollide(t *testing.T) {
 						t.Errorf("%q is %q (%s) and %q (%s)", k, o.Help().Key, o.Help().Desc, b.Help().Key, b.Help().Desc)
 					}
 					owner[k] = b
+				}
+			}
+		})
+	}
+}
+
+// helpPages opens the help in a's state at w×h and returns every line it
+// shows, scrolling through it (down until it stops moving).
+func helpPages(t *testing.T, a *App, w, h int) []string {
+	t.Helper()
+	a.update(tea.WindowSizeMsg{Width: w, Height: h})
+	a.update(fixture.Key("f1"))
+	if !a.ShowingHelp() {
+		t.Fatal("f1 does not open the help")
+	}
+	var out []string
+	for range 500 {
+		lines := strings.Split(screen(a), "\n")
+		out = append(out, lines...)
+		for _, l := range lines {
+			if cell.Width(l) > w {
+				t.Errorf("%d columns in a %d-column window: %q", cell.Width(l), w, l)
+			}
+		}
+		if !a.helpScrolls() {
+			return out
+		}
+		before := a.helpOff
+		a.update(fixture.Key("down"))
+		if !a.ShowingHelp() {
+			t.Fatal("down closed a help that scrolls")
+		}
+		if a.helpOff == before {
+			return out
+		}
+	}
+	t.Fatal("the help never reached its end")
+	return nil
+}
+
+// TestHelpShowsEveryKeyWhole: in every screen and stage, at 80×24 and
+// down to 30×8, the help shows every binding in force with its key and
+// its whole description (the last columns were cut to "…" at 80×24),
+// scrolling where it is taller than the window; its title says how.
+func TestHelpShowsEveryKeyWhole(t *testing.T) {
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for _, ks := range keyStates() {
+		for _, sz := range [][2]int{{80, 24}, {50, 16}, {30, 8}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", ks.name, sz[0], sz[1]), func(t *testing.T) {
+				a := ks.build(t)
+				if a.cmdOpen {
+					t.Skip("the : line has no help page (its keys are in the status bar)")
+				}
+				shown := words(strings.Join(helpPages(t, a, sz[0], sz[1]), "\n"))
+				for _, g := range a.helpGroups() {
+					for _, b := range g {
+						if !b.Enabled() {
+							continue
+						}
+						if h := b.Help(); !strings.Contains(shown, words(h.Key+" "+h.Desc)) {
+							t.Errorf("%q %q is not shown whole", h.Key, h.Desc)
+						}
+					}
+				}
+				if a.helpScrolls() && !strings.Contains(shown, "↑/↓ pgdn scroll") {
+					t.Error("the help scrolls and does not say so")
+				}
+			})
+		}
+	}
+}
+
+// TestKeysScrollLikeLists: wherever a page scrolls (pgdn is in force
+// and no text field has the keys, where g and G are text), g and G go to
+// its top and its bottom, as in every list (the drain's preview ignored
+// them).
+func TestKeysScrollLikeLists(t *testing.T) {
+	for _, ks := range keyStates() {
+		t.Run(ks.name, func(t *testing.T) {
+			a := ks.build(t)
+			bound := map[string]bool{}
+			for _, b := range inForce(a) {
+				for _, k := range b.Keys() {
+					bound[k] = true
+				}
+			}
+			gap := bound["pgdown"] && (!bound["g"] || !bound["G"]) && !a.cmdOpen && !a.capturing()
+			if gap {
+				t.Errorf("pgdn in force, but g %v, G %v", bound["g"], bound["G"])
+			}
+		})
+	}
+}
+
+// TestFooterIsInTheHelp: every key the status bar offers is on the help
+// page too, where the test above holds the help to the truth (the
+// creation form's esc was only in the status bar).
+func TestFooterIsInTheHelp(t *testing.T) {
+	for _, ks := range keyStates() {
+		t.Run(ks.name, func(t *testing.T) {
+			a := ks.build(t)
+			if a.cmdOpen {
+				return // the line itself is the status bar
+			}
+			in := inForce(a)
+			for _, b := range enabled(a.Focused().ShortHelp()) {
+				if !slices.ContainsFunc(in, func(c key.Binding) bool { return slices.Equal(b.Keys(), c.Keys()) && b.Help() == c.Help() }) {
+					t.Errorf("%q (%s) is in the status bar, not in the help", b.Help().Key, b.Help().Desc)
 				}
 			}
 		})

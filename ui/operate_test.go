@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -12,9 +14,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/screens/operate"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -54,7 +58,7 @@ func TestDrainScreens(t *testing.T) {
 				a.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 				load(a, wizardSpec())
 				press(a, tc.keys...)
-				if w := drainer(a); w == nil || w.Broker() != 3 || (tc.name == "progress" && w.Stage() != "progress") {
+				if w := drainer(a); w == nil || w.Operation().Broker != 3 || (tc.name == "progress" && w.Stage() != "progress") {
 					t.Fatalf("wizard %v", w)
 				}
 				if tc.name == "background" && (len(a.Stack()) != 0 || len(a.Tasks()) != 1 || !strings.Contains(screen(a), "⟳ Draining broker 3: 0/5 partitions")) {
@@ -80,6 +84,10 @@ func TestDrainScreens(t *testing.T) {
 	press(ro, "d")
 	if s, isErr := ro.Status(); len(ro.Stack()) != 0 || !isErr || s != "read-only mode: refusing to drain broker 1 (f shows what losing it would do)" {
 		t.Fatalf("read-only: stack %d, status %q", len(ro.Stack()), s)
+	}
+	press(ro, "c")
+	if s, isErr := ro.Status(); len(ro.Stack()) != 0 || !isErr || s != "read-only mode: refusing to create a topic" {
+		t.Fatalf("read-only c: stack %d, status %q", len(ro.Stack()), s)
 	}
 	for k, want := range map[string]string{"R": "read-only mode: refusing to reassign topic metrics_raw", "a": "read-only mode: refusing to add partitions to topic metrics_raw",
 		"e": "read-only mode: refusing to alter the configs of topic metrics_raw", "p": "read-only mode: refusing to start a preferred leader election"} {
@@ -161,17 +169,7 @@ func TestFlowDrain(t *testing.T) {
 		rec = &recordingWriter{Conn: c}
 		return rec
 	})
-	plan, err := clusterops.PlanTopic(f.snapshot(t), clusterops.TopicRequest{Name: "orders", Partitions: 12, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := clusterops.CreateTopic(f.conn, plan); err != nil {
-		t.Fatal(err)
-	}
-	waitApp(t, f.tm, "orders online", func(a *App) bool {
-		tp := a.Snapshot().Topic("orders")
-		return tp != nil && a.Snapshot().TopicHealth(tp).Offline == 0 && tp.Health.Uninitialized == 0 && tp.Health.UnderReplicated == 0
-	})
+	createOrders(t, f)
 	topics := []string{"orders", "metrics_raw"}
 	orig := map[string]map[int][]int{}
 	if st := zkState(t, f.conn, 3, topics, orig); !strings.Contains(st, "led by 3: [") || strings.Contains(st, "led by 3: []") {
@@ -185,16 +183,23 @@ func TestFlowDrain(t *testing.T) {
 	send(f.tm, "d")
 	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
 	var lead *clusterops.LeadershipFirst
-	waitApp(t, f.tm, "leaders first", func(a *App) bool { var on bool; on, lead = drainer(a).LeadersFirst(); return on && !lead.Empty() })
+	waitApp(t, f.tm, "leaders first", func(a *App) bool {
+		g, err := clusterops.PlanDrain(a.Snapshot(), clusterops.DrainRequest{Broker: 3, Strategy: clusterops.StrategyMinimal})
+		if err != nil {
+			return false
+		}
+		lead = clusterops.PlanLeadershipFirst(a.Snapshot(), 3, g.Moves(clusterops.StrategyMinimal))
+		return !lead.Empty() && strings.Contains(screen(a), "first: ") && strings.Contains(screen(a), " move off broker 3")
+	})
 	send(f.tm, "w")
 	var shown [][]string
-	waitApp(t, f.tm, "the exact znodes", func(a *App) bool { shown = drainer(a).WrittenSteps(); return shown != nil })
+	waitApp(t, f.tm, "the exact znodes", func(a *App) bool { shown = drainer(a).Written(); return shown != nil })
 	send(f.tm, "w", "enter")
 	waitApp(t, f.tm, "the confirmation", drainStageIs("confirm"))
 	send(f.tm, "y")
 	waitApp(t, f.tm, "the reassignment written", func(a *App) bool {
 		w := drainer(a)
-		return w != nil && (w.Stage() == "leading" || w.Stage() == "progress" || w.Stage() == "done")
+		return w != nil && (w.Stage() == "writing" || w.Stage() == "progress" || w.Stage() == "done")
 	})
 	send(f.tm, "esc")
 	waitApp(t, f.tm, "the drain done in the background", func(a *App) bool {
@@ -251,28 +256,26 @@ func TestFlowDrain(t *testing.T) {
 }
 
 // TestDrainProduction: on a production context the confirmation asks for
-// the broker's id to be typed; anything else writes nothing.
+// the broker's id to be typed; another word writes nothing and the
+// popup stays open saying so, until the right one is typed.
 func TestDrainProduction(t *testing.T) {
-	for _, tc := range []struct {
-		typed string
-		write bool
-	}{{"4", false}, {"3", true}} {
-		w := &fakeWriter{}
-		a := New(Config{Source: newSource(), Writer: w, Mode: ModeLive, Production: true, Context: "prod", Connect: "zk1:2181/kafka",
-			Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
-		a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
-		load(a, wizardSpec())
-		press(a, "right", "right", "d", "enter", "y", "q")
-		if d := drainer(a); d == nil || d.Stage() != "confirm" || !strings.Contains(screen(a), "Production cluster: type 3 to confirm") {
-			t.Fatalf("y or q acted in the production confirmation:\n%s", screen(a))
-		}
-		press(a, "ctrl+u")
-		press(a, strings.Split(tc.typed, "")...)
-		press(a, "enter")
-		// Written: the leadership step's first multi (the reorder).
-		if got := w.multi == 1; got != tc.write || (tc.write && drainer(a).Stage() != "leading") {
-			t.Fatalf("typed %q: %d multis, stage %s", tc.typed, w.multi, drainer(a).Stage())
-		}
+	w := &fakeWriter{}
+	a := New(Config{Source: newSource(), Writer: w, Mode: ModeLive, Production: true, Context: "prod", Connect: "zk1:2181/kafka",
+		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+	a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	load(a, wizardSpec())
+	press(a, "right", "right", "d", "enter", "y", "q")
+	if d := drainer(a); d == nil || d.Stage() != "confirm" || !strings.Contains(screen(a), "Production cluster: type 3 to confirm") {
+		t.Fatalf("y or q acted in the production confirmation:\n%s", screen(a))
+	}
+	press(a, "ctrl+u", "4", "enter")
+	if d := drainer(a); w.multi != 0 || d.Stage() != "confirm" || !strings.Contains(screen(a), "Not written: “4” is not 3.") {
+		t.Fatalf("typed 4: %d multis, stage %s\n%s", w.multi, d.Stage(), screen(a))
+	}
+	press(a, "backspace", "3", "enter")
+	// Written: the leadership step's first multi (the reorder).
+	if w.multi != 1 || drainer(a).Stage() != "writing" {
+		t.Fatalf("typed 3: %d multis, stage %s", w.multi, drainer(a).Stage())
 	}
 }
 
@@ -295,9 +298,11 @@ func TestFlowChangeRF(t *testing.T) {
 	send(f.tm, "R")
 	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
 	send(f.tm, "+")
-	waitApp(t, f.tm, "RF 3", func(a *App) bool { w := drainer(a); return w.RF() == 3 && len(w.Moves()) == 3 })
+	waitApp(t, f.tm, "RF 3", func(a *App) bool {
+		return strings.Contains(screen(a), "replication factor 2 → 3") && strings.Contains(screen(a), "3 partitions move")
+	})
 	send(f.tm, "t")
-	waitApp(t, f.tm, "the throttle", func(a *App) bool { return drainer(a).Throttle() == 10<<20 })
+	waitApp(t, f.tm, "the throttle", func(a *App) bool { return strings.Contains(screen(a), "throttle 10 MiB/s") })
 	send(f.tm, "enter", "y")
 	waitApp(t, f.tm, "the reassignment done", drainStageIs("done"))
 	waitApp(t, f.tm, "the throttles removed", func(a *App) bool {
@@ -357,7 +362,7 @@ func TestFlowAddPartitions(t *testing.T) {
 	send(f.tm, "a")
 	waitApp(t, f.tm, "the preview", drainStageIs("preview"))
 	send(f.tm, "-")
-	waitApp(t, f.tm, "5 partitions", func(a *App) bool { w := drainer(a); return w.Count() == 5 && w.AddPlan() != nil })
+	waitApp(t, f.tm, "5 partitions", func(a *App) bool { return strings.Contains(screen(a), "3 → 5 partitions") })
 	send(f.tm, "enter", "y")
 	waitApp(t, f.tm, "the new partitions online", drainStageIs("done"))
 	data, _, err := f.conn.Get(cluster.TopicPath("metrics_raw"))
@@ -449,4 +454,157 @@ func TestFlowConfigs(t *testing.T) {
 		t.Fatalf("no change notification (%v)", err)
 	}
 	final(t, f.tm)
+}
+
+// TestMixedRF: a topic whose partitions have different replication
+// factors says so in the topics list, on its screen and in R's preview,
+// which keeps every partition's.
+func TestMixedRF(t *testing.T) {
+	a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka",
+		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
+	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	load(a, wizardSpec())
+	tp := a.Snapshot().Topic("orders")
+	asg := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: tp.ID}
+	for _, p := range tp.Partitions {
+		asg.Partitions[p.ID] = p.Replicas
+	}
+	asg.Partitions[0] = tp.Partitions[0].Replicas[:2]
+	data := cluster.EncodeTopicAssignment(asg)
+	run(a, mirrorBatch(zkwatch.Batch{Events: []zkwatch.Event{{Type: zkwatch.Changed, Path: cluster.TopicPath("orders"), Data: data,
+		Stat: &zk.Stat{Czxid: 1, Mzxid: 1 << 30, Version: tp.ZkVersion + 1, DataLength: int32(len(data))}}}}))
+	press(a, "2")
+	if out := screen(a); !regexp.MustCompile(`orders +6 +2–3 `).MatchString(out) {
+		t.Fatalf("the topics list:\n%s", out)
+	}
+	a.runCommand("topic orders")
+	if out := screen(a); !strings.Contains(out, "Topic orders") || !strings.Contains(out, "RF 2–3 (mixed)") {
+		t.Fatalf("the topic screen:\n%s", out)
+	}
+	press(a, "R")
+	if out := screen(a); !strings.Contains(out, "replication factor 2–3 (mixed") {
+		t.Fatalf("R:\n%s", out)
+	}
+}
+
+// TestQuitAsks: q while a drain is between its steps asks first, naming
+// what is left; n stays, y (or ctrl+c again) quits. With nothing left, q
+// quits at once.
+func TestQuitAsks(t *testing.T) {
+	a := written(&fakeWriter{}, "d", "enter", "y")(t)
+	if w := drainer(a); w == nil || w.Stage() != "writing" {
+		t.Fatalf("not between steps: %v", w)
+	}
+	if cmd := a.update(fixture.Key("q")); cmd != nil || !strings.Contains(screen(a), "Quit now?") ||
+		!strings.Contains(strings.Join(strings.Fields(screen(a)), " "), "is between its steps") {
+		t.Fatalf("q did not ask:\n%s", screen(a))
+	}
+	if !strings.Contains(screen(a), "y quit • n/esc stay") {
+		t.Fatalf("the footer does not say the answers:\n%s", screen(a))
+	}
+	press(a, "x", "n")
+	if strings.Contains(screen(a), "Quit now?") || drainer(a) == nil {
+		t.Fatalf("n did not stay:\n%s", screen(a))
+	}
+	a.update(fixture.Key("ctrl+c"))
+	if cmd := a.update(fixture.Key("ctrl+c")); cmd == nil {
+		t.Fatal("ctrl+c twice did not quit")
+	} else if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("ctrl+c twice did not quit")
+	}
+	b := fullApp(&fakeWriter{}, wizardSpec())
+	if cmd := b.update(fixture.Key("q")); cmd == nil {
+		t.Fatal("q with nothing left did not quit")
+	}
+}
+
+// TestFlowQuitDuringDrain: on the sandbox (real ZooKeeper, the
+// controller slowed), q during a drain's leaders-first step asks, y
+// closes the TUI, and Finish finishes the step it started (the election
+// written once the controller reordered the replicas) without writing
+// the drain: broker 3 keeps its replicas and leads none of the step's
+// partitions; what is left says how to drain it.
+func TestFlowQuitDuringDrain(t *testing.T) {
+	var rec *recordingWriter
+	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) clusterops.ZK {
+		rec = &recordingWriter{Conn: c}
+		return rec
+	})
+	createOrders(t, f)
+	f.sb.SetPace(time.Second) // the reorder takes a while: the TUI quits between the steps
+	send(f.tm, "right", "right")
+	waitApp(t, f.tm, "broker 3 selected", func(a *App) bool { id, ok := a.Overview().Selected(); return ok && id == 3 })
+	send(f.tm, "d")
+	waitApp(t, f.tm, "the preview", func(a *App) bool { return strings.Contains(screen(a), " move off broker 3 to ") })
+	send(f.tm, "enter", "y")
+	waitApp(t, f.tm, "the reorder written", func(a *App) bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return len(rec.ops) == 1
+	})
+	send(f.tm, "q")
+	waitApp(t, f.tm, "the question", func(a *App) bool { return strings.Contains(screen(a), "Quit now?") })
+	send(f.tm, "y")
+	fm := f.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*App)
+	f.sb.SetPace(0)
+	left := strings.Join(fm.Finish(context.Background(), 30*time.Second), "\n")
+	if !strings.Contains(left, "its leaders-first step is done") || !strings.Contains(left, "To drain it: d on broker 3 in ktopo.") {
+		t.Fatalf("left: %s", left)
+	}
+	rec.mu.Lock()
+	written := slices.Clone(rec.ops)
+	rec.mu.Unlock()
+	if len(written) != 2 || !strings.Contains(strings.Join(clusterops.DescribeOps(written[1]), "\n"), cluster.PreferredReplicaElectionPath) {
+		t.Fatalf("%d multis after closing (want the reorder and the election)", len(written))
+	}
+	// ZooKeeper: the controller elects; broker 3 keeps its replicas.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := zkState(t, f.conn, 3, []string{"orders", "metrics_raw"}, map[string]map[int][]int{})
+		if strings.HasPrefix(st, "led by 3: [];") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("broker 3 still leads: %s", st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	data, _, err := f.conn.Get(cluster.TopicPath("orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "3") {
+		t.Fatalf("orders lost broker 3: %s", data)
+	}
+	a, err := cluster.DecodeTopicAssignment(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	for _, rs := range a.Partitions {
+		if slices.Contains(rs, 3) {
+			held++
+		}
+	}
+	if held == 0 {
+		t.Fatal("the drain was written")
+	}
+}
+
+// createOrders creates topic orders (12 partitions, RF 3, placed from
+// broker 1: broker 3 leads some) as kafka-topics would, and waits until
+// the TUI shows it online and in sync.
+func createOrders(t *testing.T, f *createFlow) {
+	t.Helper()
+	plan, err := clusterops.PlanTopic(f.snapshot(t), clusterops.TopicRequest{Name: "orders", Partitions: 12, ReplicationFactor: 3, StartIndex: 0, ReplicaShift: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := clusterops.CreateTopic(f.conn, plan); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, f.tm, "orders online", func(a *App) bool {
+		tp := a.Snapshot().Topic("orders")
+		return tp != nil && a.Snapshot().TopicHealth(tp).Offline == 0 && tp.Health.Uninitialized == 0 && tp.Health.UnderReplicated == 0
+	})
 }

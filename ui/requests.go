@@ -31,16 +31,8 @@ func (a *App) handle(from Screen, req nav.Request) tea.Cmd {
 		return a.push(overview.NewBroker(a.st, a.km, r.Broker))
 	case nav.OpenWhatIf:
 		return a.push(whatif.New(a.st, a.km, r.Brokers, r.Rack))
-	case nav.OpenDrain:
-		return a.openOperation(r.Broker, "", false)
-	case nav.OpenReassign:
-		return a.openOperation(-1, r.Topic, false)
-	case nav.OpenAddPartitions:
-		return a.openOperation(-1, r.Topic, true)
-	case nav.OpenElection:
-		return a.openElection(r.Topic)
-	case nav.OpenConfigs:
-		return a.openConfigs(r.Topic)
+	case nav.OpenOperation:
+		return a.openOperation(r.Op)
 	case nav.Close:
 		return a.close(from)
 	case nav.ShowStatus:
@@ -104,10 +96,11 @@ func (a *App) sandboxAction(req nav.Request) tea.Cmd {
 		return a.setStatus("Sandbox pace: "+r.Pace.String()+" per controller step.", false)
 	case nav.MoveController:
 		return tea.Batch(a.setStatus("Moving the controller…", false), func() tea.Msg {
-			if err := sb.MoveController(); err != nil {
+			id, err := sb.MoveController()
+			if err != nil {
 				return sandboxDoneMsg{err: err}
 			}
-			return sandboxDoneMsg{text: "The controller moved."}
+			return sandboxDoneMsg{text: "The controller moved to broker " + strconv.Itoa(id) + "."}
 		})
 	}
 	return nil

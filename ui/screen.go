@@ -73,6 +73,19 @@ type (
 	Modal interface {
 		Modal() string
 	}
+
+	// Leaver is a screen whose work quitting can leave half done: an
+	// operation between two of its writes, or one whose throttles stay
+	// until a command removes them. Leaving says what, and how to finish
+	// or undo it (nil: nothing); the shell asks before quitting when any
+	// says something, and prints it (final) once the TUI has closed. Stop
+	// asks it to finish the step it started and start no other (the
+	// returned command carries on); Stopping reports that it still is.
+	Leaver interface {
+		Leaving(final bool) []string
+		Stop() tea.Cmd
+		Stopping() bool
+	}
 )
 
 // The ports: what the shell talks to outside the UI.
@@ -97,7 +110,9 @@ type (
 		// ElectPreferred runs a preferred leader election for a topic (""
 		// for all) and returns a one-line summary.
 		ElectPreferred(topic string) (string, error)
-		MoveController() error
+		// MoveController makes the controller resign and returns the
+		// broker that took over.
+		MoveController() (int, error)
 		Running(id int) bool
 	}
 

@@ -2,10 +2,10 @@ package ui
 
 import (
 	"slices"
-	"strconv"
+	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/create"
@@ -33,15 +33,70 @@ func (a *App) refocus(change func()) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// switchTab shows tab i, clearing the screen stack.
+// The views shown before, as k9s and lazygit keep them: a number key (or
+// a tab's `:` command) shows that tab at its root and puts the view left,
+// its tab and the screens pushed on it, on a.history; esc at a tab's root
+// shows the last view of the history again, as it was left.
+
+// view is a tab and the screens pushed on it.
+type view struct {
+	tab   int
+	stack []Screen
+}
+
+// maxHistory bounds how many views esc can go back through.
+const maxHistory = 32
+
+// switchTab shows tab i at its root; the view left goes to the history.
+// The active tab's own key goes back to its root.
 func (a *App) switchTab(i int) tea.Cmd {
 	a.showHelp = false
 	return a.refocus(func() {
-		for len(a.stack) > 0 {
-			a.dropTop()
+		if i == a.active {
+			for len(a.stack) > 0 {
+				a.dropTop()
+			}
+			return
 		}
+		a.remember()
 		a.active = i
 	})
+}
+
+// back shows the view shown before (esc at a tab's root), as it was left;
+// false when there is none.
+func (a *App) back() (tea.Cmd, bool) {
+	n := len(a.history)
+	if n == 0 {
+		return nil, false
+	}
+	v := a.history[n-1]
+	a.history = a.history[:n-1]
+	a.showHelp = false
+	return a.refocus(func() { a.active, a.stack = v.tab, v.stack }), true
+}
+
+// remember puts the view shown on the history, leaving no screen pushed.
+// A Task with work in flight goes to the background list instead (its
+// progress in the status bar, its outcome announced), as when it is
+// closed.
+func (a *App) remember() {
+	var kept []Screen
+	for _, s := range a.stack {
+		if t, ok := s.(Task); ok && t.Detach() {
+			a.tasks = append(a.tasks, t)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	a.stack = nil
+	if len(a.history) == maxHistory {
+		for _, s := range a.history[0].stack {
+			a.forget(s)
+		}
+		a.history = append(a.history[:0], a.history[1:]...)
+	}
+	a.history = append(a.history, view{tab: a.active, stack: kept})
 }
 
 // push shows a screen on top of the current one.
@@ -125,101 +180,60 @@ func (a *App) finishTasks() tea.Cmd {
 	return cmd
 }
 
+// openWizard pushes the wizard build makes, with the id its commands'
+// results come back to, unless refuse says why none can be opened ("":
+// it can) or the top screen is already that wizard (same).
+func (a *App) openWizard(refuse string, same func(Screen) bool, build func(task int, pace func() time.Duration) Screen) tea.Cmd {
+	if refuse != "" {
+		return a.setStatus(refuse, true)
+	}
+	if n := len(a.stack); n > 0 && same(a.stack[n-1]) {
+		return nil // already open
+	}
+	var pace func() time.Duration
+	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
+		pace = p.Pace
+	}
+	id := a.newID()
+	w := build(id, pace)
+	a.owners[id] = w
+	return a.push(w)
+}
+
+// openCreate pushes the creation wizard, or says why it cannot write.
 func (a *App) openCreate() tea.Cmd {
+	refuse := ""
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
-		return a.setStatus("Read-only mode: topic creation is disabled.", true)
+		refuse = "read-only mode: refusing to create a topic"
 	case a.kraft():
-		return a.setStatus(kraftRefusal("create a topic"), true)
+		refuse = kraftRefusal("create a topic")
 	case a.cfg.Writer == nil:
-		return a.setStatus("Topic creation is not available: this session cannot write to ZooKeeper.", true)
+		refuse = "Topic creation is not available: this session cannot write to ZooKeeper."
 	}
-	if n := len(a.stack); n > 0 {
-		if _, ok := a.stack[n-1].(*create.Model); ok {
-			return nil // already open
-		}
-	}
-	o := create.Options{Styles: a.st, Keys: a.km, Anims: a.anims, Writer: a.cfg.Writer, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID()}
-	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
-		o.Pace = p.Pace
-	}
-	w := create.New(o)
-	a.owners[o.Task] = w
-	return a.push(w)
+	return a.openWizard(refuse, func(s Screen) bool { _, ok := s.(*create.Model); return ok }, func(id int, pace func() time.Duration) Screen {
+		return create.New(create.Options{Styles: a.st, Keys: a.km, Anims: a.anims, Writer: a.cfg.Writer, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: id, Pace: pace})
+	})
 }
 
-// openOperation pushes the operation wizard draining broker id, or
-// moving topic's partitions when topic is set (adding partitions to it
-// with add), or says why it cannot write (read-only mode: the command
-// line's refusal).
-func (a *App) openOperation(id int, topic string, add bool) tea.Cmd {
-	what := "drain broker " + strconv.Itoa(id) + " (f shows what losing it would do)"
-	switch {
-	case add:
-		what = "add partitions to topic " + topic
-	case topic != "":
-		what = "reassign topic " + topic
-	}
-	z, ok := a.cfg.Writer.(clusterops.ZK)
+// openOperation pushes the operation wizard for op, or says why it
+// cannot write (read-only mode: the command line's refusal).
+func (a *App) openOperation(op nav.Operation) tea.Cmd {
+	readOnly, noWriter := operate.Refusals(op)
+	refuse := ""
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
-		return a.setStatus("read-only mode: refusing to "+what, true)
+		refuse = readOnly
 	case a.kraft():
-		return a.setStatus(kraftRefusal(what), true)
-	case a.cfg.Writer == nil || !ok:
-		return a.setStatus("Reassignments are not available: this session cannot write to ZooKeeper.", true)
+		refuse = kraftRefusal(strings.TrimPrefix(readOnly, "read-only mode: refusing to "))
+	case a.cfg.Writer == nil:
+		refuse = noWriter
 	}
-	if n := len(a.stack); n > 0 {
-		if w, ok := a.stack[n-1].(*operate.Model); ok && w.Broker() == id && w.Topic() == topic && w.Adding() == add {
-			return nil // already open
-		}
-	}
-	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: id, Topic: topic, AddPartitions: add, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: a.newID(),
-		Production: a.cfg.Production}
-	if p, ok := a.cfg.Sandbox.(Pacer); ok && a.cfg.Mode == ModeSandbox {
-		o.Pace = p.Pace
-	}
-	w := operate.New(o)
-	a.owners[o.Task] = w
-	return a.push(w)
-}
-
-// openElection pushes the operation wizard for a preferred leader
-// election of topic ("" for all), or says why it cannot write.
-func (a *App) openElection(topic string) tea.Cmd {
-	z, ok := a.cfg.Writer.(clusterops.ZK)
-	switch {
-	case a.cfg.Mode == ModeReadOnly:
-		return a.setStatus("read-only mode: refusing to start a preferred leader election", true)
-	case a.kraft():
-		return a.setStatus(kraftRefusal("start a preferred leader election"), true)
-	case a.cfg.Writer == nil || !ok:
-		return a.setStatus("Preferred leader elections are not available: this session cannot write to ZooKeeper.", true)
-	}
-	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: -1, Topic: topic, Elect: true, Now: a.cfg.Now, Task: a.newID(),
-		Production: a.cfg.Production}
-	w := operate.New(o)
-	a.owners[o.Task] = w
-	return a.push(w)
-}
-
-// openConfigs pushes the operation wizard editing topic's config
-// overrides, or says why it cannot write.
-func (a *App) openConfigs(topic string) tea.Cmd {
-	z, ok := a.cfg.Writer.(clusterops.ZK)
-	switch {
-	case a.cfg.Mode == ModeReadOnly:
-		return a.setStatus("read-only mode: refusing to alter the configs of topic "+topic, true)
-	case a.kraft():
-		return a.setStatus(kraftRefusal("alter the configs of topic "+topic), true)
-	case a.cfg.Writer == nil || !ok:
-		return a.setStatus("Config changes are not available: this session cannot write to ZooKeeper.", true)
-	}
-	o := operate.Options{Styles: a.st, Keys: a.km, Writer: z, Broker: -1, Topic: topic, Configs: true, Now: a.cfg.Now, Task: a.newID(),
-		Production: a.cfg.Production}
-	w := operate.New(o)
-	a.owners[o.Task] = w
-	return a.push(w)
+	same := func(s Screen) bool { w, ok := s.(*operate.Model); return ok && w.Operation() == op }
+	return a.openWizard(refuse, same, func(id int, pace func() time.Duration) Screen {
+		return operate.New(operate.Options{Styles: a.st, Keys: a.km, Writer: a.cfg.Writer, Op: op, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: id,
+			Pace: pace, Production: a.cfg.Production})
+	})
 }
 
 func (a *App) openTopic(name string, partition int) tea.Cmd {

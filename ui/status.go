@@ -90,7 +90,9 @@ func (a *App) statusBar() string {
 		g := &a.km.Global
 		bs := append([]key.Binding{g.Help}, a.Focused().ShortHelp()...)
 		bs = append(bs, g.Command, g.Back, g.Quit)
-		if a.capturing() {
+		if a.quitAsk != nil {
+			bs = []key.Binding{g.QuitAnyway, g.Stay}
+		} else if a.capturing() {
 			bs = append([]key.Binding{g.FieldHelp}, a.Focused().ShortHelp()...)
 			bs = append(bs, g.FieldQuit)
 		}

@@ -49,14 +49,13 @@ func (a *App) newTabs() []tab {
 	return tabs
 }
 
-// setTabs installs the tab table: each tab gets its number key, and the
-// `:` line completes the commands the table adds.
+// setTabs installs the tab table: each tab gets its number key (the `:`
+// line completes the commands the table adds: see completions).
 func (a *App) setTabs(tabs []tab) {
 	for i := range tabs {
 		tabs[i].key = keys.Tab(i, tabs[i].keyHelp)
 	}
 	a.tabs = tabs
-	a.cmd.SetSuggestions(a.commandNames())
 }
 
 // tabKeys are the tabs' number keys, in order.

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/ktopo/ktopo/ui/internal/cell"
@@ -56,9 +55,12 @@ func (a *App) render() string {
 		b.WriteByte('\n')
 	}
 	ch := a.contentHeight()
-	if a.showHelp {
+	switch {
+	case a.quitAsk != nil:
+		b.WriteString(a.overlay(a.Focused().View(), a.quitPopup(), ch))
+	case a.showHelp:
 		b.WriteString(a.helpView(ch))
-	} else {
+	default:
 		b.WriteString(a.withModal(a.Focused().View(), ch))
 	}
 	b.WriteByte('\n')
@@ -122,49 +124,6 @@ func (a *App) header() string {
 	return cell.Clip(b.String(), a.w)
 }
 
-// helpView is the full help: the focused screen's keys, then the tabs'
-// and the global ones, then a legend.
-func (a *App) helpView(h int) string {
-	st := a.st
-	groups := a.helpGroups()
-	lines := []string{
-		" " + st.Bold.S("Keys") + st.Muted.S(" — "+a.Focused().Title()+"   (any key closes)"),
-		"",
-	}
-	for _, l := range strings.Split(a.help.FullHelpView(groups), "\n") {
-		lines = append(lines, " "+l)
-	}
-	legend := []string{
-		"",
-		" " + st.Bold.S("Reading the screens"),
-		" " + st.Leader.S("3") + st.Muted.S(" in a replica list is the partition's leader; ") + st.Danger.S("4!") + st.Muted.S(" is a replica out of the ISR."),
-		" " + st.Muted.S("A changed cell flashes and shows old→new for a few seconds. Mouse wheel scrolls."),
-		" " + st.Muted.S("f on a broker card, or on a rack's heading (↑ from its first card): what losing it would do now."),
-		" " + st.Muted.S("Commands: "+strings.Join(a.commandHints(), " ")+"   (tab completes)"),
-		" " + st.Muted.S("In a text field keys are typed: f1 help, esc back, ctrl+c quit."),
-	}
-	if a.cfg.Mode == ModeSandbox {
-		legend = append(legend, " "+st.Muted.S("Sandbox: on the overview select a broker and press x to kill it; x again restarts it."))
-	}
-	lines = append(lines, legend...)
-	for i := range lines {
-		lines[i] = cell.Clip(lines[i], a.w)
-	}
-	return cell.Lines(lines, h)
-}
-
-// helpGroups are the bindings in force as the help page shows them: the
-// focused screen's, then the shell's (while a text field has the keys,
-// only those that act there).
-func (a *App) helpGroups() [][]key.Binding {
-	g := a.km.Global
-	groups := a.Focused().FullHelp()
-	if a.capturing() {
-		return append(groups, []key.Binding{g.FieldHelp, g.FieldQuit})
-	}
-	return append(groups, append(a.tabKeys(), g.Create), []key.Binding{g.Command, g.Help, g.Back, g.Quit})
-}
-
 // capturing reports a text field with the keyboard.
 func (a *App) capturing() bool {
 	c, ok := a.Focused().(Capturer)
@@ -178,7 +137,11 @@ func (a *App) withModal(content string, h int) string {
 	if !ok {
 		return content
 	}
-	pop := m.Modal()
+	return a.overlay(content, m.Modal(), h)
+}
+
+// overlay composites pop ("" for none) centred over content.
+func (a *App) overlay(content, pop string, h int) string {
 	if pop == "" {
 		return content
 	}

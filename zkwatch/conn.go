@@ -5,12 +5,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -67,97 +65,6 @@ type Options struct {
 	// connection on every attempt.
 	MaxBufferSize int
 }
-
-// Errors returned by Conn besides go-zookeeper's own (zk.ErrNoNode and the
-// other server answers are returned unwrapped, exactly as *zk.Conn does).
-var (
-	// ErrTimeout: no reply within the request (or connect) deadline.
-	ErrTimeout = errors.New("no reply")
-	// ErrReadOnly: a write refused by a read-only Conn.
-	ErrReadOnly = errors.New("read-only mode")
-	// ErrNoChroot: the connect string's chroot does not exist.
-	ErrNoChroot = errors.New("chroot does not exist")
-)
-
-// OpError is a request that failed because of the connection (no server,
-// connection lost, session expired, deadline, no session to send a write
-// on), not because of the server's answer. It names the server and the
-// request.
-type OpError struct {
-	Server string // the server last connected to, or the connect string's servers
-	Op     string // "get", "children", "create", …
-	Path   string // as the caller gave it (chroot-relative)
-	Err    error  // zk.ErrNoServer, zk.ErrConnectionClosed, ErrTimeout, *NoSessionError, …
-
-	// late is the request's own result when the call returned before it
-	// (ErrTimeout): go-zookeeper cannot cancel a request.
-	late *lateResult
-}
-
-func (e *OpError) Error() string {
-	return fmt.Sprintf("zookeeper %s: %s %s: %v", e.Server, e.Op, e.Path, e.Err)
-}
-
-// Unwrap returns the cause, so errors.Is(err, zk.ErrNoServer) works.
-func (e *OpError) Unwrap() error { return e.Err }
-
-// Outcome waits until the request behind a call that returned early (no
-// reply within the request deadline, or its context ended) has ended, at
-// most until ctx ends, and says how it ended: a nil error when the server
-// applied it and its reply came late; the server's answer (zk.ErrNoNode,
-// …); zk.ErrNoServer (wrapped) when it was never sent; zk.ErrConnectionClosed
-// or zk.ErrSessionExpired (wrapped) when the connection ended before its
-// reply, so that the server may or may not have applied it. done is false
-// when ctx ended first (err is then e). For a call that did not return
-// early, done is true and err is e: its outcome is all there is to know.
-func (e *OpError) Outcome(ctx context.Context) (done bool, err error) {
-	if e.late == nil {
-		return true, e
-	}
-	select {
-	case <-e.late.done:
-		return true, e.late.err
-	case <-ctx.Done():
-		return false, e
-	}
-}
-
-// lateResult is what a request returned after its caller stopped waiting.
-type lateResult struct {
-	done chan struct{}
-	err  error
-}
-
-// NoSessionError is a request refused because the Conn has no session at
-// the moment (disconnected, connecting, or its session just expired and
-// the next one is not there yet): it was not sent, so a write wrote
-// nothing. Without the refusal go-zookeeper would queue the request and
-// send it once a session is back, maybe after the caller gave up on it
-// (a write then applied behind its back), and a read would wait out its
-// deadline to say only "no reply". It unwraps to zk.ErrNoServer,
-// go-zookeeper's error for requests it never sent.
-type NoSessionError struct {
-	State State     // the connection's state
-	Since time.Time // since when
-	// Problems say, per server whose last attempt failed, why: "127.0.0.1:2181:
-	// connect: connection refused".
-	Problems []string
-}
-
-func (e *NoSessionError) Error() string {
-	msg := "no session (" + e.State.String()
-	if !e.Since.IsZero() {
-		msg += " since " + e.Since.Format("15:04:05")
-	}
-	msg += ")"
-	if len(e.Problems) > 0 {
-		msg += ": " + strings.Join(e.Problems, "; ")
-	}
-	return msg + "; nothing was sent"
-}
-
-// Unwrap returns zk.ErrNoServer.
-func (e *NoSessionError) Unwrap() error { return zk.ErrNoServer }
 
 // Conn is a ZooKeeper session rooted at the connect string's chroot. Its
 // request methods have the signatures of *zk.Conn's, so small interfaces
@@ -299,25 +206,7 @@ wait:
 				return fail(err)
 			}
 		case <-ctx.Done():
-			msg := fmt.Sprintf("no session with %s within %s", strings.Join(cs.Servers, ","), opts.ConnectTimeout)
-			if cerr := context.Cause(ctx); !errors.Is(cerr, context.DeadlineExceeded) {
-				msg = fmt.Sprintf("connecting to %s: %v", strings.Join(cs.Servers, ","), cerr)
-			}
-			if p := tracker.problems(addrs); len(p) > 0 {
-				// What each server did, rather than go-zookeeper's last line
-				// (one server's, often not the telling one).
-				msg += ": " + strings.Join(p, "; ")
-				if hint := tracker.secureHint(addrs); hint != "" {
-					msg += " (" + hint + ")"
-				}
-			} else if last := c.log.lastError(); last != "" {
-				msg += ": " + last
-			} else if err := tracker.allFailed(addrs); err != nil {
-				msg += ": " + err.Error()
-			} else if addr := tracker.connected(); addr != "" {
-				msg += ": " + addr + " accepted the connection but did not complete the session handshake"
-			}
-			return fail(errors.New(msg))
+			return fail(c.noSession(ctx, opts.ConnectTimeout))
 		}
 	}
 	stop()
@@ -332,20 +221,54 @@ wait:
 			return fail(err)
 		}
 	}
-	if c.chroot != "" {
-		ok, _, err := deadline3(ctx, c, "exists", "/", func() (bool, *zk.Stat, error) { return raw.Exists(c.chroot) })
-		switch {
-		case err != nil:
-			return fail(err)
-		case !ok && opts.CreateChroot:
-			if err := c.createAll(ctx, c.chroot); err != nil {
-				return fail(fmt.Errorf("zookeeper %s: create chroot %s: %w", c.Server(), c.chroot, err))
-			}
-		case !ok:
-			return fail(fmt.Errorf("zookeeper %s: %w: %s", strings.Join(cs.Servers, ","), ErrNoChroot, c.chroot))
-		}
+	if err := c.checkChroot(ctx, opts.CreateChroot); err != nil {
+		return fail(err)
 	}
 	return c, nil
+}
+
+// noSession is why Connect got no session before ctx ended (after
+// timeout, or cancelled): what each server did, rather than
+// go-zookeeper's last line (one server's, often not the telling one).
+func (c *Conn) noSession(ctx context.Context, timeout time.Duration) error {
+	servers := strings.Join(c.cs.Servers, ",")
+	msg := fmt.Sprintf("no session with %s within %s", servers, timeout)
+	if cerr := context.Cause(ctx); !errors.Is(cerr, context.DeadlineExceeded) {
+		msg = fmt.Sprintf("connecting to %s: %v", servers, cerr)
+	}
+	if p := c.dial.problems(c.addrs); len(p) > 0 {
+		msg += ": " + strings.Join(p, "; ")
+		if hint := c.dial.secureHint(c.addrs); hint != "" {
+			msg += " (" + hint + ")"
+		}
+	} else if last := c.log.lastError(); last != "" {
+		msg += ": " + last
+	} else if err := c.dial.allFailed(c.addrs); err != nil {
+		msg += ": " + err.Error()
+	} else if addr := c.dial.connected(); addr != "" {
+		msg += ": " + addr + " accepted the connection but did not complete the session handshake"
+	}
+	return errors.New(msg)
+}
+
+// checkChroot makes sure the connect string's chroot exists, creating it
+// (and its parents) when create is set.
+func (c *Conn) checkChroot(ctx context.Context, create bool) error {
+	if c.chroot == "" {
+		return nil
+	}
+	ok, _, err := deadline3(ctx, c, "exists", "/", func() (bool, *zk.Stat, error) { return c.raw.Exists(c.chroot) })
+	switch {
+	case err != nil:
+		return err
+	case !ok && create:
+		if err := c.createAll(ctx, c.chroot); err != nil {
+			return fmt.Errorf("zookeeper %s: create chroot %s: %w", c.Server(), c.chroot, err)
+		}
+	case !ok:
+		return fmt.Errorf("zookeeper %s: %w: %s", strings.Join(c.cs.Servers, ","), ErrNoChroot, c.chroot)
+	}
+	return nil
 }
 
 // createAll creates the full server path p and its missing parents.
@@ -521,123 +444,6 @@ func (c *Conn) strip(p string) string {
 	return p
 }
 
-// connErr reports whether err is about the connection rather than the
-// server's answer about a node. go-zookeeper hands a request whose own
-// write failed the socket's error as it is (a *net.OpError: broken pipe,
-// connection reset), not zk.ErrConnectionClosed: that is a lost
-// connection too (seen when a connection is reset mid-stream).
-func connErr(err error) bool {
-	var ne *net.OpError
-	return errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrConnectionClosed) ||
-		errors.Is(err, zk.ErrClosing) || errors.Is(err, zk.ErrSessionExpired) ||
-		errors.Is(err, zk.ErrSessionMoved) || errors.Is(err, ErrTimeout) ||
-		errors.As(err, &ne) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF)
-}
-
-// wrap names server, op and path for connection errors and returns server
-// answers unchanged (callers compare them with zk.ErrNoNode and friends).
-func (c *Conn) wrap(op, path string, err error) error {
-	if err == nil || !connErr(err) {
-		return err
-	}
-	var oe *OpError
-	if errors.As(err, &oe) {
-		return err
-	}
-	return &OpError{Server: c.Server(), Op: op, Path: path, Err: err}
-}
-
-var bg = context.Background()
-
-// deadline runs f and waits for it at most the request timeout (or until
-// ctx ends). go-zookeeper cannot cancel a request: on timeout f keeps
-// running in its goroutine until the reply comes or the connection drops
-// (at the latest after 2/3 of the session timeout) or Close.
-func deadline[T any](ctx context.Context, c *Conn, op, path string, f func() (T, error)) (T, error) {
-	if c.timeout < 0 && ctx.Done() == nil {
-		v, err := f()
-		return v, c.wrap(op, path, err)
-	}
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		v, err := f()
-		ch <- result{v, err}
-	}()
-	var timeout <-chan time.Time
-	if c.timeout > 0 {
-		t := time.NewTimer(c.timeout)
-		defer t.Stop()
-		timeout = t.C
-	}
-	var zero T
-	var early error
-	select {
-	case r := <-ch:
-		return r.v, c.wrap(op, path, r.err)
-	case <-timeout:
-		early = fmt.Errorf("%w within %s", ErrTimeout, c.timeout)
-	case <-ctx.Done():
-		// The cause is named, not wrapped: the request may still be applied
-		// by the server, so it must not read as context.Canceled (a clean
-		// interrupt to the CLI) but as ErrTimeout, an open outcome.
-		early = fmt.Errorf("%w: %v", ErrTimeout, context.Cause(ctx)) //nolint:errorlint // named, not wrapped (above)
-	}
-	// The request goes on: its own result is kept for OpError.Outcome.
-	late := &lateResult{done: make(chan struct{})}
-	go func() {
-		r := <-ch
-		late.err = c.wrap(op, path, r.err)
-		close(late.done)
-	}()
-	return zero, &OpError{Server: c.Server(), Op: op, Path: path, Err: early, late: late}
-}
-
-// deadline3 is deadline for the three-result calls.
-func deadline3[A, B any](ctx context.Context, c *Conn, op, path string, f func() (A, B, error)) (A, B, error) {
-	type pair struct {
-		a A
-		b B
-	}
-	p, err := deadline(ctx, c, op, path, func() (pair, error) {
-		a, b, err := f()
-		return pair{a, b}, err
-	})
-	return p.a, p.b, err
-}
-
-// writable refuses writes on a read-only Conn, and writes while there is
-// no session (see NoSessionError; reads check that too).
-func (c *Conn) writable(op, path string) error {
-	if c.ro {
-		return fmt.Errorf("%w: refusing to %s %s", ErrReadOnly, op, path)
-	}
-	return c.hasSession(op, path)
-}
-
-// hasSession returns a *NoSessionError (in an *OpError) unless the
-// connection has a session now.
-func (c *Conn) hasSession(op, path string) error {
-	if c.raw == nil || c.raw.State() == zk.StateHasSession {
-		return nil
-	}
-	e := &NoSessionError{}
-	c.smu.Lock()
-	e.State, e.Since = c.state, c.since
-	c.smu.Unlock()
-	if e.State == StateConnected {
-		// The events lag the library's state by a moment.
-		e.State = StateDisconnected
-	}
-	if c.dial != nil {
-		e.Problems = c.dial.problems(c.addrs)
-	}
-	return &OpError{Server: strings.Join(c.cs.Servers, ","), Op: op, Path: path, Err: e}
-}
-
 // WaitSession waits until the connection has a session (at once when it
 // has one), for at most ctx. It fails when ctx ends or the Conn is closed.
 func (c *Conn) WaitSession(ctx context.Context) error {
@@ -689,281 +495,6 @@ func (c *Conn) LastHeard() time.Time {
 		return time.Time{}
 	}
 	return c.dial.lastHeard()
-}
-
-// Get returns a node's data and stat.
-func (c *Conn) Get(path string) ([]byte, *zk.Stat, error) {
-	fp, err := c.full(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := c.hasSession("get", path); err != nil {
-		return nil, nil, err
-	}
-	return deadline3(bg, c, "get", path, func() ([]byte, *zk.Stat, error) { return c.raw.Get(fp) })
-}
-
-// GetW is Get plus a one-shot data watch. The event's Path is
-// chroot-relative.
-func (c *Conn) GetW(path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
-	fp, err := c.full(path)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if err := c.hasSession("get", path); err != nil {
-		return nil, nil, nil, err
-	}
-	type r struct {
-		data []byte
-		stat *zk.Stat
-		ch   <-chan zk.Event
-	}
-	res, err := deadline(bg, c, "get", path, func() (r, error) {
-		d, s, ch, err := c.raw.GetW(fp)
-		return r{d, s, ch}, err
-	})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return res.data, res.stat, c.stripChan(res.ch), nil
-}
-
-// Children returns a node's child names (which need no stripping) and stat.
-func (c *Conn) Children(path string) ([]string, *zk.Stat, error) {
-	fp, err := c.full(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := c.hasSession("children", path); err != nil {
-		return nil, nil, err
-	}
-	return deadline3(bg, c, "children", path, func() ([]string, *zk.Stat, error) { return c.raw.Children(fp) })
-}
-
-// ChildrenW is Children plus a one-shot child watch.
-func (c *Conn) ChildrenW(path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
-	fp, err := c.full(path)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if err := c.hasSession("children", path); err != nil {
-		return nil, nil, nil, err
-	}
-	type r struct {
-		kids []string
-		stat *zk.Stat
-		ch   <-chan zk.Event
-	}
-	res, err := deadline(bg, c, "children", path, func() (r, error) {
-		k, s, ch, err := c.raw.ChildrenW(fp)
-		return r{k, s, ch}, err
-	})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return res.kids, res.stat, c.stripChan(res.ch), nil
-}
-
-// Sync makes the server the connection uses catch up with the ensemble's
-// leader: reads after it see every write the leader had committed (or had
-// proposed: the leader answers a sync once those are committed) when the
-// sync reached it. It returns the path (chroot-relative).
-func (c *Conn) Sync(path string) (string, error) {
-	fp, err := c.full(path)
-	if err != nil {
-		return "", err
-	}
-	if err := c.hasSession("sync", path); err != nil {
-		return "", err
-	}
-	p, err := deadline(bg, c, "sync", path, func() (string, error) { return c.raw.Sync(fp) })
-	if err != nil {
-		return "", err
-	}
-	return c.strip(p), nil
-}
-
-// Exists reports whether a node exists, and its stat.
-func (c *Conn) Exists(path string) (bool, *zk.Stat, error) {
-	fp, err := c.full(path)
-	if err != nil {
-		return false, nil, err
-	}
-	if err := c.hasSession("exists", path); err != nil {
-		return false, nil, err
-	}
-	return deadline3(bg, c, "exists", path, func() (bool, *zk.Stat, error) { return c.raw.Exists(fp) })
-}
-
-// ExistsW is Exists plus a one-shot watch: a data watch when the node
-// exists, an exist watch (fires on creation) when it does not.
-func (c *Conn) ExistsW(path string) (bool, *zk.Stat, <-chan zk.Event, error) {
-	fp, err := c.full(path)
-	if err != nil {
-		return false, nil, nil, err
-	}
-	if err := c.hasSession("exists", path); err != nil {
-		return false, nil, nil, err
-	}
-	type r struct {
-		ok   bool
-		stat *zk.Stat
-		ch   <-chan zk.Event
-	}
-	res, err := deadline(bg, c, "exists", path, func() (r, error) {
-		ok, s, ch, err := c.raw.ExistsW(fp)
-		return r{ok, s, ch}, err
-	})
-	if err != nil {
-		return false, nil, nil, err
-	}
-	return res.ok, res.stat, c.stripChan(res.ch), nil
-}
-
-// stripChan passes a watch channel on with the chroot stripped from the
-// event path. Without a chroot it is the library's channel itself; with one
-// a goroutine forwards the single event and ends when the watch fires or is
-// invalidated (which Close guarantees).
-func (c *Conn) stripChan(in <-chan zk.Event) <-chan zk.Event {
-	if c.chroot == "" || in == nil {
-		return in
-	}
-	out := make(chan zk.Event, 1)
-	go func() {
-		defer close(out)
-		for ev := range in {
-			if ev.Path != "" {
-				ev.Path = c.strip(ev.Path)
-			}
-			out <- ev
-		}
-	}()
-	return out
-}
-
-// Create creates a node and returns its chroot-relative path (with the
-// sequence suffix for sequential nodes).
-func (c *Conn) Create(path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
-	if err := c.writable("create", path); err != nil {
-		return "", err
-	}
-	fp, err := c.full(path)
-	if err != nil {
-		return "", err
-	}
-	p, err := deadline(bg, c, "create", path, func() (string, error) { return c.raw.Create(fp, data, flags, acl) })
-	if err != nil {
-		return "", c.refused("create", path, false, err)
-	}
-	return c.strip(p), nil
-}
-
-// Set writes a node's data if its version matches (-1: any version).
-func (c *Conn) Set(path string, data []byte, version int32) (*zk.Stat, error) {
-	if err := c.writable("set", path); err != nil {
-		return nil, err
-	}
-	fp, err := c.full(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := deadline(bg, c, "set", path, func() (*zk.Stat, error) { return c.raw.Set(fp, data, version) })
-	return st, c.refused("set", path, false, err)
-}
-
-// Delete deletes a node if its version matches (-1: any version).
-func (c *Conn) Delete(path string, version int32) error {
-	if err := c.writable("delete", path); err != nil {
-		return err
-	}
-	fp, err := c.full(path)
-	if err != nil {
-		return err
-	}
-	_, err = deadline(bg, c, "delete", path, func() (struct{}, error) { return struct{}{}, c.raw.Delete(fp, version) })
-	return c.refused("delete", path, false, err)
-}
-
-// Multi runs *zk.CreateRequest, *zk.SetDataRequest, *zk.DeleteRequest and
-// *zk.CheckVersionRequest ops atomically. Paths are chroot-relative: the
-// requests are copied with the chroot prefixed (the caller's are not
-// modified) and created paths in the results are stripped. As with
-// *zk.Conn, a failed transaction returns both the per-op results and the
-// first op error.
-func (c *Conn) Multi(ops ...any) ([]zk.MultiResponse, error) {
-	if c.ro {
-		return nil, fmt.Errorf("%w: refusing to multi (%s)", ErrReadOnly, describeOps(ops))
-	}
-	if err := c.hasSession("multi", describeOps(ops)); err != nil {
-		return nil, err
-	}
-	prefixed := make([]any, len(ops))
-	first := ""
-	for i, op := range ops {
-		var p string
-		var err error
-		switch r := op.(type) {
-		case *zk.CreateRequest:
-			cp := *r
-			cp.Path, err = c.full(r.Path)
-			p, prefixed[i] = r.Path, &cp
-		case *zk.SetDataRequest:
-			cp := *r
-			cp.Path, err = c.full(r.Path)
-			p, prefixed[i] = r.Path, &cp
-		case *zk.DeleteRequest:
-			cp := *r
-			cp.Path, err = c.full(r.Path)
-			p, prefixed[i] = r.Path, &cp
-		case *zk.CheckVersionRequest:
-			cp := *r
-			cp.Path, err = c.full(r.Path)
-			p, prefixed[i] = r.Path, &cp
-		default:
-			return nil, fmt.Errorf("multi: unknown operation type %T", op)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("multi: op %d (%s): %w", i, p, err)
-		}
-		if i == 0 {
-			first = p
-		}
-	}
-	type r struct{ res []zk.MultiResponse }
-	res, err := deadline(bg, c, "multi", first, func() (r, error) {
-		mr, err := c.raw.Multi(prefixed...)
-		return r{mr}, err
-	})
-	for i := range res.res {
-		if res.res[i].String != "" {
-			res.res[i].String = c.strip(res.res[i].String)
-		}
-	}
-	return res.res, c.refusedMulti(ops, res.res, err)
-}
-
-// describeOps lists the first few ops of a multi for an error message.
-func describeOps(ops []any) string {
-	var parts []string
-	for i, op := range ops {
-		if i == 3 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ops)-3))
-			break
-		}
-		switch r := op.(type) {
-		case *zk.CreateRequest:
-			parts = append(parts, "create "+r.Path)
-		case *zk.SetDataRequest:
-			parts = append(parts, "set "+r.Path)
-		case *zk.DeleteRequest:
-			parts = append(parts, "delete "+r.Path)
-		case *zk.CheckVersionRequest:
-			parts = append(parts, "check "+r.Path)
-		default:
-			parts = append(parts, fmt.Sprintf("%T", op))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // logTap forwards go-zookeeper's log lines to the configured Logger (or

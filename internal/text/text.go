@@ -70,3 +70,11 @@ func CompareNatural(a, b string) int {
 	}
 	return strings.Compare(a, b)
 }
+
+// Range is "lo" when hi is lo, else "lo–hi".
+func Range(lo, hi int) string {
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return strconv.Itoa(lo) + "–" + strconv.Itoa(hi)
+}

@@ -18,6 +18,9 @@ import (
 type Global struct {
 	Quit, Help, Back, Command, Create key.Binding
 	FieldHelp, FieldQuit              key.Binding
+	// QuitAnyway and Stay answer the question quitting asks while an
+	// operation would be left between its steps or with its throttles.
+	QuitAnyway, Stay key.Binding
 }
 
 // List moves a cursor through rows.
@@ -41,6 +44,10 @@ type Input struct {
 	// Leave leaves a filter for its list, where the key then moves the
 	// cursor; a screen whose filter keeps these keys disables it.
 	Leave key.Binding
+	// Complete takes the completion shown (the `:` line's commands and
+	// topic names); NextMatch and PrevMatch show the other matches. The
+	// shell enables them while there is a match.
+	Complete, NextMatch, PrevMatch key.Binding
 }
 
 // Tree bindings of the ZooKeeper browser.
@@ -55,12 +62,14 @@ type Tree struct {
 type Wizard struct {
 	// Form. Complete shares tab with Next: on the configs field it
 	// completes the key or value being typed when there is a completion,
-	// and Next moves on otherwise.
-	Next, Prev, Complete, Clear, Toggle, Submit key.Binding
+	// and Next moves on otherwise; NextMatch and PrevMatch show the other
+	// completions there. Close leaves the wizard from the form.
+	Next, Prev, Complete, NextMatch, PrevMatch, Clear, Toggle, Submit, Close key.Binding
 	// Preview.
 	Create, Reroll, StepBack, StepForward, Written key.Binding
-	// Preview and progress.
-	ScrollUp, ScrollDown, PageUp, PageDown, ColumnsLeft, ColumnsRight key.Binding
+	// Preview and progress (Top and Bottom: the first and the last rows of
+	// a preview, a progress grid, the exact writes).
+	ScrollUp, ScrollDown, PageUp, PageDown, Top, Bottom, ColumnsLeft, ColumnsRight key.Binding
 	// Confirmation popup.
 	Confirm, Cancel, SwitchButton, Choose key.Binding
 	// Progress and summary.
@@ -97,11 +106,13 @@ type Ops struct {
 // exact znodes, the confirmation, the progress. It shares the creation
 // wizard's scrolling, popup and pace keys (Wizard); these are its own.
 type Operation struct {
-	// Preview: ask for confirmation, switch the strategy, cycle the
-	// throttle, show what is written; for a topic, raise or lower the
-	// replication factor.
-	Start, Strategy, Throttle, Written key.Binding
-	MoreReplicas, FewerReplicas        key.Binding
+	// Preview: ask for confirmation of the operation previewed (each
+	// operation's own, so that the help names it), switch the strategy,
+	// cycle the throttle, show what is written; for a topic, raise or
+	// lower the replication factor.
+	Drain, Reassign, AddPartitions, Elect, ChangeConfigs key.Binding
+	Strategy, Throttle, Written                          key.Binding
+	MoreReplicas, FewerReplicas                          key.Binding
 	// Adding partitions: one more, one fewer.
 	MorePartitions, FewerPartitions key.Binding
 	// LeadersFirst, in a drain's preview, turns the leadership step off
@@ -146,6 +157,9 @@ func Default() Map {
 			FieldHelp: b([]string{"f1"}, "f1", "help"),
 			FieldQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
 			Create:    b([]string{"c"}, "c", "create topic"),
+			// ctrl+c twice quits.
+			QuitAnyway: b([]string{"y", "enter", "ctrl+c"}, "y", "quit"),
+			Stay:       b([]string{"n", "esc"}, "n/esc", "stay"),
 		},
 		List: List{
 			Up:       b([]string{"up", "k"}, "↑/k", "up"),
@@ -170,6 +184,11 @@ func Default() Map {
 			Accept: b([]string{"enter"}, "enter", "done"),
 			Cancel: b([]string{"esc"}, "esc", "cancel"),
 			Leave:  b([]string{"up", "down", "pgup", "pgdown"}, "↑/↓", "back to the list"),
+			// In the `:` line ↑/↓ go through its matches too, as in the
+			// fields of bubbles' textinput.
+			Complete:  b([]string{"tab"}, "tab", "complete"),
+			NextMatch: b([]string{"ctrl+n", "down"}, "ctrl+n", "next match"),
+			PrevMatch: b([]string{"ctrl+p", "up"}, "ctrl+p", "previous match"),
 		},
 		Tree: Tree{
 			Expand:   b([]string{"right", "l"}, "→/l", "expand"),
@@ -181,6 +200,9 @@ func Default() Map {
 			Next:         b([]string{"tab", "down"}, "tab/↓", "next field"),
 			Prev:         b([]string{"shift+tab", "up"}, "shift+tab/↑", "previous field"),
 			Complete:     b([]string{"tab"}, "tab", "complete config"),
+			NextMatch:    b([]string{"ctrl+n"}, "ctrl+n", "next completion"),
+			PrevMatch:    b([]string{"ctrl+p"}, "ctrl+p", "previous completion"),
+			Close:        b([]string{"esc"}, "esc", "close the wizard"),
 			Clear:        b([]string{"ctrl+u"}, "ctrl+u", "clear field"),
 			Toggle:       b([]string{"space", "left", "right", "h", "l"}, "space/←/→", "rack mode"),
 			Submit:       b([]string{"enter"}, "enter", "preview"),
@@ -193,6 +215,8 @@ func Default() Map {
 			ScrollDown:   b([]string{"down", "j"}, "↓/j", "scroll down"),
 			PageUp:       b([]string{"pgup"}, "pgup", "page up"),
 			PageDown:     b([]string{"pgdown", "space"}, "pgdn", "page down"),
+			Top:          b([]string{"home", "g"}, "g", "top"),
+			Bottom:       b([]string{"end", "G"}, "G", "bottom"),
 			ColumnsLeft:  b([]string{"<", ","}, "<", "brokers left"),
 			ColumnsRight: b([]string{">", "."}, ">", "brokers right"),
 			Confirm:      b([]string{"y"}, "y", "create"),
@@ -213,8 +237,12 @@ func Default() Map {
 			Configs:       b([]string{"e"}, "e", "edit configs…"),
 		},
 		Operation: Operation{
-			Start:           b([]string{"enter"}, "enter", "reassign…"),
-			Strategy:        b([]string{"s"}, "s", "strategy minimal/kafka"),
+			Drain:           b([]string{"enter"}, "enter", "drain…"),
+			Reassign:        b([]string{"enter"}, "enter", "reassign…"),
+			AddPartitions:   b([]string{"enter"}, "enter", "add the partitions…"),
+			Elect:           b([]string{"enter"}, "enter", "elect…"),
+			ChangeConfigs:   b([]string{"enter"}, "enter", "change the configs…"),
+			Strategy:        b([]string{"s"}, "s", "strategy minimal/balanced/kafka"),
 			Throttle:        b([]string{"t"}, "t", "throttle"),
 			Written:         b([]string{"w"}, "w", "what is written"),
 			LeadersFirst:    b([]string{"L"}, "L", "leaders first on/off"),

@@ -36,25 +36,36 @@ type OpenWhatIf struct {
 	Rack    string
 }
 
-// OpenDrain asks the shell for the operation wizard draining Broker (the
+// OperationKind is an operation the operation wizard runs.
+type OperationKind uint8
+
+// Operations.
+const (
+	// OpDrain moves every replica off Broker.
+	OpDrain OperationKind = iota
+	// OpReassign moves Topic's partitions (and changes its replication
+	// factor).
+	OpReassign
+	// OpAddPartitions adds partitions to Topic.
+	OpAddPartitions
+	// OpElect runs a preferred leader election of Topic ("" for every
+	// topic).
+	OpElect
+	// OpConfigs edits Topic's config overrides.
+	OpConfigs
+)
+
+// Operation names what the operation wizard is opened for: the kind and
+// its broker or topic.
+type Operation struct {
+	Kind   OperationKind
+	Broker int
+	Topic  string
+}
+
+// OpenOperation asks the shell for the operation wizard running Op (the
 // shell refuses in read-only mode).
-type OpenDrain struct{ Broker int }
-
-// OpenReassign asks the shell for the operation wizard moving Topic's
-// partitions (and changing its replication factor).
-type OpenReassign struct{ Topic string }
-
-// OpenAddPartitions asks the shell for the operation wizard adding
-// partitions to Topic.
-type OpenAddPartitions struct{ Topic string }
-
-// OpenElection asks the shell for the operation wizard running a
-// preferred leader election of Topic ("" for every topic).
-type OpenElection struct{ Topic string }
-
-// OpenConfigs asks the shell for the operation wizard editing Topic's
-// config overrides.
-type OpenConfigs struct{ Topic string }
+type OpenOperation struct{ Op Operation }
 
 // Close asks the shell to close the asking screen, as esc does; a screen
 // with work in flight moves to the background (see ui.Task).
@@ -85,21 +96,17 @@ type MoveController struct{}
 // broker step.
 type SetPace struct{ Pace time.Duration }
 
-func (OpenTopic) request()         {}
-func (OpenBroker) request()        {}
-func (OpenWhatIf) request()        {}
-func (ToggleBrokers) request()     {}
-func (OpenDrain) request()         {}
-func (OpenReassign) request()      {}
-func (OpenAddPartitions) request() {}
-func (OpenElection) request()      {}
-func (OpenConfigs) request()       {}
-func (Close) request()             {}
-func (ShowStatus) request()        {}
-func (ToggleBroker) request()      {}
-func (ElectPreferred) request()    {}
-func (MoveController) request()    {}
-func (SetPace) request()           {}
+func (OpenTopic) request()      {}
+func (OpenBroker) request()     {}
+func (OpenWhatIf) request()     {}
+func (ToggleBrokers) request()  {}
+func (OpenOperation) request()  {}
+func (Close) request()          {}
+func (ShowStatus) request()     {}
+func (ToggleBroker) request()   {}
+func (ElectPreferred) request() {}
+func (MoveController) request() {}
+func (SetPace) request()        {}
 
 // TaskState is where a screen's background work stands (ui.Task).
 type TaskState uint8

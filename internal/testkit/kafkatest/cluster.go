@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,7 +53,7 @@ type Options struct {
 	FirstController int
 }
 
-// Cluster is a set of running Kafka broker processes.
+// Cluster is a set of running Kafka broker processes in ZooKeeper mode.
 type Cluster struct {
 	dist    *Dist
 	opts    Options
@@ -66,26 +64,41 @@ type Cluster struct {
 	brokers []*Broker
 }
 
-// Broker is one Kafka broker process, which can be stopped, killed and
-// started again with the same id, port and data.
-type Broker struct {
-	ID   int
-	Rack string
-	Port int
-
-	c       *Cluster
-	props   string
-	logFile string
-	outFile string
-
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{}
-}
-
 // Start fetches the Kafka version if needed, starts the brokers and waits
 // until every broker is registered and a controller is elected.
 func Start(o Options) (*Cluster, error) {
+	c, err := newCluster(o)
+	if err != nil {
+		return nil, err
+	}
+	rest := c.brokers
+	if first := c.Broker(c.opts.FirstController); first != nil {
+		if err := first.Start(); err != nil {
+			c.Stop()
+			return nil, err
+		}
+		if err := c.WaitReady(2 * time.Minute); err != nil {
+			err = fmt.Errorf("%w\n%s", err, c.LogTails(40))
+			c.Stop()
+			return nil, err
+		}
+		rest = slices.DeleteFunc(slices.Clone(rest), func(b *Broker) bool { return b == first })
+	}
+	if err := startAll(rest); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if err := c.WaitReady(2 * time.Minute); err != nil {
+		err = fmt.Errorf("%w\n%s", err, c.LogTails(40))
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// newCluster fetches the jars, makes the directory and the brokers, and
+// starts nothing.
+func newCluster(o Options) (*Cluster, error) {
 	if o.Brokers <= 0 {
 		o.Brokers = 3
 	}
@@ -106,66 +119,47 @@ func Start(o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{dist: dist, opts: o, hosts: hosts, chroot: chroot, dir: o.Dir}
-	if c.dir == "" {
-		if err := os.MkdirAll(baseDir(), 0o755); err != nil {
-			return nil, err
-		}
-		if c.dir, err = os.MkdirTemp(baseDir(), strconv.Itoa(os.Getpid())+"-"); err != nil {
-			return nil, err
-		}
-		c.ownsDir = true
-	}
-	// The owner file lets a later run reap brokers a crashed test left.
-	if err := os.WriteFile(filepath.Join(c.dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+	c := &Cluster{dist: dist, opts: o, hosts: hosts, chroot: chroot}
+	if c.dir, c.ownsDir, err = makeDir(o.Dir); err != nil {
 		return nil, err
 	}
 	for id := 1; id <= o.Brokers; id++ {
-		b := &Broker{ID: id, c: c}
+		b := newNode(id, ZKBroker, fmt.Sprintf("broker-%d", id), dist, c.dir, o.Heap, c.zkBrokerProps)
 		if o.Racks > 0 {
-			b.Rack = "rack-" + string(rune('a'+(id-1)%o.Racks))
+			b.Rack = rackName(id, o.Racks)
 		}
 		c.brokers = append(c.brokers, b)
-	}
-	rest := c.brokers
-	if first := c.Broker(o.FirstController); first != nil {
-		if err := first.Start(); err != nil {
-			c.Stop()
-			return nil, err
-		}
-		if err := c.WaitReady(2 * time.Minute); err != nil {
-			err = fmt.Errorf("%w\n%s", err, c.LogTails(40))
-			c.Stop()
-			return nil, err
-		}
-		rest = slices.DeleteFunc(slices.Clone(rest), func(b *Broker) bool { return b == first })
-	}
-	if err := c.startAll(rest); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	if err := c.WaitReady(2 * time.Minute); err != nil {
-		err = fmt.Errorf("%w\n%s", err, c.LogTails(40))
-		c.Stop()
-		return nil, err
 	}
 	return c, nil
 }
 
-// startAll starts brokers in parallel (each JVM takes seconds to start).
-func (c *Cluster) startAll(bs []*Broker) error {
-	errs := make([]error, len(bs))
-	var wg sync.WaitGroup
-	for i, b := range bs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = b.Start()
-		}()
+// makeDir returns dir, or makes a temporary directory (owned: Stop removes
+// it), with the owner file that lets a later run reap what a crashed test
+// left there.
+func makeDir(dir string) (string, bool, error) {
+	// The first cluster of a test process reaps what crashed ones left.
+	reapOnce.Do(ReapStale)
+	owned := false
+	if dir == "" {
+		if err := os.MkdirAll(baseDir(), 0o755); err != nil {
+			return "", false, err
+		}
+		var err error
+		if dir, err = os.MkdirTemp(baseDir(), strconv.Itoa(os.Getpid())+"-"); err != nil {
+			return "", false, err
+		}
+		owned = true
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, err
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return "", false, err
+	}
+	return dir, owned, nil
 }
+
+// rackName is the rack of broker id among racks: rack-a, rack-b, … round-robin.
+func rackName(id, racks int) string { return "rack-" + string(rune('a'+(id-1)%racks)) }
 
 // Version is the cluster's Kafka version.
 func (c *Cluster) Version() string { return c.dist.Version }
@@ -181,10 +175,15 @@ func (c *Cluster) Connect() string { return strings.Join(c.hosts, ",") + c.chroo
 func (c *Cluster) Chroot() string { return c.chroot }
 
 // Bootstrap is the brokers' listener list for Kafka clients and tools.
-func (c *Cluster) Bootstrap() string {
+func (c *Cluster) Bootstrap() string { return bootstrap(c.brokers) }
+
+// bootstrap joins the broker listeners of nodes.
+func bootstrap(nodes []*Node) string {
 	var out []string
-	for _, b := range c.brokers {
-		out = append(out, b.Addr())
+	for _, n := range nodes {
+		if a := n.Addr(); a != "" && n.Role.IsBroker() {
+			out = append(out, a)
+		}
 	}
 	return strings.Join(out, ",")
 }
@@ -195,124 +194,46 @@ func (c *Cluster) Dir() string { return c.dir }
 // Brokers returns every broker, running or not, by id.
 func (c *Cluster) Brokers() []*Broker { return c.brokers }
 
+// Nodes returns every broker (what Attach prints the logs of).
+func (c *Cluster) Nodes() []*Node { return c.brokers }
+
 // Broker returns the broker with id (nil if none).
-func (c *Cluster) Broker(id int) *Broker {
-	for _, b := range c.brokers {
-		if b.ID == id {
-			return b
+func (c *Cluster) Broker(id int) *Broker { return nodeByID(c.brokers, id) }
+
+func nodeByID(nodes []*Node, id int) *Node {
+	for _, n := range nodes {
+		if n.ID == id {
+			return n
 		}
 	}
 	return nil
 }
 
-// Addr is the broker's PLAINTEXT listener.
-func (b *Broker) Addr() string { return "127.0.0.1:" + strconv.Itoa(b.Port) }
-
-// LogFile is the broker's log (all of Kafka's loggers, one file).
-func (b *Broker) LogFile() string { return b.logFile }
-
-// Running reports whether the broker's process is alive.
-func (b *Broker) Running() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.cmd == nil {
-		return false
+// zkBrokerProps is a ZooKeeper-mode broker's server.properties: loopback,
+// small, fast to fail over, nothing created behind the tests' backs.
+func (c *Cluster) zkBrokerProps(b *Broker) map[string]string {
+	o := c.opts
+	p := commonProps(b, o.Brokers)
+	p["broker.id"] = strconv.Itoa(b.ID)
+	p["listeners"] = "PLAINTEXT://" + b.Addr()
+	p["advertised.listeners"] = "PLAINTEXT://" + b.Addr()
+	p["zookeeper.connect"] = c.Connect()
+	p["zookeeper.session.timeout.ms"] = strconv.FormatInt(o.SessionTimeout.Milliseconds(), 10)
+	p["zookeeper.connection.timeout.ms"] = "30000"
+	p["controlled.shutdown.retry.backoff.ms"] = "500"
+	for k, v := range o.Props {
+		p[k] = v
 	}
-	select {
-	case <-b.exited:
-		return false
-	default:
-		return true
-	}
+	return p
 }
 
-// Start starts the broker's process (again, after Stop or Kill: same id,
-// port and log directory). It does not wait for the registration.
-func (b *Broker) Start() error {
-	if b.Running() {
-		return nil
-	}
-	c := b.c
-	if b.Port == 0 {
-		p, err := zktest.FreePort()
-		if err != nil {
-			return err
-		}
-		b.Port = p
-	}
-	b.props = filepath.Join(c.dir, fmt.Sprintf("broker-%d.properties", b.ID))
-	b.logFile = filepath.Join(c.dir, fmt.Sprintf("broker-%d.log", b.ID))
-	b.outFile = filepath.Join(c.dir, fmt.Sprintf("broker-%d.out", b.ID))
-	if err := os.WriteFile(b.props, []byte(b.properties()), 0o644); err != nil {
-		return err
-	}
-	out, err := os.OpenFile(b.outFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	args := append(jvmArgs(c.opts.Heap),
-		"-Dorg.slf4j.simpleLogger.logFile="+b.logFile,
-		"-Dorg.slf4j.simpleLogger.showDateTime=true",
-		"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
-		"-Dktopo.kafkatest.dir="+c.dir, // lets ReapStale recognise the process
-		"-cp", c.dist.Classpath(), "kafka.Kafka", b.props)
-	cmd := exec.Command("java", args...)
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		out.Close()
-		return fmt.Errorf("kafkatest: start broker %d: %w", b.ID, err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		out.Close()
-		close(exited)
-	}()
-	b.mu.Lock()
-	b.cmd, b.exited = cmd, exited
-	b.mu.Unlock()
-	return os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("broker-%d.pid", b.ID)), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
-}
-
-// Stop stops the broker cleanly (SIGTERM: a controlled shutdown, its
-// leaderships moved first) and waits, killing it after 45 s.
-func (b *Broker) Stop() { b.signal(syscall.SIGTERM, 45*time.Second) }
-
-// Kill kills the broker (SIGKILL): no controlled shutdown; its registration
-// disappears when its ZooKeeper session expires (Options.SessionTimeout).
-func (b *Broker) Kill() { b.signal(syscall.SIGKILL, 10*time.Second) }
-
-func (b *Broker) signal(sig syscall.Signal, wait time.Duration) {
-	b.mu.Lock()
-	cmd, exited := b.cmd, b.exited
-	b.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	_ = cmd.Process.Signal(sig)
-	select {
-	case <-exited:
-	case <-time.After(wait):
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	}
-	_ = os.Remove(filepath.Join(b.c.dir, fmt.Sprintf("broker-%d.pid", b.ID)))
-}
-
-// properties is the broker's server.properties: loopback, small, fast to
-// fail over, nothing created behind the tests' backs.
-func (b *Broker) properties() string {
-	o := b.c.opts
-	rf := strconv.Itoa(min(3, o.Brokers))
+// commonProps are the server.properties every broker of every mode gets:
+// its data, small thread pools, no log cleaner, internal topics sized to
+// the cluster.
+func commonProps(n *Node, brokers int) map[string]string {
+	rf := strconv.Itoa(max(1, min(3, brokers)))
 	p := map[string]string{
-		"broker.id":                                strconv.Itoa(b.ID),
-		"listeners":                                "PLAINTEXT://" + b.Addr(),
-		"advertised.listeners":                     "PLAINTEXT://" + b.Addr(),
-		"log.dirs":                                 filepath.Join(b.c.dir, fmt.Sprintf("data-%d", b.ID)),
-		"zookeeper.connect":                        b.c.Connect(),
-		"zookeeper.session.timeout.ms":             strconv.FormatInt(o.SessionTimeout.Milliseconds(), 10),
-		"zookeeper.connection.timeout.ms":          "30000",
+		"log.dirs":                                 n.DataDir(),
 		"offsets.topic.replication.factor":         rf,
 		"offsets.topic.num.partitions":             "5",
 		"transaction.state.log.replication.factor": rf,
@@ -324,24 +245,11 @@ func (b *Broker) properties() string {
 		"background.threads":                       "2",
 		"num.recovery.threads.per.data.dir":        "1",
 		"log.cleaner.enable":                       "false", // its dedupe buffer alone is 128 MiB of heap
-		"controlled.shutdown.retry.backoff.ms":     "500",
 	}
-	if b.Rack != "" {
-		p["broker.rack"] = b.Rack
+	if n.Rack != "" {
+		p["broker.rack"] = n.Rack
 	}
-	for k, v := range o.Props {
-		p[k] = v
-	}
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var sb strings.Builder
-	for _, k := range keys {
-		sb.WriteString(k + "=" + p[k] + "\n")
-	}
-	return sb.String()
+	return p
 }
 
 // jvmArgs keep the JVMs small and quick to start on a 2-core machine.
@@ -379,18 +287,21 @@ func (c *Cluster) WaitReady(timeout time.Duration) error {
 			}
 		}
 		for _, b := range c.brokers {
-			if b.cmd != nil && !b.Running() && slices.Contains(want, b.ID) {
-				return fmt.Errorf("kafkatest: broker %d exited\n%s", b.ID, tail(readFile(b.outFile), 20))
+			if b.crashed() {
+				return b.exitedError()
 			}
 		}
 		ids, _, err := conn.Children(c.chroot + "/brokers/ids")
 		got := atoiAll(ids)
 		ctrl, _, cerr := conn.Get(c.chroot + "/controller")
+		stale := staleRegistration(conn, c.chroot, c.brokers)
 		switch {
 		case err != nil:
 			last = "no /brokers/ids yet"
 		case !slices.Equal(got, want):
 			last = fmt.Sprintf("registered brokers %v, running %v", got, want)
+		case stale != "":
+			last = stale
 		case cerr != nil:
 			last = "no controller yet"
 		default:
@@ -405,6 +316,28 @@ func (c *Cluster) WaitReady(timeout time.Duration) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// staleRegistration names a running ZooKeeper-mode broker whose
+// /brokers/ids/N was made before the broker's process started: the
+// registration of its previous run, whose session (a killed process's)
+// has not expired yet. The new process fails its own registration then
+// and exits; until it does, the old one must not count. "" when none.
+func staleRegistration(conn *zk.Conn, chroot string, brokers []*Node) string {
+	for _, b := range brokers {
+		if !b.Running() || b.Role != ZKBroker {
+			continue
+		}
+		_, st, err := conn.Exists(chroot + "/brokers/ids/" + strconv.Itoa(b.ID))
+		if err != nil || st == nil {
+			continue
+		}
+		// Both clocks are this machine's; ZooKeeper's is in milliseconds.
+		if st.Ctime < b.StartedAt().UnixMilli()-5 {
+			return fmt.Sprintf("broker %d's registration is its previous run's", b.ID)
+		}
+	}
+	return ""
 }
 
 // Controller returns the id of the active controller and the controller
@@ -433,14 +366,7 @@ func (c *Cluster) Controller() (id, epoch int, err error) {
 
 // StopBrokers stops every broker cleanly, in parallel, keeping the
 // cluster's directory so that Heal can start them again.
-func (c *Cluster) StopBrokers() {
-	var wg sync.WaitGroup
-	for _, b := range c.brokers {
-		wg.Add(1)
-		go func() { defer wg.Done(); b.Stop() }()
-	}
-	wg.Wait()
-}
+func (c *Cluster) StopBrokers() { stopAll(c.brokers) }
 
 // Stop stops every broker (SIGTERM, in parallel) and removes the directory
 // if Start made it.
@@ -460,7 +386,7 @@ func (c *Cluster) Heal() error {
 			down = append(down, b)
 		}
 	}
-	if err := c.startAll(down); err != nil {
+	if err := startAll(down); err != nil {
 		return err
 	}
 	return c.WaitReady(2 * time.Minute)
@@ -470,7 +396,7 @@ func (c *Cluster) Heal() error {
 func (c *Cluster) LogTails(n int) string {
 	var sb strings.Builder
 	for _, b := range c.brokers {
-		fmt.Fprintf(&sb, "--- broker %d (%s) ---\n%s\n%s\n", b.ID, b.logFile, tail(readFile(b.outFile), 10), tail(readFile(b.logFile), n))
+		sb.WriteString(b.logTail(n))
 	}
 	return sb.String()
 }
@@ -557,8 +483,11 @@ func readFile(path string) string {
 
 func baseDir() string { return filepath.Join(os.TempDir(), "ktopo-kafkatest") }
 
-// ReapStale kills brokers left behind by test processes that no longer run
-// and removes their directories.
+var reapOnce sync.Once
+
+// ReapStale kills Kafka processes left behind by test processes that no
+// longer run and removes their directories. The first cluster a process
+// starts (any rig) calls it.
 func ReapStale() {
 	entries, err := os.ReadDir(baseDir())
 	if err != nil {
@@ -574,7 +503,7 @@ func ReapStale() {
 		if err != nil || zktest.Alive(owner) {
 			continue
 		}
-		pids, _ := filepath.Glob(filepath.Join(dir, "broker-*.pid"))
+		pids, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
 		for _, p := range pids {
 			b, _ := os.ReadFile(p)
 			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))

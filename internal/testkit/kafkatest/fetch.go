@@ -11,10 +11,12 @@ import (
 	"syscall"
 )
 
-// The Kafka versions the tests run: the last ZooKeeper-mode line (newest 3.9
-// patch Maven Central serves) and the last version whose kafka-topics.sh
-// still has --zookeeper.
+// The Kafka versions the tests run: a KRaft-only 4.x (the newest Maven
+// Central serves), the last ZooKeeper-mode line (newest 3.9 patch; it runs
+// in ZooKeeper mode, in KRaft mode and migrates from one to the other),
+// and the last version whose kafka-topics.sh still has --zookeeper.
 const (
+	Kafka44 = "4.4.0"
 	Kafka39 = "3.9.2"
 	Kafka28 = "2.8.2"
 )

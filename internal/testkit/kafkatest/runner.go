@@ -1,6 +1,7 @@
 package kafkatest
 
 import (
+	"archive/zip"
 	"bufio"
 	"crypto/sha256"
 	_ "embed"
@@ -11,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +29,8 @@ type runner struct {
 	in    io.WriteCloser
 	out   *bufio.Reader
 	stale bool
+	// cdsDone keeps the class archive the JVM dumped when it ended.
+	cdsDone func()
 }
 
 var runners struct {
@@ -82,12 +84,16 @@ func (d *Dist) runner() (*runner, error) {
 	if r := runners.byDist[d.Libs]; r != nil && !r.stale {
 		return r, nil
 	}
-	dir, err := compileRunner()
+	jar, err := compileRunner()
 	if err != nil {
 		return nil, err
 	}
-	args := append(jvmArgs("512m"), "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-		"-cp", dir+string(os.PathListSeparator)+d.Classpath(), "KtopoToolRunner")
+	// The archive's kind names the runner's build: an archive made with
+	// another runner jar on the class path would not be used.
+	cds := classSharing(d, "tools-"+filepath.Base(filepath.Dir(jar)))
+	args := append(jvmArgs("512m"), cds.flags...)
+	args = append(args, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+		"-cp", jar+string(os.PathListSeparator)+d.Classpath(), "KtopoToolRunner")
 	cmd := exec.Command("java", args...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -101,7 +107,7 @@ func (d *Dist) runner() (*runner, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("kafkatest: start the tool JVM: %w", err)
 	}
-	r := &runner{cmd: cmd, in: in, out: bufio.NewReader(out)}
+	r := &runner{cmd: cmd, in: in, out: bufio.NewReader(out), cdsDone: cds.done}
 	if runners.byDist == nil {
 		runners.byDist = map[string]*runner{}
 	}
@@ -109,13 +115,16 @@ func (d *Dist) runner() (*runner, error) {
 	return r, nil
 }
 
-// compileRunner compiles the runner once into the cache (it needs no
-// Kafka class at compile time: it finds Kafka's Exit by reflection).
+// compileRunner compiles the runner once into a jar in the cache (it
+// needs no Kafka class at compile time: it finds Kafka's Exit by
+// reflection). A jar, not a directory of classes: the JVM archives
+// classes for sharing (cds.go) only when no directory is on the class path.
 func compileRunner() (string, error) {
 	sum := sha256.Sum256(runnerSource)
 	dir := filepath.Join(CacheDir(), "runner", hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, "KtopoToolRunner.class")); err == nil {
-		return dir, nil
+	jar := filepath.Join(dir, "ktopo-tool-runner.jar")
+	if _, err := os.Stat(jar); err == nil {
+		return jar, nil
 	}
 	javac, err := exec.LookPath("javac")
 	if err != nil {
@@ -129,8 +138,8 @@ func compileRunner() (string, error) {
 		return "", err
 	}
 	defer unlock()
-	if _, err := os.Stat(filepath.Join(dir, "KtopoToolRunner.class")); err == nil {
-		return dir, nil
+	if _, err := os.Stat(jar); err == nil {
+		return jar, nil
 	}
 	work, err := os.MkdirTemp(dir, "build-")
 	if err != nil {
@@ -145,14 +154,43 @@ func compileRunner() (string, error) {
 		return "", fmt.Errorf("kafkatest: javac: %w\n%s", err, out)
 	}
 	classes, _ := filepath.Glob(filepath.Join(work, "*.class"))
-	// The main class last: its presence says the directory is complete.
-	sort.Slice(classes, func(i, j int) bool { return strings.Contains(classes[i], "$") && !strings.Contains(classes[j], "$") })
+	tmp := filepath.Join(work, "runner.jar")
+	if err := writeJar(tmp, classes); err != nil {
+		return "", err
+	}
+	// Renamed into place last: its presence says it is complete.
+	return jar, os.Rename(tmp, jar)
+}
+
+// writeJar writes the class files into a jar (a zip; no manifest is
+// needed on a class path).
+func writeJar(path string, classes []string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(f)
 	for _, c := range classes {
-		if err := os.Rename(c, filepath.Join(dir, filepath.Base(c))); err != nil {
-			return "", err
+		b, err := os.ReadFile(c)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		w, err := zw.Create(filepath.Base(c))
+		if err != nil {
+			f.Close()
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			f.Close()
+			return err
 		}
 	}
-	return dir, nil
+	if err := zw.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // stopRunners ends every tool JVM.
@@ -162,6 +200,7 @@ func stopRunners() {
 	for _, r := range runners.byDist {
 		r.in.Close()
 		_ = r.cmd.Wait()
+		r.cdsDone()
 	}
 	runners.byDist = nil
 }

@@ -36,6 +36,9 @@ func (w *Window) Scroll(d int) {
 	w.clamp()
 }
 
+// End scrolls to the first rows (d < 0) or the last.
+func (w *Window) End(d int) { w.Scroll(d * max(w.N, 1)) }
+
 // Bottom reports whether the cursor is on the last row.
 func (w *Window) Bottom() bool { return w.N == 0 || w.Cursor == w.N-1 }
 

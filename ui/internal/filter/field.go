@@ -4,7 +4,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
 )
@@ -112,14 +114,28 @@ func (f *Field) SetStyles(st theme.Styles) { theme.StyleInput(&f.in, st) }
 // View renders the text field.
 func (f *Field) View() string { return f.in.View() }
 
+// typed is the field without the blank it pads itself to its width with:
+// the prompt, the text and the cursor after it (a title line cut where
+// the padding ran past the window ended in a stray "…").
+func (f *Field) typed() string {
+	v := f.in.View()
+	n := cell.Width(f.in.Prompt) + cell.Width(f.in.Value()) + 1
+	if n >= cell.Width(ansi.Strip(v)) {
+		return v // scrolled: the field is full
+	}
+	return ansi.Truncate(v, n, "")
+}
+
 // Title is what the screen's title line shows of the filter, after three
-// blanks: the field while typing, else why the text does not compile,
-// else the filter in force followed by a muted hint; "" when there is
-// none.
+// blanks: the field while typing (and why what is typed does not compile,
+// as it is typed), else why the text does not compile, else the filter in
+// force followed by a muted hint; "" when there is none.
 func (f *Field) Title(st *theme.Styles, hint string) string {
 	switch {
+	case f.typing && f.err != "":
+		return "   " + f.typed() + "  " + st.Error.S(f.err)
 	case f.typing:
-		return "   " + f.in.View()
+		return "   " + f.typed()
 	case f.err != "":
 		return "   " + st.Error.S(f.err)
 	case !f.match.Empty():

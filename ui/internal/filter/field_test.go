@@ -3,6 +3,7 @@ package filter
 import (
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -31,6 +32,10 @@ func TestField(t *testing.T) {
 	f.Update(fixture.Key("["))
 	if f.Err() == "" || f.Matcher().Text() != "~o" {
 		t.Fatalf("a bad regex keeps the filter in force: %q %q", f.Err(), f.Matcher().Text())
+	}
+	st := theme.New(true)
+	if title := ansi.Strip(f.Title(&st, "")); title != "   /~o[   bad regular expression: missing closing ]: `[`" {
+		t.Fatalf("the error is not shown as typed, after the text: %q", title)
 	}
 	if _, typed = f.Update(fixture.Key("esc")); !typed.Changed || f.Active() || f.Typing() {
 		t.Fatalf("cancel clears: %+v", typed)

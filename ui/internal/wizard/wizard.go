@@ -1,7 +1,9 @@
 // Package wizard holds what the TUI's wizards share (the creation wizard,
-// ui/screens/create, and the operation wizard, ui/screens/operate): text
-// wrapping for their messages, the exact-znode view's lines, and the
-// confirmation popup's buttons.
+// ui/screens/create, and the operation wizard, ui/screens/operate): the
+// Frame each holds (its stage, the confirmation popup with its production
+// field and warnings, the exact-writes view, the note, the sandbox pace,
+// the clock and the ticks, detaching to the background), the config
+// field both edit overrides in, and text wrapping for their messages.
 package wizard
 
 import (

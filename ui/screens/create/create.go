@@ -29,7 +29,6 @@
 package create
 
 import (
-	"context"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -38,7 +37,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
@@ -66,17 +64,19 @@ type Options struct {
 	// Task is the id the shell gave this wizard: the results of its
 	// commands come back in nav.TaskMsg{Task: Task}.
 	Task int
+	// Tick schedules the clock's ticks (nil: tea.Tick).
+	Tick wizard.Ticker
 }
 
-type stage uint8
-
+// The stages: the form (wizard.StageEdit), the preview, the write, the
+// partitions coming online (progress), done, failed.
 const (
-	stageForm     stage = iota
-	stagePreview        // the plan, maybe with the confirmation popup
-	stageWriting        // the multi is in flight
-	stageProgress       // written; waiting for the controller
-	stageDone           // every partition has a leader
-	stageFailed         // the write failed: nothing was written, or it is not known
+	stageForm     = wizard.StageEdit
+	stagePreview  = wizard.StagePreview
+	stageWriting  = wizard.StageWriting
+	stageProgress = wizard.StageProgress
+	stageDone     = wizard.StageDone
+	stageFailed   = wizard.StageFailed
 )
 
 // Model is the wizard.
@@ -84,24 +84,21 @@ type Model struct {
 	opt  Options
 	st   theme.Styles
 	km   keys.Wizard
-	back key.Binding // esc in the form: the shell leaves it to a text field
+	back key.Binding // esc: the confirmation's way back
 	id   int
 	w, h int
 	snap *cluster.Snapshot
 	now  func() time.Time
 	rng  *rand.Rand
 
-	stage stage
-	form  form
-	pv    preview
-	tr    *tracker
-
-	// detached: the user closed the wizard while it worked; it runs on in
-	// the shell's background list and stops its clock ticks.
-	detached bool
-	ticking  bool
-	noTicks  bool // tests: no clock ticks
-	pace     wizard.Pace
+	// fr is the stage, the popup, the znodes view, the note, the pace
+	// and the ticks, as the operation wizard has them.
+	fr   wizard.Frame
+	form form
+	// leaving: esc was pressed in a form typed into (the next esc closes).
+	leaving bool
+	pv      preview
+	tr      *tracker
 }
 
 // New returns a wizard with an empty, focused name field.
@@ -114,7 +111,9 @@ func New(o Options) *Model {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Model{opt: o, st: o.Styles, km: o.Keys.Wizard, back: o.Keys.Global.Back, id: o.Task, now: o.Now, rng: rng}
-	m.form.init(m.st)
+	m.fr = wizard.NewFrame(wizard.FrameOptions{Styles: o.Styles, Task: o.Task, Now: o.Now, Tick: o.Tick, Pace: o.Pace}, stageForm)
+	m.pv.note, m.pv.ops = &m.fr.Note, &m.fr.Ops
+	m.form.init(m.st, &m.km)
 	m.pv.start, m.pv.shift = -1, -1
 	m.pv.renderRow = m.pv.row
 	m.syncKeys()
@@ -124,7 +123,7 @@ func New(o Options) *Model {
 // Title implements ui.Screen.
 func (m *Model) Title() string {
 	name := m.form.in[fName].Value()
-	switch m.stage {
+	switch m.fr.Stage {
 	case stageForm:
 		return "Create topic"
 	case stagePreview:
@@ -150,6 +149,7 @@ func (m *Model) SetStyles(st theme.Styles) {
 	for i := range m.form.in {
 		theme.StyleInput(&m.form.in[i], st)
 	}
+	m.fr.SetStyles(st)
 }
 
 // SetSnapshot implements ui.SnapshotSetter: the form validates against
@@ -162,7 +162,7 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	defer m.settle()
 	m.snap = s
 	m.form.setDefaults(s)
-	switch m.stage {
+	switch m.fr.Stage {
 	case stageForm:
 		m.form.validate(s)
 	case stagePreview:
@@ -170,7 +170,7 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	case stageProgress, stageDone:
 		m.tr.observe(s, m.now())
 		if m.tr.done() {
-			m.stage = stageDone
+			m.fr.Stage = stageDone
 		}
 	}
 }
@@ -178,22 +178,10 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 // Stage names the current stage (for tests and the shell): "form",
 // "preview", "confirm", "writing", "progress", "done" or "failed".
 func (m *Model) Stage() string {
-	switch m.stage {
-	case stageForm:
-		return "form"
-	case stagePreview:
-		if m.pv.confirm {
-			return "confirm"
-		}
-		return "preview"
-	case stageWriting:
-		return "writing"
-	case stageProgress:
-		return "progress"
-	case stageDone:
-		return "done"
+	if m.fr.Stage == stagePreview && m.fr.Confirm.Open() {
+		return "confirm"
 	}
-	return "failed"
+	return m.fr.Stage.String()
 }
 
 // Plan returns the plan the preview shows (and the creation writes), nil
@@ -209,20 +197,20 @@ func (m *Model) Progress() clusterops.Progress {
 }
 
 // Capturing implements ui.Capturer: the form's text fields take every key.
-func (m *Model) Capturing() bool { return m.stage == stageForm }
+func (m *Model) Capturing() bool { return m.fr.Stage == stageForm }
 
 // Back implements ui.Backer: esc steps back inside the wizard (closes the
 // popup or the znode view, returns from the preview or a failure to the
 // form with every value kept) before the shell closes it.
 func (m *Model) Back() bool {
 	defer m.settle()
-	switch m.stage {
+	switch m.fr.Stage {
 	case stagePreview:
 		switch {
-		case m.pv.confirm:
-			m.pv.confirm = false
-		case m.pv.showOps:
-			m.pv.showOps = false
+		case m.fr.Confirm.Open():
+			m.fr.Confirm.Close()
+		case m.fr.Ops.Shown():
+			m.fr.Ops.Hide()
 		default:
 			m.toForm()
 		}
@@ -236,19 +224,13 @@ func (m *Model) Back() bool {
 
 // Detach implements ui.Task: closing the wizard while the topic is being
 // written or brought online keeps it running in the background.
-func (m *Model) Detach() bool {
-	if m.stage == stageWriting || m.stage == stageProgress {
-		m.detached = true
-		return true
-	}
-	return false
-}
+func (m *Model) Detach() bool { return m.fr.Detach(false) }
 
 // TaskStatus implements ui.Task: one line for the status bar while the
 // wizard works in the background, and where the creation stands.
 func (m *Model) TaskStatus() (string, nav.TaskState) {
 	name := m.form.in[fName].Value()
-	switch m.stage {
+	switch m.fr.Stage {
 	case stageWriting:
 		if m.tr != nil && m.tr.lostErr != nil {
 			return "Creating topic " + name + ": no reply to the write, reading back…", nav.TaskRunning
@@ -270,8 +252,9 @@ func (m *Model) TaskStatus() (string, nav.TaskState) {
 }
 
 func (m *Model) toForm() {
-	m.stage = stageForm
-	m.pv.confirm, m.pv.showOps = false, false
+	m.fr.Stage = stageForm
+	m.fr.Confirm.Close()
+	m.fr.Ops.Hide()
 	m.tr = nil
 	m.form.focusField(m.form.focus)
 	if m.snap != nil {
@@ -293,14 +276,6 @@ type (
 	}
 	// verifiedMsg: what became of a multi whose reply was lost.
 	verifiedMsg struct{ o clusterops.Outcome }
-	// opsDescribedMsg: what the multi would write now (the `w` view).
-	opsDescribedMsg struct {
-		plan  *clusterops.TopicPlan
-		lines []string
-		err   error
-	}
-	// tickMsg advances the elapsed-time display while waiting.
-	tickMsg struct{ t time.Time }
 )
 
 // Update implements ui.Screen.
@@ -319,81 +294,53 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 // ends here.
 func (m *Model) settle() {
 	m.syncKeys()
+	m.fr.Ops.Wrap(m.w)
 	if m.pv.plan != nil {
 		m.pv.layout()
 	}
 }
 
-// syncKeys enables the bindings of the current stage and no others: the
-// help shows only what acts, and enter means one thing at a time.
-func (m *Model) syncKeys() {
-	km := &m.km
-	set := func(on bool, bs ...*key.Binding) {
-		for _, b := range bs {
-			b.SetEnabled(on)
-		}
-	}
-	confirm := m.stage == stagePreview && m.pv.confirm
-	preview := m.stage == stagePreview && !confirm
-	form := m.stage == stageForm
-	working := m.stage == stageWriting || m.stage == stageProgress
-	after := working || m.stage == stageDone || m.stage == stageFailed
-	manual := m.pv.plan != nil && m.pv.plan.Manual
-	set(form, &km.Next, &km.Prev, &km.Clear, &km.Submit, &m.back)
-	set(form && m.form.focus == fRack, &km.Toggle)
-	set(form && m.form.focus == fConfigs, &km.Complete)
-	set(preview, &km.Create, &km.Written, &km.ColumnsLeft, &km.ColumnsRight)
-	set(preview && !manual, &km.Reroll, &km.StepBack, &km.StepForward)
-	set(preview || after, &km.ScrollUp, &km.ScrollDown, &km.PageUp, &km.PageDown)
-	set(confirm, &km.Confirm, &km.Cancel, &km.SwitchButton, &km.Choose)
-	set(m.opt.Pace != nil && (working || m.stage == stageDone), &km.Pace)
-	set(m.stage == stageDone, &km.OpenTopic)
-	set(m.stage == stageFailed, &km.BackToForm)
-}
-
 func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	switch msg := msg.(type) {
 	case topicCreatedMsg:
-		if m.stage != stageWriting {
+		if m.fr.Stage != stageWriting {
 			return nil, nil
 		}
-		m.stage = stageProgress
+		m.fr.Stage = stageProgress
 		m.tr.written(msg.took)
 		if m.snap != nil {
 			m.tr.observe(m.snap, m.now())
 			if m.tr.done() {
-				m.stage = stageDone
+				m.fr.Stage = stageDone
 			}
 		}
 		return m.tick(), nil
 	case createFailedMsg:
-		if m.stage != stageWriting {
+		if m.fr.Stage != stageWriting {
 			return nil, nil
 		}
-		m.stage = stageFailed
+		m.fr.Stage = stageFailed
 		m.tr.fail(msg.err)
 	case replyLostMsg:
-		if m.stage != stageWriting {
+		if m.fr.Stage != stageWriting {
 			return nil, nil
 		}
 		m.tr.replyLost(msg.err, msg.took)
 		return m.verify(msg.err), nil
 	case verifiedMsg:
-		if m.stage != stageWriting {
+		if m.fr.Stage != stageWriting {
 			return nil, nil
 		}
 		m.tr.verified(msg.o)
 		if !msg.o.Known || !msg.o.Applied {
-			m.stage = stageFailed
+			m.fr.Stage = stageFailed
 			return nil, nil
 		}
 		return m.update(topicCreatedMsg{took: m.tr.took})
-	case opsDescribedMsg:
-		if msg.plan == m.pv.plan {
-			m.pv.setOps(msg.lines, msg.err)
-		}
-	case tickMsg:
-		m.ticking = false
+	case wizard.OpsMsg:
+		m.fr.Ops.Set(msg)
+	case wizard.TickMsg:
+		m.fr.Ticked()
 		if m.tr != nil {
 			m.tr.now = m.now()
 		}
@@ -401,7 +348,7 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.PasteMsg:
-		if m.stage == stageForm {
+		if m.fr.Stage == stageForm {
 			return m.form.update(msg, m.snap, &m.km), nil
 		}
 	case tea.MouseWheelMsg:
@@ -412,351 +359,4 @@ func (m *Model) update(msg tea.Msg) (tea.Cmd, nav.Request) {
 
 // tick keeps the elapsed time moving while the wizard is on screen and
 // waits; it stops when the topic is online, failed, or in the background.
-func (m *Model) tick() tea.Cmd {
-	if m.ticking || m.detached || m.noTicks || (m.stage != stageWriting && m.stage != stageProgress) {
-		return nil
-	}
-	m.ticking = true
-	id := m.id
-	return tea.Tick(500*time.Millisecond, func(t time.Time) tea.Msg { return nav.TaskMsg{Task: id, Msg: tickMsg{t}} })
-}
-
-func (m *Model) scroll(d int) {
-	switch m.stage {
-	case stagePreview:
-		m.pv.scroll(d)
-	case stageProgress, stageDone, stageFailed:
-		if m.tr != nil {
-			m.tr.win.Scroll(d)
-		}
-	}
-}
-
-func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
-	km := &m.km
-	switch m.stage {
-	case stageForm:
-		if key.Matches(msg, m.back) {
-			return nil, nav.Close{}
-		}
-		if key.Matches(msg, km.Submit) {
-			m.submit()
-			return nil, nil
-		}
-		return m.form.update(msg, m.snap, km), nil
-	case stagePreview:
-		if m.pv.confirm {
-			return m.confirmKey(msg), nil
-		}
-		switch {
-		case key.Matches(msg, km.Create):
-			if m.pv.plan != nil {
-				m.pv.confirm, m.pv.button = true, 0
-				m.pv.setNote("", false)
-			}
-		case key.Matches(msg, km.Written):
-			if m.pv.showOps {
-				m.pv.showOps = false
-				return nil, nil
-			}
-			return m.describeOps(), nil
-		case key.Matches(msg, km.Reroll):
-			m.reroll()
-		case key.Matches(msg, km.StepBack):
-			m.step(-1)
-		case key.Matches(msg, km.StepForward):
-			m.step(1)
-		case key.Matches(msg, km.ColumnsLeft):
-			m.pv.scrollColumns(-1)
-		case key.Matches(msg, km.ColumnsRight):
-			m.pv.scrollColumns(1)
-		case key.Matches(msg, km.PageUp):
-			m.pv.page(-1)
-		case key.Matches(msg, km.PageDown):
-			m.pv.page(1)
-		case key.Matches(msg, km.ScrollUp):
-			m.pv.scroll(-1)
-		case key.Matches(msg, km.ScrollDown):
-			m.pv.scroll(1)
-		}
-	case stageWriting, stageProgress, stageDone, stageFailed:
-		// syncKeys enabled what applies in this stage: the pace while the
-		// sandbox can be slowed and the topic is not failed, the topic
-		// once it is online, the way back after a failure.
-		switch {
-		case key.Matches(msg, km.Pace):
-			return nil, m.nextPace()
-		case key.Matches(msg, km.OpenTopic):
-			return nil, nav.OpenTopic{Topic: m.tr.plan.Name, Partition: -1, Replace: true}
-		case key.Matches(msg, km.BackToForm):
-			m.toForm()
-		case key.Matches(msg, km.PageUp):
-			m.tr.win.Page(-1)
-		case key.Matches(msg, km.PageDown):
-			m.tr.win.Page(1)
-		case key.Matches(msg, km.ScrollUp):
-			m.tr.win.Scroll(-1)
-		case key.Matches(msg, km.ScrollDown):
-			m.tr.win.Scroll(1)
-		}
-	}
-	return nil, nil
-}
-
-// currentPace is the pace shown: the one chosen here, else the sandbox's.
-func (m *Model) currentPace() time.Duration { return m.pace.Current(m.opt.Pace) }
-
-func (m *Model) nextPace() nav.Request { return nav.SetPace{Pace: m.pace.Next(m.opt.Pace)} }
-
-func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
-	km := &m.km
-	switch {
-	case key.Matches(msg, km.Confirm):
-		return m.create()
-	case key.Matches(msg, km.Cancel):
-		m.pv.confirm = false // esc too, through Back
-	case key.Matches(msg, km.Choose):
-		if m.pv.button == 0 {
-			return m.create()
-		}
-		m.pv.confirm = false
-	case key.Matches(msg, km.SwitchButton):
-		m.pv.button = 1 - m.pv.button
-	}
-	return nil
-}
-
-// submit leaves the form for the preview when every value is valid, and
-// says why not otherwise.
-func (m *Model) submit() {
-	if m.snap == nil || m.snap.Partial() {
-		// A partial snapshot leaves topics out: the name may be taken.
-		m.form.msg = "The cluster is still loading."
-		return
-	}
-	req, fld, err := m.form.request(m.snap)
-	if err != nil {
-		m.form.fail(fld, err)
-		return
-	}
-	m.form.msg = ""
-	if req.Assignment == nil {
-		n := m.brokerCount(req.RackAware)
-		if m.pv.start < 0 || m.pv.start >= n || m.pv.shift >= n {
-			m.pv.start, m.pv.shift = m.rng.IntN(max(n, 1)), m.rng.IntN(max(n, 1))
-		}
-	}
-	if err := m.replan(req); err != nil {
-		m.form.fail(fieldOf(err), err)
-		return
-	}
-	m.stage = stagePreview
-	m.form.blur()
-	m.pv.setNote("", false)
-}
-
-func (m *Model) brokerCount(mode cluster.RackAwareMode) int {
-	bs, err := m.snap.BrokerMetadatas(mode, nil)
-	if err != nil {
-		return 0
-	}
-	return len(bs)
-}
-
-// replan computes the plan of req with the chosen start index and shift.
-func (m *Model) replan(req clusterops.TopicRequest) error {
-	req.StartIndex, req.ReplicaShift = m.pv.start, m.pv.shift
-	if req.Assignment != nil {
-		req.StartIndex, req.ReplicaShift = -1, -1
-	}
-	plan, err := clusterops.PlanTopic(m.snap, req)
-	if err != nil {
-		return err
-	}
-	m.pv.set(req, plan, m.snap)
-	return nil
-}
-
-// reroll draws a new random start index and shift (different from the
-// current pair whenever another exists).
-func (m *Model) reroll() {
-	if m.pv.plan == nil || m.pv.plan.Manual {
-		return
-	}
-	n := len(m.pv.plan.Brokers)
-	if n == 0 {
-		return
-	}
-	for range 16 {
-		s, h := m.rng.IntN(n), m.rng.IntN(n)
-		if s != m.pv.start || h != m.pv.shift || n == 1 {
-			m.pv.start, m.pv.shift = s, h
-			break
-		}
-	}
-	m.replanPreview()
-}
-
-// step moves the start index by d, keeping the shift.
-func (m *Model) step(d int) {
-	if m.pv.plan == nil || m.pv.plan.Manual {
-		return
-	}
-	n := len(m.pv.plan.Brokers)
-	if n == 0 {
-		return
-	}
-	m.pv.start = ((m.pv.start+d)%n + n) % n
-	m.replanPreview()
-}
-
-func (m *Model) replanPreview() {
-	if err := m.replan(m.pv.req); err != nil {
-		m.pv.setNote(err.Error(), true)
-		return
-	}
-	m.pv.setNote("", false)
-}
-
-// describeOps asks ZooKeeper what the multi would write now (which
-// parents are missing, whether an orphan config exists): I/O, so a Cmd.
-func (m *Model) describeOps() tea.Cmd {
-	plan, z := m.pv.plan, m.opt.Writer
-	if plan == nil {
-		return nil
-	}
-	m.pv.showOps = true
-	m.pv.setOps(nil, nil)
-	if z == nil {
-		m.pv.setOps(nil, errNoWriter)
-		return nil
-	}
-	id := m.id
-	return func() tea.Msg {
-		ops, err := clusterops.CreateOps(z, plan)
-		var lines []string
-		if err == nil {
-			lines = clusterops.DescribeOps(ops)
-		}
-		return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{plan: plan, lines: lines, err: err}}
-	}
-}
-
-// create re-validates the previewed plan against the newest snapshot and,
-// when it still yields exactly the same znodes, writes that plan.
-func (m *Model) create() tea.Cmd {
-	m.pv.confirm = false
-	shown := m.pv.plan
-	if shown == nil {
-		return nil
-	}
-	req := m.pv.req
-	req.StartIndex, req.ReplicaShift = shown.Result.StartIndex, shown.Result.ReplicaShift
-	if shown.Manual {
-		req.StartIndex, req.ReplicaShift = -1, -1
-	}
-	fresh, err := clusterops.PlanTopic(m.snap, req)
-	if err != nil {
-		m.pv.setNote("Not created: "+err.Error(), true)
-		return nil
-	}
-	if !clusterops.SamePlan(shown, fresh) {
-		m.pv.set(req, fresh, m.snap)
-		m.pv.setNote("Not created: the cluster changed since the preview ("+brokerChange(shown, fresh)+"), so the plan would differ. This is the new plan: check it and press enter again.", true)
-		return nil
-	}
-	z := m.opt.Writer
-	if z == nil {
-		m.pv.setNote(errNoWriter.Error(), true)
-		return nil
-	}
-	m.stage = stageWriting
-	m.tr = newTracker(shown, m.snap, m.now(), m.opt.Anims)
-	m.tr.setSize(m.w, m.h)
-	id := m.id
-	now := m.now
-	write := func() tea.Msg {
-		start := now()
-		if err := clusterops.CreateTopic(z, shown); err != nil {
-			if clusterops.MaybeWritten(err) {
-				return nav.TaskMsg{Task: id, Msg: replyLostMsg{err, now().Sub(start)}}
-			}
-			return nav.TaskMsg{Task: id, Msg: createFailedMsg{err}}
-		}
-		return nav.TaskMsg{Task: id, Msg: topicCreatedMsg{took: now().Sub(start)}}
-	}
-	return tea.Batch(write, m.tick())
-}
-
-// verifyTimeout bounds finding out what became of a creation whose reply
-// was lost: the session's return, then a read back.
-const verifyTimeout = time.Minute
-
-// verify finds out what became of the creation whose reply was lost:
-// I/O, so a Cmd.
-func (m *Model) verify(err error) tea.Cmd {
-	z, plan, id := m.opt.Writer, m.tr.plan, m.id
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
-		defer cancel()
-		return nav.TaskMsg{Task: id, Msg: verifiedMsg{clusterops.VerifyCreate(ctx, z, plan, err)}}
-	}
-}
-
-// brokerChange says how the registered brokers of two plans differ.
-func brokerChange(a, b *clusterops.TopicPlan) string {
-	d := a.BrokerDiff(b)
-	s := ""
-	if len(d.Left) > 0 {
-		s = text.Plural(len(d.Left), "broker ", "brokers ") + text.Ints(d.Left) + " left"
-	}
-	if len(d.Joined) > 0 {
-		if s != "" {
-			s += ", "
-		}
-		s += text.Plural(len(d.Joined), "broker ", "brokers ") + text.Ints(d.Joined) + " joined"
-	}
-	if d.Empty() {
-		s = "racks or registrations changed"
-	}
-	return s
-}
-
-type wizardError string
-
-func (e wizardError) Error() string { return string(e) }
-
-const errNoWriter = wizardError("This session cannot write to ZooKeeper (read-only).")
-
-// ShortHelp implements help.KeyMap: the few keys of the stage that the
-// footer has room for.
-func (m *Model) ShortHelp() []key.Binding {
-	km := &m.km
-	switch m.stage {
-	case stageForm:
-		return []key.Binding{km.Submit, km.Next, km.Clear, m.back}
-	case stagePreview:
-		if m.pv.confirm {
-			return []key.Binding{km.Confirm, km.Cancel}
-		}
-		return []key.Binding{km.Create, km.Reroll, km.StepBack, km.StepForward, km.Written}
-	case stageDone:
-		return []key.Binding{km.OpenTopic, km.Pace}
-	case stageFailed:
-		return []key.Binding{km.BackToForm}
-	}
-	return []key.Binding{km.Pace, km.ScrollUp}
-}
-
-// FullHelp implements help.KeyMap: every binding, of which the help shows
-// the current stage's (the others are disabled, see syncKeys).
-func (m *Model) FullHelp() [][]key.Binding {
-	km := &m.km
-	return [][]key.Binding{
-		{km.Next, km.Prev, km.Complete, km.Clear, km.Toggle, km.Submit},
-		{km.Create, km.Reroll, km.StepBack, km.StepForward, km.Written, km.ColumnsLeft, km.ColumnsRight},
-		{km.Confirm, km.Cancel, km.SwitchButton, km.Choose},
-		{km.Pace, km.OpenTopic, km.BackToForm},
-		{km.ScrollUp, km.ScrollDown, km.PageUp, km.PageDown},
-	}
-}
+func (m *Model) tick() tea.Cmd { return m.fr.Tick(false) }

@@ -17,6 +17,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -156,6 +157,35 @@ func TestNumbersAndRacks(t *testing.T) {
 	}
 	if e.m.form.errs != [nFields]string{} {
 		t.Fatalf("valid again: %q", e.m.form.errs)
+	}
+}
+
+// TestPartitionsTooBig: a count no topic znode can hold is the Partitions
+// field's error, never ticked ✓ (it was, with the error under the Manual
+// assignment); a count whose assignment turns out too big at enter puts
+// the cursor and the error on Partitions.
+func TestPartitionsTooBig(t *testing.T) {
+	e := newEnv(t, 120, 30)
+	e.typeText("n")
+	e.press("tab", "ctrl+u")
+	e.typeText("200000")
+	f := &e.m.form
+	if !strings.Contains(f.errs[fPartitions], "200000 partitions cannot fit in a topic znode") || f.ok[fPartitions] != "" || f.errs[fManual] != "" {
+		t.Fatalf("partitions: error %q ✓ %q; manual: error %q", f.errs[fPartitions], f.ok[fPartitions], f.errs[fManual])
+	}
+	v := lines(ansi.Strip(e.m.View()))
+	i := slices.IndexFunc(v, func(l string) bool { return strings.Contains(l, "Partitions") })
+	if i < 0 || i+1 >= len(v) || !strings.Contains(v[i+1], "200000 partitions cannot fit") || strings.Contains(strings.Join(v, "\n"), "✓ 600000") {
+		t.Fatalf("the error is not under Partitions:\n%s", strings.Join(v, "\n"))
+	}
+	e.press("ctrl+u")
+	e.typeText("100000") // within the bound, but RF 3's assignment is too big
+	if f.errs[fPartitions] != "" {
+		t.Fatalf("100000: %q", f.errs[fPartitions])
+	}
+	e.press("tab", "tab", "tab", "tab", "enter")
+	if e.m.Stage() != "form" || f.focus != fPartitions || !strings.Contains(f.errs[fPartitions], "partitions fit") || f.errs[fManual] != "" {
+		t.Fatalf("stage %s, focus %s, partitions %q, manual %q", e.m.Stage(), labels[f.focus], f.errs[fPartitions], f.errs[fManual])
 	}
 }
 
@@ -313,9 +343,9 @@ func checkSize(t *testing.T, out string, w, h int) {
 }
 
 // openPreview opens the preview of a 12-partition RF 3 topic.
-func openPreview(t *testing.T, w, h int) *env {
+func openPreview(t *testing.T, w, h int, opts ...func(*Options)) *env {
 	t.Helper()
-	e := newEnv(t, w, h)
+	e := newEnv(t, w, h, opts...)
 	fill(e, "payments")
 	e.press("enter")
 	if e.m.Stage() != "preview" {
@@ -518,8 +548,8 @@ func TestClusterChangedBeforeWrite(t *testing.T) {
 	if e.m.Stage() != "preview" || len(e.z.multi) != 0 {
 		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
 	}
-	if !strings.Contains(e.m.pv.note, "broker 4 left") || clusterops.SamePlan(before, e.m.Plan()) {
-		t.Fatalf("note %q", e.m.pv.note)
+	if !strings.Contains(e.m.fr.Note.Text, "broker 4 left") || clusterops.SamePlan(before, e.m.Plan()) {
+		t.Fatalf("note %q", e.m.fr.Note.Text)
 	}
 	for _, b := range e.m.Plan().Brokers {
 		if b.ID == 4 {
@@ -568,18 +598,27 @@ func TestAlreadyExists(t *testing.T) {
 	}
 }
 
-// TestConnectionLost: the outcome of a multi whose reply was lost is
-// reported as unknown, never as "nothing written".
+// TestConnectionLost: a multi whose reply was lost is read back: the
+// topic not there means nothing was written; a read back that fails too
+// leaves the outcome unknown, never "nothing written".
 func TestConnectionLost(t *testing.T) {
 	e := openPreview(t, 200, 58)
 	e.z.fail = fmt.Errorf("create topic payments: %w", zk.ErrConnectionClosed)
 	create(t, e)
 	out := view(e)
-	if e.m.Stage() != "failed" || !strings.Contains(out, "zk: connection closed") || !strings.Contains(out, "The outcome is unknown") {
+	if e.m.Stage() != "failed" || !strings.Contains(out, "zk: connection closed") ||
+		!strings.Contains(out, "The write got no reply; read back after reconnecting: the topic does not exist. Nothing was written.") {
 		t.Fatalf("%s\n%s", e.m.Stage(), out)
 	}
 	if !errors.Is(e.m.tr.err, zk.ErrConnectionClosed) {
 		t.Fatal(e.m.tr.err)
+	}
+	e = openPreview(t, 200, 58)
+	e.z.fail = fmt.Errorf("create topic payments: %w", zk.ErrConnectionClosed)
+	e.z.getErr = zk.ErrNoAuth
+	create(t, e)
+	if out := view(e); e.m.Stage() != "failed" || !strings.Contains(out, "The outcome is unknown") {
+		t.Fatalf("%s\n%s", e.m.Stage(), out)
 	}
 }
 
@@ -614,7 +653,7 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("status %q", line)
 	}
 	e.now = e.now.Add(1500 * time.Millisecond)
-	e.m.Update(tickMsg{})
+	e.m.Update(wizard.TickMsg{})
 	checkSize(t, view(e), 80, 22)
 	golden.RequireEqual(t, view(e))
 	evs = evs[:0]
@@ -735,13 +774,11 @@ func TestDetach(t *testing.T) {
 }
 
 func TestPace(t *testing.T) {
-	e := openPreview(t, 80, 22)
 	// The sandbox's pace changes after the wizard opened (the TUI's
 	// sandbox slows down once its demo topics are online): the wizard
 	// shows the pace of the moment, and the key cycles on from it.
 	sandboxPace := time.Duration(0)
-	e.m.opt.Pace = func() time.Duration { return sandboxPace }
-	e.m.km.Pace.SetEnabled(true)
+	e := openPreview(t, 80, 22, func(o *Options) { o.Pace = func() time.Duration { return sandboxPace } })
 	create(t, e)
 	if !strings.Contains(view(e), "sandbox pace 0s (p)") {
 		t.Fatal(view(e))
@@ -844,8 +881,8 @@ func TestNoteKeepsTheLegend(t *testing.T) {
 			e := openPreview(t, sz[0], sz[1])
 			e.apply(brokerGone(4))
 			create(t, e)
-			if !strings.HasPrefix(e.m.pv.note, "Not created: the cluster changed") {
-				t.Fatalf("note %q", e.m.pv.note)
+			if !strings.HasPrefix(e.m.fr.Note.Text, "Not created: the cluster changed") {
+				t.Fatalf("note %q", e.m.fr.Note.Text)
 			}
 			checkSize(t, view(e), sz[0], sz[1])
 			for _, want := range []string{"L leader  F follower", "broker 4 is offline"} {
@@ -855,9 +892,31 @@ func TestNoteKeepsTheLegend(t *testing.T) {
 			}
 			// The note goes with the next re-roll: the rows take the room again.
 			e.press("r")
-			if e.m.pv.note != "" || !strings.Contains(view(e), "L leader  F follower") {
+			if e.m.fr.Note.Text != "" || !strings.Contains(view(e), "L leader  F follower") {
 				t.Fatalf("after the note went:\n%s", view(e))
 			}
 		})
+	}
+}
+
+// TestEscAsksBeforeDropping: esc in a form typed into asks first (the
+// second esc closes, any other key goes on with the form); an untouched
+// form closes at once.
+func TestEscAsksBeforeDropping(t *testing.T) {
+	e := newEnv(t, 80, 22)
+	if reqs := e.press("esc"); len(reqs) != 1 || reqs[0] != (nav.Close{}) {
+		t.Fatalf("untouched form: %v", reqs)
+	}
+	e = newEnv(t, 80, 22)
+	e.typeText("pay")
+	if reqs := e.press("esc"); len(reqs) != 0 || !strings.Contains(view(e), "esc again closes the wizard and drops what was typed") {
+		t.Fatalf("first esc: %v\n%s", reqs, view(e))
+	}
+	e.typeText("s")
+	if e.m.form.in[fName].Value() != "pays" || strings.Contains(view(e), "esc again") {
+		t.Fatalf("another key: %q\n%s", e.m.form.in[fName].Value(), view(e))
+	}
+	if reqs := e.press("esc", "esc"); len(reqs) != 1 || reqs[0] != (nav.Close{}) {
+		t.Fatalf("esc esc: %v", reqs)
 	}
 }

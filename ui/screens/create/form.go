@@ -53,12 +53,13 @@ type form struct {
 	cf       wizard.ConfigField
 }
 
-func (f *form) init(st theme.Styles) {
+func (f *form) init(st theme.Styles, km *keys.Wizard) {
 	for i := range f.in {
 		ti := theme.NewInput(st, "")
+		// tab is the wizard's (Complete, else Next); ctrl+n and ctrl+p go
+		// through the completions.
 		ti.KeyMap.AcceptSuggestion = key.NewBinding(key.WithDisabled())
-		ti.KeyMap.NextSuggestion = key.NewBinding(key.WithKeys("ctrl+n"))
-		ti.KeyMap.PrevSuggestion = key.NewBinding(key.WithKeys("ctrl+p"))
+		ti.KeyMap.NextSuggestion, ti.KeyMap.PrevSuggestion = km.NextMatch, km.PrevMatch
 		f.in[i] = ti
 	}
 	f.in[fName].Placeholder = "e.g. orders"
@@ -212,7 +213,7 @@ func (f *form) validateConfigs() {
 func parseCount(s, option string) (int, error) {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
 	if err != nil {
-		return 0, wizardError("Cannot parse argument '" + s + "' of option " + option)
+		return 0, wizard.Error("Cannot parse argument '" + s + "' of option " + option)
 	}
 	return int(n), nil
 }
@@ -249,12 +250,17 @@ func (f *form) validate(s *cluster.Snapshot) {
 			f.errs[fPartitions] = perr.Error()
 		case p <= 0:
 			f.errs[fPartitions] = assign.MessagePartitionsMustBePositive
+		default:
+			if err := clusterops.CheckPartitionCount(p); err != nil {
+				f.errs[fPartitions] = err.Error()
+			}
 		}
 		// The replication factor and racks are checked whatever the
-		// partitions say, so that every field shows its own message.
+		// partitions say, so that every field shows its own message (the
+		// count is the Partitions field's, checked above).
 		if rerr != nil {
 			f.errs[fRF] = rerr.Error()
-		} else if err := clusterops.CheckPlacement(s, max(p, 1), rf, f.mode()); err != nil {
+		} else if err := clusterops.CheckPlacement(s, min(max(p, 1), clusterops.MaxPartitions), rf, f.mode()); err != nil {
 			f.errs[fieldOf(err)] = err.Error()
 		}
 		if f.errs[fPartitions] == "" && f.errs[fRF] == "" && f.errs[fRack] == "" {
@@ -326,9 +332,13 @@ func (f *form) request(s *cluster.Snapshot) (clusterops.TopicRequest, field, err
 	return req, 0, nil
 }
 
-// fail shows why the form cannot go on and puts the cursor on the field.
+// fail shows why the form cannot go on and puts the cursor on the field,
+// which shows the error too (until the next edit checks it again).
 func (f *form) fail(fl field, err error) {
 	f.msg = "Cannot preview: " + err.Error()
+	if f.errs[fl] == "" {
+		f.errs[fl], f.ok[fl] = err.Error(), ""
+	}
 	for i := range f.touched {
 		f.touched[i] = true
 	}

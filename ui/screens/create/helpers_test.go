@@ -43,15 +43,27 @@ type env struct {
 	now   time.Time
 }
 
-func newEnv(t testing.TB, w, h int) *env {
-	e := &env{model: spec().Model(), anims: anim.NewSet(theme.FlashSteps), z: &fakeZK{}, now: t0}
-	e.m = New(Options{Styles: theme.New(true), Keys: keys.Default(), Anims: e.anims, Writer: e.z,
-		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
-	e.m.noTicks = true // so that every command answers: run waits for them
+func newEnv(t testing.TB, w, h int, opts ...func(*Options)) *env {
+	return newSpecEnv(t, spec(), w, h, opts...)
+}
+
+// newSpecEnv is newEnv on the cluster sp.
+func newSpecEnv(t testing.TB, sp fixture.Spec, w, h int, opts ...func(*Options)) *env {
+	e := &env{model: sp.Model(), anims: anim.NewSet(theme.FlashSteps), z: &fakeZK{}, now: t0}
+	o := Options{Styles: theme.New(true), Keys: keys.Default(), Anims: e.anims, Writer: e.z,
+		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask, Tick: noTicks}
+	for _, f := range opts {
+		f(&o)
+	}
+	e.m = New(o)
 	e.m.SetSize(w, h)
 	e.m.SetSnapshot(e.model.Snapshot())
 	return e
 }
+
+// noTicks is a clock that never ticks, so that every command answers:
+// run waits for them (a test sends wizard.TickMsg itself).
+func noTicks(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 
 // run runs a command and the commands of any batch it returns, waiting
 // for each (the wizard's commands all answer: no ticks in tests).
@@ -105,9 +117,6 @@ func (e *env) handle(cmd tea.Cmd, req nav.Request) []nav.Request {
 		if !ok || tm.Task != testTask {
 			continue
 		}
-		if _, tick := tm.Msg.(tickMsg); tick {
-			continue
-		}
 		out = append(out, e.handle(e.m.Update(tm.Msg))...)
 	}
 	return out
@@ -125,6 +134,8 @@ type fakeZK struct {
 	nodes map[string][]byte
 	multi [][]any
 	fail  error
+	// getErr fails every read (a session that cannot read back).
+	getErr error
 }
 
 func (z *fakeZK) Exists(p string) (bool, *zk.Stat, error) {
@@ -140,6 +151,9 @@ func (z *fakeZK) Exists(p string) (bool, *zk.Stat, error) {
 func (z *fakeZK) Get(p string) ([]byte, *zk.Stat, error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	if z.getErr != nil {
+		return nil, nil, z.getErr
+	}
 	data, ok := z.nodes[p]
 	if !ok {
 		return nil, nil, zk.ErrNoNode

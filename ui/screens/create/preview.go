@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
@@ -59,20 +58,12 @@ type preview struct {
 	win    cursor.Window
 	colOff int
 
-	confirm bool
-	button  int // 0 Create, 1 Cancel
-
-	showOps bool
-	opsRaw  []string
-	ops     []string // wrapped
-	opsErr  error
-	opsWin  cursor.Window
-
-	// note is the line above the matrix (why the last enter or re-plan
-	// did not go through); set it with setNote, which lays the preview out
-	// again: the note takes lines from the partition rows.
-	note    string
-	noteErr bool
+	// note is the frame's line above the matrix (why the last enter or
+	// re-plan did not go through); set it with setNote, which lays the
+	// preview out again: the note takes lines from the partition rows.
+	// ops is the frame's znodes view, drawn in place of the matrix.
+	note *wizard.Note
+	ops  *wizard.Ops
 
 	roles     []byte // scratch: the role of each column in a row
 	renderRow func(st *theme.Styles, i int, from, to int) string
@@ -80,14 +71,14 @@ type preview struct {
 
 func (p *preview) setSize(w, h int) {
 	p.w, p.h = w, h
-	p.wrapOps()
 	p.layout()
 }
 
 // set shows plan (computed from req against s).
 func (p *preview) set(req clusterops.TopicRequest, plan *clusterops.TopicPlan, s *cluster.Snapshot) {
 	p.req, p.plan, p.snap = req, plan, s
-	p.showOps, p.stale = false, ""
+	p.stale = ""
+	p.ops.Reset()
 	if !plan.Manual {
 		p.start, p.shift = plan.Result.StartIndex, plan.Result.ReplicaShift
 	}
@@ -192,27 +183,10 @@ func (p *preview) observe(s *cluster.Snapshot) {
 	p.layout()
 }
 
-func (p *preview) setOps(lines []string, err error) {
-	p.opsRaw, p.opsErr = lines, err
-	p.opsWin = cursor.Window{}
-	p.wrapOps()
-}
-
-// wrapOps wraps the znode lines to the width once, not in View.
-func (p *preview) wrapOps() {
-	p.ops = p.ops[:0]
-	width := max(p.w-4, 10)
-	for _, l := range p.opsRaw {
-		p.ops = append(p.ops, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
-	}
-	p.opsWin.SetN(len(p.ops))
-	p.opsWin.SetH(max(p.h-4, 1))
-}
-
 // setNote shows s above the matrix ("" for none) and gives the partition
 // rows what the note leaves.
 func (p *preview) setNote(s string, isErr bool) {
-	p.note, p.noteErr = s, isErr
+	p.note.Set(s, isErr)
 	p.layout()
 }
 
@@ -237,7 +211,7 @@ func (p *preview) layout() {
 
 func (p *preview) noteLines() []string {
 	var out []string
-	for _, n := range []string{p.note, p.stale} {
+	for _, n := range []string{p.note.Text, p.stale} {
 		if n != "" {
 			out = append(out, wizard.Wrap(n, p.w, 1)...)
 		}
@@ -258,17 +232,28 @@ func (p *preview) warnLines() []string {
 	return out
 }
 
-func (p *preview) scroll(d int) {
-	if p.showOps {
-		p.opsWin.Scroll(d)
+// Scroll moves the matrix, or the znodes shown, by d rows.
+func (p *preview) Scroll(d int) {
+	if p.ops.Shown() {
+		p.ops.Scroll(d)
 		return
 	}
 	p.win.Scroll(d)
 }
 
-func (p *preview) page(d int) {
-	if p.showOps {
-		p.opsWin.Scroll(d * max(p.opsWin.H-1, 1))
+// End shows the first rows (d < 0) or the last.
+func (p *preview) End(d int) {
+	if p.ops.Shown() {
+		p.ops.End(d)
+		return
+	}
+	p.win.End(d)
+}
+
+// Page moves them by d pages.
+func (p *preview) Page(d int) {
+	if p.ops.Shown() {
+		p.ops.Page(d)
 		return
 	}
 	p.win.Scroll(d * max(p.win.H-1, 1))
@@ -414,13 +399,13 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 	lines = append(lines, cell.Clip(info, p.w))
 	for i, l := range p.noteLines() {
 		ink := st.Warning
-		if i == 0 && p.note != "" && p.noteErr {
+		if i == 0 && p.note.Text != "" && p.note.Err {
 			ink = st.Error
 		}
 		lines = append(lines, ink.S(l))
 	}
-	if p.showOps {
-		return p.opsView(st, lines)
+	if p.ops.Shown() {
+		return p.ops.View(st, lines, p.w, p.h)
 	}
 	from, to, used := p.visibleColsW()
 	// Rows that surely fit skip the (costly) clipping of styled text.
@@ -527,27 +512,8 @@ func (p *preview) totals(st *theme.Styles, from, to int) []string {
 	}
 }
 
-// opsView shows the exact znodes and JSON the multi writes.
-func (p *preview) opsView(st *theme.Styles, lines []string) []string {
-	lines = append(lines, "", cell.Clip(" "+st.Bold.S("Written in one ZooKeeper multi")+st.Muted.S(" — all or nothing; the controller then creates the partition znodes (w or esc closes)"), p.w))
-	switch {
-	case p.opsErr != nil:
-		lines = append(lines, " "+st.Error.S(p.opsErr.Error()))
-	case p.opsRaw == nil:
-		lines = append(lines, " "+st.Muted.S("Reading what exists…"))
-	default:
-		p.opsWin.SetH(max(p.h-len(lines)-1, 1))
-		from, to := p.opsWin.Visible()
-		for i := from; i < to; i++ {
-			l := p.ops[i]
-			lines = append(lines, "   "+wizard.OpLine(st, l))
-		}
-	}
-	return lines
-}
-
-// popup is the confirmation dialog's content.
-func (p *preview) popup(st *theme.Styles, name string) string {
+// popup is the confirmation's body: what is written, where.
+func (p *preview) popup(st *theme.Styles, name string) []string {
 	plan := p.plan
 	var b []string
 	b = append(b, st.Bold.S("Create topic ")+st.Accent.S(name)+st.Bold.S("?"), "")
@@ -561,9 +527,7 @@ func (p *preview) popup(st *theme.Styles, name string) string {
 	if n := len(plan.Config); n > 0 {
 		b = append(b, strconv.Itoa(n)+text.Plural(n, " config override", " config overrides"))
 	}
-	b = append(b, st.Muted.S("Writes "+plan.ConfigPath+" and"), st.Muted.S(plan.TopicPath+" in one multi."), "")
-	b = append(b, wizard.Buttons(st, "Create", "Cancel", p.button), "", st.Muted.S("y create · n/esc cancel · tab switches"))
-	return st.Modal.Render(strings.Join(b, "\n"))
+	return append(b, st.Muted.S("Writes "+plan.ConfigPath+" and"), st.Muted.S(plan.TopicPath+" in one multi."), "")
 }
 
 // center centres plain text in w columns.

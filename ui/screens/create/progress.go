@@ -268,6 +268,15 @@ func (t *tracker) waiting() []string {
 	return w
 }
 
+// tookText is the write's round trip in the grid's units (ms), "<1ms"
+// for a quicker one.
+func tookText(d time.Duration) string {
+	if d < time.Millisecond {
+		return "<1ms"
+	}
+	return ms(d.Milliseconds())
+}
+
 func ms(d int64) string {
 	switch {
 	case d < 0:
@@ -376,7 +385,7 @@ func (t *tracker) bar(st *theme.Styles, width int) string {
 }
 
 // view renders the creation: steps, bar, what it waits for, the grid.
-func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace bool) []string {
+func (t *tracker) view(st *theme.Styles, stg wizard.Stage, pace time.Duration, canPace bool) []string {
 	lines := make([]string, 0, t.h)
 	n := len(t.ids)
 	title := " " + st.Bold.S("Creating ") + st.Accent.S(t.plan.Name) + st.Muted.S("  ·  "+cell.Thousands(n)+" partitions × RF "+
@@ -422,7 +431,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 		lines = append(lines, step(run, "write", st.Muted.S(multi+" …")))
 		lines = append(lines, step(todo, "controller", st.Muted.S("picks it up once written")))
 	default:
-		lines = append(lines, step(ok, "write", st.Muted.S(multi+" at "+t.sent.Format("15:04:05")+" · took "+t.took.Round(time.Millisecond).String())))
+		lines = append(lines, step(ok, "write", st.Muted.S(multi+" at "+t.sent.Format("15:04:05")+" · took "+tookText(t.took))))
 		if note := t.outcomeNote(true); note != "" {
 			for _, l := range wizard.Wrap(note, t.w, 16) {
 				lines = append(lines, st.Warning.S(l))
@@ -452,7 +461,7 @@ func (t *tracker) view(st *theme.Styles, stg stage, pace time.Duration, canPace 
 	if t.isDone {
 		lines = append(lines, "", cell.Clip(" "+st.Online.S("✓ ")+st.Bold.S("Topic "+t.plan.Name+" is online: ")+
 			text.Plural(n, "its partition has a leader", "all "+strconv.Itoa(n)+" partitions have a leader"), t.w))
-		detail := "write took " + t.took.Round(time.Millisecond).String() + " · first leader " + ms(t.first) + " · last " + ms(t.doneIn)
+		detail := "write took " + tookText(t.took) + " · first leader " + ms(t.first) + " · last " + ms(t.doneIn)
 		if t.syncIn >= 0 {
 			detail += " · all in sync " + ms(t.syncIn)
 		} else {

@@ -15,13 +15,13 @@ func (m *Model) View() string {
 	}
 	st := &m.st
 	var lines []string
-	switch m.stage {
+	switch m.fr.Stage {
 	case stageForm:
 		lines = m.formView()
 	case stagePreview:
 		lines = m.pv.view(st, m.form.in[fName].Value())
 	default:
-		lines = m.tr.view(st, m.stage, m.currentPace(), m.opt.Pace != nil)
+		lines = m.tr.view(st, m.fr.Stage, m.currentPace(), m.fr.CanPace())
 	}
 	return cell.Lines(lines, m.h)
 }
@@ -29,10 +29,10 @@ func (m *Model) View() string {
 // Modal is the confirmation popup, composited by the shell over the
 // screen ("" when none is open).
 func (m *Model) Modal() string {
-	if m.stage != stagePreview || !m.pv.confirm || m.pv.plan == nil {
+	if m.fr.Stage != stagePreview || !m.fr.Confirm.Open() || m.pv.plan == nil {
 		return ""
 	}
-	return m.pv.popup(&m.st, m.form.in[fName].Value())
+	return m.fr.Confirm.View(&m.st, m.pv.popup(&m.st, m.form.in[fName].Value()), "Create", "create")
 }
 
 func (m *Model) formView() []string {

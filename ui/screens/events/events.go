@@ -1,6 +1,6 @@
 // Package events is the timeline of model changes: controller moves,
 // brokers joining and leaving, topics created and deleted, leader moves,
-// ISR shrinks and expands. One row each: the time, the kind in words and
+// ISR shrinks and expands. One row each: when ktopo saw it, the kind in words and
 // the topic-partition with the details. It filters by kind (K) and topic
 // (/), and opens in follow mode with the newest rows visible.
 package events
@@ -27,7 +27,11 @@ const DefaultCapacity = 50_000
 
 // Entry is one timeline row.
 type Entry struct {
-	// Time in ms since the epoch: the znode's mtime, else the arrival time.
+	// Time in ms since the epoch: when ktopo received the change (its
+	// batch's arrival), the one clock every row has. A znode's mtime would
+	// be the server's, but a deleted znode has none: rows stamped with
+	// either read out of order (a broker that left after the controller
+	// reacted to it). `ktopo events` prints the same arrival times.
 	Time int64
 	// Change points into the batch's change slice (never modified), so an
 	// entry is two words: the timeline moves little memory when it drops
@@ -265,13 +269,11 @@ func (m *Model) passes(e *Entry) bool {
 	return true
 }
 
-// Append adds changes at time now (ms; used when a change has no time).
+// Append adds changes that arrived at now (ms since the epoch), in the
+// order they happened (zxid order).
 func (m *Model) Append(changes []cluster.Change, now int64) {
 	for i := range changes {
-		e := Entry{Time: changes[i].Time, Change: &changes[i]}
-		if e.Time == 0 {
-			e.Time = now
-		}
+		e := Entry{Time: now, Change: &changes[i]}
 		seq := m.base + int64(len(m.all))
 		m.all = append(m.all, e)
 		if m.shown != nil && m.passes(&m.all[len(m.all)-1]) {
@@ -432,7 +434,7 @@ func (m *Model) View() string {
 	}
 	title += m.filter.Title(&st, "")
 	lines = append(lines, cell.Clip(title, m.w))
-	hdr := " " + cell.Fit("TIME", cTime) + cell.Fit("KIND", cKind) + cell.Fit("WHERE", m.whereW()) + "DETAILS"
+	hdr := " " + cell.Fit("SEEN AT", cTime) + cell.Fit("KIND", cKind) + cell.Fit("WHERE", m.whereW()) + "DETAILS"
 	lines = append(lines, st.Header.S(cell.Fit(hdr, m.w)))
 	from, to := m.win.Visible()
 	for i := from; i < to; i++ {

@@ -33,11 +33,41 @@ func sample() []cluster.Change {
 	}
 }
 
+// newScreen holds the sample, each change arriving 30 ms after its
+// znode's mtime (a change without one with the one before it).
 func newScreen(w, h int) *Model {
 	m := New(theme.New(true), keys.Default(), time.UTC)
 	m.SetSize(w, h)
-	m.Append(sample(), t0)
+	at := t0
+	for _, c := range sample() {
+		at = max(at, c.Time+30)
+		m.Append([]cluster.Change{c}, at)
+	}
 	return m
+}
+
+// TestOneClock: every row is stamped with when ktopo saw it, so that the
+// times read in the rows' order. A deleted znode has no mtime: stamped
+// with the arrival while the controller's reaction carried its ZooKeeper
+// time, the broker read as leaving after the controller moved.
+func TestOneClock(t *testing.T) {
+	m := New(theme.New(true), keys.Default(), time.UTC)
+	m.SetSize(100, 10)
+	m.Append([]cluster.Change{
+		{Kind: cluster.ChangeBrokerGone, Broker: 3},
+		{Kind: cluster.ChangeControllerMoved, From: 3, To: 2, Epoch: 2, Time: t0 - 37},
+		{Kind: cluster.ChangeLeaderMoved, Topic: "orders", Partition: 0, From: 3, To: -1, Epoch: 2, Time: t0 + 97},
+	}, t0+100)
+	var last int64
+	for i := range m.Len() {
+		if e := m.Entry(i); e.Time != t0+100 || e.Time < last {
+			t.Errorf("row %d (%s) stamped %d, want the arrival %d", i, Words(e.Change.Kind), e.Time-t0, 100)
+		}
+	}
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, "SEEN AT") || strings.Count(v, "03:04:05.100") != 3 {
+		t.Errorf("the rows do not say which clock, or not one:\n%s", v)
+	}
 }
 
 func TestView(t *testing.T) {
@@ -177,6 +207,26 @@ func BenchmarkView(b *testing.B) {
 					_ = m.View()
 				}
 			})
+		}
+	}
+}
+
+// TestFilterLineFits: the title line while typing a filter ends with what
+// is typed, not with the field's padding cut to a stray "…", and says at
+// once why a regular expression does not compile.
+func TestFilterLineFits(t *testing.T) {
+	for _, w := range []int{80, 120, 200} {
+		m := newScreen(w, 10)
+		fixture.Press(m, "/", "~", "(")
+		title := strings.Split(ansi.Strip(m.View()), "\n")[0]
+		want := "/~(   bad regular expression: missing closing ): `(`"
+		if w == 80 {
+			want = "/~(   bad regular expression" // the rest is cut at 80 columns
+		} else if strings.Contains(title, "…") {
+			t.Errorf("%d columns: a stray …: %q", w, title)
+		}
+		if !strings.Contains(title, want) {
+			t.Errorf("%d columns: %q", w, title)
 		}
 	}
 }

@@ -3,100 +3,237 @@ package operate
 import (
 	"bytes"
 	"slices"
+	"strconv"
+	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
 )
 
-// Adding partitions to a topic: the plan is kafka-topics --alter
-// --partitions N's (cluster.PlanAddPartitions, Kafka's placement from
-// partition 0's first replica), the write its one-znode multi
-// (cluster.WriteAlteration), the progress the new partitions coming online
-// (cluster.TopicProgress, the creation wizard's phases).
+// addPartitions adds partitions to a topic: the plan is kafka-topics
+// --alter --partitions N's (clusterops.PlanAddPartitions, Kafka's placement
+// from partition 0's first replica), the write its one-znode multi
+// (clusterops.WriteAlteration), the progress the new partitions coming
+// online (clusterops.TopicProgress, the creation wizard's phases).
+type addPartitions struct {
+	*base
+	verbs
+	topic string
+	// count is the partition count asked for, plan its plan, news the new
+	// partitions (as moves from nothing), planErr why there is none.
+	count   int
+	plan    *clusterops.AddPartitionsPlan
+	news    []clusterops.PartitionMove
+	offline []int // target brokers offline
+	planErr error
+	// blocked is Kafka's refusal while a partition of the topic is being
+	// reassigned (refresh).
+	blocked error
+}
 
-// replanAdd places the new partitions of the count asked for (twice the
-// current count at first).
-func (m *Model) replanAdd() {
-	t := m.snap.Topic(m.topic)
-	if m.count == 0 && t != nil {
-		m.count = 2 * len(t.Partitions)
+// partitionsAddedMsg: the topic znode was written.
+type partitionsAddedMsg struct{}
+
+func newAddPartitions(b *base, topic string) *addPartitions {
+	b.start = &b.km.AddPartitions
+	return &addPartitions{base: b, topic: topic, verbs: verbs{"Add partitions to", "Adding partitions to", "Added partitions to"}}
+}
+
+func (a *addPartitions) subject() string { return "topic " + a.topic }
+
+func (a *addPartitions) ready() bool { return len(a.news) > 0 && a.blocked == nil }
+
+// refresh follows a reassignment of the topic started after the preview
+// was made: the preview says Kafka's refusal before y, not after; once
+// it is done, the plan is made again.
+func (a *addPartitions) refresh() {
+	was := a.blocked != nil
+	a.blocked = clusterops.AddPartitionsBlocked(a.snap, a.topic)
+	if was && a.blocked == nil {
+		a.replan()
+		a.fr.Note.Set("The reassignment of "+a.topic+" is done: this is the plan as the topic stands now.", false)
 	}
-	m.add, m.planErr = clusterops.PlanAddPartitions(m.snap, clusterops.AddPartitionsRequest{Topic: m.topic, Partitions: m.count})
-	m.gen = nil
-	m.moves, m.warn = nil, clusterops.MoveWarnings{}
+}
+
+// replan places the new partitions of the count asked for (twice the
+// current count at first).
+func (a *addPartitions) replan() {
+	t := a.snap.Topic(a.topic)
+	if a.count == 0 && t != nil {
+		a.count = 2 * len(t.Partitions)
+	}
+	a.plan, a.planErr = clusterops.PlanAddPartitions(a.snap, clusterops.AddPartitionsRequest{Topic: a.topic, Partitions: a.count})
+	a.news, a.offline = nil, nil
 	var shown []clusterops.PartitionMove
-	if m.add != nil {
-		a := m.add.Assignment()
-		for _, p := range a.Partitions() {
-			m.moves = append(m.moves, clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: m.topic, Partition: p}, Target: a[p]})
+	if a.plan != nil {
+		asg := a.plan.Assignment()
+		for _, p := range asg.Partitions() {
+			a.news = append(a.news, clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: a.topic, Partition: p}, Target: asg[p]})
 		}
-		m.warn = clusterops.WarnMoves(m.snap, m.moves)
+		a.offline = clusterops.WarnMoves(a.snap, a.news).Offline
 		// The new partitions, then the existing ones (dimmed).
-		shown = slices.Clone(m.moves)
+		shown = slices.Clone(a.news)
 		for _, p := range t.Partitions {
 			if p.InAssignment {
-				shown = append(shown, clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: m.topic, Partition: p.ID}, Current: p.Replicas, Target: p.Replicas})
+				shown = append(shown, clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: a.topic, Partition: p.ID}, Current: p.Replicas, Target: p.Replicas})
 			}
 		}
 	}
-	m.showOps, m.opsRaw, m.ops, m.opsErr = false, nil, nil, nil
-	m.opsSeq++
-	m.pv.set(m.snap, shown)
-	m.pv.fresh = len(m.moves)
+	a.fr.Ops.Reset()
+	a.pv.set(a.snap, shown)
+	a.pv.fresh = len(a.news)
+	a.pv.legend = "+n a new partition's replica on broker n, n* its preferred leader  ·  dimmed: the partitions there are, unchanged"
 }
 
-// observeAdd reads the new partitions' phases from the snapshot.
-func (m *Model) observeAdd() {
-	if m.add == nil {
+func (a *addPartitions) syncKeys(preview bool) {
+	a.km.MorePartitions.SetEnabled(preview && a.snap != nil)
+	a.km.FewerPartitions.SetEnabled(preview && a.plan != nil && a.count > a.plan.Existing+1)
+}
+
+func (a *addPartitions) key(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, a.km.MorePartitions):
+		a.count++
+		a.replan()
+	case key.Matches(msg, a.km.FewerPartitions):
+		a.count--
+		a.replan()
+	}
+	return nil
+}
+
+func (a *addPartitions) head(w int) []string {
+	if a.fr.Stage == wizard.StagePreview {
+		return a.previewHead(w)
+	}
+	t := gridText{n: len(a.news), writing: "Writing " + cluster.TopicPath(a.topic) + " in one multi…", done: a.summaryLine(),
+		failed: "Nothing was written: the topic znode is set only at the version the plan read. enter or esc goes back to the preview, made again from the newest snapshot."}
+	if a.err != nil && clusterops.MaybeWritten(a.err) {
+		t.failed = "The reply was lost: the partitions may have been added. The topic screen shows whether they were."
+	}
+	return a.gridHead(a, t)
+}
+
+// previewHead are the lines above the map when adding partitions.
+func (a *addPartitions) previewHead(w int) []string {
+	st := &a.st
+	title := " " + st.Bold.S("Add partitions to ") + st.Accent.S(a.topic)
+	if a.plan != nil {
+		title += st.Bold.S("  ·  " + strconv.Itoa(a.plan.Existing) + " → " + strconv.Itoa(a.count) + " partitions")
+	} else if a.count > 0 {
+		title += st.Bold.S("  ·  " + strconv.Itoa(a.count) + " partitions")
+	}
+	title += st.Muted.S(" (+/−)")
+	out := []string{cell.Clip(title, w)}
+	if a.blocked != nil {
+		for _, l := range wizard.Wrap("✗ "+a.blocked.Error()+" It can be written once the reassignment is done.", w, 1) {
+			out = append(out, st.Error.S(l))
+		}
+	}
+	if a.plan == nil {
+		return append(out, planningLines(st, w, a.planErr, "No plan: ")...)
+	}
+	rf := 0
+	if len(a.news) > 0 {
+		rf = len(a.news[0].Target)
+	}
+	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(a.news), "new partition")+" × RF "+strconv.Itoa(rf)+", placed as Kafka places them (start index "+
+		strconv.Itoa(a.plan.Result.StartIndex)+", from partition 0's first replica); the existing ones, dimmed, do not move"), w))
+	out = append(out, warningLines(st, w, []string{clusterops.KeyOrderingWarning})...)
+	if len(a.offline) > 0 {
+		out = append(out, st.Warning.S(" ⚠ target brokers "+text.Ints(a.offline)+" offline"))
+	}
+	return append(out, a.fr.Note.Lines(st, w)...)
+}
+
+func (a *addPartitions) rows() rows { return a.gridRows() }
+
+func (a *addPartitions) popup() ([]string, string, string) {
+	if a.plan == nil {
+		return nil, "", a.topic
+	}
+	st := &a.st
+	return []string{st.Bold.S("Add "+text.Count(len(a.news), "partition")+" to ") + st.Accent.S(a.topic) + st.Bold.S("?"), "",
+		a.topic + ": " + strconv.Itoa(a.plan.Existing) + " → " + strconv.Itoa(a.count) + " partitions",
+		st.Muted.S("Sets " + a.plan.TopicPath + " at version " + strconv.Itoa(int(a.plan.Version))), st.Muted.S("in one multi."), ""}, "Add", a.topic
+}
+
+// describe shows the multi: it reads nothing, so at once.
+func (a *addPartitions) describe() tea.Cmd {
+	a.fr.Ops.ShowLines(wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — all or nothing; the controller then creates the new partitions (w or esc closes)"},
+		clusterops.DescribeOps(clusterops.AddPartitionsOps(a.plan)), nil)
+	return nil
+}
+
+// write checks the plan against the newest snapshot (the same topic
+// znode would be written) and writes it.
+func (a *addPartitions) write() tea.Cmd {
+	shown := a.plan
+	fresh, err := clusterops.PlanAddPartitions(a.snap, clusterops.AddPartitionsRequest{Topic: a.topic, Partitions: a.count})
+	if err != nil || !bytes.Equal(fresh.TopicJSON, shown.TopicJSON) || fresh.Version != shown.Version {
+		a.replan()
+		a.noteErr("Not written: the topic changed since the preview. This is the new plan: check it and press enter again.")
+		if err != nil {
+			a.noteErr("Not written: " + err.Error())
+		}
+		return nil
+	}
+	z := a.writer()
+	if z == nil {
+		return nil
+	}
+	a.fr.Begin()
+	reply, ops := a.fr.Reply(), clusterops.AddPartitionsOps(shown)
+	write := func() tea.Msg {
+		if err := clusterops.WriteAlteration(z, ops); err != nil {
+			return fail(reply, err)
+		}
+		return reply(partitionsAddedMsg{})
+	}
+	return tea.Batch(write, a.fr.Tick(false))
+}
+
+func (a *addPartitions) update(msg tea.Msg) tea.Cmd {
+	if _, ok := msg.(partitionsAddedMsg); ok && a.fr.Stage == wizard.StageWriting {
+		a.fr.Stage = wizard.StageProgress
+		a.pg.set(a.news, -1, &addGlyphs)
+		a.observe()
+	}
+	return nil
+}
+
+// observe reads the new partitions' phases from the snapshot.
+func (a *addPartitions) observe() {
+	if a.plan == nil || a.fr.Stage < wizard.StageProgress {
 		return
 	}
-	tp := clusterops.TopicProgress(m.snap, m.topic, m.add.Assignment())
+	tp := clusterops.TopicProgress(a.snap, a.topic, a.plan.Assignment())
 	pr := clusterops.ReassignProgress{Partitions: make([]clusterops.PartitionReassignProgress, len(tp.Partitions)), Waiting: tp.Waiting}
-	online := 0
 	for i, p := range tp.Partitions {
 		slot := addSlot(p.Phase)
 		pr.Partitions[i] = clusterops.PartitionReassignProgress{
-			PartitionMove: clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: m.topic, Partition: p.ID}, Target: p.Replicas},
+			PartitionMove: clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: a.topic, Partition: p.ID}, Target: p.Replicas},
 			Phase:         slot, Replicas: p.Replicas, ISR: p.ISR, Leader: p.Leader}
 		pr.Count[slot]++
 	}
-	online = tp.Online
-	m.pr = pr
-	m.pg.stalled = m.pg.stalled[:0]
-	if m.stage == stageProgress && tp.Done() && online == len(tp.Partitions) {
-		m.stage = stageDone
-		m.finished = m.now()
+	a.pr = pr
+	a.pg.stalled = a.pg.stalled[:0]
+	if a.fr.Stage == wizard.StageProgress && tp.Done() && tp.Online == len(tp.Partitions) {
+		a.fr.Finish()
 	}
 }
 
-// writeAdd checks the plan against the newest snapshot (the same topic
-// znode would be written) and writes it.
-func (m *Model) writeAdd() tea.Cmd {
-	shown := m.add
-	fresh, err := clusterops.PlanAddPartitions(m.snap, clusterops.AddPartitionsRequest{Topic: m.topic, Partitions: m.count})
-	if err != nil || !bytes.Equal(fresh.TopicJSON, shown.TopicJSON) || fresh.Version != shown.Version {
-		m.replanAdd()
-		m.note, m.noteErr = "Not written: the topic changed since the preview. This is the new plan: check it and press enter again.", true
-		if err != nil {
-			m.note = "Not written: " + err.Error()
-		}
-		return nil
-	}
-	z := m.opt.Writer
-	if z == nil {
-		m.note, m.noteErr = errNoWriter.Error(), true
-		return nil
-	}
-	m.stage = stageWriting
-	m.started = m.now()
-	ops, id := clusterops.AddPartitionsOps(shown), m.id
-	write := func() tea.Msg {
-		if err := clusterops.WriteAlteration(z, ops); err != nil {
-			return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
-		}
-		return nav.TaskMsg{Task: id, Msg: partitionsAddedMsg{}}
-	}
-	return tea.Batch(write, m.tick())
+func (a *addPartitions) summary() (string, nav.TaskState) {
+	return a.status(a, "writing the topic znode…", a.summaryLine())
+}
+
+func (a *addPartitions) summaryLine() string {
+	return a.verb(formEd) + " " + a.subject() + ": " + text.Count(len(a.pr.Partitions), "new partition") + " online in " +
+		a.fr.Elapsed().Round(time.Millisecond).String() + "; it has " + strconv.Itoa(a.count) + " partitions"
 }

@@ -2,11 +2,11 @@ package operate
 
 import (
 	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
@@ -14,256 +14,365 @@ import (
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/theme"
 )
 
-// A topic's config overrides, as `ktopo configs --alter` (kafka-configs)
-// changes them: the field holds the overrides, edited with the creation
-// wizard's completion and validation (wizard.ConfigField); enter reads the
-// config znode and plans the change (cluster.PlanTopicConfigAlteration:
-// Kafka's checks), the preview shows each key before → after, `w` the
-// multi (the whole set, version-checked, and the change notification),
-// and y writes it through cluster.WriteAlteration; the progress waits
-// for the mirror to show the new overrides.
-
-// configsPlannedMsg: the config znode read and the change planned.
-type configsPlannedMsg struct {
-	seq int
+// configs edits a topic's config overrides, as `ktopo configs --alter`
+// (kafka-configs) changes them: the field holds the overrides, edited
+// with the creation wizard's completion and validation
+// (wizard.ConfigField); enter reads the config znode and plans the change
+// (clusterops.PlanTopicConfigReplacement: Kafka's checks), the preview
+// shows each key before → after, `w` the multi (the whole set,
+// version-checked, and the change notification), and y writes it through
+// clusterops.WriteAlteration; the progress waits for the mirror to show
+// the new overrides.
+type configs struct {
+	*base
+	verbs
+	topic string
+	// The field and its checker, what it says.
+	in                     textinput.Model
+	cfg                    wizard.ConfigField
+	cfgErr, cfgOK, cfgHint string
+	// alt is the planned change and ops its multi; planErr why there is
+	// no field (the topic is gone); seq which enter the plan answers.
 	alt *clusterops.ConfigAlteration
 	ops []any
-	err error
+	// effects are what the change does to the topic's partitions as the
+	// cluster stands, in `ktopo configs --alter`'s words
+	// (clusterops.TopicConfigEffects): "Effect: …" and "Warning: …".
+	effects []string
+	planErr error
+	seq     int
+	// since says what happened to the topic's configs after the write,
+	// when the mirror shows something else ("" when it shows it).
+	since string
+	view  configView
 }
 
-// configsWrittenMsg: the multi succeeded.
-type configsWrittenMsg struct{}
+type (
+	// configsPlannedMsg: the config znode read and the change planned.
+	configsPlannedMsg struct {
+		seq int
+		alt *clusterops.ConfigAlteration
+		ops []any
+		err error
+	}
+	// configsWrittenMsg: the multi succeeded.
+	configsWrittenMsg struct{}
+)
 
-// initConfigs fills the field with the topic's overrides.
-func (m *Model) initConfigs() {
-	t := m.snap.Topic(m.topic)
+func newConfigs(b *base, topic string) *configs {
+	c := &configs{base: b, topic: topic, cfg: wizard.NewConfigField(), in: theme.NewInput(b.st, ""),
+		verbs: verbs{"Configs of", "Changing the configs of", "Changed the configs of"}}
+	c.in.ShowSuggestions = true
+	// The suggestions' keys are the wizard's, which the help shows (the
+	// text input's own included up and down).
+	c.in.KeyMap.NextSuggestion, c.in.KeyMap.PrevSuggestion = b.wz.NextMatch, b.wz.PrevMatch
+	c.in.Focus()
+	c.view.c = c
+	b.fr.Stage = wizard.StageEdit
+	b.start = &b.km.ChangeConfigs
+	return c
+}
+
+func (c *configs) subject() string { return "topic " + c.topic }
+
+func (c *configs) ready() bool { return c.alt != nil && len(c.alt.Set)+len(c.alt.Deleted) > 0 }
+
+// replan fills the field with the topic's overrides (once: what was typed
+// stays).
+func (c *configs) replan() {
+	if c.fr.Stage != wizard.StageEdit || c.in.Value() != "" {
+		return
+	}
+	t := c.snap.Topic(c.topic)
 	if t == nil {
-		m.planErr = cluster.TopicDoesNotExistError(m.topic)
+		c.planErr = cluster.TopicDoesNotExistError(c.topic)
 		return
 	}
 	var parts []string
 	for _, e := range t.Config {
 		parts = append(parts, e.Key+"="+e.Value)
 	}
-	m.cfgIn.SetValue(strings.Join(parts, " "))
-	m.cfgIn.CursorEnd()
-	m.checkConfigs()
+	c.in.SetValue(strings.Join(parts, " "))
+	c.in.CursorEnd()
+	c.check()
 }
 
-// checkConfigs validates the field as typed.
-func (m *Model) checkConfigs() {
-	m.cfg.Suggest(&m.cfgIn)
-	m.cfgErr, m.cfgOK, m.cfgHint = m.cfg.Check(&m.cfgIn, true)
+// check validates the field as typed.
+func (c *configs) check() {
+	c.cfg.Suggest(&c.in)
+	c.cfgErr, c.cfgOK, c.cfgHint = c.cfg.Check(&c.in, true)
 }
 
-// configKey handles a key while the field has the keyboard.
-func (m *Model) configKey(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
-	wz := &m.wz
+func (c *configs) syncKeys(bool) {}
+
+// key handles a key while the field has the keyboard.
+func (c *configs) key(msg tea.KeyPressMsg) tea.Cmd {
+	wz := &c.wz
 	switch {
-	case key.Matches(msg, m.back):
-		return nil, nav.Close{}
-	case key.Matches(msg, wz.Complete) && wizard.Complete(&m.cfgIn):
+	case key.Matches(msg, wz.Complete) && wizard.Complete(&c.in):
 	case key.Matches(msg, wz.Clear):
-		m.cfgIn.SetValue("")
+		c.in.SetValue("")
 	case key.Matches(msg, wz.Submit):
-		return m.planConfigs(), nil
+		return c.plan()
 	default:
 		var cmd tea.Cmd
-		m.cfgIn, cmd = m.cfgIn.Update(msg)
-		m.checkConfigs()
-		return cmd, nil
+		c.in, cmd = c.in.Update(msg)
+		c.check()
+		return cmd
 	}
-	m.checkConfigs()
-	return nil, nil
+	c.check()
+	return nil
 }
 
-// planConfigs reads the config znode and plans the change the field asks
-// for: I/O, so a Cmd.
-func (m *Model) planConfigs() tea.Cmd {
-	toks := strings.Fields(m.cfgIn.Value())
+// plan reads the config znode and plans the change the field asks for:
+// I/O, so a command.
+func (c *configs) plan() tea.Cmd {
+	toks := strings.Fields(c.in.Value())
 	want, err := cluster.ParseConfigArgs(toks)
 	if len(toks) == 0 {
 		want, err = map[string]string{}, nil
 	}
 	if err != nil {
-		m.cfgErr = err.Error()
+		c.cfgErr = err.Error()
 		return nil
 	}
-	if m.cfgErr != "" {
+	if c.cfgErr != "" {
 		return nil
 	}
-	z := m.opt.Writer
+	z := c.z
 	if z == nil {
-		m.cfgErr = errNoWriter.Error()
+		c.cfgErr = wizard.ErrNoWriter.Error()
 		return nil
 	}
-	m.opsSeq++
-	snap, topic, seq, id := m.snap, m.topic, m.opsSeq, m.id
+	c.seq++
+	reply, snap, topic, seq := c.fr.Reply(), c.snap, c.topic, c.seq
 	return func() tea.Msg {
-		entries, version, err := clusterops.ReadEntityConfig(z, cluster.EntityTopics, topic)
-		if err != nil {
-			return nav.TaskMsg{Task: id, Msg: configsPlannedMsg{seq: seq, err: err}}
-		}
-		add := map[string]string{}
-		var del []string
-		now := map[string]string{}
-		for _, e := range entries {
-			now[e.Key] = e.Value
-			if _, ok := want[e.Key]; !ok {
-				del = append(del, e.Key)
-			}
-		}
-		for _, k := range slices.Sorted(maps.Keys(want)) {
-			if v, ok := now[k]; !ok || v != want[k] {
-				add[k] = want[k]
-			}
-		}
-		alt, err := clusterops.PlanTopicConfigAlteration(topic, entries, version, add, del, snap)
-		var ops []any
-		if err == nil {
-			ops, err = clusterops.WithParents(z, alt.Ops(), cluster.ConfigTopicsPath, cluster.ConfigChangesPath)
-		}
-		return nav.TaskMsg{Task: id, Msg: configsPlannedMsg{seq: seq, alt: alt, ops: ops, err: err}}
+		alt, ops, err := clusterops.PlanTopicConfigReplacement(z, snap, topic, want)
+		return reply(configsPlannedMsg{seq: seq, alt: alt, ops: ops, err: err})
 	}
 }
 
-// configsPlanned shows the planned change (or why there is none).
-func (m *Model) configsPlanned(msg configsPlannedMsg) {
-	if msg.seq != m.opsSeq || !m.editing {
-		return
-	}
-	if msg.err != nil {
-		m.cfgErr = msg.err.Error()
-		return
-	}
-	m.alt, m.cfgOps = msg.alt, msg.ops
-	m.editing = false
-	m.cfgIn.Blur()
-	m.moves = nil
-	if len(m.alt.Set)+len(m.alt.Deleted) > 0 {
-		// One row per key changed; moves only gates the keys.
-		m.moves = []clusterops.PartitionMove{{}}
-	}
-	m.opsRaw, m.ops = clusterops.DescribeOps(m.cfgOps), nil
+// edit goes back to the field from the preview.
+func (c *configs) edit() {
+	c.fr.Stage = wizard.StageEdit
+	c.alt, c.ops, c.effects, c.fr.Confirm.Warnings = nil, nil, nil, nil
+	c.fr.Ops.Reset()
+	c.in.Focus()
 }
 
-// writeConfigs writes the planned multi.
-func (m *Model) writeConfigs() tea.Cmd {
-	z, ops, id := m.opt.Writer, m.cfgOps, m.id
-	if z == nil || m.alt == nil {
+func (c *configs) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case configsPlannedMsg:
+		if msg.seq != c.seq || c.fr.Stage != wizard.StageEdit {
+			return nil
+		}
+		if msg.err != nil {
+			c.cfgErr = msg.err.Error()
+			return nil
+		}
+		c.alt, c.ops = msg.alt, msg.ops
+		c.effects = clusterops.TopicConfigEffects(c.snap, c.topic, c.alt.Change.Config).Lines
+		// The popup repeats the warnings: what must be read before y.
+		c.fr.Confirm.Warnings = nil
+		for _, l := range c.effects {
+			if w, ok := strings.CutPrefix(l, "Warning: "); ok {
+				c.fr.Confirm.Warnings = append(c.fr.Confirm.Warnings, w)
+			}
+		}
+		c.fr.Stage = wizard.StagePreview
+		c.fr.Ops.Reset()
+		c.in.Blur()
+	case configsWrittenMsg:
+		if c.fr.Stage == wizard.StageWriting {
+			c.fr.Stage = wizard.StageProgress
+			c.observe()
+		}
+	}
+	return nil
+}
+
+// describe shows the multi read when the change was planned.
+func (c *configs) describe() tea.Cmd {
+	c.fr.Ops.ShowLines(wizard.OpsHead{Title: wizard.StepsTitle(1),
+		Detail: " — all or nothing; the brokers read the change notification and apply the new overrides (w or esc closes)"},
+		clusterops.DescribeOps(c.ops), nil)
+	return nil
+}
+
+// write writes the planned multi (version-checked: a config changed
+// since fails it, writing nothing).
+func (c *configs) write() tea.Cmd {
+	z := c.writer()
+	if z == nil || c.alt == nil {
 		return nil
 	}
-	m.stage = stageWriting
-	m.started = m.now()
+	c.fr.Begin()
+	reply, ops := c.fr.Reply(), c.ops
 	return func() tea.Msg {
 		if err := clusterops.WriteAlteration(z, ops); err != nil {
-			return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
+			return fail(reply, err)
 		}
-		return nav.TaskMsg{Task: id, Msg: configsWrittenMsg{}}
+		return reply(configsWrittenMsg{})
 	}
 }
 
-// observeConfigs is done once the mirror shows the new overrides.
-func (m *Model) observeConfigs() {
-	if m.alt == nil || m.stage != stageProgress {
+// observe is done once the mirror shows the new overrides.
+func (c *configs) observe() {
+	if c.alt == nil || c.fr.Stage != wizard.StageProgress {
 		return
 	}
 	// The write was version-checked: once the model holds the config
 	// znode at a later version it has seen this write, or one after it
 	// (which a quick second writer can make the mirror skip ours for).
-	t := m.snap.Topic(m.topic)
+	t := c.snap.Topic(c.topic)
 	switch {
 	case t == nil:
-		m.cfgSince = "the topic has been deleted since"
-	case !t.HasConfig || t.ConfigVersion <= m.alt.Change.Version:
+		c.since = "the topic has been deleted since"
+	case !t.HasConfig || t.ConfigVersion <= c.alt.Change.Version:
 		return // not seen yet
 	default:
 		got := map[string]string{}
 		for _, e := range t.Config {
 			got[e.Key] = e.Value
 		}
-		if !maps.Equal(got, m.alt.Change.Config) {
-			m.cfgSince = "they have been changed again since (version " + strconv.Itoa(int(t.ConfigVersion)) + ")"
+		if !maps.Equal(got, c.alt.Change.Config) {
+			c.since = "they have been changed again since (version " + strconv.Itoa(int(t.ConfigVersion)) + ")"
 		}
 	}
-	m.stage = stageDone
-	m.finished = m.now()
+	c.fr.Finish()
 }
 
-func (m *Model) configsSummary() string {
-	s := "Topic " + m.topic + "'s configs changed"
-	if m.alt != nil {
-		s += ": " + text.Count(len(m.alt.Set), "override") + " set, " + text.Count(len(m.alt.Deleted), "override") + " removed"
+func (c *configs) summary() (string, nav.TaskState) {
+	if c.fr.Stage == wizard.StageProgress {
+		return c.verb(formIng) + " " + c.subject() + ": waiting for the mirror to show the new overrides", nav.TaskRunning
 	}
-	if m.cfgSince != "" {
-		s += "; " + m.cfgSince
+	return c.status(c, "writing the config znode…", c.summaryLine())
+}
+
+func (c *configs) summaryLine() string {
+	s := "Topic " + c.topic + "'s configs changed"
+	if c.alt != nil {
+		s += ": " + text.Count(len(c.alt.Set), "override") + " set, " + text.Count(len(c.alt.Deleted), "override") + " removed"
+	}
+	if c.since != "" {
+		s += "; " + c.since
 	}
 	return s
 }
 
-// configLines draws the editor and the planned change.
-func (m *Model) configLines() []string {
-	st := &m.st
-	w := m.w
-	out := []string{cell.Clip(" "+st.Bold.S("Configs of topic ")+st.Accent.S(m.topic)+st.Muted.S("  ·  overrides, key=value separated by spaces; a key left out is removed"), w), ""}
-	if m.planErr != nil {
-		return append(out, wizard.Wrap(m.planErr.Error(), w, 1)...)
+func (c *configs) head(w int) []string {
+	st := &c.st
+	return []string{cell.Clip(" "+st.Bold.S("Configs of topic ")+st.Accent.S(c.topic)+st.Muted.S("  ·  overrides, key=value separated by spaces; a key left out is removed"), w)}
+}
+
+func (c *configs) rows() rows { return &c.view }
+
+func (c *configs) popup() ([]string, string, string) {
+	if c.alt == nil {
+		return nil, "", c.topic
 	}
+	st := &c.st
+	return []string{st.Bold.S("Change the configs of ") + st.Accent.S(c.topic) + st.Bold.S("?"), "",
+		text.Count(len(c.alt.Set), "override") + " set, " + text.Count(len(c.alt.Deleted), "override") + " removed",
+		st.Muted.S("Writes " + c.alt.Change.Path() + " and a change"), st.Muted.S("notification in one multi."), ""}, "Write", c.topic
+}
+
+// configView is the editor and the planned change, under the title: the
+// field, what it says, then each key before → after, and where the write
+// stands.
+type configView struct {
+	c     *configs
+	w     int
+	built []string
+}
+
+func (v *configView) layout(st *theme.Styles, w, _ int, _ []string) {
+	v.w = w
+	v.c.in.SetWidth(max(w-6, 10))
+	v.built = v.c.lines(st, w)
+}
+
+func (v *configView) lines(_ *theme.Styles, out []string) []string { return append(out, v.built...) }
+
+func (v *configView) scroll(int) {}
+func (v *configView) page(int)   {}
+func (v *configView) end(int)    {}
+
+// lines draws the editor and the planned change.
+func (c *configs) lines(st *theme.Styles, w int) []string {
+	out := []string{""}
+	if c.planErr != nil {
+		return append(out, wizard.Wrap(c.planErr.Error(), w, 1)...)
+	}
+	editing := c.fr.Stage == wizard.StageEdit
 	marker := "  "
-	if m.editing {
+	if editing {
 		marker = st.SelectedMark.S("› ")
 	}
-	out = append(out, cell.Clip(" "+marker+m.cfgIn.View(), w))
+	out = append(out, cell.Clip(" "+marker+c.in.View(), w))
 	switch {
-	case m.cfgErr != "":
-		for _, l := range wizard.Wrap(m.cfgErr, w, 3) {
+	case c.cfgErr != "":
+		for _, l := range wizard.Wrap(c.cfgErr, w, 3) {
 			out = append(out, st.Error.S(l))
 		}
-	case m.cfgOK != "":
-		out = append(out, cell.Clip("   "+st.Online.S("✓ "+m.cfgOK), w))
+	case c.cfgOK != "":
+		out = append(out, cell.Clip("   "+st.Online.S("✓ "+c.cfgOK), w))
 	}
-	if m.editing {
-		for _, l := range wizard.Wrap(m.cfgHint, w, 3) {
+	if editing || c.alt == nil {
+		for _, l := range wizard.Wrap(c.cfgHint, w, 3) {
 			out = append(out, st.Muted.S(l))
 		}
-		out = append(out, "", cell.Clip(" "+st.Muted.S("enter previews the change (nothing is written before you confirm) · tab completes · esc closes"), w))
-		return out
+		return append(out, "", cell.Clip(" "+st.Muted.S("enter previews the change (nothing is written before you confirm) · tab completes · esc closes"), w))
 	}
 	out = append(out, "", " "+st.Header.S(cell.Fit("KEY", 40)+"BEFORE → AFTER"))
 	before := map[string]string{}
-	for _, e := range m.alt.Before {
+	for _, e := range c.alt.Before {
 		before[e.Key] = e.Value
 	}
-	for _, k := range m.alt.Set {
+	for _, k := range c.alt.Set {
 		b, had := before[k]
 		if !had {
 			b = "(default)"
 		}
-		out = append(out, cell.Clip(" "+st.Accent.S(cell.Fit(k, 40))+st.Muted.S(b)+" → "+st.Bold.S(m.alt.Change.Config[k]), w))
+		out = append(out, cell.Clip(" "+st.Accent.S(cell.Fit(k, 40))+st.Muted.S(b)+" → "+st.Bold.S(c.alt.Change.Config[k]), w))
 	}
-	for _, k := range m.alt.Deleted {
+	for _, k := range c.alt.Deleted {
 		out = append(out, cell.Clip(" "+st.Danger.S(cell.Fit(k, 40))+st.Muted.S(before[k])+" → "+st.Bold.S("(default)"), w))
 	}
-	if len(m.alt.Set)+len(m.alt.Deleted) == 0 {
+	if len(c.alt.Set)+len(c.alt.Deleted) == 0 {
 		out = append(out, " "+st.Online.S("Nothing changes: the overrides are already these."))
 	}
-	out = append(out, "", cell.Clip(" "+st.Muted.S("enter writes (after a confirmation) · w shows the multi · esc edits again"), w))
-	if m.stage != stagePreview {
+	if len(c.effects) > 0 {
 		out = append(out, "")
-		switch m.stage {
-		case stageWriting:
-			out = append(out, " "+st.Muted.S("Writing…"))
-		case stageProgress:
-			out = append(out, " "+st.Muted.S("Written; waiting for the mirror to show the new overrides…"))
-		case stageDone:
-			out = append(out, cell.Clip(" "+st.Online.S("✓ "+m.configsSummary()+"."), w))
-		case stageFailed:
-			for _, l := range wizard.Wrap("✗ "+m.err.Error()+" — nothing was written; enter or esc goes back", w, 1) {
-				out = append(out, st.Error.S(l))
-			}
+	}
+	for _, e := range c.effects {
+		ink := st.Text
+		if strings.HasPrefix(e, "Warning: ") {
+			ink = st.Warning
 		}
+		for _, l := range wizard.Wrap(e, w, 1) {
+			out = append(out, ink.S(l))
+		}
+	}
+	if c.fr.Stage == wizard.StagePreview {
+		return append(out, "", cell.Clip(" "+st.Muted.S("enter writes (after a confirmation) · w shows the multi · esc edits again"), w))
+	}
+	out = append(out, "")
+	switch c.fr.Stage {
+	case wizard.StageWriting:
+		out = append(out, " "+st.Muted.S("Writing…"))
+	case wizard.StageProgress:
+		out = append(out, " "+st.Muted.S("Written; waiting for the mirror to show the new overrides…"))
+	case wizard.StageDone:
+		out = append(out, cell.Clip(" "+st.Online.S("✓ "+c.summaryLine()+"."), w))
+	case wizard.StageFailed:
+		for _, l := range wizard.Wrap("✗ "+c.err.Error()+" — nothing was written; enter or esc goes back", w, 1) {
+			out = append(out, st.Error.S(l))
+		}
+	case wizard.StageEdit, wizard.StagePreview:
 	}
 	return out
 }

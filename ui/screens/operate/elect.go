@@ -16,49 +16,93 @@ import (
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
-// A preferred leader election, on any cluster: the plan is
+// election is a preferred leader election, on any cluster: the plan is
 // `ktopo leader-election --election-type preferred`'s
-// (cluster.PlanPreferredElection: what Kafka's controller will do with
-// each partition), the write its znode (cluster.StartPreferredElection),
+// (clusterops.PlanPreferredElection: what Kafka's controller will do with
+// each partition), the write its znode (clusterops.StartPreferredElection),
 // the progress each written partition's leader as the controller elects.
+type election struct {
+	*base
+	verbs
+	topic string // "" for every topic
+	// plan is the election previewed, rows the partitions it writes (those
+	// that need none are only counted), each as a leader change; planErr
+	// why there is none.
+	plan    *clusterops.ElectionPlan
+	rowsOf  []clusterops.ElectionPartition
+	changes []clusterops.PartitionMove
+	planErr error
+	// sawPending: the mirror showed the election's znode.
+	sawPending bool
+}
 
-// replanElect decides every partition's verdict on the newest snapshot.
-func (m *Model) replanElect() {
-	m.elect, m.planErr = clusterops.PlanPreferredElection(m.snap, clusterops.ElectionRequest{All: m.topic == "", Topic: m.topic})
-	m.moves, m.electRows = nil, nil
+// electionStartedMsg: the election's znode was created.
+type electionStartedMsg struct{}
+
+// electGrace is how long an election whose znode the mirror never
+// showed is waited for.
+const electGrace = 30 * time.Second
+
+func newElection(b *base, topic string) *election {
+	e := &election{base: b, topic: topic, verbs: verbs{"Elect the preferred leaders of", "Electing the preferred leaders of", "Elected the preferred leaders of"}}
+	b.pv.renderRow = e.row
+	b.start = &b.km.Elect
+	return e
+}
+
+func (e *election) subject() string {
+	if e.topic == "" {
+		return "every topic"
+	}
+	return "topic " + e.topic
+}
+
+func (e *election) ready() bool { return len(e.rowsOf) > 0 }
+
+func (e *election) request() clusterops.ElectionRequest {
+	return clusterops.ElectionRequest{All: e.topic == "", Topic: e.topic}
+}
+
+// replan decides every partition's verdict on the newest snapshot.
+func (e *election) replan() {
+	e.plan, e.planErr = clusterops.PlanPreferredElection(e.snap, e.request())
+	e.rowsOf, e.changes = nil, nil
 	var heatMoves []clusterops.PartitionMove
-	if m.elect != nil {
-		for _, ep := range m.elect.Partitions {
+	if e.plan != nil {
+		for _, ep := range e.plan.Partitions {
 			if !ep.Written() {
 				continue
 			}
-			m.electRows = append(m.electRows, ep)
+			e.rowsOf = append(e.rowsOf, ep)
 			// A leader change only: the same replicas, the preferred first.
 			mv := clusterops.PartitionMove{TopicPartition: ep.TopicPartition, Current: []int{ep.Leader, ep.Preferred}, Target: []int{ep.Preferred, ep.Leader}}
-			m.moves = append(m.moves, mv)
+			e.changes = append(e.changes, mv)
 			if ep.Verdict == clusterops.ElectionWillMove && ep.Leader >= 0 {
 				heatMoves = append(heatMoves, mv)
 			}
 		}
 	}
-	m.showOps, m.opsRaw, m.ops, m.opsErr = false, nil, nil, nil
-	m.opsSeq++
-	m.pv.set(m.snap, heatMoves)
-	m.pv.win.SetN(len(m.electRows))
-	m.pv.colHeader = " LEADER → PREFERRED"
-	m.pv.legend = "the partitions the znode names: their leader now → their preferred replica (first in the replica list)"
-	m.pv.nameW = 12
-	for _, ep := range m.electRows {
-		m.pv.nameW = min(max(m.pv.nameW, len(ep.String())), 32)
+	e.fr.Ops.Reset()
+	e.pv.set(e.snap, heatMoves)
+	e.pv.win.SetN(len(e.rowsOf))
+	e.pv.colHeader = " LEADER → PREFERRED"
+	e.pv.legend = "the partitions the znode names: their leader now → their preferred replica (first in the replica list)"
+	e.pv.nameW = 12
+	for _, ep := range e.rowsOf {
+		e.pv.nameW = min(max(e.pv.nameW, len(ep.String())), 32)
 	}
 }
 
-// electRow renders election row i.
-func (m *Model) electRow(st *theme.Styles, i int) string {
-	ep := &m.electRows[i]
+func (e *election) syncKeys(bool) {}
+
+func (e *election) key(tea.KeyPressMsg) tea.Cmd { return nil }
+
+// row renders election row i.
+func (e *election) row(st *theme.Styles, i int) string {
+	ep := &e.rowsOf[i]
 	var b strings.Builder
 	b.WriteByte(' ')
-	b.WriteString(cell.Fit(cell.TopicPartition(ep.Topic, ep.Partition, m.pv.nameW), m.pv.nameW))
+	b.WriteString(cell.Fit(cell.TopicPartition(ep.Topic, ep.Partition, e.pv.nameW), e.pv.nameW))
 	b.WriteString("  ")
 	b.WriteString(cell.FitRight(text.Broker(ep.Leader), 6))
 	b.WriteString(" → ")
@@ -69,25 +113,25 @@ func (m *Model) electRow(st *theme.Styles, i int) string {
 		st.Muted.Put(&b, cell.Fit(strconv.Itoa(ep.Preferred), 6))
 		st.Warning.Put(&b, "cannot move: "+ep.Reason())
 	}
-	return cell.Clip(b.String(), m.w)
+	return cell.Clip(b.String(), e.w)
 }
 
-// electHeadLines are the lines above the map for an election.
-func (m *Model) electHeadLines() []string {
-	st := &m.st
-	w := m.w
-	out := []string{cell.Clip(" "+st.Bold.S("Preferred leader election")+st.Muted.S(" of ")+st.Accent.S(m.subject()), w)}
-	if m.elect == nil {
-		msg := "Planning…"
-		if m.planErr != nil {
-			msg = "No election: " + m.planErr.Error()
-		}
-		for _, l := range wizard.Wrap(msg, w, 1) {
-			out = append(out, st.Error.If(m.planErr != nil).S(l))
-		}
-		return out
+func (e *election) head(w int) []string {
+	if e.fr.Stage == wizard.StagePreview {
+		return e.previewHead(w)
 	}
-	p := m.elect
+	return e.gridHead(e, gridText{n: len(e.changes), writing: "Creating " + cluster.PreferredReplicaElectionPath + "…", done: e.summaryLine(),
+		failed: "Nothing was written: the multi is all or nothing. enter or esc goes back to the preview, made again from the newest snapshot."})
+}
+
+// previewHead are the lines above the map for an election.
+func (e *election) previewHead(w int) []string {
+	st := &e.st
+	out := []string{cell.Clip(" "+st.Bold.S("Preferred leader election")+st.Muted.S(" of ")+st.Accent.S(e.subject()), w)}
+	if e.plan == nil {
+		return append(out, planningLines(st, w, e.planErr, "No election: ")...)
+	}
+	p := e.plan
 	will := p.Count(clusterops.ElectionWillMove)
 	cannot := p.Count(clusterops.ElectionPreferredOffline, clusterops.ElectionPreferredNotInISR)
 	out = append(out, cell.Clip(" "+st.Online.S(text.Count(will, "leader")+" will move")+st.Muted.S(" · ")+
@@ -102,84 +146,95 @@ func (m *Model) electHeadLines() []string {
 	if len(p.Write) == 0 {
 		out = append(out, " "+st.Online.S("Nothing to elect."))
 	}
-	if m.note != "" {
-		for _, l := range wizard.Wrap(m.note, w, 1) {
-			out = append(out, st.Error.If(m.noteErr).S(l))
-		}
-	}
-	return out
+	return append(out, e.fr.Note.Lines(st, w)...)
 }
 
-// describeElection shows the znode's create (after its missing parents):
-// an Exists per parent, so a Cmd.
-func (m *Model) describeElection() tea.Cmd {
-	z, plan, seq, id := m.opt.Writer, m.elect, m.opsSeq, m.id
-	if z == nil || plan == nil {
-		m.opsErr = errNoWriter
-		return nil
+func (e *election) rows() rows { return e.gridRows() }
+
+func (e *election) popup() ([]string, string, string) {
+	word := e.topic
+	if word == "" {
+		word = "all"
 	}
-	return func() tea.Msg {
-		ops, err := clusterops.ElectionOps(z, plan)
-		var lines []string
-		if err == nil {
-			lines = clusterops.DescribeOps(ops)
-		}
-		return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{seq: seq, lines: lines, err: err}}
+	if e.plan == nil {
+		return nil, "", word
 	}
+	st := &e.st
+	return []string{st.Bold.S("Elect the preferred leaders of ") + st.Accent.S(e.subject()) + st.Bold.S("?"), "",
+		text.Count(len(e.plan.Write), "partition") + " named; " + strconv.Itoa(e.plan.Count(clusterops.ElectionWillMove)) + " will move",
+		st.Muted.S("Creates " + e.plan.Path), ""}, "Elect", word
 }
 
-// writeElection re-plans on the newest snapshot and, when it names the
-// same partitions, creates the znode.
-func (m *Model) writeElection() tea.Cmd {
-	shown := m.elect
-	fresh, err := clusterops.PlanPreferredElection(m.snap, clusterops.ElectionRequest{All: m.topic == "", Topic: m.topic})
+// describe shows the znode's create (after its missing parents): an
+// Exists per parent, so a command.
+func (e *election) describe() tea.Cmd {
+	head := wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — the controller then elects the preferred leaders it names, and deletes it (w or esc closes)"}
+	plan := e.plan
+	return e.fr.DescribeMulti(head, e.z, func(z clusterops.ZK) ([]any, error) { return clusterops.ElectionOps(z, plan) })
+}
+
+// write re-plans on the newest snapshot and, when it names the same
+// partitions, creates the znode.
+func (e *election) write() tea.Cmd {
+	shown := e.plan
+	fresh, err := clusterops.PlanPreferredElection(e.snap, e.request())
 	if err != nil || !slices.Equal(fresh.Write, shown.Write) {
-		m.replanElect()
-		m.note, m.noteErr = "Not written: the leaders changed since the preview. This is the new election: check it and press enter again.", true
+		e.replan()
+		e.noteErr("Not written: the leaders changed since the preview. This is the new election: check it and press enter again.")
 		if err != nil {
-			m.note = "Not written: " + err.Error()
+			e.noteErr("Not written: " + err.Error())
 		}
 		return nil
 	}
-	z := m.opt.Writer
+	z := e.writer()
 	if z == nil {
-		m.note, m.noteErr = errNoWriter.Error(), true
 		return nil
 	}
-	m.stage = stageWriting
-	m.started = m.now()
-	m.sawPending = false
-	id := m.id
+	e.fr.Begin()
+	e.sawPending = false
+	reply := e.fr.Reply()
 	write := func() tea.Msg {
 		if err := clusterops.StartPreferredElection(z, fresh); err != nil {
-			return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
+			return fail(reply, err)
 		}
-		return nav.TaskMsg{Task: id, Msg: electionStartedMsg{}}
+		return reply(electionStartedMsg{})
 	}
-	return tea.Batch(write, m.tick())
+	return tea.Batch(write, e.fr.Tick(false))
 }
 
-// electGrace is how long an election whose znode the mirror never
-// showed is waited for.
-const electGrace = 30 * time.Second
+func (e *election) update(msg tea.Msg) tea.Cmd {
+	switch msg.(type) {
+	case electionStartedMsg:
+		if e.fr.Stage == wizard.StageWriting {
+			e.fr.Stage = wizard.StageProgress
+			e.pg.set(e.changes, -1, &electGlyphs)
+			e.observe()
+		}
+	case wizard.TickMsg:
+		if e.fr.Stage == wizard.StageProgress {
+			e.observe() // the grace for an unseen znode runs out
+		}
+	}
+	return nil
+}
 
-// observeElect reads the written partitions' leaders. The election is
-// over once the controller has deleted the znode (seen, or every
-// partition it could elect elected); the partitions not led by their
-// preferred replica then failed.
-func (m *Model) observeElect() {
-	if m.elect == nil {
+// observe reads the written partitions' leaders. The election is over
+// once the controller has deleted the znode (seen, or every partition it
+// could elect elected); the partitions not led by their preferred
+// replica then failed.
+func (e *election) observe() {
+	if e.plan == nil || e.fr.Stage < wizard.StageProgress {
 		return
 	}
-	pending := m.snap.PendingPreferredElection() != nil
+	pending := e.snap.PendingPreferredElection() != nil
 	if pending {
-		m.sawPending = true
+		e.sawPending = true
 	}
-	pr := clusterops.ReassignProgress{Partitions: make([]clusterops.PartitionReassignProgress, len(m.electRows))}
+	pr := clusterops.ReassignProgress{Partitions: make([]clusterops.PartitionReassignProgress, len(e.rowsOf))}
 	waiting := 0
-	for i, ep := range m.electRows {
+	for i, ep := range e.rowsOf {
 		leader := cluster.NoLeader
-		if t := m.snap.Topic(ep.Topic); t != nil {
+		if t := e.snap.Topic(ep.Topic); t != nil {
 			if p := t.Partition(ep.Partition); p != nil && p.HasLeader() {
 				leader = p.Leader
 			}
@@ -191,36 +246,39 @@ func (m *Model) observeElect() {
 		case ep.Verdict == clusterops.ElectionWillMove:
 			waiting++
 		}
-		pr.Partitions[i] = clusterops.PartitionReassignProgress{PartitionMove: m.moves[i], Leader: leader, Phase: slot}
+		pr.Partitions[i] = clusterops.PartitionReassignProgress{PartitionMove: e.changes[i], Leader: leader, Phase: slot}
 	}
 	// A controller quicker than the mirror deletes the znode before the
 	// mirror reads it: after electGrace without it, the election is over.
-	over := !pending && (m.sawPending || waiting == 0 || m.now().Sub(m.started) > electGrace)
+	over := !pending && (e.sawPending || waiting == 0 || e.fr.Now().Sub(e.fr.Started) > electGrace)
 	for i := range pr.Partitions {
 		if over && pr.Partitions[i].Phase == 0 {
 			pr.Partitions[i].Phase = 2
 		}
 		pr.Count[pr.Partitions[i].Phase]++
 	}
-	if !over && m.elect.Controller < 0 && m.snap.Controller().BrokerID < 0 {
+	if !over && e.plan.Controller < 0 && e.snap.Controller().BrokerID < 0 {
 		pr.Waiting = append(pr.Waiting, "no active controller: the election runs when one is elected")
 	}
-	m.pr = pr
-	if m.stage == stageProgress && over {
-		m.stage = stageDone
-		m.finished = m.now()
+	e.pr = pr
+	if e.fr.Stage == wizard.StageProgress && over {
+		e.fr.Finish()
 	}
 }
 
-func (m *Model) electSummary() string {
-	s := "Preferred leader election of " + m.subject() + ": " + strconv.Itoa(m.pr.Count[5]) + " elected"
-	if n := m.pr.Count[2]; n > 0 {
+func (e *election) summary() (string, nav.TaskState) {
+	return e.status(e, "writing the election…", e.summaryLine())
+}
+
+func (e *election) summaryLine() string {
+	s := "Preferred leader election of " + e.subject() + ": " + strconv.Itoa(e.pr.Count[5]) + " elected"
+	if n := e.pr.Count[2]; n > 0 {
 		s += ", " + strconv.Itoa(n) + " not (preferred replica not available)"
 	}
-	if m.elect != nil {
-		if n := m.elect.Count(clusterops.ElectionNotNeeded); n > 0 {
+	if e.plan != nil {
+		if n := e.plan.Count(clusterops.ElectionNotNeeded); n > 0 {
 			s += ", " + strconv.Itoa(n) + " not needed"
 		}
 	}
-	return s + " in " + m.finished.Sub(m.started).Round(1e6).String()
+	return s + " in " + e.fr.Elapsed().Round(time.Millisecond).String()
 }

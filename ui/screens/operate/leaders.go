@@ -11,7 +11,7 @@ import (
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
-	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 )
 
 // A drain's leadership step (on by default, `L` turns it off): before
@@ -37,7 +37,30 @@ const (
 	leadElecting                   // written: the controller elects
 	leadData                       // over: the drain's reassignment is being written
 	leadElectWait                  // the reorder is done: the election is next
+	leadDone                       // the drain's reassignment is written
 )
+
+// leading is a drain's leadership step: on (the default), its plan for
+// the moves shown, its phase once written, whether it wrote anything (a
+// failure then says so), when its phase began, whether the mirror showed
+// its election, and how many leaders it moved off.
+type leading struct {
+	on    bool
+	plan  *clusterops.LeadershipFirst
+	phase leadPhase
+	wrote bool
+	at    time.Time
+	seen  bool
+	moved int
+}
+
+// steps are the writes of the step and the drain, each a name.
+func (l *leading) steps() []string {
+	if len(l.plan.Reorder) == 0 {
+		return []string{"election", "drain"}
+	}
+	return []string{"reorder", "election", "drain"}
+}
 
 // leadGrace is how long an election whose znode the mirror never showed
 // is waited for while the leaders do not move.
@@ -52,131 +75,123 @@ type (
 
 // leadingFirst reports that the drain written now starts with the
 // leadership step.
-func (m *Model) leadingFirst() bool {
-	return m.kind == kindDrain && m.leadFirst && !m.lead.Empty()
+func (r *reassign) leadingFirst() bool {
+	return r.drain() && r.lead.on && !r.lead.plan.Empty()
+}
+
+// leading reports that the leadership step is under way: the drain is
+// written in steps, and its reassignment not yet.
+func (r *reassign) leading() bool {
+	return r.fr.Stage == wizard.StageWriting && r.lead.phase != leadNone && r.lead.phase != leadDone
 }
 
 // writeLeading starts a drain with its leadership step, once the step's
 // plan made again on the newest snapshot is the one previewed.
-func (m *Model) writeLeading() tea.Cmd {
-	if fresh := clusterops.PlanLeadershipFirst(m.snap, m.broker, m.moves); !fresh.Same(m.lead) {
-		m.replan()
-		m.note, m.noteErr = "Not written: the leaders changed since the preview. This is the new plan: check it and press enter again.", true
+func (r *reassign) writeLeading() tea.Cmd {
+	if fresh := clusterops.PlanLeadershipFirst(r.snap, r.broker, r.moves); !fresh.Same(r.lead.plan) {
+		r.replan()
+		r.noteErr("Not written: the leaders changed since the preview. This is the new plan: check it and press enter again.")
 		return nil
 	}
-	m.stage = stageLeading
-	m.started, m.leadAt = m.now(), m.now()
-	m.leadWrote, m.leadSeen, m.leadMoved = false, false, 0
-	z, snap, lead, id := m.opt.Writer, m.snap, m.lead, m.id
-	if len(lead.Reorder) == 0 {
-		m.leadPhase = leadElectWait
-		return tea.Batch(m.leadStep(nil), m.tick())
+	r.fr.Begin()
+	r.lead.at = r.fr.Now()
+	r.lead.wrote, r.lead.seen, r.lead.moved = false, false, 0
+	if len(r.lead.plan.Reorder) == 0 {
+		r.lead.phase = leadElectWait
+		return tea.Batch(r.leadStep(nil), r.fr.Tick(true))
 	}
-	m.leadPhase = leadReorder
+	r.lead.phase = leadReorder
+	reply, z, snap, reorder := r.fr.Reply(), r.z, r.snap, r.lead.plan.Reorder
 	write := func() tea.Msg {
-		plan, err := clusterops.PlanReassignment(snap, z, lead.Reorder, -1)
-		if err == nil {
-			err = clusterops.ExecuteReassignment(z, plan)
+		if _, err := clusterops.StartReassignment(snap, z, reorder, -1); err != nil {
+			return fail(reply, err)
 		}
-		if err != nil {
-			return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
-		}
-		return nav.TaskMsg{Task: id, Msg: leadWrittenMsg{}}
+		return reply(leadWrittenMsg{})
 	}
-	return tea.Batch(write, m.tick())
+	return tea.Batch(write, r.fr.Tick(true))
 }
 
 // observeLeading counts the leaders moved off (each snapshot).
-func (m *Model) observeLeading() {
-	m.leadMoved = m.lead.MovedOff(m.snap)
-	if m.snap.PendingPreferredElection() != nil && m.leadPhase == leadElecting {
-		m.leadSeen = true
+func (r *reassign) observeLeading() {
+	r.lead.moved = r.lead.plan.MovedOff(r.snap)
+	if r.snap.PendingPreferredElection() != nil && r.lead.phase == leadElecting {
+		r.lead.seen = true
 	}
 }
 
 // leadStep moves the leadership step on when the newest snapshot shows
 // the current phase over (msg: what the last write said, nil on a tick).
-func (m *Model) leadStep(msg tea.Msg) tea.Cmd {
-	if m.stage != stageLeading {
+func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
+	if !r.leading() {
 		return nil
 	}
 	switch msg.(type) {
 	case leadWrittenMsg:
-		m.leadWrote = true
+		r.lead.wrote = true
 	case leadElectionMsg:
-		m.leadWrote = true
-		m.leadPhase, m.leadAt = leadElecting, m.now()
+		r.lead.wrote = true
+		r.lead.phase, r.lead.at = leadElecting, r.fr.Now()
 	}
-	m.observeLeading()
-	z, snap, lead, id := m.opt.Writer, m.snap, m.lead, m.id
-	switch m.leadPhase {
+	r.observeLeading()
+	reply, z, snap, lead := r.fr.Reply(), r.z, r.snap, r.lead.plan
+	switch r.lead.phase {
 	case leadReorder:
-		if !m.leadWrote || !lead.Reordered(snap) {
+		if !r.lead.wrote || !lead.Reordered(snap) {
 			return nil
 		}
-		m.leadPhase = leadElectWait
+		r.lead.phase = leadElectWait
 		fallthrough
 	case leadElectWait:
-		m.leadPhase = leadElect
-		ok := z != nil
+		r.lead.phase = leadElect
 		return func() tea.Msg {
 			plan, err := clusterops.PlanPreferredElection(snap, clusterops.ElectionRequest{Partitions: lead.Elect})
 			switch {
-			case err == nil && !ok:
-				err = errNoWriter
+			case err == nil && z == nil:
+				err = wizard.ErrNoWriter
 			case err == nil && len(plan.Write) > 0:
 				err = clusterops.StartPreferredElection(z, plan)
 			}
 			if err != nil {
-				return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
+				return fail(reply, err)
 			}
-			return nav.TaskMsg{Task: id, Msg: leadElectionMsg{}}
+			return reply(leadElectionMsg{})
 		}
 	case leadElecting:
+		if r.stopped {
+			return nil // the step is finished: the drain is not written
+		}
 		pending := snap.PendingPreferredElection() != nil
-		if pending || (m.leadMoved < len(lead.Elect) && !m.leadSeen && m.now().Sub(m.leadAt) < leadGrace) {
+		if pending || (r.lead.moved < len(lead.Elect) && !r.lead.seen && r.fr.Now().Sub(r.lead.at) < leadGrace) {
 			return nil
 		}
-		moves, stale := clusterops.RebaseMoves(snap, m.moves, lead)
+		moves, stale := clusterops.RebaseMoves(snap, r.moves, lead)
 		if len(stale) > 0 {
-			m.toPreview()
-			m.note, m.noteErr = "Leaders first done, the drain not written: "+text.Count(len(stale), "partition")+" changed otherwise ("+stale[0].String()+
-				"…). This is the new plan: check it and press enter again.", true
+			r.fr.Stage = wizard.StagePreview
+			r.replan()
+			r.noteErr("Leaders first done, the drain not written: " + text.Count(len(stale), "partition") + " changed otherwise (" + stale[0].String() +
+				"…). This is the new plan: check it and press enter again.")
 			return nil
 		}
-		m.leadPhase = leadData
-		rs, throttle := clusterops.MovesAsReassignments(moves), m.throttle
-		return func() tea.Msg {
-			plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
-			if err == nil {
-				err = clusterops.ExecuteReassignment(z, plan)
-			}
-			if err != nil {
-				return nav.TaskMsg{Task: id, Msg: reassignFailedMsg{err}}
-			}
-			return nav.TaskMsg{Task: id, Msg: reassignStartedMsg{plan}}
-		}
-	case leadNone, leadElect, leadData:
+		r.lead.phase = leadData
+		return startReassignment(reply, z, snap, moves, r.throttle)
+	case leadNone, leadElect, leadData, leadDone:
 	}
 	return nil
 }
 
-// describeLeading shows the drain's three writes in their order: the
-// reorder's multi, the election's znode, the reassignment's multi as
-// planned now (its checks are of the topic versions then).
-func (m *Model) describeLeading() tea.Cmd {
-	z, snap, lead, seq, id := m.opt.Writer, m.snap, m.lead, m.opsSeq, m.id
-	rs, throttle, b := clusterops.MovesAsReassignments(m.moves), m.throttle, strconv.Itoa(m.broker)
-	return func() tea.Msg {
+// describeLeading shows the drain's writes in their order: the reorder's
+// multi, the election's znode, the reassignment's multi as planned now
+// (its checks are of the topic versions then).
+func (r *reassign) describeLeading() tea.Cmd {
+	z, snap, lead := r.z, r.snap, r.lead.plan
+	rs, throttle, b := clusterops.MovesAsReassignments(r.moves), r.throttle, strconv.Itoa(r.broker)
+	return r.fr.Describe(r.opsHead(), func() ([]string, [][]string, error) {
 		var lines []string
 		var steps [][]string
-		fail := func(err error) tea.Msg {
-			return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{seq: seq, err: err}}
-		}
 		if len(lead.Reorder) > 0 {
 			plan, err := clusterops.PlanReassignment(snap, z, lead.Reorder, -1)
 			if err != nil {
-				return fail(err)
+				return nil, nil, err
 			}
 			ops := clusterops.DescribeOps(plan.Ops)
 			steps = append(steps, ops)
@@ -185,32 +200,32 @@ func (m *Model) describeLeading() tea.Cmd {
 		}
 		ops, err := clusterops.ElectionOps(z, lead.ElectionPlan(snap))
 		if err != nil {
-			return fail(err)
+			return nil, nil, err
 		}
 		steps = append(steps, clusterops.DescribeOps(ops))
 		lines = append(lines, "then: elect the preferred leaders of "+text.Count(len(lead.Elect), "partition"))
 		lines = append(lines, steps[len(steps)-1]...)
 		plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
 		if err != nil {
-			return fail(err)
+			return nil, nil, err
 		}
 		steps = append(steps, clusterops.DescribeOps(plan.Ops))
 		lines = append(lines, "then: the drain, once "+b+" leads none (versions as of then)")
 		lines = append(lines, steps[len(steps)-1]...)
-		return nav.TaskMsg{Task: id, Msg: opsDescribedMsg{seq: seq, lines: lines, steps: steps}}
-	}
+		return lines, steps, nil
+	})
 }
 
 // leadLine is the preview's line about the step: "first: 6 leaders move
 // off broker 3 to 1 (2), 2 (4)…", or that the leaders move with the copy.
-func (m *Model) leadLine(w int) (line string, on bool) {
-	l := m.lead
+func (r *reassign) leadLine(w int) (line string, on bool) {
+	l := r.lead.plan
 	if l.Empty() {
 		return "", false
 	}
-	b := strconv.Itoa(m.broker)
-	if !m.leadFirst {
-		return "leaders move with the copy, at the end · L: " + strconv.Itoa(len(l.Moves)) + " off broker " + b + " first", false
+	b := strconv.Itoa(r.broker)
+	if !r.lead.on {
+		return "the leaders move with the copy, at its end · L moves " + strconv.Itoa(len(l.Moves)) + " off broker " + b + " first", false
 	}
 	to := l.To()
 	ids := make([]int, 0, len(to))
@@ -226,32 +241,45 @@ func (m *Model) leadLine(w int) (line string, on bool) {
 	if n := len(l.Reorder); n > 0 && len(s) < w-60 {
 		s += " by a preferred election, " + strconv.Itoa(n) + " reordered before it"
 	}
-	return s + " · L: with the copy", true
+	return s + " · L turns this off", true
 }
 
 // cannotLine says which of the broker's leaders cannot move first.
-func (m *Model) cannotLine() string {
-	if m.lead == nil || len(m.lead.Cannot) == 0 {
+func (r *reassign) cannotLine() string {
+	if r.lead.plan == nil || len(r.lead.plan.Cannot) == 0 {
 		return ""
 	}
-	n := len(m.lead.Cannot)
-	return text.Count(n, "partition") + " led by " + strconv.Itoa(m.broker) + " cannot move first (no other in-sync live replica: " +
-		text.Plural(n, "its leader moves", "their leaders move") + " with the copy): " + cell.Clip(cluster.JoinPartitions(m.lead.Cannot, ", "), 60)
+	n := len(r.lead.plan.Cannot)
+	return text.Count(n, "partition") + " led by " + strconv.Itoa(r.broker) + " cannot move first (no other in-sync live replica: " +
+		text.Plural(n, "its leader moves", "their leaders move") + " with the copy): " + cell.Clip(cluster.JoinPartitions(r.lead.plan.Cannot, ", "), 60)
 }
 
-// leadProgress is the progress line of the step: the leaders moved off
-// out of the step's, and what it waits for.
-func (m *Model) leadProgress() (counts, doing string) {
-	l := m.lead
-	counts = strconv.Itoa(m.leadMoved) + "/" + strconv.Itoa(len(l.Elect)) + " leaders moved off broker " + strconv.Itoa(m.broker)
-	switch m.leadPhase {
+// leadingHead is the progress's head while the step runs: the leaders
+// moved off out of the step's, and what it waits for.
+func (r *reassign) leadingHead(w int) []string {
+	st, l := &r.st, r.lead.plan
+	title := " " + st.Bold.S(r.verb(formIng)+" ") + st.Accent.S(r.subject()) + st.Muted.S("  ·  "+text.Count(len(r.moves), "partition")+
+		"  ·  strategy "+r.strategy.String()+"  ·  throttle "+throttleText(r.throttle))
+	if r.fr.CanPace() {
+		title += st.Muted.S("  ·  sandbox pace " + r.fr.Pace().String())
+	}
+	counts := strconv.Itoa(r.lead.moved) + "/" + strconv.Itoa(len(l.Elect)) + " leaders moved off broker " + strconv.Itoa(r.broker)
+	var doing string
+	switch r.lead.phase {
 	case leadReorder:
 		doing = "reordering the replicas of " + text.Count(len(l.Reorder), "partition") + " (none added): the controller completes it at once"
 	case leadElect, leadElectWait, leadElecting:
 		doing = "the preferred election of " + text.Count(len(l.Elect), "partition")
 	case leadData:
 		doing = "writing the drain's reassignment"
-	case leadNone:
+	case leadNone, leadDone:
 	}
-	return counts, doing
+	lp := clusterops.ReassignProgress{Partitions: make([]clusterops.PartitionReassignProgress, len(l.Elect))}
+	lp.Count[cluster.ReassignDone] = r.lead.moved
+	out := []string{cell.Clip(title, w),
+		cell.Clip(" "+bar(st, &lp, barWidth(w))+st.Muted.S(" first: "+counts+" · "+elapsed(&r.fr)), w)}
+	for _, x := range wizard.Wrap(doing+"; then "+text.Count(len(r.moves), "partition")+" move (their replicas)", w, 1) {
+		out = append(out, st.Muted.S(x))
+	}
+	return out
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -99,23 +100,43 @@ type env struct {
 	now   time.Time
 }
 
+// newEnv is the drain of broker.
 func newEnv(tb testing.TB, sp fixture.Spec, broker, w, h int) *env {
-	return newOpEnv(tb, sp, broker, "", w, h)
+	return newAnyEnv(tb, sp, nav.Operation{Kind: nav.OpDrain, Broker: broker}, w, h)
 }
 
+// newOpEnv is the move of topic's partitions (the drain of broker
+// without a topic).
 func newOpEnv(tb testing.TB, sp fixture.Spec, broker int, topic string, w, h int) *env {
-	return newAnyEnv(tb, sp, Options{Broker: broker, Topic: topic}, w, h)
+	if topic == "" {
+		return newEnv(tb, sp, broker, w, h)
+	}
+	return newAnyEnv(tb, sp, nav.Operation{Kind: nav.OpReassign, Topic: topic}, w, h)
 }
 
-func newAnyEnv(tb testing.TB, sp fixture.Spec, o Options, w, h int) *env {
-	e := &env{model: sp.Model(), z: &fakeZK{}, now: t0}
-	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Broker: o.Broker, Topic: o.Topic, AddPartitions: o.AddPartitions, Elect: o.Elect, Configs: o.Configs,
-		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
-	e.m.noTicks = true
+// noTicks is a clock that never ticks: every command answers (a test
+// sends wizard.TickMsg itself).
+func noTicks(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+
+func newAnyEnv(tb testing.TB, sp fixture.Spec, op nav.Operation, w, h int) *env {
+	return newAnyEnvModel(tb, sp.Model(), op, w, h)
+}
+
+// newAnyEnvModel is the wizard of op on the cluster model holds.
+func newAnyEnvModel(_ testing.TB, model *cluster.Model, op nav.Operation, w, h int) *env {
+	e := &env{model: model, z: &fakeZK{}, now: t0}
+	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Op: op,
+		Now: func() time.Time { return e.now }, Tick: noTicks, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.SetSize(w, h)
 	e.m.SetSnapshot(e.model.Snapshot())
 	return e
 }
+
+// r, add, elect and cfg are the operation the wizard runs.
+func (e *env) r() *reassign        { return e.m.op.(*reassign) }
+func (e *env) add() *addPartitions { return e.m.op.(*addPartitions) }
+func (e *env) elect() *election    { return e.m.op.(*election) }
+func (e *env) cfg() *configs       { return e.m.op.(*configs) }
 
 // run runs a command and the commands of any batch it returns.
 func run(cmd tea.Cmd) []tea.Msg {
@@ -206,7 +227,7 @@ func (e *env) controller(done, adding []clusterops.PartitionMove) {
 		evs = append(evs, ev(zkwatch.Changed, cluster.TopicPath(name), cluster.EncodeTopicAssignment(a), t.ZkVersion+1))
 	}
 	var left []cluster.PartitionReassignment
-	for _, m := range e.m.Plan().Moves {
+	for _, m := range e.r().plan.Moves {
 		if !slices.ContainsFunc(done, func(d clusterops.PartitionMove) bool { return d.TopicPartition == m.TopicPartition }) {
 			left = append(left, cluster.PartitionReassignment{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target})
 		}
@@ -238,19 +259,19 @@ func TestDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	moves := want.Moves(clusterops.StrategyMinimal)
-	if !clusterops.SameMoves(e.m.Moves(), moves) || len(moves) == 0 {
-		t.Fatalf("preview moves %v, want %v", e.m.Moves(), moves)
+	if !clusterops.SameMoves(e.r().moves, moves) || len(moves) == 0 {
+		t.Fatalf("preview moves %v, want %v", e.r().moves, moves)
 	}
 	for _, m := range moves {
 		if slices.Contains(m.Target, 3) {
 			t.Fatalf("%s keeps broker 3", m.TopicPartition)
 		}
 	}
-	if on, lead := e.m.LeadersFirst(); !on || lead.Empty() {
+	if on, lead := e.r().lead.on, e.r().lead.plan; !on || lead.Empty() {
 		t.Fatalf("leaders first %v: %+v", on, lead)
 	}
 	e.press("L") // the leaders move with the copy (TestDrainLeadersFirst: first)
-	if on, _ := e.m.LeadersFirst(); on {
+	if e.r().lead.on {
 		t.Fatal("L did not turn the leadership step off")
 	}
 	e.press("t") // 10 MiB/s
@@ -260,8 +281,8 @@ func TestDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantOps := clusterops.DescribeOps(plan.Ops)
-	if !slices.Equal(e.m.opsRaw, wantOps) {
-		t.Fatalf("w shows\n%s\nwant\n%s", strings.Join(e.m.opsRaw, "\n"), strings.Join(wantOps, "\n"))
+	if !slices.Equal(e.m.fr.Ops.Lines(), wantOps) {
+		t.Fatalf("w shows\n%s\nwant\n%s", strings.Join(e.m.fr.Ops.Lines(), "\n"), strings.Join(wantOps, "\n"))
 	}
 	e.press("w", "enter")
 	if e.m.Stage() != "confirm" {
@@ -278,20 +299,20 @@ func TestDrain(t *testing.T) {
 		t.Fatalf("status %q %v", line, st)
 	}
 	e.controller(moves[:2], moves[2:3])
-	pr := e.m.Progress()
+	pr := e.m.pr
 	if pr.Count[cluster.ReassignDone] != 2 || pr.Count[cluster.ReassignAdding] != 1 {
 		t.Fatalf("progress %v", pr.Count)
 	}
 	e.controller(moves, nil)
 	if e.m.Stage() != "done" {
-		t.Fatalf("stage %s, progress %v", e.m.Stage(), e.m.Progress().Count)
+		t.Fatalf("stage %s, progress %v", e.m.Stage(), e.m.pr.Count)
 	}
 	// The throttles go at the next tick, in one multi: no throttle config
 	// is left on any broker or topic.
 	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || !strings.HasSuffix(line, "every partition moved; removing the throttles…") || !e.m.Detach() {
 		t.Fatalf("status %q %v", line, st)
 	}
-	c, _ := e.m.Update(tickMsg{})
+	c, _ := e.m.Update(wizard.TickMsg{})
 	e.deliver(c)
 	if len(e.z.multi) != 2 {
 		t.Fatalf("%d multis: the throttles were not removed", len(e.z.multi))
@@ -314,8 +335,8 @@ func TestThrottlesKept(t *testing.T) {
 	sp.Topics[1] = fixture.Topic{Name: "metrics_raw", Partitions: 6, RF: 2}
 	e := newOpEnv(t, sp, 0, "metrics_raw", 120, 40)
 	e.press("+", "t", "enter", "y")
-	if !e.m.throttled() || len(e.z.multi) != 1 {
-		t.Fatalf("throttle %d, %d multis", e.m.throttle, len(e.z.multi))
+	if !e.r().throttled() || len(e.z.multi) != 1 {
+		t.Fatalf("throttle %d, %d multis", e.r().throttle, len(e.z.multi))
 	}
 	// Another topic's partition is being reassigned (started elsewhere).
 	o := e.model.Snapshot().Topic("orders")
@@ -325,11 +346,11 @@ func TestThrottlesKept(t *testing.T) {
 	}
 	a.Partitions[0] = append(slices.Clone(o.Partitions[0].Replicas), 6)
 	e.apply(ev(zkwatch.Changed, cluster.TopicPath("orders"), cluster.EncodeTopicAssignment(a), o.ZkVersion+1))
-	e.controller(e.m.Plan().Moves, nil)
-	if !e.m.removingThrottles() {
-		t.Fatalf("stage %s, unthrottle %v", e.m.Stage(), e.m.unthrottle.phase)
+	e.controller(e.r().plan.Moves, nil)
+	if !e.r().removingThrottles() {
+		t.Fatalf("stage %s, unthrottle %v", e.m.Stage(), e.r().unthrottle.phase)
 	}
-	c, _ := e.m.Update(tickMsg{})
+	c, _ := e.m.Update(wizard.TickMsg{})
 	e.deliver(c)
 	line, st := e.m.TaskStatus()
 	if len(e.z.multi) != 1 || st != nav.TaskDone || !strings.Contains(line, "; the throttles stay on broker 1, ") || !strings.Contains(line, "topic metrics_raw: another reassignment is running") {
@@ -357,25 +378,25 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	sp.Topics[1].Shrunk = map[int][]int{2: {4}} // metrics_raw-2: 3 alone in the ISR
 	e := newEnv(t, sp, 3, 120, 40)
 	s := e.model.Snapshot()
-	moves := e.m.Moves()
+	moves := e.r().moves
 	lead := clusterops.PlanLeadershipFirst(s, 3, moves)
-	if on, l := e.m.LeadersFirst(); !on || !l.Same(lead) || len(lead.Reorder) == 0 || len(lead.Elect) <= len(lead.Reorder) || len(lead.Cannot) != 1 {
+	if on, l := e.r().lead.on, e.r().lead.plan; !on || !l.Same(lead) || len(lead.Reorder) == 0 || len(lead.Elect) <= len(lead.Reorder) || len(lead.Cannot) != 1 {
 		t.Fatalf("leaders first %v %+v, want %+v", on, l, lead)
 	}
 	e.press("w")
-	steps := e.m.WrittenSteps()
-	if len(steps) != 3 || !strings.HasPrefix(e.m.Written()[0], "first: reorder ") {
-		t.Fatalf("w shows %d steps:\n%s", len(steps), strings.Join(e.m.Written(), "\n"))
+	steps := e.m.Written()
+	if len(steps) != 3 || !strings.HasPrefix(e.m.fr.Ops.Lines()[0], "first: reorder ") {
+		t.Fatalf("w shows %d steps:\n%s", len(steps), strings.Join(e.m.fr.Ops.Lines(), "\n"))
 	}
 	e.press("w", "enter", "y")
-	if e.m.Stage() != "leading" || len(e.z.multi) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.multi[0]), steps[0]) {
+	if !e.r().leading() || len(e.z.multi) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.multi[0]), steps[0]) {
 		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
 	}
 	if line, _ := e.m.TaskStatus(); !strings.Contains(line, "leaders first, 0/"+fmt.Sprint(len(lead.Elect))+" moved off") {
 		t.Fatalf("status %q", line)
 	}
 	tick := func() {
-		cmd, _ := e.m.Update(tickMsg{})
+		cmd, _ := e.m.Update(wizard.TickMsg{})
 		e.deliver(cmd)
 	}
 	tick() // the controller has not completed the reorder: nothing more
@@ -384,32 +405,18 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	}
 	// The controller completes the reorder at once: the topic znodes
 	// rewritten, the request deleted.
-	var evs []zkwatch.Event
+	e.reorderDone(lead)
 	reorder := map[cluster.TopicPartition][]int{}
 	for _, r := range lead.Reorder {
 		reorder[r.TopicPartition] = r.Replicas
 	}
-	for _, t := range s.Topics() {
-		a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: t.ID}
-		changed := false
-		for _, p := range t.Partitions {
-			a.Partitions[p.ID] = p.Replicas
-			if rs, ok := reorder[cluster.TopicPartition{Topic: t.Name, Partition: p.ID}]; ok {
-				a.Partitions[p.ID], changed = rs, true
-			}
-		}
-		if changed {
-			evs = append(evs, ev(zkwatch.Changed, cluster.TopicPath(t.Name), cluster.EncodeTopicAssignment(a), t.ZkVersion+1))
-		}
-	}
-	e.apply(evs...)
 	tick()
 	if len(e.z.multi) != 2 || !slices.Equal(clusterops.DescribeOps(e.z.multi[1]), steps[1]) {
 		t.Fatalf("%d multis; the election %v, w showed %v", len(e.z.multi), e.z.multi[len(e.z.multi)-1], steps[1])
 	}
 	// The controller elects: every partition of the step led by its new
 	// preferred replica, the znode deleted.
-	evs = nil
+	var evs []zkwatch.Event
 	for _, lm := range lead.Moves {
 		p := s.Topic(lm.Topic).Partition(lm.Partition)
 		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: lm.To, LeaderEpoch: 1, Version: 1, ISR: p.ISR})
@@ -429,10 +436,10 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	e.apply(evs...)
 	tick()
 	if stale {
-		if e.m.Stage() != "preview" || len(e.z.multi) != 2 || !strings.Contains(e.m.note, "Leaders first done, the drain not written") {
-			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.note)
+		if e.m.Stage() != "preview" || len(e.z.multi) != 2 || !strings.Contains(e.m.fr.Note.Text, "Leaders first done, the drain not written") {
+			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
 		}
-		if _, l := e.m.LeadersFirst(); !l.Empty() {
+		if l := e.r().lead.plan; !l.Empty() {
 			t.Fatalf("the new plan moves leaders first again: %+v", l)
 		}
 		return
@@ -444,7 +451,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	if data[len(data)-1] != steps[2][len(steps[2])-1] {
 		t.Fatalf("the drain wrote %s, w showed %s", data[len(data)-1], steps[2][len(steps[2])-1])
 	}
-	for i, m := range e.m.Plan().Moves {
+	for i, m := range e.r().plan.Moves {
 		if !slices.Equal(m.Target, moves[i].Target) {
 			t.Fatalf("%s target %v, previewed %v", m.TopicPartition, m.Target, moves[i].Target)
 		}
@@ -455,7 +462,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	if b, _ := e.model.Snapshot().Broker(3); b.Leaders != 1 || cluster.JoinPartitions(lead.Cannot, ",") != "metrics_raw-2" {
 		t.Fatalf("broker 3 leads %d when the drain is written (only %v cannot move first)", b.Leaders, lead.Cannot)
 	}
-	e.controller(e.m.Plan().Moves, nil)
+	e.controller(e.r().plan.Moves, nil)
 	if line, st := e.m.TaskStatus(); e.m.Stage() != "done" || st != nav.TaskDone || !strings.Contains(line, fmt.Sprintf("leaders first: %d/%d moved off before the copy", len(lead.Elect), len(lead.Elect))) {
 		t.Fatalf("stage %s: %q", e.m.Stage(), line)
 	}
@@ -465,7 +472,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 // confirmation: nothing written, the new plan shown.
 func TestDrainStale(t *testing.T) {
 	e := newEnv(t, spec(), 3, 120, 40)
-	mv := e.m.Moves()[0]
+	mv := e.r().moves[0]
 	tp := e.model.Snapshot().Topic(mv.Topic)
 	a := cluster.TopicAssignment{Version: 3, Partitions: map[int][]int{}, TopicID: tp.ID}
 	for _, p := range tp.Partitions {
@@ -475,18 +482,27 @@ func TestDrainStale(t *testing.T) {
 	e.model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev(zkwatch.Changed, cluster.TopicPath(mv.Topic), cluster.EncodeTopicAssignment(a), tp.ZkVersion+1)}}), false)
 	e.m.SetSnapshot(e.model.Snapshot())
 	e.press("enter", "y")
-	if e.m.Stage() != "preview" || len(e.z.multi) != 0 || !strings.Contains(e.m.note, "changed since the preview") {
-		t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.note)
+	if e.m.Stage() != "preview" || len(e.z.multi) != 0 || !strings.Contains(e.m.fr.Note.Text, "changed since the preview") {
+		t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
 	}
 }
 
-// TestStrategySwitch: s shows the kafka strategy's moves, which copy more.
+// TestStrategySwitch: s cycles minimal → balanced (copies at least as
+// much, evening out) → kafka (copies more) → minimal.
 func TestStrategySwitch(t *testing.T) {
 	e := newEnv(t, spec(), 3, 120, 40)
-	minimal := len(e.m.Moves())
+	minimal := e.r().gen.Count(clusterops.StrategyMinimal).Replicas
 	e.press("s")
-	if e.m.Strategy() != clusterops.StrategyKafka || len(e.m.Moves()) <= minimal {
-		t.Fatalf("strategy %v moves %d (minimal %d)", e.m.Strategy(), len(e.m.Moves()), minimal)
+	if e.r().strategy != clusterops.StrategyBalanced || e.r().gen.Count(clusterops.StrategyBalanced).Replicas < minimal {
+		t.Fatalf("strategy %v copies %d (minimal %d)", e.r().strategy, e.r().gen.Count(e.r().strategy).Replicas, minimal)
+	}
+	e.press("s")
+	if e.r().strategy != clusterops.StrategyKafka || len(e.r().moves) <= minimal {
+		t.Fatalf("strategy %v moves %d (minimal %d)", e.r().strategy, len(e.r().moves), minimal)
+	}
+	e.press("s")
+	if e.r().strategy != clusterops.StrategyMinimal {
+		t.Fatalf("strategy %v", e.r().strategy)
 	}
 }
 
@@ -497,13 +513,13 @@ func TestReassignTopic(t *testing.T) {
 	sp := spec()
 	sp.Topics[1] = fixture.Topic{Name: "metrics_raw", Partitions: 6, RF: 2}
 	e := newOpEnv(t, sp, 0, "metrics_raw", 120, 40)
-	if e.m.RF() != 2 || len(e.m.Moves()) != 0 {
-		t.Fatalf("rf %d, moves %v", e.m.RF(), e.m.Moves())
+	if e.r().rf != 0 || e.r().lo != 2 || e.r().hi != 2 || len(e.r().moves) != 0 {
+		t.Fatalf("rf %d (%d–%d), moves %v", e.r().rf, e.r().lo, e.r().hi, e.r().moves)
 	}
 	e.press("+")
-	moves := e.m.Moves()
-	if e.m.RF() != 3 || len(moves) != 6 {
-		t.Fatalf("rf %d, moves %v", e.m.RF(), moves)
+	moves := e.r().moves
+	if e.r().rf != 3 || len(moves) != 6 {
+		t.Fatalf("rf %d, moves %v", e.r().rf, moves)
 	}
 	for _, m := range moves {
 		racks := map[string]bool{}
@@ -515,12 +531,12 @@ func TestReassignTopic(t *testing.T) {
 		}
 	}
 	e.press("enter", "y")
-	e.controller(e.m.Plan().Moves, nil)
-	if e.m.Stage() != "done" || !strings.Contains(e.m.summaryLine(), "Reassigned topic metrics_raw: 6 partitions moved") {
-		t.Fatalf("stage %s: %s", e.m.Stage(), e.m.summaryLine())
+	e.controller(e.r().plan.Moves, nil)
+	if e.m.Stage() != "done" || !strings.Contains(e.m.op.(interface{ summaryLine() string }).summaryLine(), "Reassigned topic metrics_raw: 6 partitions moved") {
+		t.Fatalf("stage %s: %s", e.m.Stage(), e.m.op.(interface{ summaryLine() string }).summaryLine())
 	}
 	e.press("-") // not in the preview any more: nothing
-	if e.m.RF() != 3 {
+	if e.r().rf != 3 {
 		t.Fatal("- acted after the write")
 	}
 }
@@ -529,20 +545,20 @@ func TestReassignTopic(t *testing.T) {
 // (cluster.PlanAddPartitions), − and + change the count, y writes the
 // topic znode at the version read, and the new partitions come online.
 func TestAddPartitions(t *testing.T) {
-	e := newAnyEnv(t, spec(), Options{Topic: "orders", AddPartitions: true}, 120, 40)
-	if e.m.Count() != 12 || len(e.m.Moves()) != 6 {
-		t.Fatalf("count %d, %d new", e.m.Count(), len(e.m.Moves()))
+	e := newAnyEnv(t, spec(), nav.Operation{Kind: nav.OpAddPartitions, Topic: "orders"}, 120, 40)
+	if e.add().count != 12 || len(e.add().news) != 6 {
+		t.Fatalf("count %d, %d new", e.add().count, len(e.add().news))
 	}
 	e.press("-", "-", "+")
 	want, err := clusterops.PlanAddPartitions(e.model.Snapshot(), clusterops.AddPartitionsRequest{Topic: "orders", Partitions: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.m.Count() != 11 || string(e.m.AddPlan().TopicJSON) != string(want.TopicJSON) {
-		t.Fatalf("count %d: %s, want %s", e.m.Count(), e.m.AddPlan().TopicJSON, want.TopicJSON)
+	if e.add().count != 11 || string(e.add().plan.TopicJSON) != string(want.TopicJSON) {
+		t.Fatalf("count %d: %s, want %s", e.add().count, e.add().plan.TopicJSON, want.TopicJSON)
 	}
 	e.press("w")
-	if got := e.m.Written(); !slices.Equal(got, clusterops.DescribeOps(clusterops.AddPartitionsOps(want))) {
+	if got := e.m.fr.Ops.Lines(); !slices.Equal(got, clusterops.DescribeOps(clusterops.AddPartitionsOps(want))) {
 		t.Fatalf("w shows %v", got)
 	}
 	e.press("w", "enter", "y")
@@ -550,8 +566,8 @@ func TestAddPartitions(t *testing.T) {
 		t.Fatalf("stage %s, wrote %v", e.m.Stage(), e.z.multi)
 	}
 	e.addOnline(want)
-	if e.m.Stage() != "done" || !strings.Contains(e.m.summaryLine(), "5 new partitions online") {
-		t.Fatalf("stage %s: %s", e.m.Stage(), e.m.summaryLine())
+	if e.m.Stage() != "done" || !strings.Contains(e.m.op.(interface{ summaryLine() string }).summaryLine(), "5 new partitions online") {
+		t.Fatalf("stage %s: %s", e.m.Stage(), e.m.op.(interface{ summaryLine() string }).summaryLine())
 	}
 }
 
@@ -581,19 +597,19 @@ func TestGoldens(t *testing.T) {
 					sp := spec()
 					sp.Topics[0].Drift = []int{1, 2, 4}
 					sp.Topics[0].Shrunk = map[int][]int{2: {3}}
-					e = newAnyEnv(t, sp, Options{Elect: true}, sz[0], sz[1])
+					e = newAnyEnv(t, sp, nav.Operation{Kind: nav.OpElect}, sz[0], sz[1])
 				}
 				if stage == "elect-confirm" {
 					e.press("enter")
 				}
 				if strings.HasPrefix(stage, "add-") {
-					e = newAnyEnv(t, spec(), Options{Topic: "orders", AddPartitions: true}, sz[0], sz[1])
+					e = newAnyEnv(t, spec(), nav.Operation{Kind: nav.OpAddPartitions, Topic: "orders"}, sz[0], sz[1])
 				}
 				switch stage {
 				case "add-confirm":
 					e.press("enter")
 				case "add-done":
-					plan := e.m.AddPlan()
+					plan := e.add().plan
 					e.press("enter", "y")
 					e.now = t0.Add(800 * time.Millisecond)
 					e.addOnline(plan)
@@ -609,7 +625,7 @@ func TestGoldens(t *testing.T) {
 					e.m.SetSize(sz[0], sz[1])
 				case "progress", "done":
 					e.press("L", "enter", "y")
-					moves := e.m.Plan().Moves
+					moves := e.r().plan.Moves
 					e.now = t0.Add(1500 * time.Millisecond)
 					if stage == "progress" {
 						e.controller(moves[:2], moves[2:4])
@@ -653,32 +669,32 @@ func BenchmarkView(b *testing.B) {
 					case "elect-preview":
 						sp := fixture.Sized(n)
 						sp.Topics[0].Drift = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
-						e = newAnyEnv(b, sp, Options{Elect: true}, sz[0], sz[1])
+						e = newAnyEnv(b, sp, nav.Operation{Kind: nav.OpElect}, sz[0], sz[1])
 					case "configs":
-						e = newAnyEnv(b, fixture.Sized(n), Options{Topic: "big", Configs: true}, sz[0], sz[1])
+						e = newAnyEnv(b, fixture.Sized(n), nav.Operation{Kind: nav.OpConfigs, Topic: "big"}, sz[0], sz[1])
 					case "move-preview":
 						e = newOpEnv(b, fixture.Sized(n), 0, "big", sz[0], sz[1])
 						e.press("-")
 					case "add-preview", "add-progress":
-						e = newAnyEnv(b, fixture.Sized(n), Options{Topic: "big", AddPartitions: true}, sz[0], sz[1])
-						if e.m.AddPlan() == nil { // twice 50,000 partitions exceed the znode's size limit
-							e.m.count = n/2 + 1000
-							e.m.replan()
+						e = newAnyEnv(b, fixture.Sized(n), nav.Operation{Kind: nav.OpAddPartitions, Topic: "big"}, sz[0], sz[1])
+						if e.add().plan == nil { // twice 50,000 partitions exceed the znode's size limit
+							e.add().count = n/2 + 1000
+							e.m.op.replan()
 							e.m.settle()
 						}
 						if stage == "add-progress" {
-							plan := e.m.AddPlan()
+							plan := e.add().plan
 							e.press("enter", "y")
 							e.addOnline(plan)
-							e.m.stage = stageProgress
+							e.m.fr.Stage = wizard.StageProgress
 						}
 					default:
 						e = newEnv(b, fixture.Sized(n), 3, sz[0], sz[1])
 					}
 					e.press("pgdown")
 					if stage == "progress" {
-						e.press("enter", "y")
-						moves := e.m.Plan().Moves
+						e.press("L", "enter", "y") // the leaders with the copy: straight to the progress
+						moves := e.r().plan.Moves
 						e.controller(moves[:len(moves)/2], moves[len(moves)/2:len(moves)/2+10])
 					}
 					b.ReportAllocs()
@@ -698,12 +714,12 @@ func TestElection(t *testing.T) {
 	sp.Topics[0].Drift = []int{1, 4}            // led by their second replica
 	sp.Topics[0].Shrunk = map[int][]int{2: {3}} // preferred 3 out of the ISR
 	sp.Topics[0].Drift = append(sp.Topics[0].Drift, 2)
-	e := newAnyEnv(t, sp, Options{Topic: "orders", Elect: true}, 120, 40)
-	if len(e.m.electRows) == 0 {
-		t.Fatalf("no rows: %v", e.m.planErr)
+	e := newAnyEnv(t, sp, nav.Operation{Kind: nav.OpElect, Topic: "orders"}, 120, 40)
+	if len(e.elect().rowsOf) == 0 {
+		t.Fatalf("no rows: %v", e.elect().planErr)
 	}
 	e.press("w")
-	if got := e.m.Written(); len(got) == 0 || !strings.Contains(strings.Join(got, "\n"), cluster.PreferredReplicaElectionPath) {
+	if got := e.m.fr.Ops.Lines(); len(got) == 0 || !strings.Contains(strings.Join(got, "\n"), cluster.PreferredReplicaElectionPath) {
 		t.Fatalf("w shows %v", got)
 	}
 	e.press("w", "enter", "y")
@@ -713,7 +729,7 @@ func TestElection(t *testing.T) {
 	// The controller: the znode seen, the leaders moved, the znode deleted.
 	e.apply(ev(zkwatch.Created, cluster.PreferredReplicaElectionPath, e.z.nodes[cluster.PreferredReplicaElectionPath], 0))
 	var evs []zkwatch.Event
-	for _, ep := range e.m.electRows {
+	for _, ep := range e.elect().rowsOf {
 		if ep.Verdict == clusterops.ElectionWillMove {
 			st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: ep.Preferred, LeaderEpoch: 2, Version: 1, ISR: ep.ISR})
 			evs = append(evs, ev(zkwatch.Changed, cluster.PartitionStatePath(ep.Topic, ep.Partition), st, 3))
@@ -733,25 +749,25 @@ func TestElection(t *testing.T) {
 func TestConfigs(t *testing.T) {
 	sp := spec()
 	sp.Topics[0].Config = map[string]string{"retention.ms": "604800000", "min.insync.replicas": "2"}
-	e := newAnyEnv(t, sp, Options{Topic: "orders", Configs: true}, 120, 40)
+	e := newAnyEnv(t, sp, nav.Operation{Kind: nav.OpConfigs, Topic: "orders"}, 120, 40)
 	cfg := cluster.EncodeEntityConfig(sp.Topics[0].Config)
 	e.z.init()
 	e.z.nodes["/config/topics/orders"] = cfg
-	if !e.m.Capturing() || !strings.Contains(e.m.cfgIn.Value(), "retention.ms=604800000") {
-		t.Fatalf("field %q", e.m.cfgIn.Value())
+	if !e.m.Capturing() || !strings.Contains(e.cfg().in.Value(), "retention.ms=604800000") {
+		t.Fatalf("field %q", e.cfg().in.Value())
 	}
-	e.m.cfgIn.SetValue("retention.ms=3600000 cleanup.poli")
-	e.m.checkConfigs() // as typing would
-	e.press("tab")     // completes cleanup.policy=
-	if e.m.cfgIn.Value() != "retention.ms=3600000 cleanup.policy=" {
-		t.Fatalf("completed %q", e.m.cfgIn.Value())
+	e.cfg().in.SetValue("retention.ms=3600000 cleanup.poli")
+	e.cfg().check() // as typing would
+	e.press("tab")  // completes cleanup.policy=
+	if e.cfg().in.Value() != "retention.ms=3600000 cleanup.policy=" {
+		t.Fatalf("completed %q", e.cfg().in.Value())
 	}
 	e.press("c", "o", "m", "p", "a", "c", "t", "enter")
-	if e.m.alt == nil {
-		t.Fatalf("no plan: %s", e.m.cfgErr)
+	if e.cfg().alt == nil {
+		t.Fatalf("no plan: %s", e.cfg().cfgErr)
 	}
-	if !slices.Equal(e.m.alt.Set, []string{"cleanup.policy", "retention.ms"}) || !slices.Equal(e.m.alt.Deleted, []string{"min.insync.replicas"}) {
-		t.Fatalf("set %v deleted %v", e.m.alt.Set, e.m.alt.Deleted)
+	if !slices.Equal(e.cfg().alt.Set, []string{"cleanup.policy", "retention.ms"}) || !slices.Equal(e.cfg().alt.Deleted, []string{"min.insync.replicas"}) {
+		t.Fatalf("set %v deleted %v", e.cfg().alt.Set, e.cfg().alt.Deleted)
 	}
 	golden.RequireEqual(t, view(e.m))
 	e.press("enter", "y")
@@ -763,8 +779,8 @@ func TestConfigs(t *testing.T) {
 	}
 	written := e.z.nodes["/config/topics/orders"]
 	e.apply(ev(zkwatch.Changed, "/config/topics/orders", written, 1))
-	if e.m.Stage() != "done" || strings.Contains(e.m.configsSummary(), "since") {
-		t.Fatalf("stage %s after the mirror showed %s: %s", e.m.Stage(), written, e.m.configsSummary())
+	if e.m.Stage() != "done" || strings.Contains(e.cfg().summaryLine(), "since") {
+		t.Fatalf("stage %s after the mirror showed %s: %s", e.m.Stage(), written, e.cfg().summaryLine())
 	}
 }
 
@@ -774,16 +790,10 @@ func TestConfigs(t *testing.T) {
 // writer's change that the mirror shows instead of this one does, saying
 // so.
 func TestConfigsChangedAgain(t *testing.T) {
-	sp := spec()
-	sp.Topics[0].Config = map[string]string{"retention.ms": "604800000"}
-	e := newAnyEnv(t, sp, Options{Topic: "orders", Configs: true}, 120, 40)
-	e.z.init()
-	e.z.nodes["/config/topics/orders"] = cluster.EncodeEntityConfig(sp.Topics[0].Config)
-	e.m.cfgIn.SetValue("retention.ms=3600000")
-	e.m.checkConfigs()
+	e := configsEnv(t, map[string]string{"retention.ms": "604800000"}, "retention.ms=3600000", 120, 40)
 	e.press("enter", "enter", "y")
 	if e.m.Stage() != "progress" {
-		t.Fatalf("stage %s (%v, %s)", e.m.Stage(), e.m.err, e.m.cfgErr)
+		t.Fatalf("stage %s (%v, %s)", e.m.Stage(), e.m.err, e.cfg().cfgErr)
 	}
 	e.apply(ev(zkwatch.Changed, "/config/topics/orders", cluster.EncodeEntityConfig(map[string]string{"retention.ms": "1000"}), 0))
 	if e.m.Stage() != "progress" {
@@ -811,7 +821,8 @@ func TestThrottledTicksInBackground(t *testing.T) {
 		if e.m.Stage() != "progress" || !e.m.Detach() {
 			t.Fatalf("stage %s", e.m.Stage())
 		}
-		e.m.noTicks = false
+		e.m.fr = wizard.NewFrame(wizard.FrameOptions{Tick: tea.Tick}, wizard.StageProgress)
+		e.m.fr.Detach(false)
 		if got := e.m.tick() != nil; got != throttle {
 			t.Fatalf("throttle %v: ticking in the background %v", throttle, got)
 		}

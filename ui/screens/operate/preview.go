@@ -7,11 +7,9 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/heat"
-	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
@@ -38,9 +36,8 @@ type preview struct {
 	// colHeader and legend replace the matrix's (an election's rows).
 	colHeader, legend string
 	win               cursor.Window
-	// head are the lines above the map (built in layout), heatLines the
-	// map when it fits.
-	head, heatLines []string
+	// heatLines are the map when it fits (built in layout).
+	heatLines []string
 
 	renderRow func(st *theme.Styles, i int) string
 }
@@ -124,7 +121,7 @@ func (p *preview) set(s *cluster.Snapshot, moves []clusterops.PartitionMove) {
 
 // layout sizes the matrix for the lines above it and the window.
 func (p *preview) layout(st *theme.Styles, w, h int, head []string) {
-	p.w, p.h, p.head = w, h, head
+	p.w, p.h = w, h
 	p.heatLines = nil
 	used := len(head) + 3 // blank, column header, legend
 	if hh := heat.Height(p.heat); w >= heat.MinWidth && len(p.heat) > 0 && h-used-hh-1 >= 5 {
@@ -209,14 +206,14 @@ func (p *preview) row(st *theme.Styles, i int) string {
 	return cell.Clip(b.String(), p.w)
 }
 
-// lines draws the preview: the head, the map, the matrix (or the exact
-// multi when ops is set).
-func (p *preview) lines(st *theme.Styles, ops *opsView) []string {
-	out := make([]string, 0, p.h)
-	out = append(out, p.head...)
-	if ops != nil {
-		return ops.lines(st, out, p.w, p.h)
-	}
+func (p *preview) scroll(d int) { p.win.Scroll(d) }
+
+func (p *preview) page(d int) { p.win.Scroll(d * max(p.win.H-1, 1)) }
+
+func (p *preview) end(d int) { p.win.Scroll(d * p.win.N) }
+
+// lines draws the map and the matrix under the head.
+func (p *preview) lines(st *theme.Styles, out []string) []string {
 	out = append(out, "")
 	if p.heatLines != nil {
 		out = append(out, p.heatLines...)
@@ -247,224 +244,5 @@ func (p *preview) lines(st *theme.Styles, ops *opsView) []string {
 		legend += st.Muted.S("  ·  rows " + cell.Thousands(from+1) + "–" + cell.Thousands(to) + " of " + cell.Thousands(n))
 	}
 	out = append(out, cell.Clip(legend, p.w))
-	return out
-}
-
-// opsView is the exact multi (`w`): its lines wrapped to the width
-// (in layout), nil while they are read.
-type opsView struct {
-	wrapped []string
-	err     error
-	win     *cursor.Window
-	// steps is how many multis are written one after the other (a
-	// drain's leadership step first); their lines start with "first: "
-	// or "then: ".
-	steps int
-	// throttled: a last multi removes the throttles once every
-	// partition is done (throttles.go).
-	throttled bool
-}
-
-func (o *opsView) lines(st *theme.Styles, out []string, w, h int) []string {
-	if o.steps > 1 {
-		out = append(out, "", cell.Clip(" "+st.Bold.S("Written in "+strconv.Itoa(o.steps)+" steps, one ZooKeeper multi each")+
-			st.Muted.S(" — the leaders first, then the replicas (w or esc closes)"), w))
-	} else {
-		out = append(out, "", cell.Clip(" "+st.Bold.S("Written in one ZooKeeper multi")+
-			st.Muted.S(" — all or nothing; the controller then moves the replicas (w or esc closes)"), w))
-	}
-	if o.throttled {
-		out = append(out, cell.Clip(" "+st.Muted.S("When every partition is done, a last multi removes the throttles."), w))
-	}
-	switch {
-	case o.err != nil:
-		for _, l := range wizard.Wrap(o.err.Error(), w, 1) {
-			out = append(out, st.Error.S(l))
-		}
-		return out
-	case o.wrapped == nil:
-		return append(out, " "+st.Muted.S("Reading the configs the throttles change…"))
-	}
-	ls := o.wrapped
-	o.win.SetN(len(ls))
-	o.win.SetH(max(h-len(out), 1))
-	from, to := o.win.Visible()
-	for i := from; i < to; i++ {
-		if strings.HasPrefix(ls[i], "first: ") || strings.HasPrefix(ls[i], "then: ") {
-			out = append(out, " "+st.Leader.S(ls[i]))
-			continue
-		}
-		out = append(out, "   "+wizard.OpLine(st, ls[i]))
-	}
-	return out
-}
-
-// throttleText names a throttle.
-func throttleText(t int64) string {
-	if t < 0 {
-		return "none"
-	}
-	return strconv.FormatInt(t>>20, 10) + " MiB/s"
-}
-
-// headLines are the preview's lines above the map: what is drained, the
-// counts of both strategies, the throttle, the warnings and the note.
-func (m *Model) headLines() []string {
-	if m.kind == kindElect {
-		return m.electHeadLines()
-	}
-	if m.kind == kindAdd {
-		return m.addHeadLines()
-	}
-	st := &m.st
-	w := m.w
-	var title string
-	if m.topic != "" {
-		title = " " + st.Bold.S("Reassign topic ") + st.Accent.S(m.topic)
-		if m.snap != nil {
-			if t := m.snap.Topic(m.topic); t != nil {
-				title += st.Muted.S("  ·  " + text.Count(len(t.Partitions), "partition"))
-			}
-		}
-		rf := "  ·  replication factor " + strconv.Itoa(m.curRF)
-		if m.rf != m.curRF {
-			rf += " → " + strconv.Itoa(m.rf)
-		}
-		title += st.Bold.S(rf) + st.Muted.S(" (+/−)")
-	} else {
-		title = " " + st.Bold.S("Drain broker ") + st.Accent.S(strconv.Itoa(m.broker))
-		if s := m.snap; s != nil {
-			if b, ok := s.Broker(m.broker); ok {
-				if b.HasRack {
-					title += st.Muted.S(" (" + b.Rack + ")")
-				}
-				title += st.Muted.S("  ·  holds " + text.Count(b.Replicas, "replica") + ", leads " + strconv.Itoa(b.Leaders))
-				if !b.Live {
-					title += st.Danger.S("  ·  offline")
-				}
-			}
-		}
-	}
-	out := []string{cell.Clip(title, w)}
-	if m.gen == nil {
-		msg := "Planning…"
-		if m.planErr != nil {
-			msg = "No plan: " + m.planErr.Error()
-		}
-		for _, l := range wizard.Wrap(msg, w, 1) {
-			out = append(out, st.Error.If(m.planErr != nil).S(l))
-		}
-		return out
-	}
-	if len(m.moves) == 0 {
-		msg := "Nothing to move: broker " + strconv.Itoa(m.broker) + " holds no replica."
-		if m.topic != "" {
-			msg = "Nothing to move: every partition is where the " + m.strategy.String() + " strategy would put it (s switches, +/− changes the replication factor)."
-		}
-		for _, l := range wizard.Wrap(msg, w, 1) {
-			out = append(out, st.Online.S(l))
-		}
-		if m.topic == "" || m.strategy != clusterops.StrategyMinimal || m.gen.Count(clusterops.StrategyKafka).Replicas == 0 {
-			return out
-		}
-		out = append(out, cell.Clip(" "+st.Muted.S("○ kafka: "+cell.Thousands(m.gen.Kafka.Replicas)+" of "+cell.Thousands(m.gen.Kafka.TotalReplicas)+" replicas would be copied"), w))
-		return out
-	}
-	line := func(stg clusterops.Strategy) string {
-		c := m.gen.Count(stg)
-		s := stg.String() + ": " + cell.Thousands(c.Replicas) + " of " + cell.Thousands(c.TotalReplicas) + " replicas copied, " +
-			cell.Thousands(c.Leaders) + " preferred leaders change"
-		if stg == m.strategy {
-			return st.SelectedMark.S("◉ ") + st.Bold.S(s)
-		}
-		return st.Muted.S("○ " + s)
-	}
-	out = append(out, cell.Clip(" "+line(clusterops.StrategyMinimal), w), cell.Clip(" "+line(clusterops.StrategyKafka), w))
-	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(m.moves), "partition")+" move · rack-safe · throttle ")+st.Text.S(throttleText(m.throttle))+st.Muted.S(removedWhenDone(m.throttle)), w))
-	if l, on := m.leadLine(w); l != "" {
-		ink := st.Muted
-		if on {
-			ink = st.Leader
-		}
-		for _, x := range wizard.Wrap(l, w, 1) {
-			out = append(out, ink.S(x))
-		}
-	}
-	var warns []string
-	if n := m.warn.SpreadLost; n > 0 {
-		warns = append(warns, text.Count(n, "partition")+" would span fewer racks than now")
-	}
-	if n := m.warn.RFAboveRack; n > 0 {
-		warns = append(warns, text.Count(n, "partition")+" have more replicas than there are racks")
-	}
-	if len(m.warn.Offline) > 0 {
-		warns = append(warns, "target "+text.Plural(len(m.warn.Offline), "broker ", "brokers ")+text.Ints(m.warn.Offline)+" offline: their copies wait until they return")
-	}
-	if c := m.cannotLine(); c != "" && m.leadFirst {
-		warns = append(warns, c)
-	}
-	if b, ok := m.snap.Broker(m.broker); ok && !b.Live && m.topic == "" {
-		warns = append(warns, "broker "+strconv.Itoa(m.broker)+" is offline: the new replicas copy from the other replicas")
-	}
-	for _, wn := range warns {
-		for _, l := range wizard.Wrap("⚠ "+wn, w, 1) {
-			out = append(out, st.Warning.S(l))
-		}
-	}
-	if m.note != "" {
-		ink := st.Muted
-		if m.noteErr {
-			ink = st.Error
-		}
-		for _, l := range wizard.Wrap(m.note, w, 1) {
-			out = append(out, ink.S(l))
-		}
-	}
-	return out
-}
-
-// addHeadLines are the lines above the map when adding partitions.
-func (m *Model) addHeadLines() []string {
-	st := &m.st
-	w := m.w
-	title := " " + st.Bold.S("Add partitions to ") + st.Accent.S(m.topic)
-	if m.add != nil {
-		title += st.Bold.S("  ·  " + strconv.Itoa(m.add.Existing) + " → " + strconv.Itoa(m.count) + " partitions")
-	} else if m.count > 0 {
-		title += st.Bold.S("  ·  " + strconv.Itoa(m.count) + " partitions")
-	}
-	title += st.Muted.S(" (+/−)")
-	out := []string{cell.Clip(title, w)}
-	if m.add == nil {
-		msg := "Planning…"
-		if m.planErr != nil {
-			msg = "No plan: " + m.planErr.Error()
-		}
-		for _, l := range wizard.Wrap(msg, w, 1) {
-			out = append(out, st.Error.If(m.planErr != nil).S(l))
-		}
-		return out
-	}
-	rf := 0
-	if len(m.moves) > 0 {
-		rf = len(m.moves[0].Target)
-	}
-	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(m.moves), "new partition")+" × RF "+strconv.Itoa(rf)+", placed as Kafka places them (start index "+
-		strconv.Itoa(m.add.Result.StartIndex)+", from partition 0's first replica); the existing ones, dimmed, do not move"), w))
-	for _, l := range wizard.Wrap("⚠ "+clusterops.KeyOrderingWarning, w, 1) {
-		out = append(out, st.Warning.S(l))
-	}
-	if len(m.warn.Offline) > 0 {
-		out = append(out, st.Warning.S(" ⚠ target brokers "+text.Ints(m.warn.Offline)+" offline"))
-	}
-	if m.note != "" {
-		ink := st.Muted
-		if m.noteErr {
-			ink = st.Error
-		}
-		for _, l := range wizard.Wrap(m.note, w, 1) {
-			out = append(out, ink.S(l))
-		}
-	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
+	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
@@ -28,10 +29,10 @@ type progress struct {
 	// stalled says, per partition that waits on something the cluster
 	// lacks (a target broker down, no leader), what (observe).
 	stalled []string
-	// head are the lines above the grid (layout).
-	head []string
 	// table are the glyphs of the phases (reassignGlyphs, addGlyphs).
 	table *[6]glyph
+	// pr is the progress drawn (the base's).
+	pr *clusterops.ReassignProgress
 }
 
 // set takes the partitions written, the throttle and the glyphs of
@@ -168,13 +169,29 @@ func addSlot(p clusterops.Phase) cluster.ReassignPhase {
 }
 
 // layout sizes the grid for the lines above it.
-func (g *progress) layout(w, h int, head []string) {
-	g.w, g.h, g.head = w, h, head
+func (g *progress) layout(_ *theme.Styles, w, h int, head []string) {
+	g.w, g.h = w, h
 	g.cellW = g.nameW + 4
 	g.per = max((w-1)/g.cellW, 1)
 	rows := (len(g.names) + g.per - 1) / g.per
 	g.win.SetN(rows)
 	g.win.SetH(max(h-len(head)-2, 1))
+}
+
+func (g *progress) scroll(d int) { g.win.Scroll(d) }
+
+func (g *progress) page(d int) { g.win.Scroll(d * max(g.win.H-1, 1)) }
+
+func (g *progress) end(d int) { g.win.Scroll(d * g.win.N) }
+
+// lines draws the grid under the head.
+func (g *progress) lines(st *theme.Styles, out []string) []string {
+	out = append(out, "")
+	from, to := g.win.Visible()
+	for r := from; r < to; r++ {
+		out = append(out, g.row(st, g.pr, r))
+	}
+	return out
 }
 
 // row renders grid row r.
@@ -212,91 +229,63 @@ func bar(st *theme.Styles, pr *clusterops.ReassignProgress, width int) string {
 	return st.Online.S(strings.Repeat("█", done)) + st.Leader.S(strings.Repeat("▒", going)) + st.Subtle.S(strings.Repeat("░", width-done-going))
 }
 
-// progressHead are the lines above the grid.
-func (m *Model) progressHead() []string {
-	st := &m.st
-	w := m.w
-	pr := &m.pr
-	n := len(m.moves)
-	verb, who := m.verb("ing")+" broker ", strconv.Itoa(m.broker)
-	tbl := m.pg.table
-	if tbl == nil {
-		tbl = &reassignGlyphs
+// gridText is what an operation says around its progress grid.
+type gridText struct {
+	// n is the partitions written; tail follows them in the title.
+	n    int
+	tail string
+	// writing is the line while the write is in flight, failed what
+	// became of it once it failed.
+	writing, failed string
+	// extra are lines under the bar; done the summary once done.
+	extra []string
+	done  string
+}
+
+// gridHead are the lines above a progress grid: the title, then the
+// write in flight, the failure, or the bar, the counts of each phase
+// (the grid's glyphs), what it waits for or the summary, the legend.
+func (b *base) gridHead(op operation, t gridText) []string {
+	st, w := &b.st, b.w
+	verb := op.verb(formIng)
+	if b.fr.Stage == wizard.StageDone {
+		verb = op.verb(formEd)
 	}
-	if m.stage == stageDone {
-		verb = m.verb("ed") + " broker "
-	}
-	if m.topic != "" {
-		verb, who = strings.Replace(verb, "broker", "topic", 1), m.topic
-	}
-	if m.kind == kindElect {
-		verb, who = strings.TrimSuffix(verb, "broker "), m.subject()
-	}
-	title := " " + st.Bold.S(verb) + st.Accent.S(who) + st.Muted.S("  ·  "+text.Count(n, "partition"))
-	if m.kind < kindAdd {
-		title += st.Muted.S("  ·  strategy " + m.strategy.String() + "  ·  throttle " + throttleText(m.throttle))
-	}
-	if m.opt.Pace != nil {
-		title += st.Muted.S("  ·  sandbox pace " + m.currentPace().String())
+	title := " " + st.Bold.S(verb+" ") + st.Accent.S(op.subject()) + st.Muted.S("  ·  "+text.Count(t.n, "partition")+t.tail)
+	if b.fr.CanPace() {
+		title += st.Muted.S("  ·  sandbox pace " + b.fr.Pace().String())
 	}
 	out := []string{cell.Clip(title, w)}
-	switch m.stage {
-	case stageWriting:
-		out = append(out, " "+st.Muted.S("Writing the throttles and /admin/reassign_partitions in one multi…"))
-		return out
-	case stageFailed:
-		for _, l := range wizard.Wrap("✗ "+m.err.Error(), w, 1) {
+	switch b.fr.Stage {
+	case wizard.StageWriting:
+		return append(out, " "+st.Muted.S(t.writing))
+	case wizard.StageFailed:
+		for _, l := range wizard.Wrap("✗ "+b.err.Error(), w, 1) {
 			out = append(out, st.Error.S(l))
 		}
-		explain := "Nothing was written: the multi is all or nothing. enter or esc goes back to the preview, made again from the newest snapshot."
-		if m.kind == kindAdd {
-			explain = "Nothing was written: the topic znode is set only at the version the plan read. enter or esc goes back to the preview, made again from the newest snapshot."
-		}
-		if clusterops.MaybeWritten(m.err) {
-			explain = "The reply was lost: the reassignment may have started. ktopo reassign --list shows whether it did."
-		}
-		if m.leadWrote {
-			explain = "The leadership step wrote its first part (the leaders it moved stay moved); the drain's reassignment was not written. enter or esc goes back to the preview, made again from the newest snapshot."
-		}
-		for _, l := range wizard.Wrap(explain, w, 1) {
+		for _, l := range wizard.Wrap(t.failed, w, 1) {
 			out = append(out, st.Muted.S(l))
 		}
 		return out
 	}
-	elapsed := m.now().Sub(m.started)
-	if m.stage == stageDone {
-		elapsed = m.finished.Sub(m.started)
-	}
-	if m.stage == stageLeading {
-		counts, doing := m.leadProgress()
-		barW := min(max(w/3, 10), 40)
-		lp := clusterops.ReassignProgress{Partitions: make([]clusterops.PartitionReassignProgress, len(m.lead.Elect))}
-		lp.Count[cluster.ReassignDone] = m.leadMoved
-		out = append(out, cell.Clip(" "+bar(st, &lp, barW)+st.Muted.S(" first: "+counts+" · "+elapsed.Round(100*time.Millisecond).String()), w))
-		for _, l := range wizard.Wrap(doing+"; then "+text.Count(n, "partition")+" move (their replicas)", w, 1) {
-			out = append(out, st.Muted.S(l))
-		}
-		return out
-	}
-	counts := " " + strconv.Itoa(pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(n) + " " + tbl[cluster.ReassignDone].word
+	tbl, pr := b.pg.table, &b.pr
+	counts := " " + strconv.Itoa(pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(t.n) + " " + tbl[cluster.ReassignDone].word
 	for _, ph := range []cluster.ReassignPhase{cluster.ReassignAdding, cluster.ReassignLeader, cluster.ReassignInSync, cluster.ReassignRemoving, cluster.ReassignQueued} {
 		if c := pr.Count[ph]; c > 0 {
 			counts += " · " + strconv.Itoa(c) + " " + tbl[ph].word
 		}
 	}
-	counts += " · " + elapsed.Round(100*time.Millisecond).String()
-	barW := min(max(w/3, 10), 40)
-	out = append(out, cell.Clip(" "+bar(st, pr, barW)+st.Muted.S(counts), w))
-	if m.leadWrote && m.lead != nil {
-		out = append(out, cell.Clip(" "+st.Muted.S("leaders first: "+strconv.Itoa(m.leadMoved)+"/"+strconv.Itoa(len(m.lead.Elect))+
-			" moved off broker "+strconv.Itoa(m.broker)+" before the copy"), w))
+	counts += " · " + elapsed(&b.fr)
+	out = append(out, cell.Clip(" "+bar(st, pr, barWidth(w))+st.Muted.S(counts), w))
+	for _, l := range t.extra {
+		out = append(out, cell.Clip(" "+st.Muted.S(l), w))
 	}
-	if m.stage == stageDone {
-		for _, l := range wizard.Wrap("✓ "+m.summaryLine()+".", w, 1) {
+	if b.fr.Stage == wizard.StageDone {
+		for _, l := range wizard.Wrap("✓ "+t.done+".", w, 1) {
 			out = append(out, st.Online.S(l))
 		}
 	} else {
-		for _, wt := range m.pg.waiting(pr) {
+		for _, wt := range b.pg.waiting(pr) {
 			for _, l := range wizard.Wrap("waiting for: "+wt, w, 1) {
 				out = append(out, st.Warning.S(l))
 			}
@@ -310,20 +299,33 @@ func (m *Model) progressHead() []string {
 			st.Muted.Put(&lg, " "+gl.word+"  ")
 		}
 	}
-	out = append(out, cell.Clip(lg.String(), w))
-	return out
+	return append(out, cell.Clip(lg.String(), w))
 }
 
-func (m *Model) progressLines() []string {
-	out := make([]string, 0, m.h)
-	out = append(out, m.pg.head...)
-	if m.stage == stageWriting || m.stage == stageLeading || m.stage == stageFailed {
-		return out
+// barWidth is the progress bar's width on a screen w wide.
+func barWidth(w int) int { return min(max(w/3, 10), 40) }
+
+// progressLine is the status bar's line of an operation whose progress
+// the grid shows.
+func (b *base) progressLine(op operation) string {
+	s := op.verb(formIng) + " " + op.subject() + ": " + strconv.Itoa(b.pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(len(b.pr.Partitions)) + " partitions " + b.pg.doneWord()
+	if w := b.pg.waiting(&b.pr); len(w) > 0 {
+		s += " — waiting: " + w[0]
 	}
-	out = append(out, "")
-	from, to := m.pg.win.Visible()
-	for r := from; r < to; r++ {
-		out = append(out, m.pg.row(&m.st, &m.pr, r))
+	return s
+}
+
+// failedLine is the status bar's line of an operation whose write
+// failed.
+func (b *base) failedLine(op operation) (string, nav.TaskState) {
+	return op.verb(formIng) + " " + op.subject() + " failed: " + b.err.Error(), nav.TaskFailed
+}
+
+// elapsed is how long the operation has taken: to the tenth of a second
+// while it runs, to the millisecond once done (as its summary says).
+func elapsed(fr *wizard.Frame) string {
+	if fr.Stage == wizard.StageDone {
+		return fr.Elapsed().Round(time.Millisecond).String()
 	}
-	return out
+	return fr.Elapsed().Round(100 * time.Millisecond).String()
 }

@@ -5,7 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
 )
 
 // A throttled reassignment's throttles are removed once every partition
@@ -47,47 +47,39 @@ type throttlesMsg struct {
 
 // removingThrottles: the reassignment is done, its throttles not yet
 // removed (or kept).
-func (m *Model) removingThrottles() bool {
-	return m.stage == stageDone && m.throttled() && m.unthrottle.phase != unthrottleEnded
+func (r *reassign) removingThrottles() bool {
+	return r.fr.Stage == wizard.StageDone && r.throttled() && r.unthrottle.phase != unthrottleEnded
 }
 
 // throttled reports a reassignment written with a throttle.
-func (m *Model) throttled() bool { return m.plan != nil && m.plan.Throttle >= 0 }
+func (r *reassign) throttled() bool { return r.plan != nil && r.plan.Throttle >= 0 }
 
 // clearThrottles removes the throttles, or says which stay and why: I/O,
 // so a Cmd holding copies.
-func (m *Model) clearThrottles() tea.Cmd {
-	m.unthrottle.phase = unthrottleRunning
-	z := m.opt.Writer
-	snap, rs, id := m.snap, clusterops.MovesAsReassignments(m.plan.Moves), m.id
+func (r *reassign) clearThrottles() tea.Cmd {
+	r.unthrottle.phase = unthrottleRunning
+	reply, z, snap, rs := r.fr.Reply(), r.z, r.snap, clusterops.MovesAsReassignments(r.plan.Moves)
 	return func() tea.Msg {
-		if _, ongoing := clusterops.VerifyReassignment(snap, rs); ongoing {
-			left, err := clusterops.ThrottlesLeft(snap, z, rs)
-			return nav.TaskMsg{Task: id, Msg: throttlesMsg{kept: left, err: err}}
-		}
-		c, err := clusterops.PlanThrottleClear(snap, z, rs)
-		if err == nil {
-			err = clusterops.ClearThrottles(z, c)
-		}
-		return nav.TaskMsg{Task: id, Msg: throttlesMsg{cleared: c, err: err}}
+		c, kept, err := clusterops.RemoveThrottles(snap, z, rs)
+		return reply(throttlesMsg{cleared: c, kept: kept, err: err})
 	}
 }
 
 // throttlesDone records the removal's outcome.
-func (m *Model) throttlesDone(msg throttlesMsg) {
-	if m.unthrottle.phase != unthrottleRunning {
+func (r *reassign) throttlesDone(msg throttlesMsg) {
+	if r.unthrottle.phase != unthrottleRunning {
 		return
 	}
-	m.unthrottle = unthrottle{phase: unthrottleEnded, cleared: msg.cleared, kept: msg.kept, err: msg.err}
+	r.unthrottle = unthrottle{phase: unthrottleEnded, cleared: msg.cleared, kept: msg.kept, err: msg.err}
 }
 
 // throttlesLine is what the summary says of the throttles ("" without
 // one).
-func (m *Model) throttlesLine() string {
-	if !m.throttled() {
+func (r *reassign) throttlesLine() string {
+	if !r.throttled() {
 		return ""
 	}
-	u := &m.unthrottle
+	u := &r.unthrottle
 	switch {
 	case u.phase != unthrottleEnded:
 		return "removing the throttles…"

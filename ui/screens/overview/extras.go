@@ -62,6 +62,7 @@ func (m *Model) buildExtras() {
 	}
 	m.reassign = m.reassignTracker.Observe(s)
 	m.leftThrottles = cluster.ThrottlesLeftOver(s)
+	m.unfinished = unfinished{throttles: cluster.RunningThrottles(s), ledFromLast: cluster.LedFromLast(s)}
 	m.layoutExtras()
 }
 
@@ -74,7 +75,8 @@ func (m *Model) layoutExtras() {
 	if len(m.heatRacks) > 0 {
 		m.heatLines = heat.Lines(&m.st, m.heatRacks, m.w, imbalanceHead)
 	}
-	m.reassignLines = append(throttleLines(&m.st, m.leftThrottles, m.w), reassignmentLines(&m.st, &m.reassign, m.w)...)
+	m.reassignLines = append(m.unfinished.lines(&m.st, m.w), throttleLines(&m.st, m.leftThrottles, m.w)...)
+	m.reassignLines = append(m.reassignLines, reassignmentLines(&m.st, &m.reassign, m.w)...)
 }
 
 // throttleLines warn of the reassignment throttles left while none runs

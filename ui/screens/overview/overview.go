@@ -11,6 +11,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cell"
@@ -39,6 +40,9 @@ type Model struct {
 
 	snap    *cluster.Snapshot
 	connect string
+	// noKafka says that the connect string's root holds no Kafka cluster
+	// (and where one is), shown while no broker is registered.
+	noKafka string
 
 	racks []cluster.Rack
 
@@ -51,6 +55,7 @@ type Model struct {
 	reassignTracker cluster.AllReassignmentsTracker
 	reassign        cluster.ReassignmentProgress
 	leftThrottles   cluster.LeftThrottles
+	unfinished      unfinished
 	heatRacks       []heat.Rack
 	heatLines       []string
 	reassignLines   []string
@@ -87,6 +92,11 @@ func (m *Model) SetStyles(st theme.Styles) {
 // Reassignments is the progress of the reassignments, as the overview
 // shows it.
 func (m *Model) Reassignments() cluster.ReassignmentProgress { return m.reassign }
+
+// SetNoKafka sets what the shell found out about a root without a Kafka
+// cluster (clusterwatch.NoKafka's message; "" for none), shown instead of
+// an empty cluster while no broker is registered.
+func (m *Model) SetNoKafka(msg string) { m.noKafka = msg }
 
 // SetConnect sets the connect string shown in the header.
 func (m *Model) SetConnect(s string) { m.connect = s }
@@ -183,7 +193,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 			}
 		case key.Matches(msg, m.ops.Drain):
 			if id, ok := m.Selected(); ok {
-				return nil, nav.OpenDrain{Broker: id}
+				return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpDrain, Broker: id}}
 			}
 		case key.Matches(msg, m.sandbox.Kill):
 			if id, ok := m.Selected(); ok {
@@ -193,7 +203,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 				return nil, nav.ToggleBrokers{Brokers: r.Brokers}
 			}
 		case key.Matches(msg, m.ops.Elect):
-			return nil, nav.OpenElection{}
+			return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpElect}}
 		case key.Matches(msg, m.sandbox.Elect):
 			return nil, nav.ElectPreferred{}
 		case key.Matches(msg, m.sandbox.MoveController):
@@ -267,6 +277,12 @@ func (m *Model) View() string {
 			msg = "Loading the cluster…"
 		}
 		lines = append(lines, "", " "+m.st.Muted.S(msg))
+		if m.snap != nil && m.noKafka != "" {
+			lines = append(lines, "")
+			for _, l := range strings.Split(ansi.Wrap(m.noKafka, max(m.w-2, 10), ""), "\n") {
+				lines = append(lines, " "+m.st.Warning.S(strings.TrimRight(l, " ")))
+			}
+		}
 		return cell.Lines(lines, m.h)
 	}
 	n, cw := m.visibleRacks()
@@ -476,7 +492,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	var pref string
 	pink := st.Muted
 	if b.Preferred == 0 {
-		pref = "preferred of none"
+		pref = "not a preferred leader"
 	} else {
 		pct := b.PreferredLed * 100 / b.Preferred
 		pref = "preferred " + cell.Thousands(b.PreferredLed) + "/" + cell.Thousands(b.Preferred) + " " + strconv.Itoa(pct) + "%"

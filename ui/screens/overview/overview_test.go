@@ -96,7 +96,7 @@ func TestSandboxKeysDisabled(t *testing.T) {
 		t.Fatalf("sandbox keys outside the sandbox: %v", msgs)
 	}
 	// Outside the sandbox p is the preferred election's wizard (Ops.Elect).
-	if msgs := fixture.Press(m, "p"); len(msgs) != 1 || msgs[0] != (nav.OpenElection{}) {
+	if msgs := fixture.Press(m, "p"); len(msgs) != 1 || msgs[0] != (nav.OpenOperation{Op: nav.Operation{Kind: nav.OpElect}}) {
 		t.Fatalf("p outside the sandbox: %v", msgs)
 	}
 }
@@ -153,8 +153,9 @@ func BenchmarkView(b *testing.B) {
 }
 
 // TestLeftThrottles: a reassignment throttle set while none runs is shown
-// under the cards, with what removes it; a reassignment in progress hides
-// it (the throttle is then its own).
+// under the cards, with what removes it; one set while a reassignment
+// runs is shown as its own, with what removes it once it is done (a TUI
+// opened after another quit in the middle of one).
 func TestLeftThrottles(t *testing.T) {
 	spec := fixture.Small()
 	spec.Topics[2].Config = map[string]string{"leader.replication.throttled.replicas": "0:1,0:2"}
@@ -166,8 +167,36 @@ func TestLeftThrottles(t *testing.T) {
 	}
 	r := fixture.Reassigning()
 	r.Topics[0].Config = map[string]string{"leader.replication.throttled.replicas": "0:1"}
-	if out := ansi.Strip(newScreen(r, 200, 60).View()); strings.Contains(out, "THROTTLES") {
-		t.Fatalf("warned during a reassignment:\n%s", out)
+	out = strings.Join(strings.Fields(ansi.Strip(newScreen(r, 200, 60).View())), " ")
+	if strings.Contains(out, "left behind") || !strings.Contains(out, "THROTTLES set for the reassignment running, on topic orders") ||
+		!strings.Contains(out, "once it is done, ktopo reassign --verify with its plan (ktopo reassign --list shows it)") {
+		t.Fatalf("no warning of the running reassignment's throttles:\n%s", out)
+	}
+}
+
+// TestLedFromLast: a broker leading fully in-sync partitions that name
+// it last (a drain's leaders-first step stopped before its election) is
+// shown under the cards, with what fixes it.
+func TestLedFromLast(t *testing.T) {
+	spec := fixture.Spec{ClusterID: "c", Brokers: 3, Racks: 3, Controller: 1, ControllerEpoch: 7, Time: 1,
+		Topics: []fixture.Topic{{Name: "orders", Partitions: 2, RF: 3, Replicas: map[int][]int{0: {1, 2, 3}, 1: {2, 1, 3}}}}}
+	model := spec.Model()
+	m := New(theme.New(true), keys.Default(), anim.NewSet(theme.FlashSteps))
+	m.SetSize(200, 60)
+	m.SetSnapshot(model.Snapshot())
+	if out := ansi.Strip(m.View()); strings.Contains(out, "LEADERS") {
+		t.Fatalf("warned of preferred leaders:\n%s", out)
+	}
+	for p := range 2 {
+		data := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: 3, LeaderEpoch: 3, Version: 1, ISR: []int{1, 2, 3}})
+		model.Apply([]cluster.NodeEvent{{Type: cluster.NodeChanged, Path: cluster.PartitionStatePath("orders", p), Data: data,
+			Stat: cluster.Stat{Czxid: 1, Mzxid: 1 << 20, Version: 5, DataLength: int32(len(data))}}}, false)
+	}
+	m.SetSnapshot(model.Snapshot())
+	out := strings.Join(strings.Fields(ansi.Strip(m.View())), " ")
+	if !strings.Contains(out, "LEADERS broker 3 leads 2 partitions named last in their replicas (orders-0, orders-1)") ||
+		!strings.Contains(out, "p (a preferred election) gives them their first replica as leader; d on broker 3 drains it") {
+		t.Fatalf("no warning:\n%s", out)
 	}
 }
 

@@ -205,13 +205,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 			m.unhealthy = !m.unhealthy
 			m.rebuild()
 		case key.Matches(msg, m.reassign):
-			return nil, nav.OpenReassign{Topic: m.name}
+			return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpReassign, Topic: m.name}}
 		case key.Matches(msg, m.add):
-			return nil, nav.OpenAddPartitions{Topic: m.name}
+			return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpAddPartitions, Topic: m.name}}
 		case key.Matches(msg, m.configs):
-			return nil, nav.OpenConfigs{Topic: m.name}
+			return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpConfigs, Topic: m.name}}
 		case key.Matches(msg, m.elect):
-			return nil, nav.OpenElection{Topic: m.name}
+			return nil, nav.OpenOperation{Op: nav.Operation{Kind: nav.OpElect, Topic: m.name}}
 		case key.Matches(msg, m.sandbox.Elect):
 			return nil, nav.ElectPreferred{Topic: m.name}
 		}
@@ -300,8 +300,11 @@ func (m *Model) View() string {
 	t := m.t
 	title := " " + st.Bold.S("Topic ") + st.Accent.S(t.Name)
 	h := m.health
-	title += st.Muted.S("  ·  " + cell.Thousands(len(t.Partitions)) + " partitions · RF " + strconv.Itoa(t.ReplicationFactor()) +
-		" · min ISR " + strconv.Itoa(t.MinISR))
+	rf := text.Range(t.ReplicationFactors())
+	if lo, hi := t.ReplicationFactors(); lo != hi {
+		rf += " (mixed)"
+	}
+	title += st.Muted.S("  ·  " + cell.Thousands(len(t.Partitions)) + " partitions · RF " + rf + " · min ISR " + strconv.Itoa(t.MinISR))
 	if h.UnderReplicated > 0 {
 		title += "  " + st.Warning.S(strconv.Itoa(h.UnderReplicated)+" under-replicated")
 	}

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
@@ -386,7 +387,7 @@ func (m *Model) row(t *cluster.Topic, selected bool) string {
 		cfg = b.String()
 	}
 	line := " " + nameInk.Unless(selected).S(cell.Fit(t.Name, nw)) + cell.FitRight(cell.Thousands(len(t.Partitions)), cPart-1) + " " +
-		cell.FitRight(strconv.Itoa(t.ReplicationFactor()), cRF-1) + " " +
+		cell.FitRight(text.Range(t.ReplicationFactors()), cRF-1) + " " +
 		num(h.UnderReplicated, cURP, st.Warning) + num(h.Offline, cOff, st.Danger) + num(h.UnderMinISR, cMin, st.Danger) +
 		" " + st.Danger.Unless(selected).S(cell.Fit(del, cDel-1)) + st.Muted.Unless(selected).S(cell.Fit(cfg, cfgW))
 	return st.Selected.If(selected).S(line)

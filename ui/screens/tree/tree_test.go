@@ -475,3 +475,16 @@ func TestManyKids(t *testing.T) {
 		t.Fatalf("rows %v", got)
 	}
 }
+
+// TestCountsSayWhatTheyCount: the title's count of the znodes the tree
+// names sits next to the status bar's, the znodes the mirror reads and
+// watches, each saying what it counts (236 and 121 read as a mismatch).
+func TestCountsSayWhatTheyCount(t *testing.T) {
+	m := New(Options{Styles: theme.New(true), Keys: keys.Default()})
+	m.SetSize(100, 10)
+	m.Apply([]cluster.NodeEvent{{Type: cluster.NodeCreated, Path: "/brokers/ids/1", Stat: cluster.Stat{Mzxid: 1}}}, false)
+	m.SetMirrored(1)
+	if title := strings.Split(ansi.Strip(m.View()), "\n")[0]; !strings.Contains(title, "4 znodes known · 1 read and watched") {
+		t.Fatalf("title %q", title)
+	}
+}

@@ -260,16 +260,32 @@ func (m *Model) heading() {
 		title += " (" + text.Ints(fi.Live) + " still up)"
 	}
 	m.head[0] = [2]string{title, title}
-	// The worst first: what stops clients, then what loses data, then the rest.
-	for i, words := range [2][4]string{{"under min ISR", "under-replicated", "unclean elections (data loss)", " re-elected"}, {"<minISR", "URP", "unclean", " moved"}} {
+	// The worst first: what stops clients, then what loses data, then the
+	// rest. Offline and under min ISR count what the failure would cause;
+	// the note says how many are so already.
+	for i, words := range [2][5]string{
+		{" newly offline", " newly under min ISR", "under-replicated", "unclean elections (data loss)", " re-elected"},
+		{" offline", " <minISR", "URP", "unclean", " moved"},
+	} {
 		var b strings.Builder
-		b.WriteString(cell.Thousands(c.Offline) + " offline · " + cell.Thousands(c.UnderMinISR) + " " + words[0])
+		b.WriteString(cell.Thousands(c.NewlyOffline) + words[0] + " · " + cell.Thousands(c.NewlyUnderMinISR) + words[1])
 		if c.Unclean > 0 {
-			b.WriteString(" · " + cell.Thousands(c.Unclean) + " " + words[2])
+			b.WriteString(" · " + cell.Thousands(c.Unclean) + " " + words[3])
 		}
-		b.WriteString(" · " + cell.Count(c.LeadersLost, "leader") + " lost (" + cell.Thousands(c.LeadersMoved) + words[3] + ")")
-		b.WriteString(" · " + cell.Thousands(c.UnderReplicated) + " " + words[1] + " · of " + cell.Count(c.Partitions, "partition"))
+		b.WriteString(" · " + cell.Count(c.LeadersLost, "leader") + " lost (" + cell.Thousands(c.LeadersMoved) + words[4] + ")")
+		b.WriteString(" · " + cell.Thousands(c.UnderReplicated) + " " + words[2] + " · of " + cell.Count(c.Partitions, "partition"))
 		m.head[1][i] = b.String()
+	}
+	var already [2]string
+	if off, minISR := c.Offline-c.NewlyOffline, c.UnderMinISR-c.NewlyUnderMinISR; off+minISR > 0 {
+		var long, short []string
+		if off > 0 {
+			long, short = append(long, cell.Thousands(off)+" offline"), append(short, cell.Thousands(off)+" offline")
+		}
+		if minISR > 0 {
+			long, short = append(long, cell.Thousands(minISR)+" under min ISR"), append(short, cell.Thousands(minISR)+" <minISR")
+		}
+		already = [2]string{"Already now, not counted above: " + strings.Join(long, ", ") + ". ", "Already: " + strings.Join(short, ", ") + ". "}
 	}
 	switch {
 	case m.verifying:
@@ -285,11 +301,11 @@ func (m *Model) heading() {
 			m.head[2][1] = "Now " + cell.Thousands(m.matched) + " of " + cell.Thousands(n) + " as predicted; ≠ marks the others."
 		}
 	case fi.ControllerFails && len(fi.Live) > 0:
-		m.head[2][0] = "The controller goes too: the next one takes over, then elects. Kafka's rule: the first live in-sync replica in assignment order."
-		m.head[2][1] = "The controller goes too: the next one elects."
+		m.head[2][0] = already[0] + "The controller goes too: the next one takes over, then elects. Kafka's rule: the first live in-sync replica in assignment order."
+		m.head[2][1] = already[1] + "The controller goes too: the next one elects."
 	default:
-		m.head[2][0] = "Kafka's rule: the first live in-sync replica in assignment order leads; an out-of-sync one only where unclean election is on."
-		m.head[2][1] = "The first live in-sync replica in assignment order leads."
+		m.head[2][0] = already[0] + "Kafka's rule: the first live in-sync replica in assignment order leads; an out-of-sync one only where unclean election is on."
+		m.head[2][1] = already[1] + "The first live in-sync replica in assignment order leads."
 	}
 	if fi.Deleting > 0 {
 		m.head[2][0] += " " + cell.Count(fi.Deleting, "partition") + " of topics being deleted not shown."
@@ -388,9 +404,9 @@ func (m *Model) View() string {
 	}
 	lines = append(lines, cell.Clip(" "+titleInk.S(m.pick(m.head[0])), m.w))
 	countInk := st.Text
-	if fi.Counts.Offline > 0 || fi.Counts.Unclean > 0 {
+	if fi.Counts.NewlyOffline > 0 || fi.Counts.Unclean > 0 {
 		countInk = st.Danger
-	} else if fi.Counts.UnderMinISR > 0 {
+	} else if fi.Counts.NewlyUnderMinISR > 0 {
 		countInk = st.Warning
 	}
 	lines = append(lines, cell.Clip(" "+countInk.S(m.pick(m.head[1])), m.w))
@@ -406,7 +422,7 @@ func (m *Model) View() string {
 	hdr := " " + cell.Fit("PARTITION", pw) + " "
 	switch {
 	case !m.verifying:
-		hdr += cell.Fit("LEADER", cLeader) + cell.Fit("ISR", iw) + cell.Fit("", cArrow) + cell.Fit("LEADER", cLeader) + cell.Fit("ISR", iw)
+		hdr += cell.Fit("NOW", cLeader) + cell.Fit("ISR", iw) + cell.Fit("", cArrow) + cell.Fit("AFTER", cLeader) + cell.Fit("ISR", iw)
 	case m.showBefore():
 		hdr += cell.Fit("WAS", cLeader) + cell.Fit("ISR", iw) + cell.Fit("", cArrow) + cell.Fit("PREDICT", cLeader) + cell.Fit("ISR", iw)
 	default:
@@ -443,7 +459,9 @@ func (m *Model) row(r row, selected bool) string {
 		for _, n := range []struct {
 			v    int
 			what string
-		}{{c.Offline, " offline"}, {c.UnderMinISR, " under min ISR"}, {c.Unclean, " unclean"}, {c.LeadersLost, " lost"}} {
+		}{{c.NewlyOffline, " offline"}, {c.Offline - c.NewlyOffline, " already offline"},
+			{c.NewlyUnderMinISR, " under min ISR"}, {c.UnderMinISR - c.NewlyUnderMinISR, " already under min ISR"},
+			{c.Unclean, " unclean"}, {c.LeadersLost, " lost"}} {
 			switch {
 			case n.v == 0:
 			case n.what == " lost":
@@ -509,9 +527,11 @@ func (m *Model) row(r row, selected bool) string {
 }
 
 // result is what the failure means for a partition, the worst first, and
-// its colour; short words below narrow.
+// its colour; short words below narrow. A condition the partition is in
+// now already is said so: the failure is not what caused it.
 func result(st *theme.Styles, f *cluster.PartitionFailure, short bool) (string, theme.Ink) {
 	cond := f.After.String()
+	minISR := "under min ISR"
 	if short {
 		switch f.After {
 		case cluster.ConditionUnderMinISR:
@@ -520,6 +540,18 @@ func result(st *theme.Styles, f *cluster.PartitionFailure, short bool) (string, 
 			cond = "URP"
 		default:
 		}
+		minISR = "<minISR"
+	}
+	if !f.Changed() {
+		// Listed for its replica on a failed broker, which is out of its
+		// ISR already: its condition is not the failure's doing.
+		return "no change: " + cond, part.Ink(st, f.After)
+	}
+	if f.After == f.Before && f.After != cluster.ConditionUnderReplicated && !f.After.Healthy() {
+		cond = "already " + cond
+	}
+	if f.WasUnderMinISR() {
+		minISR = "already " + minISR
 	}
 	words := []string{cond}
 	switch {
@@ -535,10 +567,7 @@ func result(st *theme.Styles, f *cluster.PartitionFailure, short bool) (string, 
 		words = append(words, "no leader")
 	}
 	if f.UnderMinISR() && f.After != cluster.ConditionUnderMinISR {
-		words = append(words, "under min ISR")
-	}
-	if !f.Changed() {
-		words = append(words, "no change")
+		words = append(words, minISR)
 	}
 	ink := part.Ink(st, f.After)
 	if f.Recovering {

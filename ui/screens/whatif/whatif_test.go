@@ -72,6 +72,39 @@ func TestView(t *testing.T) {
 	}
 }
 
+// TestAlreadyVersusNewly: a partition under its min ISR now is not
+// blamed on the failure: the counts are of what the failure causes, the
+// note counts the others, and their rows say "already".
+func TestAlreadyVersusNewly(t *testing.T) {
+	m := newScreen(fixture.Small().Model(), []int{2}, "", 200, 40)
+	c := m.Impact().Counts
+	if c.UnderMinISR != 3 || c.NewlyUnderMinISR != 2 {
+		t.Fatalf("under min ISR %d, newly %d", c.UnderMinISR, c.NewlyUnderMinISR)
+	}
+	v := ansi.Strip(m.View())
+	for _, want := range []string{
+		"0 newly offline · 2 newly under min ISR ·",
+		"Already now, not counted above: 1 under min ISR.",
+		"NOW     ISR", "AFTER   ISR",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q in\n%s", want, v)
+		}
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(v, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "payments-") {
+			rows[f[0]] = l
+		}
+	}
+	if !strings.HasSuffix(strings.TrimSpace(rows["payments-0"]), "already under min ISR") {
+		t.Errorf("payments-0 is under min ISR now: %q", rows["payments-0"])
+	}
+	if r := rows["payments-1"]; strings.Contains(r, "already") || !strings.Contains(r, "under min ISR") {
+		t.Errorf("payments-1 goes under min ISR with broker 2: %q", r)
+	}
+}
+
 // TestVerify: the prediction is held once the broker is down and set
 // against what the controller did; the broker's return starts predicting
 // again.

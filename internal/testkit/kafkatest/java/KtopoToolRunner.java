@@ -20,8 +20,10 @@ import java.nio.charset.StandardCharsets;
  * Replies on stdout: the exit status, the captured stdout and stderr, each
  * as a 4-byte big-endian length followed by the bytes (the status as text).
  *
- * Kafka's Exit class lets a caller replace System.exit: the tools' exits
- * become an exception that ends the invocation with its status.
+ * Kafka's Exit class (org.apache.kafka.common.utils.Exit, in 4.x
+ * org.apache.kafka.common.utils.internals.Exit) lets a caller replace
+ * System.exit: the tools' exits become an exception that ends the
+ * invocation with its status.
  */
 public final class KtopoToolRunner {
     /** An output stream whose target changes per invocation. */
@@ -47,8 +49,14 @@ public final class KtopoToolRunner {
         // Console and the loggers capture these streams.
         System.setOut(new PrintStream(out, true, "UTF-8"));
         System.setErr(new PrintStream(err, true, "UTF-8"));
-        Class<?> exit = Class.forName("org.apache.kafka.common.utils.Exit");
-        Class<?> procedure = Class.forName("org.apache.kafka.common.utils.Exit$Procedure");
+        // Kafka 4.0 moved Exit from common.utils to common.utils.internals.
+        Class<?> exit;
+        try {
+            exit = Class.forName("org.apache.kafka.common.utils.internals.Exit");
+        } catch (ClassNotFoundException e) {
+            exit = Class.forName("org.apache.kafka.common.utils.Exit");
+        }
+        Class<?> procedure = Class.forName(exit.getName() + "$Procedure");
         Object throwing = Proxy.newProxyInstance(procedure.getClassLoader(), new Class<?>[] {procedure}, (self, m, args) -> {
             if (m.getName().equals("execute")) {
                 // The first exit ends the invocation, as it would end the

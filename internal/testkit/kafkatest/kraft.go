@@ -1,0 +1,530 @@
+package kafkatest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
+)
+
+// FirstControllerID is the node id of the first KRaft controller of a
+// KRaftCluster with separate controllers, and of a Migration's
+// controllers: 3000, 3001, … (Kafka's own examples number controllers
+// so; brokers keep ids 1..N, as in the ZooKeeper-mode rig).
+const FirstControllerID = 3000
+
+// KRaftOptions describe a KRaft-mode Kafka cluster: separate controllers
+// and brokers, or combined nodes (process.roles=broker,controller).
+type KRaftOptions struct {
+	// Version is the Kafka version (Kafka44, Kafka39).
+	Version string
+	// Combined runs every node as broker and controller in one process:
+	// nodes 1..Brokers, all voters (default one node). Controllers must be
+	// 0 then.
+	Combined bool
+	// Controllers is the number of controller-only nodes, ids
+	// FirstControllerID.. (default 3; 0 with Combined).
+	Controllers int
+	// Brokers is the number of brokers (or combined nodes), ids 1..N
+	// (default 3; 1 with Combined).
+	Brokers int
+	// Racks spreads the brokers round-robin over racks rack-a, rack-b, …
+	// (default 3; -1: no broker.rack at all).
+	Racks int
+	// ClusterID is the cluster id the nodes are formatted with (default:
+	// a random one).
+	ClusterID string
+	// SessionTimeout is broker.session.timeout.ms (default 6 s): how long
+	// after a broker's last heartbeat the controller fences it. Brokers
+	// heartbeat every 500 ms.
+	SessionTimeout time.Duration
+	// Props are extra server.properties of the brokers and combined nodes
+	// (they win over the defaults).
+	Props map[string]string
+	// ControllerProps are extra server.properties of the controllers.
+	ControllerProps map[string]string
+	// Dir holds each node's data, properties and logs; empty makes a
+	// temporary directory that Stop removes.
+	Dir string
+	// Heap is the brokers' and combined nodes' -Xmx (default 384m);
+	// controllers get ControllerHeap (default 256m).
+	Heap, ControllerHeap string
+}
+
+// KRaftCluster is a KRaft-mode Kafka cluster: controller, broker and
+// combined processes on loopback ports, one metadata quorum with static
+// voters (controller.quorum.voters).
+type KRaftCluster struct {
+	dist      *Dist
+	opts      KRaftOptions
+	dir       string
+	ownsDir   bool
+	clusterID string
+	nodes     []*Node // brokers (or combined nodes) by id, then controllers by id
+}
+
+// StartKRaft fetches the Kafka version if needed, formats every node's
+// storage (kafka-storage format, in the dist's tool JVM), starts the nodes
+// and waits until the quorum has a leader and every broker is registered
+// and unfenced (WaitReady).
+func StartKRaft(o KRaftOptions) (*KRaftCluster, error) {
+	c, err := newKRaft(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.start(); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
+	if o.Combined {
+		if o.Controllers > 0 {
+			return nil, errors.New("kafkatest: a combined cluster has no separate controllers (Controllers must be 0)")
+		}
+		if o.Brokers <= 0 {
+			o.Brokers = 1
+		}
+	} else {
+		if o.Controllers <= 0 {
+			o.Controllers = 3
+		}
+		if o.Brokers <= 0 {
+			o.Brokers = 3
+		}
+	}
+	if o.Racks == 0 {
+		o.Racks = 3
+	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = 6 * time.Second
+	}
+	if o.Heap == "" {
+		o.Heap = "384m"
+	}
+	if o.ControllerHeap == "" {
+		o.ControllerHeap = "256m"
+	}
+	if o.ClusterID == "" {
+		o.ClusterID = NewClusterID()
+	}
+	dist, err := FetchKafka(o.Version)
+	if err != nil {
+		return nil, err
+	}
+	if dist.Major28() {
+		return nil, fmt.Errorf("kafkatest: Kafka %s has no KRaft mode to test", o.Version)
+	}
+	c := &KRaftCluster{dist: dist, opts: o, clusterID: o.ClusterID}
+	if c.dir, c.ownsDir, err = makeDir(o.Dir); err != nil {
+		return nil, err
+	}
+	role, prefix := KRaftBroker, "broker"
+	if o.Combined {
+		role, prefix = Combined, "node"
+	}
+	for id := 1; id <= o.Brokers; id++ {
+		n := newNode(id, role, fmt.Sprintf("%s-%d", prefix, id), dist, c.dir, o.Heap, c.props)
+		if o.Racks > 0 {
+			n.Rack = rackName(id, o.Racks)
+		}
+		c.nodes = append(c.nodes, n)
+	}
+	for i := range o.Controllers {
+		id := FirstControllerID + i
+		c.nodes = append(c.nodes, newNode(id, KRaftController, fmt.Sprintf("controller-%d", id), dist, c.dir, o.ControllerHeap, c.props))
+	}
+	// Every port is chosen before any node starts: the voters' addresses
+	// are in every node's configuration.
+	if err := allocatePorts(c.nodes); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// allocatePorts gives every node the loopback ports its role needs.
+func allocatePorts(nodes []*Node) error {
+	for _, n := range nodes {
+		if n.Role.IsBroker() && n.Port == 0 {
+			p, err := zktest.FreePort()
+			if err != nil {
+				return err
+			}
+			n.Port = p
+		}
+		if n.Role.IsController() && n.ControllerPort == 0 {
+			p, err := zktest.FreePort()
+			if err != nil {
+				return err
+			}
+			n.ControllerPort = p
+		}
+	}
+	return nil
+}
+
+// start formats and starts every node, controllers first, and waits.
+func (c *KRaftCluster) start() error {
+	for _, n := range c.nodes {
+		if err := format(c.dist, n, c.clusterID); err != nil {
+			return err
+		}
+	}
+	if err := startAll(c.nodes); err != nil {
+		return err
+	}
+	if err := c.WaitReady(2 * time.Minute); err != nil {
+		return fmt.Errorf("%w\n%s", err, c.LogTails(40))
+	}
+	return nil
+}
+
+// format runs kafka-storage format for a node's data directory once (a
+// directory with meta.properties is formatted already).
+func format(d *Dist, n *Node, clusterID string) error {
+	if _, err := os.Stat(filepath.Join(n.DataDir(), "meta.properties")); err == nil {
+		return nil
+	}
+	if err := os.WriteFile(n.PropertiesFile(), []byte(propertiesText(n.conf(n))), 0o644); err != nil {
+		return err
+	}
+	// "--cluster-id=ID": a ZooKeeper-mode cluster's id may begin with "-",
+	// which the option parser would take for an option.
+	res, err := d.Command("kafka-storage", "format", "--cluster-id="+clusterID, "--config", n.PropertiesFile())
+	if err != nil {
+		return err
+	}
+	if res.Code != 0 {
+		return fmt.Errorf("kafkatest: kafka-storage format %s: exit %d\n%s%s", n.name, res.Code, res.Stdout, res.Stderr)
+	}
+	return nil
+}
+
+// NewClusterID returns a random cluster id in Kafka's form (a UUID in
+// URL-safe base64, no padding, never starting with '-', as kafka-storage
+// random-uuid prints).
+func NewClusterID() string {
+	for {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		id := base64.RawURLEncoding.EncodeToString(b[:])
+		if !strings.HasPrefix(id, "-") {
+			return id
+		}
+	}
+}
+
+// props is a KRaft node's server.properties.
+func (c *KRaftCluster) props(n *Node) map[string]string {
+	return kraftProps(n, c.dist, c.QuorumVoters(), c.opts.Brokers, c.opts.SessionTimeout, c.opts.Props, c.opts.ControllerProps)
+}
+
+// kraftProps is the server.properties of a KRaft node of role n.Role:
+// loopback listeners, static voters, quick heartbeats, small thread
+// pools; extra (brokers) or controllerExtra (controllers) win.
+func kraftProps(n *Node, d *Dist, voters string, brokers int, session time.Duration, extra, controllerExtra map[string]string) map[string]string {
+	var p map[string]string
+	if n.Role.IsBroker() {
+		p = commonProps(n, brokers)
+		p["broker.session.timeout.ms"] = strconv.FormatInt(session.Milliseconds(), 10)
+		p["broker.heartbeat.interval.ms"] = "500"
+		p["inter.broker.listener.name"] = "PLAINTEXT"
+		if !strings.HasPrefix(d.Version, "3.") {
+			// 4.x's share groups keep their state in a topic of their own.
+			p["share.coordinator.state.topic.replication.factor"] = p["offsets.topic.replication.factor"]
+			p["share.coordinator.state.topic.min.isr"] = "1"
+		}
+	} else {
+		p = map[string]string{"log.dirs": n.DataDir(), "num.network.threads": "2", "num.io.threads": "2", "background.threads": "2"}
+	}
+	p["process.roles"] = string(n.Role)
+	p["node.id"] = strconv.Itoa(n.ID)
+	p["controller.listener.names"] = "CONTROLLER"
+	p["listener.security.protocol.map"] = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+	p["controller.quorum.voters"] = voters
+	var listeners []string
+	if n.Role.IsBroker() {
+		listeners = append(listeners, "PLAINTEXT://"+n.Addr())
+		p["advertised.listeners"] = "PLAINTEXT://" + n.Addr()
+	}
+	if n.Role.IsController() {
+		listeners = append(listeners, "CONTROLLER://"+n.ControllerAddr())
+	}
+	p["listeners"] = strings.Join(listeners, ",")
+	if n.Role.IsBroker() {
+		for k, v := range extra {
+			p[k] = v
+		}
+	}
+	if n.Role.IsController() {
+		for k, v := range controllerExtra {
+			p[k] = v
+		}
+	}
+	return p
+}
+
+// Version is the cluster's Kafka version.
+func (c *KRaftCluster) Version() string { return c.dist.Version }
+
+// Dist is the cluster's Kafka jars (and tools).
+func (c *KRaftCluster) Dist() *Dist { return c.dist }
+
+// ClusterID is the id the nodes were formatted with.
+func (c *KRaftCluster) ClusterID() string { return c.clusterID }
+
+// Dir holds the nodes' data, properties and logs.
+func (c *KRaftCluster) Dir() string { return c.dir }
+
+// Combined reports whether the nodes are broker and controller at once.
+func (c *KRaftCluster) Combined() bool { return c.opts.Combined }
+
+// Nodes returns every node, running or not: brokers (or combined nodes)
+// by id, then controllers by id.
+func (c *KRaftCluster) Nodes() []*Node { return c.nodes }
+
+// Node returns the node with id (nil if none).
+func (c *KRaftCluster) Node(id int) *Node { return nodeByID(c.nodes, id) }
+
+// Brokers returns the nodes with a broker role (combined nodes included).
+func (c *KRaftCluster) Brokers() []*Node {
+	return slices.DeleteFunc(slices.Clone(c.nodes), func(n *Node) bool { return !n.Role.IsBroker() })
+}
+
+// Controllers returns the voters of the quorum (combined nodes included).
+func (c *KRaftCluster) Controllers() []*Node {
+	return slices.DeleteFunc(slices.Clone(c.nodes), func(n *Node) bool { return !n.Role.IsController() })
+}
+
+// BrokerIDs are the brokers' node ids, ascending.
+func (c *KRaftCluster) BrokerIDs() []int { return ids(c.Brokers()) }
+
+// ControllerIDs are the controllers' node ids, ascending.
+func (c *KRaftCluster) ControllerIDs() []int { return ids(c.Controllers()) }
+
+func ids(nodes []*Node) []int {
+	var out []int
+	for _, n := range nodes {
+		out = append(out, n.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Bootstrap is the brokers' listener list for Kafka clients and tools
+// (--bootstrap-server).
+func (c *KRaftCluster) Bootstrap() string { return bootstrap(c.nodes) }
+
+// ControllerBootstrap is the controllers' CONTROLLER listener list, for
+// tools' --bootstrap-controller (kafka-metadata-quorum, kafka-features,
+// kafka-cluster; Kafka 3.7+) and for controller.quorum.bootstrap.servers.
+func (c *KRaftCluster) ControllerBootstrap() string { return controllerBootstrap(c.nodes) }
+
+func controllerBootstrap(nodes []*Node) string {
+	var out []string
+	for _, n := range nodes {
+		if n.Role.IsController() {
+			out = append(out, n.ControllerAddr())
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// QuorumVoters is the controller.quorum.voters every node has
+// ("3000@127.0.0.1:PORT,…").
+func (c *KRaftCluster) QuorumVoters() string { return quorumVoters(c.nodes) }
+
+func quorumVoters(nodes []*Node) string {
+	var out []string
+	for _, n := range nodes {
+		if n.Role.IsController() {
+			out = append(out, fmt.Sprintf("%d@%s", n.ID, n.ControllerAddr()))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// Running returns the nodes whose process is alive.
+func (c *KRaftCluster) Running() []*Node {
+	return slices.DeleteFunc(slices.Clone(c.nodes), func(n *Node) bool { return !n.Running() })
+}
+
+// Quorum describes the metadata quorum, asked of its leader.
+func (c *KRaftCluster) Quorum() (Quorum, error) {
+	return describeQuorum(context.Background(), runningControllerAddrs(c.nodes))
+}
+
+func runningControllerAddrs(nodes []*Node) []string {
+	var out []string
+	for _, n := range nodes {
+		if n.Role.IsController() && n.Running() {
+			out = append(out, n.ControllerAddr())
+		}
+	}
+	return out
+}
+
+// WaitReady waits until the quorum has a leader among the running
+// controllers, every other running controller has fetched from it since
+// it started, and every running broker lists exactly the running brokers
+// as registered and unfenced (a stopped or killed one is fenced: a
+// killed broker after the session timeout).
+func (c *KRaftCluster) WaitReady(timeout time.Duration) error {
+	return waitKRaft(c.nodes, timeout)
+}
+
+// waitKRaft is WaitReady for any set of KRaft nodes.
+func waitKRaft(nodes []*Node, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last string
+	for {
+		ok, why, err := kraftReady(nodes)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		last = why
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kafkatest: KRaft cluster not ready after %s: %s", timeout, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// kraftReady checks the KRaft nodes among nodes once: whether they are
+// ready, and if not why; err when a node died on its own.
+func kraftReady(nodes []*Node) (bool, string, error) { return kraftReadyWith(nodes, nil) }
+
+// kraftReadyWith is kraftReady where the running brokers should see want
+// registered and unfenced (nil: the running KRaft brokers among nodes).
+func kraftReadyWith(nodes []*Node, want []int) (bool, string, error) {
+	var brokers, voters []*Node
+	for _, n := range nodes {
+		if n.crashed() {
+			return false, "", n.exitedError()
+		}
+		if !n.Running() {
+			continue
+		}
+		if n.Role.IsController() {
+			voters = append(voters, n)
+		}
+		if n.Role == KRaftBroker || n.Role == Combined {
+			brokers = append(brokers, n)
+		}
+	}
+	ctx := context.Background()
+	if len(voters) > 0 {
+		addrs := make([]string, 0, len(voters))
+		for _, v := range voters {
+			addrs = append(addrs, v.ControllerAddr())
+		}
+		q, err := describeQuorum(ctx, addrs)
+		if err != nil {
+			return false, "no quorum leader yet: " + err.Error(), nil
+		}
+		if !slices.ContainsFunc(voters, func(n *Node) bool { return n.ID == q.LeaderID }) {
+			return false, fmt.Sprintf("quorum leader %d is not a running controller", q.LeaderID), nil
+		}
+		for _, v := range voters {
+			if v.ID == q.LeaderID {
+				continue
+			}
+			r, ok := q.Voter(v.ID)
+			if !ok || r.LastFetch.Before(v.StartedAt()) {
+				return false, fmt.Sprintf("controller %d has not fetched from leader %d since it started", v.ID, q.LeaderID), nil
+			}
+		}
+	}
+	if want == nil {
+		want = ids(brokers)
+	}
+	for _, b := range brokers {
+		v, err := metadataAt(ctx, b.Addr())
+		if err != nil {
+			return false, fmt.Sprintf("broker %d does not answer yet: %v", b.ID, err), nil
+		}
+		if !slices.Equal(v.brokers, want) {
+			return false, fmt.Sprintf("broker %d sees brokers %v registered and unfenced, running %v", b.ID, v.brokers, want), nil
+		}
+	}
+	return true, "", nil
+}
+
+// StopNodes stops every node cleanly, keeping the directory: the brokers
+// first (their controlled shutdown needs the controllers), then the
+// controllers.
+func (c *KRaftCluster) StopNodes() { stopKRaft(c.nodes) }
+
+func stopKRaft(nodes []*Node) {
+	var brokers, controllers []*Node
+	for _, n := range nodes {
+		if n.Role == KRaftController {
+			controllers = append(controllers, n)
+		} else {
+			brokers = append(brokers, n)
+		}
+	}
+	stopAll(brokers)
+	stopAll(controllers)
+}
+
+// Stop stops every node and removes the directory if StartKRaft made it.
+func (c *KRaftCluster) Stop() {
+	c.StopNodes()
+	if c.ownsDir {
+		_ = os.RemoveAll(c.dir)
+	}
+}
+
+// Heal starts every stopped node again and waits until the cluster is
+// ready: what a test that stopped or killed nodes of a shared cluster
+// calls last.
+func (c *KRaftCluster) Heal() error {
+	var down []*Node
+	for _, n := range c.nodes {
+		if !n.Running() {
+			down = append(down, n)
+		}
+	}
+	if err := startAll(down); err != nil {
+		return err
+	}
+	return c.WaitReady(2 * time.Minute)
+}
+
+// LogTails returns the last n lines of every node's log.
+func (c *KRaftCluster) LogTails(n int) string { return logTails(c.nodes, n) }
+
+func logTails(nodes []*Node, n int) string {
+	var sb strings.Builder
+	for _, node := range nodes {
+		sb.WriteString(node.logTail(n))
+	}
+	return sb.String()
+}
+
+// Topics runs the version's kafka-topics against the brokers
+// (--bootstrap-server).
+func (c *KRaftCluster) Topics(args ...string) (Result, error) {
+	return c.dist.Command("kafka-topics", append([]string{"--bootstrap-server", c.Bootstrap()}, args...)...)
+}
+
+// MetadataQuorum runs the version's kafka-metadata-quorum against the
+// controllers (--bootstrap-controller).
+func (c *KRaftCluster) MetadataQuorum(args ...string) (Result, error) {
+	return c.dist.Command("kafka-metadata-quorum", append([]string{"--bootstrap-controller", c.ControllerBootstrap()}, args...)...)
+}

@@ -1,0 +1,623 @@
+package operate
+
+import (
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/ui/internal/cell"
+	"github.com/ktopo/ktopo/ui/internal/wizard"
+	"github.com/ktopo/ktopo/ui/nav"
+)
+
+// reassign moves partitions, as kafka-reassign-partitions --generate then
+// --execute: every replica off a broker (a drain: clusterops.PlanDrain,
+// the leaders first by default, leaders.go) or a topic's partitions,
+// maybe to another replication factor (clusterops.PlanTopicMove); both
+// strategies planned, the chosen one's moves written with the throttle
+// asked for (removed once done, throttles.go), the progress each
+// partition's phase (clusterops.ReassignTracker).
+type reassign struct {
+	*base
+	verbs
+	// broker is the broker drained (-1: a topic's move); topic the
+	// topic whose partitions move ("" for a drain).
+	broker int
+	topic  string
+	// rf is the replication factor asked for (a topic; 0: each partition
+	// keeps its own), lo and hi the topic's now (they differ when its
+	// partitions do).
+	rf, lo, hi int
+	strategy   clusterops.Strategy
+	throttle   int64
+	// seed draws the kafka strategy's start indexes and shifts: the same
+	// for every plan of the wizard, so its numbers stay put while the
+	// preview is made again.
+	seed [2]uint64
+
+	// The plan of both strategies, the chosen one's moves, what they
+	// warn of; planErr when there is none.
+	gen     *clusterops.GeneratePlan
+	moves   []clusterops.PartitionMove
+	warn    clusterops.MoveWarnings
+	planErr error
+	// running are the partitions another reassignment moves: Kafka
+	// refuses this one until they are done (refresh).
+	running []cluster.TopicPartition
+
+	lead leading
+
+	// The write and the progress: the plan written, its tracker; the
+	// removal of its throttles once done.
+	plan       *clusterops.ReassignPlan
+	tracker    *clusterops.ReassignTracker
+	unthrottle unthrottle
+	// stopped: the TUI has closed; the step in flight is finished, no
+	// other started (leave.go).
+	stopped bool
+}
+
+// throttles are the values `t` cycles through, in bytes per second (-1:
+// none).
+var throttles = []int64{-1, 10 << 20, 50 << 20, 100 << 20}
+
+// reassignStartedMsg: the reassignment's multi succeeded.
+type reassignStartedMsg struct{ plan *clusterops.ReassignPlan }
+
+func newReassign(b *base, broker int, topic string) *reassign {
+	r := &reassign{base: b, broker: broker, topic: topic, strategy: clusterops.StrategyMinimal, throttle: -1,
+		verbs: verbs{"Reassign", "Reassigning", "Reassigned"}, seed: [2]uint64{b.rng.Uint64(), b.rng.Uint64()}}
+	b.start = &b.km.Reassign
+	if r.drain() {
+		r.verbs = verbs{"Drain", "Draining", "Drained"}
+		b.start = &b.km.Drain
+	}
+	r.lead.on = r.drain()
+	return r
+}
+
+// drain reports a drain (else a topic's move).
+func (r *reassign) drain() bool { return r.topic == "" }
+
+func (r *reassign) subject() string {
+	if r.drain() {
+		return "broker " + strconv.Itoa(r.broker)
+	}
+	return "topic " + r.topic
+}
+
+func (r *reassign) ready() bool { return len(r.moves) > 0 && len(r.running) == 0 }
+
+// refresh follows another reassignment: while one runs this one cannot
+// be written (the preview says Kafka's reason); once it is done, the
+// plan is made again on the cluster it left.
+func (r *reassign) refresh() {
+	was := len(r.running) > 0
+	r.running = r.runningNow()
+	if was && len(r.running) == 0 {
+		r.replan()
+		r.fr.Note.Set("The other reassignment is done: this is the plan as the cluster stands now.", false)
+	}
+}
+
+// runningNow are the partitions reassigned in the newest snapshot.
+func (r *reassign) runningNow() []cluster.TopicPartition {
+	if !clusterops.ReassignmentRunning(r.snap) {
+		return nil
+	}
+	var out []cluster.TopicPartition
+	for _, p := range cluster.Reassignments(r.snap) {
+		out = append(out, cluster.TopicPartition{Topic: p.Topic, Partition: p.Partition})
+	}
+	if len(out) == 0 { // requested, not yet started
+		for _, e := range r.snap.PendingReassignment().Partitions {
+			out = append(out, cluster.TopicPartition{Topic: e.Topic, Partition: e.Partition})
+		}
+	}
+	return out
+}
+
+// runningLines say why the plan cannot be written while another
+// reassignment runs, in Kafka's words, and when it can.
+func (r *reassign) runningLines(w int) []string {
+	if len(r.running) == 0 {
+		return nil
+	}
+	st := &r.st
+	var out []string
+	for _, l := range wizard.Wrap("✗ "+clusterops.ReassignmentInProgress, w, 1) {
+		out = append(out, st.Error.S(l))
+	}
+	what := "Another reassignment moves " + text.Count(len(r.running), "partition") + " (" + cell.Clip(cluster.JoinPartitions(r.running, ", "), 60) +
+		"): this one can be written once it is done; the overview's REASSIGNMENTS follows it."
+	for _, l := range wizard.Wrap(what, w, 1) {
+		out = append(out, st.Muted.S(l))
+	}
+	return out
+}
+
+// replan makes the plan of both strategies from the newest snapshot,
+// forgetting any write of an earlier one.
+func (r *reassign) replan() {
+	r.running = r.runningNow()
+	r.plan, r.tracker, r.unthrottle = nil, nil, unthrottle{}
+	r.lead.phase, r.lead.wrote = leadNone, false
+	rng := rand.New(rand.NewPCG(r.seed[0], r.seed[1]))
+	if r.drain() {
+		r.gen, r.planErr = clusterops.PlanDrain(r.snap, clusterops.DrainRequest{Broker: r.broker, Strategy: r.strategy, Rand: rng})
+		r.choose()
+		return
+	}
+	if t := r.snap.Topic(r.topic); t != nil && r.hi == 0 {
+		r.lo, r.hi = t.ReplicationFactors()
+	}
+	r.gen, r.planErr = clusterops.PlanTopicMove(r.snap, clusterops.TopicMoveRequest{Topic: r.topic, RF: r.rf, Strategy: r.strategy, Rand: rng})
+	r.choose()
+}
+
+// choose takes the chosen strategy's moves from the plan.
+func (r *reassign) choose() {
+	r.moves, r.warn = nil, clusterops.MoveWarnings{}
+	if r.gen != nil {
+		r.moves = r.gen.Moves(r.strategy)
+		r.warn = clusterops.WarnMoves(r.snap, r.moves)
+	}
+	r.lead.plan = nil
+	if r.drain() && r.snap != nil {
+		r.lead.plan = clusterops.PlanLeadershipFirst(r.snap, r.broker, r.moves)
+	}
+	r.fr.Ops.Reset()
+	r.pv.set(r.snap, r.moves)
+}
+
+func (r *reassign) syncKeys(preview bool) {
+	km := &r.km
+	km.Throttle.SetEnabled(preview && len(r.moves) > 0)
+	km.Strategy.SetEnabled(preview && r.gen != nil)
+	km.LeadersFirst.SetEnabled(preview && r.drain() && !r.lead.plan.Empty())
+	km.MoreReplicas.SetEnabled(preview && !r.drain() && r.snap != nil && r.hi > 0 && r.nextRF(1) <= len(r.snap.LiveBrokerIDs()))
+	km.FewerReplicas.SetEnabled(preview && !r.drain() && r.hi > 0 && r.nextRF(-1) >= 1)
+}
+
+func (r *reassign) key(msg tea.KeyPressMsg) tea.Cmd {
+	km := &r.km
+	switch {
+	case key.Matches(msg, km.Strategy):
+		all := clusterops.Strategies()
+		r.strategy = all[(slices.Index(all, r.strategy)+1)%len(all)]
+		r.choose()
+	case key.Matches(msg, km.LeadersFirst):
+		r.lead.on = !r.lead.on
+		r.fr.Ops.Reset()
+	case key.Matches(msg, km.MoreReplicas):
+		r.rf = r.nextRF(1)
+		r.replan()
+	case key.Matches(msg, km.FewerReplicas):
+		r.rf = r.nextRF(-1)
+		r.replan()
+	case key.Matches(msg, km.Throttle):
+		r.throttle = nextThrottle(r.throttle)
+		shown := r.fr.Ops.Shown()
+		r.fr.Ops.Reset()
+		if shown {
+			return r.describe()
+		}
+	}
+	return nil
+}
+
+// nextRF is the replication factor + (d = 1) or − (d = -1) asks for:
+// from a topic whose partitions differ, the highest or the lowest of
+// theirs first.
+func (r *reassign) nextRF(d int) int {
+	switch {
+	case r.rf > 0:
+		return r.rf + d
+	case r.lo != r.hi && d > 0:
+		return r.hi
+	case r.lo != r.hi:
+		return r.lo
+	}
+	return r.lo + d
+}
+
+// rfAsked reports a replication factor asked for that changes one.
+func (r *reassign) rfAsked() bool { return r.rf > 0 && (r.rf != r.lo || r.rf != r.hi) }
+
+// rfText is the topic's replication factor, and the one asked for.
+func (r *reassign) rfText() string {
+	s := text.Range(r.lo, r.hi)
+	if r.rfAsked() {
+		s += " → " + strconv.Itoa(r.rf)
+	}
+	return s
+}
+
+func nextThrottle(cur int64) int64 {
+	for i, t := range throttles {
+		if t == cur {
+			return throttles[(i+1)%len(throttles)]
+		}
+	}
+	return -1
+}
+
+// opsHead is what the exact writes say above their lines.
+func (r *reassign) opsHead() wizard.OpsHead {
+	h := wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — all or nothing; the controller then moves the replicas (w or esc closes)",
+		Reading: "Reading the configs the throttles change…"}
+	if r.leadingFirst() {
+		h.Title = wizard.StepsTitle(len(r.lead.steps()))
+		h.Detail = " — the leaders first, then the replicas (w or esc closes)"
+	}
+	if r.throttle >= 0 {
+		h.Notes = []string{"When every partition is done, a last multi removes the throttles."}
+	}
+	return h
+}
+
+// describe reads the configs the throttles change and shows the exact
+// multi clusterops.PlanReassignment builds (a drain's leadership step's
+// writes first).
+func (r *reassign) describe() tea.Cmd {
+	if r.z != nil && r.leadingFirst() {
+		return r.describeLeading()
+	}
+	snap, rs, throttle := r.snap, clusterops.MovesAsReassignments(r.moves), r.throttle
+	return r.fr.DescribeMulti(r.opsHead(), r.z, func(z clusterops.ZK) ([]any, error) {
+		plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
+		if err != nil {
+			return nil, err
+		}
+		return plan.Ops, nil
+	})
+}
+
+// write checks the previewed moves against the newest snapshot and, when
+// every moved partition still has the replicas the plan was made from,
+// writes them as the command line's --execute does.
+func (r *reassign) write() tea.Cmd {
+	if r.running = r.runningNow(); len(r.running) > 0 {
+		// Not "changed since the preview": another reassignment runs.
+		r.noteErr("Not written: " + clusterops.ReassignmentInProgress)
+		return nil
+	}
+	if stale := clusterops.StaleMoves(r.snap, r.moves); len(stale) > 0 {
+		r.replan()
+		r.noteErr("Not written: " + text.Count(len(stale), "partition") + " changed since the preview (" + stale[0].String() +
+			"…). This is the new plan: check it and press enter again.")
+		return nil
+	}
+	z := r.writer()
+	if z == nil {
+		return nil
+	}
+	if r.leadingFirst() {
+		return r.writeLeading()
+	}
+	r.fr.Begin()
+	return tea.Batch(startReassignment(r.fr.Reply(), z, r.snap, r.moves, r.throttle), r.fr.Tick(r.background()))
+}
+
+// startReassignment is the command writing moves with throttle, as
+// --execute does: its plan on snap, then the one multi.
+func startReassignment(reply func(tea.Msg) tea.Msg, z clusterops.ZK, snap *cluster.Snapshot, moves []clusterops.PartitionMove, throttle int64) tea.Cmd {
+	rs := clusterops.MovesAsReassignments(moves)
+	return func() tea.Msg {
+		plan, err := clusterops.StartReassignment(snap, z, rs, throttle)
+		if err != nil {
+			return fail(reply, err)
+		}
+		return reply(reassignStartedMsg{plan})
+	}
+}
+
+func (r *reassign) update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case reassignStartedMsg:
+		if r.fr.Stage != wizard.StageWriting {
+			return nil
+		}
+		if r.leading() {
+			r.moves = msg.plan.Moves
+			r.lead.phase = leadDone
+		}
+		r.plan = msg.plan
+		r.fr.Stage = wizard.StageProgress
+		r.tracker = clusterops.NewReassignTracker(msg.plan.Moves, msg.plan.TopicVersions)
+		r.pg.set(msg.plan.Moves, msg.plan.Throttle, &reassignGlyphs)
+		r.observe()
+	case leadWrittenMsg, leadElectionMsg:
+		cmd = r.leadStep(msg)
+	case throttlesMsg:
+		r.throttlesDone(msg)
+	case wizard.TickMsg:
+		if r.leading() {
+			cmd = r.leadStep(nil)
+		}
+	}
+	if r.unthrottle.phase == unthrottleDue {
+		// Done since the last message (or by this one): the throttles go.
+		cmd = tea.Batch(cmd, r.clearThrottles())
+	}
+	return cmd
+}
+
+// background: the leadership step moves on by the ticks, in the
+// background too, and so does a throttled reassignment (the tick after
+// its last partition is done removes the throttles).
+func (r *reassign) background() bool { return r.leading() || r.throttled() }
+
+func (r *reassign) observe() {
+	if r.leading() {
+		r.observeLeading()
+		return
+	}
+	if r.tracker == nil {
+		return
+	}
+	r.pr = r.tracker.Update(r.snap)
+	r.pg.observe(r.snap, &r.pr)
+	if r.fr.Stage == wizard.StageProgress && r.pr.Done() {
+		r.fr.Finish()
+		if r.throttled() {
+			r.unthrottle.phase = unthrottleDue
+		}
+	}
+}
+
+func (r *reassign) rows() rows { return r.gridRows() }
+
+func (r *reassign) summary() (string, nav.TaskState) {
+	switch {
+	case r.leading():
+		return r.verb(formIng) + " " + r.subject() + ": leaders first, " + strconv.Itoa(r.lead.moved) + "/" + strconv.Itoa(len(r.lead.plan.Elect)) + " moved off", nav.TaskRunning
+	case r.removingThrottles():
+		return r.verb(formIng) + " " + r.subject() + ": every partition " + r.pg.doneWord() + "; removing the throttles…", nav.TaskRunning
+	}
+	return r.status(r, "writing the reassignment…", r.summaryLine())
+}
+
+func (r *reassign) summaryLine() string {
+	s := r.verb(formEd) + " " + r.subject() + ": " + text.Count(len(r.pr.Partitions), "partition") + " moved in " + r.fr.Elapsed().Round(time.Millisecond).String()
+	if !r.drain() {
+		rf := text.Range(r.lo, r.hi)
+		if r.rfAsked() {
+			rf = strconv.Itoa(r.rf)
+		}
+		s += "; replication factor " + rf
+		if t := r.throttlesLine(); t != "" {
+			s += "; " + t
+		}
+		return s
+	}
+	if b, ok := r.snap.Broker(r.broker); ok && b.Replicas > 0 {
+		s += "; it still holds " + text.Count(b.Replicas, "replica") + " (placed there since the plan)"
+	} else {
+		s += "; it holds no replica"
+	}
+	if r.lead.wrote && r.lead.plan != nil {
+		s += "; leaders first: " + strconv.Itoa(r.lead.moved) + "/" + strconv.Itoa(len(r.lead.plan.Elect)) + " moved off before the copy"
+	}
+	if t := r.throttlesLine(); t != "" {
+		s += "; " + t
+	}
+	return s
+}
+
+// head is the preview's lines above the map, or the progress's above the
+// grid.
+func (r *reassign) head(w int) []string {
+	switch {
+	case r.fr.Stage == wizard.StagePreview:
+		return r.previewHead(w)
+	case r.leading():
+		return r.leadingHead(w)
+	}
+	t := gridText{n: len(r.moves), tail: "  ·  strategy " + r.strategy.String() + "  ·  throttle " + throttleText(r.throttle),
+		writing: "Writing the throttles and /admin/reassign_partitions in one multi…", done: r.summaryLine()}
+	if r.lead.wrote && r.lead.plan != nil {
+		t.extra = []string{"leaders first: " + strconv.Itoa(r.lead.moved) + "/" + strconv.Itoa(len(r.lead.plan.Elect)) +
+			" moved off broker " + strconv.Itoa(r.broker) + " before the copy"}
+	}
+	switch {
+	case r.lead.wrote:
+		t.failed = "The leadership step wrote its first part (the leaders it moved stay moved); the drain's reassignment was not written. enter or esc goes back to the preview, made again from the newest snapshot."
+	case r.err != nil && clusterops.MaybeWritten(r.err):
+		t.failed = "The reply was lost: the reassignment may have started. ktopo reassign --list shows whether it did."
+	default:
+		t.failed = "Nothing was written: the multi is all or nothing. enter or esc goes back to the preview, made again from the newest snapshot."
+	}
+	return r.gridHead(r, t)
+}
+
+// previewHead are the preview's lines above the map: what moves, the
+// counts of both strategies, the throttle, the leaders-first step, the
+// warnings and the note.
+func (r *reassign) previewHead(w int) []string {
+	st := &r.st
+	var title string
+	if r.drain() {
+		title = " " + st.Bold.S("Drain broker ") + st.Accent.S(strconv.Itoa(r.broker))
+		if s := r.snap; s != nil {
+			if b, ok := s.Broker(r.broker); ok {
+				if b.HasRack {
+					title += st.Muted.S(" (" + b.Rack + ")")
+				}
+				title += st.Muted.S("  ·  holds " + text.Count(b.Replicas, "replica") + ", leads " + strconv.Itoa(b.Leaders))
+				if !b.Live {
+					title += st.Danger.S("  ·  offline")
+				}
+			}
+		}
+	} else {
+		title = " " + st.Bold.S("Reassign topic ") + st.Accent.S(r.topic)
+		if r.snap != nil {
+			if t := r.snap.Topic(r.topic); t != nil {
+				title += st.Muted.S("  ·  " + text.Count(len(t.Partitions), "partition"))
+			}
+		}
+		title += st.Bold.S("  ·  replication factor " + r.rfText())
+		if r.lo != r.hi && !r.rfAsked() {
+			title += st.Warning.S(" (mixed: each partition keeps its own; +/− sets one for all)")
+		} else {
+			title += st.Muted.S(" (+/−)")
+		}
+	}
+	out := []string{cell.Clip(title, w)}
+	out = append(out, r.runningLines(w)...)
+	if r.gen == nil {
+		return append(out, planningLines(st, w, r.planErr, "No plan: ")...)
+	}
+	if len(r.moves) == 0 {
+		msg := "Nothing to move: broker " + strconv.Itoa(r.broker) + " holds no replica."
+		if !r.drain() {
+			msg = "Nothing to move: every partition is where the " + r.strategy.String() + " strategy would put it (s switches, +/− changes the replication factor)."
+		}
+		for _, l := range wizard.Wrap(msg, w, 1) {
+			out = append(out, st.Online.S(l))
+		}
+		if r.drain() {
+			return out
+		}
+		for _, stg := range clusterops.Strategies() {
+			if c := r.gen.Count(stg); stg != r.strategy && c.Replicas > 0 {
+				out = append(out, cell.Clip(" "+st.Muted.S("○ "+stg.String()+": "+cell.Thousands(c.Replicas)+" of "+cell.Thousands(c.TotalReplicas)+" replicas would be copied"), w))
+			}
+		}
+		return out
+	}
+	for _, stg := range clusterops.Strategies() {
+		out = append(out, cell.Clip(" "+r.strategyLine(stg), w))
+	}
+	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(r.moves), "partition")+" move · rack-safe · throttle ")+st.Text.S(throttleText(r.throttle))+st.Muted.S(removedWhenDone(r.throttle)), w))
+	if l, on := r.leadLine(w); l != "" {
+		ink := st.Muted
+		if on {
+			ink = st.Leader
+		}
+		for _, x := range wizard.Wrap(l, w, 1) {
+			out = append(out, ink.S(x))
+		}
+	}
+	var warns []string
+	if off := r.gen.Count(r.strategy).Offline; len(off) > 0 {
+		why := ": their partitions move anyway, and Kafka refuses a target naming a broker that is down"
+		if r.strategy != clusterops.StrategyMinimal {
+			why = ": placed afresh on the live brokers (the minimal strategy leaves them where they are)"
+		}
+		warns = append(warns, "the "+r.strategy.String()+" strategy "+alsoMoves(off)+why)
+	}
+	if n := r.warn.SpreadLost; n > 0 {
+		warns = append(warns, text.Count(n, "partition")+" would span fewer racks than now")
+	}
+	if n := r.warn.RFAboveRack; n > 0 {
+		warns = append(warns, text.Count(n, "partition")+" have more replicas than there are racks")
+	}
+	if len(r.warn.Offline) > 0 {
+		warns = append(warns, "target "+text.Plural(len(r.warn.Offline), "broker ", "brokers ")+text.Ints(r.warn.Offline)+" offline: their copies wait until they return")
+	}
+	if c := r.cannotLine(); c != "" && r.lead.on {
+		warns = append(warns, c)
+	}
+	if b, ok := r.snap.Broker(r.broker); ok && !b.Live && r.drain() {
+		warns = append(warns, "broker "+strconv.Itoa(r.broker)+" is offline: the new replicas copy from the other replicas")
+	}
+	out = append(out, warningLines(st, w, warns)...)
+	return append(out, r.fr.Note.Lines(st, w)...)
+}
+
+// popup is the confirmation's body: what moves and what is written.
+func (r *reassign) popup() ([]string, string, string) {
+	word := strconv.Itoa(r.broker)
+	if !r.drain() {
+		word = r.topic
+	}
+	if r.gen == nil {
+		return nil, "", word
+	}
+	st := &r.st
+	c := r.gen.Count(r.strategy)
+	head := st.Bold.S("Drain broker ") + st.Accent.S(strconv.Itoa(r.broker)) + st.Bold.S("?")
+	if !r.drain() {
+		head = st.Bold.S("Reassign topic ") + st.Accent.S(r.topic) + st.Bold.S("?")
+	}
+	b := []string{
+		head, "",
+		text.Count(len(r.moves), "partition") + " move: " + text.Count(c.Replicas, "replica") + " copied,",
+		strconv.Itoa(c.Leaders) + " preferred " + text.Plural(c.Leaders, "leader changes", "leaders change") + " (strategy " + r.strategy.String() + ")",
+		"throttle " + throttleText(r.throttle) + removedWhenDone(r.throttle) + r.rfChange(),
+		st.Muted.S("Writes /admin/reassign_partitions"),
+		st.Muted.S("(and the throttles) in one multi."), "",
+	}
+	if r.leadingFirst() {
+		b = slices.Insert(b, len(b)-3, "first "+text.Count(len(r.lead.plan.Moves), "leader")+" off broker "+strconv.Itoa(r.broker)+" (election)")
+		b[len(b)-3] = st.Muted.S("Then writes /admin/reassign_partitions")
+	}
+	return b, "Reassign", word
+}
+
+// rfChange names a replication factor change, for the popup.
+func (r *reassign) rfChange() string {
+	if r.drain() || !r.rfAsked() {
+		return ""
+	}
+	return ", replication factor " + r.rfText()
+}
+
+// throttleText names a throttle.
+func throttleText(t int64) string {
+	if t < 0 {
+		return "none"
+	}
+	return strconv.FormatInt(t>>20, 10) + " MiB/s"
+}
+
+// removedWhenDone says, after a throttle, that it goes with the
+// reassignment (throttles.go).
+func removedWhenDone(throttle int64) string {
+	if throttle < 0 {
+		return ""
+	}
+	return ", removed when done"
+}
+
+// strategyLine is what strategy stg copies and changes, marked when
+// chosen: the balanced one says how much more than the minimal one it
+// copies, each what it moves off brokers that are down.
+func (r *reassign) strategyLine(stg clusterops.Strategy) string {
+	st := &r.st
+	c := r.gen.Count(stg)
+	s := stg.String() + ": " + cell.Thousands(c.Replicas) + " of " + cell.Thousands(c.TotalReplicas) + " replicas copied"
+	if d := c.Replicas - r.gen.Minimal.Replicas; stg == clusterops.StrategyBalanced && d > 0 {
+		s += " (" + cell.Thousands(d) + " more, to even the load out)"
+	}
+	s += ", " + cell.Thousands(c.Leaders) + text.Plural(c.Leaders, " preferred leader changes", " preferred leaders change")
+	if len(c.Offline) > 0 {
+		s += "; " + alsoMoves(c.Offline)
+	}
+	if stg == r.strategy {
+		return st.SelectedMark.S("◉ ") + st.Bold.S(s)
+	}
+	return st.Muted.S("○ " + s)
+}
+
+// alsoMoves names the replicas a plan moves off brokers that are down:
+// "also moves broker 4's 62 replicas (offline)".
+func alsoMoves(off map[int]int) string {
+	ids := slices.Sorted(maps.Keys(off))
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = "broker " + strconv.Itoa(id) + "'s " + text.Count(off[id], "replica")
+	}
+	return "also moves " + strings.Join(parts, ", ") + " (offline)"
+}
