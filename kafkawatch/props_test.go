@@ -133,3 +133,72 @@ func TestClientConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestClientConfigHandshake: the TLS settings a properties file gives
+// work against a server: its CA trusted from a PEM file, the host name
+// checked (a certificate for another name refused), or only the chain
+// when ssl.endpoint.identification.algorithm is empty; a client
+// certificate from a PEM key store presented.
+func TestClientConfigHandshake(t *testing.T) {
+	dir := t.TempDir()
+	ca := tlstest.NewCA(t, dir, "kafka-ca")
+	server := ca.Issue(t, "broker", tlstest.Options{Server: true})
+	client := ca.Issue(t, "ktopo", tlstest.Options{})
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", tlstest.ServerConfig(server, ca, tls.RequireAndVerifyClientCert))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	peers := make(chan string, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			tc := c.(*tls.Conn)
+			if tc.Handshake() == nil && len(tc.ConnectionState().PeerCertificates) > 0 {
+				peers <- tc.ConnectionState().PeerCertificates[0].Subject.CommonName
+			}
+			c.Close()
+		}
+	}()
+	_, port, _ := strings.Cut(ln.Addr().String(), ":")
+	dial := func(host, extra string) error {
+		s, err := ClientConfig(props(t, "security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location="+ca.File+
+			"\nssl.keystore.type=PEM\nssl.keystore.location="+client.Combined+"\n"+extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.TLS.Clone()
+		if !cfg.InsecureSkipVerify {
+			cfg.ServerName = host
+		}
+		c, err := tls.Dial("tcp", "127.0.0.1:"+port, cfg)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	}
+	if err := dial("localhost", ""); err != nil {
+		t.Fatalf("a trusted server: %v", err)
+	}
+	if cn := <-peers; cn == "" {
+		t.Fatal("no client certificate presented")
+	}
+	if err := dial("kafka.example.com", ""); err == nil {
+		t.Fatal("a certificate for another host name was accepted")
+	}
+	if err := dial("kafka.example.com", "ssl.endpoint.identification.algorithm="); err != nil {
+		t.Fatalf("without host name checks, the chain alone: %v", err)
+	}
+	other := tlstest.NewCA(t, t.TempDir(), "other-ca")
+	s, err := ClientConfig(props(t, "security.protocol=SSL\nssl.truststore.location="+other.File+"\nssl.endpoint.identification.algorithm="))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := tls.Dial("tcp", "127.0.0.1:"+port, s.TLS); err == nil {
+		c.Close()
+		t.Fatal("a server signed by an untrusted CA was accepted without host name checks")
+	}
+}
