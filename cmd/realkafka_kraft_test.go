@@ -220,6 +220,16 @@ func TestRealKRaftReassignVerify(t *testing.T) {
 			if res, err := c.Topics("--create", "--if-not-exists", "--topic", topic, "--replica-assignment", "1:2,2:3"); err != nil || res.Code != 0 {
 				t.Fatalf("create: %v %+v", err, res)
 			}
+			// Every broker knows the topic before Kafka's tool asks one.
+			waitUntil(t, "the brokers know "+topic, func() bool {
+				for _, b := range c.Brokers() {
+					res, err := c.Dist().Command("kafka-topics", "--bootstrap-server", b.Addr(), "--describe", "--topic", topic)
+					if err != nil || res.Code != 0 || strings.Count(res.Stdout, "Leader: ") != 2 {
+						return false
+					}
+				}
+				return true
+			})
 			plan := filepath.Join(t.TempDir(), "plan.json")
 			os.WriteFile(plan, []byte(`{"version":1,"partitions":[{"topic":"kr-move","partition":0,"replicas":[3,1]},{"topic":"kr-move","partition":1,"replicas":[2,1]}]}`), 0o644)
 			kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--reassignment-json-file", plan, "--execute")
