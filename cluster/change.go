@@ -145,7 +145,9 @@ func (c Change) MarshalJSON() ([]byte, error) {
 		if c.Rack != "" {
 			str("rack", c.Rack)
 		}
-		num("broker_epoch", c.BrokerEpoch)
+		if c.BrokerEpoch != 0 { // unknown for a KRaft cluster's broker
+			num("broker_epoch", c.BrokerEpoch)
+		}
 	case ChangeBrokerUpdated, ChangeBrokerGone:
 		num("broker", int64(c.Broker))
 	case ChangeControllerMoved:

@@ -34,6 +34,7 @@ type Model struct {
 	reassign  singleNode[*ReassignPartitions]
 	preferred singleNode[*PartitionsNotification]
 	migration singleNode[MigrationState]
+	kraft     *KRaft // SetKRaft: what a KRaft cluster says about itself
 
 	ids idLists // the replica and ISR lists, interned
 

@@ -38,6 +38,11 @@ type Partition struct {
 	StateMtime   int64
 	// StateErr is a *DecodeError when the state znode is malformed.
 	StateErr error
+
+	// ELR and LastKnownELR are a KRaft partition's eligible leader
+	// replicas (Model.ApplyELR); nil when empty or unknown (see
+	// KRaft.ELR).
+	ELR, LastKnownELR []int
 }
 
 // HasLeader reports whether the state names a leader.
@@ -256,6 +261,10 @@ type Broker struct {
 	// replica) it is; PreferredLed those of them it leads.
 	Preferred, PreferredLed int
 	IsController            bool
+	// Fenced and Cordoned are a KRaft broker's states (KRaftBroker): a
+	// fenced broker is registered but not live; a cordoned one is live and
+	// gets no new partitions.
+	Fenced, Cordoned bool
 }
 
 // Addr returns host:port for display.
@@ -360,6 +369,7 @@ type Snapshot struct {
 	// throttledTopics: the topics whose config sets a reassignment
 	// throttle, sorted.
 	throttledTopics []string
+	kraft           *KRaft
 
 	partial       bool // taken while a load was under way
 	loadingTopics int  // topics left out of a partial snapshot
@@ -569,7 +579,8 @@ func (s *Snapshot) BrokerMetadatas(mode RackAwareMode, brokerList []int) ([]assi
 	var reg []assign.Broker
 	for i := range s.brokers {
 		b := &s.brokers[i]
-		if !b.Live {
+		if !b.Live || b.Cordoned && brokerList == nil {
+			// A cordoned KRaft broker gets no new partitions (KIP-1066).
 			continue
 		}
 		if brokerList != nil && !slices.Contains(brokerList, b.ID) {

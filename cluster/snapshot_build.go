@@ -97,6 +97,7 @@ func (m *Model) Snapshot() *Snapshot {
 		s.denied, s.deniedPaths = prev.denied, prev.deniedPaths
 	}
 
+	s.kraft = m.kraft
 	m.buildBrokers(s)
 	s.clusterID, s.clusterIDErr = m.clusterID.v.ID, m.clusterID.err
 	s.controller = Controller{BrokerID: m.controllerID(), Info: m.controllerInfo(), Since: m.ctrl.ctime,
@@ -142,6 +143,15 @@ func (m *Model) buildBrokers(s *Snapshot) {
 	for id := range m.brokers {
 		ids = append(ids, id)
 	}
+	if m.kraft != nil {
+		// A fenced broker is registered with the controller: shown, if
+		// not live, whether or not it holds replicas.
+		for _, kb := range m.kraft.Brokers {
+			if _, live := m.brokers[kb.ID]; !live && !slices.Contains(ids, kb.ID) {
+				ids = append(ids, kb.ID)
+			}
+		}
+	}
 	for _, c := range []map[int]int{m.replicaCount, m.leaderCount} {
 		for id := range c {
 			if _, live := m.brokers[id]; !live && !slices.Contains(ids, id) {
@@ -163,11 +173,21 @@ func (m *Model) buildBrokers(s *Snapshot) {
 			b.RegisteredAt = n.ctime
 			if ms, ok := n.reg.TimestampMillis(); ok {
 				b.RegisteredAt = ms
+			} else if m.kraft != nil {
+				b.RegisteredAt = 0 // KRaft does not say when a broker registered
 			}
 			b.Rack, b.HasRack, b.RackKnown = n.reg.Rack, n.reg.HasRack(), true
 		} else if reg, ok := m.lastKnown[id]; ok {
 			b.Registration = reg
 			b.Rack, b.HasRack, b.RackKnown = reg.Rack, reg.HasRack(), true
+		}
+		if m.kraft != nil {
+			if kb, ok := m.kraft.Broker(id); ok {
+				b.Fenced, b.Cordoned = kb.Fenced && !b.Live, kb.Cordoned
+				if !b.RackKnown {
+					b.Rack, b.HasRack, b.RackKnown = kb.Rack, kb.HasRack, true
+				}
+			}
 		}
 		s.brokers[i] = b
 		var r *Rack

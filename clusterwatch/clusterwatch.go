@@ -1,15 +1,18 @@
-// Package clusterwatch joins the ZooKeeper mirror (zkwatch, which knows
-// nothing of Kafka) to the Kafka model (cluster, which never imports
-// zkwatch). The TUI and the command-line readers use it so that every view
-// of a cluster is loaded through the same mirror and decoded by the same
-// model.
+// Package clusterwatch joins a cluster's sources to the Kafka model: the
+// ZooKeeper mirror (zkwatch, which knows nothing of Kafka; the model never
+// imports zkwatch) and the Kafka-protocol poller (kafkawatch) meet at its
+// Source port (source.go). The TUI and the command-line readers use it so
+// that every view of a cluster is loaded through a Source and decoded by
+// the same model.
 package clusterwatch
 
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
@@ -52,20 +55,19 @@ func NodeEvents(b zkwatch.Batch) []cluster.NodeEvent {
 	return out
 }
 
-// Watch is a mirror of a Kafka cluster applied to a model: the non-TUI way
-// to follow a cluster. It is not safe for concurrent use.
+// Watch is a cluster source applied to a model: the non-TUI way to
+// follow a cluster. It is not safe for concurrent use.
 type Watch struct {
-	Mirror *zkwatch.Mirror
+	Source Source
 	Model  *cluster.Model
-	// LostAfter, when positive, makes Next fail once the session has been
+	// LostAfter, when positive, makes Next fail once the source has been
 	// unusable (disconnected, connecting, its server unresponsive) for
-	// that long: what a one-shot command wants. Zero waits for ZooKeeper
-	// to come back, as a long-lived watcher should.
+	// that long: what a one-shot command wants. Zero waits for the
+	// cluster to come back, as a long-lived watcher should.
 	LostAfter time.Duration
 
-	conn      *zkwatch.Conn
-	lostSince time.Time     // zero while connected
-	lostAs    zkwatch.State // the state it was lost to
+	lostSince time.Time // zero while connected
+	lostAs    State     // the state it was lost to
 }
 
 // Open starts a mirror of the Kafka subtrees on conn.
@@ -74,47 +76,57 @@ func Open(conn *zkwatch.Conn, model cluster.ModelOptions, mirror zkwatch.MirrorO
 	if err != nil {
 		return nil, err
 	}
-	return &Watch{Mirror: m, Model: cluster.NewModel(model), conn: conn}, nil
+	return NewWatch(FromMirror(m, conn), model), nil
+}
+
+// NewWatch follows src with a new model.
+func NewWatch(src Source, model cluster.ModelOptions) *Watch {
+	return &Watch{Source: src, Model: cluster.NewModel(model)}
 }
 
 // Next waits for the next batch, applies it and returns it with the model's
-// changes. It fails when ctx ends or the mirror closes.
-func (w *Watch) Next(ctx context.Context) (zkwatch.Batch, []cluster.Change, error) {
-	var lost <-chan time.Time
+// changes. It fails when ctx ends or the source closes.
+func (w *Watch) Next(ctx context.Context) (Batch, []cluster.Change, error) {
 	if w.LostAfter > 0 && !w.lostSince.IsZero() {
-		t := time.NewTimer(time.Until(w.lostSince.Add(w.LostAfter)))
-		defer t.Stop()
-		lost = t.C
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, w.lostSince.Add(w.LostAfter), errLost)
+		defer cancel()
 	}
-	select {
-	case <-ctx.Done():
-		return zkwatch.Batch{}, nil, ctx.Err()
-	case <-lost:
+	b, err := w.Source.Next(ctx)
+	switch {
+	case errors.Is(context.Cause(ctx), errLost) && ctx.Err() != nil:
 		d := time.Since(w.lostSince).Round(100 * time.Millisecond)
+		kind := strings.ToLower(w.Source.Kind().String())
 		if w.lostAs == zkwatch.StateUnresponsive {
-			return zkwatch.Batch{}, nil, fmt.Errorf("zookeeper %s has not answered for %s", w.conn.Server(), d)
+			return Batch{}, nil, fmt.Errorf("%s %s has not answered for %s", kind, w.Source.Server(), d)
 		}
-		return zkwatch.Batch{}, nil, fmt.Errorf("lost the connection to zookeeper %s: no session for %s", w.conn.Server(), d)
-	case b, ok := <-w.Mirror.Batches():
-		if !ok {
-			return zkwatch.Batch{}, nil, fmt.Errorf("zookeeper mirror closed")
+		if w.Source.Kind() == Kafka {
+			return Batch{}, nil, fmt.Errorf("lost the connection to kafka %s: no broker answered for %s", w.Source.Server(), d)
 		}
-		if n := len(b.States); n > 0 {
-			switch {
-			case b.States[n-1] == zkwatch.StateConnected:
-				w.lostSince = time.Time{}
-			case w.lostSince.IsZero():
-				// An unresponsive server has been silent for a while
-				// already when the mirror says so.
-				w.lostSince, w.lostAs = time.Now(), b.States[n-1]
-				if w.lostAs == zkwatch.StateUnresponsive {
-					w.lostSince = w.lostSince.Add(-w.conn.Silence())
-				}
+		return Batch{}, nil, fmt.Errorf("lost the connection to zookeeper %s: no session for %s", w.Source.Server(), d)
+	case errors.Is(err, ErrClosed):
+		return Batch{}, nil, fmt.Errorf("%s source closed", strings.ToLower(w.Source.Kind().String()))
+	case err != nil:
+		return Batch{}, nil, err
+	}
+	if n := len(b.States); n > 0 {
+		switch {
+		case b.States[n-1] == zkwatch.StateConnected:
+			w.lostSince = time.Time{}
+		case w.lostSince.IsZero():
+			// An unresponsive server has been silent for a while
+			// already when the source says so.
+			w.lostSince, w.lostAs = time.Now(), b.States[n-1]
+			if h := w.Source.Stats().LastHeard; w.lostAs == zkwatch.StateUnresponsive && !h.IsZero() && h.Before(w.lostSince) {
+				w.lostSince = h
 			}
 		}
-		return b, w.Model.Apply(NodeEvents(b), b.Reset), nil
 	}
+	return b, b.ApplyTo(w.Model), nil
 }
+
+// errLost ends a Next whose source has been lost for LostAfter.
+var errLost = errors.New("lost")
 
 // Loaded waits until the first full load has been applied (the first reset
 // batch) and returns its changes.
@@ -130,8 +142,8 @@ func (w *Watch) Loaded(ctx context.Context) ([]cluster.Change, error) {
 	}
 }
 
-// Close stops the mirror.
-func (w *Watch) Close() error { return w.Mirror.Close() }
+// Close stops the source.
+func (w *Watch) Close() error { return w.Source.Close() }
 
 // Load reads the cluster once through the mirror, without watches or
 // changes, and returns its snapshot: a picture as consistent as a

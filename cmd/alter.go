@@ -117,7 +117,7 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 	}
 
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "alter topic "+f.topic)
 	if err != nil {
 		return err
 	}

@@ -150,6 +150,14 @@ func runConfigs(c *cobra.Command, cf *connFlags, f configsFlags) error {
 	if err != nil {
 		return err
 	}
+	if t, err := cf.target(); err != nil {
+		return err
+	} else if t.kraft {
+		if f.alter {
+			return kraftWriteRefusal("alter the config of " + strings.TrimSuffix(f.entityType, "s") + " " + name)
+		}
+		return errors.New("ktopo configs --describe reads ZooKeeper's config znodes; on a KRaft cluster, kafka-configs.sh --bootstrap-server --describe shows the configs (ktopo topics describe lists a topic's overrides)")
+	}
 	if f.describe {
 		return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, _ *cluster.Snapshot) error {
 			return describeConfigs(c.OutOrStdout(), conn, f.entityType, name)
@@ -195,7 +203,7 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 	del := cluster.ParseDeleteConfig(f.deleteConfig)
 
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "alter the config of topic "+topic)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/config"
+	"github.com/ktopo/ktopo/kafkawatch"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -31,6 +32,11 @@ type connFlags struct {
 	tls            zkwatch.TLSFiles
 	sessionTimeout time.Duration
 	requestTimeout time.Duration
+	// bootstrap and commandConfig name a KRaft cluster (Kafka's own flag
+	// names); pollInterval is how often it is polled.
+	bootstrap     string
+	commandConfig string
+	pollInterval  time.Duration
 
 	// acceptMigrationWarning confirms a migration warning (migrationguard.go).
 	acceptMigrationWarning bool
@@ -43,10 +49,15 @@ type connFlags struct {
 
 // target is the cluster a command works on.
 type target struct {
-	connect    string
-	context    string
-	readOnly   bool
-	production bool
+	// connect is the ZooKeeper connect string, or a KRaft cluster's
+	// bootstrap servers when kraft is set.
+	connect string
+	kraft   bool
+	// commandConfig is the KRaft cluster's client properties file.
+	commandConfig string
+	context       string
+	readOnly      bool
+	production    bool
 	// readOnlyBy says what made it read-only ("--read-only", "context
 	// prod"), for the refusal message.
 	readOnlyBy string
@@ -67,29 +78,52 @@ const (
 	// flag nor a context gives one: unlike a flag, it is not in the
 	// process's arguments, which every user of the machine can read.
 	envDigest = "KTOPO_ZK_DIGEST"
+	// envBootstrap stands for --bootstrap-server.
+	envBootstrap = "KTOPO_BOOTSTRAP_SERVER"
 )
+
+// zkOnlyFlags are the connection flags that only mean something for a
+// ZooKeeper connection.
+var zkOnlyFlags = []string{"zk-digest", "zk-tls-ca", "zk-tls-cert", "zk-tls-key", "session-timeout"}
 
 func (f *connFlags) register(c *cobra.Command) {
 	pf := c.PersistentFlags()
 	f.flags = pf
 	pf.StringVar(&f.contextName, "context", "", "use the named cluster of "+displayPath(config.Path()))
 	pf.StringVar(&f.zookeeper, "zookeeper", "", "ZooKeeper connect string host:port[,host:port…][/chroot] (env "+envZookeeper+")")
-	pf.BoolVar(&f.readOnly, "read-only", false, "never write to ZooKeeper")
+	pf.BoolVar(&f.readOnly, "read-only", false, "never write to the cluster")
 	pf.BoolVar(&f.acceptMigrationWarning, flagAcceptMigrationWarning, false, "write through ZooKeeper while a ZooKeeper to KRaft migration is being prepared, without asking (never once a KRaft controller owns the cluster)")
 	pf.StringVar(&f.digest, "zk-digest", "", "ZooKeeper digest authentication, user:password (visible to every user in ps: prefer $"+envDigest+" or a context's digest)")
 	pf.StringVar(&f.tls.CA, "zk-tls-ca", "", "TLS to ZooKeeper's secureClientPort: PEM file of the CA(s) that sign the servers' certificates (default: the system's)")
 	pf.StringVar(&f.tls.Cert, "zk-tls-cert", "", "TLS client certificate (PEM, with its chain) for ZooKeeper's x509 authentication; its subject is the session's x509 ACL id")
 	pf.StringVar(&f.tls.Key, "zk-tls-key", "", "private key (PEM, unencrypted) of --zk-tls-cert (default: the certificate file itself)")
 	pf.DurationVar(&f.sessionTimeout, "session-timeout", zkwatch.DefaultSessionTimeout, "ZooKeeper session timeout")
-	pf.DurationVar(&f.requestTimeout, "request-timeout", zkwatch.DefaultRequestTimeout, "deadline for connecting and for every ZooKeeper request")
+	pf.DurationVar(&f.requestTimeout, "request-timeout", zkwatch.DefaultRequestTimeout, "deadline for connecting and for every ZooKeeper request (for a KRaft cluster, every poll)")
+	pf.StringVar(&f.bootstrap, "bootstrap-server", "", "a KRaft cluster's brokers host:port[,host:port…], read over the Kafka protocol (env "+envBootstrap+")")
+	pf.StringVar(&f.commandConfig, "command-config", "", "with --bootstrap-server: a Kafka client properties file (security.protocol, ssl.*, sasl.mechanism, sasl.jaas.config), as Kafka's tools take it")
+	pf.DurationVar(&f.pollInterval, "poll-interval", kafkawatch.DefaultInterval, "with --bootstrap-server: how often the TUI and ktopo events poll the cluster")
 }
 
-// connectString returns --zookeeper, else $KTOPO_ZOOKEEPER, else "".
-func (f *connFlags) connectString() string {
-	if f.zookeeper != "" {
-		return f.zookeeper
+// connectString returns the cluster named by the flags, else by the
+// environment: --zookeeper or --bootstrap-server (kraft), else
+// $KTOPO_ZOOKEEPER or $KTOPO_BOOTSTRAP_SERVER; "" when none.
+func (f *connFlags) connectString() (cs string, kraft bool, err error) {
+	switch {
+	case f.zookeeper != "" && f.bootstrap != "":
+		return "", false, errors.New("--zookeeper and --bootstrap-server name two clusters: give one of them (--bootstrap-server for a KRaft cluster)")
+	case f.zookeeper != "":
+		return f.zookeeper, false, nil
+	case f.bootstrap != "":
+		return f.bootstrap, true, nil
 	}
-	return os.Getenv(envZookeeper)
+	zkEnv, kEnv := os.Getenv(envZookeeper), os.Getenv(envBootstrap)
+	switch {
+	case zkEnv != "" && kEnv != "":
+		return "", false, fmt.Errorf("$%s and $%s are both set: unset one, or give --zookeeper or --bootstrap-server", envZookeeper, envBootstrap)
+	case kEnv != "":
+		return kEnv, true, nil
+	}
+	return zkEnv, false, nil
 }
 
 // target applies --context (once): the context's connect string, digest,
@@ -101,7 +135,11 @@ func (f *connFlags) target() (target, error) {
 		return *f.resolved, nil
 	}
 	changed := func(name string) bool { return f.flags != nil && f.flags.Changed(name) }
-	t := target{readOnly: f.readOnly, connect: f.connectString()}
+	cs, kraft, err := f.connectString()
+	if err != nil {
+		return target{}, err
+	}
+	t := target{readOnly: f.readOnly, connect: cs, kraft: kraft, commandConfig: f.commandConfig}
 	if f.readOnly {
 		t.readOnlyBy = "--read-only"
 	}
@@ -109,8 +147,10 @@ func (f *connFlags) target() (target, error) {
 		t.warnings = append(t.warnings, "warning: a password given with --zk-digest is visible to every user of this machine (ps) until ktopo hides it, and stays in the shell's history: use $"+envDigest+" or a context's digest")
 	}
 	if f.contextName != "" {
-		if changed("zookeeper") {
-			return t, errors.New("--zookeeper and --context name two clusters: give one of them")
+		for _, flag := range []string{"zookeeper", "bootstrap-server"} {
+			if changed(flag) {
+				return t, fmt.Errorf("--%s and --context name two clusters: give one of them", flag)
+			}
 		}
 		file, err := config.Load(config.Path())
 		if err != nil {
@@ -145,6 +185,30 @@ func (f *connFlags) target() (target, error) {
 		f.readOnly = f.readOnly || ctx.ReadOnly
 		t = target{connect: ctx.Zookeeper, context: f.contextName, readOnly: f.readOnly, production: ctx.Production,
 			readOnlyBy: t.readOnlyBy, warnings: t.warnings}
+		if ctx.BootstrapServer != "" {
+			t.connect, t.kraft = ctx.BootstrapServer, true
+			t.commandConfig = ctx.CommandConfig
+			if changed("command-config") {
+				t.commandConfig = f.commandConfig
+			}
+		}
+	}
+	if t.kraft {
+		for _, flag := range zkOnlyFlags {
+			if changed(flag) {
+				return t, fmt.Errorf("--%s is for a ZooKeeper connection; a KRaft cluster's TLS and SASL settings go in --command-config's properties file", flag)
+			}
+		}
+		if t.commandConfig != "" && propertiesHoldSecrets(t.commandConfig) {
+			if w := config.Exposed(t.commandConfig, "holds a password"); w != "" {
+				t.warnings = append(t.warnings, w)
+			}
+		}
+		f.resolved = &t
+		return t, nil
+	}
+	if changed("command-config") {
+		return t, errors.New("--command-config is for a KRaft cluster, with --bootstrap-server")
 	}
 	if f.digest == "" {
 		f.digest = os.Getenv(envDigest)
@@ -198,7 +262,10 @@ func (f *connFlags) connect(ctx context.Context) (*zkwatch.Conn, error) {
 	}
 	cs := t.connect
 	if cs == "" {
-		return nil, fmt.Errorf("no cluster given: use --zookeeper host:port[/chroot], --context NAME or set %s", envZookeeper)
+		return nil, fmt.Errorf("no cluster given: use --zookeeper host:port[/chroot] (--bootstrap-server host:port for a KRaft cluster), --context NAME or set %s", envZookeeper)
+	}
+	if t.kraft {
+		return nil, errors.New("this needs a ZooKeeper-mode cluster (--zookeeper): " + cs + " is a KRaft cluster's brokers")
 	}
 	f.warn(t)
 	opts := zkwatch.Options{
@@ -222,8 +289,13 @@ func tlsFlagErr(err error) error {
 	return fmt.Errorf("%w (--zk-tls-ca, --zk-tls-cert, --zk-tls-key or the context's zk-tls-* keys)", err)
 }
 
-// watch connects and starts a live mirror of the cluster; close ends both.
+// watch connects and starts a live mirror of the cluster (a poller of a
+// KRaft cluster, conn then nil); close ends both.
 func (f *connFlags) watch(ctx context.Context) (w *clusterwatch.Watch, conn *zkwatch.Conn, close func(), err error) {
+	if t, err := f.target(); err == nil && t.kraft {
+		w, close, err := f.watchKRaft()
+		return w, nil, close, err
+	}
 	conn, err = f.connect(ctx)
 	if err != nil {
 		return nil, nil, nil, err
@@ -236,10 +308,17 @@ func (f *connFlags) watch(ctx context.Context) (w *clusterwatch.Watch, conn *zkw
 	return w, conn, func() { w.Close(); conn.Close() }, nil
 }
 
-// watchLoaded is watch for a command that writes and then follows the
-// cluster: the mirror loaded (a lost connection fails it after the request
-// timeout), its first snapshot, undecodable znodes reported on stderr.
-func (f *connFlags) watchLoaded(c *cobra.Command) (*clusterwatch.Watch, *zkwatch.Conn, *cluster.Snapshot, func(), error) {
+// watchLoaded is watch for a command that writes (what, as writable
+// says it) and then follows the cluster: the mirror loaded (a lost
+// connection fails it after the request timeout), its first snapshot,
+// undecodable znodes reported on stderr. A KRaft cluster is refused: its
+// writes (and their dry runs) are not ktopo's yet.
+func (f *connFlags) watchLoaded(c *cobra.Command, what string) (*clusterwatch.Watch, *zkwatch.Conn, *cluster.Snapshot, func(), error) {
+	if t, err := f.target(); err != nil {
+		return nil, nil, nil, nil, err
+	} else if t.kraft {
+		return nil, nil, nil, nil, kraftWriteRefusal(what)
+	}
 	ctx := c.Context()
 	w, conn, closeWatch, err := f.watch(ctx)
 	if err != nil {

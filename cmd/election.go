@@ -165,7 +165,7 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 		}
 	}
 	ctx, out := c.Context(), c.OutOrStdout()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "start a preferred leader election")
 	if err != nil {
 		return err
 	}

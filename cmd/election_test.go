@@ -293,7 +293,7 @@ var electionBadInput = struct {
 		{"--election-type preferred --path-to-json-file DIR/unknown", "The partitions do not exist: nope-0, orders-7 (nothing was written)", ""},
 		{"--election-type preferred --topic orders --partition 9", "The partition does not exist: orders-9 (nothing was written)", ""},
 		{"--election-type preferred --topic nope", "Topic 'nope' does not exist as expected", ""},
-		{"--election-type preferred --topic orders --bootstrap-server x:9092", "unknown flag: --bootstrap-server\nRun 'ktopo leader-election --help' for usage.", ""},
+		{"--election-type preferred --topic orders --bootstrap-server x:9092", "--zookeeper and --bootstrap-server name two clusters: give one of them (--bootstrap-server for a KRaft cluster)", ""},
 	},
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -25,7 +26,10 @@ func newEventsCmd(cf *connFlags) *cobra.Command {
 		Long: `events follows the cluster's ZooKeeper tree live (watches, no polling) and prints
 one line per change until interrupted: controller elections, brokers joining and
 leaving, topics created and deleted, leader moves, ISR shrinks and expansions,
-config changes, reassignments, and connection changes.
+config changes, reassignments, and connection changes. A KRaft cluster
+(--bootstrap-server) is polled every --poll-interval instead: the same changes,
+found by comparing each poll with the last (a broker fenced is broker_gone, a
+new quorum leader controller_moved), without znode paths and zxids.
 
 --from-start first prints the current state as events. --output json prints one
 JSON object per line (and nothing else on standard output), flushed per event:
@@ -62,6 +66,10 @@ func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, 
 		return err
 	}
 	defer closeWatch()
+	// A KRaft cluster's changes come from polls: the znode paths, zxids
+	// and broker epochs they would have in ZooKeeper are ktopo's own
+	// bookkeeping (kafkawatch), not the cluster's, and are left out.
+	kraft := w.Source.Kind() == clusterwatch.Kafka
 	bw := bufio.NewWriter(out)
 	defer bw.Flush()
 	loaded := false
@@ -90,6 +98,9 @@ func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, 
 			}
 		}
 		for _, ch := range changes {
+			if kraft {
+				ch.Path, ch.Zxid, ch.BrokerEpoch = "", 0, 0
+			}
 			writeEvent(bw, now, asJSON, ch)
 		}
 		if err := bw.Flush(); err != nil {

@@ -55,13 +55,19 @@ type eventStream struct {
 // the test ends or stop is called.
 func startEvents(t *testing.T, addr string, args ...string) *eventStream {
 	t.Helper()
+	return startEventsWith(t, []string{"--zookeeper", addr}, args...)
+}
+
+// startEventsWith is startEvents on the cluster the connection flags name.
+func startEventsWith(t *testing.T, conn []string, args ...string) *eventStream {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	ev := &eventStream{t: t, lines: make(chan map[string]any, 4096), cancel: cancel, done: make(chan int, 1), errOut: &strings.Builder{}}
 	var errMu sync.Mutex
 	errw := writerFunc(func(p []byte) (int, error) { errMu.Lock(); defer errMu.Unlock(); return ev.errOut.Write(p) })
 	go func() {
-		ev.done <- runContext(ctx, append([]string{"events", "--zookeeper", addr, "--output", "json"}, args...), strings.NewReader(""), pw, errw)
+		ev.done <- runContext(ctx, append(append(append([]string{"events"}, conn...), "--output", "json"), args...), strings.NewReader(""), pw, errw)
 		pw.Close()
 	}()
 	go func() {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/cmd/render"
-	"github.com/ktopo/ktopo/kraftquorum"
+	"github.com/ktopo/ktopo/kafkawatch"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -87,7 +87,7 @@ with --watch).`,
 				return watchMigration(ctx, cf, c.OutOrStdout(), f)
 			}
 			return withCluster(c, cf, func(ctx context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
-				q, qerr := askQuorum(ctx, f)
+				q, qerr := askQuorum(ctx, cf, f)
 				r := migrationReport(s, time.Now(), nil, q, qerr, f.asks())
 				return writeMigrationReport(c.OutOrStdout(), r, f.output == "json")
 			})
@@ -96,8 +96,8 @@ with --watch).`,
 	fl := c.Flags()
 	fl.StringVar(&f.output, "output", "text", "output format: text or json")
 	fl.BoolVar(&f.watch, "watch", false, "follow the migration live, a line (an object) per change, until interrupted")
-	fl.StringVar(&f.bootstrap, "bootstrap-server", "", "Kafka brokers host:port[,host:port…] to ask the KRaft quorum's high watermark (for the lag) and the brokers the metadata lists (plaintext); ZooKeeper-mode brokers do not answer the former")
-	fl.StringVar(&f.controller, "bootstrap-controller", "", "KRaft controllers' CONTROLLER listeners host:port[,…] to ask the quorum's high watermark (plaintext): what answers while brokers still run in ZooKeeper mode")
+	fl.StringVar(&f.bootstrap, "bootstrap-server", "", "Kafka brokers host:port[,host:port…] to ask the KRaft quorum's high watermark (for the lag) and the brokers the metadata lists (with --command-config's security); ZooKeeper-mode brokers do not answer the former")
+	fl.StringVar(&f.controller, "bootstrap-controller", "", "KRaft controllers' CONTROLLER listeners host:port[,…] to ask the quorum's high watermark (with --command-config's security): what answers while brokers still run in ZooKeeper mode")
 	fl.DurationVar(&f.every, "interval", time.Second, "with --watch: how often the sync's age is judged and the quorum asked")
 	return c
 }
@@ -107,11 +107,16 @@ func (f migrationFlags) asks() bool { return f.bootstrap != "" || f.controller !
 
 // askQuorum asks the KRaft quorum when --bootstrap-server or
 // --bootstrap-controller is given (nil, nil when not).
-func askQuorum(ctx context.Context, f migrationFlags) (*cluster.KRaftQuorum, error) {
+func askQuorum(ctx context.Context, cf *connFlags, f migrationFlags) (*cluster.KRaftQuorum, error) {
 	if !f.asks() {
 		return nil, nil
 	}
-	q, err := kraftquorum.Describe(ctx, kraftquorum.SplitAddrs(f.bootstrap), kraftquorum.SplitAddrs(f.controller))
+	d := kafkawatch.Dial{Bootstrap: kafkawatch.SplitBootstrap(f.bootstrap), Logger: kafkaLogger(), RequestTimeout: 5 * time.Second}
+	var err error
+	if d.Security, err = security(cf.commandConfig, d.Logger); err != nil {
+		return nil, err
+	}
+	q, err := kafkawatch.Quorum(ctx, d, kafkawatch.SplitBootstrap(f.controller))
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +188,7 @@ func watchMigration(ctx context.Context, cf *connFlags, out io.Writer, f migrati
 		}
 		asking = true
 		go func() {
-			q, err := askQuorum(ctx, f)
+			q, err := askQuorum(ctx, cf, f)
 			answers <- answer{q, err}
 		}()
 	}
@@ -195,7 +200,7 @@ func watchMigration(ctx context.Context, cf *connFlags, out io.Writer, f migrati
 	var q *cluster.KRaftQuorum
 	var qerr error
 	if f.asks() {
-		q, qerr = askQuorum(ctx, f)
+		q, qerr = askQuorum(ctx, cf, f)
 	}
 	last, prev := "", render.MigrationReport{}
 	report := func() error {

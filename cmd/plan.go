@@ -87,9 +87,13 @@ func runPlan(c *cobra.Command, cf *connFlags, f planFlags) error {
 	if err := checkOutput(f.output); err != nil {
 		return err
 	}
-	fromCluster := cf.connectString() != "" && !fl.Changed("brokers")
+	t, err := cf.target()
+	if err != nil {
+		return err
+	}
+	fromCluster := t.connect != "" && !fl.Changed("brokers")
 	if !fl.Changed("brokers") && !fromCluster {
-		return fmt.Errorf(`Missing required argument "[brokers]" (or give --zookeeper to use a cluster's brokers)`)
+		return fmt.Errorf(`Missing required argument "[brokers]" (or give --zookeeper or --bootstrap-server to use a cluster's brokers)`)
 	}
 	// A flag given as 0 or negative is a value for Kafka to judge, not a missing flag.
 	for _, name := range []string{"partitions", "replication-factor"} {

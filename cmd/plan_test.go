@@ -110,7 +110,7 @@ func TestPlanErrors(t *testing.T) {
 		{[]string{"--brokers", "0,1", "--partitions", "2", "--replication-factor", "0"}, "Replication factor must be larger than 0."},
 		{[]string{"--brokers", "0,1", "--replication-factor", "1"}, `Missing required argument "[partitions]"`},
 		{[]string{"--brokers", "0,1", "--partitions", "1"}, `Missing required argument "[replication-factor]"`},
-		{[]string{"--partitions", "1", "--replication-factor", "1"}, `Missing required argument "[brokers]" (or give --zookeeper to use a cluster's brokers)`},
+		{[]string{"--partitions", "1", "--replication-factor", "1"}, `Missing required argument "[brokers]" (or give --zookeeper or --bootstrap-server to use a cluster's brokers)`},
 		{[]string{"--brokers", "0,x", "--partitions", "1", "--replication-factor", "1"}, `invalid --brokers entry "x": want ID or ID:RACK with an integer ID`},
 		{[]string{"--brokers", "0,,1", "--partitions", "1", "--replication-factor", "1"}, `invalid --brokers entry "": want ID or ID:RACK with an integer ID`},
 		{[]string{"--brokers", "0:,1", "--partitions", "1", "--replication-factor", "1"}, `invalid --brokers entry "0:": empty rack name`},

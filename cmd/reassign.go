@@ -130,6 +130,14 @@ func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if err := checkJavaInts(f.throttleFlag); err != nil {
 		return err
 	}
+	switch t, err := cf.target(); {
+	case err != nil:
+		return err
+	case t.kraft && action == "cancel":
+		return kraftWriteRefusal("cancel a reassignment")
+	case t.kraft && action == "execute" && !f.dryRun:
+		return kraftWriteRefusal("start a reassignment")
+	}
 	switch action {
 	case "cancel":
 		return errors.New("--cancel needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
@@ -227,7 +235,7 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		return err
 	}
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "start a reassignment")
 	if err != nil {
 		return err
 	}
@@ -412,6 +420,9 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		fmt.Fprint(out, b.String())
 		if f.preserveThrottles {
 			return nil
+		}
+		if conn == nil { // a KRaft cluster
+			return kraftThrottles(out, s, rs, ongoing)
 		}
 		return removeThrottles(c, out, cf, s, conn, rs, ongoing)
 	})

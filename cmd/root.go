@@ -77,10 +77,13 @@ func (e *silentError) Error() string { return e.err.Error() }
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ktopo",
-		Short: "See and shape Kafka-on-ZooKeeper clusters: topology, topics, replica assignment",
-		Long: `ktopo shows Apache Kafka clusters that run in ZooKeeper mode (Kafka 2.x and 3.x):
-brokers by rack, the controller, topics and every partition's replicas, leader
-and ISR, and previews the exact replica assignment Kafka would make.`,
+		Short: "See and shape Kafka clusters, on ZooKeeper or KRaft: topology, topics, replica assignment",
+		Long: `ktopo shows Apache Kafka clusters that run in ZooKeeper mode (Kafka 2.x and 3.x,
+through their ZooKeeper: --zookeeper) and in KRaft mode (Kafka 4.x and 3.x, over
+the Kafka protocol: --bootstrap-server): brokers by rack, the controller, topics
+and every partition's replicas, leader and ISR, and previews the exact replica
+assignment Kafka would make. On a KRaft cluster ktopo reads; it does not write
+there yet.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(),

@@ -52,9 +52,17 @@ func loadCluster(ctx context.Context, c *cobra.Command, conn *zkwatch.Conn) (*cl
 }
 
 // withCluster connects, loads the cluster, checks that it is one (see
-// checkKafkaRoot) and runs fn.
+// checkKafkaRoot) and runs fn (conn is nil for a KRaft cluster, read over
+// the Kafka protocol).
 func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error) error {
 	ctx := c.Context()
+	if t, err := cf.target(); err == nil && t.kraft {
+		s, err := cf.loadKRaft(ctx)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, nil, s)
+	}
 	conn, err := cf.connect(ctx)
 	if err != nil {
 		return err
@@ -209,7 +217,7 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	}
 
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c)
+	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "create topic "+f.topic)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/config"
+	"github.com/ktopo/ktopo/kafkawatch"
 	"github.com/ktopo/ktopo/ui"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -35,7 +36,9 @@ func setupTUI(root *cobra.Command, cf *connFlags) {
 	root.Long += `
 
 With no command, ktopo opens its terminal UI: on the cluster given with
---zookeeper (or $KTOPO_ZOOKEEPER, or --context), else on a sandbox: an
+--zookeeper (or $KTOPO_ZOOKEEPER, or --context), or a KRaft cluster given with
+--bootstrap-server (or $KTOPO_BOOTSTRAP_SERVER; polled every --poll-interval),
+else on a sandbox: an
 embedded ZooKeeper with 6 simulated brokers in 3 racks and demo topics, where
 you can kill and restart brokers and watch leaders move and ISRs shrink.
 Press ? in the UI for its keys.
@@ -66,7 +69,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 	if t.connect != "" {
 		for _, name := range []string{"listen", "seed"} {
 			if c.Flags().Changed(name) {
-				return fmt.Errorf("--%s is for the sandbox; it cannot be combined with a cluster (--zookeeper, --context or $%s)", name, envZookeeper)
+				return fmt.Errorf("--%s is for the sandbox; it cannot be combined with a cluster (--zookeeper, --bootstrap-server, --context or $%s)", name, envZookeeper)
 			}
 		}
 	}
@@ -86,6 +89,9 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 		for _, w := range t.warnings {
 			logger.Print(w)
 		}
+	}
+	if t.kraft {
+		return runKRaftTUI(c, cf, cfg, t, logger)
 	}
 	var conn *zkwatch.Conn
 	if t.connect == "" {
@@ -116,7 +122,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 		return err
 	}
 	defer mirror.Close()
-	cfg.Source, cfg.Browser = mirror, conn
+	cfg.Source, cfg.Browser = clusterwatch.FromMirror(mirror, conn), conn
 	if t.connect != "" {
 		connect := t.connect
 		cfg.CheckRoot = func() string {
@@ -190,4 +196,40 @@ func modeName(m ui.Mode) string {
 		return "read-only"
 	}
 	return "live"
+}
+
+// runKRaftTUI opens the TUI on a KRaft cluster: a poller every
+// --poll-interval feeds the same screens. Whether the brokers answer (and
+// accept the credentials) is found out before the screen is taken over,
+// so that such errors are printed as any command's.
+func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logger *log.Logger) error {
+	d, err := cf.dial()
+	if err != nil {
+		return err
+	}
+	d.Logger = logger
+	fmt.Fprintf(c.ErrOrStderr(), "Connecting to %s…\r", t.connect)
+	cl, err := kafkawatch.NewClient(d)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(contextOf(c), max(cf.requestTimeout, time.Second))
+	err = kafkawatch.Check(ctx, cl)
+	cancel()
+	if err != nil {
+		cl.Close()
+		return fmt.Errorf("%s: %w", t.connect, err)
+	}
+	p := kafkawatch.StartWith(cl, d, kafkawatch.Options{Interval: cf.pollInterval, Progress: true, Logger: logger})
+	defer p.Close()
+	cfg.Source, cfg.Mode = p, ui.ModeLive
+	if t.readOnly {
+		cfg.Mode = ui.ModeReadOnly
+	}
+	logger.Printf("TUI on KRaft cluster %s (%s, every %s)", cfg.Connect, modeName(cfg.Mode), cf.pollInterval)
+	prog := tea.NewProgram(ui.New(cfg), tea.WithContext(contextOf(c)))
+	if _, err := prog.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return err
+	}
+	return nil
 }

@@ -31,6 +31,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -39,7 +40,6 @@ import (
 	"github.com/ktopo/ktopo/ui/screens/topics"
 	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/ui/theme"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // Mode is how ktopo runs, shown as the status bar's badge.
@@ -121,7 +121,7 @@ type App struct {
 	lastID int
 	// handoff holds the batch the outstanding receive got (see
 	// waitForBatch).
-	handoff chan zkwatch.Batch
+	handoff chan clusterwatch.Batch
 
 	w, h     int
 	footer   footer // the status bar's right part and help, sized in Update
@@ -138,16 +138,19 @@ type App struct {
 	statusID  int
 
 	// connection
-	state     zkwatch.State
+	state     clusterwatch.State
 	haveState bool
 	loaded    bool // the first full load arrived
 	resyncing bool // a session expired; waiting for the reload
 	closed    bool
 	lastData  time.Time
-	stats     zkwatch.Stats
-	progress  zkwatch.Progress // of the first load, as of the last batch
-	loadedIn  time.Duration
-	started   time.Time
+	stats     clusterwatch.Stats
+	progress  clusterwatch.Progress // of the first load, as of the last batch
+	// hasTree: the source has a ZooKeeper tree to browse (the tree tab
+	// is shown).
+	hasTree  bool
+	loadedIn time.Duration
+	started  time.Time
 
 	dbg debugStats
 }
@@ -161,7 +164,7 @@ func New(cfg Config) *App {
 		cfg.Location = time.Local
 	}
 	a := &App{cfg: cfg, km: keys.Default(), anims: anim.NewSet(theme.FlashSteps),
-		model: cluster.NewModel(cluster.ModelOptions{}), owners: map[int]Screen{}, handoff: make(chan zkwatch.Batch, 1)}
+		model: cluster.NewModel(cluster.ModelOptions{}), owners: map[int]Screen{}, handoff: make(chan clusterwatch.Batch, 1)}
 	if cfg.NoColor {
 		a.st = theme.Mono()
 	} else {
@@ -177,8 +180,9 @@ func New(cfg Config) *App {
 	a.overview.SetConnect(cfg.Connect)
 	a.topics = topics.New(a.st, a.km, a.anims)
 	to := tree.Options{Styles: a.st, Keys: a.km, Location: cfg.Location, Task: a.newID()}
-	if cfg.Source != nil {
-		to.Subtrees = cfg.Source
+	if sub, ok := cfg.Source.(tree.Subtrees); ok {
+		a.hasTree = true
+		to.Subtrees = sub
 		if g, ok := cfg.Source.(nodeGetter); ok {
 			to.Nodes = mirrorNodes{g} // the tree keeps no copy of the mirror's data and stats
 			if w, ok := cfg.Source.(nodeWalker); ok {
@@ -296,7 +300,7 @@ func (a *App) route(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case batchMsg: // a batch handed over directly (tests)
-		return tea.Batch(a.applyBatch(zkwatch.Batch(msg)), a.rearm())
+		return tea.Batch(a.applyBatch(clusterwatch.Batch(msg)), a.rearm())
 	case batchReadyMsg:
 		select {
 		case b := <-a.handoff:

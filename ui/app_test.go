@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -19,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -40,12 +42,33 @@ type fakeSource struct {
 
 func newSource() *fakeSource { return &fakeSource{ch: make(chan zkwatch.Batch, 8)} }
 
-func (s *fakeSource) Batches() <-chan zkwatch.Batch { return s.ch }
-func (s *fakeSource) Stats() zkwatch.Stats {
+func (s *fakeSource) Next(ctx context.Context) (clusterwatch.Batch, error) {
+	select {
+	case <-ctx.Done():
+		return clusterwatch.Batch{}, ctx.Err()
+	case b, ok := <-s.ch:
+		if !ok {
+			return clusterwatch.Batch{}, clusterwatch.ErrClosed
+		}
+		return clusterwatch.FromMirrorBatch(b), nil
+	}
+}
+func (s *fakeSource) Stats() clusterwatch.Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return clusterwatch.Stats{LastHeard: s.heard, Counts: []clusterwatch.Count{{N: 96, Unit: "znodes"}, {N: 120, Unit: "watches"}}}
+}
+func (s *fakeSource) MirrorStats() zkwatch.Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return zkwatch.Stats{Nodes: 96, Watches: 120, LastHeard: s.heard}
 }
+func (s *fakeSource) Kind() clusterwatch.Kind { return clusterwatch.ZooKeeper }
+func (s *fakeSource) Server() string          { return "zk1:2181" }
+func (s *fakeSource) Close() error            { return nil }
+
+// mirrorBatch is a mirror's batch as the App receives it.
+func mirrorBatch(b zkwatch.Batch) batchMsg { return batchMsg(clusterwatch.FromMirrorBatch(b)) }
 func (s *fakeSource) OpenSubtree(p string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -141,7 +164,7 @@ func newApp(t testing.TB, mode Mode) (*App, *fakeSource, *fakeSandbox) {
 // load feeds the fixture through the App as the mirror would.
 func load(a *App, spec fixture.Spec) {
 	for _, b := range spec.Batches() {
-		run(a, batchMsg(b))
+		run(a, mirrorBatch(b))
 	}
 }
 
@@ -174,7 +197,7 @@ func TestWaitForBatchRearms(t *testing.T) {
 	a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	spec := fixture.Small()
 	b := spec.Batches()
-	cmd := a.update(batchMsg(b[0]))
+	cmd := a.update(mirrorBatch(b[0]))
 	src.ch <- b[1]
 	msgs := fixture.Run(cmd)
 	found := false
@@ -187,7 +210,7 @@ func TestWaitForBatchRearms(t *testing.T) {
 		t.Fatalf("the batch command must re-arm the receive: %v", msgs)
 	}
 	close(src.ch)
-	if got := waitForBatch(src.ch, a.handoff)(); got != (sourceClosedMsg{}) {
+	if got := waitForBatch(src, a.handoff)(); got != (sourceClosedMsg{}) {
 		t.Fatalf("closed source: %v", got)
 	}
 	a.update(sourceClosedMsg{})
@@ -417,7 +440,7 @@ func TestConnectionBanner(t *testing.T) {
 	if !strings.Contains(screen(a), "session expired — resyncing") {
 		t.Fatal("expired: resyncing until the reload")
 	}
-	run(a, batchMsg(fixture.Small().Batches()[0]))
+	run(a, mirrorBatch(fixture.Small().Batches()[0]))
 	if strings.Contains(screen(a), "⚠") {
 		t.Fatal("the reload clears the banner")
 	}
@@ -507,7 +530,7 @@ func TestFlashOnChange(t *testing.T) {
 	press(a, ":", "t", "o", "p", "i", "c", "space", "o", "r", "d", "e", "r", "s", "enter")
 	st := spec.State(&spec.Topics[0], 0)
 	st.Leader, st.ISR, st.LeaderEpoch = 2, []int{2, 3}, 3
-	cmd := a.update(batchMsg{Events: []zkwatch.Event{fixture.StateEvent("orders", 0, st, 900, t0.UnixMilli())}})
+	cmd := a.update(mirrorBatch(zkwatch.Batch{Events: []zkwatch.Event{fixture.StateEvent("orders", 0, st, 900, t0.UnixMilli())}}))
 	if cmd == nil || !a.Anims().Ticking() {
 		t.Fatal("a change starts the animation clock")
 	}

@@ -62,7 +62,7 @@ func TestBannerStates(t *testing.T) {
 	if !strings.Contains(s, "ZooKeeper session expired — resyncing; the data shown is as of 03:16:06 and may be stale") {
 		t.Fatalf("expired:\n%s", s)
 	}
-	run(a, batchMsg(fixture.Small().Batches()[0]))
+	run(a, mirrorBatch(fixture.Small().Batches()[0]))
 	if s := screen(a); strings.Contains(s, "⚠") {
 		t.Fatalf("resynced:\n%s", s)
 	}

@@ -144,7 +144,7 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 	if wrap != nil {
 		writer = wrap(ui)
 	}
-	cfg := Config{Source: mirror, Browser: ui, Writer: writer, Mode: mode, Connect: f.addr,
+	cfg := Config{Source: clusterwatch.FromMirror(mirror, nil), Browser: ui, Writer: writer, Mode: mode, Connect: f.addr,
 		Rand: rand.New(rand.NewPCG(1, 2)), Location: time.UTC}
 	if mode == ModeSandbox {
 		cfg.Sandbox = sandboxControl{sb}

@@ -1,30 +1,32 @@
 package ui
 
 import (
+	"context"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
-// batchMsg is a mirror batch that arrived.
-type batchMsg zkwatch.Batch
+// batchMsg is a batch of the source that arrived.
+type batchMsg clusterwatch.Batch
 
-// sourceClosedMsg: the mirror closed its channel.
+// sourceClosedMsg: the source closed.
 type sourceClosedMsg struct{}
 
-// batchReadyMsg: a mirror batch waits in the App's handoff.
+// batchReadyMsg: a batch of the source waits in the App's handoff.
 type batchReadyMsg struct{}
 
 // waitForBatch is re-armed after every batch: one outstanding receive, so
-// a busy UI applies back-pressure and zkwatch keeps coalescing meanwhile.
-// The batch it receives waits in handoff (room for one: the one
-// outstanding receive), not in the message: a batch received as the TUI
-// closes is not lost with the message, Finish applies it.
-func waitForBatch(ch <-chan zkwatch.Batch, handoff chan<- zkwatch.Batch) tea.Cmd {
+// a busy UI applies back-pressure (the mirror keeps coalescing meanwhile,
+// the poller waits). The batch it receives waits in handoff (room for one:
+// the one outstanding receive), not in the message: a batch received as
+// the TUI closes is not lost with the message, Finish applies it.
+func waitForBatch(src Source, handoff chan<- clusterwatch.Batch) tea.Cmd {
 	return func() tea.Msg {
-		b, ok := <-ch
-		if !ok {
+		b, err := src.Next(context.Background())
+		if err != nil {
 			return sourceClosedMsg{}
 		}
 		handoff <- b
@@ -32,12 +34,16 @@ func waitForBatch(ch <-chan zkwatch.Batch, handoff chan<- zkwatch.Batch) tea.Cmd
 	}
 }
 
-// rearm is the next receive of the mirror's batches.
-func (a *App) rearm() tea.Cmd { return waitForBatch(a.cfg.Source.Batches(), a.handoff) }
+// mirrorStatser is a source with the ZooKeeper mirror's figures
+// (*clusterwatch.MirrorSource), which the tree shows.
+type mirrorStatser interface{ MirrorStats() zkwatch.Stats }
 
-// applyBatch applies a mirror batch to the model and hands the results to
-// the screens that own them.
-func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
+// rearm is the next receive of the source's batches.
+func (a *App) rearm() tea.Cmd { return waitForBatch(a.cfg.Source, a.handoff) }
+
+// applyBatch applies a source's batch to the model and hands the results
+// to the screens that own them.
+func (a *App) applyBatch(b clusterwatch.Batch) tea.Cmd {
 	now := a.cfg.Now()
 	hadBanner := a.banner() != ""
 	wasCurrent := a.current()
@@ -49,13 +55,15 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 	}
 	if a.cfg.Source != nil {
 		a.stats = a.cfg.Source.Stats()
-		a.tree.SetMirrored(a.stats.Nodes)
+		if ms, ok := a.cfg.Source.(mirrorStatser); ok {
+			a.tree.SetMirrored(ms.MirrorStats().Nodes)
+		}
 	}
 	var cmd tea.Cmd
 	if b.Partial || b.Loaded || b.Reset {
 		a.progress = b.Progress
 	}
-	if len(b.Events) > 0 || b.Reset || b.Loaded || b.Partial && !a.loaded {
+	if len(b.Events) > 0 || b.KRaft != nil || len(b.ELR) > 0 || b.Reset || b.Loaded || b.Partial && !a.loaded {
 		// The first load (its partial batches and the one ending it)
 		// describes the cluster as it is, not what happened: its changes
 		// are not recorded (one per znode, nobody reads them), and while
@@ -65,13 +73,14 @@ func (a *App) applyBatch(b zkwatch.Batch) tea.Cmd {
 		if first && b.Partial {
 			a.model.SetLoading(true)
 		}
-		nodes := clusterwatch.NodeEvents(b)
-		changes := a.model.Apply(nodes, b.Reset)
+		changes := b.ApplyTo(a.model)
 		if b.Loaded {
 			a.model.SetLoading(false)
 		}
 		a.snap = a.model.Snapshot()
-		a.tree.Apply(nodes, b.Reset)
+		if a.hasTree {
+			a.tree.Apply(b.Events, b.Reset)
+		}
 		if b.Reset || b.Loaded {
 			a.loaded, a.resyncing = true, false
 			a.model.SetQuiet(false)
@@ -122,22 +131,32 @@ func (a *App) banner() string {
 	if !a.lastData.IsZero() {
 		since = " as of " + a.lastData.In(a.cfg.Location).Format("15:04:05")
 	}
+	kind := a.sourceKind().String()
 	switch {
 	case a.closed:
-		return "ZooKeeper connection closed — the data shown is frozen" + since
+		return kind + " connection closed — the data shown is frozen" + since
 	case a.resyncing:
 		return "ZooKeeper session expired — resyncing; the data shown is" + since + " and may be stale"
 	case !a.loaded:
 		if a.haveState && a.state == zkwatch.StateConnected {
 			return a.loadingBanner()
 		}
-		return "Connecting to ZooKeeper…"
+		return "Connecting to " + kind + "…"
 	case a.haveState && a.state == zkwatch.StateUnresponsive:
-		return "ZooKeeper is not answering — waiting; the data shown is" + since + " and may be stale"
+		return kind + " is not answering — waiting; the data shown is" + since + " and may be stale"
 	case a.haveState && a.state != zkwatch.StateConnected:
-		return "Disconnected from ZooKeeper — reconnecting; the data shown is" + since + " and may be stale"
+		return "Disconnected from " + kind + " — reconnecting; the data shown is" + since + " and may be stale"
 	}
 	return ""
+}
+
+// sourceKind is what the cluster is read through (ZooKeeper without a
+// source: the tests' bare App).
+func (a *App) sourceKind() clusterwatch.Kind {
+	if a.cfg.Source == nil {
+		return clusterwatch.ZooKeeper
+	}
+	return a.cfg.Source.Kind()
 }
 
 // MirrorOptions are the options the TUI's mirror is made with
@@ -148,12 +167,17 @@ func MirrorOptions() zkwatch.MirrorOptions { return zkwatch.MirrorOptions{Progre
 // loadingBanner says how far the first load is: znodes read of those known
 // so far (the mirror finds more as it reads), and what is shown of it.
 func (a *App) loadingBanner() string {
-	line := "Loading the cluster from ZooKeeper…"
+	line := "Loading the cluster from " + a.sourceKind().String() + "…"
 	p := a.progress
 	if p.Known == 0 {
 		return line
 	}
-	line += " read " + cell.Thousands(p.Done) + " of the " + cell.Thousands(p.Known) + " znodes found so far"
+	if a.sourceKind() == clusterwatch.Kafka {
+		// The topics and partitions are in; the topics' configs follow.
+		line += " read the configs of " + cell.Thousands(p.Done) + " of " + cell.Count(p.Known, "topic")
+	} else {
+		line += " read " + cell.Thousands(p.Done) + " of the " + cell.Thousands(p.Known) + " znodes found so far"
+	}
 	if s := a.snap; s != nil && s.Partial() {
 		line += " · showing " + cell.Count(len(s.Topics()), "topic")
 		if n := s.LoadingTopics(); n > 0 {

@@ -29,7 +29,7 @@ import (
 // recordingSource passes a mirror's batches on to the App and notes the
 // states they carry and how many were resets.
 type recordingSource struct {
-	*zkwatch.Mirror
+	*clusterwatch.MirrorSource
 	ch     chan zkwatch.Batch
 	mu     sync.Mutex
 	states []zkwatch.State
@@ -37,7 +37,7 @@ type recordingSource struct {
 }
 
 func record(m *zkwatch.Mirror) *recordingSource {
-	r := &recordingSource{Mirror: m, ch: make(chan zkwatch.Batch)}
+	r := &recordingSource{MirrorSource: clusterwatch.FromMirror(m, nil), ch: make(chan zkwatch.Batch)}
 	go func() {
 		defer close(r.ch)
 		for b := range m.Batches() {
@@ -53,7 +53,17 @@ func record(m *zkwatch.Mirror) *recordingSource {
 	return r
 }
 
-func (r *recordingSource) Batches() <-chan zkwatch.Batch { return r.ch }
+func (r *recordingSource) Next(ctx context.Context) (clusterwatch.Batch, error) {
+	select {
+	case <-ctx.Done():
+		return clusterwatch.Batch{}, ctx.Err()
+	case b, ok := <-r.ch:
+		if !ok {
+			return clusterwatch.Batch{}, clusterwatch.ErrClosed
+		}
+		return clusterwatch.FromMirrorBatch(b), nil
+	}
+}
 
 // mark returns how many states were seen so far; since, those seen after.
 func (r *recordingSource) mark() int {

@@ -44,7 +44,7 @@ func fullApp(w clusterops.ZK, spec fixture.Spec) *App {
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	for _, b := range spec.Batches() {
-		a.update(batchMsg(b)) // its commands (the re-armed receive, ticks) not run
+		a.update(mirrorBatch(b)) // its commands (the re-armed receive, ticks) not run
 	}
 	return a
 }
@@ -71,7 +71,7 @@ func liveAt(ks ...string) func(t *testing.T) *App {
 			Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 		a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		for _, b := range sp.Batches() {
-			a.update(batchMsg(b))
+			a.update(mirrorBatch(b))
 		}
 		press(a, ks...)
 		return a
@@ -101,7 +101,7 @@ func onlineBatch(plan *clusterops.TopicPlan) batchMsg {
 		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: reps[0], Version: 1, ISR: reps})
 		evs = append(evs, ev(cluster.PartitionStatePath(plan.Name, p), st))
 	}
-	return batchMsg{Events: evs}
+	return mirrorBatch(zkwatch.Batch{Events: evs})
 }
 
 var wizardKeys = []string{"c", "p", "a", "y", "enter"}

@@ -8,11 +8,14 @@ import (
 )
 
 // The creation flows run against a real ZooKeeper. A child of
-// BenchmarkScaleLoad only loads a cluster, the churn's driver only writes
-// (neither needs a server of its own).
+// BenchmarkScaleLoad or BenchmarkKRaftScale only loads a cluster, the
+// churn's driver only writes (none needs a server of its own).
 func TestMain(m *testing.M) {
 	if cs := os.Getenv(scaleChildEnv); cs != "" {
 		os.Exit(scaleChild(cs))
+	}
+	if bs := os.Getenv(kraftChildEnv); bs != "" {
+		os.Exit(kraftChild(bs))
 	}
 	if plan := os.Getenv(churnDriverEnv); plan != "" {
 		os.Exit(churnDriver(plan))

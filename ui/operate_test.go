@@ -471,8 +471,8 @@ func TestMixedRF(t *testing.T) {
 	}
 	asg.Partitions[0] = tp.Partitions[0].Replicas[:2]
 	data := cluster.EncodeTopicAssignment(asg)
-	run(a, batchMsg{Events: []zkwatch.Event{{Type: zkwatch.Changed, Path: cluster.TopicPath("orders"), Data: data,
-		Stat: &zk.Stat{Czxid: 1, Mzxid: 1 << 30, Version: tp.ZkVersion + 1, DataLength: int32(len(data))}}}})
+	run(a, mirrorBatch(zkwatch.Batch{Events: []zkwatch.Event{{Type: zkwatch.Changed, Path: cluster.TopicPath("orders"), Data: data,
+		Stat: &zk.Stat{Czxid: 1, Mzxid: 1 << 30, Version: tp.ZkVersion + 1, DataLength: int32(len(data))}}}}))
 	press(a, "2")
 	if out := screen(a); !regexp.MustCompile(`orders +6 +2–3 `).MatchString(out) {
 		t.Fatalf("the topics list:\n%s", out)

@@ -41,7 +41,7 @@ func partialLoad(t *testing.T, reset bool) {
 	if s := screen(a); !strings.Contains(s, "Loading the cluster from ZooKeeper…") {
 		t.Fatalf("before any read:\n%s", s)
 	}
-	run(a, batchMsg{Partial: true, Events: first, Progress: zkwatch.Progress{Done: len(first), Known: len(all) + 3}})
+	run(a, mirrorBatch(zkwatch.Batch{Partial: true, Events: first, Progress: zkwatch.Progress{Done: len(first), Known: len(all) + 3}}))
 	snap := a.Snapshot()
 	if snap == nil || !snap.Partial() || snap.LoadingTopics() != 2 {
 		t.Fatalf("snapshot partial %v, loading %d", snap != nil && snap.Partial(), snap.LoadingTopics())
@@ -75,15 +75,15 @@ func partialLoad(t *testing.T, reset bool) {
 	if h := snap.Health(); h.Uninitialized != 0 {
 		t.Fatalf("health counts half-read topics: %+v", h)
 	}
-	run(a, batchMsg{Partial: true, Events: rest, Progress: zkwatch.Progress{Done: len(all), Known: len(all) + 3}})
+	run(a, mirrorBatch(zkwatch.Batch{Partial: true, Events: rest, Progress: zkwatch.Progress{Done: len(all), Known: len(all) + 3}}))
 	if s := screen(a); !strings.Contains(s, "payments") || !strings.Contains(s, "clicks") || !strings.Contains(s, "showing 6 topics") {
 		t.Fatalf("second partial batch:\n%s", s)
 	}
-	end := batchMsg{Loaded: true, Progress: zkwatch.Progress{Done: len(all) + 3, Known: len(all) + 3}}
+	end := zkwatch.Batch{Loaded: true, Progress: zkwatch.Progress{Done: len(all) + 3, Known: len(all) + 3}}
 	if reset {
 		end.Loaded, end.Reset, end.Events = false, true, all
 	}
-	run(a, end)
+	run(a, mirrorBatch(end))
 	s = screen(a)
 	if strings.Contains(s, "Loading") || strings.Contains(s, "⚠") || a.Snapshot().Partial() || !a.loaded {
 		t.Fatalf("after the load:\n%s", s)
@@ -96,7 +96,7 @@ func partialLoad(t *testing.T, reset bool) {
 	}
 	// A change after the load is an event again.
 	st := fixture.StateEvent("orders", 0, cluster.PartitionState{ControllerEpoch: 7, Leader: 2, LeaderEpoch: 9, ISR: []int{2}}, 99999, 1_700_000_100_000)
-	run(a, batchMsg{Events: []zkwatch.Event{st}})
+	run(a, mirrorBatch(zkwatch.Batch{Events: []zkwatch.Event{st}}))
 	if n := a.Events().Len(); n == 0 {
 		t.Fatal("a change after the load is not in the timeline")
 	}

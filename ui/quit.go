@@ -7,9 +7,9 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	wz "github.com/ktopo/ktopo/ui/internal/wizard"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // Quitting while an operation is between two of its writes (a drain's
@@ -119,9 +119,26 @@ func (a *App) Finish(ctx context.Context, grace time.Duration) []string {
 	for _, l := range a.leavers() {
 		run(l.Stop())
 	}
-	var batches <-chan zkwatch.Batch
+	var batches chan clusterwatch.Batch
 	if a.cfg.Source != nil {
-		batches = a.cfg.Source.Batches()
+		// The source's batches, until it closes or Finish returns.
+		batches = make(chan clusterwatch.Batch)
+		pctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go func() {
+			defer close(batches)
+			for {
+				b, err := a.cfg.Source.Next(pctx)
+				if err != nil {
+					return
+				}
+				select {
+				case batches <- b:
+				case <-pctx.Done():
+					return
+				}
+			}
+		}()
 	}
 	end := time.After(grace)
 	for a.stopping() {

@@ -104,12 +104,12 @@ func scaleLoad(cs string) (scaleResult, error) {
 		return res, err
 	}
 	defer mirror.Close()
-	app := New(Config{Source: mirror, Browser: conn, Connect: cs, Mode: ModeReadOnly})
+	app := New(Config{Source: clusterwatch.FromMirror(mirror, conn), Browser: conn, Connect: cs, Mode: ModeReadOnly})
 	app.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	var frames []time.Duration
 	for b := range mirror.Batches() {
 		t0 := time.Now()
-		app.Update(batchMsg(b))
+		app.Update(mirrorBatch(b))
 		v := app.View()
 		_ = v.Content
 		frames = append(frames, time.Since(t0))

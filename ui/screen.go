@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -89,13 +90,12 @@ type (
 
 // The ports: what the shell talks to outside the UI.
 type (
-	// Source is the live mirror of the cluster (*zkwatch.Mirror).
-	Source interface {
-		Batches() <-chan zkwatch.Batch
-		Stats() zkwatch.Stats
-		OpenSubtree(path string) error
-		CloseSubtree(path string) error
-	}
+	// Source is the live cluster: the ZooKeeper mirror
+	// (*clusterwatch.MirrorSource) or the Kafka-protocol poller
+	// (*kafkawatch.Poller). A source that also has the mirror's subtrees
+	// and nodes (tree.Subtrees, nodeGetter) feeds the ZooKeeper tree,
+	// which is not shown otherwise.
+	Source = clusterwatch.Source
 
 	// Browser reads single znodes for the tree screen (*zkwatch.Conn).
 	Browser interface {
@@ -141,9 +141,9 @@ type (
 )
 
 var (
-	_ Source        = (*zkwatch.Mirror)(nil)
+	_ Source        = (*clusterwatch.MirrorSource)(nil)
 	_ Browser       = (*zkwatch.Conn)(nil)
-	_ tree.Subtrees = Source(nil)
+	_ tree.Subtrees = (*clusterwatch.MirrorSource)(nil)
 	_ tree.Prober   = browserProber{}
 )
 
@@ -153,14 +153,14 @@ type nodeGetter interface {
 	Get(path string) (zkwatch.Node, bool)
 }
 
-var _ nodeGetter = (*zkwatch.Mirror)(nil)
+var _ nodeGetter = (*clusterwatch.MirrorSource)(nil)
 
 // nodeWalker is the part of *zkwatch.Mirror that lists its nodes.
 type nodeWalker interface {
 	Walk(fn func(path string, n zkwatch.Node))
 }
 
-var _ nodeWalker = (*zkwatch.Mirror)(nil)
+var _ nodeWalker = (*clusterwatch.MirrorSource)(nil)
 
 // mirrorNodes adapts a nodeGetter to tree.Nodes.
 type mirrorNodes struct{ g nodeGetter }

@@ -48,7 +48,11 @@ func (a *App) sizeFooter() {
 	case !a.loaded:
 		dot, word = st.Warning.S("●"), "loading"
 	}
-	right := " " + word + " · " + cell.Thousands(a.stats.Nodes) + " znodes · " + cell.Thousands(a.stats.Watches) + " watches "
+	right := " " + word
+	for _, c := range a.stats.Counts {
+		right += " · " + cell.Thousands(int(c.N)) + " " + c.Unit
+	}
+	right += " "
 	a.footer.right = dot + st.Muted.S(right)
 	a.footer.room = max(a.w-(cell.Width(right)+1), 0)
 	a.footer.help.SetWidth(a.footer.room - 1)

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	"charm.land/bubbles/v2/key"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/screens/migration"
@@ -16,6 +18,9 @@ type tab struct {
 	// completed and listed; about says what the tab shows.
 	commands []string
 	about    string
+	// zookeeper: the tab shows what only a ZooKeeper cluster has, so a
+	// KRaft cluster's shell leaves it out.
+	zookeeper bool
 	// key is the tab's number key, from its place in the table.
 	key key.Binding
 }
@@ -31,15 +36,23 @@ type tab struct {
 // The header, the number keys, the `:` commands and their completion, the
 // "unknown command" hint, the help page's groups and its legend, and the
 // generated key reference (docs/keys.md) all read this table.
+//
+// A screen that only makes sense for one source is left out for the
+// other: the ZooKeeper tree and the migration radar (which reads
+// ZooKeeper) are not tabs of a KRaft cluster (hidden, not shown empty).
 func (a *App) newTabs() []tab {
-	return []tab{
+	tabs := []tab{
 		{screen: a.overview, label: "Overview", keyHelp: "overview", commands: []string{"overview", "o", "brokers"}, about: "brokers by rack"},
 		{screen: a.topics, label: "Topics", keyHelp: "topics", commands: []string{"topics", "t"}, about: "the topic list"},
-		{screen: a.tree, label: "Tree", keyHelp: "zk tree", commands: []string{"tree", "zk"}, about: "the ZooKeeper browser"},
+		{screen: a.tree, label: "Tree", keyHelp: "zk tree", commands: []string{"tree", "zk"}, about: "the ZooKeeper browser", zookeeper: true},
 		{screen: a.events, label: "Events", keyHelp: "events", commands: []string{"events", "e"}, about: "the change timeline"},
 		{screen: migration.New(a.st, a.km, a.cfg.Now, a.cfg.Location), label: "Migration", keyHelp: "migration",
-			commands: []string{"migration", "m", "kraft"}, about: "a ZooKeeper to KRaft migration"},
+			commands: []string{"migration", "m", "kraft"}, about: "a ZooKeeper to KRaft migration", zookeeper: true},
 	}
+	if a.cfg.Source != nil && !a.hasTree {
+		tabs = slices.DeleteFunc(tabs, func(t tab) bool { return t.zookeeper })
+	}
+	return tabs
 }
 
 // setTabs installs the tab table: each tab gets its number key (the `:`

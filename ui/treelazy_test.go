@@ -41,7 +41,7 @@ func TestTreeBuiltFromMirror(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mirror.Close()
-	a := New(Config{Source: mirror, Browser: conn, Connect: addr + root, Mode: ModeReadOnly})
+	a := New(Config{Source: clusterwatch.FromMirror(mirror, conn), Browser: conn, Connect: addr + root, Mode: ModeReadOnly})
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	next := func(what string, done func() bool) {
 		t.Helper()
@@ -49,7 +49,7 @@ func TestTreeBuiltFromMirror(t *testing.T) {
 		for !done() {
 			select {
 			case b := <-mirror.Batches():
-				a.Update(batchMsg(b))
+				a.Update(mirrorBatch(b))
 			case <-deadline:
 				t.Fatalf("no %s", what)
 			}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -63,6 +65,12 @@ func (d DescribeFilter) match(s *cluster.Snapshot, t *cluster.Topic, p *cluster.
 //	<TAB>Topic: <t>	Partition: <p>	Leader: <id|none>	Replicas: <a,b>	Isr: <a,b>[	Adding Replicas: …	Removing Replicas: …][	MarkedForDeletion: true]
 //
 // With report options only matching partition lines are printed.
+//
+// A KRaft cluster is described as kafka-topics --bootstrap-server does:
+// Configs are every topic config whose value is not Kafka's default (the
+// topic's overrides and what it inherits from the brokers), and each
+// partition line ends with its eligible leader replicas (Elr and
+// LastKnownElr, "N/A" where the cluster does not report them).
 func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter) error {
 	var b strings.Builder
 	if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
@@ -73,6 +81,9 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d De
 		if !d.any() {
 			b.WriteString("Topic: " + t.Name)
 			configs := configString(t)
+			if k := s.KRaft(); k != nil {
+				configs = kraftConfigString(t, k)
+			}
 			if s.Access(cluster.TopicConfigPath(t.Name))&cluster.NoData != 0 {
 				configs = NoAccess
 			}
@@ -107,6 +118,13 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d De
 			if p.Reassigning() {
 				fmt.Fprintf(&b, "\tAdding Replicas: %s\tRemoving Replicas: %s", text.Ints(p.Adding), text.Ints(p.Removing))
 			}
+			if k := s.KRaft(); k != nil {
+				elr, last := "N/A", "N/A"
+				if k.ELR {
+					elr, last = text.Ints(p.ELR), text.Ints(p.LastKnownELR)
+				}
+				fmt.Fprintf(&b, "\tElr: %s\tLastKnownElr: %s", elr, last)
+			}
 			if t.MarkedForDeletion {
 				b.WriteString("\tMarkedForDeletion: true")
 			}
@@ -131,6 +149,23 @@ func configString(t *cluster.Topic) string {
 	parts := make([]string, len(t.Config))
 	for i, e := range t.Config {
 		parts[i] = e.Key + "=" + e.Value
+	}
+	return strings.Join(parts, ",")
+}
+
+// kraftConfigString is a KRaft topic's configs as kafka-topics lists
+// them: its overrides and the non-default values it inherits, by key.
+func kraftConfigString(t *cluster.Topic, k *cluster.KRaft) string {
+	m := map[string]string{}
+	for _, e := range k.InheritedConfigs {
+		m[e.Key] = e.Value
+	}
+	for _, e := range t.Config {
+		m[e.Key] = e.Value
+	}
+	parts := make([]string, 0, len(m))
+	for _, key := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, key+"="+m[key])
 	}
 	return strings.Join(parts, ",")
 }
@@ -246,7 +281,13 @@ func nonNil(xs []int) []int {
 // WriteBrokers prints the registered brokers (and offline brokers that hold
 // replicas) as a table: id, rack, endpoints, controller marker, JSON
 // version, registration time, replicas and leaders.
+//
+// A KRaft cluster's brokers have no registration JSON or time: their
+// table has a STATE column instead (online, fenced, cordoned, offline).
 func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
+	if s.KRaft() != nil {
+		return writeKRaftBrokers(w, s)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tVERSION\tREGISTERED\tREPLICAS\tLEADERS")
 	if s.Access(cluster.BrokerIDsPath)&cluster.NoChildren != 0 {
@@ -284,6 +325,49 @@ func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
 	return tw.Flush()
 }
 
+// writeKRaftBrokers is WriteBrokers for a KRaft cluster.
+func writeKRaftBrokers(w io.Writer, s *cluster.Snapshot) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tSTATE\tREPLICAS\tLEADERS")
+	ctrl := s.Controller()
+	for _, b := range s.Brokers() {
+		rack := "-"
+		if b.HasRack {
+			rack = b.Rack
+		}
+		eps := make([]string, 0, len(b.Registration.Endpoints))
+		for _, e := range b.Registration.Endpoints {
+			eps = append(eps, e.String())
+		}
+		marker := ""
+		if b.IsController {
+			marker = "yes (epoch " + strconv.Itoa(ctrl.Epoch) + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\n", b.ID, rack, cmpOr(strings.Join(eps, ","), "-"), marker, brokerState(&b), b.Replicas, b.Leaders)
+	}
+	return tw.Flush()
+}
+
+// brokerState names a KRaft broker's state.
+func brokerState(b *cluster.Broker) string {
+	switch {
+	case b.Fenced:
+		return "fenced"
+	case !b.Live:
+		return "offline"
+	case b.Cordoned:
+		return "cordoned"
+	}
+	return "online"
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // brokerJSON is one broker of `ktopo brokers --output json`.
 type brokersJSON struct {
 	ID           int      `json:"id"`
@@ -302,6 +386,8 @@ type brokersJSON struct {
 	// NoAccess: ZooKeeper's ACL does not let this session read the
 	// registration; what it holds is unknown.
 	NoAccess bool `json:"noAccess,omitempty"`
+	// State is a KRaft broker's: online, fenced, cordoned or offline.
+	State string `json:"state,omitempty"`
 }
 
 // WriteBrokersJSON prints {"controller":{…},"brokers":[…]}.
@@ -335,6 +421,9 @@ func WriteBrokersJSON(w io.Writer, s *cluster.Snapshot) error {
 			bj.NoAccess = true
 		} else if b.Err != nil {
 			bj.Error = b.Err.Error()
+		}
+		if s.KRaft() != nil {
+			bj.State, bj.Version = brokerState(&b), 0
 		}
 		out.Brokers = append(out.Brokers, bj)
 	}

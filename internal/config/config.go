@@ -1,7 +1,8 @@
 // Package config reads ktopo's config file, $XDG_CONFIG_HOME/ktopo/config.yaml
 // (~/.config/ktopo/config.yaml without XDG_CONFIG_HOME): named contexts,
-// each a cluster with its connect string, digest authentication, TLS
-// files and whether it is read-only or production.
+// each a cluster with its ZooKeeper connect string (digest authentication,
+// TLS files) or, for a KRaft cluster, its bootstrap servers and Kafka
+// client properties file, and whether it is read-only or production.
 //
 //	contexts:
 //	  prod:
@@ -15,6 +16,9 @@
 //	  staging:
 //	    zookeeper: zk.staging:2181/kafka
 //	    session-timeout: 30s
+//	  kraft:
+//	    bootstrap-server: kafka1:9093,kafka2:9093
+//	    command-config: kraft-client.properties   # TLS/SASL, as Kafka's tools take it
 //
 // A file holding a digest is a secret: Permissions reports when others may
 // read it.
@@ -40,6 +44,11 @@ type Context struct {
 	Name string `yaml:"-"`
 	// Zookeeper is the connect string, host:port[,host:port…][/chroot].
 	Zookeeper string `yaml:"zookeeper"`
+	// BootstrapServer is a KRaft cluster's brokers, host:port[,host:port…]
+	// (instead of Zookeeper); CommandConfig its Kafka client properties
+	// file (TLS, SASL), as --bootstrap-server and --command-config.
+	BootstrapServer string `yaml:"bootstrap-server"`
+	CommandConfig   string `yaml:"command-config"`
 	// Digest is "user:password" for ZooKeeper digest authentication.
 	Digest string `yaml:"digest"`
 	// ReadOnly makes ktopo refuse every write to this cluster.
@@ -107,8 +116,16 @@ func Parse(path string, data []byte) (*File, error) {
 			return nil, fmt.Errorf("%s: context %q is empty", path, name)
 		}
 		c.Name = name
-		if strings.TrimSpace(c.Zookeeper) == "" {
-			return nil, fmt.Errorf("%s: context %q has no zookeeper connect string", path, name)
+		zkc, kc := strings.TrimSpace(c.Zookeeper) != "", strings.TrimSpace(c.BootstrapServer) != ""
+		switch {
+		case !zkc && !kc:
+			return nil, fmt.Errorf("%s: context %q has no zookeeper connect string (or bootstrap-server, for a KRaft cluster)", path, name)
+		case zkc && kc:
+			return nil, fmt.Errorf("%s: context %q has both zookeeper and bootstrap-server: give one", path, name)
+		case kc && (c.Digest != "" || c.TLSCA != "" || c.TLSCert != "" || c.TLSKey != "" || c.SessionTimeout != 0):
+			return nil, fmt.Errorf("%s: context %q: digest, zk-tls-* and session-timeout are for ZooKeeper; a KRaft cluster's TLS and SASL settings go in its command-config file", path, name)
+		case zkc && c.CommandConfig != "":
+			return nil, fmt.Errorf("%s: context %q: command-config is for a KRaft cluster (bootstrap-server)", path, name)
 		}
 		if c.Digest != "" && !strings.Contains(c.Digest, ":") {
 			return nil, fmt.Errorf("%s: context %q: digest must be user:password", path, name)
@@ -116,7 +133,7 @@ func Parse(path string, data []byte) (*File, error) {
 		if c.SessionTimeout < 0 {
 			return nil, fmt.Errorf("%s: context %q: session-timeout must not be negative", path, name)
 		}
-		for _, p := range []*string{&c.TLSCA, &c.TLSCert, &c.TLSKey} {
+		for _, p := range []*string{&c.TLSCA, &c.TLSCert, &c.TLSKey, &c.CommandConfig} {
 			*p = resolve(path, *p)
 		}
 	}

@@ -217,7 +217,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	return nil, nil
 }
 
-func (m *Model) cardRows() int { return max((m.h-headH)/cardH, 1) }
+func (m *Model) cardRows() int { return max((m.h-m.headH())/cardH, 1) }
+
+// headH is headH with a KRaft cluster's quorum line.
+func (m *Model) headH() int {
+	if m.snap != nil && m.snap.KRaft() != nil {
+		return headH + 1
+	}
+	return headH
+}
 
 func (m *Model) visibleRacks() (n, cw int) {
 	nr := max(len(m.racks), 1)
@@ -367,7 +375,7 @@ func (m *Model) header() []string {
 	}
 	c := s.Controller()
 	ctrl := "no controller"
-	if id, epoch, ok := s.KRaftController(); ok {
+	if id, epoch, ok := s.KRaftController(); ok && s.KRaft() == nil {
 		// A ZooKeeper to KRaft migration: the KRaft controller owns the
 		// metadata (its epoch is KRaft's; /controller_epoch is not).
 		ctrl = "KRaft controller " + strconv.Itoa(id)
@@ -376,6 +384,9 @@ func (m *Model) header() []string {
 		}
 	} else if c.BrokerID >= 0 {
 		ctrl = "controller " + strconv.Itoa(c.BrokerID) + " (epoch " + strconv.Itoa(c.Epoch) + ")"
+	}
+	if k := s.KRaft(); k != nil && k.QuorumErr != "" && c.BrokerID < 0 {
+		ctrl = "controller: " + k.QuorumErr
 	}
 	l1 := " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S("  ·  "+m.connect+"  ·  ") + st.Controller.S(ctrl)
 	h := s.Health()
@@ -407,6 +418,9 @@ func (m *Model) header() []string {
 		count("topics", len(s.Topics()), st.Bold) + count("partitions", h.Partitions, st.Bold) +
 		count(urp, h.UnderReplicated, st.Warning) + count("offline", h.Offline, st.Danger) +
 		count(minISR, h.UnderMinISR, st.Danger)
+	if q := quorumLine(&m.st, s, m.w); q != "" {
+		return []string{cell.Clip(l1, m.w), cell.Clip(l2, m.w), q, ""}
+	}
 	return []string{cell.Clip(l1, m.w), cell.Clip(l2, m.w), ""}
 }
 
@@ -445,11 +459,15 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	}
 	badge, bw := "", 0
 	switch {
+	case b.Fenced:
+		badge, bw = st.Danger.S("FENCED"), 6
 	case !b.Live:
 		badge, bw = st.Danger.S("OFFLINE"), 7
 	case b.IsController:
 		t := "★ ctrl e" + strconv.Itoa(m.snap.Controller().Epoch)
 		badge, bw = st.Controller.S(t), cell.Width(t)
+	case b.Cordoned:
+		badge, bw = st.Warning.S("cordoned"), 8
 	default:
 		badge, bw = st.Online.S("online"), 6
 	}
@@ -458,6 +476,8 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	addr := b.Addr()
 	ink := st.Muted
 	switch {
+	case b.Fenced:
+		addr, ink = strings.TrimSpace("fenced "+addr), st.Offline
 	case !b.Live && !b.RackKnown:
 		addr, ink = "never registered", st.Offline
 	case !b.Live:

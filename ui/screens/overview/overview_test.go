@@ -199,3 +199,34 @@ func TestLedFromLast(t *testing.T) {
 		t.Fatalf("no warning:\n%s", out)
 	}
 }
+
+// TestKRaftView: a KRaft cluster's overview names the quorum's leader as
+// the controller, lists the voters and observers with their lag, and
+// shows the fenced broker as fenced and the cordoned one as cordoned.
+func TestKRaftView(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			spec, k := fixture.SmallKRaft()
+			model := spec.Model()
+			model.SetKRaft(k)
+			m := New(theme.New(true), keys.Default(), anim.NewSet(theme.FlashSteps))
+			m.SetConnect("kafka-1:9092,kafka-2:9092")
+			m.SetSize(sz[0], sz[1])
+			m.SetSnapshot(model.Snapshot())
+			out := ansi.Strip(m.View())
+			wants := []string{"leader 3001 (epoch 12)", "voters", "3001★", "FENCED", "cordoned"}
+			if sz[0] >= 120 {
+				wants = append(wants, "fenced 6", "cordoned 4", "observers 1 2 3 4 lag 1 5", "3002 lag 20")
+			}
+			for _, want := range wants {
+				if !strings.Contains(out, want) {
+					t.Errorf("no %q in\n%s", want, out)
+				}
+			}
+			if strings.Contains(out, "★ ctrl") {
+				t.Errorf("a broker is badged as the controller, which is controller 3001:\n%s", out)
+			}
+			golden.RequireEqual(t, out)
+		})
+	}
+}

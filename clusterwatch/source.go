@@ -1,0 +1,170 @@
+package clusterwatch
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/zkwatch"
+)
+
+// The port where a cluster's two sources meet (docs/architecture.md, "Two
+// sources, one model"): the ZooKeeper mirror (MirrorSource) and the
+// Kafka-protocol poller (package kafkawatch) both deliver Batches of node
+// events in Kafka's ZooKeeper layout, plus, from a KRaft cluster, the
+// facts that layout has no place for. The TUI, the command line and
+// Watch read a Source; the screens read the snapshots and know neither.
+
+// State is the connection state a source reports: the ZooKeeper session's
+// (zkwatch's), and for the Kafka-protocol poller Connecting, Connected,
+// Disconnected (no broker answers) and Unresponsive (requests time out).
+// Only ZooKeeper expires (StateExpired).
+type State = zkwatch.State
+
+// Progress counts a first load's reads (zkwatch.Progress).
+type Progress = zkwatch.Progress
+
+// Batch is one delivery of a source.
+type Batch struct {
+	// Events are node events in Kafka's ZooKeeper layout, in write order:
+	// cluster.Model.Apply's input.
+	Events []cluster.NodeEvent
+	// Reset, Partial, Loaded and Progress are zkwatch.Batch's: a complete
+	// picture (every node not in it is gone), a piece of a first load
+	// delivered as it goes, the batch that completes such a load, and the
+	// load's progress.
+	Reset, Partial, Loaded bool
+	Progress               Progress
+	// States are the connection states entered since the previous batch,
+	// oldest first.
+	States []State
+	// KRaft, when not nil, is what the KRaft cluster says about itself as
+	// of this batch (it changed); a ZooKeeper source never sets it.
+	KRaft *cluster.KRaft
+	// ELR are eligible leader replicas that changed (KRaft only).
+	ELR []cluster.PartitionELR
+}
+
+// ApplyTo applies the batch to a model and returns the model's changes:
+// the KRaft facts, the node events, then the eligible leader replicas.
+func (b *Batch) ApplyTo(m *cluster.Model) []cluster.Change {
+	if b.KRaft != nil {
+		m.SetKRaft(b.KRaft)
+	}
+	changes := m.Apply(b.Events, b.Reset)
+	if len(b.ELR) > 0 {
+		m.ApplyELR(b.ELR)
+	}
+	return changes
+}
+
+// Kind is what a source reads a cluster through.
+type Kind uint8
+
+// The kinds of source.
+const (
+	// ZooKeeper: a Kafka cluster in ZooKeeper mode, through its ZooKeeper.
+	ZooKeeper Kind = iota
+	// Kafka: a Kafka cluster (KRaft) through its brokers' Kafka protocol.
+	Kafka
+)
+
+// String is "ZooKeeper" or "Kafka", as messages name them.
+func (k Kind) String() string {
+	if k == Kafka {
+		return "Kafka"
+	}
+	return "ZooKeeper"
+}
+
+// Stats are what a source says about itself for the status bar.
+type Stats struct {
+	// LastHeard is when the cluster last answered: what the source
+	// delivered is current as of then.
+	LastHeard time.Time
+	// Counts are shown after the connection state ("1,234 znodes",
+	// "12 ms a poll").
+	Counts []Count
+}
+
+// Count is one figure of Stats.
+type Count struct {
+	N    int64
+	Unit string
+}
+
+// Source is a cluster's live picture as batches. Next hands over one batch
+// at a time: a consumer that is slow to ask makes the source coalesce (the
+// mirror) or wait (the poller), never queue.
+type Source interface {
+	// Next waits for the next batch. It fails with ErrClosed once the
+	// source is closed, or with ctx's error.
+	Next(ctx context.Context) (Batch, error)
+	// Stats returns the source's figures; safe from any goroutine.
+	Stats() Stats
+	// Kind says what the source reads through; Server names the server
+	// it talks to now ("host:port").
+	Kind() Kind
+	Server() string
+	// Close stops the source.
+	Close() error
+}
+
+// ErrClosed is Next's error once the source is closed.
+var ErrClosed = errors.New("the cluster source is closed")
+
+// MirrorSource is a ZooKeeper mirror as a Source. It also has the mirror's
+// own methods (Get, Walk, OpenSubtree, CloseSubtree, Tree), which the
+// ZooKeeper-only screens use.
+type MirrorSource struct {
+	*zkwatch.Mirror
+	conn *zkwatch.Conn
+}
+
+var _ Source = (*MirrorSource)(nil)
+
+// FromMirror makes a Source of a mirror on conn (conn names the server in
+// messages; nil for none).
+func FromMirror(m *zkwatch.Mirror, conn *zkwatch.Conn) *MirrorSource {
+	return &MirrorSource{Mirror: m, conn: conn}
+}
+
+// Next implements Source: the mirror's next batch, converted.
+func (s *MirrorSource) Next(ctx context.Context) (Batch, error) {
+	select {
+	case <-ctx.Done():
+		return Batch{}, ctx.Err()
+	case b, ok := <-s.Batches():
+		if !ok {
+			return Batch{}, ErrClosed
+		}
+		return FromMirrorBatch(b), nil
+	}
+}
+
+// FromMirrorBatch converts a mirror's batch (its events in write order).
+func FromMirrorBatch(b zkwatch.Batch) Batch {
+	return Batch{Events: NodeEvents(b), Reset: b.Reset, Partial: b.Partial, Loaded: b.Loaded,
+		Progress: b.Progress, States: b.States}
+}
+
+// Stats implements Source: the znodes mirrored and the watches set.
+func (s *MirrorSource) Stats() Stats {
+	st := s.Mirror.Stats()
+	return Stats{LastHeard: st.LastHeard, Counts: []Count{{int64(st.Nodes), "znodes"}, {int64(st.Watches), "watches"}}}
+}
+
+// MirrorStats are the mirror's own figures.
+func (s *MirrorSource) MirrorStats() zkwatch.Stats { return s.Mirror.Stats() }
+
+// Kind implements Source.
+func (s *MirrorSource) Kind() Kind { return ZooKeeper }
+
+// Server implements Source.
+func (s *MirrorSource) Server() string {
+	if s.conn == nil {
+		return ""
+	}
+	return s.conn.Server()
+}

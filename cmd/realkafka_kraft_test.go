@@ -1,0 +1,416 @@
+package cmd
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
+)
+
+// The real-KRaft tests run ktopo's read-only commands against KRaft
+// clusters of the kafkatest rig (Kafka 4.4.0 as one combined node and as
+// 3 controllers + 3 brokers, Kafka 3.9.2 as 3 + 3), over the Kafka
+// protocol, and compare what ktopo prints with what Kafka's own tools of
+// the same version print for the same cluster.
+
+// kraftCluster is one of the rig's KRaft clusters, by name.
+type kraftCluster struct {
+	name     string
+	version  string
+	combined bool
+}
+
+var kraftClusters = []kraftCluster{
+	{"4.4-combined", kafkatest.Kafka44, true},
+	{"4.4", kafkatest.Kafka44, false},
+	{"3.9", kafkatest.Kafka39, false},
+}
+
+func (k kraftCluster) start(t *testing.T) *kafkatest.KRaftCluster {
+	t.Helper()
+	if k.combined {
+		return kafkatest.SharedCombined(t, k.version)
+	}
+	return kafkatest.SharedKRaft(t, k.version)
+}
+
+// kafkaTool runs one of the cluster's version's tools and returns its
+// standard output, failing the test on a non-zero exit.
+func kafkaTool(t *testing.T, c *kafkatest.KRaftCluster, script string, args ...string) string {
+	t.Helper()
+	res, err := c.Dist().Command(script, args...)
+	if err != nil || res.Code != 0 {
+		t.Fatalf("%s %s: %v %+v", script, strings.Join(args, " "), err, res)
+	}
+	return res.Stdout
+}
+
+// compareKRaftDescribe compares ktopo's describe with kafka-topics' record
+// by record: every field, Elr and LastKnownElr included; Configs as sets
+// (Kafka prints them in its own order).
+func compareKRaftDescribe(t *testing.T, ours, theirs []map[string]string) bool {
+	t.Helper()
+	if len(ours) != len(theirs) {
+		return false
+	}
+	for i := range ours {
+		o, k := maps.Clone(ours[i]), maps.Clone(theirs[i])
+		if !maps.Equal(configSet(o["Configs"]), configSet(k["Configs"])) {
+			return false
+		}
+		delete(o, "Configs")
+		delete(k, "Configs")
+		if !maps.Equal(o, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRealKRaftTopics: topics created by Kafka's own kafka-topics (one
+// with configs, one with a manual assignment) are listed and described by
+// ktopo over the Kafka protocol exactly as kafka-topics --bootstrap-server
+// lists and describes them, on every KRaft version and shape.
+func TestRealKRaftTopics(t *testing.T) {
+	for _, k := range kraftClusters {
+		t.Run(k.name, func(t *testing.T) {
+			c := k.start(t)
+			rf, assignment := "3", "1:2:3,2:3:1,3:1:2"
+			if k.combined {
+				rf, assignment = "1", "1,1,1"
+			}
+			auto, manual := "kr-auto", "kr-manual"
+			for _, args := range [][]string{
+				{"--create", "--if-not-exists", "--topic", auto, "--partitions", "6", "--replication-factor", rf,
+					"--config", "retention.ms=86400000", "--config", "cleanup.policy=compact,delete"},
+				{"--create", "--if-not-exists", "--topic", manual, "--replica-assignment", assignment},
+			} {
+				if res, err := c.Topics(args...); err != nil || res.Code != 0 {
+					t.Fatalf("kafka-topics %v: %v %+v", args, err, res)
+				}
+			}
+			bs := c.Bootstrap()
+			for _, topic := range []string{auto, manual} {
+				var ours, theirs string
+				waitUntilShowing(t, "ktopo and kafka-topics describe "+topic+" alike", func() bool {
+					ours = runOK(t, "topics", "describe", "--bootstrap-server", bs, "--topic", topic)
+					theirs = kafkaTool(t, c, "kafka-topics", "--bootstrap-server", bs, "--describe", "--topic", topic)
+					return compareKRaftDescribe(t, describeRecords(t, ours), describeRecords(t, theirs))
+				}, func() string { return "ktopo:\n" + ours + "kafka-topics:\n" + theirs })
+			}
+			// The report options select the same partitions (none here).
+			for _, opt := range []string{"--under-replicated-partitions", "--unavailable-partitions", "--under-min-isr-partitions"} {
+				ours := runOK(t, "topics", "describe", "--bootstrap-server", bs, "--topic", "kr-.*", opt)
+				theirs := kafkaTool(t, c, "kafka-topics", "--bootstrap-server", bs, "--describe", "--topic", "kr-.*", opt)
+				if ours != theirs {
+					t.Errorf("%s: ktopo %q, kafka-topics %q", opt, ours, theirs)
+				}
+			}
+			ours := strings.Fields(runOK(t, "topics", "list", "--bootstrap-server", bs))
+			theirs := strings.Fields(kafkaTool(t, c, "kafka-topics", "--bootstrap-server", bs, "--list"))
+			if !slices.Equal(ours, theirs) {
+				t.Errorf("list: ktopo %v, kafka-topics %v", ours, theirs)
+			}
+			// The JSON carries the same partitions and the overrides.
+			var js struct {
+				Topics []struct {
+					Name       string            `json:"name"`
+					Configs    map[string]string `json:"configs"`
+					Partitions []json.RawMessage `json:"partitions"`
+				} `json:"topics"`
+			}
+			if err := json.Unmarshal([]byte(runOK(t, "topics", "describe", "--bootstrap-server", bs, "--topic", auto, "--output", "json")), &js); err != nil {
+				t.Fatal(err)
+			}
+			if len(js.Topics) != 1 || len(js.Topics[0].Partitions) != 6 || js.Topics[0].Configs["retention.ms"] != "86400000" {
+				t.Errorf("describe --output json: %+v", js)
+			}
+		})
+	}
+}
+
+// TestRealKRaftBrokersAndQuorum: ktopo brokers lists the cluster's
+// brokers, and names as the controller the quorum's leader that
+// kafka-metadata-quorum reports, never a broker Metadata guesses.
+func TestRealKRaftBrokersAndQuorum(t *testing.T) {
+	for _, k := range kraftClusters {
+		t.Run(k.name, func(t *testing.T) {
+			c := k.start(t)
+			status := kafkaTool(t, c, "kafka-metadata-quorum", "--bootstrap-server", c.Bootstrap(), "describe", "--status")
+			leader, epoch := quorumField(t, status, "LeaderId"), quorumField(t, status, "LeaderEpoch")
+			var out struct {
+				ClusterID  string `json:"clusterId"`
+				Controller *int   `json:"controller"`
+				Epoch      int    `json:"controllerEpoch"`
+				Brokers    []struct {
+					ID         int     `json:"id"`
+					Live       bool    `json:"live"`
+					Rack       *string `json:"rack"`
+					Controller bool    `json:"controller"`
+					Port       int     `json:"port"`
+				} `json:"brokers"`
+			}
+			if err := json.Unmarshal([]byte(runOK(t, "brokers", "--bootstrap-server", c.Bootstrap(), "--output", "json")), &out); err != nil {
+				t.Fatal(err)
+			}
+			if out.ClusterID != c.ClusterID() || out.Controller == nil || *out.Controller != leader || out.Epoch != epoch {
+				t.Errorf("cluster %s controller %v epoch %d, want %s, %d (epoch %d)", out.ClusterID, out.Controller, out.Epoch, c.ClusterID(), leader, epoch)
+			}
+			var ids []int
+			for _, b := range out.Brokers {
+				ids = append(ids, b.ID)
+				node := c.Node(b.ID)
+				if !b.Live || b.Rack == nil || *b.Rack != node.Rack || b.Port != node.Port || b.Controller != (b.ID == leader) {
+					t.Errorf("broker %+v (node %s, rack %s, port %d)", b, node.Name(), node.Rack, node.Port)
+				}
+			}
+			if !slices.Equal(ids, c.BrokerIDs()) {
+				t.Errorf("brokers %v, want %v", ids, c.BrokerIDs())
+			}
+			text := runOK(t, "brokers", "--bootstrap-server", c.Bootstrap())
+			if !strings.Contains(text, "127.0.0.1:"+strconv.Itoa(c.Node(c.BrokerIDs()[0]).Port)) {
+				t.Errorf("brokers:\n%s", text)
+			}
+			// plan places on the cluster's brokers, with their racks.
+			plan := runOK(t, "plan", "--bootstrap-server", c.Bootstrap(), "--partitions", "6", "--replication-factor", "1", "--start-index", "0")
+			for _, id := range c.BrokerIDs() {
+				if !strings.Contains(plan, c.Node(id).Rack) {
+					t.Errorf("plan does not place on broker %d's rack %s:\n%s", id, c.Node(id).Rack, plan)
+				}
+			}
+		})
+	}
+}
+
+// quorumField reads "Name: value" of kafka-metadata-quorum --status.
+func quorumField(t *testing.T, status, name string) int {
+	t.Helper()
+	for _, line := range strings.Split(status, "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == name {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				t.Fatalf("%s: %q", name, line)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no %s in\n%s", name, status)
+	return 0
+}
+
+// TestRealKRaftReassignVerify: a reassignment made by Kafka's own
+// kafka-reassign-partitions is verified by ktopo as Kafka's --verify
+// verifies it (the same lines), and --list agrees with Kafka's.
+func TestRealKRaftReassignVerify(t *testing.T) {
+	for _, k := range kraftClusters {
+		if k.combined {
+			continue // one broker: nowhere to move to
+		}
+		t.Run(k.name, func(t *testing.T) {
+			c := k.start(t)
+			bs := c.Bootstrap()
+			topic := "kr-move"
+			if res, err := c.Topics("--create", "--if-not-exists", "--topic", topic, "--replica-assignment", "1:2,2:3"); err != nil || res.Code != 0 {
+				t.Fatalf("create: %v %+v", err, res)
+			}
+			// Every broker knows the topic before Kafka's tool asks one.
+			waitUntil(t, "the brokers know "+topic, func() bool {
+				for _, b := range c.Brokers() {
+					res, err := c.Dist().Command("kafka-topics", "--bootstrap-server", b.Addr(), "--describe", "--topic", topic)
+					if err != nil || res.Code != 0 || strings.Count(res.Stdout, "Leader: ") != 2 {
+						return false
+					}
+				}
+				return true
+			})
+			plan := filepath.Join(t.TempDir(), "plan.json")
+			os.WriteFile(plan, []byte(`{"version":1,"partitions":[{"topic":"kr-move","partition":0,"replicas":[3,1]},{"topic":"kr-move","partition":1,"replicas":[2,1]}]}`), 0o644)
+			kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--reassignment-json-file", plan, "--execute")
+			waitUntil(t, "the reassignment completes", func() bool {
+				return strings.Contains(runOK(t, "reassign", "--list", "--bootstrap-server", bs), "No partition reassignments found.")
+			})
+			ours := runOK(t, "reassign", "--verify", "--bootstrap-server", bs, "--reassignment-json-file", plan)
+			theirs := kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--reassignment-json-file", plan, "--verify")
+			if strings.TrimSpace(ours) != strings.TrimSpace(theirs) {
+				t.Errorf("--verify:\nktopo:\n%s\nkafka-reassign-partitions:\n%s", ours, theirs)
+			}
+			ours = runOK(t, "reassign", "--list", "--bootstrap-server", bs)
+			theirs = kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--list")
+			if strings.TrimSpace(ours) != strings.TrimSpace(theirs) {
+				t.Errorf("--list:\nktopo:\n%s\nkafka-reassign-partitions:\n%s", ours, theirs)
+			}
+		})
+	}
+}
+
+// TestRealKRaftEvents: ktopo events polls a KRaft cluster and reports a
+// topic Kafka's tool creates, then, on 3 + 3 controllers and brokers, a
+// broker fenced after it is killed (leaders moving off it) and
+// registered again when it comes back, and a new quorum leader when the
+// leader is stopped.
+func TestRealKRaftEvents(t *testing.T) {
+	for _, k := range kraftClusters {
+		t.Run(k.name, func(t *testing.T) {
+			c := k.start(t)
+			ev := startEventsWith(t, []string{"--bootstrap-server", c.Bootstrap(), "--poll-interval", "300ms"})
+			ev.waitFor("the connection", func(m map[string]any) bool { return m["kind"] == "connection" && m["state"] == "connected" })
+			topic := "kr-events"
+			rf := "3"
+			if k.combined {
+				rf = "1"
+			}
+			if res, err := c.Topics("--create", "--topic", topic, "--partitions", "3", "--replication-factor", rf); err != nil || res.Code != 0 {
+				t.Fatalf("create: %v %+v", err, res)
+			}
+			created := ev.waitFor("topic_created", func(m map[string]any) bool { return m["kind"] == "topic_created" && m["topic"] == topic })
+			if num(created["partitions"]) != 3 || created["path"] != nil || created["zxid"] != nil {
+				t.Errorf("topic_created %v", created)
+			}
+			ev.waitFor("partition_appeared", func(m map[string]any) bool { return m["kind"] == "partition_appeared" && m["topic"] == topic })
+			if k.combined {
+				ev.stop()
+				return
+			}
+			victim := c.Node(2)
+			victim.Kill()
+			ev.waitFor("broker 2 fenced", func(m map[string]any) bool { return m["kind"] == "broker_gone" && num(m["broker"]) == 2 })
+			if err := victim.Start(); err != nil {
+				t.Fatal(err)
+			}
+			ev.waitFor("broker 2 back", func(m map[string]any) bool { return m["kind"] == "broker_registered" && num(m["broker"]) == 2 })
+			q, err := c.Quorum()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Node(q.LeaderID).Stop()
+			moved := ev.waitFor("a new quorum leader", func(m map[string]any) bool { return m["kind"] == "controller_moved" })
+			if num(moved["from"]) != q.LeaderID || num(moved["to"]) == q.LeaderID || num(moved["to"]) < kafkatest.FirstControllerID {
+				t.Errorf("controller_moved %v, from quorum leader %d", moved, q.LeaderID)
+			}
+			if err := c.Heal(); err != nil {
+				t.Fatal(err)
+			}
+			ev.stop()
+		})
+	}
+}
+
+// TestRealKRaftRefusesWrites: on a real KRaft cluster every write (and
+// its dry run) is refused before anything is asked of it, and the
+// cluster is unchanged.
+func TestRealKRaftRefusesWrites(t *testing.T) {
+	c := kafkatest.SharedCombined(t, kafkatest.Kafka44)
+	code, _, errOut := runCLI(t, "topics", "create", "--bootstrap-server", c.Bootstrap(), "--topic", "kr-refused", "--partitions", "1", "--replication-factor", "1")
+	if code != 1 || !strings.Contains(errOut, "refusing to create topic kr-refused: ktopo does not write to KRaft clusters yet") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if strings.Contains(kafkaTool(t, c, "kafka-topics", "--bootstrap-server", c.Bootstrap(), "--list"), "kr-refused") {
+		t.Fatal("the refused topic exists")
+	}
+}
+
+// TestRealKRaftBrokerStates (Kafka 4.4, 3 + 3): a broker whose log
+// directories are cordoned (KIP-1066, cordoned.log.dirs set with Kafka's
+// kafka-configs) is shown cordoned and gets no partition of ktopo's plan;
+// a killed broker is shown fenced (4.x lists fenced brokers), then online
+// again once it is back.
+func TestRealKRaftBrokerStates(t *testing.T) {
+	c := kafkatest.SharedKRaft(t, kafkatest.Kafka44)
+	bs := c.Bootstrap()
+	states := func() map[int]string {
+		var out struct {
+			Brokers []struct {
+				ID    int    `json:"id"`
+				State string `json:"state"`
+			} `json:"brokers"`
+		}
+		if err := json.Unmarshal([]byte(runOK(t, "brokers", "--bootstrap-server", bs, "--output", "json")), &out); err != nil {
+			t.Fatal(err)
+		}
+		m := map[int]string{}
+		for _, b := range out.Brokers {
+			m[b.ID] = b.State
+		}
+		return m
+	}
+	kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--alter", "--entity-type", "brokers", "--entity-name", "3", "--add-config", "cordoned.log.dirs=*")
+	t.Cleanup(func() {
+		kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--alter", "--entity-type", "brokers", "--entity-name", "3", "--delete-config", "cordoned.log.dirs")
+	})
+	waitUntilShowing(t, "broker 3 cordoned", func() bool { return states()[3] == "cordoned" }, func() string { return runOK(t, "brokers", "--bootstrap-server", bs) })
+	plan := runOK(t, "plan", "--bootstrap-server", bs, "--partitions", "6", "--replication-factor", "2", "--output", "json")
+	var p struct {
+		Assignment map[string][]int `json:"assignment"`
+	}
+	if err := json.Unmarshal([]byte(plan), &p); err != nil || len(p.Assignment) != 6 {
+		t.Fatalf("plan: %v\n%s", err, plan)
+	}
+	for part, rs := range p.Assignment {
+		if slices.Contains(rs, 3) {
+			t.Errorf("partition %s placed on cordoned broker 3: %v", part, rs)
+		}
+	}
+	c.Node(2).Kill()
+	waitUntilShowing(t, "broker 2 fenced", func() bool { return states()[2] == "fenced" }, func() string { return runOK(t, "brokers", "--bootstrap-server", bs) })
+	if err := c.Node(2).Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntilShowing(t, "broker 2 back", func() bool { return states()[2] == "online" }, func() string { return runOK(t, "brokers", "--bootstrap-server", bs) })
+}
+
+// TestRealKRaftTUI: the built binary in a real terminal (tmux) on Kafka
+// 4.4's 3 + 3 cluster: the overview names the quorum's leader as the
+// controller (a controller node, no broker card badged), lists the
+// voters; a topic Kafka's tool creates appears in the topics tab; the
+// ZooKeeper tree is no tab; when the brokers stop answering the banner
+// says so, and goes once they are back.
+func TestRealKRaftTUI(t *testing.T) {
+	needTmux(t)
+	c := kafkatest.SharedKRaft(t, kafkatest.Kafka44)
+	q, err := c.Quorum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildKtopo(t)
+	logf := filepath.Join(t.TempDir(), "ktopo.log")
+	tm := startTmux(t, 160, 40, []string{"KTOPO_LOG=" + logf, "TERM=xterm-256color"}, bin, "--bootstrap-server", c.Bootstrap())
+	leader := strconv.Itoa(q.LeaderID)
+	s := tm.waitFor("overview", 30*time.Second, "controller "+leader+" (epoch", "quorum leader "+leader, "voters 3000", "rack-a", "broker 1", "LIVE")
+	if strings.Contains(s, "★ ctrl") || strings.Contains(s, "Tree") {
+		t.Fatalf("a broker badged as the controller, or the ZooKeeper tree:\n%s", s)
+	}
+	if res, err := c.Topics("--create", "--topic", "kr-tui", "--partitions", "2", "--replication-factor", "3"); err != nil || res.Code != 0 {
+		t.Fatalf("create: %v %+v", err, res)
+	}
+	tm.keys("2")
+	tm.waitFor("the new topic", 15*time.Second, "kr-tui")
+	tm.keys("3")
+	tm.waitFor("its creation in the events", 5*time.Second, "topic created", "kr-tui")
+	for _, b := range c.Brokers() {
+		b.Pause()
+	}
+	tm.waitFor("the banner", 40*time.Second, "Kafka")
+	s = tm.waitFor("the banner", 40*time.Second, "the data shown is as of")
+	for _, b := range c.Brokers() {
+		b.Resume()
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for strings.Contains(tm.screen(), "the data shown is as of") && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if s2 := tm.screen(); strings.Contains(s2, "the data shown is as of") {
+		t.Fatalf("the banner stays after the brokers are back:\n%s\n(while paused:\n%s)", s2, s)
+	}
+	tm.keys("q")
+	if err := c.WaitReady(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,143 @@
+package kafkawatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// DefaultRequestTimeout bounds a poll's requests (and connecting).
+const DefaultRequestTimeout = 10 * time.Second
+
+// Dial describes how to reach a cluster.
+type Dial struct {
+	// Bootstrap are the brokers to start from (host:port).
+	Bootstrap []string
+	Security  Security
+	// RequestTimeout bounds each request and a poll (default
+	// DefaultRequestTimeout, or request.timeout.ms of the properties).
+	RequestTimeout time.Duration
+	// Logger receives franz-go's warnings (nil: none).
+	Logger *log.Logger
+}
+
+func (d Dial) timeout() time.Duration {
+	switch {
+	case d.RequestTimeout > 0:
+		return d.RequestTimeout
+	case d.Security.RequestTimeout > 0:
+		return d.Security.RequestTimeout
+	}
+	return DefaultRequestTimeout
+}
+
+// NewClient makes a franz-go client for d. It connects lazily: the first
+// request finds out whether the brokers answer.
+func NewClient(d Dial) (*kgo.Client, error) {
+	if len(d.Bootstrap) == 0 {
+		return nil, errors.New("no bootstrap server given")
+	}
+	id := d.Security.ClientID
+	if id == "" {
+		id = "ktopo"
+	}
+	t := d.timeout()
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(d.Bootstrap...),
+		kgo.ClientID(id),
+		kgo.DialTimeout(min(t, 10*time.Second)),
+		// A poll that cannot be served in time is reported, not retried
+		// for half a minute: the next poll tries again.
+		kgo.RetryTimeout(t),
+		kgo.RequestTimeoutOverhead(t),
+		// Large clusters answer Metadata with megabytes.
+		kgo.BrokerMaxReadBytes(1 << 30),
+	}
+	if d.Security.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(d.Security.TLS.Clone()))
+	}
+	if d.Security.SASL != nil {
+		opts = append(opts, kgo.SASL(d.Security.SASL))
+	}
+	var w io.Writer = io.Discard
+	if d.Logger != nil {
+		w = d.Logger.Writer()
+	}
+	opts = append(opts, kgo.WithLogger(kgo.BasicLogger(w, kgo.LogLevelWarn, func() string { return "kafka: " })))
+	return kgo.NewClient(opts...)
+}
+
+// request issues req with a deadline and maps the errors.
+func request[R kmsg.Response](ctx context.Context, cl *kgo.Client, req kmsg.Request) (R, error) {
+	var zero R
+	resp, err := cl.Request(ctx, req)
+	if err != nil {
+		return zero, err
+	}
+	r, ok := resp.(R)
+	if !ok {
+		return zero, fmt.Errorf("unexpected response %T", resp)
+	}
+	return r, nil
+}
+
+// KafkaError is an error code a broker answered with, as Kafka names and
+// describes it (the broker's own message first, when it sent one).
+type KafkaError struct {
+	Code int16
+	// Name is the code's name (TOPIC_AUTHORIZATION_FAILED), Message the
+	// broker's message or Kafka's description of the code.
+	Name, Message string
+}
+
+func (e *KafkaError) Error() string { return e.Message + " (" + e.Name + ")" }
+
+// Denied reports an authorization failure: the session may not see or do
+// this (Kafka's ACLs).
+func (e *KafkaError) Denied() bool {
+	switch e.Code {
+	case kerr.TopicAuthorizationFailed.Code, kerr.GroupAuthorizationFailed.Code, kerr.ClusterAuthorizationFailed.Code,
+		kerr.TransactionalIDAuthorizationFailed.Code, kerr.DelegationTokenAuthorizationFailed.Code:
+		return true
+	}
+	return false
+}
+
+// codeError maps an error code and the broker's message (nil or "" for
+// none) to a *KafkaError, nil for code 0.
+func codeError(code int16, msg *string) error {
+	if code == 0 {
+		return nil
+	}
+	ke := &KafkaError{Code: code}
+	if e := kerr.TypedErrorForCode(code); e != nil {
+		ke.Name, ke.Message = e.Message, e.Description
+	} else {
+		ke.Name, ke.Message = fmt.Sprintf("error code %d", code), "Unknown error code"
+	}
+	if msg != nil && strings.TrimSpace(*msg) != "" {
+		ke.Message = strings.TrimSpace(*msg)
+	}
+	return ke
+}
+
+// IsDenied reports whether err is Kafka refusing for want of an ACL.
+func IsDenied(err error) bool {
+	var ke *KafkaError
+	return errors.As(err, &ke) && ke.Denied()
+}
+
+// Check finds out whether the brokers answer and accept the session's
+// credentials (one ApiVersions request).
+func Check(ctx context.Context, cl *kgo.Client) error {
+	_, _, err := fetchVersions(ctx, cl)
+	return err
+}

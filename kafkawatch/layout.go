@@ -1,0 +1,537 @@
+package kafkawatch
+
+import (
+	"encoding/base64"
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/ktopo/ktopo/cluster"
+)
+
+// layout turns successive polls into node events in Kafka's ZooKeeper
+// layout: what Kafka's own ZooKeeper-to-KRaft migration writes for the
+// same metadata (/brokers/ids/<id>, /brokers/topics/<t> with its
+// adding/removing replicas, its partitions' state znodes, /config/topics,
+// /config/brokers, /controller, /controller_epoch, /cluster/id). It keeps
+// what the previous polls said, so that only what changed becomes an
+// event. Stats are synthesized: a counter stands for the zxid (it orders
+// the events and tells a re-created topic or a re-registered broker by
+// its czxid), the poll's time for ctime and mtime, and a state's version
+// counts its changes.
+type layout struct {
+	zxid int64
+	gen  uint64 // poll number: topics not seen in a poll are gone
+	// protocol is the security protocol ktopo connects with, standing for
+	// the listener name in the brokers' synthesized endpoints.
+	protocol string
+
+	clusterID, controller, controllerEpoch node
+	quorumEpoch                            int
+	brokers                                map[int32]*node
+	brokerCfg                              map[string]*node
+	topics                                 map[string]*topicNode
+	partitions                             int
+
+	kraft        *cluster.KRaft
+	lastBrokers  []brokerInfo
+	fencedListed bool
+	quorum       cluster.Quorum
+	quorumErr    string
+	logDirs      map[int32][2]int
+	features     []cluster.Feature
+	elrKnown     bool
+	inherit      []cluster.ConfigEntry
+}
+
+// node is a synthesized znode's last data and stat.
+type node struct {
+	present      bool
+	data         []byte
+	czxid, mzxid int64
+	ctime, mtime int64
+	version      int32
+}
+
+type topicNode struct {
+	name string
+	id   [16]byte
+	gen  uint64
+	node node // the topic znode (its data is not kept: rebuilt on change)
+	// parts by partition id (Kafka's partitions are 0..n-1).
+	parts []partNode
+	// config is /config/topics/<t> (not present until its configs were
+	// read once).
+	config node
+	// elr: some partition has eligible leader replicas, or had them;
+	// unsure: some partition is under-replicated or without leader (it
+	// may get some); reassigning: some partition is being reassigned.
+	elr, unsure, reassigning bool
+	// hash is the hash of its partitions' bytes in the Metadata response
+	// last applied (metaResponse).
+	hash uint64
+}
+
+type partNode struct {
+	present            bool
+	leader, epoch      int32
+	replicas, isr      []int32
+	adding, removing   []int32
+	state              node
+	elrList, lastKnown []int32
+}
+
+func newLayout(protocol string) *layout {
+	if protocol == "" {
+		protocol = "PLAINTEXT"
+	}
+	return &layout{protocol: protocol, brokers: map[int32]*node{}, brokerCfg: map[string]*node{},
+		topics: map[string]*topicNode{}, logDirs: map[int32][2]int{}, quorum: cluster.Quorum{LeaderID: -1}}
+}
+
+// out collects a poll's events.
+type out struct {
+	l      *layout
+	ms     int64
+	events []cluster.NodeEvent
+}
+
+// set records path's new data (creating the node if absent) and emits
+// its event; unchanged data emits nothing.
+func (o *out) set(n *node, path string, data []byte, denied cluster.Access) {
+	if n.present && string(n.data) == string(data) && denied == 0 {
+		return
+	}
+	o.l.zxid++
+	typ := cluster.NodeChanged
+	if !n.present {
+		typ = cluster.NodeCreated
+		n.czxid, n.ctime, n.version = o.l.zxid, o.ms, 0
+	} else {
+		n.version++
+	}
+	n.present, n.data, n.mzxid, n.mtime = true, data, o.l.zxid, o.ms
+	o.events = append(o.events, cluster.NodeEvent{Type: typ, Path: path, Data: data, Denied: denied,
+		Stat: cluster.Stat{Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime, Version: n.version}})
+}
+
+// setState is set for a state znode, whose data is not kept.
+func (o *out) setState(n *node, path string, data []byte) {
+	o.l.zxid++
+	typ := cluster.NodeChanged
+	if !n.present {
+		typ = cluster.NodeCreated
+		n.czxid, n.ctime, n.version = o.l.zxid, o.ms, 0
+	} else {
+		n.version++
+	}
+	n.present, n.mzxid, n.mtime = true, o.l.zxid, o.ms
+	o.events = append(o.events, cluster.NodeEvent{Type: typ, Path: path, Data: data,
+		Stat: cluster.Stat{Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime, Version: n.version}})
+}
+
+// del emits the deletion of a present node.
+func (o *out) del(n *node, path string) {
+	if !n.present {
+		return
+	}
+	o.l.zxid++
+	o.events = append(o.events, cluster.NodeEvent{Type: cluster.NodeDeleted, Path: path,
+		Stat: cluster.Stat{Mzxid: o.l.zxid, Mtime: o.ms}})
+	*n = node{}
+}
+
+// apply folds a poll into the layout and returns its events (in write
+// order), the KRaft facts when they changed, and the eligible leader
+// replicas that changed.
+func (l *layout) apply(v *view) ([]cluster.NodeEvent, *cluster.KRaft, []cluster.PartitionELR) {
+	o := &out{l: l, ms: v.at.UnixMilli()}
+	l.gen++
+	if v.clusterID != "" {
+		o.set(&l.clusterID, cluster.ClusterIDPath, cluster.EncodeClusterID(v.clusterID), 0)
+	}
+	l.applyQuorum(o, v)
+	if v.hasTopics {
+		l.applyBrokers(o, v)
+	}
+	l.applyBrokerConfigs(o, v)
+	elr := l.applyTopics(o, v)
+	if v.features != nil {
+		l.features = v.features
+	}
+	if v.logDirs != nil {
+		l.logDirs = v.logDirs
+	}
+	if v.inherited != nil {
+		l.inherit = v.inherited
+	}
+	if v.hasTopics {
+		l.lastBrokers, l.fencedListed = v.brokers, v.fencedListed
+	}
+	l.noteQuorum(v)
+	l.elrKnown = l.elrKnown || v.elrKnown
+	return o.events, l.facts(), elr
+}
+
+func (l *layout) applyQuorum(o *out, v *view) {
+	q := v.quorum
+	if q == nil {
+		return // unknown this poll: the last known leader stays
+	}
+	if q.LeaderID < 0 {
+		o.del(&l.controller, cluster.ControllerPath)
+		return
+	}
+	l.quorumEpoch = int(q.LeaderEpoch)
+	ci := cluster.ControllerInfo{Version: 2, BrokerID: int(q.LeaderID), KRaftControllerEpoch: int(q.LeaderEpoch)}
+	if l.controller.present {
+		if old, err := cluster.DecodeController(l.controller.data); err == nil && old.BrokerID == ci.BrokerID && old.KRaftControllerEpoch == ci.KRaftControllerEpoch {
+			ci.Timestamp = old.Timestamp
+		}
+	}
+	if ci.Timestamp == "" {
+		ci.Timestamp = strconv.FormatInt(o.ms, 10)
+	}
+	o.set(&l.controllerEpoch, cluster.ControllerEpochPath, cluster.EncodeControllerEpoch(int(q.LeaderEpoch)), 0)
+	o.set(&l.controller, cluster.ControllerPath, cluster.EncodeController(ci), 0)
+}
+
+// applyBrokers: a live broker (unfenced) has a registration znode; a
+// fenced or gone one has none, as a ZooKeeper-mode broker whose session
+// ended. Becoming live again is a new registration (a new czxid, Kafka's
+// broker epoch).
+func (l *layout) applyBrokers(o *out, v *view) {
+	live := make(map[int32]bool, len(v.brokers))
+	for _, b := range v.brokers {
+		if b.fenced {
+			continue
+		}
+		live[b.id] = true
+		rack := ""
+		if b.rack != nil {
+			rack = *b.rack
+		}
+		ep := cluster.BrokerEndpoint{Listener: l.protocol, SecurityProtocol: l.protocol, Host: b.host, Port: int(b.port)}
+		reg := cluster.NewBrokerRegistration(5, []cluster.BrokerEndpoint{ep}, -1, rack, 0, nil)
+		if b.rack != nil && rack == "" {
+			reg.Rack, reg.RackPresence = "", cluster.Present
+		}
+		reg.Timestamp = "" // KRaft does not say when a broker registered
+		n := l.brokers[b.id]
+		if n == nil {
+			n = &node{}
+			l.brokers[b.id] = n
+		}
+		o.set(n, cluster.BrokerIDPath(int(b.id)), cluster.EncodeBroker(reg), 0)
+	}
+	for id, n := range l.brokers {
+		if !live[id] {
+			o.del(n, cluster.BrokerIDPath(int(id)))
+			delete(l.brokers, id)
+		}
+	}
+}
+
+func (l *layout) applyBrokerConfigs(o *out, v *view) {
+	for entity, c := range v.brokerConfigs {
+		n := l.brokerCfg[entity]
+		if n == nil {
+			n = &node{}
+			l.brokerCfg[entity] = n
+		}
+		path := cluster.ConfigBrokersPath + "/" + entity
+		switch {
+		case IsDenied(c.err):
+			o.set(n, path, nil, cluster.NoData)
+		case c.err != nil:
+			// Kept as last read.
+		case len(c.entries) == 0:
+			o.del(n, path)
+		default:
+			o.set(n, path, cluster.EncodeEntityConfigEntries(c.entries), 0)
+		}
+	}
+}
+
+func topicID(id [16]byte) string {
+	if id == ([16]byte{}) {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(id[:])
+}
+
+func ints(xs []int32) []int {
+	if xs == nil {
+		return nil
+	}
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		out[i] = int(x)
+	}
+	return out
+}
+
+// applyTopics diffs the topics and their partitions (when the poll read
+// them), then applies the configs and eligible leader replicas read; it
+// returns the eligible leader replicas that changed.
+func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
+	if v.hasTopics {
+		total := 0
+		for i := range v.topics {
+			mt := &v.topics[i]
+			name := mt.name
+			tn := l.topics[name]
+			if tn != nil && tn.id == mt.id && !mt.changed() && !(v.reassign != nil && (tn.reassigning || v.reassign[name] != nil)) {
+				tn.gen = l.gen // as it was: nothing to look at
+				total += len(tn.parts)
+				continue
+			}
+			ps := mt.partitions()
+			if mt.err != 0 && len(ps) == 0 {
+				// A topic being created, or one the broker could not
+				// describe this time: as it was.
+				if tn != nil {
+					tn.gen = l.gen
+					total += len(tn.parts)
+				}
+				continue
+			}
+			if tn != nil && tn.id != mt.id {
+				l.deleteTopic(o, tn) // deleted and created again since
+				tn = nil
+			}
+			if tn == nil {
+				tn = &topicNode{name: name, id: mt.id}
+				l.topics[name] = tn
+			}
+			tn.gen, tn.hash = l.gen, mt.hash
+			total += len(ps)
+			l.applyPartitions(o, v, tn, ps)
+		}
+		for _, tn := range l.topics {
+			if tn.gen != l.gen {
+				l.deleteTopic(o, tn)
+			}
+		}
+		l.partitions = total
+	}
+	for name, c := range v.configs {
+		tn := l.topics[name]
+		if tn == nil {
+			continue
+		}
+		path := cluster.TopicConfigPath(name)
+		switch {
+		case IsDenied(c.err):
+			o.set(&tn.config, path, nil, cluster.NoData)
+		case c.err == nil:
+			o.set(&tn.config, path, cluster.EncodeEntityConfigEntries(c.entries), 0)
+		}
+	}
+	var elr []cluster.PartitionELR
+	for name, ps := range v.elr {
+		tn := l.topics[name]
+		if tn == nil {
+			continue
+		}
+		tn.elr = false
+		for j := range ps {
+			p := &ps[j]
+			if int(p.Partition) >= len(tn.parts) {
+				continue
+			}
+			pn := &tn.parts[p.Partition]
+			if len(p.EligibleLeaderReplicas) > 0 || len(p.LastKnownELR) > 0 {
+				tn.elr = true
+			}
+			if !slices.Equal(pn.elrList, p.EligibleLeaderReplicas) || !slices.Equal(pn.lastKnown, p.LastKnownELR) {
+				pn.elrList, pn.lastKnown = nonEmpty(p.EligibleLeaderReplicas), nonEmpty(p.LastKnownELR)
+				elr = append(elr, cluster.PartitionELR{Topic: name, Partition: int(p.Partition),
+					ELR: ints(pn.elrList), LastKnownELR: ints(pn.lastKnown)})
+			}
+		}
+	}
+	return elr
+}
+
+func nonEmpty(xs []int32) []int32 {
+	if len(xs) == 0 {
+		return nil
+	}
+	return xs
+}
+
+// applyPartitions emits the topic znode when its assignment changed, then
+// the state znodes that changed.
+func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.MetadataResponseTopicPartition) {
+	slices.SortFunc(ps, func(a, b kmsg.MetadataResponseTopicPartition) int { return int(a.Partition - b.Partition) })
+	n := 0
+	if len(ps) > 0 {
+		n = int(ps[len(ps)-1].Partition) + 1
+	}
+	assignChanged := !tn.node.present
+	if n < len(tn.parts) {
+		for id := n; id < len(tn.parts); id++ {
+			o.del(&tn.parts[id].state, cluster.PartitionStatePath(tn.name, id))
+		}
+		tn.parts = tn.parts[:n]
+		assignChanged = true
+	}
+	if n > len(tn.parts) {
+		tn.parts = append(tn.parts, make([]partNode, n-len(tn.parts))...)
+	}
+	reassign := v.reassign[tn.name]
+	tn.unsure, tn.reassigning = false, false
+	for i := range ps {
+		p := &ps[i]
+		pn := &tn.parts[p.Partition]
+		adding, removing := pn.adding, pn.removing
+		if v.reassign != nil {
+			r := reassign[p.Partition]
+			adding, removing = nonEmpty(r.adding), nonEmpty(r.removing)
+		}
+		if !pn.present || !slices.Equal(pn.replicas, p.Replicas) || !slices.Equal(pn.adding, adding) || !slices.Equal(pn.removing, removing) {
+			pn.replicas, pn.adding, pn.removing = p.Replicas, adding, removing
+			assignChanged = true
+		}
+		tn.reassigning = tn.reassigning || adding != nil || removing != nil
+		tn.unsure = tn.unsure || p.Leader < 0 || len(p.ISR) < len(p.Replicas)
+	}
+	if assignChanged {
+		a := cluster.NewTopicAssignment(make(map[int][]int, len(ps)), topicID(tn.id))
+		for i := range ps {
+			pn := &tn.parts[ps[i].Partition]
+			id := int(ps[i].Partition)
+			a.Partitions[id] = ints(pn.replicas)
+			if pn.adding != nil {
+				a.AddingReplicas[id] = ints(pn.adding)
+			}
+			if pn.removing != nil {
+				a.RemovingReplicas[id] = ints(pn.removing)
+			}
+		}
+		tn.node.data = nil
+		o.setState(&tn.node, cluster.TopicPath(tn.name), cluster.EncodeTopicAssignment(a))
+	}
+	for i := range ps {
+		p := &ps[i]
+		pn := &tn.parts[p.Partition]
+		if pn.present && pn.leader == p.Leader && pn.epoch == p.LeaderEpoch && slices.Equal(pn.isr, p.ISR) {
+			continue
+		}
+		pn.present, pn.leader, pn.epoch, pn.isr = true, p.Leader, p.LeaderEpoch, p.ISR
+		st := cluster.PartitionState{ControllerEpoch: l.quorumEpoch, Leader: int(p.Leader), LeaderEpoch: int(p.LeaderEpoch), ISR: ints(p.ISR)}
+		if st.ISR == nil {
+			st.ISR = []int{}
+		}
+		o.setState(&pn.state, cluster.PartitionStatePath(tn.name, int(p.Partition)), cluster.EncodePartitionState(st))
+	}
+}
+
+// deleteTopic emits a topic's deletion: its states, its znode, its config.
+func (l *layout) deleteTopic(o *out, tn *topicNode) {
+	for id := range tn.parts {
+		o.del(&tn.parts[id].state, cluster.PartitionStatePath(tn.name, id))
+	}
+	o.del(&tn.node, cluster.TopicPath(tn.name))
+	o.del(&tn.config, cluster.TopicConfigPath(tn.name))
+	delete(l.topics, tn.name)
+}
+
+// facts builds the KRaft facts from what the polls said last; nil when
+// they are those the layout gave last.
+func (l *layout) facts() *cluster.KRaft {
+	k := &cluster.KRaft{FencedListed: l.fencedListed, Features: l.features, ELR: l.elrKnown,
+		InheritedConfigs: l.inherit, CordonKnown: len(l.logDirs) > 0, Quorum: l.quorum, QuorumErr: l.quorumErr}
+	for _, b := range l.lastBrokers {
+		kb := cluster.KRaftBroker{ID: int(b.id), Fenced: b.fenced, Host: b.host, Port: int(b.port)}
+		if b.rack != nil {
+			kb.Rack, kb.HasRack = *b.rack, true
+		}
+		if d, ok := l.logDirs[b.id]; ok {
+			kb.CordonedDirs, kb.Dirs = d[0], d[1]
+			kb.Cordoned = d[1] > 0 && d[0] == d[1]
+		}
+		k.Brokers = append(k.Brokers, kb)
+	}
+	if l.kraft != nil && reflect.DeepEqual(l.kraft, k) {
+		return nil
+	}
+	l.kraft = k
+	return k
+}
+
+// noteQuorum keeps what a poll said of the quorum (nothing when it did
+// not ask).
+func (l *layout) noteQuorum(v *view) {
+	switch {
+	case v.quorumErr != nil && IsDenied(v.quorumErr):
+		l.quorum, l.quorumErr = cluster.Quorum{LeaderID: -1}, cluster.NoAccessText
+	case v.quorumErr != nil:
+		l.quorum, l.quorumErr = cluster.Quorum{LeaderID: -1}, v.quorumErr.Error()
+	case v.quorum != nil:
+		q := v.quorum
+		end := int64(-1) // the leader's log end
+		for _, r := range q.CurrentVoters {
+			if r.ReplicaID == q.LeaderID {
+				end = r.LogEndOffset
+			}
+		}
+		l.quorum = cluster.Quorum{LeaderID: int(q.LeaderID), LeaderEpoch: int(q.LeaderEpoch),
+			Voters: replicas(q.CurrentVoters, end), Observers: replicas(q.Observers, end)}
+		l.quorumErr = ""
+	}
+}
+
+// replicas are quorum members with their lag behind end, the leader's
+// log end (kafka-metadata-quorum --replication's Lag).
+func replicas(rs []kmsg.DescribeQuorumResponseTopicPartitionReplicaState, end int64) []cluster.QuorumReplica {
+	out := make([]cluster.QuorumReplica, 0, len(rs))
+	for _, r := range rs {
+		lag := int64(-1)
+		if end >= 0 && r.LogEndOffset >= 0 {
+			lag = max(end-r.LogEndOffset, 0)
+		}
+		out = append(out, cluster.QuorumReplica{ID: int(r.ReplicaID), Lag: lag})
+	}
+	slices.SortFunc(out, func(a, b cluster.QuorumReplica) int { return a.ID - b.ID })
+	return out
+}
+
+// elrTopics are the topics to describe for their eligible leader
+// replicas: those with a partition under-replicated or without leader
+// (as the layout holds them), or with eligible leader replicas last time
+// (to see them go).
+func (l *layout) elrTopics() []string {
+	var out []string
+	for name, tn := range l.topics {
+		if tn.unsure || tn.elr {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// names are the topics the layout holds, sorted.
+func (l *layout) names() []string {
+	out := make([]string, 0, len(l.topics))
+	for name := range l.topics {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// liveBrokers are the unfenced brokers of the last poll.
+func (l *layout) liveBrokers() []int32 {
+	ids := make([]int32, 0, len(l.lastBrokers))
+	for _, b := range l.lastBrokers {
+		if !b.fenced {
+			ids = append(ids, b.id)
+		}
+	}
+	return ids
+}

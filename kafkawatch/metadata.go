@@ -1,0 +1,255 @@
+package kafkawatch
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/maphash"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// A Metadata response of every topic is the bulk of a poll: megabytes for
+// 100,000 partitions, nearly all of them as they were a second ago.
+// metaResponse reads it without decoding what did not change: it walks
+// each topic's partitions as bytes, hashes them, and keeps a copy only of
+// the topics whose hash differs from the poll before (or that the layout
+// does not know). Those alone are decoded into partitions. A poll of a
+// quiet cluster allocates next to nothing.
+
+// metaTopic is one topic of a Metadata response.
+type metaTopic struct {
+	name     string
+	id       [16]byte
+	err      int16
+	internal bool
+	// hash is its partitions' bytes' hash; parts their copy when they
+	// changed (nil when unchanged: the layout's state is current).
+	hash  uint64
+	parts []byte
+	// decoded are the partitions of a response of an older version, read
+	// by kmsg (always taken as changed).
+	decoded []kmsg.MetadataResponseTopicPartition
+}
+
+// changed reports a topic whose partitions must be looked at.
+func (t *metaTopic) changed() bool { return t.parts != nil || t.decoded != nil }
+
+// metaRequest is a Metadata request of every topic whose response is a
+// metaResponse, and that franz-go passes through as it is (it would copy
+// a *kmsg.MetadataRequest's whole response into its own cache).
+type metaRequest struct {
+	*kmsg.MetadataRequest
+	lay *layout
+}
+
+// ResponseKind is the metaResponse reading against the layout.
+func (r metaRequest) ResponseKind() kmsg.Response {
+	return &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: r.Version}, lay: r.lay}
+}
+
+// metaResponse is a Metadata response: the kmsg one (brokers, cluster
+// id, error) without its topics, which are in topics.
+type metaResponse struct {
+	kmsg.MetadataResponse
+	lay    *layout
+	topics []metaTopic
+}
+
+var errShort = errors.New("metadata response too short")
+
+// seed is the partitions' hash seed (the process's).
+var seed = maphash.MakeSeed()
+
+// ReadFrom reads a Metadata response of a flexible version (9+, what
+// every KRaft broker answers); older versions are read by kmsg whole.
+// It runs while the poller waits for it, so it may read the layout.
+func (r *metaResponse) ReadFrom(b []byte) error {
+	if r.Version < 9 {
+		if err := r.MetadataResponse.ReadFrom(b); err != nil {
+			return err
+		}
+		for _, t := range r.MetadataResponse.Topics {
+			mt := metaTopic{id: t.TopicID, err: t.ErrorCode, internal: t.IsInternal}
+			if t.Topic == nil {
+				continue
+			}
+			mt.name, mt.decoded = *t.Topic, t.Partitions
+			if mt.decoded == nil {
+				mt.decoded = []kmsg.MetadataResponseTopicPartition{}
+			}
+			r.topics = append(r.topics, mt)
+		}
+		r.MetadataResponse.Topics = nil
+		return nil
+	}
+	rd := &reader{b: b}
+	r.ThrottleMillis = rd.int32()
+	nb := rd.arrayLen()
+	for range max(nb, 0) {
+		br := kmsg.NewMetadataResponseBroker()
+		br.NodeID = rd.int32()
+		br.Host = rd.string()
+		br.Port = rd.int32()
+		br.Rack = rd.nullableString()
+		rd.tags()
+		r.Brokers = append(r.Brokers, br)
+	}
+	r.ClusterID = rd.nullableString()
+	r.ControllerID = rd.int32()
+	nt := rd.arrayLen()
+	if nt > 0 {
+		r.topics = make([]metaTopic, 0, nt)
+	}
+	for range max(nt, 0) {
+		var t metaTopic
+		t.err = rd.int16()
+		name := rd.nullableBytes()
+		if r.Version >= 10 {
+			copy(t.id[:], rd.take(16))
+		}
+		t.internal = rd.int8() != 0
+		from := rd.off
+		np := rd.arrayLen()
+		for range max(np, 0) {
+			rd.skip(2 + 4 + 4 + 4) // error, partition, leader, leader epoch
+			for range 3 {          // replicas, ISR, offline replicas
+				if n := rd.arrayLen(); n > 0 {
+					rd.skip(4 * n)
+				}
+			}
+			rd.tags()
+		}
+		span := rd.b[from:min(rd.off, len(rd.b))]
+		t.hash = maphash.Bytes(seed, span)
+		var tn *topicNode
+		if name != nil && r.lay != nil {
+			tn = r.lay.topics[string(name)] // no allocation for the lookup
+		}
+		switch {
+		case tn != nil:
+			t.name = tn.name
+		case name != nil:
+			t.name = string(name)
+		}
+		if tn == nil || tn.hash != t.hash || tn.id != t.id {
+			t.parts = append([]byte(nil), span...)
+		}
+		rd.skip(4) // authorized operations
+		rd.tags()
+		if name != nil {
+			r.topics = append(r.topics, t)
+		}
+	}
+	if r.Version >= 8 && r.Version <= 10 {
+		rd.skip(4) // cluster authorized operations
+	}
+	if r.Version >= 13 {
+		r.ErrorCode = rd.int16()
+	}
+	rd.tags()
+	return rd.err
+}
+
+// partitions decodes a changed topic's partitions.
+func (t *metaTopic) partitions() []kmsg.MetadataResponseTopicPartition {
+	if t.decoded != nil {
+		return t.decoded
+	}
+	rd := &reader{b: t.parts}
+	n := rd.arrayLen()
+	out := make([]kmsg.MetadataResponseTopicPartition, 0, max(n, 0))
+	for range max(n, 0) {
+		p := kmsg.NewMetadataResponseTopicPartition()
+		p.ErrorCode = rd.int16()
+		p.Partition = rd.int32()
+		p.Leader = rd.int32()
+		p.LeaderEpoch = rd.int32()
+		p.Replicas = rd.int32s()
+		p.ISR = rd.int32s()
+		p.OfflineReplicas = rd.int32s()
+		rd.tags()
+		out = append(out, p)
+	}
+	return out
+}
+
+// reader reads Kafka's flexible encoding; the first error sticks.
+type reader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *reader) take(n int) []byte {
+	if r.err != nil || n < 0 || r.off+n > len(r.b) {
+		r.err = errShort
+		return make([]byte, max(n, 0))
+	}
+	s := r.b[r.off : r.off+n]
+	r.off += n
+	return s
+}
+
+func (r *reader) skip(n int) { r.take(n) }
+
+func (r *reader) int8() int8   { return int8(r.take(1)[0]) }
+func (r *reader) int16() int16 { return int16(binary.BigEndian.Uint16(r.take(2))) }
+func (r *reader) int32() int32 { return int32(binary.BigEndian.Uint32(r.take(4))) }
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.off:])
+	if n <= 0 {
+		r.err = errShort
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+// arrayLen is a compact array's length (-1 for null).
+func (r *reader) arrayLen() int { return int(r.uvarint()) - 1 }
+
+func (r *reader) nullableBytes() []byte {
+	n := int(r.uvarint()) - 1
+	if n < 0 {
+		return nil
+	}
+	return r.take(n)
+}
+
+func (r *reader) string() string { return string(r.nullableBytes()) }
+
+func (r *reader) nullableString() *string {
+	b := r.nullableBytes()
+	if b == nil {
+		return nil
+	}
+	s := string(b)
+	return &s
+}
+
+func (r *reader) int32s() []int32 {
+	n := r.arrayLen()
+	if n < 0 {
+		return nil
+	}
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = r.int32()
+	}
+	return out
+}
+
+// tags skips tagged fields.
+func (r *reader) tags() {
+	for range r.uvarint() {
+		r.uvarint()
+		r.skip(int(r.uvarint()))
+		if r.err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
+)
+
+// BenchmarkKRaftScale opens the TUI on a real KRaft cluster (Kafka 4.4.0)
+// of 10,000 topics × 10 partitions, in a child process (the test binary,
+// see kraftChildEnv) so that its peak RSS is its own, and reports: the
+// first frame showing topics, the full model (every topic's configs read),
+// the peak RSS, the CPU of the quiet cluster's polls (the poller and the
+// TUI, per cent of a core at the default 1 s poll), and how long a topic
+// created on the cluster takes to be on screen. Budgets: first topics
+// under 1 s, the full model under 3 s, peak RSS under 200 MiB, a change on
+// screen under 1.5 s, a poll's CPU under 5 % of a core.
+//
+// One broker cannot hold 100,000 partitions here (a process may open
+// 20,000 files, and every partition keeps one open): the cluster has one
+// controller and a broker per 14,000 partitions, replication factor 1.
+// Under -short (CI runs every benchmark once) it is 100 topics on one
+// combined node. KTOPO_KRAFT_BENCH_BOOTSTRAP names a cluster to use
+// instead of starting one (its missing scale-* topics are created),
+// KTOPO_KRAFT_BENCH_TOPICS another number of topics.
+//
+// Run with: go test -run '^$' -bench KRaftScale -benchtime 1x ./ui
+func BenchmarkKRaftScale(b *testing.B) {
+	topics, parts := 10_000, 10
+	if testing.Short() {
+		topics = 100
+	}
+	if n, err := strconv.Atoi(os.Getenv("KTOPO_KRAFT_BENCH_TOPICS")); err == nil {
+		topics = n
+	}
+	bs := os.Getenv("KTOPO_KRAFT_BENCH_BOOTSTRAP")
+	if bs == "" {
+		kafkatest.Require(b, kafkatest.Kafka44)
+		o := kafkatest.KRaftOptions{Version: kafkatest.Kafka44, Combined: true, Racks: 3}
+		if n := (topics*parts + 13_999) / 14_000; n > 1 {
+			o = kafkatest.KRaftOptions{Version: kafkatest.Kafka44, Controllers: 1, Brokers: n, Racks: 3,
+				Heap: "640m", ControllerHeap: "1g"}
+		}
+		start := time.Now()
+		c, err := kafkatest.StartKRaft(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Stop()
+		bs = c.Bootstrap()
+		b.Logf("KRaft cluster of %d broker(s) ready in %s", len(c.Brokers()), time.Since(start).Round(time.Millisecond))
+	}
+	start := time.Now()
+	created, err := populateKRaft(bs, topics, parts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("created %d topics × %d partitions in %s", created, parts, time.Since(start).Round(time.Millisecond))
+	idle, changes := "10", "3"
+	if testing.Short() {
+		idle, changes = "3", "1"
+	}
+	var results []kraftResult
+	for b.Loop() {
+		cmd := exec.Command(os.Args[0], "-test.run", "^$")
+		cmd.Env = append(os.Environ(), kraftChildEnv+"="+bs, "KTOPO_KRAFT_CHILD_IDLE="+idle, "KTOPO_KRAFT_CHILD_CHANGES="+changes)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("kraft child: %v\n%s", err, stderr.String())
+		}
+		var r kraftResult
+		for line := range strings.SplitSeq(stdout.String(), "\n") {
+			if rest, ok := strings.CutPrefix(line, "KTOPO-KRAFT "); ok {
+				if err := json.Unmarshal([]byte(rest), &r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.PeakRSSKiB = max(r.PeakRSSKiB, int(ru.Maxrss))
+		}
+		results = append(results, r)
+	}
+	r := results[len(results)/2]
+	if r.Topics < topics {
+		b.Fatalf("the model holds %d topics, want at least %d", r.Topics, topics)
+	}
+	change := slices.Clone(r.ChangeMS)
+	slices.Sort(change)
+	b.ReportMetric(r.FirstTopicsMS, "first-topics-ms")
+	b.ReportMetric(r.LoadMS, "full-model-ms")
+	b.ReportMetric(float64(r.PeakRSSKiB)/1024, "peak-RSS-MiB")
+	b.ReportMetric(r.IdleCPUPct, "poll-CPU-%")
+	b.ReportMetric(r.PollMS, "poll-ms")
+	if len(change) > 0 {
+		b.ReportMetric(change[len(change)/2], "change-ms")
+	}
+	b.Logf("%d topics, %d partitions: first topics %.0f ms, full model %.0f ms, peak RSS %.0f MiB (base %.0f), idle polls %.1f%% of a core over %.0f s (last poll %.0f ms), changes on screen %v ms",
+		r.Topics, r.Partitions, r.FirstTopicsMS, r.LoadMS, float64(r.PeakRSSKiB)/1024, float64(r.BaseRSSKiB)/1024, r.IdleCPUPct, r.IdleSeconds, r.PollMS, r.ChangeMS)
+}

@@ -1,0 +1,243 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/ktopo/ktopo/internal/memlimit"
+	"github.com/ktopo/ktopo/kafkawatch"
+)
+
+// kraftChildEnv makes the test binary a child of BenchmarkKRaftScale: it
+// opens the TUI on the KRaft cluster whose bootstrap servers the variable
+// holds (the poller as the ktopo command makes it, every batch applied
+// and a frame drawn), measures, prints its measurements and exits.
+// KTOPO_KRAFT_CHILD_IDLE is how long to measure the polls of the quiet
+// cluster, KTOPO_KRAFT_CHILD_CHANGES how many changes to time.
+const kraftChildEnv = "KTOPO_KRAFT_CHILD"
+
+// kraftResult is what a child measured.
+type kraftResult struct {
+	FirstTopicsMS float64   // Start to the first frame showing topics
+	LoadMS        float64   // Start to the full model (every topic's configs) applied and drawn
+	Topics        int       // in the model once loaded
+	Partitions    int       // the same
+	IdleCPUPct    float64   // CPU of the whole process, over the idle window, per cent of a core
+	IdleSeconds   float64   // the idle window
+	PollMS        float64   // the last poll's duration (wall)
+	ChangeMS      []float64 // a topic created (CreateTopics answered) to the frame showing it
+	BaseRSSKiB    int       // VmRSS before starting
+	PeakRSSKiB    int       // VmHWM at the end
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// kraftChild is the child's main.
+func kraftChild(bootstrap string) int {
+	res, err := kraftLoad(bootstrap)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kraft child:", err)
+		return 1
+	}
+	out, _ := json.Marshal(res)
+	fmt.Printf("KTOPO-KRAFT %s\n", out)
+	return 0
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
+}
+
+func kraftLoad(bootstrap string) (kraftResult, error) {
+	defer memlimit.Start(memlimit.Floor)() // the ktopo command's memory policy
+	var res kraftResult
+	res.BaseRSSKiB = procStatusKiB("VmRSS")
+	ctx := context.Background()
+	start := time.Now()
+	d := kafkawatch.Dial{Bootstrap: kafkawatch.SplitBootstrap(bootstrap)}
+	var logger *log.Logger
+	if path := os.Getenv("KTOPO_KRAFT_CHILD_LOG"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			defer f.Close()
+			logger = log.New(f, "", log.Lmicroseconds)
+			d.Logger = logger
+		}
+	}
+	p, err := kafkawatch.Start(d, kafkawatch.Options{Progress: true, Logger: logger})
+	if err != nil {
+		return res, err
+	}
+	defer p.Close()
+	app := New(Config{Source: p, Connect: bootstrap, Mode: ModeReadOnly})
+	app.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	apply := func(b tea.Msg) {
+		app.Update(b)
+		_ = app.View().Content
+	}
+	for {
+		b, err := p.Next(ctx)
+		if err != nil {
+			return res, err
+		}
+		apply(batchMsg(b))
+		if s := app.Snapshot(); res.FirstTopicsMS == 0 && s != nil && len(s.Topics()) > 0 {
+			res.FirstTopicsMS = float64(time.Since(start).Microseconds()) / 1000
+		}
+		if b.Loaded {
+			res.LoadMS = float64(time.Since(start).Microseconds()) / 1000
+			break
+		}
+	}
+	s := app.Snapshot()
+	res.Topics, res.Partitions = len(s.Topics()), s.Health().Partitions
+
+	// The quiet cluster: what its polls cost (the poller and the TUI).
+	idle := time.Duration(envInt("KTOPO_KRAFT_CHILD_IDLE", 10)) * time.Second
+	c0, w0 := cpuTime(), time.Now()
+	ictx, cancel := context.WithTimeout(ctx, idle)
+	for {
+		b, err := p.Next(ictx)
+		if err != nil {
+			break
+		}
+		apply(batchMsg(b))
+	}
+	cancel()
+	res.IdleSeconds = time.Since(w0).Seconds()
+	res.IdleCPUPct = float64(cpuTime()-c0) * 100 / float64(time.Since(w0))
+	for _, c := range p.Stats().Counts {
+		if c.Unit == "ms a poll" {
+			res.PollMS = float64(c.N)
+		}
+	}
+
+	// Changes: a topic created, timed until the frame that shows it.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(d.Bootstrap...))
+	if err != nil {
+		return res, err
+	}
+	defer cl.Close()
+	for i := range envInt("KTOPO_KRAFT_CHILD_CHANGES", 3) {
+		name := fmt.Sprintf("change-%d-%d", os.Getpid(), i)
+		req := kmsg.NewPtrCreateTopicsRequest()
+		t := kmsg.NewCreateTopicsRequestTopic()
+		t.Topic, t.NumPartitions, t.ReplicationFactor = name, 1, 1
+		req.Topics = append(req.Topics, t)
+		req.TimeoutMillis = 30_000
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil && resp.Topics[0].ErrorCode != 0 {
+			err = fmt.Errorf("create %s: error code %d", name, resp.Topics[0].ErrorCode)
+		}
+		if err != nil {
+			return res, err
+		}
+		t0 := time.Now()
+		cctx, cancel := context.WithTimeout(ctx, time.Minute)
+		for app.Snapshot().Topic(name) == nil {
+			b, err := p.Next(cctx)
+			if err != nil {
+				cancel()
+				return res, fmt.Errorf("%s never shown: %w (the last poll: %v)", name, err, p.Err())
+			}
+			apply(batchMsg(b))
+		}
+		cancel()
+		res.ChangeMS = append(res.ChangeMS, float64(time.Since(t0).Microseconds())/1000)
+		del := kmsg.NewPtrDeleteTopicsRequest()
+		del.TopicNames = []string{name}
+		dt := kmsg.NewDeleteTopicsRequestTopic()
+		dt.Topic = &name
+		del.Topics = []kmsg.DeleteTopicsRequestTopic{dt}
+		_, _ = del.RequestWith(ctx, cl)
+	}
+	res.PeakRSSKiB = procStatusKiB("VmHWM")
+	return res, nil
+}
+
+// populateKRaft creates, on the cluster at bootstrap, the topics
+// scale-00000… (parts partitions each, replication factor 1) it lacks,
+// 200 a request; it returns how many it created.
+func populateKRaft(bootstrap string, topics, parts int) (int, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kafkawatch.SplitBootstrap(bootstrap)...), kgo.RetryTimeout(5*time.Minute))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	created := 0
+	for from := 0; from < topics; from += 200 {
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.TimeoutMillis = 300_000
+		for i := from; i < min(from+200, topics); i++ {
+			t := kmsg.NewCreateTopicsRequestTopic()
+			t.Topic, t.NumPartitions, t.ReplicationFactor = fmt.Sprintf("scale-%05d", i), int32(parts), 1
+			req.Topics = append(req.Topics, t)
+		}
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return created, err
+		}
+		for _, t := range resp.Topics {
+			switch t.ErrorCode {
+			case 0:
+				created++
+			case 36: // TOPIC_ALREADY_EXISTS: a cluster populated before
+			default:
+				msg := ""
+				if t.ErrorMessage != nil {
+					msg = *t.ErrorMessage
+				}
+				return created, fmt.Errorf("create %s: error code %d %s", t.Topic, t.ErrorCode, msg)
+			}
+		}
+	}
+	// The controller answers once it has committed the topics; the
+	// brokers create their partitions after, which takes a while for
+	// 100,000: wait until a broker's Metadata lists every topic, each
+	// partition with a leader.
+	deadline := time.Now().Add(15 * time.Minute)
+	for {
+		resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+		if err != nil {
+			return created, err
+		}
+		ready := 0
+		for _, t := range resp.Topics {
+			if t.Topic == nil || !strings.HasPrefix(*t.Topic, "scale-") || len(t.Partitions) != parts {
+				continue
+			}
+			led := true
+			for _, p := range t.Partitions {
+				led = led && p.Leader >= 0
+			}
+			if led {
+				ready++
+			}
+		}
+		if ready >= topics {
+			return created, nil
+		}
+		if time.Now().After(deadline) {
+			return created, fmt.Errorf("after 15 minutes %d of %d topics have every partition led", ready, topics)
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
