@@ -51,6 +51,66 @@ const (
 	ChangeZNodeInvalid ChangeKind = "znode_invalid"
 )
 
+// ChangeSubject is what a change is about: a broker, the controller, a
+// topic, one partition, or a znode (a screen files a change by it).
+type ChangeSubject uint8
+
+// Subjects.
+const (
+	SubjectBroker ChangeSubject = iota
+	SubjectController
+	SubjectTopic
+	SubjectPartition
+	SubjectZNode
+)
+
+// changeKinds is the one table of change kinds: every kind, in the order
+// of the constants, and what it is about. TestEveryChangeKindIsHandled
+// fails until a new kind has its row here and its text and JSON below;
+// the events screen's and the flashes' tests then ask for theirs, and the
+// switches that must name every kind are marked //exhaustive:enforce.
+var changeKinds = [...]struct {
+	kind    ChangeKind
+	subject ChangeSubject
+}{
+	{ChangeBrokerRegistered, SubjectBroker},
+	{ChangeBrokerUpdated, SubjectBroker},
+	{ChangeBrokerGone, SubjectBroker},
+	{ChangeControllerMoved, SubjectController},
+	{ChangeTopicCreated, SubjectTopic},
+	{ChangeTopicMarkedForDeletion, SubjectTopic},
+	{ChangeTopicDeleted, SubjectTopic},
+	{ChangePartitionsAdded, SubjectTopic},
+	{ChangePartitionAppeared, SubjectPartition},
+	{ChangeLeaderMoved, SubjectPartition},
+	{ChangeIsrShrank, SubjectPartition},
+	{ChangeIsrExpanded, SubjectPartition},
+	{ChangeConfigChanged, SubjectTopic},
+	{ChangeReassignmentStarted, SubjectPartition},
+	{ChangeReassignmentFinished, SubjectPartition},
+	{ChangeZNodeInvalid, SubjectZNode},
+}
+
+// ChangeKinds returns every change kind, in the order of the constants.
+func ChangeKinds() []ChangeKind {
+	out := make([]ChangeKind, len(changeKinds))
+	for i, k := range changeKinds {
+		out[i] = k.kind
+	}
+	return out
+}
+
+// Subject is what changes of kind k are about (SubjectZNode for a kind
+// not in the table).
+func (k ChangeKind) Subject() ChangeSubject {
+	for _, c := range changeKinds {
+		if c.kind == k {
+			return c.subject
+		}
+	}
+	return SubjectZNode
+}
+
 // Change is one typed change found by Model.Apply. Which fields are set
 // depends on Kind (see MarshalJSON for the list per kind); slices are shared
 // with the model's immutable state and must not be modified.
@@ -139,6 +199,7 @@ func (c Change) MarshalJSON() ([]byte, error) {
 		str("topic", c.Topic)
 		num("partition", int64(c.Partition))
 	}
+	//exhaustive:enforce
 	switch c.Kind {
 	case ChangeBrokerRegistered:
 		num("broker", int64(c.Broker))
@@ -223,6 +284,7 @@ func (c Change) MarshalJSON() ([]byte, error) {
 // "leader_moved orders-3: leader 1 -> 2 (leader epoch 5)".
 func (c Change) String() string {
 	tp := c.Topic + "-" + strconv.Itoa(c.Partition)
+	//exhaustive:enforce
 	switch c.Kind {
 	case ChangeBrokerRegistered:
 		s := "broker_registered " + strconv.Itoa(c.Broker)

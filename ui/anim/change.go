@@ -12,6 +12,7 @@ import (
 // the from → to it shows there. ok is false for a change no cell shows
 // (a config change, a deletion: the events screen keeps their record).
 func FromChange(c *cluster.Change) (k Key, from, to string, ok bool) {
+	//exhaustive:enforce
 	switch c.Kind {
 	case cluster.ChangeLeaderMoved:
 		return Key{Topic: c.Topic, Partition: c.Partition, Field: FieldLeader}, text.Broker(c.From), text.Broker(c.To), true
@@ -35,6 +36,10 @@ func FromChange(c *cluster.Change) (k Key, from, to string, ok bool) {
 		return Key{Broker: c.Broker, Field: FieldBroker}, "up", "down", true
 	case cluster.ChangeTopicCreated:
 		return Key{Topic: c.Topic, Field: FieldTopic}, "", "new", true
+	case cluster.ChangeBrokerUpdated, cluster.ChangeControllerMoved, cluster.ChangeTopicMarkedForDeletion,
+		cluster.ChangeTopicDeleted, cluster.ChangePartitionsAdded, cluster.ChangeConfigChanged,
+		cluster.ChangeReassignmentStarted, cluster.ChangeReassignmentFinished, cluster.ChangeZNodeInvalid:
+		// No cell shows them: the events screen keeps their record.
 	}
 	return Key{}, "", "", false
 }

@@ -59,90 +59,75 @@ var groupNames = [...]string{"all kinds", "leader moves", "ISR changes", "broker
 // String names the group.
 func (g Group) String() string { return groupNames[g] }
 
+// kindView is how the screen shows a change kind: its words, its group
+// and its ink.
+type kindView struct {
+	words string
+	group Group
+	ink   func(*theme.Styles) theme.Ink
+}
+
+func danger(st *theme.Styles) theme.Ink  { return st.Danger }
+func online(st *theme.Styles) theme.Ink  { return st.Online }
+func leader(st *theme.Styles) theme.Ink  { return st.Leader }
+func warning(st *theme.Styles) theme.Ink { return st.Warning }
+func plain(st *theme.Styles) theme.Ink   { return st.Text }
+
+// kinds has a row per cluster.ChangeKinds (TestEveryKindHasAView).
+var kinds = map[cluster.ChangeKind]kindView{
+	cluster.ChangeBrokerRegistered:       {"broker joined", Brokers, online},
+	cluster.ChangeBrokerUpdated:          {"broker updated", Brokers, plain},
+	cluster.ChangeBrokerGone:             {"broker left", Brokers, danger},
+	cluster.ChangeControllerMoved:        {"controller moved", Controller, leader},
+	cluster.ChangeTopicCreated:           {"topic created", Topics, online},
+	cluster.ChangeTopicMarkedForDeletion: {"delete requested", Topics, warning},
+	cluster.ChangeTopicDeleted:           {"topic deleted", Topics, danger},
+	cluster.ChangePartitionsAdded:        {"partitions added", Topics, plain},
+	cluster.ChangePartitionAppeared:      {"partition online", Topics, online},
+	cluster.ChangeLeaderMoved:            {"leader moved", Leaders, leader},
+	cluster.ChangeIsrShrank:              {"ISR shrank", ISR, danger},
+	cluster.ChangeIsrExpanded:            {"ISR expanded", ISR, online},
+	cluster.ChangeConfigChanged:          {"config changed", Topics, plain},
+	cluster.ChangeReassignmentStarted:    {"reassigning", Topics, plain},
+	cluster.ChangeReassignmentFinished:   {"reassigned", Topics, plain},
+	cluster.ChangeZNodeInvalid:           {"bad znode", Problems, danger},
+}
+
 // Of is the group of a kind.
 func Of(k cluster.ChangeKind) Group {
-	switch k {
-	case cluster.ChangeLeaderMoved:
-		return Leaders
-	case cluster.ChangeIsrShrank, cluster.ChangeIsrExpanded:
-		return ISR
-	case cluster.ChangeBrokerRegistered, cluster.ChangeBrokerGone, cluster.ChangeBrokerUpdated:
-		return Brokers
-	case cluster.ChangeControllerMoved:
-		return Controller
-	case cluster.ChangeZNodeInvalid:
-		return Problems
+	if v, ok := kinds[k]; ok {
+		return v.group
 	}
-	return Topics
+	return Problems
 }
 
 // Words is the kind in words.
 func Words(k cluster.ChangeKind) string {
-	switch k {
-	case cluster.ChangeBrokerRegistered:
-		return "broker joined"
-	case cluster.ChangeBrokerUpdated:
-		return "broker updated"
-	case cluster.ChangeBrokerGone:
-		return "broker left"
-	case cluster.ChangeControllerMoved:
-		return "controller moved"
-	case cluster.ChangeTopicCreated:
-		return "topic created"
-	case cluster.ChangeTopicMarkedForDeletion:
-		return "delete requested"
-	case cluster.ChangeTopicDeleted:
-		return "topic deleted"
-	case cluster.ChangePartitionsAdded:
-		return "partitions added"
-	case cluster.ChangePartitionAppeared:
-		return "partition online"
-	case cluster.ChangeLeaderMoved:
-		return "leader moved"
-	case cluster.ChangeIsrShrank:
-		return "ISR shrank"
-	case cluster.ChangeIsrExpanded:
-		return "ISR expanded"
-	case cluster.ChangeConfigChanged:
-		return "config changed"
-	case cluster.ChangeReassignmentStarted:
-		return "reassigning"
-	case cluster.ChangeReassignmentFinished:
-		return "reassigned"
-	case cluster.ChangeZNodeInvalid:
-		return "bad znode"
+	if v, ok := kinds[k]; ok {
+		return v.words
 	}
 	return string(k)
 }
 
-// Where is the topic-partition (or broker) a change is about.
+// Where is the topic-partition (or broker, or znode) a change is about.
 func Where(c *cluster.Change) string {
-	switch c.Kind {
-	case cluster.ChangeBrokerRegistered, cluster.ChangeBrokerUpdated, cluster.ChangeBrokerGone:
+	//exhaustive:enforce
+	switch c.Kind.Subject() {
+	case cluster.SubjectBroker:
 		return "broker " + strconv.Itoa(c.Broker)
-	case cluster.ChangeControllerMoved:
+	case cluster.SubjectController:
 		return ""
-	case cluster.ChangeTopicCreated, cluster.ChangeTopicMarkedForDeletion, cluster.ChangeTopicDeleted,
-		cluster.ChangePartitionsAdded, cluster.ChangeConfigChanged:
+	case cluster.SubjectTopic:
 		return c.Topic
-	case cluster.ChangeZNodeInvalid:
+	case cluster.SubjectZNode:
 		return c.Path
+	case cluster.SubjectPartition:
 	}
 	return c.Topic + "-" + strconv.Itoa(c.Partition)
 }
 
 // onPartition reports the kinds that are about one partition.
-func onPartition(k cluster.ChangeKind) bool {
-	switch k {
-	case cluster.ChangeLeaderMoved, cluster.ChangeIsrShrank, cluster.ChangeIsrExpanded, cluster.ChangePartitionAppeared,
-		cluster.ChangeReassignmentStarted, cluster.ChangeReassignmentFinished:
-		return true
-	case cluster.ChangeBrokerRegistered, cluster.ChangeBrokerUpdated, cluster.ChangeBrokerGone, cluster.ChangeControllerMoved,
-		cluster.ChangeTopicCreated, cluster.ChangeTopicMarkedForDeletion, cluster.ChangeTopicDeleted, cluster.ChangePartitionsAdded,
-		cluster.ChangeConfigChanged, cluster.ChangeZNodeInvalid:
-	}
-	return false
-}
+func onPartition(k cluster.ChangeKind) bool { return k.Subject() == cluster.SubjectPartition }
 
 // fitWhere is Where in exactly w columns: a topic-partition too long is
 // shortened in its topic, never in its partition number.
@@ -155,6 +140,7 @@ func fitWhere(c *cluster.Change, w int) string {
 
 // Details describes a change after its topic-partition.
 func Details(c *cluster.Change) string {
+	//exhaustive:enforce
 	switch c.Kind {
 	case cluster.ChangeBrokerRegistered:
 		if c.Rack != "" {
@@ -183,6 +169,8 @@ func Details(c *cluster.Change) string {
 		return "replicas " + text.Ints(c.Replicas)
 	case cluster.ChangeZNodeInvalid:
 		return c.Error
+	case cluster.ChangeBrokerUpdated, cluster.ChangeBrokerGone, cluster.ChangeTopicMarkedForDeletion, cluster.ChangeTopicDeleted:
+		// Their kind and place say it all.
 	}
 	return ""
 }
@@ -456,16 +444,9 @@ func (m *Model) row(e *Entry, selected bool) string {
 	st := &m.st
 	c := e.Change
 	ts := time.UnixMilli(e.Time).In(m.loc).Format("15:04:05.000")
-	kInk := st.Text
-	switch c.Kind {
-	case cluster.ChangeBrokerGone, cluster.ChangeIsrShrank, cluster.ChangeTopicDeleted, cluster.ChangeZNodeInvalid:
-		kInk = st.Danger
-	case cluster.ChangeBrokerRegistered, cluster.ChangeIsrExpanded, cluster.ChangeTopicCreated, cluster.ChangePartitionAppeared:
-		kInk = st.Online
-	case cluster.ChangeLeaderMoved, cluster.ChangeControllerMoved:
-		kInk = st.Leader
-	case cluster.ChangeTopicMarkedForDeletion:
-		kInk = st.Warning
+	kInk := plain(st)
+	if v, ok := kinds[c.Kind]; ok {
+		kInk = v.ink(st)
 	}
 	if c.Kind == cluster.ChangeLeaderMoved && c.To < 0 {
 		kInk = st.Danger

@@ -230,3 +230,17 @@ func TestFilterLineFits(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryKindHasAView: each change kind the model makes has its words,
+// its group and its ink here (a new kind would land nowhere).
+func TestEveryKindHasAView(t *testing.T) {
+	for _, k := range cluster.ChangeKinds() {
+		v, ok := kinds[k]
+		if !ok || v.words == "" || v.ink == nil {
+			t.Errorf("%s: no view", k)
+		}
+	}
+	if len(kinds) != len(cluster.ChangeKinds()) {
+		t.Errorf("%d views for %d kinds", len(kinds), len(cluster.ChangeKinds()))
+	}
+}
