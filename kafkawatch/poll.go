@@ -233,16 +233,15 @@ func askQuorum(ctx context.Context, send func(context.Context, kmsg.Request) (km
 	if err := codeError(resp.ErrorCode, resp.ErrorMessage); err != nil {
 		return nil, err
 	}
-	for _, t := range resp.Topics {
-		for i := range t.Partitions {
-			p := &t.Partitions[i]
-			if err := codeError(p.ErrorCode, p.ErrorMessage); err != nil {
-				return nil, err
-			}
-			return p, nil
-		}
+	// One topic (the metadata log's), one partition.
+	if len(resp.Topics) == 0 || len(resp.Topics[0].Partitions) == 0 {
+		return nil, nil
 	}
-	return nil, nil
+	p := &resp.Topics[0].Partitions[0]
+	if err := codeError(p.ErrorCode, p.ErrorMessage); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // describeTopicConfigs reads the configs of topics (one request per
