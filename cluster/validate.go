@@ -30,11 +30,11 @@ func ConfigWarning(config map[string]string) string {
 		"or if the inter.broker.protocol.version is 3.0 or newer. This configuration is deprecated and it will be removed in Apache Kafka 4.0."
 }
 
-// InternalTopics are Kafka's internal topics (Topic.isInternal, 3.9).
-var InternalTopics = []string{"__consumer_offsets", "__transaction_state", "__share_group_state"}
+// internalTopics are Kafka's internal topics (Topic.isInternal, 3.9).
+var internalTopics = [...]string{"__consumer_offsets", "__transaction_state", "__share_group_state"}
 
-// IsInternalTopic reports whether t is one of InternalTopics.
-func IsInternalTopic(t string) bool { return slices.Contains(InternalTopics, t) }
+// IsInternalTopic reports whether t is one of Kafka's internal topics.
+func IsInternalTopic(t string) bool { return slices.Contains(internalTopics[:], t) }
 
 // ValidateTopicName applies Kafka's Topic.validate rules in order (empty,
 // "." or "..", longer than 249, illegal characters) and returns an

@@ -12,9 +12,11 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 )
 
-// ZooKeeperEntityTypes are the entity types kafka-configs --zookeeper
+// ZooKeeperEntityTypes returns the entity types kafka-configs --zookeeper
 // accepts, in Kafka's order (ConfigType.all).
-var ZooKeeperEntityTypes = []string{cluster.EntityTopics, cluster.EntityClients, cluster.EntityUsers, cluster.EntityBrokers, cluster.EntityIPs}
+func ZooKeeperEntityTypes() []string {
+	return []string{cluster.EntityTopics, cluster.EntityClients, cluster.EntityUsers, cluster.EntityBrokers, cluster.EntityIPs}
+}
 
 // ReadEntityConfig reads /config/<type>/<entity>: its overrides in
 // document order and its dataVersion, or (nil, -1) when it does not exist.

@@ -99,9 +99,9 @@ func checkConfigsArgs(c *cobra.Command, f configsFlags) (string, error) {
 	if !fl.Changed("entity-type") {
 		return "", errors.New("At least one entity type must be specified")
 	}
-	if !slices.Contains(clusterops.ZooKeeperEntityTypes, f.entityType) {
+	if !slices.Contains(clusterops.ZooKeeperEntityTypes(), f.entityType) {
 		return "", fmt.Errorf("Invalid entity type %s, the entity type must be one of %s with a --zookeeper argument",
-			f.entityType, strings.Join(clusterops.ZooKeeperEntityTypes, ", "))
+			f.entityType, strings.Join(clusterops.ZooKeeperEntityTypes(), ", "))
 	}
 	name := f.entityName
 	hasName := fl.Changed("entity-name") && name != ""

@@ -144,7 +144,7 @@ func (l *configListener) processNotification(name string) error {
 		return nil
 	}
 	entityType, entity, ok := strings.Cut(n.Path(), "/")
-	if !ok || !slices.Contains(clusterops.ZooKeeperEntityTypes, entityType) {
+	if !ok || !slices.Contains(clusterops.ZooKeeperEntityTypes(), entityType) {
 		l.b.log.Error(fmt.Sprintf("error processing change notification %s from %s: unknown entity path", data, path))
 		return nil
 	}
