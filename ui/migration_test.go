@@ -44,6 +44,16 @@ func TestFlowCreateRefusedUnderKRaft(t *testing.T) {
 		return strings.Contains(out, "Not written: KRaft controller 3000")
 	})
 	_ = last
+	// The sandbox's simulated controller goes on from the takeover to the
+	// dual write (the radar names it once its offset is written).
+	waitApp(t, f.tm, "the dual write", func(a *App) bool {
+		for _, tb := range a.tabs {
+			if r, ok := tb.screen.(*migration.Model); ok {
+				return r.Status().Phase == cluster.PhaseDualWrite
+			}
+		}
+		return false
+	})
 	fm := final(t, f.tm)
 	if !stageIs("preview")(fm) {
 		t.Errorf("stage %q, want the preview (no confirmation for a refused write)", wizard(fm).Stage())

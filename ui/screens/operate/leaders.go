@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,6 +120,21 @@ func (r *reassign) observeLeading() {
 	}
 }
 
+// electionNames reports a pending preferred election naming every one of
+// tps (the election the step wrote).
+func electionNames(s *cluster.Snapshot, tps []cluster.TopicPartition) bool {
+	pending := s.PendingPreferredElection()
+	if pending == nil {
+		return false
+	}
+	for _, tp := range tps {
+		if !slices.Contains(pending.Partitions, tp) {
+			return false
+		}
+	}
+	return true
+}
+
 // leadStep moves the leadership step on when the newest snapshot shows
 // the current phase over (msg: what the last write said, nil on a tick).
 func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
@@ -134,6 +150,16 @@ func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
 	}
 	r.observeLeading()
 	reply, z, snap, lead := r.fr.Reply(), r.fr.Writer(r.z), r.snap, r.lead.plan
+	// A write's answer may never come: the TUI closed while it was in
+	// flight, and App.Finish never sees it. What the cluster shows is
+	// answer enough.
+	switch {
+	case r.lead.phase == leadReorder && !r.lead.wrote && lead.Reordered(snap):
+		r.lead.wrote = true
+	case r.lead.phase == leadElect && (electionNames(snap, lead.Elect) || r.lead.moved == len(lead.Elect)):
+		r.lead.wrote = true
+		r.lead.phase, r.lead.at = leadElecting, r.fr.Now()
+	}
 	switch r.lead.phase {
 	case leadReorder:
 		if !r.lead.wrote || !lead.Reordered(snap) {
