@@ -236,7 +236,14 @@ func TestRealKRaftReassignVerify(t *testing.T) {
 			waitUntil(t, "the reassignment completes", func() bool {
 				return strings.Contains(runOK(t, "reassign", "--list", "--bootstrap-server", bs), "No partition reassignments found.")
 			})
-			ours := runOK(t, "reassign", "--verify", "--bootstrap-server", bs, "--reassignment-json-file", plan)
+			// The controller says it is done before every broker's
+			// metadata lists the new replicas: wait for them too, as
+			// Kafka's tool run later would see them.
+			var ours string
+			waitUntil(t, "the brokers' metadata lists the new replicas", func() bool {
+				ours = runOK(t, "reassign", "--verify", "--bootstrap-server", bs, "--reassignment-json-file", plan)
+				return strings.Count(ours, " is completed.") == 2
+			})
 			theirs := kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--reassignment-json-file", plan, "--verify")
 			if strings.TrimSpace(ours) != strings.TrimSpace(theirs) {
 				t.Errorf("--verify:\nktopo:\n%s\nkafka-reassign-partitions:\n%s", ours, theirs)
