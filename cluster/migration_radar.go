@@ -397,7 +397,10 @@ func migrationHazards(s *Snapshot, st *MigrationStatus, f OwnerFacts, o owner) [
 	if st.SyncStopped {
 		add(HazardSyncStopped, "the KRaft controller's sync into ZooKeeper stopped: /migration's offset %d has not moved for %s "+
 			"(in dual write it moves at least every metadata.max.idle.interval.ms, 500 ms by default)%s; "+
-			"ZooKeeper no longer shows the cluster as it is, and a revert to ZooKeeper would lose what it misses",
+			"ZooKeeper no longer shows the cluster as it is, and a revert to ZooKeeper would lose what it misses; "+
+			"check the active controller's connection to ZooKeeper and its log: Kafka 3.9.2 may stay stuck once it is back "+
+			"(a BadVersion for /migration at every change), and restarting the active KRaft controller makes the next one "+
+			"reconcile ZooKeeper with the whole KRaft image",
 			mig.State.KRaftMetadataOffset, roundAge(st.SyncAge), lagText(st))
 	}
 	if g := st.Gap; g != nil && !st.SyncStopped {

@@ -308,7 +308,24 @@ func TestRealKafkaMigration(t *testing.T) {
 	})
 	t.Logf("stuck sync flagged %s after the stall", took)
 	m.ResumeSync()
-	waitUntil(t, "the sync to move again", func() bool { return !radar.status().SyncStopped })
+	// Kafka 3.9.2 does not always resume (the rig saw it stay stuck for
+	// good, a BadVersion for /migration at every change): what the
+	// hazard tells the operator, a restart of the active controller, then
+	// makes the next one reconcile ZooKeeper.
+	moving := func() bool { return !radar.status().SyncStopped }
+	for resumed := time.Now().Add(20 * time.Second); !moving(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(resumed) {
+			t.Log("the sync stayed stuck once ZooKeeper was back: restarting the active controller")
+			if err := m.Node(kafkatest.FirstControllerID).Restart(); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.WaitMigrated(2 * time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			waitUntil(t, "the sync to move again after the controller's restart", moving)
+			break
+		}
+	}
 
 	// The brokers roll to KRaft mode one by one.
 	for _, b := range []int{1, 2, 3} {
