@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"strings"
 	"time"
 
@@ -75,18 +76,36 @@ func NewClient(d Dial) (*kgo.Client, error) {
 	return kgo.NewClient(opts...)
 }
 
-// request issues req with a deadline and maps the errors.
+// dialRetries is how many more times a request goes to another broker
+// after the one franz-go chose did not answer the dial.
+const dialRetries = 4
+
+// request issues req with a deadline and maps the errors. A broker that
+// does not take the connection (stopped, or its address gone) is one of
+// several: the request goes to the next one franz-go knows (franz-go
+// itself gives up on a Metadata request whose broker refused the dial,
+// even with live brokers beside it). The error names the request.
 func request[R kmsg.Response](ctx context.Context, cl *kgo.Client, req kmsg.Request) (R, error) {
 	var zero R
 	resp, err := cl.Request(ctx, req)
+	for try := 0; err != nil && isDialError(err) && try < dialRetries && ctx.Err() == nil; try++ {
+		resp, err = cl.Request(ctx, req)
+	}
 	if err != nil {
-		return zero, err
+		return zero, fmt.Errorf("%s: %w", kmsg.NameForKey(req.Key()), err)
 	}
 	r, ok := resp.(R)
 	if !ok {
 		return zero, fmt.Errorf("unexpected response %T", resp)
 	}
 	return r, nil
+}
+
+// isDialError reports whether err is a refused or failed connection to a
+// broker (not a timeout of the request itself).
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial" && !op.Timeout()
 }
 
 // KafkaError is an error code a broker answered with, as Kafka names and
