@@ -467,6 +467,26 @@ func migrationHazards(s *Snapshot, st *MigrationStatus, f OwnerFacts, o owner) [
 	return hs
 }
 
+// LagLine says how far ZooKeeper lags KRaft, for the radar's lag line:
+// asked tells whether the quorum was asked, quorumErr what asking it
+// failed with ("" for nothing), howToAsk what asks it when it was not.
+func (st MigrationStatus) LagLine(asked bool, quorumErr, howToAsk string) string {
+	switch {
+	case st.LagKnown:
+		q := st.Quorum
+		return fmt.Sprintf("%s behind KRaft (high watermark %d; quorum leader %d, epoch %d, voters %s)",
+			text.Count(int(st.Lag), "record"), q.HighWatermark, q.LeaderID, q.LeaderEpoch, text.Ints(q.Voters))
+	case quorumErr != "":
+		return "unknown: " + quorumErr
+	case st.Quorum != nil:
+		q := st.Quorum
+		return fmt.Sprintf("none yet: nothing copied (quorum leader %d, epoch %d, high watermark %d)", q.LeaderID, q.LeaderEpoch, q.HighWatermark)
+	case !asked && st.Migration.Present:
+		return "unknown (" + howToAsk + " asks the KRaft quorum)"
+	}
+	return "n/a"
+}
+
 func lagText(st *MigrationStatus) string {
 	if !st.LagKnown {
 		return ""

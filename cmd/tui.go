@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/config"
 	"github.com/ktopo/ktopo/kafkawatch"
@@ -28,9 +29,11 @@ import (
 // sandbox's flags (--pace, --listen, --seed).
 func setupTUI(root *cobra.Command, cf *connFlags) {
 	var sf sandboxFlags
+	var controllers string
 	f := root.Flags()
 	f.DurationVar(&sf.pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
 	f.StringVar(&sf.listen, "listen", "127.0.0.1:0", "sandbox only: address to serve the embedded ZooKeeper on, for other clients (port 0 picks a free one)")
+	f.StringVar(&controllers, "bootstrap-controller", "", "with --zookeeper: the KRaft controllers' CONTROLLER listeners host:port[,…] of a cluster migrating to KRaft (with --command-config's security): the migration radar asks their quorum how far ZooKeeper lags KRaft")
 	f.Uint64Var(&sf.seed, "seed", 0, "sandbox only: draw the cluster id, the demo topics' placements and ids and the creation wizard's start index from this seed, so that every run starts alike (default: random)")
 	root.Args = cobra.NoArgs
 	root.Long += `
@@ -49,7 +52,7 @@ ktopo logs to ` + displayPath(LogPath()) + ` (set KTOPO_LOG to change it),
 never to the terminal. NO_COLOR=1 turns colours off.`
 	root.RunE = func(c *cobra.Command, _ []string) error {
 		sf.seeded = c.Flags().Changed("seed")
-		return runTUI(c, cf, sf)
+		return runTUI(c, cf, sf, controllers)
 	}
 }
 
@@ -61,10 +64,14 @@ func displayPath(p string) string {
 	return p
 }
 
-func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
+// runTUI opens the TUI; controllers is --bootstrap-controller.
+func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string) error {
 	t, err := cf.target()
 	if err != nil {
 		return err
+	}
+	if controllers != "" && (t.connect == "" || t.kraft) {
+		return errors.New("--bootstrap-controller is for a ZooKeeper cluster migrating to KRaft (with --zookeeper or a context): the migration radar asks the KRaft quorum how far ZooKeeper lags; a KRaft cluster's overview shows its quorum")
 	}
 	if t.connect != "" {
 		for _, name := range []string{"listen", "seed"} {
@@ -138,6 +145,16 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 	}
 	if cfg.Mode != ui.ModeReadOnly {
 		cfg.Writer = conn // the creation wizard writes through the same session
+	}
+	if controllers != "" {
+		mf := migrationFlags{controller: controllers}
+		cfg.Quorum = func(ctx context.Context) (cluster.KRaftQuorum, error) {
+			q, err := askQuorum(ctx, cf, mf)
+			if err != nil {
+				return cluster.KRaftQuorum{}, err
+			}
+			return *q, nil
+		}
 	}
 	logger.Printf("TUI on %s (%s)", cfg.Connect, modeName(cfg.Mode))
 	app := ui.New(cfg)

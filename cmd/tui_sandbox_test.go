@@ -57,6 +57,23 @@ func TestSandboxFlagsNeedTheSandbox(t *testing.T) {
 	}
 }
 
+// TestBootstrapControllerNeedsZooKeeper: the TUI's --bootstrap-controller
+// asks the KRaft quorum of a ZooKeeper cluster that migrates; on the
+// sandbox or a KRaft cluster it would mean nothing, and says so.
+func TestBootstrapControllerNeedsZooKeeper(t *testing.T) {
+	t.Setenv("KTOPO_ZOOKEEPER", "")
+	t.Setenv("KTOPO_BOOTSTRAP_SERVER", "")
+	for _, args := range [][]string{
+		{"--bootstrap-controller", "127.0.0.1:1"},
+		{"--bootstrap-server", "127.0.0.1:1", "--bootstrap-controller", "127.0.0.1:1"},
+	} {
+		code, _, errOut := runCLI(t, args...)
+		if code != 1 || !strings.Contains(errOut, "--bootstrap-controller is for a ZooKeeper cluster migrating to KRaft") {
+			t.Errorf("ktopo %s: exit %d, %q", strings.Join(args, " "), code, errOut)
+		}
+	}
+}
+
 // TestTUISandboxMigration runs the built ktopo on its sandbox and steps a
 // ZooKeeper to KRaft migration with :migrate: the Migration tab names
 // each phase, the overview's badge names the KRaft controller, a frozen

@@ -36,6 +36,7 @@ import (
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/events"
+	"github.com/ktopo/ktopo/ui/screens/migration"
 	"github.com/ktopo/ktopo/ui/screens/overview"
 	"github.com/ktopo/ktopo/ui/screens/topics"
 	"github.com/ktopo/ktopo/ui/screens/tree"
@@ -91,6 +92,10 @@ type Config struct {
 	// shell runs it once, in a command, and the overview shows what it
 	// says while no broker is registered.
 	CheckRoot func() string
+	// Quorum, when set, asks the KRaft quorum of a migrating cluster
+	// (ktopo --bootstrap-controller): the migration radar shows how far
+	// ZooKeeper lags KRaft.
+	Quorum migration.QuorumAsker
 }
 
 // App is the root model.

@@ -41,12 +41,16 @@ type tab struct {
 // other: the ZooKeeper tree and the migration radar (which reads
 // ZooKeeper) are not tabs of a KRaft cluster (hidden, not shown empty).
 func (a *App) newTabs() []tab {
+	radar := migration.New(a.st, a.km, a.cfg.Now, a.cfg.Location)
+	if a.cfg.Quorum != nil {
+		radar.SetQuorumAsker(a.cfg.Quorum)
+	}
 	tabs := []tab{
 		{screen: a.overview, label: "Overview", keyHelp: "overview", commands: []string{"overview", "o", "brokers"}, about: "brokers by rack"},
 		{screen: a.topics, label: "Topics", keyHelp: "topics", commands: []string{"topics", "t"}, about: "the topic list"},
 		{screen: a.tree, label: "Tree", keyHelp: "zk tree", commands: []string{"tree", "zk"}, about: "the ZooKeeper browser", zookeeper: true},
 		{screen: a.events, label: "Events", keyHelp: "events", commands: []string{"events", "e"}, about: "the change timeline"},
-		{screen: migration.New(a.st, a.km, a.cfg.Now, a.cfg.Location), label: "Migration", keyHelp: "migration",
+		{screen: radar, label: "Migration", keyHelp: "migration",
 			commands: []string{"migration", "m", "kraft"}, about: "a ZooKeeper to KRaft migration", zookeeper: true},
 	}
 	if a.cfg.Source != nil && !a.hasTree {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/internal/text"
 )
 
 // MigrationReport is what ktopo migration prints: a migration's status at
@@ -90,20 +89,7 @@ func MigrationZNode(st cluster.MigrationStatus) string {
 
 // MigrationLag is the lag line: how far ZooKeeper lags KRaft.
 func MigrationLag(st cluster.MigrationStatus, asked bool, quorumErr string) string {
-	switch {
-	case st.LagKnown:
-		q := st.Quorum
-		return fmt.Sprintf("%s behind KRaft (high watermark %d; quorum leader %d, epoch %d, voters %s)",
-			text.Count(int(st.Lag), "record"), q.HighWatermark, q.LeaderID, q.LeaderEpoch, text.Ints(q.Voters))
-	case quorumErr != "":
-		return "unknown: " + quorumErr
-	case st.Quorum != nil:
-		q := st.Quorum
-		return fmt.Sprintf("none yet: nothing copied (quorum leader %d, epoch %d, high watermark %d)", q.LeaderID, q.LeaderEpoch, q.HighWatermark)
-	case !asked && st.Migration.Present:
-		return "unknown (--bootstrap-controller or --bootstrap-server asks the KRaft quorum)"
-	}
-	return "n/a"
+	return st.LagLine(asked, quorumErr, "--bootstrap-controller or --bootstrap-server")
 }
 
 // Age renders a duration for a person: "0.4s", "12s", "3m4s".

@@ -10,6 +10,7 @@
 package migration
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -26,8 +27,16 @@ import (
 	"github.com/ktopo/ktopo/ui/theme"
 )
 
-// tickEvery is how often the shown radar judges the sync's age again.
+// tickEvery is how often the shown radar judges the sync's age again
+// (and asks the KRaft quorum, when it can).
 const tickEvery = time.Second
+
+// askTimeout bounds one question to the KRaft quorum.
+const askTimeout = 5 * time.Second
+
+// QuorumAsker asks the KRaft quorum for its high watermark (ktopo
+// --bootstrap-controller): what tells how far ZooKeeper lags KRaft.
+type QuorumAsker func(context.Context) (cluster.KRaftQuorum, error)
 
 // Model is the migration radar screen.
 type Model struct {
@@ -48,6 +57,14 @@ type Model struct {
 	shown bool
 	gen   int // the tick chain that is current
 	top   int // first line shown (scrolling)
+
+	// ask asks the KRaft quorum while the radar is shown (nil: it cannot
+	// be asked); asking is true while a question is out; quorum and
+	// quorumErr are the last answer.
+	ask       QuorumAsker
+	asking    bool
+	quorum    *cluster.KRaftQuorum
+	quorumErr string
 }
 
 // New returns the screen. now is the clock (nil: time.Now); loc the time
@@ -61,6 +78,10 @@ func New(st theme.Styles, km keys.Map, now func() time.Time, loc *time.Location)
 	}
 	return &Model{st: st, list: km.List, now: now, loc: loc}
 }
+
+// SetQuorumAsker lets the radar ask the KRaft quorum, once a second
+// while shown, how far ZooKeeper lags KRaft.
+func (m *Model) SetQuorumAsker(ask QuorumAsker) { m.ask = ask }
 
 // Title implements ui.Screen.
 func (m *Model) Title() string { return "Migration" }
@@ -94,12 +115,34 @@ func (m *Model) assess() {
 		return
 	}
 	m.stale = false
-	m.status = cluster.AssessMigration(m.snap, m.at, &m.sync, nil)
+	m.status = cluster.AssessMigration(m.snap, m.at, &m.sync, m.quorum)
 }
 
 // tickMsg asks the shown radar to judge again; gen tells a current chain
 // from one left over by an earlier showing.
 type tickMsg struct{ gen int }
+
+// quorumMsg is the KRaft quorum's answer.
+type quorumMsg struct {
+	q   cluster.KRaftQuorum
+	err error
+}
+
+// askQuorum asks the KRaft quorum, when it can be asked, the radar shows a
+// KRaft controller's migration and no question is out.
+func (m *Model) askQuorum() tea.Cmd {
+	if m.ask == nil || m.asking || m.snap == nil || !m.snap.Migration().Present {
+		return nil
+	}
+	m.asking = true
+	ask := m.ask
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
+		defer cancel()
+		q, err := ask(ctx)
+		return quorumMsg{q: q, err: err}
+	}
+}
 
 func (m *Model) tick() tea.Cmd {
 	gen := m.gen
@@ -115,7 +158,7 @@ func (m *Model) Shown(shown bool) tea.Cmd {
 		return nil
 	}
 	m.at, m.stale = m.now(), true
-	return m.tick()
+	return tea.Batch(m.tick(), m.askQuorum())
 }
 
 // ShortHelp implements help.KeyMap.
@@ -136,7 +179,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 			return nil, nil
 		}
 		m.at, m.stale = m.now(), true
-		return m.tick(), nil
+		return tea.Batch(m.tick(), m.askQuorum()), nil
+	case quorumMsg:
+		m.asking, m.stale = false, true
+		if msg.err != nil { // an older answer would show a lag that is no longer known
+			m.quorum, m.quorumErr = nil, msg.err.Error()
+			return nil, nil
+		}
+		m.quorum, m.quorumErr = &msg.q, ""
 	case tea.KeyPressMsg:
 		page := max(m.h-1, 1)
 		switch {
@@ -241,7 +291,11 @@ func (m *Model) lines() []string {
 			ink, what = st.Muted, "no longer written ("+age(s.SyncAge)+"): finalized, or frozen"
 		}
 		row("sync", what, ink)
-		row("lag", "unknown from ZooKeeper alone (ktopo migration --bootstrap-controller tells)", st.Muted)
+		lagInk := st.Text
+		if !s.LagKnown {
+			lagInk = st.Muted
+		}
+		row("lag", s.LagLine(m.ask != nil, m.quorumErr, "ktopo --bootstrap-controller"), lagInk)
 	}
 	row("ZooKeeper mode", ids(s.ZKBrokers), st.Text)
 	if s.Phase.KRaftOwned() {

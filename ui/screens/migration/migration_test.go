@@ -1,6 +1,8 @@
 package migration
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -172,6 +174,66 @@ func TestTickFlagsStoppedSync(t *testing.T) {
 	m.Shown(false)
 	if cmd, _ := m.Update(tickMsg{gen: old}); cmd != nil {
 		t.Errorf("a hidden radar ticks")
+	}
+}
+
+// TestQuorumLag: with a quorum asker (ktopo --bootstrap-controller) the
+// shown radar asks the KRaft quorum once a second, one question at a time,
+// and shows how far ZooKeeper lags KRaft; a failed question says why; no
+// question before a migration.
+func TestQuorumLag(t *testing.T) {
+	sc := newScenario(t)
+	m := sc.screen(120, 24)
+	asked := 0
+	answer := func() (cluster.KRaftQuorum, error) {
+		return cluster.KRaftQuorum{LeaderID: 3000, LeaderEpoch: 1, HighWatermark: 40, Voters: []int{3000}}, nil
+	}
+	m.SetQuorumAsker(func(context.Context) (cluster.KRaftQuorum, error) { asked++; return answer() })
+	// run answers the question a message's commands hold, when the
+	// screen put one out (the batch's last command; the tick before it
+	// is left unrun).
+	run := func(cmd tea.Cmd) {
+		t.Helper()
+		if !m.asking {
+			return
+		}
+		b, ok := cmd().(tea.BatchMsg)
+		if !ok || len(b) == 0 {
+			t.Fatalf("asking, and no question in the commands")
+		}
+		m.Update(b[len(b)-1]())
+	}
+	run(m.Shown(true))
+	if asked != 0 {
+		t.Fatalf("asked %d times before any migration", asked)
+	}
+	sc.to("dual-write")
+	m.SetSnapshot(sc.m.Snapshot())
+	cmd, _ := m.Update(tickMsg{gen: m.gen})
+	run(cmd)
+	if asked != 1 {
+		t.Fatalf("asked %d times in one tick", asked)
+	}
+	if st := m.Status(); !st.LagKnown || st.Lag != 6 {
+		t.Fatalf("lag %d known %v, want 6 records (high watermark 40, offset 33)", st.Lag, st.LagKnown)
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "lag              6 records behind KRaft (high watermark 40; quorum leader 3000") {
+		t.Errorf("view:\n%s", v)
+	}
+	// While a question is out, a tick asks no other.
+	m.asking = true
+	m.Update(tickMsg{gen: m.gen}) // its tick is left unrun
+	if asked != 1 {
+		t.Errorf("asked again with a question out")
+	}
+	m.asking = false
+	answer = func() (cluster.KRaftQuorum, error) {
+		return cluster.KRaftQuorum{}, errors.New("kraft1:9093: connection refused")
+	}
+	cmd, _ = m.Update(tickMsg{gen: m.gen})
+	run(cmd)
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "unknown: kraft1:9093: connection refused") {
+		t.Errorf("a failed question not said:\n%s", v)
 	}
 }
 
