@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,6 +59,14 @@ type KRaftOptions struct {
 	// Heap is the brokers' and combined nodes' -Xmx (default 384m);
 	// controllers get ControllerHeap (default 256m).
 	Heap, ControllerHeap string
+	// SASLUsers, when set, gives every broker a SASL_PLAINTEXT listener
+	// too (Node.SASLPort; SASLBootstrap) taking PLAIN and SCRAM-SHA-256
+	// for these users (name: password; their SCRAM credentials are
+	// written when the storage is formatted), and turns on Kafka's
+	// StandardAuthorizer: the PLAINTEXT and CONTROLLER listeners'
+	// ANONYMOUS is a super user, a SASL user may do what ACLs allow
+	// (kafka-acls through Bootstrap adds them).
+	SASLUsers map[string]string
 }
 
 // KRaftCluster is a KRaft-mode Kafka cluster: controller, broker and
@@ -150,6 +159,13 @@ func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
 	if err := allocatePorts(c.nodes); err != nil {
 		return nil, err
 	}
+	if len(o.SASLUsers) > 0 {
+		for _, n := range c.Brokers() {
+			if n.SASLPort, err = zktest.FreePort(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return c, nil
 }
 
@@ -176,8 +192,12 @@ func allocatePorts(nodes []*Node) error {
 
 // start formats and starts every node, controllers first, and waits.
 func (c *KRaftCluster) start() error {
+	var scram []string
+	for _, name := range slices.Sorted(maps.Keys(c.opts.SASLUsers)) {
+		scram = append(scram, "--add-scram", fmt.Sprintf("SCRAM-SHA-256=[name=%s,password=%s]", name, c.opts.SASLUsers[name]))
+	}
 	for _, n := range c.nodes {
-		if err := format(c.dist, n, c.clusterID); err != nil {
+		if err := format(c.dist, n, c.clusterID, scram...); err != nil {
 			return err
 		}
 	}
@@ -191,8 +211,9 @@ func (c *KRaftCluster) start() error {
 }
 
 // format runs kafka-storage format for a node's data directory once (a
-// directory with meta.properties is formatted already).
-func format(d *Dist, n *Node, clusterID string) error {
+// directory with meta.properties is formatted already), with extra
+// arguments (--add-scram).
+func format(d *Dist, n *Node, clusterID string, extra ...string) error {
 	if _, err := os.Stat(filepath.Join(n.DataDir(), "meta.properties")); err == nil {
 		return nil
 	}
@@ -201,7 +222,8 @@ func format(d *Dist, n *Node, clusterID string) error {
 	}
 	// "--cluster-id=ID": a ZooKeeper-mode cluster's id may begin with "-",
 	// which the option parser would take for an option.
-	res, err := d.Command("kafka-storage", "format", "--cluster-id="+clusterID, "--config", n.PropertiesFile())
+	args := append([]string{"format", "--cluster-id=" + clusterID, "--config", n.PropertiesFile()}, extra...)
+	res, err := d.Command("kafka-storage", args...)
 	if err != nil {
 		return err
 	}
@@ -227,7 +249,45 @@ func NewClusterID() string {
 
 // props is a KRaft node's server.properties.
 func (c *KRaftCluster) props(n *Node) map[string]string {
-	return kraftProps(n, c.dist, c.QuorumVoters(), c.opts.Brokers, c.opts.SessionTimeout, c.opts.Props, c.opts.ControllerProps)
+	p := kraftProps(n, c.dist, c.QuorumVoters(), c.opts.Brokers, c.opts.SessionTimeout, c.opts.Props, c.opts.ControllerProps)
+	if len(c.opts.SASLUsers) > 0 {
+		saslProps(n, p, c.opts.SASLUsers)
+	}
+	return p
+}
+
+// saslProps adds to a node's properties what KRaftOptions.SASLUsers asks:
+// the authorizer (controllers too: they authorize what brokers forward),
+// and on a broker the SASL_PLAINTEXT listener with PLAIN's users in its
+// JAAS configuration (SCRAM's are in the metadata).
+func saslProps(n *Node, p map[string]string, users map[string]string) {
+	p["authorizer.class.name"] = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+	p["super.users"] = "User:ANONYMOUS"
+	p["listener.security.protocol.map"] += ",SASL_PLAINTEXT:SASL_PLAINTEXT"
+	if !n.Role.IsBroker() || n.SASLPort == 0 {
+		return
+	}
+	p["listeners"] += ",SASL_PLAINTEXT://" + n.SASLAddr()
+	p["advertised.listeners"] += ",SASL_PLAINTEXT://" + n.SASLAddr()
+	p["sasl.enabled.mechanisms"] = "PLAIN,SCRAM-SHA-256"
+	jaas := "org.apache.kafka.common.security.plain.PlainLoginModule required"
+	for _, name := range slices.Sorted(maps.Keys(users)) {
+		jaas += fmt.Sprintf(" user_%s=%q", name, users[name])
+	}
+	p["listener.name.sasl_plaintext.plain.sasl.jaas.config"] = jaas + ";"
+	p["listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config"] = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+}
+
+// SASLBootstrap is the brokers' SASL_PLAINTEXT listeners (KRaftOptions.SASLUsers),
+// host:port,…; "" without SASL users.
+func (c *KRaftCluster) SASLBootstrap() string {
+	var addrs []string
+	for _, n := range c.Brokers() {
+		if a := n.SASLAddr(); a != "" {
+			addrs = append(addrs, a)
+		}
+	}
+	return strings.Join(addrs, ",")
 }
 
 // kraftProps is the server.properties of a KRaft node of role n.Role:

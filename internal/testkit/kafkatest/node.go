@@ -55,6 +55,9 @@ type Node struct {
 	// ControllerPort is the CONTROLLER listener of a KRaft controller or
 	// combined node (0 for a broker).
 	ControllerPort int
+	// SASLPort is the SASL_PLAINTEXT listener of a KRaft broker of a
+	// cluster with SASL users (KRaftOptions.SASLUsers; 0 otherwise).
+	SASLPort int
 	// Role is what the node runs as at its next start (and, while it runs,
 	// what it was started as).
 	Role Role
@@ -93,6 +96,14 @@ func (n *Node) Addr() string {
 		return ""
 	}
 	return "127.0.0.1:" + strconv.Itoa(n.Port)
+}
+
+// SASLAddr is the node's SASL_PLAINTEXT listener, "" when it has none.
+func (n *Node) SASLAddr() string {
+	if n.SASLPort == 0 {
+		return ""
+	}
+	return "127.0.0.1:" + strconv.Itoa(n.SASLPort)
 }
 
 // ControllerAddr is the node's CONTROLLER listener, "" when it has none.
