@@ -2,8 +2,12 @@ package kafkawatch
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,5 +37,37 @@ func TestIsDialError(t *testing.T) {
 		if err != nil && isDialError(err) {
 			t.Errorf("%v: a dial error", err)
 		}
+	}
+}
+
+// TestExplain: the TLS failures whose Go wording does not say what to do
+// get a hint naming the properties to fix; other errors pass unchanged.
+func TestExplain(t *testing.T) {
+	refused := errors.New("ApiVersions: remote error: tls: bad certificate")
+	noCert := Security{Protocol: "SSL", TLS: &tls.Config{}}
+	withCert := Security{Protocol: "SSL", TLS: &tls.Config{Certificates: []tls.Certificate{{}}}}
+	for _, tc := range []struct {
+		s    Security
+		err  error
+		want string
+	}{
+		{noCert, refused, "wants a client certificate (ssl.client.auth=required): give one in --command-config"},
+		{withCert, refused, "did not accept the client certificate"},
+		{noCert, errors.New("tls: first record does not look like a TLS handshake"), "the listener is not an SSL one"},
+		{Security{}, refused, ""},
+		{Security{}, fmt.Errorf("ApiVersions: %w", io.ErrUnexpectedEOF), "the broker closed the connection, as a listener that wants TLS does"},
+		{noCert, io.ErrUnexpectedEOF, ""},
+		{noCert, errors.New("connection refused"), ""},
+	} {
+		got := tc.s.Explain(tc.err)
+		if !errors.Is(got, tc.err) {
+			t.Errorf("%v: the error is lost: %v", tc.err, got)
+		}
+		if tc.want == "" && got.Error() != tc.err.Error() || !strings.Contains(got.Error(), tc.want) {
+			t.Errorf("%+v %v: %v, want %q", tc.s.TLS != nil, tc.err, got, tc.want)
+		}
+	}
+	if (Security{}).Explain(nil) != nil {
+		t.Error("nil explained")
 	}
 }

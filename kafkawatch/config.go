@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -448,4 +449,28 @@ func pemKeyPair(p *Properties, key string, chain, keyPEM []byte) (*tls.Certifica
 		return nil, fmt.Errorf("%s: %w", p.where(key), err)
 	}
 	return &c, nil
+}
+
+// Explain adds to an error of a connection made with s what an operator
+// can do about it, for the TLS failures whose Go wording does not say:
+// a broker that refused the handshake for want of a (good) client
+// certificate, an SSL client on a listener that is not SSL. Other errors
+// come back as they are.
+func (s Security) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	switch {
+	case s.TLS != nil && (strings.Contains(msg, "tls: bad certificate") || strings.Contains(msg, "tls: certificate required")):
+		if len(s.TLS.Certificates) == 0 && s.TLS.GetClientCertificate == nil {
+			return fmt.Errorf("%w: the broker's listener wants a client certificate (ssl.client.auth=required): give one in --command-config (ssl.keystore.location, or ssl.keystore.certificate.chain and ssl.keystore.key)", err)
+		}
+		return fmt.Errorf("%w: the broker did not accept the client certificate of --command-config (is it signed by a CA of the broker's trust store, and still valid?)", err)
+	case s.TLS != nil && strings.Contains(msg, "first record does not look like a TLS handshake"):
+		return fmt.Errorf("%w: the listener is not an SSL one: check security.protocol in --command-config against the broker's listener", err)
+	case s.TLS == nil && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)):
+		return fmt.Errorf("%w: the broker closed the connection, as a listener that wants TLS does with a client that speaks without it: check the listener's security.protocol (SSL, SASL_SSL) and give it in --command-config", err)
+	}
+	return err
 }

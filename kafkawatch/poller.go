@@ -430,7 +430,8 @@ func Load(ctx context.Context, d Dial, model cluster.ModelOptions, logger *log.L
 		return nil, err
 	}
 	defer p.Close()
-	return LoadFrom(ctx, p, model)
+	s, err := LoadFrom(ctx, p, model)
+	return s, d.Security.Explain(err)
 }
 
 // LoadFrom waits for a poller's first load (Options.Once, without

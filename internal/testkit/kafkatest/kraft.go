@@ -67,6 +67,24 @@ type KRaftOptions struct {
 	// ANONYMOUS is a super user, a SASL user may do what ACLs allow
 	// (kafka-acls through Bootstrap adds them).
 	SASLUsers map[string]string
+	// TLS, when set, gives every broker an SSL listener too
+	// (Node.SSLPort; SSLBootstrap).
+	TLS *TLSListener
+}
+
+// TLSListener is a brokers' SSL listener: Kafka's PEM key and trust
+// stores (files), and whether clients must show a certificate.
+type TLSListener struct {
+	// KeyStore holds the brokers' unencrypted PKCS#8 key, then its
+	// certificate chain (tlstest.Pair.Combined); TrustStore the CA
+	// certificates client certificates are checked against.
+	KeyStore, TrustStore string
+	// ClientAuth is ssl.client.auth: "required", "requested" or "none"
+	// (default).
+	ClientAuth string
+	// SuperUsers are principals made super users (with the authorizer
+	// SASLUsers turns on), e.g. "User:CN=admin" for a client certificate.
+	SuperUsers []string
 }
 
 // KRaftCluster is a KRaft-mode Kafka cluster: controller, broker and
@@ -159,9 +177,14 @@ func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
 	if err := allocatePorts(c.nodes); err != nil {
 		return nil, err
 	}
-	if len(o.SASLUsers) > 0 {
-		for _, n := range c.Brokers() {
+	for _, n := range c.Brokers() {
+		if len(o.SASLUsers) > 0 {
 			if n.SASLPort, err = zktest.FreePort(); err != nil {
+				return nil, err
+			}
+		}
+		if o.TLS != nil {
+			if n.SSLPort, err = zktest.FreePort(); err != nil {
 				return nil, err
 			}
 		}
@@ -252,8 +275,45 @@ func (c *KRaftCluster) props(n *Node) map[string]string {
 	p := kraftProps(n, c.dist, c.QuorumVoters(), c.opts.Brokers, c.opts.SessionTimeout, c.opts.Props, c.opts.ControllerProps)
 	if len(c.opts.SASLUsers) > 0 {
 		saslProps(n, p, c.opts.SASLUsers)
+		if c.opts.TLS != nil {
+			p["super.users"] = strings.Join(append([]string{p["super.users"]}, c.opts.TLS.SuperUsers...), ";")
+		}
+	}
+	if c.opts.TLS != nil {
+		tlsProps(n, p, c.opts.TLS)
 	}
 	return p
+}
+
+// tlsProps adds a broker's SSL listener with Kafka's PEM stores.
+func tlsProps(n *Node, p map[string]string, l *TLSListener) {
+	p["listener.security.protocol.map"] += ",SSL:SSL"
+	if !n.Role.IsBroker() || n.SSLPort == 0 {
+		return
+	}
+	p["listeners"] += ",SSL://" + n.SSLAddr()
+	p["advertised.listeners"] += ",SSL://" + n.SSLAddr()
+	p["listener.name.ssl.ssl.keystore.type"] = "PEM"
+	p["listener.name.ssl.ssl.keystore.location"] = l.KeyStore
+	p["listener.name.ssl.ssl.truststore.type"] = "PEM"
+	p["listener.name.ssl.ssl.truststore.location"] = l.TrustStore
+	auth := l.ClientAuth
+	if auth == "" {
+		auth = "none"
+	}
+	p["listener.name.ssl.ssl.client.auth"] = auth
+}
+
+// SSLBootstrap is the brokers' SSL listeners (KRaftOptions.TLS),
+// host:port,…; "" without one.
+func (c *KRaftCluster) SSLBootstrap() string {
+	var addrs []string
+	for _, n := range c.Brokers() {
+		if a := n.SSLAddr(); a != "" {
+			addrs = append(addrs, a)
+		}
+	}
+	return strings.Join(addrs, ",")
 }
 
 // saslProps adds to a node's properties what KRaftOptions.SASLUsers asks:

@@ -58,6 +58,9 @@ type Node struct {
 	// SASLPort is the SASL_PLAINTEXT listener of a KRaft broker of a
 	// cluster with SASL users (KRaftOptions.SASLUsers; 0 otherwise).
 	SASLPort int
+	// SSLPort is the SSL listener of a KRaft broker of a cluster with a
+	// TLS listener (KRaftOptions.TLS; 0 otherwise).
+	SSLPort int
 	// Role is what the node runs as at its next start (and, while it runs,
 	// what it was started as).
 	Role Role
@@ -104,6 +107,14 @@ func (n *Node) SASLAddr() string {
 		return ""
 	}
 	return "127.0.0.1:" + strconv.Itoa(n.SASLPort)
+}
+
+// SSLAddr is the node's SSL listener, "" when it has none.
+func (n *Node) SSLAddr() string {
+	if n.SSLPort == 0 {
+		return ""
+	}
+	return "127.0.0.1:" + strconv.Itoa(n.SSLPort)
 }
 
 // ControllerAddr is the node's CONTROLLER listener, "" when it has none.
