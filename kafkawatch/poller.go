@@ -500,6 +500,11 @@ func (p *Poller) nextJob(first bool) job {
 func (p *Poller) slowWork(parent context.Context, j job) *view {
 	ctx, cancel := context.WithTimeout(parent, p.dial.timeout())
 	defer cancel()
+	logf := func(format string, args ...any) {
+		if parent.Err() == nil { // not when the poller closes under it
+			p.logf(format, args...)
+		}
+	}
 	v := &view{}
 	var wg sync.WaitGroup
 	if j.brokers != nil {
@@ -509,7 +514,7 @@ func (p *Poller) slowWork(parent context.Context, j job) *view {
 				defer wg.Done()
 				cfgs, err := describeBrokerConfigs(ctx, p.aux, j.brokers)
 				if err != nil {
-					p.logf("broker configs: %v", err)
+					logf("broker configs: %v", err)
 				}
 				v.brokerConfigs = cfgs
 			}()
@@ -520,7 +525,7 @@ func (p *Poller) slowWork(parent context.Context, j job) *view {
 				defer wg.Done()
 				dirs, err := describeLogDirs(ctx, p.aux, j.brokers)
 				if err != nil {
-					p.logf("log directories: %v", err)
+					logf("log directories: %v", err)
 				}
 				if len(dirs) > 0 {
 					v.logDirs = dirs
@@ -534,7 +539,7 @@ func (p *Poller) slowWork(parent context.Context, j job) *view {
 			defer wg.Done()
 			elr, known, err := describeELR(ctx, p.aux, j.elr)
 			if err != nil {
-				p.logf("eligible leader replicas: %v", err)
+				logf("eligible leader replicas: %v", err)
 				return
 			}
 			v.elr, v.elrKnown = elr, known
@@ -546,7 +551,7 @@ func (p *Poller) slowWork(parent context.Context, j job) *view {
 			defer wg.Done()
 			cfgs, inherited, err := describeTopicConfigs(ctx, p.aux, j.configs)
 			if err != nil {
-				p.logf("topic configs: %v", err)
+				logf("topic configs: %v", err)
 			}
 			v.configs, v.inherited = cfgs, inherited
 		}()
