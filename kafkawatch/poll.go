@@ -3,6 +3,7 @@ package kafkawatch
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,68 +245,133 @@ func askQuorum(ctx context.Context, send func(context.Context, kmsg.Request) (km
 	return p, nil
 }
 
-// describeTopicConfigs reads the configs of topics (one request per
-// chunk, four chunks in flight): their own overrides and the inherited
-// values that are not Kafka's defaults. (Spread over eight brokers
-// sharing two cores, the benchmark's, a first load's were slower.)
-func describeTopicConfigs(ctx context.Context, cl *kgo.Client, names []string, chunk int) (map[string]topicConfig, []cluster.ConfigEntry, error) {
-	out := make(map[string]topicConfig, len(names))
-	var inherited []cluster.ConfigEntry
-	var mu sync.Mutex
-	var firstErr error
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
-	for from := 0; from < len(names); from += chunk {
-		part := names[from:min(from+chunk, len(names))]
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			req := kmsg.NewPtrDescribeConfigsRequest()
-			for _, n := range part {
-				r := kmsg.NewDescribeConfigsRequestResource()
-				r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, n
-				req.Resources = append(req.Resources, r)
-			}
-			resp, err := request[*kmsg.DescribeConfigsResponse](ctx, cl, req)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
+// configPart is the answer to one DescribeConfigs of topics.
+type configPart struct {
+	topics    int                    // how many topics it asked about
+	configs   map[string]topicConfig // their own overrides, or their errors
+	inherited []cluster.ConfigEntry  // the values they inherit from the brokers (nil: no topic answered)
+	err       error                  // the request failed
+}
+
+// streamTopicConfigs asks for the configs of names, chunk topics a
+// request and inFlight requests at a time, each to the next of brokers in
+// turn (any broker when brokers is empty, or when the one asked fails),
+// each request bounded by timeout (0: by ctx alone). Every answer is sent
+// on the channel it returns, which is closed after the last (early when
+// ctx ends).
+func streamTopicConfigs(ctx context.Context, cl *kgo.Client, timeout time.Duration, brokers []int32, names []string, chunk, inFlight int) <-chan configPart {
+	n := (len(names) + chunk - 1) / chunk
+	out := make(chan configPart, n)
+	go func() {
+		defer close(out)
+		sem := make(chan struct{}, inFlight)
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		for i := range n {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
 				return
 			}
-			for i := range resp.Resources {
-				r := &resp.Resources[i]
-				if err := codeError(r.ErrorCode, r.ErrorMessage); err != nil {
-					out[r.ResourceName] = topicConfig{err: err}
-					continue
-				}
-				var own, inh []cluster.ConfigEntry
-				for _, c := range r.Configs {
-					val := ""
-					if c.Value != nil {
-						val = *c.Value
-					}
-					switch c.Source {
-					case sourceDynamicTopic:
-						own = append(own, cluster.ConfigEntry{Key: c.Name, Value: val})
-					case sourceDynamicBroker, sourceDynamicDefaultBroker, sourceStaticBroker:
-						inh = append(inh, cluster.ConfigEntry{Key: c.Name, Value: val})
-					}
-				}
-				out[r.ResourceName] = topicConfig{entries: own}
-				inherited = inh
-				if inherited == nil {
-					inherited = []cluster.ConfigEntry{}
-				}
+			broker := int32(-1)
+			if len(brokers) > 0 {
+				broker = brokers[i%len(brokers)]
 			}
-		}()
+			part := names[i*chunk : min((i+1)*chunk, len(names))]
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				out <- askTopicConfigs(ctx, cl, timeout, broker, part)
+			}()
+		}
+	}()
+	return out
+}
+
+// describeTopicConfigs reads the configs of topics (a few requests at a
+// time, to any broker): their own overrides and the inherited values
+// that are not Kafka's defaults.
+func describeTopicConfigs(ctx context.Context, cl *kgo.Client, names []string) (map[string]topicConfig, []cluster.ConfigEntry, error) {
+	out := make(map[string]topicConfig, len(names))
+	var inherited []cluster.ConfigEntry
+	var firstErr error
+	for part := range streamTopicConfigs(ctx, cl, 0, nil, names, configChunk, configInFlight) {
+		if part.err != nil && firstErr == nil {
+			firstErr = part.err
+		}
+		maps.Copy(out, part.configs)
+		if part.inherited != nil {
+			inherited = part.inherited
+		}
 	}
-	wg.Wait()
-	slices.SortFunc(inherited, func(a, b cluster.ConfigEntry) int { return strings.Compare(a.Key, b.Key) })
 	return out, inherited, firstErr
+}
+
+// askTopicConfigs sends one DescribeConfigs of topics to broker (-1: any)
+// and reads its answer.
+func askTopicConfigs(ctx context.Context, cl *kgo.Client, timeout time.Duration, broker int32, names []string) configPart {
+	part := configPart{topics: len(names)}
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	for _, n := range names {
+		r := kmsg.NewDescribeConfigsRequestResource()
+		r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, n
+		req.Resources = append(req.Resources, r)
+	}
+	ask := func(broker int32) (*kmsg.DescribeConfigsResponse, error) {
+		rctx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			rctx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		defer cancel()
+		if broker < 0 {
+			return request[*kmsg.DescribeConfigsResponse](rctx, cl, req)
+		}
+		resp, err := cl.Broker(int(broker)).Request(rctx, req)
+		if err != nil {
+			return nil, err
+		}
+		r, ok := resp.(*kmsg.DescribeConfigsResponse)
+		if !ok {
+			return nil, fmt.Errorf("unexpected response %T", resp)
+		}
+		return r, nil
+	}
+	resp, err := ask(broker)
+	if err != nil && broker >= 0 && ctx.Err() == nil {
+		resp, err = ask(-1) // that broker failed: any other
+	}
+	if err != nil {
+		part.err = err
+		return part
+	}
+	part.configs = make(map[string]topicConfig, len(resp.Resources))
+	for i := range resp.Resources {
+		r := &resp.Resources[i]
+		if err := codeError(r.ErrorCode, r.ErrorMessage); err != nil {
+			part.configs[r.ResourceName] = topicConfig{err: err}
+			continue
+		}
+		var own, inh []cluster.ConfigEntry
+		for _, c := range r.Configs {
+			val := ""
+			if c.Value != nil {
+				val = *c.Value
+			}
+			switch c.Source {
+			case sourceDynamicTopic:
+				own = append(own, cluster.ConfigEntry{Key: c.Name, Value: val})
+			case sourceDynamicBroker, sourceDynamicDefaultBroker, sourceStaticBroker:
+				inh = append(inh, cluster.ConfigEntry{Key: c.Name, Value: val})
+			}
+		}
+		part.configs[r.ResourceName] = topicConfig{entries: own}
+		if inh == nil {
+			inh = []cluster.ConfigEntry{}
+		}
+		part.inherited = inh
+	}
+	slices.SortFunc(part.inherited, func(a, b cluster.ConfigEntry) int { return strings.Compare(a.Key, b.Key) })
+	return part
 }
 
 // describeBrokerConfigs reads the dynamic broker configs: the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -47,8 +48,21 @@ const (
 	versionEvery = 10 // the APIs served and the finalized features
 )
 
-// configChunk is how many topics one DescribeConfigs asks about.
-const configChunk = 500
+// How a first load asks for every topic's configs: configChunk topics a
+// DescribeConfigs, configInFlight requests at a time, each to the next
+// live broker in turn. A broker answers the requests of one connection
+// one after the other, and a DescribeConfigs costs it about 0.15 ms a
+// topic (10,000 topics: 1.4–2 s of a broker's CPU, the benchmark's): so
+// requests to different brokers, on connections of their own, are what
+// runs them side by side.
+const (
+	configChunk    = 250
+	configInFlight = 4
+)
+
+// progressEvery is how often a first load delivers the configs read so
+// far.
+const progressEvery = 250 * time.Millisecond
 
 // Poller follows a Kafka cluster over the Kafka protocol: Metadata,
 // DescribeCluster, ListPartitionReassignments and DescribeQuorum every
@@ -56,8 +70,18 @@ const configChunk = 500
 // in Kafka's ZooKeeper layout (a clusterwatch.Source). A poll is due every
 // interval; while the consumer has not taken the last batch the next poll
 // waits (nothing queues).
+//
+// The polls never wait for the slower requests: the configs' turn, the
+// broker configs, the log directories and the eligible leader replicas
+// run in the background on a client of their own (their own connections:
+// a broker answers the requests of one connection one after the other,
+// so a Metadata request queued behind a DescribeConfigs of hundreds of
+// topics would wait for it), and what they read is delivered as a batch
+// of its own when they are done. Only a new topic's configs are read in
+// the poll that finds it, so that it shows with them.
 type Poller struct {
-	cl     *kgo.Client
+	cl     *kgo.Client // the polls' requests
+	aux    *kgo.Client // the slower requests, on connections of their own
 	dial   Dial
 	opts   Options
 	lay    *layout
@@ -66,10 +90,11 @@ type Poller struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	apis      apiVersions
-	polls     int
-	cfgOrder  []string // the topics in the order their configs are read
-	cfgCursor int
+	apis       apiVersions
+	polls      int
+	brokerPoll int      // the poll whose background work last read the broker parts
+	cfgOrder   []string // the topics in the order their configs are read
+	cfgCursor  int
 
 	mu        sync.Mutex
 	lastHeard time.Time
@@ -98,9 +123,16 @@ func StartWith(cl *kgo.Client, d Dial, o Options) *Poller {
 	if o.ConfigTopics <= 0 {
 		o.ConfigTopics = 250
 	}
+	aux, err := NewClient(d)
+	if err != nil {
+		aux = nil // cl serves (NewClient(d) made cl: it cannot fail here)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Poller{cl: cl, dial: d, opts: o, lay: newLayout(d.Security.Protocol), out: make(chan clusterwatch.Batch),
+	p := &Poller{cl: cl, aux: aux, dial: d, opts: o, lay: newLayout(d.Security.Protocol), out: make(chan clusterwatch.Batch),
 		ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	if p.aux == nil {
+		p.aux = cl
+	}
 	go p.run()
 	return p
 }
@@ -143,10 +175,13 @@ func (p *Poller) Kind() clusterwatch.Kind { return clusterwatch.Kafka }
 // Server implements clusterwatch.Source: the bootstrap servers.
 func (p *Poller) Server() string { return strings.Join(p.dial.Bootstrap, ",") }
 
-// Close stops polling and closes the client.
+// Close stops polling and closes the clients.
 func (p *Poller) Close() error {
 	p.cancel()
 	<-p.done
+	if p.aux != p.cl {
+		p.aux.Close()
+	}
 	p.cl.Close()
 	return nil
 }
@@ -167,73 +202,131 @@ func (p *Poller) send(b clusterwatch.Batch) bool {
 	}
 }
 
+// noted records how a poll (or the first load) that began at start went.
+func (p *Poller) noted(start time.Time, err error) {
+	d := time.Since(start)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lastErr = err
+	if err == nil {
+		p.lastHeard, p.pollTime, p.parts = time.Now(), d, p.lay.partitions
+	}
+}
+
+// lost tells the consumer that a poll failed (once per state); false
+// when the poller was closed.
+func (p *Poller) lost(state *zkwatch.State, err error) bool {
+	p.logf("poll: %v", err)
+	lost := zkwatch.StateDisconnected
+	if errors.Is(err, context.DeadlineExceeded) {
+		lost = zkwatch.StateUnresponsive
+	}
+	if *state == lost {
+		return true
+	}
+	*state = lost
+	return p.send(clusterwatch.Batch{States: []zkwatch.State{lost}})
+}
+
+// pause waits until the next poll is due, interval after start (false:
+// closed).
+func (p *Poller) pause(start time.Time) bool {
+	select {
+	case <-time.After(time.Until(start.Add(p.opts.Interval))):
+		return true
+	case <-p.ctx.Done():
+		return false
+	}
+}
+
 func (p *Poller) run() {
 	defer close(p.done)
 	defer close(p.out)
 	state := zkwatch.StateConnecting
-	loaded := false
 	for {
 		start := time.Now()
-		var b clusterwatch.Batch
-		var err error
-		if !loaded {
-			err = p.load(&state)
-			loaded = err == nil
-		} else {
-			b, err = p.poll()
-		}
+		err := p.load(&state)
 		if p.ctx.Err() != nil {
 			return
 		}
-		d := time.Since(start)
-		p.mu.Lock()
-		p.lastErr = err
+		p.noted(start, err)
 		if err == nil {
-			p.lastHeard, p.pollTime, p.parts = time.Now(), d, p.lay.partitions
+			break
 		}
-		p.mu.Unlock()
-		if err != nil {
-			p.logf("poll: %v", err)
-			lost := zkwatch.StateDisconnected
-			if errors.Is(err, context.DeadlineExceeded) {
-				lost = zkwatch.StateUnresponsive
-			}
-			if state != lost {
-				state = lost
-				if !p.send(clusterwatch.Batch{States: []zkwatch.State{lost}}) {
+		if !p.lost(&state, err) || !p.pause(start) {
+			return
+		}
+	}
+	if p.opts.Once {
+		return
+	}
+	// The polls, and the slower parts' work in the background: at most
+	// one at a time, started after a poll, applied when it is done.
+	var work chan *view
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	due := time.After(p.opts.Interval)
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case v := <-work:
+			work = nil
+			events, kraft, elr := p.lay.apply(v)
+			if len(events) > 0 || kraft != nil || len(elr) > 0 {
+				if !p.send(clusterwatch.Batch{Events: events, KRaft: kraft, ELR: elr}) {
 					return
 				}
 			}
-		} else if loaded && (len(b.Events) > 0 || b.KRaft != nil || len(b.ELR) > 0 || state != zkwatch.StateConnected) {
-			if state != zkwatch.StateConnected {
-				state = zkwatch.StateConnected
-				b.States = []zkwatch.State{state}
-			}
-			if !p.send(b) {
+		case <-due:
+			start := time.Now()
+			b, err := p.poll()
+			if p.ctx.Err() != nil {
 				return
 			}
-		}
-		if p.opts.Once && loaded {
-			return
-		}
-		select {
-		case <-time.After(time.Until(start.Add(p.opts.Interval))):
-		case <-p.ctx.Done():
-			return
+			p.noted(start, err)
+			due = time.After(time.Until(start.Add(p.opts.Interval)))
+			if err != nil {
+				if !p.lost(&state, err) {
+					return
+				}
+				continue
+			}
+			if len(b.Events) > 0 || b.KRaft != nil || len(b.ELR) > 0 || state != zkwatch.StateConnected {
+				if state != zkwatch.StateConnected {
+					state = zkwatch.StateConnected
+					b.States = []zkwatch.State{state}
+				}
+				if !p.send(b) {
+					return
+				}
+			}
+			if work == nil {
+				job := p.nextJob(false)
+				work = make(chan *view, 1)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					work <- p.slowWork(p.ctx, job)
+				}()
+			}
 		}
 	}
 }
 
-// pollCtx bounds one poll.
-func (p *Poller) pollCtx() (context.Context, context.CancelFunc) {
+// requestCtx bounds one request, or a poll's requests.
+func (p *Poller) requestCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(p.ctx, p.dial.timeout())
 }
 
-// load is the first load: the versions, the core, then every topic's
-// configs, the broker configs, the eligible leader replicas and the log
-// directories; delivered as it goes (Progress) or as one Reset batch.
+// load is the first load: the versions and the core, delivered at once;
+// then, side by side, every topic's configs (delivered as they come) and
+// the slower parts (the broker configs, the log directories, the
+// eligible leader replicas); delivered as it goes (Progress) or as one
+// Reset batch.
 func (p *Poller) load(state *zkwatch.State) error {
-	ctx, cancel := p.pollCtx()
+	start := time.Now()
+	ctx, cancel := p.requestCtx()
 	defer cancel()
 	apis, features, err := fetchVersions(ctx, p.cl)
 	if err != nil {
@@ -266,62 +359,173 @@ func (p *Poller) load(state *zkwatch.State) error {
 		}
 		return true
 	}
+	core := time.Since(start)
 	events, kraft, elr := p.lay.apply(v)
 	names := p.lay.names()
 	if !deliver(clusterwatch.Batch{Events: events, KRaft: kraft, ELR: elr, Progress: clusterwatch.Progress{Known: len(names)}}, false) {
 		return p.ctx.Err()
 	}
-	// The configs, a few requests at a time, delivered as they come.
-	const group = 4 * configChunk
-	for from := 0; from < len(names); from += group {
-		part := names[from:min(from+group, len(names))]
-		cfgs, inherited, err := describeTopicConfigs(ctx, p.cl, part, configChunk)
-		if err != nil {
-			return err
+	// The rest is asked once the consumer has taken the topics in (it
+	// takes the next batch, this one of progress alone, only then): the
+	// first screen never waits for the decoding of the configs, nor, on a
+	// machine that runs brokers too, for the brokers' work on them.
+	if p.opts.Progress && !deliver(clusterwatch.Batch{Progress: clusterwatch.Progress{Known: len(names)}}, false) {
+		return p.ctx.Err()
+	}
+	// Whatever way load returns, its requests are ended and waited for
+	// (Close closes the client they use once load has returned).
+	wctx, wcancel := context.WithCancel(p.ctx)
+	var parts <-chan configPart
+	var wg sync.WaitGroup
+	defer func() {
+		wcancel()
+		for range parts { // drained: the stream closes once its requests are done
 		}
+		wg.Wait()
+	}()
+	if apis.has(keyDescribeConfigs, 0) {
+		parts = streamTopicConfigs(wctx, p.aux, p.dial.timeout(), p.lay.liveBrokers(), names, configChunk, configInFlight)
+	}
+	rest := make(chan *view, 1)
+	job := p.nextJob(true)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		rest <- p.slowWork(wctx, job)
+	}()
+	// The configs as they come, progressEvery's answers a batch (the
+	// consumer takes each batch in whole: fewer, bigger ones cost it
+	// less); the last ones with the rest, in the Loaded batch.
+	done := 0
+	var last []cluster.NodeEvent
+	var lastKRaft *cluster.KRaft
+	for in := orEmpty(parts); in != nil; {
+		cfgs := map[string]topicConfig{}
+		var inherited []cluster.ConfigEntry
+		n := 0
+		flush := time.After(progressEvery)
+	collect:
+		for {
+			select {
+			case q, ok := <-in:
+				if !ok {
+					in = nil
+					break collect
+				}
+				if q.err != nil {
+					return q.err
+				}
+				maps.Copy(cfgs, q.configs)
+				if q.inherited != nil {
+					inherited = q.inherited
+				}
+				n += q.topics
+			case <-flush:
+				if n > 0 {
+					break collect
+				}
+				flush = time.After(progressEvery)
+			case <-p.ctx.Done():
+				return p.ctx.Err()
+			}
+		}
+		done += n
 		events, kraft, _ := p.lay.apply(&view{at: time.Now(), configs: cfgs, inherited: inherited})
-		pr := clusterwatch.Progress{Done: from + len(part), Known: len(names)}
-		if !deliver(clusterwatch.Batch{Events: events, KRaft: kraft, Progress: pr}, false) {
+		if in == nil {
+			last, lastKRaft = events, kraft
+			break
+		}
+		if !deliver(clusterwatch.Batch{Events: events, KRaft: kraft, Progress: clusterwatch.Progress{Done: done, Known: len(names)}}, false) {
 			return p.ctx.Err()
 		}
 	}
 	p.cfgOrder = names
-	rest := &view{at: time.Now()}
-	p.slowParts(ctx, rest, true)
-	events, kraft, elr = p.lay.apply(rest)
+	configs := time.Since(start)
+	var r *view
+	select {
+	case r = <-rest:
+	case <-p.ctx.Done():
+		return p.ctx.Err()
+	}
+	events, kraft, elr = p.lay.apply(r)
+	events = append(last, events...)
+	if kraft == nil {
+		kraft = lastKRaft
+	}
 	if !deliver(clusterwatch.Batch{Events: events, KRaft: kraft, ELR: elr, Progress: clusterwatch.Progress{Done: len(names), Known: len(names)}}, true) {
 		return p.ctx.Err()
 	}
+	p.logf("first load: %d topics, %d partitions: topics read in %s, their configs in %s, the rest in %s",
+		len(names), p.lay.partitions, core.Round(time.Millisecond), configs.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	p.polls = 1
 	return nil
 }
 
-// slowParts reads, into v, what is not read every poll: the broker
-// configs and log directories (every brokerEvery polls), the eligible
-// leader replicas of the topics that may have some, and, in a first
-// load, of one topic more to learn whether the cluster has them.
-func (p *Poller) slowParts(ctx context.Context, v *view, first bool) {
+// job is what a background work asks: taken from the layout by the
+// poller's goroutine, so that the work itself never reads it.
+type job struct {
+	apis    apiVersions
+	configs []string // topics whose configs are read
+	brokers []int32  // live brokers whose configs and log directories are read (nil: not this time)
+	elr     []string // topics described for their eligible leader replicas
+	first   bool
+}
+
+// nextJob picks what the next background work reads: the configs' turn
+// (none in a first load, which reads them all), the broker parts every
+// brokerEvery polls, and the eligible leader replicas of the topics that
+// may have some (in a first load, of one topic more to learn whether the
+// cluster has them).
+func (p *Poller) nextJob(first bool) job {
+	j := job{apis: p.apis, first: first}
+	if !first {
+		j.configs = p.configTurn()
+	}
+	if first || p.polls-p.brokerPoll >= brokerEvery {
+		j.brokers = p.lay.liveBrokers()
+		if j.brokers == nil {
+			j.brokers = []int32{}
+		}
+		p.brokerPoll = p.polls
+	}
+	j.elr = p.lay.elrTopics()
+	if first && len(j.elr) == 0 && len(p.lay.topics) > 0 {
+		j.elr = p.lay.names()[:1]
+	}
+	return j
+}
+
+// slowWork reads what j asks, on the poller's second client, side by
+// side; what fails is logged and left out (the next turn asks again).
+func (p *Poller) slowWork(parent context.Context, j job) *view {
+	ctx, cancel := context.WithTimeout(parent, p.dial.timeout())
+	defer cancel()
+	logf := func(format string, args ...any) {
+		if parent.Err() == nil { // not when the poller closes under it
+			p.logf(format, args...)
+		}
+	}
+	v := &view{}
 	var wg sync.WaitGroup
-	ids := p.lay.liveBrokers()
-	if first || p.polls%brokerEvery == 0 {
-		if p.apis.has(keyDescribeConfigs, 0) {
+	if j.brokers != nil {
+		if j.apis.has(keyDescribeConfigs, 0) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				cfgs, err := describeBrokerConfigs(ctx, p.cl, ids)
+				cfgs, err := describeBrokerConfigs(ctx, p.aux, j.brokers)
 				if err != nil {
-					p.logf("broker configs: %v", err)
+					logf("broker configs: %v", err)
 				}
 				v.brokerConfigs = cfgs
 			}()
 		}
-		if p.apis.has(keyDescribeLogDirs, 5) {
+		if j.apis.has(keyDescribeLogDirs, 5) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				dirs, err := describeLogDirs(ctx, p.cl, ids)
+				dirs, err := describeLogDirs(ctx, p.aux, j.brokers)
 				if err != nil {
-					p.logf("log directories: %v", err)
+					logf("log directories: %v", err)
 				}
 				if len(dirs) > 0 {
 					v.logDirs = dirs
@@ -329,31 +533,39 @@ func (p *Poller) slowParts(ctx context.Context, v *view, first bool) {
 			}()
 		}
 	}
-	if p.apis.has(keyDescribeTopicPartitions, 0) {
-		topics := p.lay.elrTopics()
-		if first && len(topics) == 0 && len(p.lay.topics) > 0 {
-			topics = p.lay.names()[:1]
-		}
-		if len(topics) > 0 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				elr, known, err := describeELR(ctx, p.cl, topics)
-				if err != nil {
-					p.logf("eligible leader replicas: %v", err)
-					return
-				}
-				v.elr, v.elrKnown = elr, known
-			}()
-		}
+	if len(j.elr) > 0 && j.apis.has(keyDescribeTopicPartitions, 0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			elr, known, err := describeELR(ctx, p.aux, j.elr)
+			if err != nil {
+				logf("eligible leader replicas: %v", err)
+				return
+			}
+			v.elr, v.elrKnown = elr, known
+		}()
+	}
+	if len(j.configs) > 0 && j.apis.has(keyDescribeConfigs, 0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cfgs, inherited, err := describeTopicConfigs(ctx, p.aux, j.configs)
+			if err != nil {
+				logf("topic configs: %v", err)
+			}
+			v.configs, v.inherited = cfgs, inherited
+		}()
 	}
 	wg.Wait()
+	v.at = time.Now()
+	return v
 }
 
-// poll is one poll after the first load: the core first (applied), then
-// what depends on it (the configs' turn, the slow parts), as one batch.
+// poll is one poll after the first load: the core, then the configs of
+// the topics it found new (so that a new topic shows with its configs),
+// as one batch. The rest is the background work's.
 func (p *Poller) poll() (clusterwatch.Batch, error) {
-	ctx, cancel := p.pollCtx()
+	ctx, cancel := p.requestCtx()
 	defer cancel()
 	if p.polls%versionEvery == 0 {
 		if apis, features, err := fetchVersions(ctx, p.cl); err == nil {
@@ -365,50 +577,63 @@ func (p *Poller) poll() (clusterwatch.Batch, error) {
 	if err != nil {
 		return clusterwatch.Batch{}, err
 	}
-	events, kraft, elr := p.lay.apply(v)
-	rest := &view{at: v.at}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		p.slowParts(ctx, rest, false)
-	}()
-	if names := p.configTurn(); len(names) > 0 && p.apis.has(keyDescribeConfigs, 0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cfgs, inherited, err := describeTopicConfigs(ctx, p.cl, names, configChunk)
-			if err != nil {
-				p.logf("topic configs: %v", err)
-			}
-			rest.configs, rest.inherited = cfgs, inherited
-		}()
-	}
-	wg.Wait()
 	p.polls++
-	more, k2, elr2 := p.lay.apply(rest)
-	if k2 != nil {
-		kraft = k2
+	events, kraft, elr := p.lay.apply(v)
+	if fresh := p.freshTopics(); len(fresh) > 0 && p.apis.has(keyDescribeConfigs, 0) {
+		cfgs, inherited, err := describeTopicConfigs(ctx, p.cl, fresh)
+		if err != nil {
+			p.logf("topic configs: %v", err)
+		}
+		more, k2, _ := p.lay.apply(&view{at: time.Now(), configs: cfgs, inherited: inherited})
+		events = append(events, more...)
+		if k2 != nil {
+			kraft = k2
+		}
 	}
-	return clusterwatch.Batch{Events: append(events, more...), KRaft: kraft, ELR: append(elr, elr2...)}, nil
+	return clusterwatch.Batch{Events: events, KRaft: kraft, ELR: elr}, nil
 }
 
-// configTurn picks the topics whose configs this poll reads: the new
-// ones (never read), then the others in turn, at most ConfigTopics.
-func (p *Poller) configTurn() []string {
+// orEmpty is ch, or a closed channel when ch is nil.
+func orEmpty[T any](ch <-chan T) <-chan T {
+	if ch == nil {
+		c := make(chan T)
+		close(c)
+		return c
+	}
+	return ch
+}
+
+// sameOrder reports whether cfgOrder still holds every topic of the
+// layout (it has as many).
+func (p *Poller) sameOrder() bool {
+	for _, name := range p.cfgOrder {
+		if p.lay.topics[name] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// freshTopics are the topics whose configs were never read (new ones),
+// at most ConfigTopics, sorted.
+func (p *Poller) freshTopics() []string {
 	var fresh []string
 	for name, tn := range p.lay.topics {
 		if !tn.config.present && len(fresh) < p.opts.ConfigTopics {
 			fresh = append(fresh, name)
 		}
 	}
-	if len(fresh) > 0 || len(p.lay.topics) != len(p.cfgOrder) {
-		// The set changed: read the new ones now, and take the order
-		// again.
+	slices.Sort(fresh)
+	return fresh
+}
+
+// configTurn picks the topics whose configs the next background work
+// reads: ConfigTopics of them in turn (the order taken again when the
+// topics changed).
+func (p *Poller) configTurn() []string {
+	if len(p.lay.topics) != len(p.cfgOrder) || !p.sameOrder() {
 		p.cfgOrder = p.lay.names()
 		p.cfgCursor = 0
-		slices.Sort(fresh)
-		return fresh
 	}
 	n := min(p.opts.ConfigTopics, len(p.cfgOrder))
 	out := make([]string, 0, n)

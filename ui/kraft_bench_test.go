@@ -31,7 +31,12 @@ import (
 // Under -short (CI runs every benchmark once) it is 100 topics on one
 // combined node. KTOPO_KRAFT_BENCH_BOOTSTRAP names a cluster to use
 // instead of starting one (its missing scale-* topics are created),
-// KTOPO_KRAFT_BENCH_TOPICS another number of topics.
+// KTOPO_KRAFT_BENCH_TOPICS another number of topics. Each iteration runs
+// KTOPO_KRAFT_ROUNDS children (3; 1 under -short), each after a bare
+// reader of the same Metadata and DescribeConfigs (what the brokers need,
+// the floor of a load), and reports the medians (the peak RSS: the
+// highest). KTOPO_KRAFT_CPUPROFILE writes a child's CPU profile of its
+// first load, KTOPO_KRAFT_CHILD_LOG its poller's log.
 //
 // Run with: go test -run '^$' -bench KRaftScale -benchtime 1x ./ui
 func BenchmarkKRaftScale(b *testing.B) {
@@ -65,46 +70,85 @@ func BenchmarkKRaftScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("created %d topics × %d partitions in %s", created, parts, time.Since(start).Round(time.Millisecond))
-	idle, changes := "10", "3"
+	idle, changes, rounds := "10", "3", 3
 	if testing.Short() {
-		idle, changes = "3", "1"
+		idle, changes, rounds = "3", "1", 1
 	}
-	var results []kraftResult
+	if n, err := strconv.Atoi(os.Getenv("KTOPO_KRAFT_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
 	for b.Loop() {
-		cmd := exec.Command(os.Args[0], "-test.run", "^$")
-		cmd.Env = append(os.Environ(), kraftChildEnv+"="+bs, "KTOPO_KRAFT_CHILD_IDLE="+idle, "KTOPO_KRAFT_CHILD_CHANGES="+changes)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			b.Fatalf("kraft child: %v\n%s", err, stderr.String())
-		}
-		var r kraftResult
-		for line := range strings.SplitSeq(stdout.String(), "\n") {
-			if rest, ok := strings.CutPrefix(line, "KTOPO-KRAFT "); ok {
-				if err := json.Unmarshal([]byte(rest), &r); err != nil {
-					b.Fatal(err)
+		var results []kraftResult
+		var bareMeta, bareConfigs []float64
+		for range rounds {
+			meta, configs, err := bareKRaft(bs)
+			if err != nil {
+				b.Fatal(err)
+			}
+			bareMeta = append(bareMeta, float64(meta.Microseconds())/1000)
+			bareConfigs = append(bareConfigs, float64(configs.Microseconds())/1000)
+			cmd := exec.Command(os.Args[0], "-test.run", "^$")
+			cmd.Env = append(os.Environ(), kraftChildEnv+"="+bs, "KTOPO_KRAFT_CHILD_IDLE="+idle, "KTOPO_KRAFT_CHILD_CHANGES="+changes)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				b.Fatalf("kraft child: %v\n%s", err, stderr.String())
+			}
+			var r kraftResult
+			for line := range strings.SplitSeq(stdout.String(), "\n") {
+				if rest, ok := strings.CutPrefix(line, "KTOPO-KRAFT "); ok {
+					if err := json.Unmarshal([]byte(rest), &r); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				r.PeakRSSKiB = max(r.PeakRSSKiB, int(ru.Maxrss))
+			}
+			if r.Topics < topics {
+				b.Fatalf("the model holds %d topics, want at least %d", r.Topics, topics)
+			}
+			results = append(results, r)
+			b.Logf("round: bare Metadata %.0f ms, bare configs %.0f ms; first topics %.0f ms, full model %.0f ms (ktopo's CPU %.0f ms), peak RSS %.0f MiB, idle polls %.1f%% of a core (last poll %.0f ms), changes on screen %v ms",
+				bareMeta[len(bareMeta)-1], bareConfigs[len(bareConfigs)-1], r.FirstTopicsMS, r.LoadMS, r.LoadCPUMS, float64(r.PeakRSSKiB)/1024, r.IdleCPUPct, r.PollMS, r.ChangeMS)
 		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.PeakRSSKiB = max(r.PeakRSSKiB, int(ru.Maxrss))
+		of := func(f func(kraftResult) float64) []float64 {
+			var out []float64
+			for _, r := range results {
+				out = append(out, f(r))
+			}
+			return out
 		}
-		results = append(results, r)
+		var change []float64
+		for _, r := range results {
+			change = append(change, r.ChangeMS...)
+		}
+		r := results[0]
+		b.ReportMetric(medianF(of(func(r kraftResult) float64 { return r.FirstTopicsMS })), "first-topics-ms")
+		b.ReportMetric(medianF(of(func(r kraftResult) float64 { return r.LoadMS })), "full-model-ms")
+		b.ReportMetric(medianF(bareConfigs), "bare-configs-ms")
+		b.ReportMetric(medianF(bareMeta), "bare-meta-ms")
+		b.ReportMetric(medianF(of(func(r kraftResult) float64 { return r.LoadCPUMS })), "load-CPU-ms")
+		b.ReportMetric(slices.Max(of(func(r kraftResult) float64 { return float64(r.PeakRSSKiB) }))/1024, "peak-RSS-MiB")
+		b.ReportMetric(medianF(of(func(r kraftResult) float64 { return r.IdleCPUPct })), "poll-CPU-%")
+		b.ReportMetric(medianF(of(func(r kraftResult) float64 { return r.PollMS })), "poll-ms")
+		if len(change) > 0 {
+			b.ReportMetric(medianF(change), "change-ms")
+			b.ReportMetric(slices.Max(change), "change-max-ms")
+		}
+		b.Logf("%d topics, %d partitions, %d round(s): medians: bare Metadata %.0f ms, bare configs %.0f ms; first topics %.0f ms, full model %.0f ms; peak RSS %.0f MiB (base %.0f); idle polls %.1f%% of a core; changes on screen %v ms",
+			r.Topics, r.Partitions, rounds, medianF(bareMeta), medianF(bareConfigs), medianF(of(func(r kraftResult) float64 { return r.FirstTopicsMS })),
+			medianF(of(func(r kraftResult) float64 { return r.LoadMS })), slices.Max(of(func(r kraftResult) float64 { return float64(r.PeakRSSKiB) }))/1024,
+			float64(r.BaseRSSKiB)/1024, medianF(of(func(r kraftResult) float64 { return r.IdleCPUPct })), change)
 	}
-	r := results[len(results)/2]
-	if r.Topics < topics {
-		b.Fatalf("the model holds %d topics, want at least %d", r.Topics, topics)
+}
+
+// medianF is the median of xs (0 for none).
+func medianF(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
 	}
-	change := slices.Clone(r.ChangeMS)
-	slices.Sort(change)
-	b.ReportMetric(r.FirstTopicsMS, "first-topics-ms")
-	b.ReportMetric(r.LoadMS, "full-model-ms")
-	b.ReportMetric(float64(r.PeakRSSKiB)/1024, "peak-RSS-MiB")
-	b.ReportMetric(r.IdleCPUPct, "poll-CPU-%")
-	b.ReportMetric(r.PollMS, "poll-ms")
-	if len(change) > 0 {
-		b.ReportMetric(change[len(change)/2], "change-ms")
-	}
-	b.Logf("%d topics, %d partitions: first topics %.0f ms, full model %.0f ms, peak RSS %.0f MiB (base %.0f), idle polls %.1f%% of a core over %.0f s (last poll %.0f ms), changes on screen %v ms",
-		r.Topics, r.Partitions, r.FirstTopicsMS, r.LoadMS, float64(r.PeakRSSKiB)/1024, float64(r.BaseRSSKiB)/1024, r.IdleCPUPct, r.IdleSeconds, r.PollMS, r.ChangeMS)
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

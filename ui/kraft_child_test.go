@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,6 +33,7 @@ const kraftChildEnv = "KTOPO_KRAFT_CHILD"
 type kraftResult struct {
 	FirstTopicsMS float64   // Start to the first frame showing topics
 	LoadMS        float64   // Start to the full model (every topic's configs) applied and drawn
+	LoadCPUMS     float64   // the process's CPU until then
 	Topics        int       // in the model once loaded
 	Partitions    int       // the same
 	IdleCPUPct    float64   // CPU of the whole process, over the idle window, per cent of a core
@@ -70,8 +73,14 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 	defer memlimit.Start(memlimit.Floor)() // the ktopo command's memory policy
 	var res kraftResult
 	res.BaseRSSKiB = procStatusKiB("VmRSS")
+	stopProfile := func() {}
+	if path := os.Getenv("KTOPO_KRAFT_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		}
+	}
 	ctx := context.Background()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	d := kafkawatch.Dial{Bootstrap: kafkawatch.SplitBootstrap(bootstrap)}
 	var logger *log.Logger
 	if path := os.Getenv("KTOPO_KRAFT_CHILD_LOG"); path != "" {
@@ -103,6 +112,8 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 		}
 		if b.Loaded {
 			res.LoadMS = float64(time.Since(start).Microseconds()) / 1000
+			res.LoadCPUMS = float64((cpuTime() - cpu0).Microseconds()) / 1000
+			stopProfile()
 			break
 		}
 	}
@@ -212,7 +223,10 @@ func populateKRaft(bootstrap string, topics, parts int) (int, error) {
 	// The controller answers once it has committed the topics; the
 	// brokers create their partitions after, which takes a while for
 	// 100,000: wait until a broker's Metadata lists every topic, each
-	// partition with a leader.
+	// partition with a leader, then until every broker holds the log of
+	// every partition assigned to it. (A broker still creating them is
+	// minutes behind the others' metadata and busy: a load measured then
+	// measures the brokers' catching up.)
 	deadline := time.Now().Add(15 * time.Minute)
 	for {
 		resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
@@ -220,7 +234,13 @@ func populateKRaft(bootstrap string, topics, parts int) (int, error) {
 			return created, err
 		}
 		ready := 0
+		assigned := map[int32]int{}
 		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				for _, r := range p.Replicas {
+					assigned[r]++
+				}
+			}
 			if t.Topic == nil || !strings.HasPrefix(*t.Topic, "scale-") || len(t.Partitions) != parts {
 				continue
 			}
@@ -233,11 +253,97 @@ func populateKRaft(bootstrap string, topics, parts int) (int, error) {
 			}
 		}
 		if ready >= topics {
-			return created, nil
-		}
-		if time.Now().After(deadline) {
+			missing, err := missingLogs(ctx, cl, assigned)
+			if err != nil {
+				return created, err
+			}
+			if missing == 0 {
+				return created, nil
+			}
+			if time.Now().After(deadline) {
+				return created, fmt.Errorf("after 15 minutes the brokers lack the logs of %d partitions", missing)
+			}
+		} else if time.Now().After(deadline) {
 			return created, fmt.Errorf("after 15 minutes %d of %d topics have every partition led", ready, topics)
 		}
 		time.Sleep(2 * time.Second)
 	}
+}
+
+// missingLogs asks every broker of assigned (broker → partitions
+// assigned to it) for its log directories and returns how many of its
+// partitions have no log there yet.
+func missingLogs(ctx context.Context, cl *kgo.Client, assigned map[int32]int) (int, error) {
+	missing := 0
+	for id, want := range assigned {
+		req := kmsg.NewPtrDescribeLogDirsRequest() // Topics nil: every partition
+		resp, err := req.RequestWith(ctx, cl.Broker(int(id)))
+		if err != nil {
+			return 0, err
+		}
+		have := 0
+		for _, d := range resp.Dirs {
+			for _, t := range d.Topics {
+				have += len(t.Partitions)
+			}
+		}
+		missing += max(want-have, 0)
+	}
+	return missing, nil
+}
+
+// bareKRaft reads what the poller's first load reads, without applying
+// any of it: Metadata of every topic, then every topic's configs as the
+// poller asks them (250 topics a DescribeConfigs, 4 requests in flight,
+// each to the next broker in turn), every response decoded by kmsg. It
+// returns how long each took: what the brokers need to answer, the floor
+// of a load.
+func bareKRaft(bootstrap string) (meta, configs time.Duration, err error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kafkawatch.SplitBootstrap(bootstrap)...), kgo.BrokerMaxReadBytes(1<<30))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	start := time.Now()
+	resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+	if err != nil {
+		return 0, 0, err
+	}
+	meta = time.Since(start)
+	var names []string
+	for _, t := range resp.Topics {
+		if t.Topic != nil {
+			names = append(names, *t.Topic)
+		}
+	}
+	var brokers []int32
+	for _, b := range resp.Brokers {
+		brokers = append(brokers, b.NodeID)
+	}
+	start = time.Now()
+	const chunk = 250
+	sem := make(chan struct{}, 4)
+	errs := make(chan error, (len(names)+chunk-1)/chunk)
+	var wg sync.WaitGroup
+	for i := 0; i*chunk < len(names); i++ {
+		req := kmsg.NewPtrDescribeConfigsRequest()
+		for _, n := range names[i*chunk : min((i+1)*chunk, len(names))] {
+			r := kmsg.NewDescribeConfigsRequestResource()
+			r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, n
+			req.Resources = append(req.Resources, r)
+		}
+		broker := cl.Broker(int(brokers[i%len(brokers)]))
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if _, err := req.RequestWith(ctx, broker); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return meta, time.Since(start), <-errs
 }
