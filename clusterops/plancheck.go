@@ -18,6 +18,13 @@ import (
 // does not compute the assignment, so a form can run it on every keystroke
 // whatever the partition count. Errors are *KafkaError.
 func CheckPlacement(s *cluster.Snapshot, partitions, rf int, mode cluster.RackAwareMode) error {
+	if s.KRaft() != nil {
+		// The KRaft controller's checks: the count, the replication
+		// factor, then its placer's on one partition (none depends on
+		// the count).
+		_, _, err := placeStriped(s, mode, 0, min(partitions, 1), rf, 0, func(int) error { return CheckKRaftPartitionCount(partitions) })
+		return err
+	}
 	brokers, err := s.BrokerMetadatas(mode, nil)
 	if err != nil {
 		return err
