@@ -67,7 +67,7 @@ func NewClient(d Dial) (*kgo.Client, error) {
 	if d.Security.SASL != nil {
 		opts = append(opts, kgo.SASL(d.Security.SASL))
 	}
-	var w io.Writer = io.Discard
+	w := io.Discard
 	if d.Logger != nil {
 		w = d.Logger.Writer()
 	}

@@ -68,7 +68,7 @@ func (r *metaResponse) ReadFrom(b []byte) error {
 		if err := r.MetadataResponse.ReadFrom(b); err != nil {
 			return err
 		}
-		for _, t := range r.MetadataResponse.Topics {
+		for _, t := range r.Topics {
 			mt := metaTopic{id: t.TopicID, err: t.ErrorCode, internal: t.IsInternal}
 			if t.Topic == nil {
 				continue
@@ -79,7 +79,7 @@ func (r *metaResponse) ReadFrom(b []byte) error {
 			}
 			r.topics = append(r.topics, mt)
 		}
-		r.MetadataResponse.Topics = nil
+		r.Topics = nil
 		return nil
 	}
 	rd := &reader{b: b}

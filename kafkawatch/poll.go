@@ -234,13 +234,14 @@ func askQuorum(ctx context.Context, send func(context.Context, kmsg.Request) (km
 		return nil, err
 	}
 	for _, t := range resp.Topics {
-		for i := range t.Partitions {
-			p := &t.Partitions[i]
-			if err := codeError(p.ErrorCode, p.ErrorMessage); err != nil {
-				return nil, err
-			}
-			return p, nil
+		if len(t.Partitions) == 0 {
+			continue
 		}
+		p := &t.Partitions[0]
+		if err := codeError(p.ErrorCode, p.ErrorMessage); err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	return nil, nil
 }

@@ -155,7 +155,7 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 			b, err := p.Next(cctx)
 			if err != nil {
 				cancel()
-				return res, fmt.Errorf("%s never shown: %w (the last poll: %v)", name, err, p.Err())
+				return res, fmt.Errorf("%s never shown: %w (the last poll: %w)", name, err, p.Err())
 			}
 			apply(batchMsg(b))
 		}
