@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/go-zookeeper/zk"
@@ -69,7 +70,7 @@ func (p *TopicPlan) Assignment() assign.Assignment { return p.Result.Assignment 
 // AdminZkClient.validateTopicCreate (name, deletion marker, existence,
 // collisions, assignment, config). Errors are *KafkaError.
 func PlanTopic(s *cluster.Snapshot, req TopicRequest) (*TopicPlan, error) {
-	if err := cluster.ValidateTopicConfig(req.Config); err != nil {
+	if err := validateTopicConfig(req.Config, s); err != nil {
 		return nil, err
 	}
 	p := &TopicPlan{Name: req.Name, Registered: s.RegisteredBrokers(), Config: req.Config}
@@ -79,6 +80,11 @@ func PlanTopic(s *cluster.Snapshot, req TopicRequest) (*TopicPlan, error) {
 		p.Manual = true
 		p.Result = assign.Result{Assignment: req.Assignment, StartIndex: -1, ReplicaShift: -1}
 		p.Brokers = p.Registered
+		if kraft {
+			if err := checkKRaftManual(s, req.Assignment); err != nil {
+				return nil, err
+			}
+		}
 	case kraft:
 		res, brokers, err := placeStriped(s, req.RackAware, 0, req.Partitions, req.ReplicationFactor, req.seed(), CheckKRaftPartitionCount)
 		if err != nil {
@@ -115,6 +121,24 @@ func PlanTopic(s *cluster.Snapshot, req TopicRequest) (*TopicPlan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkKRaftManual is the KRaft controller's check of a new topic's
+// manual assignment, partition by partition: its brokers
+// (CheckKRaftManualPartition, partition 0's replication factor for all),
+// then a live one in each.
+func checkKRaftManual(s *cluster.Snapshot, a assign.Assignment) error {
+	rf := -1
+	for _, id := range a.Partitions() {
+		if err := CheckKRaftManualPartition(s, a[id], rf); err != nil {
+			return err
+		}
+		rf = len(a[id])
+		if !slices.ContainsFunc(a[id], s.IsLive) {
+			return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", id))
+		}
+	}
+	return nil
 }
 
 // seed is the request's placer seed, drawn when it has none.

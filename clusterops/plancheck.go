@@ -37,6 +37,23 @@ func CheckPlacement(s *cluster.Snapshot, partitions, rf int, mode cluster.RackAw
 	return CheckPartitionCount(partitions)
 }
 
+// PlacementBrokers are the brokers a plan of s places replicas on, as
+// PlanTopic hands them to its placement: AdminZkClient's (registered,
+// sorted by id, rack mode applied) in ZooKeeper mode, the KRaft
+// controller's usable brokers that are not fenced on a KRaft cluster.
+func PlacementBrokers(s *cluster.Snapshot, mode cluster.RackAwareMode) ([]assign.Broker, error) {
+	if s.KRaft() == nil {
+		return s.BrokerMetadatas(mode, nil)
+	}
+	var out []assign.Broker
+	for _, b := range s.UsableBrokers(mode) {
+		if !b.Fenced {
+			out = append(out, assign.Broker{ID: b.ID, Rack: b.Rack, HasRack: b.HasRack})
+		}
+	}
+	return out, nil
+}
+
 // SamePlan reports whether two plans write exactly the same znodes with the
 // same bytes (topic name, config and assignment JSON).
 func SamePlan(a, b *TopicPlan) bool {

@@ -179,7 +179,7 @@ func TestRealKRaftBrokersAndQuorum(t *testing.T) {
 				t.Errorf("brokers:\n%s", text)
 			}
 			// plan places on the cluster's brokers, with their racks.
-			plan := runOK(t, "plan", "--bootstrap-server", c.Bootstrap(), "--partitions", "6", "--replication-factor", "1", "--start-index", "0")
+			plan := runOK(t, "plan", "--bootstrap-server", c.Bootstrap(), "--partitions", "6", "--replication-factor", "1", "--seed", "0")
 			for _, id := range c.BrokerIDs() {
 				if !strings.Contains(plan, c.Node(id).Rack) {
 					t.Errorf("plan does not place on broker %d's rack %s:\n%s", id, c.Node(id).Rack, plan)
@@ -299,21 +299,6 @@ func TestRealKRaftEvents(t *testing.T) {
 			}
 			ev.stop()
 		})
-	}
-}
-
-// TestRealKRaftRefusesWrites: on a real KRaft cluster every write (and
-// its dry run) is refused before anything is asked of it, and the
-// cluster is unchanged.
-func TestRealKRaftRefusesWrites(t *testing.T) {
-	c := kafkatest.SharedCombined(t, kafkatest.Kafka44)
-	code, _, errOut := runCLI(t, "topics", "create", "--bootstrap-server", c.Bootstrap(), "--topic", "kr-refused", "--partitions", "1", "--replication-factor", "1")
-	if code != 1 || !strings.Contains(errOut, "refusing to create topic kr-refused: ktopo does not write to KRaft clusters yet") {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	time.Sleep(500 * time.Millisecond)
-	if strings.Contains(kafkaTool(t, c, "kafka-topics", "--bootstrap-server", c.Bootstrap(), "--list"), "kr-refused") {
-		t.Fatal("the refused topic exists")
 	}
 }
 

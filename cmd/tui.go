@@ -17,8 +17,10 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/config"
+	"github.com/ktopo/ktopo/kafkaops"
 	"github.com/ktopo/ktopo/kafkawatch"
 	"github.com/ktopo/ktopo/ui"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -137,7 +139,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags) error {
 		}
 	}
 	if cfg.Mode != ui.ModeReadOnly {
-		cfg.Writer = conn // the creation wizard writes through the same session
+		cfg.Writer = clusterops.NewZooKeeperWriter(conn) // the wizards write through the same session
 	}
 	logger.Printf("TUI on %s (%s)", cfg.Connect, modeName(cfg.Mode))
 	app := ui.New(cfg)
@@ -225,6 +227,10 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 	cfg.Source, cfg.Mode = p, ui.ModeLive
 	if t.readOnly {
 		cfg.Mode = ui.ModeReadOnly
+	} else {
+		// The wizards write over the Kafka protocol, through the poller's
+		// client.
+		cfg.Writer = kafkaops.New(cl, cf.requestTimeoutOr(kafkaops.DefaultTimeout))
 	}
 	logger.Printf("TUI on KRaft cluster %s (%s, every %s)", cfg.Connect, modeName(cfg.Mode), cf.pollInterval)
 	prog := tea.NewProgram(ui.New(cfg), tea.WithContext(contextOf(c)))

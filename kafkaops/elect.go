@@ -2,6 +2,7 @@ package kafkaops
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -91,7 +92,11 @@ func electionResult(p *clusterops.ElectionPlan, got map[cluster.TopicPartition]e
 		case err == nil:
 			r.Elected = append(r.Elected, tp)
 		default:
-			ke := err.(*Error)
+			var ke *Error
+			if !errors.As(err, &ke) {
+				r.Failed = append(r.Failed, clusterops.ElectionFailure{TopicPartition: tp, Message: err.Error()})
+				continue
+			}
 			if ke.Code == kerr.ElectionNotNeeded.Code {
 				r.NotNeeded = append(r.NotNeeded, tp)
 				continue
