@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -355,8 +356,9 @@ func TestRealKRaftBrokerStates(t *testing.T) {
 // 4.4's 3 + 3 cluster: the overview names the quorum's leader as the
 // controller (a controller node, no broker card badged), lists the
 // voters; a topic Kafka's tool creates appears in the topics tab; the
-// ZooKeeper tree is no tab; when the brokers stop answering the banner
-// says so, and goes once they are back.
+// ZooKeeper tree is no tab; the creation wizard creates a topic exactly
+// as it previewed it; when the brokers stop answering the banner says
+// so, and goes once they are back.
 func TestRealKRaftTUI(t *testing.T) {
 	needTmux(t)
 	c := kafkatest.SharedKRaft(t, kafkatest.Kafka44)
@@ -379,6 +381,41 @@ func TestRealKRaftTUI(t *testing.T) {
 	tm.waitFor("the new topic", 15*time.Second, "kr-tui")
 	tm.keys("3")
 	tm.waitFor("its creation in the events", 5*time.Second, "topic created", "kr-tui")
+	// The creation wizard: the KRaft controller's placement from a seed,
+	// created exactly as previewed (the placement ktopo plan makes from
+	// the seed shown).
+	tm.keys("c")
+	tm.waitFor("form", 10*time.Second, "Create a topic", "Replication factor")
+	tm.keys("kr-wiz", "Tab", "C-u", "6", "Tab", "C-u", "2", "Enter")
+	s = tm.waitFor("preview", 10*time.Second, "the KRaft controller's placement, seed ")
+	var seed int64
+	i := strings.Index(s, "the KRaft controller's placement, seed ")
+	if _, err := fmt.Sscanf(s[i:], "the KRaft controller's placement, seed %d", &seed); err != nil {
+		t.Fatalf("the preview shows no seed: %v\n%s", err, s)
+	}
+	tm.keys("Enter")
+	tm.waitFor("confirmation", 5*time.Second, "Create topic kr-wiz?", "Sends CreateTopics")
+	tm.keys("y")
+	tm.waitFor("online", 30*time.Second, "Topic kr-wiz is online")
+	var plan struct {
+		Assignment map[string][]int `json:"assignment"`
+	}
+	out := runOK(t, "plan", "--bootstrap-server", c.Bootstrap(), "--partitions", "6", "--replication-factor", "2", "--seed", strconv.FormatInt(seed, 10), "--output", "json")
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range describeRecords(t, kafkaTool(t, c, "kafka-topics", "--bootstrap-server", c.Bootstrap(), "--describe", "--topic", "kr-wiz")) {
+		if p, ok := r["Partition"]; ok {
+			got[p] = r["Replicas"]
+		}
+	}
+	for p, rs := range plan.Assignment {
+		if got[p] != joinInts(rs) {
+			t.Errorf("kr-wiz partition %s: created %s, previewed (seed %d) %v", p, got[p], seed, rs)
+		}
+	}
+	tm.keys("Escape")
 	for _, b := range c.Brokers() {
 		b.Pause()
 	}
