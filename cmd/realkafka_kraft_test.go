@@ -234,8 +234,19 @@ func TestRealKRaftReassignVerify(t *testing.T) {
 			plan := filepath.Join(t.TempDir(), "plan.json")
 			os.WriteFile(plan, []byte(`{"version":1,"partitions":[{"topic":"kr-move","partition":0,"replicas":[3,1]},{"topic":"kr-move","partition":1,"replicas":[2,1]}]}`), 0o644)
 			kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--reassignment-json-file", plan, "--execute")
+			// Done, as the controller and every broker's metadata say: the
+			// brokers' metadata may trail the controller's list.
 			waitUntil(t, "the reassignment completes", func() bool {
-				return strings.Contains(runOK(t, "reassign", "--list", "--bootstrap-server", bs), "No partition reassignments found.")
+				if !strings.Contains(runOK(t, "reassign", "--list", "--bootstrap-server", bs), "No partition reassignments found.") {
+					return false
+				}
+				for _, b := range c.Brokers() {
+					res, err := c.Dist().Command("kafka-topics", "--bootstrap-server", b.Addr(), "--describe", "--topic", topic)
+					if err != nil || res.Code != 0 || !strings.Contains(res.Stdout, "Replicas: 3,1\t") || !strings.Contains(res.Stdout, "Replicas: 2,1\t") {
+						return false
+					}
+				}
+				return true
 			})
 			ours := runOK(t, "reassign", "--verify", "--bootstrap-server", bs, "--reassignment-json-file", plan)
 			theirs := kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--reassignment-json-file", plan, "--verify")
