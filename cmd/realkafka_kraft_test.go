@@ -415,17 +415,11 @@ func TestRealKRaftTUI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &plan); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, r := range describeRecords(t, kafkaTool(t, c, "kafka-topics", "--bootstrap-server", c.Bootstrap(), "--describe", "--topic", "kr-wiz")) {
-		if p, ok := r["Partition"]; ok {
-			got[p] = r["Replicas"]
-		}
-	}
+	want := map[string]string{}
 	for p, rs := range plan.Assignment {
-		if got[p] != joinInts(rs) {
-			t.Errorf("kr-wiz partition %s: created %s, previewed (seed %d) %v", p, got[p], seed, rs)
-		}
+		want[p] = joinInts(rs)
 	}
+	waitAssignment(t, c, "kr-wiz", want)
 	tm.keys("Escape")
 	for _, b := range c.Brokers() {
 		b.Pause()
