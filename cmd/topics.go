@@ -298,6 +298,9 @@ func createTopic(ctx context.Context, errOut io.Writer, w clusterops.Writer, pla
 	defer cancel()
 	o := w.VerifyCreate(vctx, plan, err)
 	switch {
+	case !o.Known && w.Target() == clusterops.Kafka:
+		return fmt.Errorf("the outcome is unknown: %w. The controller creates a topic whole or not at all: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
+			o.Err, plan.Name, plan.Name)
 	case !o.Known:
 		return fmt.Errorf("the outcome is unknown: %w. A multi is applied whole or not at all: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
 			o.Err, plan.Name, plan.Name)
