@@ -128,6 +128,11 @@ type Result struct {
 	// Order is the broker list the algorithm indexed: the input order for the
 	// rack-unaware algorithm, the rack-alternated list for the rack-aware one.
 	Order []int
+	// Striped: the KRaft controller's placer made it (Striped), drawing
+	// from java.util.Random seeded with Seed; StartIndex and ReplicaShift
+	// are then -1.
+	Striped bool
+	Seed    int64
 }
 
 // Kafka's error class names, as carried by Error.Class.

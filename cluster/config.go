@@ -305,6 +305,18 @@ const (
 // max.compaction.lag.ms (defaults filled in). Values are trimmed as
 // ConfigDef does. Broker-side tiered-storage rules are not checked.
 func ValidateTopicConfig(config map[string]string) error {
+	return validateTopicConfig(config, false)
+}
+
+// ValidateKnownTopicConfig is ValidateTopicConfig for a KRaft cluster:
+// keys ktopo's table does not know (topic configs of Kafka versions after
+// it) are left to the brokers, which check them when the write is sent
+// (validateOnly first).
+func ValidateKnownTopicConfig(config map[string]string) error {
+	return validateTopicConfig(config, true)
+}
+
+func validateTopicConfig(config map[string]string, lenient bool) error {
 	keys := slices.Sorted(func(yield func(string) bool) {
 		for k := range config {
 			if !yield(k) {
@@ -313,7 +325,7 @@ func ValidateTopicConfig(config map[string]string) error {
 		}
 	})
 	for _, k := range keys {
-		if _, ok := LookupTopicConfig(k); !ok {
+		if _, ok := LookupTopicConfig(k); !ok && !lenient {
 			return kafkaErr(ClassInvalidConfiguration, "Unknown topic config name: "+k)
 		}
 	}

@@ -157,6 +157,9 @@ func ValidateTopicCreate(name string, assignment map[int][]int, config map[strin
 	if err := ValidateAssignment(assignment); err != nil {
 		return err
 	}
+	if s, ok := existing.(*Snapshot); ok && s.KRaft() != nil {
+		return ValidateKnownTopicConfig(config)
+	}
 	return ValidateTopicConfig(config)
 }
 

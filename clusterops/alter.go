@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/go-zookeeper/zk"
 
@@ -27,6 +29,18 @@ type AddPartitionsRequest struct {
 	// partition: the entries from the current partition count on are the
 	// new partitions, the ones before are ignored.
 	Assignment assign.Assignment
+	// Seed seeds a KRaft controller's placer (see TopicRequest.Seed).
+	Seed    int64
+	HasSeed bool
+	Rand    *rand.Rand
+}
+
+// seed is the request's placer seed, drawn when it has none.
+func (r AddPartitionsRequest) seed() int64 {
+	if r.HasSeed {
+		return r.Seed
+	}
+	return DrawSeed(r.Rand)
 }
 
 // AddPartitionsPlan is a validated partition addition: the new partitions'
@@ -91,12 +105,13 @@ func PlanAddPartitions(s *cluster.Snapshot, req AddPartitionsRequest) (*AddParti
 	}
 	existing := assign.Assignment{}
 	adding, removing := map[int][]int{}, map[int][]int{}
+	kraft := s.KRaft() != nil
 	for _, p := range t.Partitions {
 		if !p.InAssignment {
 			continue
 		}
 		existing[p.ID] = p.Replicas
-		if p.Reassigning() {
+		if p.Reassigning() && !kraft {
 			return nil, reassigningTopicErr(t)
 		}
 		if len(p.Adding) > 0 {
@@ -114,6 +129,9 @@ func PlanAddPartitions(s *cluster.Snapshot, req AddPartitionsRequest) (*AddParti
 	}
 	if err := requestedTopicErr(s, t); err != nil {
 		return nil, err
+	}
+	if kraft {
+		return planAddKRaft(s, t, existing, req)
 	}
 	if err := CheckPartitionCount(req.Partitions); err != nil {
 		return nil, err
@@ -149,6 +167,82 @@ func PlanAddPartitions(s *cluster.Snapshot, req AddPartitionsRequest) (*AddParti
 		return nil, err
 	}
 	return p, nil
+}
+
+// planAddKRaft places the new partitions of t as a KRaft controller's
+// createPartitions does, with its checks and messages: the count must
+// grow; a manual assignment needs an entry per new partition (its
+// brokers registered, not cordoned, none twice, partition 0's
+// replication factor); else the controller's placer (assign.Striped)
+// places them, with partition 0's replication factor.
+func planAddKRaft(s *cluster.Snapshot, t *cluster.Topic, existing assign.Assignment, req AddPartitionsRequest) (*AddPartitionsPlan, error) {
+	n := len(existing)
+	switch {
+	case req.Partitions == n:
+		return nil, kafkaErr(ClassInvalidPartitions, "Topic already has "+strconv.Itoa(n)+" partition(s).")
+	case req.Partitions < n:
+		return nil, kafkaErr(ClassInvalidPartitions, fmt.Sprintf("The topic %s currently has %d partition(s); %d would not be an increase.", t.Name, n, req.Partitions))
+	}
+	if err := checkKRaftAdditionalPartitions(req.Partitions - n); err != nil {
+		return nil, err
+	}
+	rf := len(existing[0])
+	p := &AddPartitionsPlan{Topic: t.Name, Existing: n, Partitions: req.Partitions, Registered: s.RegisteredBrokers(),
+		Version: t.ZkVersion, TopicPath: cluster.TopicPath(t.Name)}
+	if req.Assignment == nil {
+		res, brokers, err := placeStriped(s, cluster.RackAwareEnforced, n, req.Partitions-n, rf, req.seed(), func(int) error { return nil })
+		if err != nil {
+			return nil, err
+		}
+		p.Result, p.Brokers = res, brokers
+		return p, nil
+	}
+	p.Manual, p.Brokers = true, p.Registered
+	a := assign.Assignment{}
+	for i := range len(req.Assignment) {
+		if i >= n {
+			a[i] = req.Assignment[i]
+		} else if cur, ok := existing[i]; ok && !slices.Equal(cur, req.Assignment[i]) {
+			p.Ignored = append(p.Ignored, i)
+		}
+	}
+	if len(a) < req.Partitions-n {
+		return nil, kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("Attempted to add %d additional partition(s), but only %d assignment(s) were specified.", req.Partitions-n, len(a)))
+	}
+	for _, id := range a.Partitions() {
+		if err := CheckKRaftManualPartition(s, a[id], rf); err != nil {
+			return nil, err
+		}
+	}
+	p.Result = assign.Result{Assignment: a, StartIndex: -1, ReplicaShift: -1}
+	return p, nil
+}
+
+// CheckKRaftManualPartition is the KRaft controller's check of one
+// partition of a manual assignment (validateManualPartitionAssignment):
+// not empty, every broker registered and not cordoned, none twice, rf
+// replicas (rf < 0: any).
+func CheckKRaftManualPartition(s *cluster.Snapshot, replicas []int, rf int) error {
+	if len(replicas) == 0 {
+		return kafkaErr(cluster.ClassInvalidReplicaAssignment, "The manual partition assignment includes an empty replica list.")
+	}
+	seen := map[int]bool{}
+	for _, id := range replicas {
+		b, ok := s.Broker(id)
+		switch {
+		case !ok || !b.Live && !b.Fenced:
+			return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes broker %d, but no such broker is registered.", id))
+		case b.Cordoned:
+			return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes broker %d, but all its log directories are cordoned.", id))
+		case seen[id]:
+			return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes the broker %d more than once.", id))
+		}
+		seen[id] = true
+	}
+	if rf >= 0 && len(replicas) != rf {
+		return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes a partition with %d replica(s), but this is not consistent with previous partitions, which have %d replica(s).", len(replicas), rf))
+	}
+	return nil
 }
 
 // AddPartitionsOps returns the multi that adds the plan's partitions: the
@@ -211,7 +305,7 @@ func requestedTopicErr(s *cluster.Snapshot, t *cluster.Topic) error {
 // preview made before the reassignment started says so before its write.
 func AddPartitionsBlocked(s *cluster.Snapshot, topic string) error {
 	t := s.Topic(topic)
-	if t == nil {
+	if t == nil || s.KRaft() != nil { // a KRaft controller adds partitions during a reassignment
 		return nil
 	}
 	for _, p := range t.Partitions {

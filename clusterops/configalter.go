@@ -71,10 +71,33 @@ func PlanTopicConfigAlteration(topic string, current []cluster.ConfigEntry, vers
 	if !existing.TopicExists(topic) {
 		return nil, kafkaErr(cluster.ClassUnknownTopicOrPartition, "Topic '"+topic+"' does not exist.")
 	}
-	if err := cluster.ValidateTopicConfig(a.Change.Config); err != nil {
+	if err := validateTopicConfig(a.Change.Config, existing); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// validateTopicConfig is ValidateTopicConfig, lenient with the keys it
+// does not know on a KRaft cluster (cluster.ValidateKnownTopicConfig):
+// its brokers check them.
+func validateTopicConfig(config map[string]string, existing cluster.ExistingTopics) error {
+	if s, ok := existing.(*cluster.Snapshot); ok && s.KRaft() != nil {
+		return cluster.ValidateKnownTopicConfig(config)
+	}
+	return cluster.ValidateTopicConfig(config)
+}
+
+// PlanBrokerConfigAlteration merges add and del into a broker's (or, with
+// entity <default>, every broker's) dynamic configs as kafka-configs
+// --alter does: a key to delete that is not set is refused ("Invalid
+// config(s): <k,…>"); the values are the brokers' to check (Kafka
+// validates dynamic broker configs on the running brokers: a KRaft
+// cluster's writer sends them with validateOnly first).
+func PlanBrokerConfigAlteration(entity string, current []cluster.ConfigEntry, add map[string]string, del []string) (*ConfigAlteration, error) {
+	if _, err := ValidateBrokerEntity(entity); err != nil {
+		return nil, err
+	}
+	return planConfigAlteration(cluster.EntityBrokers, entity, current, -1, add, del)
 }
 
 func planConfigAlteration(entityType, entity string, current []cluster.ConfigEntry, version int32, add map[string]string, del []string) (*ConfigAlteration, error) {

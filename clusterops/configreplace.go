@@ -1,6 +1,7 @@
 package clusterops
 
 import (
+	"context"
 	"maps"
 	"slices"
 
@@ -8,16 +9,15 @@ import (
 )
 
 // PlanTopicConfigReplacement plans replacing topic's config overrides
-// with want, as the TUI's config editor does: the config znode read
-// through z, every override want leaves out deleted and every key whose
-// value differs set (kafka-configs --alter with the difference as
+// with want, as the TUI's config editor does: the overrides read through
+// w (ReadConfig), every override want leaves out deleted and every key
+// whose value differs set (kafka-configs --alter with the difference as
 // --add-config and --delete-config), with Kafka's checks
-// (PlanTopicConfigAlteration), and the multi, after the creates of any
-// missing parent (WithParents).
-func PlanTopicConfigReplacement(z ZK, s *cluster.Snapshot, topic string, want map[string]string) (*ConfigAlteration, []any, error) {
-	entries, version, err := ReadEntityConfig(z, cluster.EntityTopics, topic)
+// (PlanTopicConfigAlteration), and the writes w would make for it.
+func PlanTopicConfigReplacement(ctx context.Context, w Writer, s *cluster.Snapshot, topic string, want map[string]string) (*ConfigAlteration, Writes, error) {
+	entries, version, err := w.ReadConfig(ctx, cluster.EntityTopics, topic)
 	if err != nil {
-		return nil, nil, err
+		return nil, Writes{}, err
 	}
 	add := map[string]string{}
 	var del []string
@@ -35,11 +35,11 @@ func PlanTopicConfigReplacement(z ZK, s *cluster.Snapshot, topic string, want ma
 	}
 	alt, err := PlanTopicConfigAlteration(topic, entries, version, add, del, s)
 	if err != nil {
-		return nil, nil, err
+		return nil, Writes{}, err
 	}
-	ops, err := WithParents(z, alt.Ops(), cluster.ConfigTopicsPath, cluster.ConfigChangesPath)
+	ws, err := w.AlterConfigs(ctx, []*ConfigAlteration{alt}, Describe)
 	if err != nil {
-		return nil, nil, err
+		return nil, Writes{}, err
 	}
-	return alt, ops, nil
+	return alt, ws, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/go-zookeeper/zk"
@@ -28,6 +29,11 @@ type TopicRequest struct {
 	// them, with Rand if set). See assign.Options.
 	StartIndex, ReplicaShift int
 	Rand                     *rand.Rand
+	// Seed seeds the KRaft controller's placer (a KRaft cluster's
+	// automatic placement, assign.Striped) when HasSeed; else one is
+	// drawn (with Rand if set).
+	Seed    int64
+	HasSeed bool
 	// TopicID, when set, is written into the topic znode (what a 2.8+
 	// broker with IBP ≥ 2.8 does); empty lets the controller add one.
 	TopicID string
@@ -64,15 +70,28 @@ func (p *TopicPlan) Assignment() assign.Assignment { return p.Result.Assignment 
 // AdminZkClient.validateTopicCreate (name, deletion marker, existence,
 // collisions, assignment, config). Errors are *KafkaError.
 func PlanTopic(s *cluster.Snapshot, req TopicRequest) (*TopicPlan, error) {
-	if err := cluster.ValidateTopicConfig(req.Config); err != nil {
+	if err := validateTopicConfig(req.Config, s); err != nil {
 		return nil, err
 	}
 	p := &TopicPlan{Name: req.Name, Registered: s.RegisteredBrokers(), Config: req.Config}
-	if req.Assignment != nil {
+	kraft := s.KRaft() != nil
+	switch {
+	case req.Assignment != nil:
 		p.Manual = true
 		p.Result = assign.Result{Assignment: req.Assignment, StartIndex: -1, ReplicaShift: -1}
 		p.Brokers = p.Registered
-	} else {
+		if kraft {
+			if err := checkKRaftManual(s, req.Assignment); err != nil {
+				return nil, err
+			}
+		}
+	case kraft:
+		res, brokers, err := placeStriped(s, req.RackAware, 0, req.Partitions, req.ReplicationFactor, req.seed(), CheckKRaftPartitionCount)
+		if err != nil {
+			return nil, err
+		}
+		p.Result, p.Brokers = res, brokers
+	default:
 		brokers, err := s.BrokerMetadatas(req.RackAware, nil)
 		if err != nil {
 			return nil, err
@@ -95,10 +114,116 @@ func PlanTopic(s *cluster.Snapshot, req TopicRequest) (*TopicPlan, error) {
 	p.ConfigJSON = cluster.EncodeEntityConfig(req.Config)
 	p.TopicPath = cluster.TopicPath(req.Name)
 	p.TopicJSON = cluster.EncodeTopicAssignment(cluster.NewTopicAssignment(p.Result.Assignment, req.TopicID))
+	if kraft {
+		return p, nil // no znode holds it
+	}
 	if err := checkZnodeSize(req.Name, p.TopicJSON, len(p.Result.Assignment), len(p.Result.Assignment[0])); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkKRaftManual is the KRaft controller's check of a new topic's
+// manual assignment, partition by partition: its brokers
+// (CheckKRaftManualPartition, partition 0's replication factor for all),
+// then a live one in each.
+func checkKRaftManual(s *cluster.Snapshot, a assign.Assignment) error {
+	rf := -1
+	for _, id := range a.Partitions() {
+		if err := CheckKRaftManualPartition(s, a[id], rf); err != nil {
+			return err
+		}
+		rf = len(a[id])
+		if !slices.ContainsFunc(a[id], s.IsLive) {
+			return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", id))
+		}
+	}
+	return nil
+}
+
+// seed is the request's placer seed, drawn when it has none.
+func (r TopicRequest) seed() int64 {
+	if r.HasSeed {
+		return r.Seed
+	}
+	return DrawSeed(r.Rand)
+}
+
+// DrawSeed draws a seed for the KRaft controller's placer (from r when
+// set): a non-negative one, short enough to type back.
+func DrawSeed(r *rand.Rand) int64 {
+	if r != nil {
+		return r.Int64N(1 << 31)
+	}
+	return rand.Int64N(1 << 31)
+}
+
+// Kafka's limits on the partitions of one request (KRaft controller's
+// ReplicationControlManager).
+const (
+	// MaxKRaftPartitionsPerRequest is MAX_PARTITIONS_PER_BATCH.
+	MaxKRaftPartitionsPerRequest = 10000
+)
+
+// CheckKRaftPartitionCount is the KRaft controller's check of a new
+// topic's partition count: positive (InvalidPartitionsException), at
+// most MaxKRaftPartitionsPerRequest in a request (PolicyViolationException).
+func CheckKRaftPartitionCount(n int) error {
+	switch {
+	case n <= 0:
+		return kafkaErr(ClassInvalidPartitions, "Number of partitions was set to an invalid non-positive value.")
+	case n > MaxKRaftPartitionsPerRequest:
+		return kafkaErr(ClassPolicyViolation, "Excessively large number of partitions per request.")
+	}
+	return nil
+}
+
+// checkKRaftAdditionalPartitions is the same check of the partitions a
+// CreatePartitions adds.
+func checkKRaftAdditionalPartitions(n int) error {
+	if n > MaxKRaftPartitionsPerRequest {
+		return kafkaErr(ClassPolicyViolation, "Excessively large number of additional partitions per request.")
+	}
+	return nil
+}
+
+// Exception classes of a KRaft controller's refusals that cluster does
+// not name.
+const (
+	ClassInvalidPartitions        = "InvalidPartitionsException"
+	ClassPolicyViolation          = "PolicyViolationException"
+	ClassInvalidReplicationFactor = "InvalidReplicationFactorException"
+)
+
+// placeStriped places n partitions of rf replicas from partition start
+// as the KRaft controller of s would (assign.Striped, seeded), after the
+// controller's checks of the count (check) and of the replication
+// factor. It returns the placement and the brokers it was placed on
+// (usable brokers: fenced and cordoned ones left out of the list shown).
+func placeStriped(s *cluster.Snapshot, mode cluster.RackAwareMode, start, n, rf int, seed int64, check func(int) error) (assign.Result, []assign.Broker, error) {
+	if err := check(n); err != nil {
+		return assign.Result{}, nil, err
+	}
+	if rf == 0 || rf < -1 {
+		return assign.Result{}, nil, kafkaErr(ClassInvalidReplicationFactor, "Replication factor must be larger than 0, or -1 to use the default value.")
+	}
+	usable := s.UsableBrokers(mode)
+	res, err := assign.StripedResult(usable, start, n, rf, seed, assign.StripedOptions{Cordoning: s.KRaft().CordonSupported()})
+	if err != nil {
+		// The controller says which replication factor it could not meet.
+		var ae *assign.Error
+		if errors.As(err, &ae) && ae.Class == assign.InvalidReplicationFactor {
+			return assign.Result{}, nil, kafkaErr(ae.Class, fmt.Sprintf("Unable to replicate the partition %d time(s): %s", rf, ae.Message))
+		}
+		return assign.Result{}, nil, cluster.AsKafkaError(err)
+	}
+	var brokers []assign.Broker
+	for _, b := range usable {
+		if !b.Fenced {
+			brokers = append(brokers, assign.Broker{ID: b.ID, Rack: b.Rack, HasRack: b.HasRack})
+		}
+	}
+	return res, brokers, nil
 }
 
 // MaxZnodeData is the largest znode Kafka's brokers can read: ZooKeeper's

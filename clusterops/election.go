@@ -30,7 +30,19 @@ type ElectionRequest struct {
 	All        bool
 	Topic      string
 	Partitions []cluster.TopicPartition
+	// Unclean asks for an unclean election (--election-type unclean): a
+	// partition without a live leader gets one even from outside its ISR
+	// (Kafka's Admin API only: KRaft clusters here).
+	Unclean bool
 }
+
+// UncleanThroughZooKeeper explains why an unclean election cannot be
+// asked for through ZooKeeper.
+const UncleanThroughZooKeeper = "--election-type unclean cannot be carried out through ZooKeeper: " +
+	"/admin/preferred_replica_election only starts preferred elections, and Kafka's controller elects an " +
+	"out-of-sync replica only when asked through the Admin API (kafka-leader-election.sh --bootstrap-server … " +
+	"--election-type unclean) or when unclean.leader.election.enable is on for the topic or the brokers " +
+	"(kafka-configs.sh), which lets it elect one for each leaderless partition"
 
 // ElectionVerdict is what Kafka's controller does with one partition of a
 // preferred election, decided from a snapshot.
@@ -60,6 +72,17 @@ const (
 	// ElectionUnknown: not a partition of the cluster
 	// (UNKNOWN_TOPIC_OR_PARTITION).
 	ElectionUnknown
+	// ElectionUncleanWillElect (unclean elections): no live leader, and a
+	// live replica the controller elects (Target): the first live one of
+	// the ISR, else of the eligible leader replicas, else of the
+	// replicas, in assignment order.
+	ElectionUncleanWillElect
+	// ElectionLeaderLive (unclean elections): the partition has a live
+	// leader (ELECTION_NOT_NEEDED).
+	ElectionLeaderLive
+	// ElectionNoLiveReplica (unclean elections): no replica is live
+	// (ELIGIBLE_LEADERS_NOT_AVAILABLE).
+	ElectionNoLiveReplica
 )
 
 // ElectionPartition is one partition of an election with its verdict and
@@ -68,18 +91,25 @@ type ElectionPartition struct {
 	cluster.TopicPartition
 	Verdict ElectionVerdict
 	// Leader is the current leader (NoLeader when none); Preferred the
-	// first replica (-1 for an unknown partition); ISR the current ISR.
+	// first replica (-1 for an unknown partition); ISR the current ISR,
+	// Replicas the assignment.
 	Leader, Preferred int
-	ISR               []int
+	ISR, Replicas     []int
+	// Target is who the election makes leader: the preferred replica, or
+	// in an unclean election the replica the controller picks (-1: none).
+	Target int
+	// Unclean: the target is out of the ISR and of the eligible leader
+	// replicas (an unclean election: the records it lacks are lost).
+	Unclean bool
 }
 
 // Written reports whether the partition goes into the znode: those the
 // controller will try to elect (it, not the preview, has the last word).
 func (p *ElectionPartition) Written() bool {
 	switch p.Verdict {
-	case ElectionWillMove, ElectionPreferredOffline, ElectionPreferredNotInISR:
+	case ElectionWillMove, ElectionPreferredOffline, ElectionPreferredNotInISR, ElectionUncleanWillElect:
 		return true
-	case ElectionNotNeeded, ElectionTopicBeingDeleted, ElectionNoState, ElectionUnknown:
+	case ElectionNotNeeded, ElectionTopicBeingDeleted, ElectionNoState, ElectionUnknown, ElectionLeaderLive, ElectionNoLiveReplica:
 	}
 	return false
 }
@@ -102,6 +132,12 @@ func (p *ElectionPartition) Reason() string {
 		return "no leader and ISR state: the controller has not initialised the partition (or its state znode cannot be read)"
 	case ElectionUnknown:
 		return "the partition does not exist"
+	case ElectionUncleanWillElect:
+		return ""
+	case ElectionLeaderLive:
+		return "its leader " + strconv.Itoa(p.Leader) + " is live"
+	case ElectionNoLiveReplica:
+		return "no replica of " + text.List(p.Replicas) + " is live"
 	}
 	return ""
 }
@@ -110,6 +146,8 @@ func (p *ElectionPartition) Reason() string {
 // partition named with its verdict, and the znode that starts it.
 type ElectionPlan struct {
 	All bool
+	// Unclean: an unclean election (ElectionRequest.Unclean).
+	Unclean bool
 	// Partitions are sorted by topic and partition.
 	Partitions []ElectionPartition
 	// Write is what the znode names: the partitions whose leader is not
@@ -243,6 +281,7 @@ func electionVerdict(s *cluster.Snapshot, t *cluster.Topic, p *cluster.Partition
 	if len(p.Replicas) > 0 {
 		ep.Preferred = p.Replicas[0]
 	}
+	ep.Replicas, ep.Target = p.Replicas, ep.Preferred
 	if p.HasState && p.StateErr == nil {
 		ep.Leader = p.Leader
 	}
@@ -340,7 +379,127 @@ func (p *ElectionPlan) Result(leader func(cluster.TopicPartition) int) ElectionR
 				"not elected: " + ep.Reason() + "; Kafka's controller fails a whole election on such a partition, so it was left out"})
 		case ElectionUnknown:
 			r.Failed = append(r.Failed, ElectionFailure{ep.TopicPartition, cluster.ClassUnknownTopicOrPartition, "The partition does not exist."})
+		case ElectionUncleanWillElect:
+			if l := leader(ep.TopicPartition); l >= 0 {
+				r.Elected = append(r.Elected, ep.TopicPartition)
+			} else {
+				r.Failed = append(r.Failed, ElectionFailure{ep.TopicPartition, "EligibleLeadersNotAvailableException", "Eligible topic partition leaders are not available"})
+			}
+		case ElectionLeaderLive:
+			r.NotNeeded = append(r.NotNeeded, ep.TopicPartition)
+		case ElectionNoLiveReplica:
+			r.Failed = append(r.Failed, ElectionFailure{ep.TopicPartition, "EligibleLeadersNotAvailableException", "Eligible topic partition leaders are not available"})
 		}
 	}
 	return r
+}
+
+// PlanElection plans the election req asks for: a preferred one
+// (PlanPreferredElection) or an unclean one. An unclean election names
+// the partitions without a live leader; for each, Kafka's controller
+// elects the first live replica (assignment order) of the ISR, else (the
+// ISR empty) of the eligible leader replicas, else of all the replicas,
+// which is then unclean; a partition with a live leader needs none
+// (ELECTION_NOT_NEEDED), one without a live replica gets none
+// (ELIGIBLE_LEADERS_NOT_AVAILABLE). A named partition that does not
+// exist refuses the whole election, as for a preferred one.
+func PlanElection(s *cluster.Snapshot, req ElectionRequest) (*ElectionPlan, error) {
+	if !req.Unclean {
+		return PlanPreferredElection(s, req)
+	}
+	plan := &ElectionPlan{All: req.All, Unclean: true, Controller: -1}
+	if c := s.Controller(); c.BrokerID >= 0 {
+		plan.Controller = c.BrokerID
+	}
+	add := func(t *cluster.Topic, p *cluster.Partition) {
+		ep := uncleanVerdict(s, t, p)
+		if ep.Written() {
+			plan.Write = append(plan.Write, ep.TopicPartition)
+		}
+		plan.Partitions = append(plan.Partitions, ep)
+	}
+	var unknown []cluster.TopicPartition
+	switch {
+	case req.All:
+		for _, t := range s.Topics() {
+			for _, p := range t.Partitions {
+				if p.InAssignment {
+					add(t, p)
+				}
+			}
+		}
+	case req.Topic != "":
+		t := s.Topic(req.Topic)
+		if t == nil {
+			return nil, cluster.TopicDoesNotExistError(req.Topic)
+		}
+		for _, p := range t.Partitions {
+			if p.InAssignment {
+				add(t, p)
+			}
+		}
+	default:
+		names := slices.Clone(req.Partitions)
+		slices.SortFunc(names, cluster.CompareTopicPartitions)
+		for _, tp := range names {
+			t := s.Topic(tp.Topic)
+			var p *cluster.Partition
+			if t != nil {
+				p = t.Partition(tp.Partition)
+			}
+			if p == nil || !p.InAssignment || len(p.Replicas) == 0 {
+				unknown = append(unknown, tp)
+				continue
+			}
+			add(t, p)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, kafkaErr(cluster.ClassUnknownTopicOrPartition, fmt.Sprintf("The %s not exist: %s (nothing was written)",
+			text.Plural(len(unknown), "partition does", "partitions do"), cluster.JoinPartitions(unknown, ", ")))
+	}
+	return plan, nil
+}
+
+// uncleanVerdict is what the controller does with partition p of t in an
+// unclean election.
+func uncleanVerdict(s *cluster.Snapshot, t *cluster.Topic, p *cluster.Partition) ElectionPartition {
+	ep := ElectionPartition{TopicPartition: cluster.TopicPartition{Topic: t.Name, Partition: p.ID}, Leader: cluster.NoLeader,
+		Preferred: -1, ISR: p.ISR, Replicas: p.Replicas, Target: -1}
+	if len(p.Replicas) > 0 {
+		ep.Preferred = p.Replicas[0]
+	}
+	if p.HasState && p.StateErr == nil {
+		ep.Leader = p.Leader
+	}
+	firstLive := func(of []int, any bool) int {
+		for _, r := range p.Replicas {
+			if s.IsLive(r) && (any || slices.Contains(of, r)) {
+				return r
+			}
+		}
+		return -1
+	}
+	switch {
+	case t.MarkedForDeletion:
+		ep.Verdict = ElectionTopicBeingDeleted
+	case !p.HasState || p.StateErr != nil:
+		ep.Verdict = ElectionNoState
+	case ep.Leader >= 0 && s.IsLive(ep.Leader):
+		ep.Verdict = ElectionLeaderLive
+	default:
+		ep.Target = firstLive(p.ISR, false)
+		if ep.Target < 0 && len(p.ISR) == 0 && len(p.ELR) > 0 {
+			ep.Target = firstLive(p.ELR, false)
+		}
+		if ep.Target < 0 {
+			ep.Target = firstLive(nil, true)
+			ep.Unclean = ep.Target >= 0
+		}
+		ep.Verdict = ElectionUncleanWillElect
+		if ep.Target < 0 {
+			ep.Verdict = ElectionNoLiveReplica
+		}
+	}
+	return ep
 }

@@ -18,6 +18,13 @@ import (
 // does not compute the assignment, so a form can run it on every keystroke
 // whatever the partition count. Errors are *KafkaError.
 func CheckPlacement(s *cluster.Snapshot, partitions, rf int, mode cluster.RackAwareMode) error {
+	if s.KRaft() != nil {
+		// The KRaft controller's checks: the count, the replication
+		// factor, then its placer's on one partition (none depends on
+		// the count).
+		_, _, err := placeStriped(s, mode, 0, min(partitions, 1), rf, 0, func(int) error { return CheckKRaftPartitionCount(partitions) })
+		return err
+	}
 	brokers, err := s.BrokerMetadatas(mode, nil)
 	if err != nil {
 		return err
@@ -28,6 +35,23 @@ func CheckPlacement(s *cluster.Snapshot, partitions, rf int, mode cluster.RackAw
 		return cluster.AsKafkaError(err)
 	}
 	return CheckPartitionCount(partitions)
+}
+
+// PlacementBrokers are the brokers a plan of s places replicas on, as
+// PlanTopic hands them to its placement: AdminZkClient's (registered,
+// sorted by id, rack mode applied) in ZooKeeper mode, the KRaft
+// controller's usable brokers that are not fenced on a KRaft cluster.
+func PlacementBrokers(s *cluster.Snapshot, mode cluster.RackAwareMode) ([]assign.Broker, error) {
+	if s.KRaft() == nil {
+		return s.BrokerMetadatas(mode, nil)
+	}
+	var out []assign.Broker
+	for _, b := range s.UsableBrokers(mode) {
+		if !b.Fenced {
+			out = append(out, assign.Broker{ID: b.ID, Rack: b.Rack, HasRack: b.HasRack})
+		}
+	}
+	return out, nil
 }
 
 // SamePlan reports whether two plans write exactly the same znodes with the

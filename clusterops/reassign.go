@@ -123,6 +123,53 @@ func readConfigMap(z Getter, entityType, entity string) (map[string]string, int3
 // replicas). With throttle ≥ 0 it computes the throttles Kafka's tool sets
 // and reads the config znodes they go to. The result's Ops write it all.
 func PlanReassignment(s *cluster.Snapshot, z ZK, rs []cluster.Reassignment, throttle int64) (*ReassignPlan, error) {
+	p, err := CheckReassignment(s, rs, throttle)
+	if err != nil {
+		return nil, err
+	}
+	var changes []ConfigChange
+	if throttle >= 0 {
+		for _, tt := range p.TopicThrottles {
+			cfg, v, err := readConfigMap(z, cluster.EntityTopics, tt.Topic)
+			if err != nil {
+				return nil, err
+			}
+			cfg[cluster.ConfigLeaderThrottledReplicas], cfg[cluster.ConfigFollowerThrottledReplicas] = tt.Leader, tt.Follower
+			changes = append(changes, ConfigChange{EntityType: cluster.EntityTopics, Entity: tt.Topic, Config: cfg, Version: v})
+		}
+		rate := strconv.FormatInt(throttle, 10)
+		for _, b := range p.ThrottledBrokers {
+			id := strconv.Itoa(b)
+			cfg, v, err := readConfigMap(z, cluster.EntityBrokers, id)
+			if err != nil {
+				return nil, err
+			}
+			cfg[cluster.ConfigLeaderThrottledRate], cfg[cluster.ConfigFollowerThrottledRate] = rate, rate
+			changes = append(changes, ConfigChange{EntityType: cluster.EntityBrokers, Entity: id, Config: cfg, Version: v})
+		}
+	}
+	// A version check of every moved topic's znode, in the moves' order.
+	checked := make(map[string]bool, len(p.TopicVersions))
+	for _, m := range p.Moves {
+		if !checked[m.Topic] {
+			checked[m.Topic] = true
+			p.Ops = append(p.Ops, &zk.CheckVersionRequest{Path: cluster.TopicPath(m.Topic), Version: p.TopicVersions[m.Topic]})
+		}
+	}
+	p.Ops = append(p.Ops, ConfigChangeOps(changes...)...)
+	request, err := createWithParentsOps(z, cluster.AdminPath, cluster.ReassignPartitionsPath, p.NodeJSON)
+	if err != nil {
+		return nil, err
+	}
+	p.Ops = append(p.Ops, request...)
+	return p, nil
+}
+
+// CheckReassignment is the part of PlanReassignment that reads nothing
+// but s, whichever way the reassignment is then written: Kafka's checks,
+// the moves, the throttles Kafka's tool computes (with throttle ≥ 0), the
+// moved topics' versions; Ops is left to the ZooKeeper writer.
+func CheckReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64) (*ReassignPlan, error) {
 	if err := cluster.CheckExecute(rs); err != nil {
 		return nil, err
 	}
@@ -158,27 +205,8 @@ func PlanReassignment(s *cluster.Snapshot, z ZK, rs []cluster.Reassignment, thro
 	if ReassignmentRunning(s) {
 		return nil, kafkaErr(cluster.ClassReassignmentRunning, MessageReassignmentExists)
 	}
-	var changes []ConfigChange
 	if throttle >= 0 {
 		p.TopicThrottles, p.ThrottledBrokers = reassignThrottles(p.Moves)
-		for _, tt := range p.TopicThrottles {
-			cfg, v, err := readConfigMap(z, cluster.EntityTopics, tt.Topic)
-			if err != nil {
-				return nil, err
-			}
-			cfg[cluster.ConfigLeaderThrottledReplicas], cfg[cluster.ConfigFollowerThrottledReplicas] = tt.Leader, tt.Follower
-			changes = append(changes, ConfigChange{EntityType: cluster.EntityTopics, Entity: tt.Topic, Config: cfg, Version: v})
-		}
-		rate := strconv.FormatInt(throttle, 10)
-		for _, b := range p.ThrottledBrokers {
-			id := strconv.Itoa(b)
-			cfg, v, err := readConfigMap(z, cluster.EntityBrokers, id)
-			if err != nil {
-				return nil, err
-			}
-			cfg[cluster.ConfigLeaderThrottledRate], cfg[cluster.ConfigFollowerThrottledRate] = rate, rate
-			changes = append(changes, ConfigChange{EntityType: cluster.EntityBrokers, Entity: id, Config: cfg, Version: v})
-		}
 	}
 	entries := make([]cluster.PartitionReassignment, len(p.Moves))
 	for i, m := range p.Moves {
@@ -188,17 +216,9 @@ func PlanReassignment(s *cluster.Snapshot, z ZK, rs []cluster.Reassignment, thro
 	p.TopicVersions = map[string]int32{}
 	for _, m := range p.Moves {
 		if _, ok := p.TopicVersions[m.Topic]; !ok {
-			v := s.Topic(m.Topic).ZkVersion
-			p.TopicVersions[m.Topic] = v
-			p.Ops = append(p.Ops, &zk.CheckVersionRequest{Path: cluster.TopicPath(m.Topic), Version: v})
+			p.TopicVersions[m.Topic] = s.Topic(m.Topic).ZkVersion
 		}
 	}
-	p.Ops = append(p.Ops, ConfigChangeOps(changes...)...)
-	request, err := createWithParentsOps(z, cluster.AdminPath, cluster.ReassignPartitionsPath, p.NodeJSON)
-	if err != nil {
-		return nil, err
-	}
-	p.Ops = append(p.Ops, request...)
 	return p, nil
 }
 

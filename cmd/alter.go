@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
@@ -26,6 +28,7 @@ type alterFlags struct {
 	validateOnly bool
 	noWait       bool
 	timeout      time.Duration
+	seed         int64
 }
 
 func newTopicsAlterCmd(cf *connFlags) *cobra.Command {
@@ -50,7 +53,13 @@ use a reassignment to move them).
 
 Kafka's checks and messages ("The number of partitions for a topic can only be
 increased. …"); refused while a partition of the topic is being reassigned or
-the topic is marked for deletion. --topic is a regular expression: every match
+the topic is marked for deletion.
+
+On a KRaft cluster (--bootstrap-server) the new partitions are placed as the
+KRaft controller places them (its StripedReplicaPlacer, seeded: --seed fixes
+it), with its checks and messages, and sent with CreatePartitions as a manual
+assignment (validateOnly first, then for real), so that the partitions added
+are those printed. --topic is a regular expression: every match
 is altered in the same multi. --validate-only runs every check, then prints
 the exact znode and JSON it would set. Topic configs are changed with
 "ktopo configs --alter" (--config is refused, as 3.x's kafka-topics --alter
@@ -72,6 +81,7 @@ refuses it).`,
 	fl.BoolVar(&f.validateOnly, "validate-only", false, "run every check and print what would be written, write nothing")
 	fl.BoolVar(&f.noWait, "no-wait", false, "return once the topic znode is written, without waiting for the new partitions")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every new partition to come online")
+	fl.Int64Var(&f.seed, "seed", -1, "KRaft: seed the controller's placement of the new partitions (-1: random)")
 	// kafka-topics' alter options that ktopo leaves to other commands: they
 	// exist to answer with Kafka's message.
 	var unused []string
@@ -116,15 +126,20 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 		return err
 	}
 
+	if err := cf.placementFlags(fl); err != nil {
+		return err
+	}
+
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "alter topic "+f.topic)
+	ws, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}
-	defer closeWatch()
-	if err := cf.refuseEarly(conn, "alter topic "+f.topic); err != nil {
+	defer ws.close()
+	if err := cf.refuseEarly(c, ws.writer, "alter topic "+f.topic); err != nil {
 		return err
 	}
+	snap := ws.snap
 	names := filter.Names(snap)
 	if len(names) == 0 {
 		if f.ifExists {
@@ -138,14 +153,13 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 		}
 	}
 	var plans []*clusterops.AddPartitionsPlan
-	var ops []any
-	for _, name := range names {
-		plan, err := clusterops.PlanAddPartitions(snap, clusterops.AddPartitionsRequest{Topic: name, Partitions: f.partitions, Assignment: manual})
+	for i, name := range names {
+		req := clusterops.AddPartitionsRequest{Topic: name, Partitions: f.partitions, Assignment: manual, Seed: f.seed + int64(i), HasSeed: f.seed >= 0}
+		plan, err := clusterops.PlanAddPartitions(snap, req)
 		if err != nil {
 			return err
 		}
 		plans = append(plans, plan)
-		ops = append(ops, clusterops.AddPartitionsOps(plan)...)
 	}
 	fmt.Fprintln(out, clusterops.KeyOrderingWarning)
 	for _, plan := range plans {
@@ -154,15 +168,19 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 		}
 	}
 	if f.validateOnly {
-		writeWouldWrite(out, ops)
-		return noteWrite(c, conn)
+		writes, err := ws.writer.AddPartitions(ctx, plans, clusterops.Validate)
+		if err != nil {
+			return err
+		}
+		writeWouldWrite(out, writes)
+		return noteWrite(c, ws.writer)
 	}
-	z, err := cf.confirmWrite(c, conn, "alter topic "+strings.Join(names, ", "))
+	w, err := cf.confirmWrite(c, ws.writer, "alter topic "+strings.Join(names, ", "))
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	if err := clusterops.WriteAlteration(z, ops); err != nil {
+	if _, err := w.AddPartitions(ctx, plans, clusterops.Apply); err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "\nAdding partitions succeeded!")
@@ -172,7 +190,7 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	for _, p := range plans {
-		if err := waitOnline(ctx, w, p.Topic, p.Assignment(), f.timeout, start, out); err != nil {
+		if err := waitOnline(ctx, ws.watch, p.Topic, p.Assignment(), f.timeout, start, out); err != nil {
 			return interrupted(err, c.ErrOrStderr(), fmt.Sprintf(
 				"the partitions are added; the controller brings them online without ktopo (ktopo topics describe --topic %s shows them).", p.Topic))
 		}
@@ -197,10 +215,47 @@ func writeAddPlan(out io.Writer, p *clusterops.AddPartitionsPlan) error {
 	return nil
 }
 
-// writeWouldWrite prints --validate-only's account of the multi.
-func writeWouldWrite(out io.Writer, ops []any) {
-	fmt.Fprintln(out, "\nValidation passed. Would write, in one ZooKeeper multi:")
-	for _, line := range clusterops.DescribeOps(ops) {
+// writeWouldWrite prints --validate-only's account of the writes: the
+// ZooKeeper multi, or the Kafka requests (each one that has validateOnly
+// was sent so: Kafka checked it too).
+func writeWouldWrite(out io.Writer, w clusterops.Writes) {
+	if w.Target == clusterops.Kafka {
+		fmt.Fprintf(out, "\nValidation passed (ktopo's checks, and Kafka's: a request that has validateOnly was sent with validateOnly=true). "+
+			"Would send, %s:\n", wouldSend(len(w.Steps)))
+	} else {
+		fmt.Fprintln(out, "\nValidation passed. Would write, in one ZooKeeper multi:")
+	}
+	for _, line := range w.Lines() {
 		fmt.Fprintln(out, "  "+line)
 	}
+}
+
+// wouldSend says how many Kafka requests a write sends.
+func wouldSend(n int) string {
+	if n == 1 {
+		return "as one Kafka request"
+	}
+	return "as " + strconv.Itoa(n) + " Kafka requests, one after the other"
+}
+
+// placementFlags refuses the flags that fix the other kind of cluster's
+// placement: --seed is the KRaft controller's (its StripedReplicaPlacer),
+// --start-index and --replica-shift ZooKeeper mode's (AdminUtils).
+func (f *connFlags) placementFlags(fl *pflag.FlagSet) error {
+	t, err := f.target()
+	if err != nil {
+		return err
+	}
+	if t.kraft {
+		for _, n := range []string{"start-index", "replica-shift"} {
+			if fl.Lookup(n) != nil && fl.Changed(n) {
+				return fmt.Errorf("--%s fixes ZooKeeper mode's placement (AdminUtils); a KRaft controller places replicas with its StripedReplicaPlacer, which --seed fixes", n)
+			}
+		}
+		return nil
+	}
+	if fl.Lookup("seed") != nil && fl.Changed("seed") {
+		return errors.New("--seed fixes a KRaft controller's placement (--bootstrap-server); ZooKeeper mode's (AdminUtils) is fixed with --start-index and --replica-shift")
+	}
+	return nil
 }

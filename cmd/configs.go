@@ -58,12 +58,20 @@ that has a config znode. Broker configs (--entity-type brokers, an id or
 --entity-default) are the dynamic ones in /config/brokers; ktopo describes
 them and does not alter them.
 
---validate-only prints the multi without writing; read-only mode refuses
---alter.`,
+On a KRaft cluster (--bootstrap-server) --alter sends Kafka's
+IncrementalAlterConfigs: SET of each key added or changed, DELETE of each key
+removed, validateOnly first, then for real. It alters topics, brokers (an id)
+and the brokers' default (--entity-default); a broker config's value is
+checked by the brokers. --describe is refused there: kafka-configs.sh
+--bootstrap-server --describe shows the configs.
+
+--validate-only prints the multi (on KRaft, the request) without writing;
+read-only mode refuses --alter.`,
 		Example: `  ktopo configs --zookeeper zk1:2181/kafka --entity-type topics --entity-name orders --describe
   ktopo configs --entity-type topics --entity-name orders --alter --add-config retention.ms=86400000,min.insync.replicas=2
   ktopo configs --entity-type topics --entity-name orders --alter --delete-config retention.ms --validate-only
-  ktopo configs --entity-type brokers --entity-default --describe`,
+  ktopo configs --entity-type brokers --entity-default --describe
+  ktopo configs --bootstrap-server kafka1:9092 --entity-type brokers --entity-name 3 --alter --add-config 'cordoned.log.dirs=*'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runConfigs(c, cf, f) },
 	}
@@ -84,7 +92,7 @@ them and does not alter them.
 // checkConfigsArgs is ConfigCommandOptions.checkArgs for what ktopo takes,
 // with Kafka's messages in Kafka's order; it returns the entity name
 // (<default> for --entity-default).
-func checkConfigsArgs(c *cobra.Command, f configsFlags) (string, error) {
+func checkConfigsArgs(c *cobra.Command, f configsFlags, kraft bool) (string, error) {
 	fl := c.Flags()
 	if f.describe == f.alter {
 		return "", errors.New("Command must include exactly one action: --describe, --alter")
@@ -99,7 +107,7 @@ func checkConfigsArgs(c *cobra.Command, f configsFlags) (string, error) {
 	if !fl.Changed("entity-type") {
 		return "", errors.New("At least one entity type must be specified")
 	}
-	if !slices.Contains(clusterops.ZooKeeperEntityTypes(), f.entityType) {
+	if !slices.Contains(clusterops.ZooKeeperEntityTypes(), f.entityType) && !kraft {
 		return "", fmt.Errorf("Invalid entity type %s, the entity type must be one of %s with a --zookeeper argument",
 			f.entityType, strings.Join(clusterops.ZooKeeperEntityTypes(), ", "))
 	}
@@ -133,7 +141,7 @@ func checkConfigsArgs(c *cobra.Command, f configsFlags) (string, error) {
 	}
 	switch {
 	case f.entityType == cluster.EntityTopics:
-	case f.entityType == cluster.EntityBrokers && f.describe:
+	case f.entityType == cluster.EntityBrokers && (f.describe || kraft):
 	case f.entityType == cluster.EntityBrokers:
 		return "", errors.New("ktopo does not alter broker configs: Kafka validates dynamic broker configs on the running brokers (kafka-configs --bootstrap-server --entity-type brokers)")
 	default:
@@ -146,16 +154,15 @@ func checkConfigsArgs(c *cobra.Command, f configsFlags) (string, error) {
 }
 
 func runConfigs(c *cobra.Command, cf *connFlags, f configsFlags) error {
-	name, err := checkConfigsArgs(c, f)
+	t, err := cf.target()
 	if err != nil {
 		return err
 	}
-	if t, err := cf.target(); err != nil {
+	name, err := checkConfigsArgs(c, f, t.kraft)
+	if err != nil {
 		return err
-	} else if t.kraft {
-		if f.alter {
-			return kraftWriteRefusal("alter the config of " + strings.TrimSuffix(f.entityType, "s") + " " + name)
-		}
+	}
+	if t.kraft && f.describe {
 		return errors.New("ktopo configs --describe reads ZooKeeper's config znodes; on a KRaft cluster, kafka-configs.sh --bootstrap-server --describe shows the configs (ktopo topics describe lists a topic's overrides)")
 	}
 	if f.describe {
@@ -163,7 +170,7 @@ func runConfigs(c *cobra.Command, cf *connFlags, f configsFlags) error {
 			return describeConfigs(c.OutOrStdout(), conn, f.entityType, name)
 		})
 	}
-	return alterTopicConfig(c, cf, f, name)
+	return alterConfig(c, cf, f, name)
 }
 
 // describeConfigs prints kafka-configs --zookeeper --describe: one line
@@ -188,7 +195,9 @@ func describeConfigs(out io.Writer, conn *zkwatch.Conn, entityType, name string)
 	return nil
 }
 
-func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic string) error {
+// alterConfig is --alter of a topic's overrides (or, on a KRaft cluster,
+// a broker's dynamic configs, or the brokers' default).
+func alterConfig(c *cobra.Command, cf *connFlags, f configsFlags, entity string) error {
 	out := c.OutOrStdout()
 	add := map[string]string{}
 	if len(f.addConfig) == 1 {
@@ -197,74 +206,108 @@ func alterTopicConfig(c *cobra.Command, cf *connFlags, f configsFlags, topic str
 			return err
 		}
 	}
-	if w := cluster.ConfigWarning(add); w != "" {
+	topic := f.entityType == cluster.EntityTopics
+	if w := cluster.ConfigWarning(add); w != "" && topic {
 		fmt.Fprintln(out, w)
 	}
 	del := cluster.ParseDeleteConfig(f.deleteConfig)
+	what := "alter the config of " + strings.TrimSuffix(f.entityType, "s") + " " + entity
+	if entity == cluster.BrokerDefaultEntity {
+		what = "alter the default config of the " + f.entityType
+	}
 
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "alter the config of topic "+topic)
+	ws, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}
-	defer closeWatch()
-	if err := cf.refuseEarly(conn, "alter the config of topic "+topic); err != nil {
+	defer ws.close()
+	if err := cf.refuseEarly(c, ws.writer, what); err != nil {
 		return err
 	}
 	if !f.validateOnly {
-		if err := cf.writable("alter the config of topic "+topic, "--validate-only checks it without writing"); err != nil {
+		if err := cf.writable(what, "--validate-only checks it without writing"); err != nil {
 			return err
 		}
 	}
-	entries, version, err := clusterops.ReadEntityConfig(conn, cluster.EntityTopics, topic)
+	entries, version, err := ws.writer.ReadConfig(ctx, f.entityType, entity)
 	if err != nil {
 		return err
 	}
-	alt, err := clusterops.PlanTopicConfigAlteration(topic, entries, version, add, del, snap)
+	var alt *clusterops.ConfigAlteration
+	if topic {
+		alt, err = clusterops.PlanTopicConfigAlteration(entity, entries, version, add, del, ws.snap)
+	} else {
+		alt, err = clusterops.PlanBrokerConfigAlteration(entity, entries, add, del)
+	}
 	if err != nil {
 		return err
 	}
-	writeConfigPreview(out, alt)
-	effects := clusterops.TopicConfigEffects(snap, topic, alt.Change.Config)
-	for _, e := range effects.Lines {
-		fmt.Fprintln(out, e)
+	writeConfigPreview(out, alt, ws.kraft())
+	var effects clusterops.ConfigEffects
+	if topic {
+		effects = clusterops.TopicConfigEffects(ws.snap, entity, alt.Change.Config)
+		for _, e := range effects.Lines {
+			fmt.Fprintln(out, e)
+		}
 	}
-	ops, err := clusterops.WithParents(conn, alt.Ops(), cluster.ConfigTopicsPath, cluster.ConfigChangesPath)
-	if err != nil {
-		return err
-	}
+	alts := []*clusterops.ConfigAlteration{alt}
 	if f.validateOnly {
-		writeWouldWrite(out, ops)
-		return noteWrite(c, conn)
+		writes, err := ws.writer.AlterConfigs(ctx, alts, clusterops.Validate)
+		if err != nil {
+			return err
+		}
+		writeWouldWrite(out, writes)
+		return noteWrite(c, ws.writer)
 	}
-	z, err := cf.confirmWrite(c, conn, "alter the config of topic "+topic)
+	w, err := cf.confirmWrite(c, ws.writer, what)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	if err := clusterops.WriteAlteration(z, ops); err != nil {
+	if _, err := w.AlterConfigs(ctx, alts, clusterops.Apply); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nCompleted updating config for entity: %s.\n", clusterops.EntityDescription(cluster.EntityTopics, topic))
+	fmt.Fprintln(out, "\n"+configsDone(f.entityType, entity, ws.kraft()))
 	if f.noWait || len(effects.UncleanLeaders) == 0 {
 		return nil
 	}
 	fmt.Fprintln(out, "Waiting for the controller's unclean elections:")
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	return interrupted(waitOnline(ctx, w, topic, effects.UncleanLeaders, f.timeout, start, out), c.ErrOrStderr(),
-		fmt.Sprintf("the config is changed; the controller carries out its unclean elections without ktopo (ktopo topics describe --topic %s shows the leaders).", topic))
+	return interrupted(waitOnline(ctx, ws.watch, entity, effects.UncleanLeaders, f.timeout, start, out), c.ErrOrStderr(),
+		fmt.Sprintf("the config is changed; the controller carries out its unclean elections without ktopo (ktopo topics describe --topic %s shows the leaders).", entity))
+}
+
+// configsDone is kafka-configs' line once the config is changed: 2.8's
+// with --zookeeper ("Completed updating config for entity: topic
+// 'orders'."), 3.x's and 4.x's with --bootstrap-server ("Completed
+// updating config for topic orders.", "Completed updating default config
+// for brokers in the cluster.").
+func configsDone(entityType, entity string, kraft bool) string {
+	if !kraft {
+		return "Completed updating config for entity: " + clusterops.EntityDescription(entityType, entity) + "."
+	}
+	singular := strings.TrimSuffix(entityType, "s")
+	if entity == cluster.BrokerDefaultEntity {
+		return "Completed updating default config for " + entityType + " in the cluster."
+	}
+	return "Completed updating config for " + singular + " " + entity + "."
 }
 
 // writeConfigPreview prints the overrides before and after: "+" added,
 // "~" changed (old -> new), "-" deleted.
-func writeConfigPreview(out io.Writer, a *clusterops.ConfigAlteration) {
-	path := a.Change.Path()
-	at := "absent: it will be created"
-	if a.Change.Version >= 0 {
-		at = fmt.Sprintf("version %d", a.Change.Version)
+func writeConfigPreview(out io.Writer, a *clusterops.ConfigAlteration, kraft bool) {
+	if kraft {
+		fmt.Fprintf(out, "Config overrides of %s:\n", clusterops.EntityDescription(a.Change.EntityType, a.Change.Entity))
+	} else {
+		path := a.Change.Path()
+		at := "absent: it will be created"
+		if a.Change.Version >= 0 {
+			at = fmt.Sprintf("version %d", a.Change.Version)
+		}
+		fmt.Fprintf(out, "Config overrides of %s (%s, %s):\n", clusterops.EntityDescription(a.Change.EntityType, a.Change.Entity), path, at)
 	}
-	fmt.Fprintf(out, "Config overrides of %s (%s, %s):\n", clusterops.EntityDescription(a.Change.EntityType, a.Change.Entity), path, at)
 	before := map[string]string{}
 	for _, e := range a.Before {
 		before[e.Key] = e.Value
@@ -284,7 +327,11 @@ func writeConfigPreview(out io.Writer, a *clusterops.ConfigAlteration) {
 		fmt.Fprintf(out, "  - %-*s  %s (back to the broker's default)\n", width, k, before[k])
 	}
 	if len(a.Set)+len(a.Deleted) == 0 {
-		fmt.Fprintln(out, "  no change (the brokers are notified all the same, as kafka-configs does)")
+		if kraft {
+			fmt.Fprintln(out, "  no change")
+		} else {
+			fmt.Fprintln(out, "  no change (the brokers are notified all the same, as kafka-configs does)")
+		}
 	}
 	fmt.Fprintf(out, "After: %s\n", text.Count(len(a.Change.Config), "override"))
 }

@@ -16,9 +16,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/config"
+	"github.com/ktopo/ktopo/kafkaops"
 	"github.com/ktopo/ktopo/kafkawatch"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -293,7 +295,7 @@ func tlsFlagErr(err error) error {
 // KRaft cluster, conn then nil); close ends both.
 func (f *connFlags) watch(ctx context.Context) (w *clusterwatch.Watch, conn *zkwatch.Conn, close func(), err error) {
 	if t, err := f.target(); err == nil && t.kraft {
-		w, close, err := f.watchKRaft()
+		w, _, close, err := f.watchKRaft()
 		return w, nil, close, err
 	}
 	conn, err = f.connect(ctx)
@@ -308,30 +310,61 @@ func (f *connFlags) watch(ctx context.Context) (w *clusterwatch.Watch, conn *zkw
 	return w, conn, func() { w.Close(); conn.Close() }, nil
 }
 
-// watchLoaded is watch for a command that writes (what, as writable
-// says it) and then follows the cluster: the mirror loaded (a lost
-// connection fails it after the request timeout), its first snapshot,
-// undecodable znodes reported on stderr. A KRaft cluster is refused: its
-// writes (and their dry runs) are not ktopo's yet.
-func (f *connFlags) watchLoaded(c *cobra.Command, what string) (*clusterwatch.Watch, *zkwatch.Conn, *cluster.Snapshot, func(), error) {
-	if t, err := f.target(); err != nil {
-		return nil, nil, nil, nil, err
-	} else if t.kraft {
-		return nil, nil, nil, nil, kraftWriteRefusal(what)
+// writeSession is what a command that writes works with: the live
+// cluster (its first snapshot, then its changes through watch), the
+// writer its writes go through (ZooKeeper's multis, or Kafka's requests
+// on a KRaft cluster), and for a ZooKeeper cluster its session.
+type writeSession struct {
+	watch  *clusterwatch.Watch
+	snap   *cluster.Snapshot
+	conn   *zkwatch.Conn // nil on a KRaft cluster
+	writer clusterops.Writer
+	close  func()
+}
+
+// kraft reports a KRaft cluster (written over the Kafka protocol).
+func (ws *writeSession) kraft() bool { return ws.writer.Target() == clusterops.Kafka }
+
+// watchLoaded is watch for a command that writes and then follows the
+// cluster: the mirror (or the poller) loaded (a lost connection fails it
+// after the request timeout), its first snapshot, undecodable znodes
+// reported on stderr, and the writer.
+func (f *connFlags) watchLoaded(c *cobra.Command) (*writeSession, error) {
+	t, err := f.target()
+	if err != nil {
+		return nil, err
 	}
 	ctx := c.Context()
-	w, conn, closeWatch, err := f.watch(ctx)
-	if err != nil {
-		return nil, nil, nil, nil, err
+	ws := &writeSession{}
+	if t.kraft {
+		w, p, closeWatch, err := f.watchKRaft()
+		if err != nil {
+			return nil, err
+		}
+		ws.watch, ws.close, ws.writer = w, closeWatch, kafkaops.New(p.Client(), f.requestTimeoutOr(kafkaops.DefaultTimeout))
+	} else {
+		w, conn, closeWatch, err := f.watch(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ws.watch, ws.conn, ws.close, ws.writer = w, conn, closeWatch, clusterops.NewZooKeeperWriter(conn)
 	}
-	w.LostAfter = f.requestTimeout
-	if _, err := w.Loaded(ctx); err != nil {
-		closeWatch()
-		return nil, nil, nil, nil, err
+	ws.watch.LostAfter = f.requestTimeout
+	if _, err := ws.watch.Loaded(ctx); err != nil {
+		ws.close()
+		return nil, err
 	}
-	snap := w.Model.Snapshot()
-	render.WriteNodeErrors(c.ErrOrStderr(), snap)
-	return w, conn, snap, closeWatch, nil
+	ws.snap = ws.watch.Model.Snapshot()
+	render.WriteNodeErrors(c.ErrOrStderr(), ws.snap)
+	return ws, nil
+}
+
+// requestTimeoutOr is --request-timeout when given, else def.
+func (f *connFlags) requestTimeoutOr(def time.Duration) time.Duration {
+	if f.flags != nil && f.flags.Changed("request-timeout") {
+		return f.requestTimeout
+	}
+	return def
 }
 
 // checkOutput validates an --output value.

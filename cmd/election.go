@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,12 +33,9 @@ type electionFlags struct {
 	timeout      time.Duration
 }
 
-// uncleanRefusal explains why ktopo does not run unclean elections.
-const uncleanRefusal = "--election-type unclean cannot be carried out through ZooKeeper: " +
-	"/admin/preferred_replica_election only starts preferred elections, and Kafka's controller elects an " +
-	"out-of-sync replica only when asked through the Admin API (kafka-leader-election.sh --bootstrap-server … " +
-	"--election-type unclean) or when unclean.leader.election.enable is on for the topic or the brokers " +
-	"(kafka-configs.sh), which lets it elect one for each leaderless partition"
+// uncleanRefusal explains why ktopo does not run unclean elections
+// through ZooKeeper.
+const uncleanRefusal = clusterops.UncleanThroughZooKeeper
 
 func newLeaderElectionCmd(cf *connFlags) *cobra.Command {
 	var f electionFlags
@@ -70,17 +68,26 @@ with Kafka's tool.
 a --path-to-json-file for Kafka's own tools too. --no-wait returns once the
 znode is written; --timeout bounds the wait (without an active controller the
 znode waits for the next one, and ktopo says so). --election-type unclean is
-refused: Kafka runs unclean elections through its Admin API, or by itself for
-leaderless partitions once unclean.leader.election.enable is on, never from
-this znode.`,
+refused there: Kafka runs unclean elections through its Admin API, or by itself
+for leaderless partitions once unclean.leader.election.enable is on, never from
+this znode.
+
+On a KRaft cluster (--bootstrap-server) the election is Kafka's ElectLeaders
+request, preferred or unclean, with the same preview; the controller answers
+for each partition at once, and ktopo follows the leaders until the brokers
+show them. An unclean election elects, for each partition without a live
+leader, the first live replica of its ISR, else of its eligible leader
+replicas, else any live replica (which then loses the records it lacks): the
+preview says which.`,
 		Example: `  ktopo leader-election --election-type preferred --all-topic-partitions
   ktopo leader-election --election-type preferred --topic orders --partition 3
-  ktopo leader-election --election-type preferred --path-to-json-file elect.json --dry-run`,
+  ktopo leader-election --election-type preferred --path-to-json-file elect.json --dry-run
+  ktopo leader-election --bootstrap-server kafka1:9092 --election-type unclean --topic orders --partition 3`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runLeaderElection(c, cf, f) },
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.electionType, "election-type", "", `type of election: "preferred" (the first replica leads again); "unclean" is refused`)
+	fl.StringVar(&f.electionType, "election-type", "", `type of election: "preferred" (the first replica leads again); "unclean" (KRaft: a leader for partitions without one, even out of sync)`)
 	fl.BoolVar(&f.all, "all-topic-partitions", false, "every partition of every topic")
 	fl.StringVar(&f.topic, "topic", "", "the topic (with --partition: one partition; without: all of its partitions)")
 	f.partitionArg = javaIntVar(fl, &f.partition, "partition", 0, "the partition of --topic")
@@ -94,7 +101,7 @@ this znode.`,
 // electionRequest checks the flags as kafka-leader-election.sh does, in its
 // order and with its messages (jopt-simple names options without dashes),
 // and reads the JSON file.
-func electionRequest(c *cobra.Command, f electionFlags) (clusterops.ElectionRequest, error) {
+func electionRequest(c *cobra.Command, f electionFlags, kraft bool) (clusterops.ElectionRequest, error) {
 	fl := c.Flags()
 	var req clusterops.ElectionRequest
 	if !fl.Changed("election-type") {
@@ -116,7 +123,10 @@ func electionRequest(c *cobra.Command, f electionFlags) (clusterops.ElectionRequ
 	switch strings.ToLower(f.electionType) {
 	case "preferred":
 	case "unclean":
-		return req, errors.New(uncleanRefusal)
+		if !kraft {
+			return req, errors.New(uncleanRefusal)
+		}
+		req.Unclean = true
 	default:
 		return req, fmt.Errorf("Cannot parse argument '%s' of option election-type", f.electionType)
 	}
@@ -155,25 +165,33 @@ func unwrapPath(err error) error {
 }
 
 func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
-	req, err := electionRequest(c, f)
+	t, err := cf.target()
 	if err != nil {
 		return err
 	}
+	req, err := electionRequest(c, f, t.kraft)
+	if err != nil {
+		return err
+	}
+	what := "start a preferred leader election"
+	if req.Unclean {
+		what = "start an unclean leader election"
+	}
 	if !f.dryRun {
-		if err := cf.writable("start a preferred leader election", "--dry-run shows it without writing"); err != nil {
+		if err := cf.writable(what, "--dry-run shows it without writing"); err != nil {
 			return err
 		}
 	}
 	ctx, out := c.Context(), c.OutOrStdout()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "start a preferred leader election")
+	ws, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}
-	defer closeWatch()
-	if err := cf.refuseEarly(conn, "start a preferred leader election"); err != nil {
+	defer ws.close()
+	if err := cf.refuseEarly(c, ws.writer, what); err != nil {
 		return err
 	}
-	plan, err := clusterops.PlanPreferredElection(snap, req)
+	plan, err := clusterops.PlanElection(ws.snap, req)
 	if err != nil {
 		return err
 	}
@@ -182,26 +200,44 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 	}
 	if len(plan.Write) == 0 {
 		fmt.Fprintln(out, "\nNothing to elect.")
-		return render.WriteElectionResult(out, plan.Result(func(cluster.TopicPartition) int { return cluster.NoLeader }), plan.All)
+		return render.WriteElectionResult(out, plan.Result(func(cluster.TopicPartition) int { return cluster.NoLeader }), plan.All, plan.Unclean)
 	}
 	if f.dryRun {
-		ops, err := clusterops.ElectionOps(conn, plan)
+		writes, _, err := ws.writer.Elect(ctx, plan, clusterops.Validate)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\nDry run: would write, in one ZooKeeper %s:\n", text.Plural(len(ops), "create", "multi"))
-		for _, line := range clusterops.DescribeOps(ops) {
+		if ws.kraft() {
+			fmt.Fprintf(out, "\nDry run: would send, %s:\n", wouldSend(len(writes.Steps)))
+		} else {
+			fmt.Fprintf(out, "\nDry run: would write, in one ZooKeeper %s:\n", text.Plural(len(writes.Lines()), "create", "multi"))
+		}
+		for _, line := range writes.Lines() {
 			fmt.Fprintln(out, "  "+line)
 		}
-		return noteWrite(c, conn)
+		return noteWrite(c, ws.writer)
 	}
-	z, err := cf.confirmWrite(c, conn, "start a preferred leader election")
+	w, err := cf.confirmWrite(c, ws.writer, what)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	if err := clusterops.StartPreferredElection(z, plan); err != nil {
+	_, result, err := w.Elect(ctx, plan, clusterops.Apply)
+	if err != nil {
 		return err
+	}
+	if result != nil {
+		// Kafka's controller has answered for each partition: follow the
+		// leaders it elected until the brokers show them.
+		if !f.noWait {
+			ictx, stop := interruptible(ctx)
+			err := waitLeaders(ictx, ws.watch, plan, result.Elected, f.timeout, out)
+			stop()
+			if err != nil {
+				return interrupted(err, c.ErrOrStderr(), "the election is done; the brokers show its leaders within a poll (ktopo topics describe shows them).")
+			}
+		}
+		return render.WriteElectionResult(out, *result, plan.All, plan.Unclean)
 	}
 	fmt.Fprintf(out, "\nCreated preferred replica election path with %s\n", cluster.JoinPartitions(plan.Write, ","))
 	if f.noWait {
@@ -213,13 +249,50 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	leaders, err := waitElection(ctx, w, conn, plan, f.timeout, out)
+	leaders, err := waitElection(ctx, ws.watch, ws.conn, plan, f.timeout, out)
 	if err != nil {
 		return interrupted(err, c.ErrOrStderr(), "the election is requested; the controller carries it out without ktopo and then deletes "+
 			cluster.PreferredReplicaElectionPath+" (ktopo topics describe shows the leaders).")
 	}
 	fmt.Fprintf(out, "The controller ran the election in %s.\n", time.Since(start).Round(time.Millisecond))
-	return render.WriteElectionResult(out, plan.Result(func(tp cluster.TopicPartition) int { return leaders[tp] }), plan.All)
+	return render.WriteElectionResult(out, plan.Result(func(tp cluster.TopicPartition) int { return leaders[tp] }), plan.All, plan.Unclean)
+}
+
+// waitLeaders follows the live model until every partition of elected
+// shows the leader the plan gave it (a KRaft controller's election is
+// done when it answers; the brokers' metadata shows it within a poll),
+// printing each leader move, within timeout.
+func waitLeaders(ctx context.Context, w *clusterwatch.Watch, plan *clusterops.ElectionPlan, elected []cluster.TopicPartition, timeout time.Duration, out io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	target, leaders := map[cluster.TopicPartition]int{}, map[cluster.TopicPartition]int{}
+	for _, ep := range plan.Partitions {
+		if slices.Contains(elected, ep.TopicPartition) {
+			target[ep.TopicPartition], leaders[ep.TopicPartition] = ep.Target, ep.Leader
+		}
+	}
+	err := followModel(ctx, w, io.Discard, func(s *cluster.Snapshot, _ bool) bool {
+		done := true
+		for _, tp := range elected {
+			p := partitionOf(s, tp)
+			if p == nil || !p.HasLeader() {
+				done = false
+				continue
+			}
+			if p.Leader != leaders[tp] {
+				fmt.Fprintf(out, "%s: leader %s -> %d (leader epoch %d)\n", tp, text.Broker(leaders[tp]), p.Leader, p.LeaderEpoch)
+				leaders[tp] = p.Leader
+			}
+			if t := target[tp]; t >= 0 && p.Leader != t {
+				done = false
+			}
+		}
+		return done
+	}, func() string { return "" })
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the brokers did not show every elected leader within %s; the controller elected them (ktopo topics describe shows the leaders)", timeout)
+	}
+	return err
 }
 
 // waitElection follows the live model until the controller has deleted

@@ -17,7 +17,8 @@ import (
 
 // The migration guard on the command line. Every command that writes
 // shows, once its plan is printed and right before writing, what a write
-// through ZooKeeper would meet (clusterops.CheckWrite, a fresh read):
+// through ZooKeeper would meet (the writer's Check: clusterops.CheckWrite,
+// a fresh read; a write over the Kafka protocol always goes ahead):
 //   - refused (a KRaft controller owns the metadata): the command fails
 //     with why and what to use instead, nothing written;
 //   - a warning (a migration is being prepared, or /migration is left from
@@ -48,14 +49,14 @@ var stdinIsTerminal = func(r io.Reader) bool {
 // topic orders"), who owns the cluster's metadata, and returns the session
 // to write with: z itself, z with the operator's confirmation of a
 // migration warning, or the refusal.
-func (f *connFlags) confirmWrite(c *cobra.Command, z clusterops.ZK, what string) (clusterops.ZK, error) {
-	v, err := clusterops.CheckWrite(z)
+func (f *connFlags) confirmWrite(c *cobra.Command, w clusterops.Writer, what string) (clusterops.Writer, error) {
+	v, err := w.Check(c.Context())
 	if err != nil {
 		return nil, err
 	}
 	switch v.Level {
 	case cluster.WriteOK:
-		return z, nil
+		return w, nil
 	case cluster.WriteRefused:
 		return nil, fmt.Errorf("refusing to %s: %w", what, &clusterops.MigrationError{Verdict: v})
 	}
@@ -63,7 +64,7 @@ func (f *connFlags) confirmWrite(c *cobra.Command, z clusterops.ZK, what string)
 	fmt.Fprintf(errOut, "Warning: %s.\n(%s)\n", v.Reason, v.Instead)
 	if f.acceptMigrationWarning {
 		fmt.Fprintf(errOut, "--%s given: writing through ZooKeeper anyway.\n", flagAcceptMigrationWarning)
-		return clusterops.Confirm(z, v), nil
+		return w.Confirm(v), nil
 	}
 	in := c.InOrStdin()
 	if !stdinIsTerminal(in) {
@@ -77,7 +78,7 @@ func (f *connFlags) confirmWrite(c *cobra.Command, z clusterops.ZK, what string)
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return clusterops.Confirm(z, v), nil
+		return w.Confirm(v), nil
 	}
 	return nil, fmt.Errorf("not confirmed: did not %s; nothing was written", what)
 }
@@ -87,8 +88,8 @@ func (f *connFlags) confirmWrite(c *cobra.Command, z clusterops.ZK, what string)
 // fail on what ZooKeeper no longer shows (no broker registered once they
 // run in KRaft mode) and hide the reason. A warning is left to
 // confirmWrite, once the plan is shown.
-func (f *connFlags) refuseEarly(z clusterops.ZK, what string) error {
-	v, err := clusterops.CheckWrite(z)
+func (f *connFlags) refuseEarly(c *cobra.Command, w clusterops.Writer, what string) error {
+	v, err := w.Check(c.Context())
 	if err != nil {
 		return err
 	}
@@ -100,8 +101,8 @@ func (f *connFlags) refuseEarly(z clusterops.ZK, what string) error {
 
 // noteWrite prints, for a dry run, what the write would meet if it were
 // made now (nothing when it would go ahead).
-func noteWrite(c *cobra.Command, z clusterops.ZK) error {
-	v, err := clusterops.CheckWrite(z)
+func noteWrite(c *cobra.Command, w clusterops.Writer) error {
+	v, err := w.Check(c.Context())
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ type planFlags struct {
 	startPartition int
 	disableRack    bool
 	output         string
+	seed           int64
 }
 
 func newPlanCmd(cf *connFlags) *cobra.Command {
@@ -54,6 +55,11 @@ to reproduce the plan (--replica-shift pins the shift when the two draws
 differ). --start-partition numbers partitions from P (Kafka's
 startPartitionId, used when adding partitions).
 
+On a KRaft cluster (--bootstrap-server) the placement is the KRaft
+controller's (its StripedReplicaPlacer, fenced and cordoned brokers left
+out), drawn from a seed: --seed fixes it (with --brokers, --seed selects that
+placer too).
+
 --output json prints one object: the assignment (partition id -> replicas,
 leader first), the start index and replica shift, the broker order the
 algorithm used, per-broker and per-rack counts, the racks each partition spans
@@ -76,6 +82,7 @@ status 1.`,
 	fl.IntVar(&f.startPartition, "start-partition", -1, "first partition id, Kafka's startPartitionId (-1: 0)")
 	fl.BoolVar(&f.disableRack, "disable-rack-aware", false, "ignore racks (Kafka's RackAwareMode.Disabled)")
 	fl.StringVar(&f.output, "output", "text", "output format: text or json")
+	fl.Int64Var(&f.seed, "seed", -1, "the KRaft controller's placement (StripedReplicaPlacer) from this seed (-1: random on a KRaft cluster)")
 	return c
 }
 
@@ -103,6 +110,9 @@ func runPlan(c *cobra.Command, cf *connFlags, f planFlags) error {
 	}
 	if f.replicaShift >= 0 && f.startIndex < 0 {
 		return fmt.Errorf("--replica-shift needs --start-index")
+	}
+	if fromCluster && t.kraft || fl.Changed("seed") {
+		return runStripedPlan(c, cf, f, fromCluster)
 	}
 	var shown, given []assign.Broker
 	if fromCluster {
@@ -141,6 +151,69 @@ func runPlan(c *cobra.Command, cf *connFlags, f planFlags) error {
 	res, err := assign.Assign(given, f.partitions, f.rf, opts)
 	if err != nil {
 		return err
+	}
+	plan := render.NewPlan(shown, f.partitions, f.rf, f.disableRack, res)
+	out := c.OutOrStdout()
+	if f.output == "json" {
+		return plan.WriteJSON(out)
+	}
+	return plan.WriteText(out, textStyle(out))
+}
+
+// runStripedPlan is plan with the KRaft controller's placer: on the
+// cluster's usable brokers (fromCluster) or on --brokers (all unfenced).
+func runStripedPlan(c *cobra.Command, cf *connFlags, f planFlags, fromCluster bool) error {
+	fl := c.Flags()
+	for _, n := range []string{"start-index", "replica-shift"} {
+		if fl.Changed(n) {
+			return fmt.Errorf("--%s fixes AdminUtils' placement (ZooKeeper mode); the KRaft controller's is fixed with --seed", n)
+		}
+	}
+	mode := cluster.RackAwareEnforced
+	if f.disableRack {
+		mode = cluster.RackAwareDisabled
+	}
+	seed := f.seed
+	if seed < 0 {
+		seed = clusterops.DrawSeed(nil)
+	}
+	start := max(f.startPartition, 0)
+	var shown []assign.Broker
+	var usable []assign.StripedBroker
+	opts := assign.StripedOptions{}
+	if fromCluster {
+		err := withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+			usable = s.UsableBrokers(mode)
+			opts.Cordoning = s.KRaft().CordonSupported()
+			for _, b := range usable {
+				if !b.Fenced {
+					shown = append(shown, assign.Broker{ID: b.ID, Rack: b.Rack, HasRack: b.HasRack})
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if shown, err = parseBrokerList(f.brokers); err != nil {
+			return err
+		}
+		for _, b := range shown {
+			sb := assign.StripedBroker{ID: b.ID, Rack: b.Rack, HasRack: b.HasRack}
+			if f.disableRack {
+				sb.Rack, sb.HasRack = "", false
+			}
+			usable = append(usable, sb)
+		}
+	}
+	if err := clusterops.CheckKRaftPartitionCount(f.partitions); err != nil {
+		return err
+	}
+	res, err := assign.StripedResult(usable, start, f.partitions, f.rf, seed, opts)
+	if err != nil {
+		return cluster.AsKafkaError(err)
 	}
 	plan := render.NewPlan(shown, f.partitions, f.rf, f.disableRack, res)
 	out := c.OutOrStdout()

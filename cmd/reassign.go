@@ -45,7 +45,7 @@ var reassignArgs = map[string]struct{ required, permitted []string }{
 	"verify":   {required: []string{"reassignment-json-file"}, permitted: []string{"preserve-throttles"}},
 	"generate": {required: []string{"topics-to-move-json-file", "broker-list"}, permitted: []string{"disable-rack-aware", "strategy", "start-index"}},
 	"execute":  {required: []string{"reassignment-json-file"}, permitted: []string{"additional", "throttle", "no-wait", "dry-run", "timeout", "preserve-throttles"}},
-	"cancel":   {required: []string{"reassignment-json-file"}, permitted: []string{"preserve-throttles", "timeout"}},
+	"cancel":   {required: []string{"reassignment-json-file"}, permitted: []string{"preserve-throttles", "timeout", "dry-run"}},
 	"list":     {},
 }
 
@@ -92,7 +92,15 @@ slow those replicas' next catch-up, hence --verify. --dry-run runs every check
 and prints the exact znodes and JSON without writing; --timeout bounds the
 wait (the reassignment goes on without ktopo). --cancel and --additional need
 Kafka's Admin API: ZooKeeper has no way to cancel a reassignment or add to one
-in progress, and ktopo refuses them, saying so.`,
+in progress, and ktopo refuses them, saying so.
+
+On a KRaft cluster (--bootstrap-server) --execute sends the throttles
+(IncrementalAlterConfigs), then AlterPartitionReassignments, as Kafka's tool
+does; --dry-run prints both requests and has the throttles checked with
+validateOnly. --cancel sends the file's partitions that are being reassigned
+with no target (back to the replicas they had), follows them until the brokers
+show it, then removes the throttles (--preserve-throttles keeps them;
+--dry-run prints the request). --additional is not supported.`,
 		Example: `  ktopo reassign --generate --topics-to-move-json-file topics.json --broker-list 1,2,3,4,5 --strategy minimal
   ktopo reassign --execute --reassignment-json-file plan.json --throttle 10000000
   ktopo reassign --execute --reassignment-json-file plan.json --dry-run
@@ -105,7 +113,7 @@ in progress, and ktopo refuses them, saying so.`,
 	fl.BoolVar(&f.generate, "generate", false, "propose a reassignment of the topics of --topics-to-move-json-file onto --broker-list")
 	fl.BoolVar(&f.execute, "execute", false, "start the reassignment of --reassignment-json-file and follow it")
 	fl.BoolVar(&f.verify, "verify", false, "check the reassignment of --reassignment-json-file; remove the throttles once none runs")
-	fl.BoolVar(&f.cancel, "cancel", false, "cancel a reassignment (needs Kafka's Admin API: refused)")
+	fl.BoolVar(&f.cancel, "cancel", false, "cancel the reassignment of --reassignment-json-file's partitions (KRaft: AlterPartitionReassignments; refused through ZooKeeper)")
 	fl.BoolVar(&f.list, "list", false, "list the reassignments in progress")
 	fl.StringVar(&f.reassignmentFile, "reassignment-json-file", "", `the reassignment, {"version":1,"partitions":[{"topic":"foo","partition":1,"replicas":[1,2,3]}]}`)
 	fl.StringVar(&f.topicsFile, "topics-to-move-json-file", "", `the topics to move, {"version":1,"topics":[{"topic":"foo"}]}`)
@@ -130,18 +138,17 @@ func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if err := checkJavaInts(f.throttleFlag); err != nil {
 		return err
 	}
-	switch t, err := cf.target(); {
-	case err != nil:
+	t, err := cf.target()
+	if err != nil {
 		return err
-	case t.kraft && action == "cancel":
-		return kraftWriteRefusal("cancel a reassignment")
-	case t.kraft && action == "execute" && !f.dryRun:
-		return kraftWriteRefusal("start a reassignment")
 	}
 	switch action {
 	case "cancel":
-		return errors.New("--cancel needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
-			"Use kafka-reassign-partitions.sh --bootstrap-server … --cancel, or start a reassignment back to the current assignment once this one completes")
+		if !t.kraft {
+			return errors.New("--cancel needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
+				"Use kafka-reassign-partitions.sh --bootstrap-server … --cancel, or start a reassignment back to the current assignment once this one completes")
+		}
+		return runCancel(c, cf, f)
 	case "list":
 		return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
 			return writeReassignList(c.OutOrStdout(), s)
@@ -218,6 +225,10 @@ func readReassignmentFile(path string) ([]cluster.Reassignment, error) {
 
 func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	out := c.OutOrStdout()
+	if t, _ := cf.target(); f.additional && t.kraft {
+		return errors.New("--additional is not supported by ktopo: it plans a reassignment against the current replicas and refuses one while another runs; " +
+			"wait until it completes (ktopo reassign --verify), or use kafka-reassign-partitions.sh --bootstrap-server … --execute --additional")
+	}
 	if f.additional {
 		return errors.New("--additional needs Kafka's Admin API (AlterPartitionReassignments): through ZooKeeper a reassignment starts only when " +
 			cluster.ReassignPartitionsPath + " is created, so nothing can be added to one in progress. Wait until it completes (ktopo reassign --verify)")
@@ -235,15 +246,19 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		return err
 	}
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "start a reassignment")
+	ws, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}
-	defer closeWatch()
-	if err := cf.refuseEarly(conn, "start a reassignment"); err != nil {
+	defer ws.close()
+	if err := cf.refuseEarly(c, ws.writer, "start a reassignment"); err != nil {
 		return err
 	}
-	plan, err := clusterops.PlanReassignment(snap, conn, rs, f.throttle)
+	mode := clusterops.Describe
+	if f.dryRun {
+		mode = clusterops.Validate
+	}
+	plan, writes, err := ws.writer.StartReassignment(ctx, ws.snap, rs, f.throttle, mode)
 	if err != nil {
 		return err
 	}
@@ -253,13 +268,17 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		fmt.Fprintf(out, "Warning: a throttle of %d B/s is below 1 KB/s, the least Kafka advises: the copies may barely move.\n", f.throttle)
 	}
 	if f.dryRun {
-		fmt.Fprintln(out, "\nDry run: every check passed. Would write, in one ZooKeeper multi:")
-		for _, line := range clusterops.DescribeOps(plan.Ops) {
+		if ws.kraft() {
+			fmt.Fprintf(out, "\nDry run: every check passed. Would send, %s:\n", wouldSend(len(writes.Steps)))
+		} else {
+			fmt.Fprintln(out, "\nDry run: every check passed. Would write, in one ZooKeeper multi:")
+		}
+		for _, line := range writes.Lines() {
 			fmt.Fprintln(out, "  "+line)
 		}
-		return noteWrite(c, conn)
+		return noteWrite(c, ws.writer)
 	}
-	z, err := cf.confirmWrite(c, conn, "start a reassignment")
+	w, err := cf.confirmWrite(c, ws.writer, "start a reassignment")
 	if err != nil {
 		return err
 	}
@@ -267,7 +286,7 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		fmt.Fprintln(out, clusterops.MessageRunVerify)
 	}
 	start := time.Now()
-	if err := clusterops.ExecuteReassignment(z, plan); err != nil {
+	if plan, _, err = w.StartReassignment(ctx, ws.snap, rs, f.throttle, clusterops.Apply); err != nil {
 		return err
 	}
 	if f.throttle >= 0 {
@@ -279,7 +298,7 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	if err := followReassignment(ctx, w, plan, f.timeout, start, out); err != nil {
+	if err := followReassignment(ctx, ws.watch, plan, f.timeout, start, out); err != nil {
 		verify := "ktopo reassign --verify --reassignment-json-file " + f.reassignmentFile
 		what := "the reassignment goes on without ktopo; " + verify + " shows its progress."
 		if f.throttle >= 0 {
@@ -296,9 +315,7 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		return nil
 	}
 	// Done: what --verify would do now.
-	s := w.Model.Snapshot()
-	_, ongoing := clusterops.VerifyReassignment(s, rs)
-	return removeThrottles(c, out, cf, s, conn, rs, ongoing)
+	return removeThrottles(c, out, cf, ws.watch.Model.Snapshot(), ws.writer, rs)
 }
 
 // writeMoves prints, per partition, what the reassignment changes (ktopo's
@@ -405,7 +422,7 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	}
 	return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error {
 		out := c.OutOrStdout()
-		states, ongoing := clusterops.VerifyReassignment(s, rs)
+		states, _ := clusterops.VerifyReassignment(s, rs)
 		var b strings.Builder
 		b.WriteString("Status of partition reassignment:\n")
 		for _, st := range states {
@@ -421,45 +438,143 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		if f.preserveThrottles {
 			return nil
 		}
+		var w clusterops.Writer = clusterops.NewZooKeeperWriter(conn)
 		if conn == nil { // a KRaft cluster
-			return kraftThrottles(out, s, rs, ongoing)
+			kw, closeW, err := cf.kafkaWriter()
+			if err != nil {
+				return err
+			}
+			defer closeW()
+			w = kw
 		}
-		return removeThrottles(c, out, cf, s, conn, rs, ongoing)
+		return removeThrottles(c, out, cf, s, w, rs)
 	})
 }
 
 // removeThrottles is what --verify does with the throttles, and --execute
 // once it has followed the reassignment to its end: while a reassignment
-// runs in the cluster (ongoing) it names those left; else it clears them
-// (Kafka's clearAllThrottles), in one multi.
-func removeThrottles(c *cobra.Command, out io.Writer, cf *connFlags, s *cluster.Snapshot, conn *zkwatch.Conn, rs []cluster.Reassignment, ongoing bool) error {
-	if ongoing {
-		left, err := clusterops.ThrottlesLeft(s, conn, rs)
-		if err != nil {
-			return err
-		}
+// runs in the cluster it names those left; else it clears them (Kafka's
+// clearAllThrottles), in one multi (Kafka: one IncrementalAlterConfigs).
+func removeThrottles(c *cobra.Command, out io.Writer, cf *connFlags, s *cluster.Snapshot, w clusterops.Writer, rs []cluster.Reassignment) error {
+	ctx := c.Context()
+	clear, left, writes, err := w.RemoveThrottles(ctx, s, rs, clusterops.Describe)
+	if err != nil {
+		return err
+	}
+	if clear == nil {
 		if len(left) > 0 {
 			fmt.Fprintf(out, "Throttles remain on %s: --verify removes them once no reassignment runs in the cluster.\n", strings.Join(left, ", "))
 		}
 		return nil
 	}
-	clear, err := clusterops.PlanThrottleClear(s, conn, rs)
-	if err != nil {
-		return err
+	if w.Target() == clusterops.Kafka {
+		// Kafka's --bootstrap-server --verify: a blank line, then its two.
+		fmt.Fprintln(out)
 	}
 	fmt.Fprintln(out, clear.BrokersMessage())
 	fmt.Fprintln(out, clear.TopicsMessage())
-	if len(clear.Ops) == 0 {
-		return clusterops.ClearThrottles(conn, clear)
+	if len(writes.Steps) == 0 {
+		return nil // nothing had a throttle
+	}
+	if len(clear.Changes) == 0 {
+		// Through ZooKeeper nothing is written then. Kafka's tool deletes
+		// the throttle configs whether set or not (a poll may not show a
+		// throttle just set), unless the session may not write.
+		if t, err := cf.target(); w.Target() == clusterops.ZooKeeper || err != nil || t.readOnly {
+			return nil
+		}
 	}
 	if err := cf.writable("remove the throttles", "--preserve-throttles verifies without removing them"); err != nil {
 		return err
 	}
-	z, err := cf.confirmWrite(c, conn, "remove the throttles")
+	cw, err := cf.confirmWrite(c, w, "remove the throttles")
 	if err != nil {
 		return err
 	}
-	return clusterops.ClearThrottles(z, clear)
+	_, _, _, err = cw.RemoveThrottles(ctx, s, rs, clusterops.Apply)
+	return err
+}
+
+// runCancel is --cancel on a KRaft cluster, as Kafka's tool does it: the
+// file's partitions being reassigned go back to the replicas they had
+// (AlterPartitionReassignments with none), ktopo follows them until the
+// brokers show it, then (unless --preserve-throttles) the throttles are
+// removed as --verify removes them.
+func runCancel(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
+	out := c.OutOrStdout()
+	if !f.dryRun {
+		if err := cf.writable("cancel a reassignment", "--dry-run checks it and shows what would be sent"); err != nil {
+			return err
+		}
+	}
+	rs, err := readReassignmentFile(f.reassignmentFile)
+	if err != nil {
+		return err
+	}
+	ctx := c.Context()
+	ws, err := cf.watchLoaded(c)
+	if err != nil {
+		return err
+	}
+	defer ws.close()
+	var parts []cluster.TopicPartition
+	for _, l := range clusterops.ListReassignments(ws.snap) {
+		if slices.ContainsFunc(rs, func(r cluster.Reassignment) bool { return r.TopicPartition == l.TopicPartition }) {
+			parts = append(parts, l.TopicPartition)
+		}
+	}
+	if len(parts) == 0 {
+		fmt.Fprintln(out, "None of the file's partitions is being reassigned: nothing to cancel.")
+	} else {
+		mode := clusterops.Apply
+		if f.dryRun {
+			mode = clusterops.Describe
+		}
+		writes, err := ws.writer.CancelReassignment(ctx, parts, mode)
+		if err != nil {
+			return err
+		}
+		if f.dryRun {
+			fmt.Fprintf(out, "Dry run: would send, %s:\n", wouldSend(len(writes.Steps)))
+			for _, line := range writes.Lines() {
+				fmt.Fprintln(out, "  "+line)
+			}
+			return nil
+		}
+		fmt.Fprintf(out, "Successfully cancelled partition reassignment%s for: %s\n", text.Plural(len(parts), "", "s"), cluster.JoinPartitions(parts, ","))
+		ictx, stop := interruptible(ctx)
+		err = waitCancelled(ictx, ws.watch, parts, f.timeout)
+		stop()
+		if err != nil {
+			return interrupted(err, c.ErrOrStderr(), "the reassignments are cancelled; the brokers show it within a poll (ktopo reassign --list shows what runs).")
+		}
+	}
+	if f.preserveThrottles || f.dryRun {
+		return nil
+	}
+	return removeThrottles(c, out, cf, ws.watch.Model.Snapshot(), ws.writer, rs)
+}
+
+// waitCancelled follows the live model until no partition of parts is
+// being reassigned (timeout 0: as long as it takes).
+func waitCancelled(ctx context.Context, w *clusterwatch.Watch, parts []cluster.TopicPartition, timeout time.Duration) error {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	err := followModel(ctx, w, io.Discard, func(s *cluster.Snapshot, _ bool) bool {
+		for _, tp := range parts {
+			if p := partitionOf(s, tp); p != nil && p.Reassigning() {
+				return false
+			}
+		}
+		return true
+	}, func() string { return "" })
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the brokers still show a reassignment of the cancelled partitions after %s (ktopo reassign --list)", timeout)
+	}
+	return err
 }
 
 func writeReassignList(out io.Writer, s *cluster.Snapshot) error {

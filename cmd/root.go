@@ -82,8 +82,8 @@ func newRootCmd() *cobra.Command {
 through their ZooKeeper: --zookeeper) and in KRaft mode (Kafka 4.x and 3.x, over
 the Kafka protocol: --bootstrap-server): brokers by rack, the controller, topics
 and every partition's replicas, leader and ISR, and previews the exact replica
-assignment Kafka would make. On a KRaft cluster ktopo reads; it does not write
-there yet.`,
+assignment Kafka would make. On a KRaft cluster it writes over Kafka's Admin
+API, sending the previewed placement as a manual assignment.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(),

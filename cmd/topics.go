@@ -114,6 +114,7 @@ type createFlags struct {
 	timeout      time.Duration
 	startIndex   int
 	replicaShift int
+	seed         int64
 }
 
 func newTopicsCreateCmd(cf *connFlags) *cobra.Command {
@@ -131,6 +132,13 @@ partition has a leader. The multi is all or nothing: a crash never leaves half
 a topic, and losing a race gives "Topic 'x' already exists." with nothing
 written.
 
+On a KRaft cluster (--bootstrap-server) the assignment is the KRaft
+controller's own placement (its StripedReplicaPlacer: racks and brokers taken
+in turn, from random offsets, fenced and cordoned brokers left out), computed
+by ktopo from a seed (--seed fixes it, the output says which was used), and
+sent as a manual assignment with CreateTopics, validateOnly first, then for
+real: the topic created is exactly the one printed.
+
 If the write gets no reply (the connection broke, the deadline passed), create
 says so, reads the topic back once it has a session again (within --timeout)
 and either goes on (the write was applied exactly as planned) or fails saying
@@ -139,11 +147,14 @@ what they wait for (no active controller, replicas only on brokers that are not
 registered) and exits 1.
 
 --validate-only runs every check, then prints the exact znodes and JSON it
-would write, and writes nothing. --start-index and --replica-shift fix Kafka's
-random start, as in "ktopo plan".`,
+would write (on KRaft: the exact CreateTopics request, which the controller
+checks with validateOnly), and writes nothing. --start-index and
+--replica-shift fix Kafka's random start, as in "ktopo plan"; --seed fixes the
+KRaft controller's placement.`,
 		Example: `  ktopo topics create --zookeeper zk1:2181/kafka --topic orders --partitions 12 --replication-factor 3
   ktopo topics create --topic audit --replica-assignment 1:2,2:3,3:1 --config cleanup.policy=compact
-  ktopo topics create --topic orders --partitions 12 --replication-factor 3 --validate-only`,
+  ktopo topics create --topic orders --partitions 12 --replication-factor 3 --validate-only
+  ktopo topics create --bootstrap-server kafka1:9092 --topic orders --partitions 12 --replication-factor 3 --seed 42`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runCreate(c, cf, f) },
 	}
@@ -162,6 +173,7 @@ random start, as in "ktopo plan".`,
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every partition to come online")
 	fl.IntVar(&f.startIndex, "start-index", -1, "fix Kafka's start index (and replica shift), as in ktopo plan (-1: random)")
 	fl.IntVar(&f.replicaShift, "replica-shift", -1, "fix the replica shift, as in ktopo plan")
+	fl.Int64Var(&f.seed, "seed", -1, "KRaft: seed the controller's placement (-1: random)")
 	return c
 }
 
@@ -203,7 +215,10 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 		fmt.Fprintln(out, w)
 	}
 	req := clusterops.TopicRequest{Name: f.topic, Partitions: f.partitions, ReplicationFactor: f.rf, Config: config,
-		StartIndex: f.startIndex, ReplicaShift: f.replicaShift, Assignment: assignment}
+		StartIndex: f.startIndex, ReplicaShift: f.replicaShift, Assignment: assignment, Seed: f.seed, HasSeed: f.seed >= 0}
+	if err := cf.placementFlags(fl); err != nil {
+		return err
+	}
 	if f.disableRack {
 		req.RackAware = cluster.RackAwareDisabled
 	}
@@ -217,15 +232,15 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	}
 
 	ctx := c.Context()
-	w, conn, snap, closeWatch, err := cf.watchLoaded(c, "create topic "+f.topic)
+	ws, err := cf.watchLoaded(c)
 	if err != nil {
 		return err
 	}
-	defer closeWatch()
-	if err := cf.refuseEarly(conn, "create topic "+f.topic); err != nil {
+	defer ws.close()
+	if err := cf.refuseEarly(c, ws.writer, "create topic "+f.topic); err != nil {
 		return err
 	}
-	plan, err := clusterops.PlanTopic(snap, req)
+	plan, err := clusterops.PlanTopic(ws.snap, req)
 	if err != nil {
 		if f.ifNotExists && cluster.ErrorClass(err) == cluster.ClassTopicExists {
 			return nil // kafka-topics --if-not-exists: nothing to do
@@ -239,22 +254,19 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 		return err
 	}
 	if f.validateOnly {
-		ops, err := clusterops.CreateOps(conn, plan)
+		writes, err := ws.writer.CreateTopic(ctx, plan, clusterops.Validate)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(out, "\nValidation passed. Would write, in one ZooKeeper multi:")
-		for _, line := range clusterops.DescribeOps(ops) {
-			fmt.Fprintln(out, "  "+line)
-		}
-		return noteWrite(c, conn)
+		writeWouldWrite(out, writes)
+		return noteWrite(c, ws.writer)
 	}
-	z, err := cf.confirmWrite(c, conn, "create topic "+f.topic)
+	w, err := cf.confirmWrite(c, ws.writer, "create topic "+f.topic)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	if err := createTopic(ctx, c.ErrOrStderr(), z, plan, f.timeout); err != nil {
+	if err := createTopic(ctx, c.ErrOrStderr(), w, plan, f.timeout); err != nil {
 		if f.ifNotExists && cluster.ErrorClass(err) == cluster.ClassTopicExists {
 			return nil
 		}
@@ -266,7 +278,7 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	return interrupted(waitOnline(ctx, w, plan.Name, plan.Assignment(), f.timeout, start, out), c.ErrOrStderr(),
+	return interrupted(waitOnline(ctx, ws.watch, plan.Name, plan.Assignment(), f.timeout, start, out), c.ErrOrStderr(),
 		fmt.Sprintf("topic %s is created; the controller brings its partitions online without ktopo (ktopo topics describe --topic %s shows them).", plan.Name, plan.Name))
 }
 
@@ -276,16 +288,19 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 // the session to come back, and reads back. A topic found exactly as
 // planned is a success; one not found is an error saying nothing was
 // written; one that cannot be found out is an error saying so.
-func createTopic(ctx context.Context, errOut io.Writer, conn clusterops.ZK, plan *clusterops.TopicPlan, timeout time.Duration) error {
-	err := clusterops.CreateTopic(conn, plan)
-	if !clusterops.MaybeWritten(err) {
+func createTopic(ctx context.Context, errOut io.Writer, w clusterops.Writer, plan *clusterops.TopicPlan, timeout time.Duration) error {
+	_, err := w.CreateTopic(ctx, plan, clusterops.Apply)
+	if err == nil || !w.MaybeWritten(err) {
 		return err
 	}
 	fmt.Fprintf(errOut, "No reply to the write (%v); finding out whether it was applied…\n", err)
 	vctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	o := clusterops.VerifyCreate(vctx, conn, plan, err)
+	o := w.VerifyCreate(vctx, plan, err)
 	switch {
+	case !o.Known && w.Target() == clusterops.Kafka:
+		return fmt.Errorf("the outcome is unknown: %w. The controller creates a topic whole or not at all: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
+			o.Err, plan.Name, plan.Name)
 	case !o.Known:
 		return fmt.Errorf("the outcome is unknown: %w. A multi is applied whole or not at all: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
 			o.Err, plan.Name, plan.Name)
@@ -503,8 +518,17 @@ and exactly the znodes that would be written, and writes nothing.`,
 			if err != nil {
 				return err
 			}
-			return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error {
-				if err := cf.refuseEarly(conn, "delete topic "+topic); err != nil {
+			return withCluster(c, cf, func(ctx context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error {
+				var w clusterops.Writer = clusterops.NewZooKeeperWriter(conn)
+				if conn == nil { // a KRaft cluster
+					kw, closeW, err := cf.kafkaWriter()
+					if err != nil {
+						return err
+					}
+					defer closeW()
+					w = kw
+				}
+				if err := cf.refuseEarly(c, w, "delete topic "+topic); err != nil {
 					return err
 				}
 				names := filter.Names(s)
@@ -516,21 +540,25 @@ and exactly the znodes that would be written, and writes nothing.`,
 				}
 				out := c.OutOrStdout()
 				if dry {
-					if err := validateDelete(out, conn, s, topic, names); err != nil {
+					if err := validateDelete(ctx, out, w, s, topic, names); err != nil {
 						return err
 					}
-					return noteWrite(c, conn)
+					return noteWrite(c, w)
 				}
-				z, err := cf.confirmWrite(c, conn, "delete topic "+strings.Join(names, ", "))
+				w, err := cf.confirmWrite(c, w, "delete topic "+strings.Join(names, ", "))
 				if err != nil {
 					return err
 				}
 				for _, t := range names {
-					err := clusterops.DeleteTopic(z, t, s)
+					_, err := w.DeleteTopic(ctx, s, t, clusterops.Apply)
 					switch cluster.ErrorClass(err) {
 					case "":
 						if err != nil {
 							return err
+						}
+						if w.Target() == clusterops.Kafka {
+							fmt.Fprintf(out, "Deleted topic %s.\n", t)
+							continue
 						}
 						fmt.Fprintln(out, cluster.TopicMarkedForDeletionMessage(t))
 						fmt.Fprintln(out, cluster.DeletionNote)
@@ -552,19 +580,23 @@ and exactly the znodes that would be written, and writes nothing.`,
 }
 
 // validateDelete is topics delete --validate-only: for each topic, what
-// the run would write (one multi per topic, as the run writes them), or
-// why it would not.
-func validateDelete(out io.Writer, conn clusterops.ZK, s *cluster.Snapshot, pattern string, names []string) error {
+// the run would write (one multi or request per topic, as the run writes
+// them), or why it would not.
+func validateDelete(ctx context.Context, out io.Writer, w clusterops.Writer, s *cluster.Snapshot, pattern string, names []string) error {
 	fmt.Fprintf(out, "%s matching %q: %s\n", text.Plural(len(names), "1 topic", strconv.Itoa(len(names))+" topics"), pattern, strings.Join(names, ", "))
 	for _, t := range names {
-		ops, err := clusterops.DeleteTopicOps(conn, t, s)
+		writes, err := w.DeleteTopic(ctx, s, t, clusterops.Validate)
 		switch cluster.ErrorClass(err) {
 		case "":
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "Would mark topic %s for deletion, in one ZooKeeper multi:\n", t)
-			for _, line := range clusterops.DescribeOps(ops) {
+			if w.Target() == clusterops.Kafka {
+				fmt.Fprintf(out, "Would delete topic %s, %s:\n", t, wouldSend(len(writes.Steps)))
+			} else {
+				fmt.Fprintf(out, "Would mark topic %s for deletion, in one ZooKeeper multi:\n", t)
+			}
+			for _, line := range writes.Lines() {
 				fmt.Fprintln(out, "  "+line)
 			}
 		case cluster.ClassTopicAlreadyMarkedForDeletion:

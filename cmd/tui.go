@@ -18,8 +18,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/config"
+	"github.com/ktopo/ktopo/kafkaops"
 	"github.com/ktopo/ktopo/kafkawatch"
 	"github.com/ktopo/ktopo/ui"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -144,7 +146,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 		}
 	}
 	if cfg.Mode != ui.ModeReadOnly {
-		cfg.Writer = conn // the creation wizard writes through the same session
+		cfg.Writer = clusterops.NewZooKeeperWriter(conn) // the wizards write through the same session
 	}
 	if controllers != "" {
 		mf := migrationFlags{controller: controllers}
@@ -242,6 +244,10 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 	cfg.Source, cfg.Mode = p, ui.ModeLive
 	if t.readOnly {
 		cfg.Mode = ui.ModeReadOnly
+	} else {
+		// The wizards write over the Kafka protocol, through the poller's
+		// client.
+		cfg.Writer = kafkaops.New(cl, cf.requestTimeoutOr(kafkaops.DefaultTimeout))
 	}
 	logger.Printf("TUI on KRaft cluster %s (%s, every %s)", cfg.Connect, modeName(cfg.Mode), cf.pollInterval)
 	prog := tea.NewProgram(ui.New(cfg), tea.WithContext(contextOf(c)))

@@ -34,9 +34,6 @@ func (f *connFlags) writable(what string, hint ...string) error {
 	if err != nil {
 		return err
 	}
-	if t.kraft {
-		return kraftWriteRefusal(what)
-	}
 	if !t.readOnly {
 		return nil
 	}

@@ -67,10 +67,12 @@ type Config struct {
 	Production bool
 	// NoColor selects the attributes-only theme (NO_COLOR).
 	NoColor bool
-	// Writer is the ZooKeeper session topics are created through (a
-	// *zkwatch.Conn). It enables the creation wizard (`c`, `:create`)
-	// unless Mode is ModeReadOnly; nil disables it.
-	Writer clusterops.ZK
+	// Writer is what the wizards write through: the ZooKeeper session
+	// (clusterops.NewZooKeeperWriter of a *zkwatch.Conn), or Kafka's
+	// Admin API on a KRaft cluster (kafkaops). It enables the creation
+	// wizard (`c`, `:create`) and the operations unless Mode is
+	// ModeReadOnly; nil disables them.
+	Writer clusterops.Writer
 	// Rand draws the wizard's random start index and replica shift (nil:
 	// randomly seeded; tests fix it).
 	Rand *rand.Rand

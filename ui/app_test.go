@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
@@ -480,7 +481,7 @@ func TestSandboxActions(t *testing.T) {
 // Update that handled the key).
 func TestPaceInKeyOrder(t *testing.T) {
 	sb := &fakeSandbox{running: map[int]bool{}}
-	a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
+	a := New(Config{Source: newSource(), Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 	a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	load(a, wizardSpec())

@@ -144,7 +144,7 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 	if wrap != nil {
 		writer = wrap(ui)
 	}
-	cfg := Config{Source: clusterwatch.FromMirror(mirror, nil), Browser: ui, Writer: writer, Mode: mode, Connect: f.addr,
+	cfg := Config{Source: clusterwatch.FromMirror(mirror, nil), Browser: ui, Writer: clusterops.NewZooKeeperWriter(writer), Mode: mode, Connect: f.addr,
 		Rand: rand.New(rand.NewPCG(1, 2)), Location: time.UTC}
 	if mode == ModeSandbox {
 		cfg.Sandbox = sandboxControl{sb}
@@ -484,7 +484,7 @@ func TestCreateScreens(t *testing.T) {
 		} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
 				src := newSource()
-				a := New(Config{Source: src, Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka",
+				a := New(Config{Source: src, Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
 					Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 				a.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 				load(a, wizardSpec())
@@ -504,7 +504,7 @@ func TestCreateScreens(t *testing.T) {
 	}
 	// In the form, ? and q are text; f1 opens the help, any key closes it
 	// and the form keeps what was typed.
-	a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka", Now: func() time.Time { return t0 }})
+	a := New(Config{Source: newSource(), Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka", Now: func() time.Time { return t0 }})
 	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	load(a, wizardSpec())
 	press(a, "c", "a", "?", "q")
@@ -520,7 +520,7 @@ func TestCreateScreens(t *testing.T) {
 		t.Fatalf("after closing the help:\n%s", screen(a))
 	}
 	ro, _, _ := newApp(t, ModeReadOnly)
-	ro.cfg.Writer = &fakeWriter{}
+	ro.cfg.Writer = clusterops.NewZooKeeperWriter(&fakeWriter{})
 	ro.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(ro, wizardSpec())
 	press(ro, "c")

@@ -53,7 +53,7 @@ func TestDrainScreens(t *testing.T) {
 			{"background", []string{"right", "right", "d", "L", "enter", "y", "esc"}},
 		} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
-				a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka",
+				a := New(Config{Source: newSource(), Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
 					Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 				a.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 				load(a, wizardSpec())
@@ -78,7 +78,7 @@ func TestDrainScreens(t *testing.T) {
 		}
 	}
 	ro, _, _ := newApp(t, ModeReadOnly)
-	ro.cfg.Writer = &fakeWriter{}
+	ro.cfg.Writer = clusterops.NewZooKeeperWriter(&fakeWriter{})
 	ro.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(ro, wizardSpec())
 	press(ro, "d")
@@ -268,7 +268,7 @@ func TestFlowDrain(t *testing.T) {
 // popup stays open saying so, until the right one is typed.
 func TestDrainProduction(t *testing.T) {
 	w := &fakeWriter{}
-	a := New(Config{Source: newSource(), Writer: w, Mode: ModeLive, Production: true, Context: "prod", Connect: "zk1:2181/kafka",
+	a := New(Config{Source: newSource(), Writer: clusterops.NewZooKeeperWriter(w), Mode: ModeLive, Production: true, Context: "prod", Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 	a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	load(a, wizardSpec())
@@ -468,7 +468,7 @@ func TestFlowConfigs(t *testing.T) {
 // factors says so in the topics list, on its screen and in R's preview,
 // which keeps every partition's.
 func TestMixedRF(t *testing.T) {
-	a := New(Config{Source: newSource(), Writer: &fakeWriter{}, Mode: ModeLive, Connect: "zk1:2181/kafka",
+	a := New(Config{Source: newSource(), Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	load(a, wizardSpec())

@@ -2,11 +2,9 @@ package ui
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/create"
 	"github.com/ktopo/ktopo/ui/screens/operate"
@@ -206,8 +204,6 @@ func (a *App) openCreate() tea.Cmd {
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
 		refuse = "read-only mode: refusing to create a topic"
-	case a.kraft():
-		refuse = kraftRefusal("create a topic")
 	case a.cfg.Writer == nil:
 		refuse = "Topic creation is not available: this session cannot write to ZooKeeper."
 	}
@@ -224,8 +220,6 @@ func (a *App) openOperation(op nav.Operation) tea.Cmd {
 	switch {
 	case a.cfg.Mode == ModeReadOnly:
 		refuse = readOnly
-	case a.kraft():
-		refuse = kraftRefusal(strings.TrimPrefix(readOnly, "read-only mode: refusing to "))
 	case a.cfg.Writer == nil:
 		refuse = noWriter
 	}
@@ -244,13 +238,4 @@ func (a *App) openTopic(name string, partition int) tea.Cmd {
 		}
 	}
 	return a.push(topic.New(a.st, a.km, a.anims, name, partition))
-}
-
-// kraft reports a KRaft cluster (read over the Kafka protocol), which
-// ktopo does not write to yet.
-func (a *App) kraft() bool { return a.sourceKind() == clusterwatch.Kafka }
-
-// kraftRefusal is the status line of a write on a KRaft cluster.
-func kraftRefusal(what string) string {
-	return "Refusing to " + what + ": ktopo does not write to KRaft clusters yet (Kafka's tools with --bootstrap-server do it meanwhile)."
 }

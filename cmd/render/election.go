@@ -18,6 +18,9 @@ import (
 // (only counted for --all-topic-partitions, whose report leaves them out
 // as Kafka's does).
 func WriteElectionPreview(w io.Writer, p *clusterops.ElectionPlan) error {
+	if p.Unclean {
+		return writeUncleanPreview(w, p)
+	}
 	var b strings.Builder
 	scope := text.Count(len(p.Partitions), "partition")
 	if p.All {
@@ -75,6 +78,58 @@ func WriteElectionPreview(w io.Writer, p *clusterops.ElectionPlan) error {
 	return err
 }
 
+// writeUncleanPreview prints what an unclean election will do: the
+// partitions without a live leader that get one (from → to, and whether
+// it is unclean: from outside the ISR and the eligible leader replicas,
+// losing what it lacks), those that cannot, and how many have a live
+// leader.
+func writeUncleanPreview(w io.Writer, p *clusterops.ElectionPlan) error {
+	var b strings.Builder
+	scope := text.Count(len(p.Partitions), "partition")
+	if p.All {
+		scope = "all " + scope
+	}
+	if topics := electionTopics(p); len(topics) == 1 {
+		scope += " of " + topics[0]
+	} else if len(topics) > 1 {
+		scope += " of " + text.Count(len(topics), "topic")
+	}
+	fmt.Fprintf(&b, "Unclean leader election of %s (only partitions without a live leader are elected):\n", scope)
+	elect := p.With(clusterops.ElectionUncleanWillElect)
+	stuck := p.With(clusterops.ElectionNoLiveReplica, clusterops.ElectionTopicBeingDeleted, clusterops.ElectionNoState)
+	live := p.With(clusterops.ElectionLeaderLive)
+	nameW := 0
+	for _, ep := range append(slices.Clone(elect), stuck...) {
+		nameW = max(nameW, len(ep.String()))
+	}
+	if len(elect) > 0 {
+		fmt.Fprintf(&b, "will elect (%d):\n", len(elect))
+		for _, ep := range elect {
+			how := "in sync"
+			if ep.Unclean {
+				how = "UNCLEAN: not in the ISR, the records it lacks are lost"
+			} else if !slices.Contains(ep.ISR, ep.Target) {
+				how = "an eligible leader replica"
+			}
+			fmt.Fprintf(&b, "  %-*s  leader %s -> %d (%s)\n", nameW, ep.String(), text.Broker(ep.Leader), ep.Target, how)
+		}
+	}
+	if len(stuck) > 0 {
+		fmt.Fprintf(&b, "cannot elect (%d):\n", len(stuck))
+		for _, ep := range stuck {
+			fmt.Fprintf(&b, "  %-*s  %s\n", nameW, ep.String(), ep.Reason())
+		}
+	}
+	if len(live) > 0 {
+		fmt.Fprintf(&b, "not needed: %s with a live leader (ELECTION_NOT_NEEDED)\n", text.Count(len(live), "partition"))
+	}
+	if len(p.Partitions) == 0 {
+		b.WriteString("no partitions\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 // electionTopics returns the topics of an election's partitions, in order.
 func electionTopics(p *clusterops.ElectionPlan) []string {
 	var topics []string
@@ -108,10 +163,14 @@ const kafkaErrorsPackage = "org.apache.kafka.common.errors."
 // already led by their preferred replica (left out for
 // --all-topic-partitions, as Kafka's broker leaves them out), and one line
 // per failure. It returns Kafka's final error when a partition failed.
-func WriteElectionResult(w io.Writer, r clusterops.ElectionResult, all bool) error {
+func WriteElectionResult(w io.Writer, r clusterops.ElectionResult, all, unclean bool) error {
 	var b strings.Builder
+	kind := "PREFERRED"
+	if unclean {
+		kind = "UNCLEAN"
+	}
 	if len(r.Elected) > 0 {
-		fmt.Fprintf(&b, "Successfully completed leader election (PREFERRED) for partitions %s\n", cluster.JoinPartitions(r.Elected, ", "))
+		fmt.Fprintf(&b, "Successfully completed leader election (%s) for partitions %s\n", kind, cluster.JoinPartitions(r.Elected, ", "))
 	}
 	if len(r.NotNeeded) > 0 && !all {
 		fmt.Fprintf(&b, "Valid replica already elected for partitions %s\n", cluster.JoinPartitions(r.NotNeeded, ", "))
@@ -121,7 +180,7 @@ func WriteElectionResult(w io.Writer, r clusterops.ElectionResult, all bool) err
 		if f.Class != "" {
 			msg = kafkaErrorsPackage + f.Class + ": " + msg
 		}
-		fmt.Fprintf(&b, "Error completing leader election (PREFERRED) for partition: %s: %s\n", f.String(), msg)
+		fmt.Fprintf(&b, "Error completing leader election (%s) for partition: %s: %s\n", kind, f.String(), msg)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err

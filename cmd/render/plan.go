@@ -71,6 +71,9 @@ const (
 
 // Reproduce returns the ktopo plan flags that give the same placement.
 func (p Plan) Reproduce() string {
+	if p.Result.Striped {
+		return "--seed " + strconv.FormatInt(p.Result.Seed, 10)
+	}
 	s := "--start-index " + strconv.Itoa(p.Result.StartIndex)
 	if p.Result.ReplicaShift != p.Result.StartIndex {
 		s += " --replica-shift " + strconv.Itoa(p.Result.ReplicaShift)
@@ -79,6 +82,12 @@ func (p Plan) Reproduce() string {
 		s += " --start-partition " + strconv.Itoa(p.StartPartition)
 	}
 	return s
+}
+
+// StripedLine names the KRaft controller's placer and the seed a
+// placement was drawn with.
+func StripedLine(seed int64) string {
+	return "Placed as the KRaft controller places replicas (its StripedReplicaPlacer), seed " + strconv.FormatInt(seed, 10)
 }
 
 // Warnings lists what an operator should know about the plan's spread
@@ -119,6 +128,9 @@ func (p Plan) WriteText(w io.Writer, s Style) error {
 		b.WriteString(p.Header + "\n\n")
 	} else if p.Manual {
 		b.WriteString(", manual assignment (--replica-assignment)\n\n")
+	} else if p.Result.Striped {
+		fmt.Fprintf(&b, ", %s\n", mode)
+		fmt.Fprintf(&b, "%s (reproduce with %s)\n\n", StripedLine(p.Result.Seed), p.Reproduce())
 	} else {
 		fmt.Fprintf(&b, ", %s\n", mode)
 		from := ""
@@ -422,6 +434,8 @@ type planJSON struct {
 	RackAware         bool              `json:"rackAware"`
 	StartIndex        int               `json:"startIndex"`
 	ReplicaShift      int               `json:"replicaShift"`
+	Placer            string            `json:"placer"`
+	Seed              *int64            `json:"seed,omitempty"`
 	StartPartition    int               `json:"startPartition"`
 	BrokerOrder       []int             `json:"brokerOrder"`
 	Assignment        assign.Assignment `json:"assignment"`
@@ -440,7 +454,11 @@ func (p Plan) WriteJSON(w io.Writer) error {
 		Partitions: p.Partitions, ReplicationFactor: p.ReplicationFactor,
 		RackAware: p.Result.RackAware, StartIndex: p.Result.StartIndex, ReplicaShift: p.Result.ReplicaShift,
 		StartPartition: p.StartPartition, BrokerOrder: p.Result.Order, Assignment: p.Result.Assignment,
-		Stats: p.Stats, Warnings: p.Warnings(),
+		Stats: p.Stats, Warnings: p.Warnings(), Placer: "AdminUtils",
+	}
+	if p.Result.Striped {
+		seed := p.Result.Seed
+		out.Placer, out.Seed = "StripedReplicaPlacer", &seed
 	}
 	out.Brokers = make([]brokerJSON, 0, len(p.Brokers))
 	for _, b := range p.Brokers {

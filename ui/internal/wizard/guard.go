@@ -9,7 +9,8 @@ import (
 
 // Ask opens the confirmation of a write that the ZooKeeper-to-KRaft
 // migration guard judged v on the newest snapshot
-// (clusterops.SnapshotVerdict): a refused write does not open it, and
+// (clusterops.VerdictOf the writer: a write over the Kafka protocol is
+// always let through): a refused write does not open it, and
 // refused says why and what to use instead, for the wizard's note; a write
 // it warns about (a migration is being prepared) shows the warning first
 // in the popup, and Writer then lets that write through once confirmed.
@@ -26,12 +27,12 @@ func (f *Frame) Ask(word string, v cluster.WriteVerdict) (cmd tea.Cmd, refused s
 	return f.Confirm.Ask(word), ""
 }
 
-// Writer is z as the confirmed popup lets it write: with the migration
+// Writer is w as the confirmed popup lets it write: with the migration
 // guard's warning, which the operator read in the popup, confirmed
-// (clusterops.Confirm: it holds for that /migration only).
-func (f *Frame) Writer(z clusterops.ZK) clusterops.ZK {
-	if z == nil || f.guard.Level != cluster.WriteWarn {
-		return z
+// (Writer.Confirm: through ZooKeeper it holds for that /migration only).
+func (f *Frame) Writer(w clusterops.Writer) clusterops.Writer {
+	if w == nil || f.guard.Level != cluster.WriteWarn {
+		return w
 	}
-	return clusterops.Confirm(z, f.guard)
+	return w.Confirm(f.guard)
 }

@@ -1,7 +1,6 @@
 package wizard
 
 import (
-	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -12,9 +11,9 @@ import (
 )
 
 // Ops is the exact-writes view (`w`): the znodes and JSON a wizard's
-// write sends, as clusterops.DescribeOps lines, read by a command (what
-// exists decides the parents created, the configs the throttles
-// change). Its lines are those of the plan shown: a plan made again
+// write sends (the Kafka requests, on a KRaft cluster), as the writer
+// describes them (clusterops.Writes), read by a command (what exists
+// decides the parents created, the configs the throttles change). Its lines are those of the plan shown: a plan made again
 // drops them (Reset), and an answer for an older plan is dropped.
 type Ops struct {
 	shown bool
@@ -36,6 +35,9 @@ type OpsMsg struct {
 	Lines []string
 	Steps [][]string
 	Err   error
+	// Title, when set, replaces the head's (the writes told how many
+	// steps they are).
+	Title string
 }
 
 // OpsHead is what the view says above the lines: Title in bold, Detail
@@ -58,22 +60,23 @@ func (f *Frame) Describe(head OpsHead, describe func() (lines []string, steps []
 	}
 }
 
-// DescribeMulti shows the one multi build makes through z (a command: it
-// reads what the multi depends on), as clusterops.DescribeOps lines;
-// without a writer, the view says so.
-func (f *Frame) DescribeMulti(head OpsHead, z clusterops.ZK, build func(z clusterops.ZK) ([]any, error)) tea.Cmd {
-	if z == nil {
+// DescribeWrites shows the writes build describes through w (a command:
+// describing may read what the writes depend on), as their lines; without
+// a writer, the view says so.
+func (f *Frame) DescribeWrites(head OpsHead, w clusterops.Writer, build func(w clusterops.Writer) (clusterops.Writes, error)) tea.Cmd {
+	if w == nil {
 		f.Ops.ShowLines(head, nil, ErrNoWriter)
 		return nil
 	}
-	return f.Describe(head, func() ([]string, [][]string, error) {
-		ops, err := build(z)
+	seq := f.Ops.show(head)
+	reply := f.Reply()
+	return func() tea.Msg {
+		ws, err := build(w)
 		if err != nil {
-			return nil, nil, err
+			return reply(OpsMsg{Seq: seq, Err: err})
 		}
-		lines := clusterops.DescribeOps(ops)
-		return lines, [][]string{lines}, nil
-	})
+		return reply(OpsMsg{Seq: seq, Lines: ws.Lines(), Steps: ws.StepLines(), Title: ws.Title()})
+	}
 }
 
 // Shown reports that the view is open.
@@ -107,6 +110,9 @@ func (o *Ops) Set(msg OpsMsg) {
 		return
 	}
 	o.raw, o.steps, o.err = msg.Lines, msg.Steps, msg.Err
+	if msg.Title != "" {
+		o.head.Title = msg.Title
+	}
 	if o.raw == nil && o.err == nil {
 		o.raw = []string{} // read: nothing to write
 	}
@@ -175,10 +181,5 @@ func (o *Ops) View(st *theme.Styles, out []string, w, h int) []string {
 	return out
 }
 
-// StepsTitle is the view's title for writes sent in n steps.
-func StepsTitle(n int) string {
-	if n > 1 {
-		return "Written in " + strconv.Itoa(n) + " steps, one ZooKeeper multi each"
-	}
-	return "Written in one ZooKeeper multi"
-}
+// StepsTitle is the view's title for writes sent to t in n steps.
+func StepsTitle(t clusterops.Target, n int) string { return clusterops.WritesTitle(t, n) }

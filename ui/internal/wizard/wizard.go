@@ -56,6 +56,11 @@ func OpLine(st *theme.Styles, l string) string {
 			return st.Accent.S(cell.Fit(v, 7)) + st.Bold.S(path) + " " + data
 		}
 	}
+	// A Kafka request's first line: its API name.
+	if l != "" && l[0] >= 'A' && l[0] <= 'Z' {
+		api, rest, _ := strings.Cut(l, " ")
+		return st.Accent.S(api) + " " + rest
+	}
 	return l
 }
 

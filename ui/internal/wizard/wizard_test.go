@@ -109,13 +109,13 @@ type fakeZK struct{ clusterops.ZK }
 // whether the write it confirms carries the confirmation.
 func TestGuardedAsk(t *testing.T) {
 	st := theme.Mono()
-	z := fakeZK{}
+	z := clusterops.NewZooKeeperWriter(fakeZK{})
 
 	f := NewFrame(FrameOptions{Styles: st}, StagePreview)
 	if cmd, refused := f.Ask("", cluster.WriteVerdict{}); cmd != nil || refused != "" || !f.Confirm.Open() {
 		t.Fatalf("no migration: the popup opens (%v, %q)", f.Confirm.Open(), refused)
 	}
-	if f.Writer(z) != clusterops.ZK(z) {
+	if f.Writer(z) != clusterops.Writer(z) {
 		t.Error("no migration: the writer is the session itself")
 	}
 
@@ -135,7 +135,7 @@ func TestGuardedAsk(t *testing.T) {
 	if i, j := strings.Index(view, "⚠ a migration to KRaft"), strings.Index(view, "⚠ an effect"); i < 0 || j < i {
 		t.Errorf("the popup does not warn first:\n%s", view)
 	}
-	if f.Writer(z) == clusterops.ZK(z) || f.Writer(nil) != nil {
+	if f.Writer(z) == clusterops.Writer(z) || f.Writer(nil) != nil {
 		t.Error("a warned write: the writer does not carry the confirmation")
 	}
 }

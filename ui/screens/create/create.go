@@ -52,8 +52,9 @@ type Options struct {
 	// Anims is the shell's animation set: partitions flash as they change
 	// phase (nil: no flashing).
 	Anims *anim.Set
-	// Writer is the ZooKeeper session the topic is written through.
-	Writer clusterops.ZK
+	// Writer is what the topic is written through: the ZooKeeper
+	// session, or Kafka's Admin API on a KRaft cluster.
+	Writer clusterops.Writer
 	// Now is the clock (default time.Now); Rand draws the random start
 	// index and replica shift (default: randomly seeded).
 	Now  func() time.Time

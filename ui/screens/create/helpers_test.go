@@ -50,7 +50,7 @@ func newEnv(t testing.TB, w, h int, opts ...func(*Options)) *env {
 // newSpecEnv is newEnv on the cluster sp.
 func newSpecEnv(t testing.TB, sp fixture.Spec, w, h int, opts ...func(*Options)) *env {
 	e := &env{model: sp.Model(), anims: anim.NewSet(theme.FlashSteps), z: &fakeZK{}, now: t0}
-	o := Options{Styles: theme.New(true), Keys: keys.Default(), Anims: e.anims, Writer: e.z,
+	o := Options{Styles: theme.New(true), Keys: keys.Default(), Anims: e.anims, Writer: clusterops.NewZooKeeperWriter(e.z),
 		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask, Tick: noTicks}
 	for _, f := range opts {
 		f(&o)

@@ -31,6 +31,14 @@ func (m *Model) syncKeys() {
 	set(form && m.form.focus == fConfigs, &km.Complete, &km.NextMatch, &km.PrevMatch)
 	set(preview, &km.Create, &km.Written, &km.ColumnsLeft, &km.ColumnsRight)
 	set(preview && !manual, &km.Reroll, &km.StepBack, &km.StepForward)
+	// On a KRaft cluster the placement is the controller's, drawn from a
+	// seed: r, ←/→ change the seed, not a start index.
+	if m.snap != nil && m.snap.KRaft() != nil {
+		km.Reroll.SetHelp("r", "re-roll seed")
+		km.StepBack.SetHelp("←/h", "previous seed")
+		km.StepForward.SetHelp("→/l", "next seed")
+		km.Written.SetHelp("w", "what is sent")
+	}
 	set(preview || after, &km.ScrollUp, &km.ScrollDown, &km.PageUp, &km.PageDown, &km.Top, &km.Bottom)
 	set(confirm, &km.Confirm, &km.Cancel, &km.SwitchButton, &km.Choose)
 	set(m.fr.CanPace() && (working || m.fr.Stage == stageDone), &km.Pace)
@@ -79,7 +87,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 		case key.Matches(msg, km.Create):
 			if m.pv.plan != nil {
 				m.fr.Note.Clear()
-				cmd, refused := m.fr.Ask(m.form.in[fName].Value(), clusterops.SnapshotVerdict(m.snap))
+				cmd, refused := m.fr.Ask(m.form.in[fName].Value(), clusterops.VerdictOf(m.opt.Writer, m.snap))
 				if refused != "" {
 					m.pv.setNote(refused, true)
 				}

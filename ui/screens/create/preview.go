@@ -40,7 +40,10 @@ type preview struct {
 	req          clusterops.TopicRequest
 	plan         *clusterops.TopicPlan
 	start, shift int
-	snap         *cluster.Snapshot
+	// seed is a KRaft cluster's placer seed (hasSeed: drawn).
+	seed    int64
+	hasSeed bool
+	snap    *cluster.Snapshot
 
 	stats    assign.Stats
 	warnings []string
@@ -79,7 +82,10 @@ func (p *preview) set(req clusterops.TopicRequest, plan *clusterops.TopicPlan, s
 	p.req, p.plan, p.snap = req, plan, s
 	p.stale = ""
 	p.ops.Reset()
-	if !plan.Manual {
+	switch {
+	case plan.Result.Striped:
+		p.seed, p.hasSeed = plan.Result.Seed, true
+	case !plan.Manual:
 		p.start, p.shift = plan.Result.StartIndex, plan.Result.ReplicaShift
 	}
 	p.stats = clusterops.PlanStats(plan)
@@ -176,7 +182,7 @@ func (p *preview) observe(s *cluster.Snapshot) {
 	p.warnings = clusterops.PlanWarnings(s, p.plan, p.stats)
 	p.stale = ""
 	if !p.plan.Manual {
-		if now, err := s.BrokerMetadatas(p.req.RackAware, nil); err != nil || !slices.Equal(now, p.plan.Brokers) {
+		if now, err := clusterops.PlacementBrokers(s, p.req.RackAware); err != nil || !slices.Equal(now, p.plan.Brokers) {
 			p.stale = "The brokers changed since this preview: enter re-checks the plan against the cluster before writing anything."
 		}
 	}
@@ -376,9 +382,23 @@ func (p *preview) view(st *theme.Styles, name string) []string {
 	}
 	lines = append(lines, cell.Clip(title, p.w))
 	var info string
-	if plan.Manual {
+	switch {
+	case plan.Manual:
 		info = " " + st.Muted.S("No start index or shift: every replica exactly where the manual assignment puts it.")
-	} else {
+	case plan.Result.Striped:
+		base := "the KRaft controller's placement, seed " + strconv.FormatInt(p.seed, 10)
+		keys := "  r re-roll · ←/→ step · w request"
+		repro := "  (StripedReplicaPlacer; ktopo plan --seed " + strconv.FormatInt(p.seed, 10) + ")"
+		info = " " + st.Bold.S(base)
+		used := 1 + len(base)
+		if used+cell.Width(keys) <= p.w {
+			info += st.Key.S(keys)
+			used += cell.Width(keys)
+		}
+		if used+cell.Width(repro) <= p.w {
+			info += st.Muted.S(repro)
+		}
+	default:
 		repro := "--start-index " + strconv.Itoa(p.start)
 		if p.shift != p.start {
 			repro += " --replica-shift " + strconv.Itoa(p.shift)
@@ -518,14 +538,20 @@ func (p *preview) popup(st *theme.Styles, name string) []string {
 	var b []string
 	b = append(b, st.Bold.S("Create topic ")+st.Accent.S(name)+st.Bold.S("?"), "")
 	desc := cell.Thousands(len(p.parts)) + " partitions × RF " + strconv.Itoa(p.rf) + " on " + strconv.Itoa(len(plan.Registered)) + " brokers"
-	if plan.Manual {
+	switch {
+	case plan.Manual:
 		desc += ", placed by hand"
-	} else {
+	case plan.Result.Striped:
+		desc += ", the controller's placement, seed " + strconv.FormatInt(p.seed, 10)
+	default:
 		desc += ", start index " + strconv.Itoa(p.start) + ", shift " + strconv.Itoa(p.shift)
 	}
 	b = append(b, desc)
 	if n := len(plan.Config); n > 0 {
 		b = append(b, strconv.Itoa(n)+text.Plural(n, " config override", " config overrides"))
+	}
+	if p.snap != nil && p.snap.KRaft() != nil {
+		return append(b, st.Muted.S("Sends CreateTopics with this assignment"), st.Muted.S("(validateOnly first, then for real)."), "")
 	}
 	return append(b, st.Muted.S("Writes "+plan.ConfigPath+" and"), st.Muted.S(plan.TopicPath+" in one multi."), "")
 }

@@ -26,7 +26,13 @@ func (m *Model) submit() {
 		return
 	}
 	m.form.msg = ""
-	if req.Assignment == nil {
+	switch {
+	case req.Assignment != nil:
+	case m.snap.KRaft() != nil:
+		if !m.pv.hasSeed {
+			m.pv.seed, m.pv.hasSeed = clusterops.DrawSeed(m.rng), true
+		}
+	default:
 		n := m.brokerCount(req.RackAware)
 		if m.pv.start < 0 || m.pv.start >= n || m.pv.shift >= n {
 			m.pv.start, m.pv.shift = m.rng.IntN(max(n, 1)), m.rng.IntN(max(n, 1))
@@ -46,7 +52,7 @@ func (m *Model) submit() {
 }
 
 func (m *Model) brokerCount(mode cluster.RackAwareMode) int {
-	bs, err := m.snap.BrokerMetadatas(mode, nil)
+	bs, err := clusterops.PlacementBrokers(m.snap, mode)
 	if err != nil {
 		return 0
 	}
@@ -56,6 +62,7 @@ func (m *Model) brokerCount(mode cluster.RackAwareMode) int {
 // replan computes the plan of req with the chosen start index and shift.
 func (m *Model) replan(req clusterops.TopicRequest) error {
 	req.StartIndex, req.ReplicaShift = m.pv.start, m.pv.shift
+	req.Seed, req.HasSeed = m.pv.seed, m.pv.hasSeed
 	if req.Assignment != nil {
 		req.StartIndex, req.ReplicaShift = -1, -1
 	}
@@ -71,6 +78,13 @@ func (m *Model) replan(req clusterops.TopicRequest) error {
 // current pair whenever another exists).
 func (m *Model) reroll() {
 	if m.pv.plan == nil || m.pv.plan.Manual {
+		return
+	}
+	if m.pv.plan.Result.Striped {
+		for old := m.pv.seed; m.pv.seed == old; {
+			m.pv.seed = clusterops.DrawSeed(m.rng)
+		}
+		m.replanPreview()
 		return
 	}
 	n := len(m.pv.plan.Brokers)
@@ -92,6 +106,11 @@ func (m *Model) step(d int) {
 	if m.pv.plan == nil || m.pv.plan.Manual {
 		return
 	}
+	if m.pv.plan.Result.Striped {
+		m.pv.seed = max(m.pv.seed+int64(d), 0)
+		m.replanPreview()
+		return
+	}
 	n := len(m.pv.plan.Brokers)
 	if n == 0 {
 		return
@@ -108,16 +127,23 @@ func (m *Model) replanPreview() {
 	m.pv.setNote("", false)
 }
 
-// describeOps asks ZooKeeper what the multi would write now (which
-// parents are missing, whether an orphan config exists): I/O, so a Cmd.
+// describeOps asks the writer what the creation would write now (through
+// ZooKeeper: which parents are missing, whether an orphan config exists;
+// on a KRaft cluster, the CreateTopics request): a Cmd.
 func (m *Model) describeOps() tea.Cmd {
-	plan, z := m.pv.plan, m.opt.Writer
+	plan, w := m.pv.plan, m.opt.Writer
 	if plan == nil {
 		return nil
 	}
-	head := wizard.OpsHead{Title: wizard.StepsTitle(1),
+	head := wizard.OpsHead{Title: wizard.StepsTitle(clusterops.ZooKeeper, 1),
 		Detail: " — all or nothing; the controller then creates the partition znodes (w or esc closes)", Reading: "Reading what exists…"}
-	return m.fr.DescribeMulti(head, z, func(z clusterops.ZK) ([]any, error) { return clusterops.CreateOps(z, plan) })
+	if w != nil && w.Target() == clusterops.Kafka {
+		head.Title = wizard.StepsTitle(clusterops.Kafka, 1)
+		head.Detail = " — the preview's placement, given by hand; validateOnly first (w or esc closes)"
+	}
+	return m.fr.DescribeWrites(head, w, func(w clusterops.Writer) (clusterops.Writes, error) {
+		return w.CreateTopic(context.Background(), plan, clusterops.Describe)
+	})
 }
 
 // create re-validates the previewed plan against the newest snapshot and,
@@ -129,6 +155,7 @@ func (m *Model) create() tea.Cmd {
 	}
 	req := m.pv.req
 	req.StartIndex, req.ReplicaShift = shown.Result.StartIndex, shown.Result.ReplicaShift
+	req.Seed, req.HasSeed = shown.Result.Seed, shown.Result.Striped
 	if shown.Manual {
 		req.StartIndex, req.ReplicaShift = -1, -1
 	}
@@ -142,8 +169,8 @@ func (m *Model) create() tea.Cmd {
 		m.pv.setNote("Not created: the cluster changed since the preview ("+brokerChange(shown, fresh)+"), so the plan would differ. This is the new plan: check it and press enter again.", true)
 		return nil
 	}
-	z := m.fr.Writer(m.opt.Writer)
-	if z == nil {
+	w := m.fr.Writer(m.opt.Writer)
+	if w == nil {
 		m.pv.setNote(wizard.ErrNoWriter.Error(), true)
 		return nil
 	}
@@ -154,8 +181,8 @@ func (m *Model) create() tea.Cmd {
 	now := m.now
 	write := func() tea.Msg {
 		start := now()
-		if err := clusterops.CreateTopic(z, shown); err != nil {
-			if clusterops.MaybeWritten(err) {
+		if _, err := w.CreateTopic(context.Background(), shown, clusterops.Apply); err != nil {
+			if w.MaybeWritten(err) {
 				return nav.TaskMsg{Task: id, Msg: replyLostMsg{err, now().Sub(start)}}
 			}
 			return nav.TaskMsg{Task: id, Msg: createFailedMsg{err}}
@@ -172,11 +199,11 @@ const verifyTimeout = time.Minute
 // verify finds out what became of the creation whose reply was lost:
 // I/O, so a Cmd.
 func (m *Model) verify(err error) tea.Cmd {
-	z, plan, id := m.opt.Writer, m.tr.plan, m.id
+	w, plan, id := m.opt.Writer, m.tr.plan, m.id
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
 		defer cancel()
-		return nav.TaskMsg{Task: id, Msg: verifiedMsg{clusterops.VerifyCreate(ctx, z, plan, err)}}
+		return nav.TaskMsg{Task: id, Msg: verifiedMsg{w.VerifyCreate(ctx, plan, err)}}
 	}
 }
 

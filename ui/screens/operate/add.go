@@ -2,6 +2,8 @@ package operate
 
 import (
 	"bytes"
+	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -35,6 +37,9 @@ type addPartitions struct {
 	// blocked is Kafka's refusal while a partition of the topic is being
 	// reassigned (refresh).
 	blocked error
+	// seed is the KRaft controller's placer's seed, drawn once: a plan
+	// made again places alike.
+	seed int64
 }
 
 // partitionsAddedMsg: the topic znode was written.
@@ -42,7 +47,13 @@ type partitionsAddedMsg struct{}
 
 func newAddPartitions(b *base, topic string) *addPartitions {
 	b.start = &b.km.AddPartitions
-	return &addPartitions{base: b, topic: topic, verbs: verbs{"Add partitions to", "Adding partitions to", "Added partitions to"}}
+	return &addPartitions{base: b, topic: topic, verbs: verbs{"Add partitions to", "Adding partitions to", "Added partitions to"},
+		seed: clusterops.DrawSeed(b.rng)}
+}
+
+// request is the plan's request: the count asked for, the placer's seed.
+func (a *addPartitions) request() clusterops.AddPartitionsRequest {
+	return clusterops.AddPartitionsRequest{Topic: a.topic, Partitions: a.count, Seed: a.seed, HasSeed: true}
 }
 
 func (a *addPartitions) subject() string { return "topic " + a.topic }
@@ -68,7 +79,7 @@ func (a *addPartitions) replan() {
 	if a.count == 0 && t != nil {
 		a.count = 2 * len(t.Partitions)
 	}
-	a.plan, a.planErr = clusterops.PlanAddPartitions(a.snap, clusterops.AddPartitionsRequest{Topic: a.topic, Partitions: a.count})
+	a.plan, a.planErr = clusterops.PlanAddPartitions(a.snap, a.request())
 	a.news, a.offline = nil, nil
 	var shown []clusterops.PartitionMove
 	if a.plan != nil {
@@ -143,8 +154,11 @@ func (a *addPartitions) previewHead(w int) []string {
 	if len(a.news) > 0 {
 		rf = len(a.news[0].Target)
 	}
-	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(a.news), "new partition")+" × RF "+strconv.Itoa(rf)+", placed as Kafka places them (start index "+
-		strconv.Itoa(a.plan.Result.StartIndex)+", from partition 0's first replica); the existing ones, dimmed, do not move"), w))
+	how := "placed as Kafka places them (start index " + strconv.Itoa(a.plan.Result.StartIndex) + ", from partition 0's first replica)"
+	if a.plan.Result.Striped {
+		how = "placed as the KRaft controller places them (StripedReplicaPlacer, seed " + strconv.FormatInt(a.plan.Result.Seed, 10) + ")"
+	}
+	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(a.news), "new partition")+" × RF "+strconv.Itoa(rf)+", "+how+"; the existing ones, dimmed, do not move"), w))
 	out = append(out, warningLines(st, w, []string{clusterops.KeyOrderingWarning})...)
 	if len(a.offline) > 0 {
 		out = append(out, st.Warning.S(" ⚠ target brokers "+text.Ints(a.offline)+" offline"))
@@ -159,24 +173,31 @@ func (a *addPartitions) popup() ([]string, string, string) {
 		return nil, "", a.topic
 	}
 	st := &a.st
-	return []string{st.Bold.S("Add "+text.Count(len(a.news), "partition")+" to ") + st.Accent.S(a.topic) + st.Bold.S("?"), "",
-		a.topic + ": " + strconv.Itoa(a.plan.Existing) + " → " + strconv.Itoa(a.count) + " partitions",
-		st.Muted.S("Sets " + a.plan.TopicPath + " at version " + strconv.Itoa(int(a.plan.Version))), st.Muted.S("in one multi."), ""}, "Add", a.topic
+	how := []string{st.Muted.S("Sets " + a.plan.TopicPath + " at version " + strconv.Itoa(int(a.plan.Version))), st.Muted.S("in one multi.")}
+	if a.kafka() {
+		how = []string{st.Muted.S("Sends CreatePartitions with this placement"), st.Muted.S("(validateOnly first, then for real).")}
+	}
+	return append([]string{st.Bold.S("Add "+text.Count(len(a.news), "partition")+" to ") + st.Accent.S(a.topic) + st.Bold.S("?"), "",
+		a.topic + ": " + strconv.Itoa(a.plan.Existing) + " → " + strconv.Itoa(a.count) + " partitions"}, append(how, "")...), "Add", a.topic
 }
 
-// describe shows the multi: it reads nothing, so at once.
+// describe shows the writes: they read nothing, but the writer may (a
+// command).
 func (a *addPartitions) describe() tea.Cmd {
-	a.fr.Ops.ShowLines(wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — all or nothing; the controller then creates the new partitions (w or esc closes)"},
-		clusterops.DescribeOps(clusterops.AddPartitionsOps(a.plan)), nil)
-	return nil
+	head := wizard.OpsHead{Title: wizard.StepsTitle(a.target(), 1), Detail: " — all or nothing; the controller then creates the new partitions (w or esc closes)"}
+	plan := a.plan
+	return a.fr.DescribeWrites(head, a.wr, func(w clusterops.Writer) (clusterops.Writes, error) {
+		return w.AddPartitions(context.Background(), []*clusterops.AddPartitionsPlan{plan}, clusterops.Describe)
+	})
 }
 
 // write checks the plan against the newest snapshot (the same topic
 // znode would be written) and writes it.
 func (a *addPartitions) write() tea.Cmd {
 	shown := a.plan
-	fresh, err := clusterops.PlanAddPartitions(a.snap, clusterops.AddPartitionsRequest{Topic: a.topic, Partitions: a.count})
-	if err != nil || !bytes.Equal(fresh.TopicJSON, shown.TopicJSON) || fresh.Version != shown.Version {
+	fresh, err := clusterops.PlanAddPartitions(a.snap, a.request())
+	if err != nil || !bytes.Equal(fresh.TopicJSON, shown.TopicJSON) || fresh.Version != shown.Version ||
+		!maps.EqualFunc(fresh.Assignment(), shown.Assignment(), slices.Equal) {
 		a.replan()
 		a.noteErr("Not written: the topic changed since the preview. This is the new plan: check it and press enter again.")
 		if err != nil {
@@ -184,14 +205,14 @@ func (a *addPartitions) write() tea.Cmd {
 		}
 		return nil
 	}
-	z := a.writer()
-	if z == nil {
+	w := a.writer()
+	if w == nil {
 		return nil
 	}
 	a.fr.Begin()
-	reply, ops := a.fr.Reply(), clusterops.AddPartitionsOps(shown)
+	reply := a.fr.Reply()
 	write := func() tea.Msg {
-		if err := clusterops.WriteAlteration(z, ops); err != nil {
+		if _, err := w.AddPartitions(context.Background(), []*clusterops.AddPartitionsPlan{shown}, clusterops.Apply); err != nil {
 			return fail(reply, err)
 		}
 		return reply(partitionsAddedMsg{})

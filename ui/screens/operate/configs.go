@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"context"
 	"maps"
 	"strconv"
 	"strings"
@@ -37,7 +38,7 @@ type configs struct {
 	// alt is the planned change and ops its multi; planErr why there is
 	// no field (the topic is gone); seq which enter the plan answers.
 	alt *clusterops.ConfigAlteration
-	ops []any
+	ops clusterops.Writes
 	// effects are what the change does to the topic's partitions as the
 	// cluster stands, in `ktopo configs --alter`'s words
 	// (clusterops.TopicConfigEffects): "Effect: …" and "Warning: …".
@@ -55,7 +56,7 @@ type (
 	configsPlannedMsg struct {
 		seq int
 		alt *clusterops.ConfigAlteration
-		ops []any
+		ops clusterops.Writes
 		err error
 	}
 	// configsWrittenMsg: the multi succeeded.
@@ -142,15 +143,15 @@ func (c *configs) plan() tea.Cmd {
 	if c.cfgErr != "" {
 		return nil
 	}
-	z := c.z
-	if z == nil {
+	w := c.wr
+	if w == nil {
 		c.cfgErr = wizard.ErrNoWriter.Error()
 		return nil
 	}
 	c.seq++
 	reply, snap, topic, seq := c.fr.Reply(), c.snap, c.topic, c.seq
 	return func() tea.Msg {
-		alt, ops, err := clusterops.PlanTopicConfigReplacement(z, snap, topic, want)
+		alt, ops, err := clusterops.PlanTopicConfigReplacement(context.Background(), w, snap, topic, want)
 		return reply(configsPlannedMsg{seq: seq, alt: alt, ops: ops, err: err})
 	}
 }
@@ -158,7 +159,7 @@ func (c *configs) plan() tea.Cmd {
 // edit goes back to the field from the preview.
 func (c *configs) edit() {
 	c.fr.Stage = wizard.StageEdit
-	c.alt, c.ops, c.effects, c.fr.Confirm.Warnings = nil, nil, nil, nil
+	c.alt, c.ops, c.effects, c.fr.Confirm.Warnings = nil, clusterops.Writes{}, nil, nil
 	c.fr.Ops.Reset()
 	c.in.Focus()
 }
@@ -188,31 +189,39 @@ func (c *configs) update(msg tea.Msg) tea.Cmd {
 	case configsWrittenMsg:
 		if c.fr.Stage == wizard.StageWriting {
 			c.fr.Stage = wizard.StageProgress
+			if c.kafka() {
+				// The controller applied the change when it answered;
+				// the poller reads a topic's configs in turn.
+				c.fr.Finish()
+				return nil
+			}
 			c.observe()
 		}
 	}
 	return nil
 }
 
-// describe shows the multi read when the change was planned.
+// describe shows the writes planned with the change.
 func (c *configs) describe() tea.Cmd {
-	c.fr.Ops.ShowLines(wizard.OpsHead{Title: wizard.StepsTitle(1),
-		Detail: " — all or nothing; the brokers read the change notification and apply the new overrides (w or esc closes)"},
-		clusterops.DescribeOps(c.ops), nil)
+	detail := " — all or nothing; the brokers read the change notification and apply the new overrides (w or esc closes)"
+	if c.kafka() {
+		detail = " — only the keys that change; validateOnly first (w or esc closes)"
+	}
+	c.fr.Ops.ShowLines(wizard.OpsHead{Title: c.ops.Title(), Detail: detail}, c.ops.Lines(), nil)
 	return nil
 }
 
 // write writes the planned multi (version-checked: a config changed
 // since fails it, writing nothing).
 func (c *configs) write() tea.Cmd {
-	z := c.writer()
-	if z == nil || c.alt == nil {
+	w := c.writer()
+	if w == nil || c.alt == nil {
 		return nil
 	}
 	c.fr.Begin()
-	reply, ops := c.fr.Reply(), c.ops
+	reply, alt := c.fr.Reply(), c.alt
 	return func() tea.Msg {
-		if err := clusterops.WriteAlteration(z, ops); err != nil {
+		if _, err := w.AlterConfigs(context.Background(), []*clusterops.ConfigAlteration{alt}, clusterops.Apply); err != nil {
 			return fail(reply, err)
 		}
 		return reply(configsWrittenMsg{})
@@ -275,9 +284,12 @@ func (c *configs) popup() ([]string, string, string) {
 		return nil, "", c.topic
 	}
 	st := &c.st
-	return []string{st.Bold.S("Change the configs of ") + st.Accent.S(c.topic) + st.Bold.S("?"), "",
-		text.Count(len(c.alt.Set), "override") + " set, " + text.Count(len(c.alt.Deleted), "override") + " removed",
-		st.Muted.S("Writes " + c.alt.Change.Path() + " and a change"), st.Muted.S("notification in one multi."), ""}, "Write", c.topic
+	how := []string{st.Muted.S("Writes " + c.alt.Change.Path() + " and a change"), st.Muted.S("notification in one multi.")}
+	if c.kafka() {
+		how = []string{st.Muted.S("Sends IncrementalAlterConfigs"), st.Muted.S("(validateOnly first, then for real).")}
+	}
+	return append([]string{st.Bold.S("Change the configs of ") + st.Accent.S(c.topic) + st.Bold.S("?"), "",
+		text.Count(len(c.alt.Set), "override") + " set, " + text.Count(len(c.alt.Deleted), "override") + " removed"}, append(how, "")...), "Write", c.topic
 }
 
 // configView is the editor and the planned change, under the title: the

@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,10 +35,15 @@ type election struct {
 	planErr error
 	// sawPending: the mirror showed the election's znode.
 	sawPending bool
+	// result is a KRaft controller's answer (ElectLeaders): the
+	// partitions it elected, those it did not and why (nil through
+	// ZooKeeper, whose controller answers by deleting the znode).
+	result *clusterops.ElectionResult
 }
 
-// electionStartedMsg: the election's znode was created.
-type electionStartedMsg struct{}
+// electionStartedMsg: the election's znode was created, or Kafka's
+// controller answered (result).
+type electionStartedMsg struct{ result *clusterops.ElectionResult }
 
 // electGrace is how long an election whose znode the mirror never
 // showed is waited for.
@@ -160,17 +166,27 @@ func (e *election) popup() ([]string, string, string) {
 		return nil, "", word
 	}
 	st := &e.st
+	how := st.Muted.S("Creates " + e.plan.Path)
+	if e.kafka() {
+		how = st.Muted.S("Sends ElectLeaders (PREFERRED)")
+	}
 	return []string{st.Bold.S("Elect the preferred leaders of ") + st.Accent.S(e.subject()) + st.Bold.S("?"), "",
 		text.Count(len(e.plan.Write), "partition") + " named; " + strconv.Itoa(e.plan.Count(clusterops.ElectionWillMove)) + " will move",
-		st.Muted.S("Creates " + e.plan.Path), ""}, "Elect", word
+		how, ""}, "Elect", word
 }
 
 // describe shows the znode's create (after its missing parents): an
 // Exists per parent, so a command.
 func (e *election) describe() tea.Cmd {
-	head := wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — the controller then elects the preferred leaders it names, and deletes it (w or esc closes)"}
+	head := wizard.OpsHead{Title: wizard.StepsTitle(e.target(), 1), Detail: " — the controller then elects the preferred leaders it names, and deletes it (w or esc closes)"}
+	if e.kafka() {
+		head.Detail = " — the controller elects the preferred leaders it names and answers for each (w or esc closes)"
+	}
 	plan := e.plan
-	return e.fr.DescribeMulti(head, e.z, func(z clusterops.ZK) ([]any, error) { return clusterops.ElectionOps(z, plan) })
+	return e.fr.DescribeWrites(head, e.wr, func(w clusterops.Writer) (clusterops.Writes, error) {
+		ws, _, err := w.Elect(context.Background(), plan, clusterops.Describe)
+		return ws, err
+	})
 }
 
 // write re-plans on the newest snapshot and, when it names the same
@@ -186,26 +202,28 @@ func (e *election) write() tea.Cmd {
 		}
 		return nil
 	}
-	z := e.writer()
-	if z == nil {
+	w := e.writer()
+	if w == nil {
 		return nil
 	}
 	e.fr.Begin()
-	e.sawPending = false
+	e.sawPending, e.result = false, nil
 	reply := e.fr.Reply()
 	write := func() tea.Msg {
-		if err := clusterops.StartPreferredElection(z, fresh); err != nil {
+		_, result, err := w.Elect(context.Background(), fresh, clusterops.Apply)
+		if err != nil {
 			return fail(reply, err)
 		}
-		return reply(electionStartedMsg{})
+		return reply(electionStartedMsg{result})
 	}
 	return tea.Batch(write, e.fr.Tick(false))
 }
 
 func (e *election) update(msg tea.Msg) tea.Cmd {
-	switch msg.(type) {
+	switch msg := msg.(type) {
 	case electionStartedMsg:
 		if e.fr.Stage == wizard.StageWriting {
+			e.result = msg.result
 			e.fr.Stage = wizard.StageProgress
 			e.pg.set(e.changes, -1, &electGlyphs)
 			e.observe()
@@ -243,6 +261,8 @@ func (e *election) observe() {
 		switch {
 		case leader == ep.Preferred:
 			slot = 5
+		case e.result != nil && !slices.Contains(e.result.Elected, ep.TopicPartition):
+			slot = 2 // Kafka's controller did not elect it
 		case ep.Verdict == clusterops.ElectionWillMove:
 			waiting++
 		}
@@ -251,6 +271,11 @@ func (e *election) observe() {
 	// A controller quicker than the mirror deletes the znode before the
 	// mirror reads it: after electGrace without it, the election is over.
 	over := !pending && (e.sawPending || waiting == 0 || e.fr.Now().Sub(e.fr.Started) > electGrace)
+	if e.result != nil {
+		// Kafka's controller answered: over once the brokers show the
+		// leaders it elected.
+		over = waiting == 0 || e.fr.Now().Sub(e.fr.Started) > electGrace
+	}
 	for i := range pr.Partitions {
 		if over && pr.Partitions[i].Phase == 0 {
 			pr.Partitions[i].Phase = 2

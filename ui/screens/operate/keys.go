@@ -52,7 +52,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Cmd, nav.Request) {
 	case key.Matches(msg, *m.start):
 		m.fr.Note.Clear()
 		_, _, word := m.op.popup()
-		cmd, refused := m.fr.Ask(word, clusterops.SnapshotVerdict(m.snap))
+		cmd, refused := m.fr.Ask(word, clusterops.VerdictOf(m.wr, m.snap))
 		if refused != "" {
 			m.fr.Note.Set(refused, true)
 		}

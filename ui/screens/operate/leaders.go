@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"context"
 	"slices"
 	"sort"
 	"strconv"
@@ -102,9 +103,9 @@ func (r *reassign) writeLeading() tea.Cmd {
 		return tea.Batch(r.leadStep(nil), r.fr.Tick(true))
 	}
 	r.lead.phase = leadReorder
-	reply, z, snap, reorder := r.fr.Reply(), r.fr.Writer(r.z), r.snap, r.lead.plan.Reorder
+	reply, w, snap, reorder := r.fr.Reply(), r.fr.Writer(r.wr), r.snap, r.lead.plan.Reorder
 	write := func() tea.Msg {
-		if _, err := clusterops.StartReassignment(snap, z, reorder, -1); err != nil {
+		if _, _, err := w.StartReassignment(context.Background(), snap, reorder, -1, clusterops.Apply); err != nil {
 			return fail(reply, err)
 		}
 		return reply(leadWrittenMsg{})
@@ -149,7 +150,7 @@ func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
 		r.lead.phase, r.lead.at = leadElecting, r.fr.Now()
 	}
 	r.observeLeading()
-	reply, z, snap, lead := r.fr.Reply(), r.fr.Writer(r.z), r.snap, r.lead.plan
+	reply, w, snap, lead := r.fr.Reply(), r.fr.Writer(r.wr), r.snap, r.lead.plan
 	// A write's answer may never come: the TUI closed while it was in
 	// flight, and App.Finish never sees it. What the cluster shows is
 	// answer enough.
@@ -172,10 +173,10 @@ func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
 		return func() tea.Msg {
 			plan, err := clusterops.PlanPreferredElection(snap, clusterops.ElectionRequest{Partitions: lead.Elect})
 			switch {
-			case err == nil && z == nil:
+			case err == nil && w == nil:
 				err = wizard.ErrNoWriter
 			case err == nil && len(plan.Write) > 0:
-				err = clusterops.StartPreferredElection(z, plan)
+				_, _, err = w.Elect(context.Background(), plan, clusterops.Apply)
 			}
 			if err != nil {
 				return fail(reply, err)
@@ -199,7 +200,7 @@ func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		r.lead.phase = leadData
-		return startReassignment(reply, z, snap, moves, r.throttle)
+		return startReassignment(reply, w, snap, moves, r.throttle)
 	case leadNone, leadElect, leadData, leadDone:
 	}
 	return nil
@@ -209,35 +210,56 @@ func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
 // multi, the election's znode, the reassignment's multi as planned now
 // (its checks are of the topic versions then).
 func (r *reassign) describeLeading() tea.Cmd {
-	z, snap, lead := r.z, r.snap, r.lead.plan
-	rs, throttle, b := clusterops.MovesAsReassignments(r.moves), r.throttle, strconv.Itoa(r.broker)
+	w, snap, lead, cordon := r.wr, r.snap, r.lead.plan, r.cordonFirst()
+	rs, throttle, broker := clusterops.MovesAsReassignments(r.moves), r.throttle, r.broker
+	b := strconv.Itoa(broker)
 	return r.fr.Describe(r.opsHead(), func() ([]string, [][]string, error) {
+		ctx := context.Background()
 		var lines []string
 		var steps [][]string
-		if len(lead.Reorder) > 0 {
-			plan, err := clusterops.PlanReassignment(snap, z, lead.Reorder, -1)
+		add := func(title string, ws clusterops.Writes) {
+			for _, st := range ws.Steps {
+				head := "then: "
+				if len(steps) == 0 {
+					head = "first: "
+				}
+				t := title
+				if len(ws.Steps) > 1 {
+					t += " — " + st.Title
+				}
+				lines = append(lines, head+t)
+				lines = append(lines, st.Lines...)
+				steps = append(steps, st.Lines)
+			}
+		}
+		if cordon {
+			ws, err := w.Cordon(ctx, broker, true, clusterops.Describe)
 			if err != nil {
 				return nil, nil, err
 			}
-			ops := clusterops.DescribeOps(plan.Ops)
-			steps = append(steps, ops)
-			lines = append(lines, "first: reorder "+text.Count(len(lead.Reorder), "partition")+" (none added: done at once)")
-			lines = append(lines, ops...)
+			add("cordon broker "+b+": no new partition lands there", ws)
 		}
-		ops, err := clusterops.ElectionOps(z, lead.ElectionPlan(snap))
+		if len(lead.Reorder) > 0 {
+			_, ws, err := w.StartReassignment(ctx, snap, lead.Reorder, -1, clusterops.Describe)
+			if err != nil {
+				return nil, nil, err
+			}
+			add("reorder "+text.Count(len(lead.Reorder), "partition")+" (none added: done at once)", ws)
+		}
+		ws, _, err := w.Elect(ctx, lead.ElectionPlan(snap), clusterops.Describe)
 		if err != nil {
 			return nil, nil, err
 		}
-		steps = append(steps, clusterops.DescribeOps(ops))
-		lines = append(lines, "then: elect the preferred leaders of "+text.Count(len(lead.Elect), "partition"))
-		lines = append(lines, steps[len(steps)-1]...)
-		plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
+		add("elect the preferred leaders of "+text.Count(len(lead.Elect), "partition"), ws)
+		_, ws, err = w.StartReassignment(ctx, snap, rs, throttle, clusterops.Describe)
 		if err != nil {
 			return nil, nil, err
 		}
-		steps = append(steps, clusterops.DescribeOps(plan.Ops))
-		lines = append(lines, "then: the drain, once "+b+" leads none (versions as of then)")
-		lines = append(lines, steps[len(steps)-1]...)
+		when := " (versions as of then)"
+		if w.Target() == clusterops.Kafka {
+			when = " (as planned then)"
+		}
+		add("the drain, once "+b+" leads none"+when, ws)
 		return lines, steps, nil
 	})
 }

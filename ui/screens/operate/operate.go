@@ -58,9 +58,10 @@ import (
 type Options struct {
 	Styles theme.Styles
 	Keys   keys.Map
-	// Writer is the ZooKeeper session the operation reads what it
-	// changes through and writes through (nil: the preview only).
-	Writer clusterops.ZK
+	// Writer is what the operation reads what it changes through and
+	// writes through: the ZooKeeper session, or Kafka's Admin API on a
+	// KRaft cluster (nil: the preview only).
+	Writer clusterops.Writer
 	// Op is the operation and what it acts on.
 	Op nav.Operation
 	// Now is the clock (default time.Now), Tick the ticker (default
@@ -95,7 +96,7 @@ func New(o Options) *Model {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	b := &base{z: o.Writer, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, rng: rng}
+	b := &base{wr: o.Writer, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, rng: rng}
 	b.fr = wizard.NewFrame(wizard.FrameOptions{Styles: o.Styles, Task: o.Task, Now: o.Now, Tick: o.Tick, Pace: o.Pace, Production: o.Production}, wizard.StagePreview)
 	b.wz.BackToForm.SetHelp("enter/esc", "back to the preview")
 	b.pv.renderRow = b.pv.row

@@ -125,7 +125,7 @@ func newAnyEnv(tb testing.TB, sp fixture.Spec, op nav.Operation, w, h int) *env 
 // newAnyEnvModel is the wizard of op on the cluster model holds.
 func newAnyEnvModel(_ testing.TB, model *cluster.Model, op nav.Operation, w, h int) *env {
 	e := &env{model: model, z: &fakeZK{}, now: t0}
-	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: e.z, Op: op,
+	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: clusterops.NewZooKeeperWriter(e.z), Op: op,
 		Now: func() time.Time { return e.now }, Tick: noTicks, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.SetSize(w, h)
 	e.m.SetSnapshot(e.model.Snapshot())

@@ -21,11 +21,10 @@ import (
 // ticks, the background; an operation plans, draws its plan and its
 // progress, writes, and follows what it wrote.
 //
-// Its writes go through the writer it is given (base.z), each as one
-// call: the one describing the exact writes, the one writing them (a
-// write in steps makes one call per step). Today that is the ZooKeeper
-// session, through clusterops; a Kafka-protocol writer (KRaft) would be
-// the same calls on another writer.
+// Its writes go through the writer it is given (base.wr, a
+// clusterops.Writer: ZooKeeper's multis, or Kafka's Admin API on a KRaft
+// cluster), each as one call: the one describing the exact writes, the
+// one writing them (a write in steps makes one call per step).
 type operation interface {
 	// verb is the operation in a form ("Drain", "Draining", "Drained");
 	// subject what it acts on ("broker 3", "topic orders").
@@ -99,7 +98,7 @@ type rows interface {
 type base struct {
 	fr   wizard.Frame
 	snap *cluster.Snapshot
-	z    clusterops.ZK
+	wr   clusterops.Writer
 	st   theme.Styles
 	km   keys.Operation
 	wz   keys.Wizard
@@ -191,11 +190,22 @@ func (b *base) noteErr(s string) { b.fr.Note.Set(s, true) }
 
 // writer is the session to write through; without one the note says so
 // and it is nil.
-func (b *base) writer() clusterops.ZK {
-	if b.z == nil {
+func (b *base) writer() clusterops.Writer {
+	if b.wr == nil {
 		b.noteErr(wizard.ErrNoWriter.Error())
 	}
-	return b.fr.Writer(b.z)
+	return b.fr.Writer(b.wr)
+}
+
+// kafka reports writes over the Kafka protocol (a KRaft cluster).
+func (b *base) kafka() bool { return b.wr != nil && b.wr.Target() == clusterops.Kafka }
+
+// target is where the writes go (ZooKeeper without a writer).
+func (b *base) target() clusterops.Target {
+	if b.wr == nil {
+		return clusterops.ZooKeeper
+	}
+	return b.wr.Target()
 }
 
 // planningLines say that the plan is being made, or (prefix, err) why

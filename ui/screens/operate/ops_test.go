@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -116,11 +117,11 @@ func opCases() []opCase {
 			},
 			keys: []string{"enter"},
 			want: func(t *testing.T, e *env) []string {
-				alt, ops, err := clusterops.PlanTopicConfigReplacement(e.z, e.model.Snapshot(), "orders", map[string]string{"retention.ms": "3600000", "cleanup.policy": "compact"})
+				alt, ops, err := clusterops.PlanTopicConfigReplacement(context.Background(), clusterops.NewZooKeeperWriter(e.z), e.model.Snapshot(), "orders", map[string]string{"retention.ms": "3600000", "cleanup.policy": "compact"})
 				if err != nil || !slices.Equal(alt.Set, e.cfg().alt.Set) {
 					t.Fatalf("%v: %v", err, alt)
 				}
-				return clusterops.DescribeOps(ops)
+				return ops.Lines()
 			},
 			half: func(*env) {},
 			all: func(e *env) {
@@ -598,7 +599,7 @@ func TestConfigsFailed(t *testing.T) {
 // writes nothing, saying why.
 func TestNoWriter(t *testing.T) {
 	e := newEnv(t, spec(), 3, 120, 40)
-	e.m.z = nil
+	e.m.wr = nil
 	e.press("L", "w")
 	if !strings.Contains(view(e.m), wizard.ErrNoWriter.Error()) {
 		t.Fatalf("w:\n%s", view(e.m))

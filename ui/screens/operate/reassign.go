@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"context"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -63,7 +64,13 @@ type reassign struct {
 	// stopped: the TUI has closed; the step in flight is finished, no
 	// other started (leave.go).
 	stopped bool
+	// cordoned: the drain cordoned its broker (a KRaft cluster of Kafka
+	// 4.3+, KIP-1066) before its other writes; it stays cordoned.
+	cordoned bool
 }
+
+// cordonedMsg: the drained broker is cordoned.
+type cordonedMsg struct{}
 
 // throttles are the values `t` cycles through, in bytes per second (-1:
 // none).
@@ -252,11 +259,25 @@ func nextThrottle(cur int64) int64 {
 
 // opsHead is what the exact writes say above their lines.
 func (r *reassign) opsHead() wizard.OpsHead {
-	h := wizard.OpsHead{Title: wizard.StepsTitle(1), Detail: " — all or nothing; the controller then moves the replicas (w or esc closes)",
+	h := wizard.OpsHead{Title: wizard.StepsTitle(r.target(), 1), Detail: " — all or nothing; the controller then moves the replicas (w or esc closes)",
 		Reading: "Reading the configs the throttles change…"}
+	if r.kafka() {
+		h.Detail = " — the controller then moves the replicas (w or esc closes)"
+		h.Reading = "Building the requests…"
+	}
 	if r.leadingFirst() {
-		h.Title = wizard.StepsTitle(len(r.lead.steps()))
+		n := len(r.lead.steps())
+		if r.cordonFirst() {
+			n++
+		}
+		if r.kafka() && r.throttle >= 0 {
+			n++ // the throttles are a request of their own
+		}
+		h.Title = wizard.StepsTitle(r.target(), n)
 		h.Detail = " — the leaders first, then the replicas (w or esc closes)"
+	}
+	if r.cordonFirst() {
+		h.Detail = " — the broker cordoned first, so no new partition lands there (w or esc closes)"
 	}
 	if r.throttle >= 0 {
 		h.Notes = []string{"When every partition is done, a last multi removes the throttles."}
@@ -268,17 +289,67 @@ func (r *reassign) opsHead() wizard.OpsHead {
 // multi clusterops.PlanReassignment builds (a drain's leadership step's
 // writes first).
 func (r *reassign) describe() tea.Cmd {
-	if r.z != nil && r.leadingFirst() {
+	if r.wr != nil && r.leadingFirst() {
 		return r.describeLeading()
 	}
-	snap, rs, throttle := r.snap, clusterops.MovesAsReassignments(r.moves), r.throttle
-	return r.fr.DescribeMulti(r.opsHead(), r.z, func(z clusterops.ZK) ([]any, error) {
-		plan, err := clusterops.PlanReassignment(snap, z, rs, throttle)
-		if err != nil {
-			return nil, err
+	snap, rs, throttle, cordon, broker := r.snap, clusterops.MovesAsReassignments(r.moves), r.throttle, r.cordonFirst(), r.broker
+	return r.fr.DescribeWrites(r.opsHead(), r.wr, func(w clusterops.Writer) (clusterops.Writes, error) {
+		ctx := context.Background()
+		var ws clusterops.Writes
+		if cordon {
+			c, err := w.Cordon(ctx, broker, true, clusterops.Describe)
+			if err != nil {
+				return c, err
+			}
+			ws = c
 		}
-		return plan.Ops, nil
+		_, moves, err := w.StartReassignment(ctx, snap, rs, throttle, clusterops.Describe)
+		if err != nil {
+			return ws, err
+		}
+		if cordon {
+			return ws.Then(moves), nil
+		}
+		return moves, nil
 	})
+}
+
+// cordonFirst reports a drain that cordons its broker before it moves
+// anything (KIP-1066: a KRaft cluster whose metadata.version is 4.3 or
+// later): no new partition is then placed there while it drains, and it
+// stays cordoned.
+func (r *reassign) cordonFirst() bool {
+	if !r.drain() || !r.kafka() || r.snap == nil || r.cordoned || !r.snap.KRaft().CordonSupported() {
+		return false
+	}
+	b, ok := r.snap.Broker(r.broker)
+	return !ok || !b.Cordoned
+}
+
+// cordonLine is the preview's line about cordoning the drained broker
+// ("" where it means nothing: ZooKeeper, a topic's move).
+func (r *reassign) cordonLine() (line string, warn bool) {
+	if !r.drain() || !r.kafka() || r.snap == nil {
+		return "", false
+	}
+	b := strconv.Itoa(r.broker)
+	switch br, _ := r.snap.Broker(r.broker); {
+	case r.cordonFirst():
+		return "first: cordon broker " + b + " (" + uncordonConfig + "=*): no new partition lands there while it drains; it stays cordoned", false
+	case br != nil && br.Cordoned:
+		return "broker " + b + " is cordoned already: no new partition lands there", false
+	case !r.snap.KRaft().CordonSupported():
+		return "cordoning is not available (Kafka 4.3+, metadata.version 4.3-IV0): new partitions may still be placed on broker " + b + " while it drains", true
+	}
+	return "", false
+}
+
+// uncordonConfig is the broker config that cordons a broker.
+const uncordonConfig = "cordoned.log.dirs"
+
+// uncordonHint says how to uncordon the drained broker.
+func (r *reassign) uncordonHint() string {
+	return "ktopo configs --entity-type brokers --entity-name " + strconv.Itoa(r.broker) + " --alter --delete-config " + uncordonConfig + " uncordons it"
 }
 
 // write checks the previewed moves against the newest snapshot and, when
@@ -296,23 +367,41 @@ func (r *reassign) write() tea.Cmd {
 			"…). This is the new plan: check it and press enter again.")
 		return nil
 	}
-	z := r.writer()
-	if z == nil {
+	w := r.writer()
+	if w == nil {
 		return nil
 	}
+	if r.cordonFirst() {
+		// The broker first: from then on no new partition is placed there.
+		r.fr.Begin()
+		reply, broker := r.fr.Reply(), r.broker
+		cordon := func() tea.Msg {
+			if _, err := w.Cordon(context.Background(), broker, true, clusterops.Apply); err != nil {
+				return fail(reply, err)
+			}
+			return reply(cordonedMsg{})
+		}
+		return tea.Batch(cordon, r.fr.Tick(true))
+	}
+	return r.writeMoves(w)
+}
+
+// writeMoves writes the drain's (or the move's) steps after the cordon:
+// the leadership step first when on, else the reassignment.
+func (r *reassign) writeMoves(w clusterops.Writer) tea.Cmd {
 	if r.leadingFirst() {
 		return r.writeLeading()
 	}
 	r.fr.Begin()
-	return tea.Batch(startReassignment(r.fr.Reply(), z, r.snap, r.moves, r.throttle), r.fr.Tick(r.background()))
+	return tea.Batch(startReassignment(r.fr.Reply(), w, r.snap, r.moves, r.throttle), r.fr.Tick(r.background()))
 }
 
 // startReassignment is the command writing moves with throttle, as
-// --execute does: its plan on snap, then the one multi.
-func startReassignment(reply func(tea.Msg) tea.Msg, z clusterops.ZK, snap *cluster.Snapshot, moves []clusterops.PartitionMove, throttle int64) tea.Cmd {
+// --execute does: its plan on snap, then its writes.
+func startReassignment(reply func(tea.Msg) tea.Msg, w clusterops.Writer, snap *cluster.Snapshot, moves []clusterops.PartitionMove, throttle int64) tea.Cmd {
 	rs := clusterops.MovesAsReassignments(moves)
 	return func() tea.Msg {
-		plan, err := clusterops.StartReassignment(snap, z, rs, throttle)
+		plan, _, err := w.StartReassignment(context.Background(), snap, rs, throttle, clusterops.Apply)
 		if err != nil {
 			return fail(reply, err)
 		}
@@ -338,6 +427,17 @@ func (r *reassign) update(msg tea.Msg) tea.Cmd {
 		r.observe()
 	case leadWrittenMsg, leadElectionMsg:
 		cmd = r.leadStep(msg)
+	case cordonedMsg:
+		if r.fr.Stage != wizard.StageWriting {
+			return nil
+		}
+		r.cordoned = true
+		if r.stopped {
+			return nil // the TUI closed: the step in flight (the cordon) is done
+		}
+		if w := r.writer(); w != nil {
+			cmd = r.writeMoves(w)
+		}
 	case throttlesMsg:
 		r.throttlesDone(msg)
 	case wizard.TickMsg:
@@ -411,6 +511,9 @@ func (r *reassign) summaryLine() string {
 	if t := r.throttlesLine(); t != "" {
 		s += "; " + t
 	}
+	if r.cordoned {
+		s += "; broker " + strconv.Itoa(r.broker) + " stays cordoned (" + r.uncordonHint() + ")"
+	}
 	return s
 }
 
@@ -425,6 +528,12 @@ func (r *reassign) head(w int) []string {
 	}
 	t := gridText{n: len(r.moves), tail: "  ·  strategy " + r.strategy.String() + "  ·  throttle " + throttleText(r.throttle),
 		writing: "Writing the throttles and /admin/reassign_partitions in one multi…", done: r.summaryLine()}
+	if r.kafka() {
+		t.writing = "Sending the throttles and the reassignment (AlterPartitionReassignments)…"
+		if r.cordonFirst() {
+			t.writing = "Cordoning broker " + strconv.Itoa(r.broker) + " (IncrementalAlterConfigs " + uncordonConfig + "=*)…"
+		}
+	}
 	if r.lead.wrote && r.lead.plan != nil {
 		t.extra = []string{"leaders first: " + strconv.Itoa(r.lead.moved) + "/" + strconv.Itoa(len(r.lead.plan.Elect)) +
 			" moved off broker " + strconv.Itoa(r.broker) + " before the copy"}
@@ -432,8 +541,12 @@ func (r *reassign) head(w int) []string {
 	switch {
 	case r.lead.wrote:
 		t.failed = "The leadership step wrote its first part (the leaders it moved stay moved); the drain's reassignment was not written. enter or esc goes back to the preview, made again from the newest snapshot."
-	case r.err != nil && clusterops.MaybeWritten(r.err):
+	case r.err != nil && r.wr != nil && r.wr.MaybeWritten(r.err):
 		t.failed = "The reply was lost: the reassignment may have started. ktopo reassign --list shows whether it did."
+	case r.cordoned:
+		t.failed = "Broker " + strconv.Itoa(r.broker) + " is cordoned (" + r.uncordonHint() + "); the reassignment was not started. enter or esc goes back to the preview, made again from the newest snapshot."
+	case r.kafka():
+		t.failed = "Kafka refused it: nothing was started (a throttle it set stays until ktopo reassign --verify). enter or esc goes back to the preview, made again from the newest snapshot."
 	default:
 		t.failed = "Nothing was written: the multi is all or nothing. enter or esc goes back to the preview, made again from the newest snapshot."
 	}
@@ -500,6 +613,15 @@ func (r *reassign) previewHead(w int) []string {
 		out = append(out, cell.Clip(" "+r.strategyLine(stg), w))
 	}
 	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(r.moves), "partition")+" move · rack-safe · throttle ")+st.Text.S(throttleText(r.throttle))+st.Muted.S(removedWhenDone(r.throttle)), w))
+	if l, warn := r.cordonLine(); l != "" {
+		ink := st.Leader
+		if warn {
+			ink = st.Warning
+		}
+		for _, x := range wizard.Wrap(l, w, 1) {
+			out = append(out, ink.S(x))
+		}
+	}
 	if l, on := r.leadLine(w); l != "" {
 		ink := st.Muted
 		if on {
@@ -559,9 +681,17 @@ func (r *reassign) popup() ([]string, string, string) {
 		st.Muted.S("Writes /admin/reassign_partitions"),
 		st.Muted.S("(and the throttles) in one multi."), "",
 	}
+	if r.kafka() {
+		b[len(b)-3], b[len(b)-2] = st.Muted.S("Sends the throttles, then"), st.Muted.S("AlterPartitionReassignments.")
+	}
 	if r.leadingFirst() {
 		b = slices.Insert(b, len(b)-3, "first "+text.Count(len(r.lead.plan.Moves), "leader")+" off broker "+strconv.Itoa(r.broker)+" (election)")
-		b[len(b)-3] = st.Muted.S("Then writes /admin/reassign_partitions")
+		if !r.kafka() {
+			b[len(b)-3] = st.Muted.S("Then writes /admin/reassign_partitions")
+		}
+	}
+	if r.cordonFirst() {
+		b = slices.Insert(b, 2, "first cordons broker "+strconv.Itoa(r.broker)+": no new partition lands there,", "and it stays cordoned")
 	}
 	return b, "Reassign", word
 }

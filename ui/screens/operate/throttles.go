@@ -1,10 +1,12 @@
 package operate
 
 import (
+	"context"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
 )
 
@@ -58,9 +60,9 @@ func (r *reassign) throttled() bool { return r.plan != nil && r.plan.Throttle >=
 // so a Cmd holding copies.
 func (r *reassign) clearThrottles() tea.Cmd {
 	r.unthrottle.phase = unthrottleRunning
-	reply, z, snap, rs := r.fr.Reply(), r.fr.Writer(r.z), r.snap, clusterops.MovesAsReassignments(r.plan.Moves)
+	reply, w, snap, rs := r.fr.Reply(), r.fr.Writer(r.wr), r.snap, clusterops.MovesAsReassignments(r.plan.Moves)
 	return func() tea.Msg {
-		c, kept, err := clusterops.RemoveThrottles(snap, z, rs)
+		c, kept, _, err := w.RemoveThrottles(context.Background(), snap, rs, clusterops.Apply)
 		return reply(throttlesMsg{cleared: c, kept: kept, err: err})
 	}
 }
@@ -90,6 +92,8 @@ func (r *reassign) throttlesLine() string {
 			return "another reassignment is running; no throttle was left to remove"
 		}
 		return "the throttles stay on " + strings.Join(u.kept, ", ") + ": another reassignment is running, whose throttle removing them would lift; ktopo reassign --verify removes them once none runs"
+	case len(u.cleared.Changes) == 0 && r.kafka():
+		return "throttles removed from brokers " + text.Ints(u.cleared.Brokers) + " and topic" + text.Plural(len(u.cleared.Topics), " ", "s ") + strings.Join(u.cleared.Topics, ", ")
 	case len(u.cleared.Changes) == 0:
 		return "no throttle was left to remove"
 	}

@@ -1,0 +1,193 @@
+package clusterops
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/ktopo/ktopo/cluster"
+)
+
+// ZooKeeperWriter is the Writer of a cluster in ZooKeeper mode: every
+// operation is the one multi this package builds for it (CreateOps,
+// AddPartitionsOps, ConfigChangeOps, PlanReassignment's, ElectionOps, …),
+// sent through Write and so through the ZooKeeper to KRaft migration
+// guard (guard.go). The context is not used: the session's requests have
+// deadlines of their own.
+type ZooKeeperWriter struct {
+	// Z is the session the multis go through (with the operator's
+	// confirmation of a migration warning: Confirm).
+	Z ZK
+}
+
+var _ Writer = (*ZooKeeperWriter)(nil)
+
+// NewZooKeeperWriter writes through z.
+func NewZooKeeperWriter(z ZK) *ZooKeeperWriter { return &ZooKeeperWriter{Z: z} }
+
+// Target is ZooKeeper.
+func (w *ZooKeeperWriter) Target() Target { return ZooKeeper }
+
+// Verdict is the migration guard's verdict on s (SnapshotVerdict).
+func (w *ZooKeeperWriter) Verdict(s *cluster.Snapshot) cluster.WriteVerdict {
+	return SnapshotVerdict(s)
+}
+
+// Check is the migration guard's verdict on a fresh read (CheckWrite).
+func (w *ZooKeeperWriter) Check(context.Context) (cluster.WriteVerdict, error) {
+	return CheckWrite(w.Z)
+}
+
+// Confirm returns the writer whose multis go ahead under the warning v
+// (see the package function Confirm).
+func (w *ZooKeeperWriter) Confirm(v cluster.WriteVerdict) Writer {
+	return &ZooKeeperWriter{Z: Confirm(w.Z, v)}
+}
+
+// multi is the Writes of one multi.
+func multi(ops []any) Writes {
+	return Writes{Target: ZooKeeper, Steps: []WriteStep{{Lines: DescribeOps(ops)}}}
+}
+
+// CreateTopic writes CreateOps' multi (CreateTopic: the config znode and
+// the topic znode, with missing parents).
+func (w *ZooKeeperWriter) CreateTopic(_ context.Context, p *TopicPlan, m Mode) (Writes, error) {
+	ops, err := CreateOps(w.Z, p)
+	if err != nil {
+		return Writes{}, err
+	}
+	if m != Apply {
+		return multi(ops), nil
+	}
+	return multi(ops), CreateTopic(w.Z, p)
+}
+
+// MaybeWritten is the package's MaybeWritten.
+func (w *ZooKeeperWriter) MaybeWritten(err error) bool { return MaybeWritten(err) }
+
+// VerifyCreate reads the topic back once the session is back (the
+// package's VerifyCreate).
+func (w *ZooKeeperWriter) VerifyCreate(ctx context.Context, p *TopicPlan, err error) Outcome {
+	return VerifyCreate(ctx, w.Z, p, err)
+}
+
+// AddPartitions sets the topic znodes at the versions the plans read, in
+// one multi (WriteAlteration).
+func (w *ZooKeeperWriter) AddPartitions(_ context.Context, ps []*AddPartitionsPlan, m Mode) (Writes, error) {
+	var ops []any
+	for _, p := range ps {
+		ops = append(ops, AddPartitionsOps(p)...)
+	}
+	if m != Apply {
+		return multi(ops), nil
+	}
+	return multi(ops), WriteAlteration(w.Z, ops)
+}
+
+// ReadConfig reads /config/<type>/<entity> (ReadEntityConfig).
+func (w *ZooKeeperWriter) ReadConfig(_ context.Context, entityType, entity string) ([]cluster.ConfigEntry, int32, error) {
+	return ReadEntityConfig(w.Z, entityType, entity)
+}
+
+// AlterConfigs writes every alteration's override set and change
+// notification in one multi, after the creates of missing parents.
+func (w *ZooKeeperWriter) AlterConfigs(_ context.Context, as []*ConfigAlteration, m Mode) (Writes, error) {
+	var ops []any
+	dirs := []string{}
+	for _, a := range as {
+		ops = append(ops, a.Ops()...)
+		if d := cluster.ConfigPath + "/" + a.Change.EntityType; !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	ops, err := WithParents(w.Z, ops, append(dirs, cluster.ConfigChangesPath)...)
+	if err != nil {
+		return Writes{}, err
+	}
+	if m != Apply {
+		return multi(ops), nil
+	}
+	return multi(ops), WriteAlteration(w.Z, ops)
+}
+
+// DeleteTopic creates /admin/delete_topics/<t> (DeleteTopic).
+func (w *ZooKeeperWriter) DeleteTopic(_ context.Context, s *cluster.Snapshot, topic string, m Mode) (Writes, error) {
+	ops, err := DeleteTopicOps(w.Z, topic, s)
+	if err != nil {
+		return Writes{}, err
+	}
+	if m != Apply {
+		return multi(ops), nil
+	}
+	return multi(ops), DeleteTopic(w.Z, topic, s)
+}
+
+// StartReassignment is PlanReassignment's multi (the throttles and
+// /admin/reassign_partitions), written with ExecuteReassignment.
+func (w *ZooKeeperWriter) StartReassignment(_ context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m Mode) (*ReassignPlan, Writes, error) {
+	p, err := PlanReassignment(s, w.Z, rs, throttle)
+	if err != nil {
+		return nil, Writes{}, err
+	}
+	if m != Apply {
+		return p, multi(p.Ops), nil
+	}
+	return p, multi(p.Ops), ExecuteReassignment(w.Z, p)
+}
+
+// ErrCancelNeedsKafka is the refusal to cancel a reassignment through
+// ZooKeeper.
+var ErrCancelNeedsKafka = errors.New("cancelling a reassignment needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
+	"Use kafka-reassign-partitions.sh --bootstrap-server … --cancel, or start a reassignment back to the current assignment once this one completes")
+
+// CancelReassignment is refused: ZooKeeper cannot cancel one.
+func (w *ZooKeeperWriter) CancelReassignment(context.Context, []cluster.TopicPartition, Mode) (Writes, error) {
+	return Writes{}, ErrCancelNeedsKafka
+}
+
+// RemoveThrottles is the package's RemoveThrottles: nothing while another
+// reassignment runs, else the one multi clearing them.
+func (w *ZooKeeperWriter) RemoveThrottles(_ context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, m Mode) (*ThrottleClear, []string, Writes, error) {
+	if _, ongoing := VerifyReassignment(s, rs); ongoing {
+		kept, err := ThrottlesLeft(s, w.Z, rs)
+		return nil, kept, Writes{Target: ZooKeeper}, err
+	}
+	c, err := PlanThrottleClear(s, w.Z, rs)
+	if err != nil {
+		return nil, nil, Writes{}, err
+	}
+	ws := Writes{Target: ZooKeeper}
+	if len(c.Ops) > 0 {
+		ws = multi(c.Ops)
+	}
+	if m != Apply {
+		return c, nil, ws, nil
+	}
+	return c, nil, ws, ClearThrottles(w.Z, c)
+}
+
+// Elect creates /admin/preferred_replica_election (StartPreferredElection);
+// the controller carries it out and deletes it. Unclean elections cannot
+// be asked for through ZooKeeper.
+func (w *ZooKeeperWriter) Elect(_ context.Context, p *ElectionPlan, m Mode) (Writes, *ElectionResult, error) {
+	if p.Unclean {
+		return Writes{}, nil, errors.New(UncleanThroughZooKeeper)
+	}
+	ops, err := ElectionOps(w.Z, p)
+	if err != nil {
+		return Writes{}, nil, err
+	}
+	if m != Apply {
+		return multi(ops), nil, nil
+	}
+	return multi(ops), nil, StartPreferredElection(w.Z, p)
+}
+
+// ErrCordonNeedsKRaft is the refusal to cordon a broker of a ZooKeeper
+// cluster.
+var ErrCordonNeedsKRaft = errors.New("cordoning a broker (KIP-1066, cordoned.log.dirs) is a KRaft cluster's, Kafka 4.3 or later: ZooKeeper-mode brokers cannot be cordoned")
+
+// Cordon is refused: cordoning is KRaft's.
+func (w *ZooKeeperWriter) Cordon(context.Context, int, bool, Mode) (Writes, error) {
+	return Writes{}, ErrCordonNeedsKRaft
+}
