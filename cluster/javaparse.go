@@ -151,53 +151,45 @@ func javaParseDouble(s string) (float64, bool) {
 }
 
 func decimalFloatSyntax(s string) bool {
-	i, digits := 0, 0
-	for i < len(s) && isDigit(s[i]) {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && isDigit(s[i]) {
-			i++
-			digits++
-		}
-	}
-	if digits == 0 {
+	i, ok := mantissa(s, isDigit)
+	if !ok {
 		return false
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || !isDigit(s[i]) {
-			return false
-		}
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
+		return exponent(s, i+1)
 	}
 	return i == len(s)
 }
 
 func hexFloatSyntax(s string) bool {
+	i, ok := mantissa(s, isHex)
+	if !ok || i >= len(s) || (s[i] != 'p' && s[i] != 'P') {
+		return false
+	}
+	return exponent(s, i+1)
+}
+
+// mantissa reads digits[.digits] at the start of s (digits as isDig says),
+// returning where it ends and whether it had a digit.
+func mantissa(s string, isDig func(byte) bool) (int, bool) {
 	i, digits := 0, 0
-	for i < len(s) && isHex(s[i]) {
+	for i < len(s) && isDig(s[i]) {
 		i++
 		digits++
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
-		for i < len(s) && isHex(s[i]) {
+		for i < len(s) && isDig(s[i]) {
 			i++
 			digits++
 		}
 	}
-	if digits == 0 || i >= len(s) || (s[i] != 'p' && s[i] != 'P') {
-		return false
-	}
-	i++
+	return i, digits > 0
+}
+
+// exponent reports whether s from i is a signed decimal exponent and
+// nothing after it.
+func exponent(s string, i int) bool {
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		i++
 	}

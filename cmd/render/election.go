@@ -22,15 +22,7 @@ func WriteElectionPreview(w io.Writer, p *clusterops.ElectionPlan) error {
 		return writeUncleanPreview(w, p)
 	}
 	var b strings.Builder
-	scope := text.Count(len(p.Partitions), "partition")
-	if p.All {
-		scope = "all " + scope
-	}
-	if topics := electionTopics(p); len(topics) == 1 {
-		scope += " of " + topics[0]
-	} else if len(topics) > 1 {
-		scope += " of " + text.Count(len(topics), "topic")
-	}
+	scope := electionScope(p)
 	fmt.Fprintf(&b, "Preferred leader election of %s (the preferred replica is the first of each):\n", scope)
 	moving := p.With(clusterops.ElectionWillMove)
 	stuck := p.With(clusterops.ElectionPreferredOffline, clusterops.ElectionPreferredNotInISR,
@@ -78,13 +70,9 @@ func WriteElectionPreview(w io.Writer, p *clusterops.ElectionPlan) error {
 	return err
 }
 
-// writeUncleanPreview prints what an unclean election will do: the
-// partitions without a live leader that get one (from → to, and whether
-// it is unclean: from outside the ISR and the eligible leader replicas,
-// losing what it lacks), those that cannot, and how many have a live
-// leader.
-func writeUncleanPreview(w io.Writer, p *clusterops.ElectionPlan) error {
-	var b strings.Builder
+// electionScope names what an election covers: "all 12 partitions of
+// orders", "3 partitions of 2 topics".
+func electionScope(p *clusterops.ElectionPlan) string {
 	scope := text.Count(len(p.Partitions), "partition")
 	if p.All {
 		scope = "all " + scope
@@ -94,6 +82,17 @@ func writeUncleanPreview(w io.Writer, p *clusterops.ElectionPlan) error {
 	} else if len(topics) > 1 {
 		scope += " of " + text.Count(len(topics), "topic")
 	}
+	return scope
+}
+
+// writeUncleanPreview prints what an unclean election will do: the
+// partitions without a live leader that get one (from → to, and whether
+// it is unclean: from outside the ISR and the eligible leader replicas,
+// losing what it lacks), those that cannot, and how many have a live
+// leader.
+func writeUncleanPreview(w io.Writer, p *clusterops.ElectionPlan) error {
+	var b strings.Builder
+	scope := electionScope(p)
 	fmt.Fprintf(&b, "Unclean leader election of %s (only partitions without a live leader are elected):\n", scope)
 	elect := p.With(clusterops.ElectionUncleanWillElect)
 	stuck := p.With(clusterops.ElectionNoLiveReplica, clusterops.ElectionTopicBeingDeleted, clusterops.ElectionNoState)
