@@ -152,6 +152,18 @@ func EntityDescription(entityType, entity string) string {
 	return name + " '" + entity + "'"
 }
 
+// AdminEntityDescription is how kafka-configs --bootstrap-server names an
+// entity in its messages: "topic orders", "broker 3", "default brokers"
+// (its "Dynamic configs for broker 3 are:", "Default configs for brokers
+// in the cluster are:").
+func AdminEntityDescription(entityType, entity string) string {
+	singular := strings.TrimSuffix(entityType, "s")
+	if entity == cluster.BrokerDefaultEntity {
+		return "default " + entityType
+	}
+	return singular + " " + entity
+}
+
 // ConfigsDescribeLine is kafka-configs --zookeeper --describe's line for
 // one entity: "Configs for topic 'orders' are k=v,k=v" (overrides in the
 // znode's order; Kafka prints a java.util.Properties in its hash order).

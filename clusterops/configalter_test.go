@@ -98,3 +98,15 @@ func TestEntityDescription(t *testing.T) {
 		}
 	}
 }
+
+func TestAdminEntityDescription(t *testing.T) {
+	for _, tc := range [][3]string{
+		{cluster.EntityTopics, "orders", "topic orders"},
+		{cluster.EntityBrokers, "1", "broker 1"},
+		{cluster.EntityBrokers, cluster.BrokerDefaultEntity, "default brokers"},
+	} {
+		if got := AdminEntityDescription(tc[0], tc[1]); got != tc[2] {
+			t.Errorf("%s/%s: %q, want %q", tc[0], tc[1], got, tc[2])
+		}
+	}
+}

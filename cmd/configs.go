@@ -288,18 +288,17 @@ func configsDone(entityType, entity string, kraft bool) string {
 	if !kraft {
 		return "Completed updating config for entity: " + clusterops.EntityDescription(entityType, entity) + "."
 	}
-	singular := strings.TrimSuffix(entityType, "s")
 	if entity == cluster.BrokerDefaultEntity {
 		return "Completed updating default config for " + entityType + " in the cluster."
 	}
-	return "Completed updating config for " + singular + " " + entity + "."
+	return "Completed updating config for " + clusterops.AdminEntityDescription(entityType, entity) + "."
 }
 
 // writeConfigPreview prints the overrides before and after: "+" added,
 // "~" changed (old -> new), "-" deleted.
 func writeConfigPreview(out io.Writer, a *clusterops.ConfigAlteration, kraft bool) {
 	if kraft {
-		fmt.Fprintf(out, "Config overrides of %s:\n", clusterops.EntityDescription(a.Change.EntityType, a.Change.Entity))
+		fmt.Fprintf(out, "Config overrides of %s:\n", clusterops.AdminEntityDescription(a.Change.EntityType, a.Change.Entity))
 	} else {
 		path := a.Change.Path()
 		at := "absent: it will be created"

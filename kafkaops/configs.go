@@ -71,7 +71,7 @@ func (w *Writer) ReadConfig(ctx context.Context, entityType, entity string) ([]c
 		if rt == kmsg.ConfigResourceTypeBroker {
 			acl = "DESCRIBE_CONFIGS on the CLUSTER"
 		}
-		if err := codeError(res.ErrorCode, res.ErrorMessage, "read the configs of "+clusterops.EntityDescription(entityType, entity), acl); err != nil {
+		if err := codeError(res.ErrorCode, res.ErrorMessage, "read the configs of "+clusterops.AdminEntityDescription(entityType, entity), acl); err != nil {
 			return nil, -1, err
 		}
 		for _, c := range res.Configs {
