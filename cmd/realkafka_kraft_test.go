@@ -176,7 +176,8 @@ func TestRealKRaftBrokersAndQuorum(t *testing.T) {
 				t.Errorf("brokers %v, want %v", ids, c.BrokerIDs())
 			}
 			text := runOK(t, "brokers", "--bootstrap-server", c.Bootstrap())
-			if !strings.Contains(text, "127.0.0.1:"+strconv.Itoa(c.Node(c.BrokerIDs()[0]).Port)) {
+			if !strings.Contains(text, "127.0.0.1:"+strconv.Itoa(c.Node(c.BrokerIDs()[0]).Port)) ||
+				!strings.Contains(text, fmt.Sprintf("Controller: %d, the quorum's leader (epoch %d)", leader, epoch)) {
 				t.Errorf("brokers:\n%s", text)
 			}
 			// plan places on the cluster's brokers, with their racks.

@@ -76,7 +76,8 @@ func testSASL(t *testing.T, c *kafkatest.KRaftCluster, dir string) {
 	// Topic ACLs only: the cluster-wide reads (the quorum, the
 	// reassignments, the brokers' configs) are denied; the brokers show.
 	brokers := runOK(t, "brokers", "--bootstrap-server", sb, "--command-config", scram)
-	if !strings.Contains(brokers, "SASL_PLAINTEXT://"+c.Node(1).SASLAddr()) || !strings.Contains(brokers, "online") {
+	if !strings.Contains(brokers, "SASL_PLAINTEXT://"+c.Node(1).SASLAddr()) || !strings.Contains(brokers, "online") ||
+		!strings.Contains(brokers, "Controller: unknown: no access") {
 		t.Errorf("ktopo brokers as alice:\n%s", brokers)
 	}
 	code, out, errOut := runCLI(t, "topics", "list", "--bootstrap-server", sb, "--command-config", wrong)

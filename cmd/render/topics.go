@@ -345,7 +345,31 @@ func writeKRaftBrokers(w io.Writer, s *cluster.Snapshot) error {
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\n", b.ID, rack, cmpOr(strings.Join(eps, ","), "-"), marker, brokerState(&b), b.Replicas, b.Leaders)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, KRaftControllerLine(s))
+	return err
+}
+
+// KRaftControllerLine names a KRaft cluster's active controller under the
+// brokers: a dedicated controller is in no row of theirs, and when the
+// session may not read the quorum no row is marked for want of knowing.
+func KRaftControllerLine(s *cluster.Snapshot) string {
+	k, ctrl := s.KRaft(), s.Controller()
+	switch {
+	case k.QuorumErr == cluster.NoAccessText:
+		return "Controller: unknown: no access (DescribeQuorum needs Describe on the cluster)"
+	case k.QuorumErr != "":
+		return "Controller: unknown: " + k.QuorumErr
+	case ctrl.BrokerID < 0:
+		return "Controller: none (the quorum has no leader)"
+	}
+	role := "a dedicated controller"
+	if b, ok := s.Broker(ctrl.BrokerID); ok && b.Live {
+		role = "a broker too"
+	}
+	return fmt.Sprintf("Controller: %d, the quorum's leader (epoch %d), %s", ctrl.BrokerID, ctrl.Epoch, role)
 }
 
 // brokerState names a KRaft broker's state.
@@ -394,11 +418,17 @@ type brokersJSON struct {
 func WriteBrokersJSON(w io.Writer, s *cluster.Snapshot) error {
 	ctrl := s.Controller()
 	out := struct {
-		ClusterID  string        `json:"clusterId,omitempty"`
-		Controller *int          `json:"controller"`
-		Epoch      int           `json:"controllerEpoch"`
-		Brokers    []brokersJSON `json:"brokers"`
+		ClusterID  string `json:"clusterId,omitempty"`
+		Controller *int   `json:"controller"`
+		Epoch      int    `json:"controllerEpoch"`
+		// QuorumError: a KRaft cluster's quorum could not be read (the
+		// controller is then unknown, not absent).
+		QuorumError string        `json:"quorumError,omitempty"`
+		Brokers     []brokersJSON `json:"brokers"`
 	}{ClusterID: s.ClusterID(), Epoch: ctrl.Epoch, Brokers: []brokersJSON{}}
+	if k := s.KRaft(); k != nil {
+		out.QuorumError = k.QuorumErr
+	}
 	if ctrl.BrokerID >= 0 {
 		id := ctrl.BrokerID
 		out.Controller = &id
