@@ -436,7 +436,9 @@ func writeReassignList(out io.Writer, s *cluster.Snapshot) error {
 	if len(zkStarted) > 0 {
 		fmt.Fprintf(&b, "Started through %s: %s.\n", cluster.ReassignPartitionsPath, strings.Join(zkStarted, ","))
 	}
-	if len(apiStarted) > 0 {
+	// On a KRaft cluster every reassignment is the Admin API's: the line
+	// would tell nothing, and the output is then Kafka's tool's, exactly.
+	if len(apiStarted) > 0 && s.KRaft() == nil {
 		fmt.Fprintf(&b, "Started through the Admin API: %s.\n", strings.Join(apiStarted, ","))
 	}
 	_, err := io.WriteString(out, b.String())
