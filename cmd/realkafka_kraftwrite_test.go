@@ -129,6 +129,11 @@ func TestRealKRaftWrites(t *testing.T) {
 	if d := kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--describe", "--entity-type", "topics", "--entity-name", topic); !strings.Contains(d, "retention.ms=3600000") {
 		t.Errorf("kafka-configs --describe:\n%s", d)
 	}
+	// A broker's, previewed in kafka-configs --bootstrap-server's words.
+	out = runOK(t, "configs", "--bootstrap-server", bs, "--entity-type", "brokers", "--entity-name", "2", "--alter", "--add-config", "log.cleaner.threads=2", "--validate-only")
+	if !strings.Contains(out, "Config overrides of broker 2:") || !strings.Contains(out, "+ log.cleaner.threads  2") {
+		t.Errorf("configs --alter --validate-only of a broker:\n%s", out)
+	}
 
 	// A reassignment: partition 0's replicas reversed (its leader is then
 	// not its preferred replica), partition 1's second replica moved to
