@@ -21,7 +21,8 @@ import (
 // first frame showing topics, the full model (every topic's configs read),
 // the peak RSS, the CPU of the quiet cluster's polls (the poller and the
 // TUI, per cent of a core at the default 1 s poll), and how long a topic
-// created on the cluster takes to be on screen. Budgets: first topics
+// created on the cluster, at a random moment between two polls, takes to
+// be on screen. Budgets: first topics
 // under 1 s, the full model under 3 s, peak RSS under 200 MiB, a change on
 // screen under 1.5 s, a poll's CPU under 5 % of a core.
 //

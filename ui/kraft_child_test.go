@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"math/rand/v2"
 	"os"
 	"runtime/pprof"
 	"strconv"
@@ -147,6 +148,19 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 	}
 	defer cl.Close()
 	for i := range envInt("KTOPO_KRAFT_CHILD_CHANGES", 3) {
+		// A change lands at any moment between two polls, as on a real
+		// cluster: created right after the frame that showed the last
+		// one, each would come just after a poll and wait a whole
+		// interval. The polls go on (and are applied) meanwhile.
+		wctx, cancel := context.WithTimeout(ctx, time.Duration(rand.Int64N(int64(kafkawatch.DefaultInterval))))
+		for {
+			b, err := p.Next(wctx)
+			if err != nil {
+				break
+			}
+			apply(batchMsg(b))
+		}
+		cancel()
 		name := fmt.Sprintf("change-%d-%d", os.Getpid(), i)
 		req := kmsg.NewPtrCreateTopicsRequest()
 		t := kmsg.NewCreateTopicsRequestTopic()
