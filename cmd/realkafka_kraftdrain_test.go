@@ -96,7 +96,7 @@ func testKRaftTUIDrain(t *testing.T, c *kafkatest.KRaftCluster) int {
 	tm.keys("w", "Enter")
 	tm.waitFor("confirmation", 5*time.Second, "Drain broker "+broker+"?", "first cordons broker "+broker)
 	tm.keys("y")
-	tm.waitFor("done", 90*time.Second, "Drained broker "+broker, "it holds no replica")
+	tm.waitFor("done", 90*time.Second, "Drained broker "+broker, "it holds no replica", "stays cordoned")
 
 	if on := holds(broker); len(on) > 0 {
 		t.Errorf("Kafka's kafka-topics still places %v on drained broker %s (before: %v)", on, broker, before)
