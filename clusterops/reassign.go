@@ -38,6 +38,10 @@ const (
 type PartitionMove struct {
 	cluster.TopicPartition
 	Current, Target []int
+	// Replaces is the target of the partition's reassignment in progress
+	// that this one replaces (--additional); nil when none. Current is
+	// then the replicas the partition had before that one began.
+	Replaces []int
 }
 
 // Adding is the target replicas that do not hold the partition yet.
@@ -170,6 +174,22 @@ func PlanReassignment(s *cluster.Snapshot, z ZK, rs []cluster.Reassignment, thro
 // the moves, the throttles Kafka's tool computes (with throttle ≥ 0), the
 // moved topics' versions; Ops is left to the ZooKeeper writer.
 func CheckReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64) (*ReassignPlan, error) {
+	return checkReassignment(s, rs, throttle, false)
+}
+
+// CheckAdditionalReassignment is CheckReassignment for --additional (a
+// KRaft cluster's Admin API only): the reassignments in progress are no
+// refusal. A partition of rs among them is sent rs's target instead of
+// theirs (its move names the one it replaces, and starts from the
+// replicas the partition had before it); the throttles cover the other
+// reassignments in progress too, as Kafka's tool computes them
+// (calculateProposedMoveMap), so that resubmitting with --throttle
+// changes the throttle of everything under way.
+func CheckAdditionalReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64) (*ReassignPlan, error) {
+	return checkReassignment(s, rs, throttle, true)
+}
+
+func checkReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, additional bool) (*ReassignPlan, error) {
 	if err := cluster.CheckExecute(rs); err != nil {
 		return nil, err
 	}
@@ -184,7 +204,11 @@ func CheckReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle 
 			missing = append(missing, r.String())
 			continue
 		}
-		p.Moves = append(p.Moves, PartitionMove{TopicPartition: r.TopicPartition, Current: part.Replicas, Target: r.Replicas})
+		mv := PartitionMove{TopicPartition: r.TopicPartition, Current: part.Replicas, Target: r.Replicas}
+		if additional && part.Reassigning() {
+			mv.Current, mv.Replaces = minus(part.Replicas, part.Adding), minus(part.Replicas, part.Removing)
+		}
+		p.Moves = append(p.Moves, mv)
 	}
 	if len(missing) > 0 {
 		// Kafka prints the Scala List of them.
@@ -202,11 +226,15 @@ func CheckReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle 
 	if len(unknown) > 0 {
 		return nil, kafkaErr(cluster.ClassAdminCommandFailed, "The proposed assignment contains non-existent brokerIDs: "+text.Ints(unknown))
 	}
-	if ReassignmentRunning(s) {
+	if !additional && ReassignmentRunning(s) {
 		return nil, kafkaErr(cluster.ClassReassignmentRunning, MessageReassignmentExists)
 	}
 	if throttle >= 0 {
-		p.TopicThrottles, p.ThrottledBrokers = reassignThrottles(p.Moves)
+		moves := p.Moves
+		if additional {
+			moves = append(slices.Clone(moves), ongoingMoves(s, rs)...)
+		}
+		p.TopicThrottles, p.ThrottledBrokers = reassignThrottles(moves)
 	}
 	entries := make([]cluster.PartitionReassignment, len(p.Moves))
 	for i, m := range p.Moves {
@@ -220,6 +248,19 @@ func CheckReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle 
 		}
 	}
 	return p, nil
+}
+
+// ongoingMoves are the reassignments in progress of partitions rs does
+// not name, as moves from the replicas each had before to its target.
+func ongoingMoves(s *cluster.Snapshot, rs []cluster.Reassignment) []PartitionMove {
+	var out []PartitionMove
+	for _, l := range ListReassignments(s) {
+		if !l.Started || slices.ContainsFunc(rs, func(r cluster.Reassignment) bool { return r.TopicPartition == l.TopicPartition }) {
+			continue
+		}
+		out = append(out, PartitionMove{TopicPartition: l.TopicPartition, Current: l.RevertsTo(), Target: l.Target()})
+	}
+	return out
 }
 
 // reassignThrottles is the tool's calculateProposedMoveMap,
@@ -479,6 +520,16 @@ type ListedReassignment struct {
 	// Started: the controller has written Adding or Removing.
 	Started bool
 }
+
+// Target is the replicas the reassignment moves the partition to.
+func (l ListedReassignment) Target() []int { return minus(l.Replicas, l.Removing) }
+
+// RevertsTo is the replicas a cancelled reassignment leaves, as a KRaft
+// controller reverts it (PartitionReassignmentRevert): the replicas less
+// those being added, in the order they are listed now. After a
+// reassignment was replaced (--additional) that order may differ from the
+// partition's before either began, and its preferred leader with it.
+func (l ListedReassignment) RevertsTo() []int { return minus(l.Replicas, l.Adding) }
 
 // String is 3.x's --list line ("t-0: replicas: 4,5,6,1,2,3. adding:
 // 4,5,6. removing: 1,2,3."); a request the controller has not started is

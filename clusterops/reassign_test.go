@@ -2,6 +2,7 @@ package clusterops
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ktopo/ktopo/cluster"
@@ -122,5 +123,54 @@ func TestJavaHashSetOrder(t *testing.T) {
 	}
 	if javaStringHash("orders") != -1008770331 {
 		t.Errorf(`"orders".hashCode() = %d`, javaStringHash("orders"))
+	}
+}
+
+// TestCheckAdditionalReassignment: with reassignments in progress, --execute
+// is refused with Kafka's message and --additional is not; a partition of
+// the file among them starts from the replicas it had before and names
+// the target it replaces; the throttles cover the other one too, as Kafka's
+// calculateProposedMoveMap does.
+func TestCheckAdditionalReassignment(t *testing.T) {
+	m := cluster.NewModel(cluster.ModelOptions{})
+	zx := int64(0)
+	apply := func(evs ...cluster.NodeEvent) {
+		for i := range evs {
+			zx++
+			evs[i].Stat.Mzxid, evs[i].Stat.Czxid = zx, 1
+		}
+		m.Apply(evs, false)
+	}
+	for _, id := range []int{1, 2, 3, 4} {
+		apply(cluster.NodeEvent{Type: cluster.NodeCreated, Path: cluster.BrokerIDPath(id), Data: []byte(clustertest.BrokerJSON(id, "r"))})
+	}
+	// t-0 moves from [1,2] to [1,3] (replicas [1,3,2], adding 3, removing
+	// 2), t-1 from [2,3] to [2,4]; t-2 stays on [3,1].
+	a := cluster.NewTopicAssignment(map[int][]int{0: {1, 3, 2}, 1: {2, 4, 3}, 2: {3, 1}}, "")
+	a.AddingReplicas, a.RemovingReplicas = map[int][]int{0: {3}, 1: {4}}, map[int][]int{0: {2}, 1: {3}}
+	apply(cluster.NodeEvent{Type: cluster.NodeCreated, Path: cluster.TopicPath("t"), Data: cluster.EncodeTopicAssignment(a)})
+	s := m.Snapshot()
+	rs := []cluster.Reassignment{
+		{TopicPartition: cluster.TopicPartition{Topic: "t", Partition: 0}, Replicas: []int{1, 4}},
+		{TopicPartition: cluster.TopicPartition{Topic: "t", Partition: 2}, Replicas: []int{3, 2}},
+	}
+	if _, err := CheckReassignment(s, rs, 1000); err == nil || !strings.Contains(err.Error(), MessageReassignmentExists) {
+		t.Fatalf("without --additional: %v", err)
+	}
+	p, err := CheckAdditionalReassignment(s, rs, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mv := p.Moves[0]; !slices.Equal(mv.Current, []int{1, 2}) || !slices.Equal(mv.Replaces, []int{1, 3}) || !slices.Equal(mv.Adding(), []int{4}) {
+		t.Errorf("t-0: %+v, want from [1,2] to [1,4], replacing [1,3]", mv)
+	}
+	if mv := p.Moves[1]; !slices.Equal(mv.Current, []int{3, 1}) || mv.Replaces != nil {
+		t.Errorf("t-2: %+v, want from [3,1], replacing nothing", mv)
+	}
+	// Leaders: every source replica (t-0's [1,2], t-1's [2,3], t-2's
+	// [3,1]); followers: what each adds (t-0: 4, t-1: 4, t-2: 2).
+	want := []TopicThrottle{{Topic: "t", Leader: "0:1,0:2,1:2,1:3,2:1,2:3", Follower: "0:4,1:4,2:2"}}
+	if !slices.Equal(p.TopicThrottles, want) || !slices.Equal(p.ThrottledBrokers, []int{1, 2, 3, 4}) {
+		t.Errorf("throttles %+v brokers %v, want %+v and 1-4", p.TopicThrottles, p.ThrottledBrokers, want)
 	}
 }

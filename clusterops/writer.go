@@ -159,6 +159,11 @@ type Writer interface {
 	// (CheckReassignment), the throttles, the reassignment. The plan
 	// comes back even when the write failed.
 	StartReassignment(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m Mode) (*ReassignPlan, Writes, error)
+	// AddReassignment is StartReassignment with --additional
+	// (CheckAdditionalReassignment): the reassignments in progress stay,
+	// and one of rs's partitions gets rs's target instead; ZooKeeper has
+	// no way to do it.
+	AddReassignment(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m Mode) (*ReassignPlan, Writes, error)
 	// CancelReassignment cancels the reassignments of the partitions (the
 	// replicas go back to those they had before); ZooKeeper has no way to
 	// do it.

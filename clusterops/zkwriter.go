@@ -135,6 +135,17 @@ func (w *ZooKeeperWriter) StartReassignment(_ context.Context, s *cluster.Snapsh
 	return p, multi(p.Ops), ExecuteReassignment(w.Z, p)
 }
 
+// ErrAdditionalNeedsKafka is the refusal of --additional through
+// ZooKeeper.
+var ErrAdditionalNeedsKafka = errors.New("--additional needs Kafka's Admin API (AlterPartitionReassignments): through ZooKeeper a reassignment starts only when " +
+	cluster.ReassignPartitionsPath + " is created, so nothing can be added to one in progress. Wait until it completes (ktopo reassign --verify)")
+
+// AddReassignment is refused: ZooKeeper cannot add to a reassignment in
+// progress.
+func (w *ZooKeeperWriter) AddReassignment(context.Context, *cluster.Snapshot, []cluster.Reassignment, int64, Mode) (*ReassignPlan, Writes, error) {
+	return nil, Writes{}, ErrAdditionalNeedsKafka
+}
+
 // ErrCancelNeedsKafka is the refusal to cancel a reassignment through
 // ZooKeeper.
 var ErrCancelNeedsKafka = errors.New("cancelling a reassignment needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -43,7 +44,7 @@ func TestRealKRaftOperations(t *testing.T) {
 			others = append(others, id)
 		}
 	}
-	t.Run("reassign --cancel", func(t *testing.T) { testKRaftCancel(t, c, others) })
+	t.Run("reassign --additional, --cancel", func(t *testing.T) { testKRaftCancel(t, c, others) })
 	t.Run("unclean election", func(t *testing.T) { testKRaftUnclean(t, c, others) })
 }
 
@@ -129,8 +130,9 @@ func testKRaftTUIDrain(t *testing.T, c *kafkatest.KRaftCluster) int {
 
 // testKRaftCancel: a reassignment throttled to 1 KB/s, started with
 // ktopo reassign --execute --no-wait, is listed as Kafka's tool lists it;
-// ktopo reassign --cancel puts the partition back on its replicas, as
-// Kafka's tool then sees it, and removes the throttles.
+// another target for its partition is refused, then sent with
+// --additional; ktopo reassign --cancel puts the partition back on its
+// replicas, as Kafka's tool then sees it, and removes the throttles.
 func testKRaftCancel(t *testing.T, c *kafkatest.KRaftCluster, others []int) {
 	bs := c.Bootstrap()
 	topic := "kc-cancel"
@@ -154,22 +156,45 @@ func testKRaftCancel(t *testing.T, c *kafkatest.KRaftCluster, others []int) {
 		t.Errorf("--list:\nktopo:\n%s\nkafka-reassign-partitions:\n%s", ours, theirs)
 	}
 
+	// Another target for the partition while it moves: refused as Kafka's
+	// tool refuses it, then sent with --additional, its preview naming the
+	// target it replaces; the controller then moves the partition from its
+	// first replicas to the new target.
+	redirect := filepath.Join(t.TempDir(), "redirect.json")
+	os.WriteFile(redirect, []byte(fmt.Sprintf(`{"version":1,"partitions":[{"topic":%q,"partition":0,"replicas":[%d,%d]}]}`, topic, others[1], others[2])), 0o644)
+	execute := []string{"reassign", "--execute", "--bootstrap-server", bs, "--reassignment-json-file", redirect, "--throttle", "1024", "--no-wait"}
+	if code, _, errOut := runCLI(t, execute...); code == 0 || !strings.Contains(errOut, clusterops.MessageReassignmentExists) {
+		t.Errorf("--execute while a reassignment runs: exit %d\n%s", code, errOut)
+	}
+	preview := runOK(t, append(execute, "--additional", "--dry-run")...)
+	if !strings.Contains(preview, fmt.Sprintf("replaces the reassignment in progress to %d,%d", others[0], others[2])) {
+		t.Errorf("--additional --dry-run:\n%s", preview)
+	}
+	runOK(t, append(execute, "--additional")...)
+	listed = fmt.Sprintf("adding: %d. removing: %d.", others[2], others[0])
+	waitUntilShowing(t, "the new target listed", func() bool {
+		ours = runOK(t, "reassign", "--list", "--bootstrap-server", bs)
+		return strings.Contains(ours, listed)
+	}, func() string { return ours + "want " + listed })
+	if theirs := kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--list"); strings.TrimSpace(ours) != strings.TrimSpace(theirs) {
+		t.Errorf("--list after --additional:\nktopo:\n%s\nkafka-reassign-partitions:\n%s", ours, theirs)
+	}
+
+	// Cancelled, the partition is back on its replicas, in the order the
+	// controller reverts them to (the replicas less those being added, as
+	// listed now: [o1,o0] after the redirect, not the [o0,o1] it had),
+	// which ktopo says before it sends the request.
+	back := fmt.Sprintf("%d,%d", others[1], others[0])
 	out := runOK(t, "reassign", "--cancel", "--bootstrap-server", bs, "--reassignment-json-file", file)
-	if !strings.Contains(out, "Successfully cancelled partition reassignment for: "+topic+"-0") {
+	if !strings.Contains(out, topic+"-0: back to "+back+" (it was moving to "+fmt.Sprintf("%d,%d", others[1], others[2])+")") ||
+		!strings.Contains(out, "Successfully cancelled partition reassignment for: "+topic+"-0") {
 		t.Errorf("reassign --cancel:\n%s", out)
 	}
 	if l := kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--list"); !strings.Contains(l, "No partition reassignments found.") {
 		t.Errorf("after --cancel, Kafka's tool lists:\n%s", l)
 	}
-	waitAssignment(t, c, topic, map[string]string{"0": fmt.Sprintf("%d,%d", others[0], others[1])})
-	for _, b := range c.BrokerIDs() {
-		if d := kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--describe", "--entity-type", "brokers", "--entity-name", strconv.Itoa(b)); strings.Contains(d, "throttled.rate") {
-			t.Errorf("a throttle is left on broker %d after --cancel:\n%s", b, d)
-		}
-	}
-	if d := kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--describe", "--entity-type", "topics", "--entity-name", topic); strings.Contains(d, "throttled.replicas") {
-		t.Errorf("a throttle is left on %s after --cancel:\n%s", topic, d)
-	}
+	waitAssignment(t, c, topic, map[string]string{"0": back})
+	waitNoThrottles(t, c, topic)
 }
 
 // testKRaftUnclean: a partition whose in-sync replicas are all gone (its

@@ -126,9 +126,11 @@ func TestRealKRaftWrites(t *testing.T) {
 	if !strings.Contains(out, "Completed updating config for topic "+topic+".") {
 		t.Errorf("configs --alter:\n%s", out)
 	}
-	if d := kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--describe", "--entity-type", "topics", "--entity-name", topic); !strings.Contains(d, "retention.ms=3600000") {
-		t.Errorf("kafka-configs --describe:\n%s", d)
-	}
+	var d string
+	waitUntilShowing(t, "kafka-configs --describe showing retention.ms=3600000", func() bool {
+		d = kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--describe", "--entity-type", "topics", "--entity-name", topic)
+		return strings.Contains(d, "retention.ms=3600000")
+	}, func() string { return d })
 	// A broker's, previewed in kafka-configs --bootstrap-server's words.
 	out = runOK(t, "configs", "--bootstrap-server", bs, "--entity-type", "brokers", "--entity-name", "2", "--alter", "--add-config", "log.cleaner.threads=2", "--validate-only")
 	if !strings.Contains(out, "Config overrides of broker 2:") || !strings.Contains(out, "+ log.cleaner.threads  2") {
@@ -157,11 +159,7 @@ func TestRealKRaftWrites(t *testing.T) {
 	if strings.TrimSpace(ours) != strings.TrimSpace(theirs) {
 		t.Errorf("--verify:\nktopo:\n%s\nkafka-reassign-partitions:\n%s", ours, theirs)
 	}
-	for _, b := range c.BrokerIDs() {
-		if d := kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--describe", "--entity-type", "brokers", "--entity-name", strconv.Itoa(b)); strings.Contains(d, "throttled.rate") {
-			t.Errorf("a throttle is left on broker %d:\n%s", b, d)
-		}
-	}
+	waitNoThrottles(t, c, topic)
 
 	// A preferred election: partition 0 led by its first replica again
 	// (the controller may have moved it already as the reassignment
@@ -210,6 +208,27 @@ func TestRealKRaftWrites(t *testing.T) {
 			t.Errorf("partition %s of %s placed on cordoned broker %d: %s", p, after, drained, rs)
 		}
 	}
+}
+
+// waitNoThrottles waits until Kafka's kafka-configs shows no throttle on
+// any broker nor on topic: ktopo has removed them (the controller has
+// committed it) when it returns, and the broker Kafka's tool asks may
+// learn it a moment later.
+func waitNoThrottles(t *testing.T, c *kafkatest.KRaftCluster, topic string) {
+	t.Helper()
+	var left []string
+	waitUntilShowing(t, "no throttle left", func() bool {
+		left = nil
+		for _, b := range c.BrokerIDs() {
+			if d := kafkaTool(t, c, "kafka-configs", "--bootstrap-server", c.Bootstrap(), "--describe", "--entity-type", "brokers", "--entity-name", strconv.Itoa(b)); strings.Contains(d, "throttled.rate") {
+				left = append(left, d)
+			}
+		}
+		if d := kafkaTool(t, c, "kafka-configs", "--bootstrap-server", c.Bootstrap(), "--describe", "--entity-type", "topics", "--entity-name", topic); strings.Contains(d, "throttled.replicas") {
+			left = append(left, d)
+		}
+		return len(left) == 0
+	}, func() string { return strings.Join(left, "\n") })
 }
 
 // brokerState is a broker of ktopo brokers --output json.
@@ -325,17 +344,23 @@ func checkREADMECommand(t *testing.T, c *kafkatest.KRaftCluster, args []string, 
 				t.Errorf("partition %s of %s: replicas %s after adding partitions, %s before", p, topic, got[p], rs)
 			}
 		}
-	case args[0] == "configs" && slices.Contains(args, "--add-config"):
-		kv := strings.SplitN(flag("--add-config"), "=", 2)
-		d := kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--describe", "--entity-type", flag("--entity-type"), "--entity-name", entity)
-		if !strings.Contains(d, kv[0]+"="+kv[1]) {
-			t.Errorf("kafka-configs --describe of %s %s after ktopo's --add-config %s:\n%s", flag("--entity-type"), entity, flag("--add-config"), d)
+	case args[0] == "configs":
+		// The controller has committed the change when ktopo (and Kafka's
+		// tool) says so; the broker Kafka's tool then asks may learn it a
+		// moment later.
+		var d string
+		describe := func() string {
+			d = kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--describe", "--entity-type", flag("--entity-type"), "--entity-name", entity)
+			return d
 		}
-	case args[0] == "configs" && slices.Contains(args, "--delete-config"):
-		key := flag("--delete-config")
-		d := kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--describe", "--entity-type", flag("--entity-type"), "--entity-name", entity)
-		if strings.Contains(d, key+"=") {
-			t.Errorf("kafka-configs --describe of %s %s after ktopo's --delete-config %s:\n%s", flag("--entity-type"), entity, key, d)
+		if kv := strings.SplitN(flag("--add-config"), "=", 2); len(kv) == 2 {
+			waitUntilShowing(t, "kafka-configs --describe of "+entity+" showing "+kv[0]+"="+kv[1], func() bool { return strings.Contains(describe(), kv[0]+"="+kv[1]) },
+				func() string { return d })
+		} else if key := flag("--delete-config"); key != "" {
+			waitUntilShowing(t, "kafka-configs --describe of "+entity+" without "+key, func() bool { return !strings.Contains(describe(), key+"=") },
+				func() string { return d })
+		} else {
+			t.Fatalf("a configs command the test does not check: ktopo %s", strings.Join(args, " "))
 		}
 	case args[0] == "leader-election":
 		var off []string

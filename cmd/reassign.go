@@ -92,7 +92,7 @@ slow those replicas' next catch-up, hence --verify. --dry-run runs every check
 and prints the exact znodes and JSON without writing; --timeout bounds the
 wait (the reassignment goes on without ktopo). --cancel and --additional need
 Kafka's Admin API: ZooKeeper has no way to cancel a reassignment or add to one
-in progress, and ktopo refuses them, saying so.
+in progress, and ktopo refuses them there, saying so.
 
 On a KRaft cluster (--bootstrap-server) --execute sends the throttles
 (IncrementalAlterConfigs), then AlterPartitionReassignments, as Kafka's tool
@@ -100,7 +100,10 @@ does; --dry-run prints both requests and has the throttles checked with
 validateOnly. --cancel sends the file's partitions that are being reassigned
 with no target (back to the replicas they had), follows them until the brokers
 show it, then removes the throttles (--preserve-throttles keeps them;
---dry-run prints the request). --additional is not supported.`,
+--dry-run prints the request). --additional starts a reassignment while others
+run, as Kafka's tool does: a partition of the file already being reassigned
+gets the file's target instead (the preview names the target it replaces), and
+--throttle sets the throttles of every reassignment in progress.`,
 		Example: `  ktopo reassign --generate --topics-to-move-json-file topics.json --broker-list 1,2,3,4,5 --strategy minimal
   ktopo reassign --execute --reassignment-json-file plan.json --throttle 10000000
   ktopo reassign --execute --reassignment-json-file plan.json --dry-run
@@ -120,7 +123,7 @@ show it, then removes the throttles (--preserve-throttles keeps them;
 	fl.StringVar(&f.brokerList, "broker-list", "", `the brokers to move them to, "1,2,3"`)
 	fl.BoolVar(&f.disableRack, "disable-rack-aware", false, "ignore broker racks when placing replicas")
 	f.throttleFlag = javaLongVar(fl, &f.throttle, "throttle", -1, "throttle the copying of partitions between brokers to this many bytes per second (at least 1 KB/s)")
-	fl.BoolVar(&f.additional, "additional", false, "add to reassignments in progress (needs Kafka's Admin API: refused)")
+	fl.BoolVar(&f.additional, "additional", false, "start while other reassignments run (KRaft; a partition already moving gets the file's target instead)")
 	fl.BoolVar(&f.preserveThrottles, "preserve-throttles", false, "do not remove the throttles")
 	fl.BoolVar(&f.noWait, "no-wait", false, "return once the reassignment is written, without following it")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "run every check and print the exact znodes and JSON that would be written; write nothing")
@@ -225,13 +228,8 @@ func readReassignmentFile(path string) ([]cluster.Reassignment, error) {
 
 func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	out := c.OutOrStdout()
-	if t, _ := cf.target(); f.additional && t.kraft {
-		return errors.New("--additional is not supported by ktopo: it plans a reassignment against the current replicas and refuses one while another runs; " +
-			"wait until it completes (ktopo reassign --verify), or use kafka-reassign-partitions.sh --bootstrap-server … --execute --additional")
-	}
-	if f.additional {
-		return errors.New("--additional needs Kafka's Admin API (AlterPartitionReassignments): through ZooKeeper a reassignment starts only when " +
-			cluster.ReassignPartitionsPath + " is created, so nothing can be added to one in progress. Wait until it completes (ktopo reassign --verify)")
+	if t, _ := cf.target(); f.additional && !t.kraft {
+		return clusterops.ErrAdditionalNeedsKafka
 	}
 	if !f.dryRun {
 		if err := cf.writable("start a reassignment", "--dry-run checks it and shows what would be written"); err != nil {
@@ -258,7 +256,11 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if f.dryRun {
 		mode = clusterops.Validate
 	}
-	plan, writes, err := ws.writer.StartReassignment(ctx, ws.snap, rs, f.throttle, mode)
+	send := ws.writer.StartReassignment
+	if f.additional {
+		send = ws.writer.AddReassignment
+	}
+	plan, writes, err := send(ctx, ws.snap, rs, f.throttle, mode)
 	if err != nil {
 		return err
 	}
@@ -286,7 +288,11 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		fmt.Fprintln(out, clusterops.MessageRunVerify)
 	}
 	start := time.Now()
-	if plan, _, err = w.StartReassignment(ctx, ws.snap, rs, f.throttle, clusterops.Apply); err != nil {
+	send = w.StartReassignment
+	if f.additional {
+		send = w.AddReassignment
+	}
+	if plan, _, err = send(ctx, ws.snap, rs, f.throttle, clusterops.Apply); err != nil {
 		return err
 	}
 	if f.throttle >= 0 {
@@ -339,6 +345,9 @@ func writeMoves(out io.Writer, moves []clusterops.PartitionMove) {
 		}
 		if len(notes) == 0 {
 			notes = append(notes, "unchanged")
+		}
+		if m.Replaces != nil {
+			notes = append(notes, "replaces the reassignment in progress to "+text.Ints(m.Replaces))
 		}
 		b.WriteString("   " + strings.Join(notes, ", ") + "\n")
 	}

@@ -108,6 +108,9 @@ func removeThrottles(c *cobra.Command, out io.Writer, cf *connFlags, s *cluster.
 // removed as --verify removes them.
 func runCancel(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	out := c.OutOrStdout()
+	if t, _ := cf.target(); !t.kraft {
+		return clusterops.ErrCancelNeedsKafka
+	}
 	if !f.dryRun {
 		if err := cf.writable("cancel a reassignment", "--dry-run checks it and shows what would be sent"); err != nil {
 			return err
@@ -124,14 +127,21 @@ func runCancel(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	}
 	defer ws.close()
 	var parts []cluster.TopicPartition
+	var back strings.Builder
 	for _, l := range clusterops.ListReassignments(ws.snap) {
 		if slices.ContainsFunc(rs, func(r cluster.Reassignment) bool { return r.TopicPartition == l.TopicPartition }) {
 			parts = append(parts, l.TopicPartition)
+			fmt.Fprintf(&back, "  %s: back to %s (it was moving to %s)\n", l.TopicPartition, text.Ints(l.RevertsTo()), text.Ints(l.Target()))
 		}
 	}
 	if len(parts) == 0 {
 		fmt.Fprintln(out, "None of the file's partitions is being reassigned: nothing to cancel.")
 	} else {
+		// What the controller will leave: the replicas less those being
+		// added, in their current order (after --additional replaced a
+		// reassignment, not always the order, nor the preferred leader,
+		// the partition had before).
+		fmt.Fprintf(out, "Cancelling %s:\n%s", text.Count(len(parts), "reassignment"), back.String())
 		mode := clusterops.Apply
 		if f.dryRun {
 			mode = clusterops.Describe

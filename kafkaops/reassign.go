@@ -119,6 +119,24 @@ func (w *Writer) StartReassignment(ctx context.Context, s *cluster.Snapshot, rs 
 	if err != nil {
 		return nil, clusterops.Writes{}, err
 	}
+	return w.sendReassignPlan(ctx, p, m)
+}
+
+// AddReassignment is --additional: as StartReassignment, the reassignments
+// in progress kept (their throttles set again with the plan's), a
+// partition of rs among them sent rs's target instead.
+func (w *Writer) AddReassignment(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m clusterops.Mode) (*clusterops.ReassignPlan, clusterops.Writes, error) {
+	p, err := clusterops.CheckAdditionalReassignment(s, rs, throttle)
+	if err != nil {
+		return nil, clusterops.Writes{}, err
+	}
+	return w.sendReassignPlan(ctx, p, m)
+}
+
+// sendReassignPlan sends a checked plan: its throttles, then its
+// reassignment (m: Describe sends nothing, Validate only the throttles'
+// validateOnly).
+func (w *Writer) sendReassignPlan(ctx context.Context, p *clusterops.ReassignPlan, m clusterops.Mode) (*clusterops.ReassignPlan, clusterops.Writes, error) {
 	ws := clusterops.Writes{Target: clusterops.Kafka}
 	treq := throttleRequest(p)
 	if treq != nil {

@@ -105,6 +105,9 @@ func (w *fakeKafkaWriter) StartReassignment(_ context.Context, s *cluster.Snapsh
 	}
 	return p, w.record(m, "reassign "+strconv.Itoa(len(rs))+" partitions"), nil
 }
+func (w *fakeKafkaWriter) AddReassignment(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m clusterops.Mode) (*clusterops.ReassignPlan, clusterops.Writes, error) {
+	return w.StartReassignment(ctx, s, rs, throttle, m)
+}
 func (w *fakeKafkaWriter) CancelReassignment(_ context.Context, tps []cluster.TopicPartition, m clusterops.Mode) (clusterops.Writes, error) {
 	return w.record(m, "cancel "+strconv.Itoa(len(tps))+" reassignments"), nil
 }
