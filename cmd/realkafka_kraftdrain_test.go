@@ -79,7 +79,7 @@ func testKRaftTUIDrain(t *testing.T, c *kafkatest.KRaftCluster) int {
 	logf := filepath.Join(t.TempDir(), "ktopo.log")
 	tm := startTmux(t, 160, 45, []string{"KTOPO_LOG=" + logf, "TERM=xterm-256color"}, bin, "--bootstrap-server", bs)
 	tm.waitFor("overview", 30*time.Second, "quorum leader 3000", "rack-a", "rack-b", "broker 4")
-	tm.waitFor("the topics", 15*time.Second, "2 topics")
+	tm.waitFor("the topics", 15*time.Second, "topics 2", "partitions 12")
 	tm.keys("d")
 	s := tm.waitFor("the drain's preview", 15*time.Second, "Drain broker", "◉ minimal:", "PARTITION")
 	m := drainTitle.FindStringSubmatch(s)
