@@ -206,7 +206,8 @@ func checkReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle 
 		}
 		mv := PartitionMove{TopicPartition: r.TopicPartition, Current: part.Replicas, Target: r.Replicas}
 		if additional && part.Reassigning() {
-			mv.Current, mv.Replaces = minus(part.Replicas, part.Adding), minus(part.Replicas, part.Removing)
+			l := ListedReassignment{Replicas: part.Replicas, Adding: part.Adding, Removing: part.Removing}
+			mv.Current, mv.Replaces = l.RevertsTo(), l.Target()
 		}
 		p.Moves = append(p.Moves, mv)
 	}

@@ -330,34 +330,11 @@ func TestRealKRaftEvents(t *testing.T) {
 func TestRealKRaftBrokerStates(t *testing.T) {
 	c := kafkatest.SharedKRaft(t, kafkatest.Kafka44)
 	bs := c.Bootstrap()
-	states := func() map[int]string {
-		var out struct {
-			Brokers []struct {
-				ID    int    `json:"id"`
-				State string `json:"state"`
-			} `json:"brokers"`
-		}
-		// Every read must succeed, the one that starts on the broker just
-		// killed (before the controller fences it) too: ktopo sends a
-		// request whose broker refuses the connection to another one.
-		if err := json.Unmarshal([]byte(runOK(t, "brokers", "--bootstrap-server", bs, "--output", "json")), &out); err != nil {
-			t.Fatal(err)
-		}
-		m := map[int]string{}
-		for _, b := range out.Brokers {
-			m[b.ID] = b.State
-		}
-		return m
-	}
-	show := func() string {
-		_, stdout, stderr := runCLI(t, "brokers", "--bootstrap-server", bs)
-		return stdout + stderr
-	}
 	kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--alter", "--entity-type", "brokers", "--entity-name", "3", "--add-config", "cordoned.log.dirs=*")
 	t.Cleanup(func() {
 		kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--alter", "--entity-type", "brokers", "--entity-name", "3", "--delete-config", "cordoned.log.dirs")
 	})
-	waitUntilShowing(t, "broker 3 cordoned", func() bool { return states()[3] == "cordoned" }, show)
+	waitBrokerState(t, bs, 3, "cordoned")
 	plan := runOK(t, "plan", "--bootstrap-server", bs, "--partitions", "6", "--replication-factor", "2", "--output", "json")
 	var p struct {
 		Assignment map[string][]int `json:"assignment"`
@@ -371,11 +348,14 @@ func TestRealKRaftBrokerStates(t *testing.T) {
 		}
 	}
 	c.Node(2).Kill()
-	waitUntilShowing(t, "broker 2 fenced", func() bool { return states()[2] == "fenced" }, show)
+	// Every read must succeed, the one that starts on the broker just
+	// killed (before the controller fences it) too: ktopo sends a request
+	// whose broker refuses the connection to another one.
+	waitBrokerState(t, bs, 2, "fenced")
 	if err := c.Node(2).Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitUntilShowing(t, "broker 2 back", func() bool { return states()[2] == "online" }, show)
+	waitBrokerState(t, bs, 2, "online")
 }
 
 // TestRealKRaftTUI: the built binary in a real terminal (tmux) on Kafka

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -143,25 +142,15 @@ func testKRaftCancel(t *testing.T, c *kafkatest.KRaftCluster, others []int) {
 	// whenever its quota's 11 one-second samples have forgotten the last
 	// one, whatever the rate: 3 minutes of copying.
 	produce(t, bs, topic, 16000, 1000)
-	file := filepath.Join(t.TempDir(), "move.json")
-	os.WriteFile(file, []byte(fmt.Sprintf(`{"version":1,"partitions":[{"topic":%q,"partition":0,"replicas":[%d,%d]}]}`, topic, others[0], others[2])), 0o644)
+	file := moveFile(t, topic, others[0], others[2])
 	runOK(t, "reassign", "--execute", "--bootstrap-server", bs, "--reassignment-json-file", file, "--throttle", "1024", "--no-wait")
-	listed := fmt.Sprintf("adding: %d. removing: %d.", others[2], others[1])
-	var ours string
-	waitUntilShowing(t, "the reassignment listed", func() bool {
-		ours = runOK(t, "reassign", "--list", "--bootstrap-server", bs)
-		return strings.Contains(ours, listed)
-	}, func() string { return ours + "want " + listed })
-	if theirs := kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--list"); strings.TrimSpace(ours) != strings.TrimSpace(theirs) {
-		t.Errorf("--list:\nktopo:\n%s\nkafka-reassign-partitions:\n%s", ours, theirs)
-	}
+	waitListed(t, c, fmt.Sprintf("adding: %d. removing: %d.", others[2], others[1]))
 
 	// Another target for the partition while it moves: refused as Kafka's
 	// tool refuses it, then sent with --additional, its preview naming the
 	// target it replaces; the controller then moves the partition from its
 	// first replicas to the new target.
-	redirect := filepath.Join(t.TempDir(), "redirect.json")
-	os.WriteFile(redirect, []byte(fmt.Sprintf(`{"version":1,"partitions":[{"topic":%q,"partition":0,"replicas":[%d,%d]}]}`, topic, others[1], others[2])), 0o644)
+	redirect := moveFile(t, topic, others[1], others[2])
 	execute := []string{"reassign", "--execute", "--bootstrap-server", bs, "--reassignment-json-file", redirect, "--throttle", "1024", "--no-wait"}
 	if code, _, errOut := runCLI(t, execute...); code == 0 || !strings.Contains(errOut, clusterops.MessageReassignmentExists) {
 		t.Errorf("--execute while a reassignment runs: exit %d\n%s", code, errOut)
@@ -171,14 +160,7 @@ func testKRaftCancel(t *testing.T, c *kafkatest.KRaftCluster, others []int) {
 		t.Errorf("--additional --dry-run:\n%s", preview)
 	}
 	runOK(t, append(execute, "--additional")...)
-	listed = fmt.Sprintf("adding: %d. removing: %d.", others[2], others[0])
-	waitUntilShowing(t, "the new target listed", func() bool {
-		ours = runOK(t, "reassign", "--list", "--bootstrap-server", bs)
-		return strings.Contains(ours, listed)
-	}, func() string { return ours + "want " + listed })
-	if theirs := kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--list"); strings.TrimSpace(ours) != strings.TrimSpace(theirs) {
-		t.Errorf("--list after --additional:\nktopo:\n%s\nkafka-reassign-partitions:\n%s", ours, theirs)
-	}
+	waitListed(t, c, fmt.Sprintf("adding: %d. removing: %d.", others[2], others[0]))
 
 	// Cancelled, the partition is back on its replicas, in the order the
 	// controller reverts them to (the replicas less those being added, as
@@ -195,6 +177,34 @@ func testKRaftCancel(t *testing.T, c *kafkatest.KRaftCluster, others []int) {
 	}
 	waitAssignment(t, c, topic, map[string]string{"0": back})
 	waitNoThrottles(t, c, topic)
+}
+
+// moveFile writes a reassignment file moving partition 0 of topic to
+// replicas.
+func moveFile(t *testing.T, topic string, replicas ...int) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "move.json")
+	body := fmt.Sprintf(`{"version":1,"partitions":[{"topic":%q,"partition":0,"replicas":[%s]}]}`, topic, joinInts(replicas))
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// waitListed waits until ktopo reassign --list shows a reassignment with
+// listed ("adding: 4. removing: 3."), then checks that Kafka's
+// kafka-reassign-partitions --list prints the same.
+func waitListed(t *testing.T, c *kafkatest.KRaftCluster, listed string) {
+	t.Helper()
+	bs := c.Bootstrap()
+	var ours string
+	waitUntilShowing(t, "the reassignment listed", func() bool {
+		ours = runOK(t, "reassign", "--list", "--bootstrap-server", bs)
+		return strings.Contains(ours, listed)
+	}, func() string { return ours + "want " + listed })
+	if theirs := kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--list"); strings.TrimSpace(ours) != strings.TrimSpace(theirs) {
+		t.Errorf("--list:\nktopo:\n%s\nkafka-reassign-partitions:\n%s", ours, theirs)
+	}
 }
 
 // testKRaftUnclean: a partition whose in-sync replicas are all gone (its
@@ -227,15 +237,7 @@ func testKRaftUnclean(t *testing.T, c *kafkatest.KRaftCluster, others []int) {
 	if err := c.Node(follower).Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitUntilShowing(t, "the follower back", func() bool {
-		var out struct {
-			Brokers []brokerState `json:"brokers"`
-		}
-		if err := json.Unmarshal([]byte(runOK(t, "brokers", "--bootstrap-server", bs, "--output", "json")), &out); err != nil {
-			t.Fatal(err)
-		}
-		return slices.Contains(out.Brokers, brokerState{ID: follower, State: "online"})
-	}, func() string { return runOK(t, "brokers", "--bootstrap-server", bs) })
+	waitBrokerState(t, bs, follower, "online")
 	if l, _ := isr(); l != "none" {
 		t.Fatalf("the partition got leader %s without an unclean election", l)
 	}

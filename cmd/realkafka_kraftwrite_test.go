@@ -190,15 +190,7 @@ func TestRealKRaftWrites(t *testing.T) {
 			t.Errorf("uncordon: %v", err)
 		}
 	})
-	waitUntilShowing(t, "broker 3 cordoned", func() bool {
-		var out struct {
-			Brokers []brokerState `json:"brokers"`
-		}
-		if err := json.Unmarshal([]byte(runOK(t, "brokers", "--bootstrap-server", bs, "--output", "json")), &out); err != nil {
-			t.Fatal(err)
-		}
-		return slices.Contains(out.Brokers, brokerState{ID: drained, State: "cordoned"})
-	}, func() string { return runOK(t, "brokers", "--bootstrap-server", bs) })
+	waitBrokerState(t, bs, drained, "cordoned")
 	after := "kw-after-drain"
 	runOK(t, "topics", "create", "--bootstrap-server", bs, "--topic", after, "--partitions", "6", "--replication-factor", "2")
 	var placed map[string]string
@@ -235,6 +227,21 @@ func waitNoThrottles(t *testing.T, c *kafkatest.KRaftCluster, topic string) {
 type brokerState struct {
 	ID    int    `json:"id"`
 	State string `json:"state"`
+}
+
+// waitBrokerState waits until ktopo brokers shows broker id in state;
+// every read of ktopo brokers must succeed meanwhile.
+func waitBrokerState(t *testing.T, bs string, id int, state string) {
+	t.Helper()
+	waitUntilShowing(t, fmt.Sprintf("broker %d %s", id, state), func() bool {
+		var out struct {
+			Brokers []brokerState `json:"brokers"`
+		}
+		if err := json.Unmarshal([]byte(runOK(t, "brokers", "--bootstrap-server", bs, "--output", "json")), &out); err != nil {
+			t.Fatal(err)
+		}
+		return slices.Contains(out.Brokers, brokerState{ID: id, State: state})
+	}, func() string { return runOK(t, "brokers", "--bootstrap-server", bs) })
 }
 
 func ints(t *testing.T, s string) []int {

@@ -256,11 +256,14 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if f.dryRun {
 		mode = clusterops.Validate
 	}
-	send := ws.writer.StartReassignment
-	if f.additional {
-		send = ws.writer.AddReassignment
+	// send is --execute's request through w, --additional's with the flag.
+	send := func(w clusterops.Writer, m clusterops.Mode) (*clusterops.ReassignPlan, clusterops.Writes, error) {
+		if f.additional {
+			return w.AddReassignment(ctx, ws.snap, rs, f.throttle, m)
+		}
+		return w.StartReassignment(ctx, ws.snap, rs, f.throttle, m)
 	}
-	plan, writes, err := send(ctx, ws.snap, rs, f.throttle, mode)
+	plan, writes, err := send(ws.writer, mode)
 	if err != nil {
 		return err
 	}
@@ -288,11 +291,7 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		fmt.Fprintln(out, clusterops.MessageRunVerify)
 	}
 	start := time.Now()
-	send = w.StartReassignment
-	if f.additional {
-		send = w.AddReassignment
-	}
-	if plan, _, err = send(ctx, ws.snap, rs, f.throttle, clusterops.Apply); err != nil {
+	if plan, _, err = send(w, clusterops.Apply); err != nil {
 		return err
 	}
 	if f.throttle >= 0 {

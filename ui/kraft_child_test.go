@@ -124,15 +124,19 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 	// The quiet cluster: what its polls cost (the poller and the TUI).
 	idle := time.Duration(envInt("KTOPO_KRAFT_CHILD_IDLE", 10)) * time.Second
 	c0, w0 := cpuTime(), time.Now()
-	ictx, cancel := context.WithTimeout(ctx, idle)
-	for {
-		b, err := p.Next(ictx)
-		if err != nil {
-			break
+	// follow applies the poller's batches for d.
+	follow := func(d time.Duration) {
+		fctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		for {
+			b, err := p.Next(fctx)
+			if err != nil {
+				return
+			}
+			apply(batchMsg(b))
 		}
-		apply(batchMsg(b))
 	}
-	cancel()
+	follow(idle)
 	res.IdleSeconds = time.Since(w0).Seconds()
 	res.IdleCPUPct = float64(cpuTime()-c0) * 100 / float64(time.Since(w0))
 	for _, c := range p.Stats().Counts {
@@ -152,15 +156,7 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 		// cluster: created right after the frame that showed the last
 		// one, each would come just after a poll and wait a whole
 		// interval. The polls go on (and are applied) meanwhile.
-		wctx, cancel := context.WithTimeout(ctx, time.Duration(rand.Int64N(int64(kafkawatch.DefaultInterval))))
-		for {
-			b, err := p.Next(wctx)
-			if err != nil {
-				break
-			}
-			apply(batchMsg(b))
-		}
-		cancel()
+		follow(time.Duration(rand.Int64N(int64(kafkawatch.DefaultInterval))))
 		name := fmt.Sprintf("change-%d-%d", os.Getpid(), i)
 		req := kmsg.NewPtrCreateTopicsRequest()
 		t := kmsg.NewCreateTopicsRequestTopic()
