@@ -1,6 +1,7 @@
 package kafkatest
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -304,18 +305,45 @@ func (c *Cluster) WaitReady(timeout time.Duration) error {
 			last = stale
 		case cerr != nil:
 			last = "no controller yet"
+		case !slices.Contains(want, controllerID(ctrl)):
+			last = fmt.Sprintf("controller %d is not a running broker", controllerID(ctrl))
 		default:
-			id := controllerID(ctrl)
-			if slices.Contains(want, id) {
+			why := c.controllerCaughtUp(controllerID(ctrl), want)
+			if why == "" {
 				return nil
 			}
-			last = fmt.Sprintf("controller %d is not a running broker", id)
+			last = why
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("kafkatest: cluster not ready after %s: %s", timeout, last)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// controllerCaughtUp checks that the controller has acted on every
+// registration: each running broker's Metadata names ctrl as the
+// controller and lists exactly want as live. ZooKeeper shows a broker
+// before the controller has handled its arrival; a topic created in
+// between gets the controller's older view (a broker missing from its
+// first ISR, which joins later at the end). "" when caught up, else why
+// not.
+func (c *Cluster) controllerCaughtUp(ctrl int, want []int) string {
+	for _, b := range c.brokers {
+		if !b.Running() {
+			continue
+		}
+		v, err := metadataAt(context.Background(), b.Addr())
+		switch {
+		case err != nil:
+			return fmt.Sprintf("broker %d does not answer Metadata: %v", b.ID, err)
+		case v.controller != ctrl:
+			return fmt.Sprintf("broker %d names controller %d, not %d", b.ID, v.controller, ctrl)
+		case !slices.Equal(v.brokers, want):
+			return fmt.Sprintf("broker %d knows brokers %v live, running %v", b.ID, v.brokers, want)
+		}
+	}
+	return ""
 }
 
 // staleRegistration names a running ZooKeeper-mode broker whose
