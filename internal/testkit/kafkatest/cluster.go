@@ -1,7 +1,6 @@
 package kafkatest
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -271,7 +270,8 @@ func (c *Cluster) Running() []*Broker {
 }
 
 // WaitReady waits until every running broker is registered in ZooKeeper
-// (and no stopped one is), and a controller is elected among them.
+// (and no stopped one is), a controller is elected among them, and every
+// running broker's Metadata names that controller and lists them all.
 func (c *Cluster) WaitReady(timeout time.Duration) error {
 	conn, err := c.zk()
 	if err != nil {
@@ -308,7 +308,12 @@ func (c *Cluster) WaitReady(timeout time.Duration) error {
 		case !slices.Contains(want, controllerID(ctrl)):
 			last = fmt.Sprintf("controller %d is not a running broker", controllerID(ctrl))
 		default:
-			why := c.controllerCaughtUp(controllerID(ctrl), want)
+			// The controller must have acted on every registration too:
+			// ZooKeeper shows a broker before the controller has handled
+			// its arrival, and a topic created in between gets the
+			// controller's older view (a broker missing from its first
+			// ISR, which joins later, at the end).
+			why := brokersSee(c.Running(), want, controllerID(ctrl))
 			if why == "" {
 				return nil
 			}
@@ -319,31 +324,6 @@ func (c *Cluster) WaitReady(timeout time.Duration) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// controllerCaughtUp checks that the controller has acted on every
-// registration: each running broker's Metadata names ctrl as the
-// controller and lists exactly want as live. ZooKeeper shows a broker
-// before the controller has handled its arrival; a topic created in
-// between gets the controller's older view (a broker missing from its
-// first ISR, which joins later at the end). "" when caught up, else why
-// not.
-func (c *Cluster) controllerCaughtUp(ctrl int, want []int) string {
-	for _, b := range c.brokers {
-		if !b.Running() {
-			continue
-		}
-		v, err := metadataAt(context.Background(), b.Addr())
-		switch {
-		case err != nil:
-			return fmt.Sprintf("broker %d does not answer Metadata: %v", b.ID, err)
-		case v.controller != ctrl:
-			return fmt.Sprintf("broker %d names controller %d, not %d", b.ID, v.controller, ctrl)
-		case !slices.Equal(v.brokers, want):
-			return fmt.Sprintf("broker %d knows brokers %v live, running %v", b.ID, v.brokers, want)
-		}
-	}
-	return ""
 }
 
 // staleRegistration names a running ZooKeeper-mode broker whose

@@ -572,14 +572,8 @@ func kraftReadyWith(nodes []*Node, want []int) (bool, string, error) {
 	if want == nil {
 		want = ids(brokers)
 	}
-	for _, b := range brokers {
-		v, err := metadataAt(ctx, b.Addr())
-		if err != nil {
-			return false, fmt.Sprintf("broker %d does not answer yet: %v", b.ID, err), nil
-		}
-		if !slices.Equal(v.brokers, want) {
-			return false, fmt.Sprintf("broker %d sees brokers %v registered and unfenced, running %v", b.ID, v.brokers, want), nil
-		}
+	if why := brokersSee(brokers, want, -1); why != "" {
+		return false, why, nil
 	}
 	return true, "", nil
 }

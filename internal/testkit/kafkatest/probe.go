@@ -143,6 +143,25 @@ func metadataAt(ctx context.Context, addr string) (brokerView, error) {
 	return v, nil
 }
 
+// brokersSee checks that each of brokers answers Metadata listing exactly
+// want as live (in KRaft mode: registered and unfenced) and, when ctrl >= 0,
+// naming ctrl as the controller (a KRaft broker names a random live broker,
+// so KRaft callers pass -1). "" when all do, else why not.
+func brokersSee(brokers []*Node, want []int, ctrl int) string {
+	for _, b := range brokers {
+		v, err := metadataAt(context.Background(), b.Addr())
+		switch {
+		case err != nil:
+			return fmt.Sprintf("broker %d does not answer Metadata: %v", b.ID, err)
+		case ctrl >= 0 && v.controller != ctrl:
+			return fmt.Sprintf("broker %d names controller %d, not %d", b.ID, v.controller, ctrl)
+		case !slices.Equal(v.brokers, want):
+			return fmt.Sprintf("broker %d sees brokers %v live, running %v", b.ID, v.brokers, want)
+		}
+	}
+	return ""
+}
+
 // requestAt sends one request to the Kafka server at addr (a broker or a
 // controller listener) and returns its answer.
 func requestAt(ctx context.Context, addr string, req kmsg.Request) (kmsg.Response, error) {
