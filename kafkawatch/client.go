@@ -59,8 +59,7 @@ func NewClient(d Dial) (*kgo.Client, error) {
 		// for half a minute: the next poll tries again.
 		kgo.RetryTimeout(t),
 		kgo.RequestTimeoutOverhead(t),
-		// Large clusters answer Metadata with megabytes.
-		kgo.BrokerMaxReadBytes(1 << 30),
+		kgo.BrokerMaxReadBytes(maxReadBytes),
 	}
 	if d.Security.TLS != nil {
 		opts = append(opts, kgo.DialTLSConfig(d.Security.TLS.Clone()))
@@ -75,6 +74,16 @@ func NewClient(d Dial) (*kgo.Client, error) {
 	opts = append(opts, kgo.WithLogger(kgo.BasicLogger(w, kgo.LogLevelWarn, func() string { return "kafka: " })))
 	return kgo.NewClient(opts...)
 }
+
+// maxReadBytes bounds a response. Large clusters answer Metadata with
+// tens of megabytes (franz-go's default, 100 MiB, is too tight for the
+// largest), but the bound must stay below 0x15030000 (336 MiB): a TLS
+// listener answers a plaintext request with a TLS alert, whose first bytes
+// (21, then the version 3.x) read as a size of 0x1503xxxx. Under the bound,
+// franz-go names the alert at once; over it, the client waits for 336 MiB
+// that never come, and retries the connection the broker then closes
+// until the request times out.
+const maxReadBytes = 256 << 20
 
 // dialRetries is how many more times a request goes to another broker
 // after the one franz-go chose did not answer the dial.

@@ -8,8 +8,11 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ktopo/ktopo/cluster"
 )
 
 // TestIsDialError: a refused connection is a dial error (the request goes
@@ -56,6 +59,8 @@ func TestExplain(t *testing.T) {
 		{noCert, errors.New("tls: first record does not look like a TLS handshake"), "the listener is not an SSL one"},
 		{Security{}, refused, ""},
 		{Security{}, fmt.Errorf("ApiVersions: %w", io.ErrUnexpectedEOF), "the broker closed the connection, as a listener that wants TLS does"},
+		{Security{}, errors.New("ApiVersions: invalid large response size 352518912 > limit 268435456; the first three bytes received appear to be a tls alert record for TLS v1.2; is this a plaintext connection speaking to a tls endpoint?"),
+			"the broker answered with a TLS alert, as a listener that wants TLS does"},
 		{noCert, io.ErrUnexpectedEOF, ""},
 		{noCert, errors.New("connection refused"), ""},
 	} {
@@ -69,5 +74,43 @@ func TestExplain(t *testing.T) {
 	}
 	if (Security{}).Explain(nil) != nil {
 		t.Error("nil explained")
+	}
+}
+
+// TestPlaintextOnTLSListener: a broker whose listener wants TLS answers a
+// plaintext client's first request with a TLS alert and closes the
+// connection (what Kafka 4.4 does). ktopo says so at once, with what to
+// fix, on the one connection: read as a response's size, the alert's
+// bytes are 336 MiB, which the client must not wait for and retry.
+func TestPlaintextOnTLSListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var conns atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() {
+				defer c.Close()
+				_, _ = c.Read(make([]byte, 512))
+				// A fatal handshake_failure alert of TLS 1.2.
+				_, _ = c.Write([]byte{21, 3, 3, 0, 2, 2, 40})
+			}()
+		}
+	}()
+	_, err = Load(context.Background(), Dial{Bootstrap: []string{ln.Addr().String()}, RequestTimeout: 5 * time.Second},
+		cluster.ModelOptions{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "the broker answered with a TLS alert") ||
+		!strings.Contains(err.Error(), "check the listener's security.protocol (SSL, SASL_SSL) and give it in --command-config") {
+		t.Errorf("plaintext on a TLS listener: %v", err)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections, want 1 (the alert is an answer, not a failure to retry)", n)
 	}
 }

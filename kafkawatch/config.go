@@ -451,6 +451,10 @@ func pemKeyPair(p *Properties, key string, chain, keyPEM []byte) (*tls.Certifica
 	return &c, nil
 }
 
+// plaintextOnTLS is what Explain says of a plaintext client a broker
+// turned away.
+const plaintextOnTLS = "as a listener that wants TLS does with a client that speaks without it: check the listener's security.protocol (SSL, SASL_SSL) and give it in --command-config"
+
 // Explain adds to an error of a connection made with s what an operator
 // can do about it, for the TLS failures whose Go wording does not say:
 // a broker that refused the handshake for want of a (good) client
@@ -470,7 +474,9 @@ func (s Security) Explain(err error) error {
 	case s.TLS != nil && strings.Contains(msg, "first record does not look like a TLS handshake"):
 		return fmt.Errorf("%w: the listener is not an SSL one: check security.protocol in --command-config against the broker's listener", err)
 	case s.TLS == nil && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)):
-		return fmt.Errorf("%w: the broker closed the connection, as a listener that wants TLS does with a client that speaks without it: check the listener's security.protocol (SSL, SASL_SSL) and give it in --command-config", err)
+		return fmt.Errorf("%w: the broker closed the connection, %s", err, plaintextOnTLS)
+	case s.TLS == nil && strings.Contains(msg, "appear to be a tls alert record"):
+		return fmt.Errorf("%w: the broker answered with a TLS alert, %s", err, plaintextOnTLS)
 	}
 	return err
 }
