@@ -233,7 +233,7 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 		return err
 	}
 	ctx, cancel := context.WithTimeout(contextOf(c), max(cf.requestTimeout, time.Second))
-	err = kafkawatch.Check(ctx, cl)
+	err = kafkawatch.Check(ctx, cl, d)
 	cancel()
 	if err != nil {
 		cl.Close()

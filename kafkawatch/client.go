@@ -164,8 +164,9 @@ func IsDenied(err error) bool {
 }
 
 // Check finds out whether the brokers answer and accept the session's
-// credentials (one ApiVersions request).
-func Check(ctx context.Context, cl *kgo.Client) error {
+// credentials (one ApiVersions request through cl, made for d), with what
+// to do about a TLS failure (Security.Explain).
+func Check(ctx context.Context, cl *kgo.Client, d Dial) error {
 	_, _, err := fetchVersions(ctx, cl)
-	return err
+	return d.Security.Explain(err)
 }

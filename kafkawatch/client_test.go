@@ -104,13 +104,25 @@ func TestPlaintextOnTLSListener(t *testing.T) {
 			}()
 		}
 	}()
-	_, err = Load(context.Background(), Dial{Bootstrap: []string{ln.Addr().String()}, RequestTimeout: 5 * time.Second},
-		cluster.ModelOptions{}, nil)
-	if err == nil || !strings.Contains(err.Error(), "the broker answered with a TLS alert") ||
-		!strings.Contains(err.Error(), "check the listener's security.protocol (SSL, SASL_SSL) and give it in --command-config") {
-		t.Errorf("plaintext on a TLS listener: %v", err)
+	d := Dial{Bootstrap: []string{ln.Addr().String()}, RequestTimeout: 5 * time.Second}
+	check := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), "the broker answered with a TLS alert") ||
+			!strings.Contains(err.Error(), "check the listener's security.protocol (SSL, SASL_SSL) and give it in --command-config") {
+			t.Errorf("%s, plaintext on a TLS listener: %v", what, err)
+		}
+		if n := conns.Swap(0); n != 1 {
+			t.Errorf("%s: %d connections, want 1 (the alert is an answer, not a failure to retry)", what, n)
+		}
 	}
-	if n := conns.Load(); n != 1 {
-		t.Errorf("%d connections, want 1 (the alert is an answer, not a failure to retry)", n)
+	// The one-shot commands' load.
+	_, err = Load(context.Background(), d, cluster.ModelOptions{}, nil)
+	check("Load", err)
+	// The TUI's check before it takes the screen.
+	cl, err := NewClient(d)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer cl.Close()
+	check("Check", Check(context.Background(), cl, d))
 }
