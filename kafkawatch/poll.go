@@ -80,7 +80,11 @@ type brokerInfo struct {
 	fenced bool
 }
 
-type reassignInfo struct{ adding, removing []int32 }
+// reassignInfo is one partition of ListPartitionReassignments: the
+// controller's replicas (the target and the original together, as
+// ZooKeeper's topic znode holds them during a move), and those being
+// added and removed.
+type reassignInfo struct{ replicas, adding, removing []int32 }
 
 type topicConfig struct {
 	entries []cluster.ConfigEntry
@@ -175,7 +179,7 @@ func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions, lay *layou
 			for _, t := range resp.Topics {
 				ps := map[int32]reassignInfo{}
 				for _, p := range t.Partitions {
-					ps[p.Partition] = reassignInfo{p.AddingReplicas, p.RemovingReplicas}
+					ps[p.Partition] = reassignInfo{p.Replicas, p.AddingReplicas, p.RemovingReplicas}
 				}
 				v.reassign[t.Topic] = ps
 			}
