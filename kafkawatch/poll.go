@@ -196,20 +196,43 @@ func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions, lay *layou
 	if metaErr != nil {
 		return nil, metaErr
 	}
-	// DescribeCluster v2 lists the fenced brokers too; an older one only
-	// the live ones, as Metadata does.
 	if dcErr == nil && dc != nil {
-		v.fencedListed = dc.Version >= 2
-		v.brokers = v.brokers[:0]
-		for _, b := range dc.Brokers {
-			v.brokers = append(v.brokers, brokerInfo{id: b.NodeID, host: b.Host, port: b.Port, rack: b.Rack, fenced: b.IsFenced})
-		}
+		v.brokers, v.fencedListed = mergeBrokers(v.brokers, dc)
 		if v.clusterID == "" {
 			v.clusterID = dc.ClusterID
 		}
 	}
 	slices.SortFunc(v.brokers, func(a, b brokerInfo) int { return int(a.id - b.id) })
 	return v, nil
+}
+
+// mergeBrokers adds to the live brokers of a Metadata response (a KRaft
+// broker lists the unfenced ones) those DescribeCluster lists besides
+// them, fenced (v2+ lists the fenced brokers; an older one only the live
+// ones, as Metadata does); it reports whether the fenced are listed.
+//
+// Which brokers are live comes from the Metadata response alone: its
+// partitions and its brokers are one broker's metadata at one moment, so
+// a fence and the leader moves and ISR shrinks the controller wrote with
+// it (one record batch) arrive in the same poll, the fence first.
+// DescribeCluster is another request, often answered by another broker,
+// or a moment later after a retry: taking liveness from it showed the
+// controller's reaction a poll before its cause.
+func mergeBrokers(live []brokerInfo, dc *kmsg.DescribeClusterResponse) ([]brokerInfo, bool) {
+	out := live
+	for _, b := range dc.Brokers {
+		i := slices.IndexFunc(live, func(x brokerInfo) bool { return x.id == b.NodeID })
+		if i >= 0 {
+			if out[i].rack == nil {
+				out[i].rack = b.Rack
+			}
+			continue
+		}
+		// Fenced, or unfenced since the Metadata's broker answered: live
+		// once a Metadata response lists it.
+		out = append(out, brokerInfo{id: b.NodeID, host: b.Host, port: b.Port, rack: b.Rack, fenced: true})
+	}
+	return out, dc.Version >= 2
 }
 
 // describeQuorum reads the metadata quorum (a broker forwards it to the
