@@ -184,7 +184,7 @@ func (l *layout) apply(v *view) ([]cluster.NodeEvent, *cluster.KRaft, []cluster.
 		l.logDirs = v.logDirs
 	}
 	if v.inherited != nil {
-		l.inherit = v.inherited
+		l.inherit = v.inherited.update(l.inherit)
 	}
 	if v.hasTopics {
 		l.lastBrokers, l.fencedListed = v.brokers, v.fencedListed

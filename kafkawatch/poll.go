@@ -32,6 +32,7 @@ const (
 	sourceDynamicBroker        = 2
 	sourceDynamicDefaultBroker = 3
 	sourceStaticBroker         = 4
+	sourceDefault              = 5
 )
 
 // view is what one poll learned of the cluster. Parts that failed carry
@@ -56,7 +57,7 @@ type view struct {
 
 	// configs: the topics whose configs were read this poll.
 	configs   map[string]topicConfig
-	inherited []cluster.ConfigEntry // nil when no topic config was read
+	inherited *inheritance // nil when no topic config was read
 	// brokerConfigs: entity ("<default>", "1") → dynamic configs, when
 	// read this poll.
 	brokerConfigs map[string]topicConfig
@@ -276,7 +277,7 @@ func askQuorum(ctx context.Context, send func(context.Context, kmsg.Request) (km
 type configPart struct {
 	topics    int                    // how many topics it asked about
 	configs   map[string]topicConfig // their own overrides, or their errors
-	inherited []cluster.ConfigEntry  // the values they inherit from the brokers (nil: no topic answered)
+	inherited *inheritance           // what they inherit from the brokers (nil: no topic answered)
 	err       error                  // the request failed
 }
 
@@ -318,20 +319,81 @@ func streamTopicConfigs(ctx context.Context, cl *kgo.Client, timeout time.Durati
 // describeTopicConfigs reads the configs of topics (a few requests at a
 // time, to any broker): their own overrides and the inherited values
 // that are not Kafka's defaults.
-func describeTopicConfigs(ctx context.Context, cl *kgo.Client, names []string) (map[string]topicConfig, []cluster.ConfigEntry, error) {
+func describeTopicConfigs(ctx context.Context, cl *kgo.Client, names []string) (map[string]topicConfig, *inheritance, error) {
 	out := make(map[string]topicConfig, len(names))
-	var inherited []cluster.ConfigEntry
+	var inherited *inheritance
 	var firstErr error
 	for part := range streamTopicConfigs(ctx, cl, 0, nil, names, configChunk, configInFlight) {
 		if part.err != nil && firstErr == nil {
 			firstErr = part.err
 		}
 		maps.Copy(out, part.configs)
-		if part.inherited != nil {
-			inherited = part.inherited
-		}
+		inherited = inherited.merge(part.inherited)
 	}
 	return out, inherited, firstErr
+}
+
+// inheritance is what one or more DescribeConfigs of topics said of the
+// values a topic inherits from the brokers. set: the keys a topic that
+// does not override them takes from a broker config (one broker's
+// dynamic config, the dynamic cluster-wide default, or the broker's
+// server.properties), with that value; unset: the keys a topic reported
+// at Kafka's default (no broker config sets them). A key that every topic
+// asked about overrides is in neither: the answer does not tell, and
+// what an earlier answer said of it stands. (Taking the inherited values
+// of one topic for all dropped every key that topic overrides.)
+type inheritance struct {
+	set   map[string]string
+	unset map[string]bool
+}
+
+// note records what one topic's config entry says of its key.
+func (in *inheritance) note(key, value string, source kmsg.ConfigSource) {
+	switch source {
+	case sourceDynamicBroker, sourceDynamicDefaultBroker, sourceStaticBroker:
+		in.set[key] = value
+		delete(in.unset, key)
+	case sourceDefault:
+		if _, ok := in.set[key]; !ok {
+			in.unset[key] = true
+		}
+	}
+}
+
+// merge returns what in and o say together, o the newer (either may be
+// nil).
+func (in *inheritance) merge(o *inheritance) *inheritance {
+	switch {
+	case o == nil:
+		return in
+	case in == nil:
+		return o
+	}
+	for k := range o.unset {
+		delete(in.set, k)
+		in.unset[k] = true
+	}
+	for k, v := range o.set {
+		in.set[k] = v
+		delete(in.unset, k)
+	}
+	return in
+}
+
+// update returns the inherited configs of list changed as in says
+// (sorted by key).
+func (in *inheritance) update(list []cluster.ConfigEntry) []cluster.ConfigEntry {
+	out := make([]cluster.ConfigEntry, 0, len(list)+len(in.set))
+	for _, e := range list {
+		if _, ok := in.set[e.Key]; !ok && !in.unset[e.Key] {
+			out = append(out, e)
+		}
+	}
+	for k, v := range in.set {
+		out = append(out, cluster.ConfigEntry{Key: k, Value: v})
+	}
+	slices.SortFunc(out, func(a, b cluster.ConfigEntry) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
 
 // askTopicConfigs sends one DescribeConfigs of topics to broker (-1: any)
@@ -371,6 +433,13 @@ func askTopicConfigs(ctx context.Context, cl *kgo.Client, timeout time.Duration,
 		part.err = err
 		return part
 	}
+	part.read(resp)
+	return part
+}
+
+// read takes a DescribeConfigs answer of topics: each topic's own
+// overrides, or its error, and what they inherit from the brokers.
+func (part *configPart) read(resp *kmsg.DescribeConfigsResponse) {
 	part.configs = make(map[string]topicConfig, len(resp.Resources))
 	for i := range resp.Resources {
 		r := &resp.Resources[i]
@@ -378,27 +447,23 @@ func askTopicConfigs(ctx context.Context, cl *kgo.Client, timeout time.Duration,
 			part.configs[r.ResourceName] = topicConfig{err: err}
 			continue
 		}
-		var own, inh []cluster.ConfigEntry
+		if part.inherited == nil {
+			part.inherited = &inheritance{set: map[string]string{}, unset: map[string]bool{}}
+		}
+		var own []cluster.ConfigEntry
 		for _, c := range r.Configs {
 			val := ""
 			if c.Value != nil {
 				val = *c.Value
 			}
-			switch c.Source {
-			case sourceDynamicTopic:
+			if c.Source == sourceDynamicTopic {
 				own = append(own, cluster.ConfigEntry{Key: c.Name, Value: val})
-			case sourceDynamicBroker, sourceDynamicDefaultBroker, sourceStaticBroker:
-				inh = append(inh, cluster.ConfigEntry{Key: c.Name, Value: val})
+				continue
 			}
+			part.inherited.note(c.Name, val, c.Source)
 		}
 		part.configs[r.ResourceName] = topicConfig{entries: own}
-		if inh == nil {
-			inh = []cluster.ConfigEntry{}
-		}
-		part.inherited = inh
 	}
-	slices.SortFunc(part.inherited, func(a, b cluster.ConfigEntry) int { return strings.Compare(a.Key, b.Key) })
-	return part
 }
 
 // describeBrokerConfigs reads the dynamic broker configs: the
