@@ -130,7 +130,7 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 	if unchanged(ts.hasNode, ts.t.Mzxid, ev) && ts.t.Czxid == ev.Stat.Czxid {
 		return
 	}
-	a, err := DecodeTopicAssignment(ev.Data)
+	a, err := decodedAs(ev, DecodeTopicAssignment)
 	m.noteErr(ev.Path, err, ev)
 	// Partitions known by state only were not counted globally before the
 	// topic znode existed.
@@ -322,7 +322,7 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 	if ok && unchanged(ts.t.Partitions[i].HasState, ts.t.Partitions[i].StateMzxid, ev) {
 		return
 	}
-	st, err := DecodePartitionState(ev.Data)
+	st, err := decodedAs(ev, DecodePartitionState)
 	m.noteErr(ev.Path, err, ev)
 	t := m.mutable(ts)
 	old := Partition{ID: id, Leader: NoLeader}

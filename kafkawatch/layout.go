@@ -136,8 +136,9 @@ func (o *out) set(n *node, path string, data []byte, denied cluster.Access) {
 		Stat: cluster.Stat{Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime, Version: n.version}})
 }
 
-// setState is set for a state znode, whose data is not kept.
-func (o *out) setState(n *node, path string, data []byte) {
+// setState is set for a topic or state znode, whose data is not kept:
+// it goes to the model as its value (NodeEvent.Value), never encoded.
+func (o *out) setState(n *node, path string, value any) {
 	o.l.zxid++
 	typ := cluster.NodeChanged
 	if !n.present {
@@ -147,7 +148,7 @@ func (o *out) setState(n *node, path string, data []byte) {
 		n.version++
 	}
 	n.present, n.mzxid, n.mtime = true, o.l.zxid, o.ms
-	o.events = append(o.events, cluster.NodeEvent{Type: typ, Path: path, Data: data,
+	o.events = append(o.events, cluster.NodeEvent{Type: typ, Path: path, Value: value,
 		Stat: cluster.Stat{Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime, Version: n.version}})
 }
 
@@ -444,7 +445,7 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.Metad
 			}
 		}
 		tn.node.data = nil
-		o.setState(&tn.node, cluster.TopicPath(tn.name), cluster.EncodeTopicAssignment(a))
+		o.setState(&tn.node, cluster.TopicPath(tn.name), &a)
 	}
 	for i := range ps {
 		p := &ps[i]
@@ -453,11 +454,11 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.Metad
 			continue
 		}
 		pn.present, pn.leader, pn.epoch, pn.isr = true, p.Leader, p.LeaderEpoch, p.ISR
-		st := cluster.PartitionState{ControllerEpoch: l.quorumEpoch, Leader: int(p.Leader), LeaderEpoch: int(p.LeaderEpoch), ISR: ints(p.ISR)}
+		st := cluster.PartitionState{Version: 1, ControllerEpoch: l.quorumEpoch, Leader: int(p.Leader), LeaderEpoch: int(p.LeaderEpoch), ISR: ints(p.ISR)}
 		if st.ISR == nil {
 			st.ISR = []int{}
 		}
-		o.setState(&pn.state, cluster.PartitionStatePath(tn.name, int(p.Partition)), cluster.EncodePartitionState(st))
+		o.setState(&pn.state, cluster.PartitionStatePath(tn.name, int(p.Partition)), &st)
 	}
 }
 

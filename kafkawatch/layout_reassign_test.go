@@ -1,6 +1,7 @@
 package kafkawatch
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -142,5 +143,48 @@ func TestLayoutReassignmentReplicasFromController(t *testing.T) {
 	p = h.m.Snapshot().Topic("t").Partition(0)
 	if !slices.Equal(p.Replicas, []int{1, 2, 3}) || p.Reassigning() {
 		t.Fatalf("t-0 after the cancel: %+v", p)
+	}
+}
+
+// TestLayoutValuesAreTheJSONs: the poller hands the model its topic and
+// state values typed (NodeEvent.Value), not as JSON; each value is what
+// the model would have decoded from the JSON of Kafka's ZooKeeper layout
+// for it, so the two paths are one.
+func TestLayoutValuesAreTheJSONs(t *testing.T) {
+	h := newHarness(t)
+	resp := twelve()
+	resp.Topics[0].Partitions[3].ISR = []int32{}
+	resp.Topics[0].Partitions[3].Leader = -1
+	part := &resp.Topics[0].Partitions[0]
+	part.Replicas = append(part.Replicas, 4)
+	list := map[string]map[int32]reassignInfo{"t": {0: {replicas: part.Replicas, adding: []int32{4}, removing: []int32{1}}}}
+	resp.Version = 12
+	r := &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 12}, lay: h.l}
+	if err := r.ReadFrom(resp.AppendTo(nil)); err != nil {
+		t.Fatal(err)
+	}
+	events, _, _ := h.l.apply(&view{hasTopics: true, brokers: brokers(), topics: r.topics, reassign: list, quorum: quorum(3001, 5)})
+	typed := 0
+	for _, e := range events {
+		switch v := e.Value.(type) {
+		case *cluster.TopicAssignment:
+			typed++
+			back, err := cluster.DecodeTopicAssignment(cluster.EncodeTopicAssignment(*v))
+			if err != nil || !reflect.DeepEqual(back, *v) {
+				t.Fatalf("%s: %+v decodes from its JSON as %+v (%v)", e.Path, *v, back, err)
+			}
+		case *cluster.PartitionState:
+			typed++
+			back, err := cluster.DecodePartitionState(cluster.EncodePartitionState(*v))
+			if err != nil || !reflect.DeepEqual(back, *v) {
+				t.Fatalf("%s: %+v decodes from its JSON as %+v (%v)", e.Path, *v, back, err)
+			}
+		case nil:
+		default:
+			t.Fatalf("%s: a value of type %T", e.Path, v)
+		}
+	}
+	if typed != 13 {
+		t.Fatalf("%d typed values, want the topic's and its 12 states", typed)
 	}
 }
