@@ -130,7 +130,7 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 	if unchanged(ts.hasNode, ts.t.Mzxid, ev) && ts.t.Czxid == ev.Stat.Czxid {
 		return
 	}
-	a, err := DecodeTopicAssignment(ev.Data)
+	a, err := decodedAs(ev, DecodeTopicAssignment)
 	m.noteErr(ev.Path, err, ev)
 	// Partitions known by state only were not counted globally before the
 	// topic znode existed.
@@ -322,7 +322,7 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 	if ok && unchanged(ts.t.Partitions[i].HasState, ts.t.Partitions[i].StateMzxid, ev) {
 		return
 	}
-	st, err := DecodePartitionState(ev.Data)
+	st, err := decodedAs(ev, DecodePartitionState)
 	m.noteErr(ev.Path, err, ev)
 	t := m.mutable(ts)
 	old := Partition{ID: id, Leader: NoLeader}
@@ -359,16 +359,38 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 			c.Kind, c.From, c.To = ChangeLeaderMoved, old.Leader, np.Leader
 			m.emit(c)
 		}
-		if removed := minus(old.ISR, np.ISR); len(removed) > 0 {
-			c := base
-			c.Kind, c.Removed = ChangeIsrShrank, removed
-			m.emit(c)
-		}
-		if added := minus(np.ISR, old.ISR); len(added) > 0 {
-			c := base
-			c.Kind, c.Added = ChangeIsrExpanded, added
-			m.emit(c)
-		}
+		m.emitISR(base, old, np)
+	}
+}
+
+// emitISR emits the ISR's shrink and expansion from old's to np's. When
+// one write (or one poll) shows both, each row's ISR is the one after it.
+// A move's adding replicas join the ISR before the controller drops the
+// replicas it removes: when those that left are no longer replicas, or
+// those that joined were being added, the expansion comes first (3,1,2
+// +4 → 3,1,2,4, then −3 → 1,2,4); otherwise the shrink does (a replica
+// fell out, another caught up).
+func (m *Model) emitISR(base Change, old, np Partition) {
+	isr := np.ISR
+	removed, added := minus(old.ISR, isr), minus(isr, old.ISR)
+	shrink, expand := base, base
+	shrink.Kind, shrink.Removed = ChangeIsrShrank, removed
+	expand.Kind, expand.Added = ChangeIsrExpanded, added
+	switch {
+	case len(removed) == 0 && len(added) == 0:
+	case len(removed) == 0:
+		m.emit(expand)
+	case len(added) == 0:
+		m.emit(shrink)
+	case slices.ContainsFunc(added, func(b int) bool { return slices.Contains(old.Adding, b) }) ||
+		!slices.ContainsFunc(removed, func(b int) bool { return slices.Contains(np.Replicas, b) }):
+		expand.ISR = append(slices.Clone(old.ISR), added...)
+		m.emit(expand)
+		m.emit(shrink)
+	default:
+		shrink.ISR = minus(old.ISR, removed)
+		m.emit(shrink)
+		m.emit(expand)
 	}
 }
 

@@ -39,6 +39,21 @@ type NodeEvent struct {
 	// Denied is what of the znode ZooKeeper's ACL keeps from this session
 	// (its data: Data is then nil; its children: they are unknown).
 	Denied Access
+	// Value, when set, is the node's data already decoded, as DecodeZNode
+	// would return it (a pointer: *TopicAssignment, *PartitionState): a
+	// source that holds the values rather than bytes (the Kafka-protocol
+	// poller) sends them so, and the model takes them as they are instead
+	// of decoding Data, which is then nil. ZooKeeper's nodes come as bytes.
+	Value any
+}
+
+// decodedAs is ev's data as T: the source's value when it sent one
+// (NodeEvent.Value), else decode of its bytes.
+func decodedAs[T any](ev *NodeEvent, decode func([]byte) (T, error)) (T, error) {
+	if v, ok := ev.Value.(*T); ok && v != nil {
+		return *v, nil
+	}
+	return decode(ev.Data)
 }
 
 // Access says what of a znode the session may not read (ZooKeeper answered

@@ -213,7 +213,7 @@ func (m *Model) noteDenied(ev *NodeEvent, del bool) {
 	} else {
 		m.denied[ev.Path] = a
 		if a&NoData != 0 {
-			ev.Data = nil
+			ev.Data, ev.Value = nil, nil
 		}
 	}
 	m.deniedDirty, m.changed = true, true

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -11,6 +12,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 )
@@ -75,6 +80,15 @@ func compareKRaftDescribe(t *testing.T, ours, theirs []map[string]string) bool {
 	return true
 }
 
+// topicsSorted orders describe's records by topic, each topic's records
+// kept in their order: kafka-topics --bootstrap-server prints the topics
+// of a pattern in the order of a Java HashMap of their names, ktopo
+// sorted.
+func topicsSorted(recs []map[string]string) []map[string]string {
+	slices.SortStableFunc(recs, func(a, b map[string]string) int { return strings.Compare(a["Topic"], b["Topic"]) })
+	return recs
+}
+
 // TestRealKRaftTopics: topics created by Kafka's own kafka-topics (one
 // with configs, one with a manual assignment) are listed and described by
 // ktopo over the Kafka protocol exactly as kafka-topics --bootstrap-server
@@ -106,6 +120,26 @@ func TestRealKRaftTopics(t *testing.T) {
 					return compareKRaftDescribe(t, describeRecords(t, ours), describeRecords(t, theirs))
 				}, func() string { return "ktopo:\n" + ours + "kafka-topics:\n" + theirs })
 			}
+			// A cluster-wide broker default that one topic overrides and
+			// the others inherit: every topic described together reads as
+			// kafka-topics reads it (the inherited values of the last topic
+			// of an answer were taken for all: kr-inherit lost retention.ms).
+			kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--entity-type", "brokers", "--entity-default",
+				"--alter", "--add-config", "log.retention.ms=604800001")
+			t.Cleanup(func() {
+				kafkaTool(t, c, "kafka-configs", "--bootstrap-server", bs, "--entity-type", "brokers", "--entity-default",
+					"--alter", "--delete-config", "log.retention.ms")
+			})
+			if res, err := c.Topics("--create", "--if-not-exists", "--topic", "kr-inherit", "--partitions", "1", "--replication-factor", "1"); err != nil || res.Code != 0 {
+				t.Fatalf("kafka-topics --create kr-inherit: %v %+v", err, res)
+			}
+			var all, allTheirs string
+			waitUntilShowing(t, "ktopo and kafka-topics describe kr-.* alike, the broker default inherited", func() bool {
+				all = runOK(t, "topics", "describe", "--bootstrap-server", bs, "--topic", "kr-.*")
+				allTheirs = kafkaTool(t, c, "kafka-topics", "--bootstrap-server", bs, "--describe", "--topic", "kr-.*")
+				return strings.Contains(allTheirs, "retention.ms=604800001") &&
+					compareKRaftDescribe(t, topicsSorted(describeRecords(t, all)), topicsSorted(describeRecords(t, allTheirs)))
+			}, func() string { return "ktopo:\n" + all + "kafka-topics:\n" + allTheirs })
 			// The report options select the same partitions (none here).
 			for _, opt := range []string{"--under-replicated-partitions", "--unavailable-partitions", "--under-min-isr-partitions"} {
 				ours := runOK(t, "topics", "describe", "--bootstrap-server", bs, "--topic", "kr-.*", opt)
@@ -305,6 +339,7 @@ func TestRealKRaftEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 			ev.waitFor("broker 2 back", func(m map[string]any) bool { return m["kind"] == "broker_registered" && num(m["broker"]) == 2 })
+			testKRaftMoveEvents(t, c, ev)
 			q, err := c.Quorum()
 			if err != nil {
 				t.Fatal(err)
@@ -434,5 +469,105 @@ func TestRealKRaftTUI(t *testing.T) {
 	tm.keys("q")
 	if err := c.WaitReady(time.Minute); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testKRaftMoveEvents: moves as a real cluster has them, some done at
+// once, some waiting, one cancelled, while ktopo events follows. On a 3 +
+// 3 cluster with broker 3 stopped, kr-moves (RF 1, on broker 1) moves
+// partitions 0 and 1 to broker 3 (their copies wait for it) and 2-5 to
+// broker 2 (done at once); partition 1's move is cancelled; broker 3
+// returns and partition 0's move completes. Each waiting move is one
+// reassignment_started and one reassignment_finished; nothing reports
+// partitions added to, or appearing in, the topic (the poller rebuilt a
+// topic whose moves changed while its metadata did not, from no
+// partitions); ktopo reassign --list prints what Kafka's prints.
+func testKRaftMoveEvents(t *testing.T, c *kafkatest.KRaftCluster, ev *eventStream) {
+	t.Helper()
+	bs, topic := c.Bootstrap(), "kr-moves"
+	kafkaTool(t, c, "kafka-topics", "--bootstrap-server", bs, "--create", "--topic", topic, "--replica-assignment", "1,1,1,1,1,1")
+	ev.waitFor(topic+" created", func(m map[string]any) bool { return m["kind"] == "topic_created" && m["topic"] == topic })
+	c.Node(3).Stop()
+	ev.waitFor("broker 3 fenced", func(m map[string]any) bool { return m["kind"] == "broker_gone" && num(m["broker"]) == 3 })
+	// Kafka's tool refuses a fenced broker as a target ("Unknown broker
+	// id 3"), its controller does not: sent as another client would.
+	alterReassignments(t, bs, topic, map[int32][]int32{0: {3}, 1: {3}, 2: {2}, 3: {2}, 4: {2}, 5: {2}})
+	// Once the moves to broker 2 are done, the two waiting ones are all
+	// that is listed: ktopo's --list is Kafka's.
+	want := "Current partition reassignments:\nkr-moves-0: replicas: 3,1. adding: 3. removing: 1.\n" +
+		"kr-moves-1: replicas: 3,1. adding: 3. removing: 1.\n"
+	var ours string
+	waitUntilShowing(t, "the two waiting moves listed", func() bool {
+		ours = runOK(t, "reassign", "--list", "--bootstrap-server", bs)
+		return ours == want
+	}, func() string { return ours + "want\n" + want })
+	if theirs := kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", bs, "--list"); theirs != ours {
+		t.Errorf("--list:\nktopo:\n%s\nkafka-reassign-partitions:\n%s", ours, theirs)
+	}
+	// Cancelled by another client (Kafka's tool would also clear the
+	// throttles of every broker and wait for the stopped one).
+	alterReassignments(t, bs, topic, map[int32][]int32{1: nil})
+	if err := c.Node(3).Start(); err != nil {
+		t.Fatal(err)
+	}
+	started, finished := map[int]int{}, map[int]int{}
+	for finished[0] == 0 || finished[1] == 0 {
+		m := ev.waitFor("the moves of "+topic, func(m map[string]any) bool { return m["topic"] == topic })
+		p := int(num(m["partition"]))
+		switch m["kind"] {
+		case "partitions_added", "partition_appeared", "topic_created", "topic_deleted":
+			t.Fatalf("while its partitions move, %s reports %v", topic, m)
+		case "reassignment_started":
+			started[p]++
+		case "reassignment_finished":
+			finished[p]++
+		}
+	}
+	for _, p := range []int{0, 1} {
+		if started[p] != 1 || finished[p] != 1 {
+			t.Errorf("%s-%d: %d reassignment_started, %d reassignment_finished; want one each", topic, p, started[p], finished[p])
+		}
+	}
+	var theirs string
+	waitUntilShowing(t, "ktopo and kafka-topics describe "+topic+" alike after the moves", func() bool {
+		ours = runOK(t, "topics", "describe", "--bootstrap-server", bs, "--topic", topic)
+		theirs = kafkaTool(t, c, "kafka-topics", "--bootstrap-server", bs, "--describe", "--topic", topic)
+		return strings.Contains(theirs, "Partition: 0\tLeader: 3") && compareKRaftDescribe(t, describeRecords(t, ours), describeRecords(t, theirs))
+	}, func() string { return "ktopo:\n" + ours + "kafka-topics:\n" + theirs })
+}
+
+// alterReassignments sends one AlterPartitionReassignments of topic's
+// partitions to their targets and fails the test on any refusal.
+func alterReassignments(t *testing.T, bootstrap, topic string, targets map[int32][]int32) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
+	rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()
+	rt.Topic = topic
+	for p, rs := range targets {
+		rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
+		rp.Partition, rp.Replicas = p, rs
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		t.Fatalf("AlterPartitionReassignments: %v", err)
+	}
+	for _, rt := range resp.Topics {
+		for _, rp := range rt.Partitions {
+			if err := kerr.ErrorForCode(rp.ErrorCode); err != nil {
+				t.Fatalf("AlterPartitionReassignments of %s-%d: %v", rt.Topic, rp.Partition, err)
+			}
+		}
 	}
 }

@@ -75,12 +75,31 @@ type topicNode struct {
 }
 
 type partNode struct {
-	present            bool
-	leader, epoch      int32
-	replicas, isr      []int32
-	adding, removing   []int32
-	state              node
-	elrList, lastKnown []int32
+	present       bool
+	leader, epoch int32
+	// replicas are those of its topic znode: the controller's during a
+	// reassignment (ListPartitionReassignments, which a broker's metadata
+	// may trail), else meta, Metadata's.
+	replicas, meta, isr []int32
+	adding, removing    []int32
+	state               node
+	elrList, lastKnown  []int32
+}
+
+// lastPartitions are a topic's partitions as the last poll read them
+// from Metadata.
+func (tn *topicNode) lastPartitions() []kmsg.MetadataResponseTopicPartition {
+	ps := make([]kmsg.MetadataResponseTopicPartition, 0, len(tn.parts))
+	for i := range tn.parts {
+		pn := &tn.parts[i]
+		if !pn.present {
+			continue
+		}
+		p := kmsg.NewMetadataResponseTopicPartition()
+		p.Partition, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR = int32(i), pn.leader, pn.epoch, pn.meta, pn.isr
+		ps = append(ps, p)
+	}
+	return ps
 }
 
 func newLayout(protocol string) *layout {
@@ -117,8 +136,9 @@ func (o *out) set(n *node, path string, data []byte, denied cluster.Access) {
 		Stat: cluster.Stat{Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime, Version: n.version}})
 }
 
-// setState is set for a state znode, whose data is not kept.
-func (o *out) setState(n *node, path string, data []byte) {
+// setState is set for a topic or state znode, whose data is not kept:
+// it goes to the model as its value (NodeEvent.Value), never encoded.
+func (o *out) setState(n *node, path string, value any) {
 	o.l.zxid++
 	typ := cluster.NodeChanged
 	if !n.present {
@@ -128,7 +148,7 @@ func (o *out) setState(n *node, path string, data []byte) {
 		n.version++
 	}
 	n.present, n.mzxid, n.mtime = true, o.l.zxid, o.ms
-	o.events = append(o.events, cluster.NodeEvent{Type: typ, Path: path, Data: data,
+	o.events = append(o.events, cluster.NodeEvent{Type: typ, Path: path, Value: value,
 		Stat: cluster.Stat{Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime, Version: n.version}})
 }
 
@@ -165,7 +185,7 @@ func (l *layout) apply(v *view) ([]cluster.NodeEvent, *cluster.KRaft, []cluster.
 		l.logDirs = v.logDirs
 	}
 	if v.inherited != nil {
-		l.inherit = v.inherited
+		l.inherit = v.inherited.update(l.inherit)
 	}
 	if v.hasTopics {
 		l.lastBrokers, l.fencedListed = v.brokers, v.fencedListed
@@ -288,7 +308,15 @@ func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
 				total += len(tn.parts)
 				continue
 			}
-			ps := mt.partitions()
+			var ps []kmsg.MetadataResponseTopicPartition
+			if tn != nil && tn.id == mt.id && !mt.changed() {
+				// Only its reassignment may have changed: the partitions
+				// are those of the last poll (the response's bytes were
+				// not copied, as they equal them).
+				ps = tn.lastPartitions()
+			} else {
+				ps = mt.partitions()
+			}
 			if mt.err != 0 && len(ps) == 0 {
 				// A topic being created, or one the broker could not
 				// describe this time: as it was.
@@ -387,13 +415,17 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.Metad
 	for i := range ps {
 		p := &ps[i]
 		pn := &tn.parts[p.Partition]
-		adding, removing := pn.adding, pn.removing
+		adding, removing, replicas := pn.adding, pn.removing, p.Replicas
 		if v.reassign != nil {
-			r := reassign[p.Partition]
+			r, listed := reassign[p.Partition]
 			adding, removing = nonEmpty(r.adding), nonEmpty(r.removing)
+			if listed && len(r.replicas) > 0 {
+				replicas = r.replicas
+			}
 		}
-		if !pn.present || !slices.Equal(pn.replicas, p.Replicas) || !slices.Equal(pn.adding, adding) || !slices.Equal(pn.removing, removing) {
-			pn.replicas, pn.adding, pn.removing = p.Replicas, adding, removing
+		pn.meta = p.Replicas
+		if !pn.present || !slices.Equal(pn.replicas, replicas) || !slices.Equal(pn.adding, adding) || !slices.Equal(pn.removing, removing) {
+			pn.replicas, pn.adding, pn.removing = replicas, adding, removing
 			assignChanged = true
 		}
 		tn.reassigning = tn.reassigning || adding != nil || removing != nil
@@ -413,7 +445,7 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.Metad
 			}
 		}
 		tn.node.data = nil
-		o.setState(&tn.node, cluster.TopicPath(tn.name), cluster.EncodeTopicAssignment(a))
+		o.setState(&tn.node, cluster.TopicPath(tn.name), &a)
 	}
 	for i := range ps {
 		p := &ps[i]
@@ -422,11 +454,11 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.Metad
 			continue
 		}
 		pn.present, pn.leader, pn.epoch, pn.isr = true, p.Leader, p.LeaderEpoch, p.ISR
-		st := cluster.PartitionState{ControllerEpoch: l.quorumEpoch, Leader: int(p.Leader), LeaderEpoch: int(p.LeaderEpoch), ISR: ints(p.ISR)}
+		st := cluster.PartitionState{Version: 1, ControllerEpoch: l.quorumEpoch, Leader: int(p.Leader), LeaderEpoch: int(p.LeaderEpoch), ISR: ints(p.ISR)}
 		if st.ISR == nil {
 			st.ISR = []int{}
 		}
-		o.setState(&pn.state, cluster.PartitionStatePath(tn.name, int(p.Partition)), cluster.EncodePartitionState(st))
+		o.setState(&pn.state, cluster.PartitionStatePath(tn.name, int(p.Partition)), &st)
 	}
 }
 

@@ -222,7 +222,7 @@ func TestLayoutConfigsAndELR(t *testing.T) {
 	_, changes := h.poll(&view{configs: map[string]topicConfig{
 		"a": {entries: []cluster.ConfigEntry{{Key: "retention.ms", Value: "1000"}}},
 		"b": {err: denied},
-	}, inherited: []cluster.ConfigEntry{{Key: "min.insync.replicas", Value: "2"}}})
+	}, inherited: &inheritance{set: map[string]string{"min.insync.replicas": "2"}}})
 	s := h.m.Snapshot()
 	if v, ok := s.Topic("a").ConfigValue("retention.ms"); !ok || v != "1000" {
 		t.Fatalf("a's config %+v", s.Topic("a").Config)

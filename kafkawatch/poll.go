@@ -32,6 +32,7 @@ const (
 	sourceDynamicBroker        = 2
 	sourceDynamicDefaultBroker = 3
 	sourceStaticBroker         = 4
+	sourceDefault              = 5
 )
 
 // view is what one poll learned of the cluster. Parts that failed carry
@@ -56,7 +57,7 @@ type view struct {
 
 	// configs: the topics whose configs were read this poll.
 	configs   map[string]topicConfig
-	inherited []cluster.ConfigEntry // nil when no topic config was read
+	inherited *inheritance // nil when no topic config was read
 	// brokerConfigs: entity ("<default>", "1") → dynamic configs, when
 	// read this poll.
 	brokerConfigs map[string]topicConfig
@@ -80,7 +81,11 @@ type brokerInfo struct {
 	fenced bool
 }
 
-type reassignInfo struct{ adding, removing []int32 }
+// reassignInfo is one partition of ListPartitionReassignments: the
+// controller's replicas (the target and the original together, as
+// ZooKeeper's topic znode holds them during a move), and those being
+// added and removed.
+type reassignInfo struct{ replicas, adding, removing []int32 }
 
 type topicConfig struct {
 	entries []cluster.ConfigEntry
@@ -175,7 +180,7 @@ func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions, lay *layou
 			for _, t := range resp.Topics {
 				ps := map[int32]reassignInfo{}
 				for _, p := range t.Partitions {
-					ps[p.Partition] = reassignInfo{p.AddingReplicas, p.RemovingReplicas}
+					ps[p.Partition] = reassignInfo{p.Replicas, p.AddingReplicas, p.RemovingReplicas}
 				}
 				v.reassign[t.Topic] = ps
 			}
@@ -192,20 +197,43 @@ func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions, lay *layou
 	if metaErr != nil {
 		return nil, metaErr
 	}
-	// DescribeCluster v2 lists the fenced brokers too; an older one only
-	// the live ones, as Metadata does.
 	if dcErr == nil && dc != nil {
-		v.fencedListed = dc.Version >= 2
-		v.brokers = v.brokers[:0]
-		for _, b := range dc.Brokers {
-			v.brokers = append(v.brokers, brokerInfo{id: b.NodeID, host: b.Host, port: b.Port, rack: b.Rack, fenced: b.IsFenced})
-		}
+		v.brokers, v.fencedListed = mergeBrokers(v.brokers, dc)
 		if v.clusterID == "" {
 			v.clusterID = dc.ClusterID
 		}
 	}
 	slices.SortFunc(v.brokers, func(a, b brokerInfo) int { return int(a.id - b.id) })
 	return v, nil
+}
+
+// mergeBrokers adds to the live brokers of a Metadata response (a KRaft
+// broker lists the unfenced ones) those DescribeCluster lists besides
+// them, fenced (v2+ lists the fenced brokers; an older one only the live
+// ones, as Metadata does); it reports whether the fenced are listed.
+//
+// Which brokers are live comes from the Metadata response alone: its
+// partitions and its brokers are one broker's metadata at one moment, so
+// a fence and the leader moves and ISR shrinks the controller wrote with
+// it (one record batch) arrive in the same poll, the fence first.
+// DescribeCluster is another request, often answered by another broker,
+// or a moment later after a retry: taking liveness from it showed the
+// controller's reaction a poll before its cause.
+func mergeBrokers(live []brokerInfo, dc *kmsg.DescribeClusterResponse) ([]brokerInfo, bool) {
+	out := live
+	for _, b := range dc.Brokers {
+		i := slices.IndexFunc(live, func(x brokerInfo) bool { return x.id == b.NodeID })
+		if i >= 0 {
+			if out[i].rack == nil {
+				out[i].rack = b.Rack
+			}
+			continue
+		}
+		// Fenced, or unfenced since the Metadata's broker answered: live
+		// once a Metadata response lists it.
+		out = append(out, brokerInfo{id: b.NodeID, host: b.Host, port: b.Port, rack: b.Rack, fenced: true})
+	}
+	return out, dc.Version >= 2
 }
 
 // describeQuorum reads the metadata quorum (a broker forwards it to the
@@ -249,7 +277,7 @@ func askQuorum(ctx context.Context, send func(context.Context, kmsg.Request) (km
 type configPart struct {
 	topics    int                    // how many topics it asked about
 	configs   map[string]topicConfig // their own overrides, or their errors
-	inherited []cluster.ConfigEntry  // the values they inherit from the brokers (nil: no topic answered)
+	inherited *inheritance           // what they inherit from the brokers (nil: no topic answered)
 	err       error                  // the request failed
 }
 
@@ -291,20 +319,81 @@ func streamTopicConfigs(ctx context.Context, cl *kgo.Client, timeout time.Durati
 // describeTopicConfigs reads the configs of topics (a few requests at a
 // time, to any broker): their own overrides and the inherited values
 // that are not Kafka's defaults.
-func describeTopicConfigs(ctx context.Context, cl *kgo.Client, names []string) (map[string]topicConfig, []cluster.ConfigEntry, error) {
+func describeTopicConfigs(ctx context.Context, cl *kgo.Client, names []string) (map[string]topicConfig, *inheritance, error) {
 	out := make(map[string]topicConfig, len(names))
-	var inherited []cluster.ConfigEntry
+	var inherited *inheritance
 	var firstErr error
 	for part := range streamTopicConfigs(ctx, cl, 0, nil, names, configChunk, configInFlight) {
 		if part.err != nil && firstErr == nil {
 			firstErr = part.err
 		}
 		maps.Copy(out, part.configs)
-		if part.inherited != nil {
-			inherited = part.inherited
-		}
+		inherited = inherited.merge(part.inherited)
 	}
 	return out, inherited, firstErr
+}
+
+// inheritance is what one or more DescribeConfigs of topics said of the
+// values a topic inherits from the brokers. set: the keys a topic that
+// does not override them takes from a broker config (one broker's
+// dynamic config, the dynamic cluster-wide default, or the broker's
+// server.properties), with that value; unset: the keys a topic reported
+// at Kafka's default (no broker config sets them). A key that every topic
+// asked about overrides is in neither: the answer does not tell, and
+// what an earlier answer said of it stands. (Taking the inherited values
+// of one topic for all dropped every key that topic overrides.)
+type inheritance struct {
+	set   map[string]string
+	unset map[string]bool
+}
+
+// note records what one topic's config entry says of its key.
+func (in *inheritance) note(key, value string, source kmsg.ConfigSource) {
+	switch source {
+	case sourceDynamicBroker, sourceDynamicDefaultBroker, sourceStaticBroker:
+		in.set[key] = value
+		delete(in.unset, key)
+	case sourceDefault:
+		if _, ok := in.set[key]; !ok {
+			in.unset[key] = true
+		}
+	}
+}
+
+// merge returns what in and o say together, o the newer (either may be
+// nil).
+func (in *inheritance) merge(o *inheritance) *inheritance {
+	switch {
+	case o == nil:
+		return in
+	case in == nil:
+		return o
+	}
+	for k := range o.unset {
+		delete(in.set, k)
+		in.unset[k] = true
+	}
+	for k, v := range o.set {
+		in.set[k] = v
+		delete(in.unset, k)
+	}
+	return in
+}
+
+// update returns the inherited configs of list changed as in says
+// (sorted by key).
+func (in *inheritance) update(list []cluster.ConfigEntry) []cluster.ConfigEntry {
+	out := make([]cluster.ConfigEntry, 0, len(list)+len(in.set))
+	for _, e := range list {
+		if _, ok := in.set[e.Key]; !ok && !in.unset[e.Key] {
+			out = append(out, e)
+		}
+	}
+	for k, v := range in.set {
+		out = append(out, cluster.ConfigEntry{Key: k, Value: v})
+	}
+	slices.SortFunc(out, func(a, b cluster.ConfigEntry) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
 
 // askTopicConfigs sends one DescribeConfigs of topics to broker (-1: any)
@@ -344,6 +433,13 @@ func askTopicConfigs(ctx context.Context, cl *kgo.Client, timeout time.Duration,
 		part.err = err
 		return part
 	}
+	part.read(resp)
+	return part
+}
+
+// read takes a DescribeConfigs answer of topics: each topic's own
+// overrides, or its error, and what they inherit from the brokers.
+func (part *configPart) read(resp *kmsg.DescribeConfigsResponse) {
 	part.configs = make(map[string]topicConfig, len(resp.Resources))
 	for i := range resp.Resources {
 		r := &resp.Resources[i]
@@ -351,27 +447,23 @@ func askTopicConfigs(ctx context.Context, cl *kgo.Client, timeout time.Duration,
 			part.configs[r.ResourceName] = topicConfig{err: err}
 			continue
 		}
-		var own, inh []cluster.ConfigEntry
+		if part.inherited == nil {
+			part.inherited = &inheritance{set: map[string]string{}, unset: map[string]bool{}}
+		}
+		var own []cluster.ConfigEntry
 		for _, c := range r.Configs {
 			val := ""
 			if c.Value != nil {
 				val = *c.Value
 			}
-			switch c.Source {
-			case sourceDynamicTopic:
+			if c.Source == sourceDynamicTopic {
 				own = append(own, cluster.ConfigEntry{Key: c.Name, Value: val})
-			case sourceDynamicBroker, sourceDynamicDefaultBroker, sourceStaticBroker:
-				inh = append(inh, cluster.ConfigEntry{Key: c.Name, Value: val})
+				continue
 			}
+			part.inherited.note(c.Name, val, c.Source)
 		}
 		part.configs[r.ResourceName] = topicConfig{entries: own}
-		if inh == nil {
-			inh = []cluster.ConfigEntry{}
-		}
-		part.inherited = inh
 	}
-	slices.SortFunc(part.inherited, func(a, b cluster.ConfigEntry) int { return strings.Compare(a.Key, b.Key) })
-	return part
 }
 
 // describeBrokerConfigs reads the dynamic broker configs: the

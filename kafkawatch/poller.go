@@ -401,7 +401,7 @@ func (p *Poller) load(state *zkwatch.State) error {
 	var lastKRaft *cluster.KRaft
 	for in := orEmpty(parts); in != nil; {
 		cfgs := map[string]topicConfig{}
-		var inherited []cluster.ConfigEntry
+		var inherited *inheritance
 		n := 0
 		flush := time.After(progressEvery)
 	collect:
@@ -416,9 +416,7 @@ func (p *Poller) load(state *zkwatch.State) error {
 					return q.err
 				}
 				maps.Copy(cfgs, q.configs)
-				if q.inherited != nil {
-					inherited = q.inherited
-				}
+				inherited = inherited.merge(q.inherited)
 				n += q.topics
 			case <-flush:
 				if n > 0 {

@@ -1,0 +1,118 @@
+package kafkawatch
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/ktopo/ktopo/cluster"
+)
+
+// sink keeps the benchmark's encodings from being optimized away.
+var sink []byte
+
+// BenchmarkFirstPoll is the first poll of a KRaft cluster of 10,000
+// topics × 10 partitions × RF 3 (1,000 topics under -short), from the
+// Metadata response's bytes to the model, in its stages: the response
+// read (metaResponse), the layout turning it into node events, and the
+// model applying them. The events carry their topic and state values
+// typed (NodeEvent.Value); encode-ms and decode-ms time what their JSON
+// in Kafka's ZooKeeper layout would cost each way, and json-share that
+// against the stages: the round trip the typed values save (it was 26%
+// of a first poll's CPU when the poller encoded and the model decoded).
+func BenchmarkFirstPoll(b *testing.B) {
+	topics := 10_000
+	if testing.Short() {
+		topics = 1_000
+	}
+	const parts, brokers = 10, 8
+	resp := kmsg.NewPtrMetadataResponse()
+	resp.Version = 12
+	resp.ClusterID = str("cid")
+	for id := int32(1); id <= brokers; id++ {
+		br := kmsg.NewMetadataResponseBroker()
+		br.NodeID, br.Host, br.Port = id, fmt.Sprintf("kafka-%d", id), 9092
+		resp.Brokers = append(resp.Brokers, br)
+	}
+	for i := range topics {
+		mt := kmsg.NewMetadataResponseTopic()
+		mt.Topic, mt.TopicID = str(fmt.Sprintf("topic-%05d", i)), [16]byte{byte(i), byte(i >> 8), 1}
+		for p := range int32(parts) {
+			rs := []int32{1 + (int32(i)+p)%brokers, 1 + (int32(i)+p+1)%brokers, 1 + (int32(i)+p+2)%brokers}
+			mt.Partitions = append(mt.Partitions, mdPart(p, rs[0], 3, rs, rs))
+		}
+		resp.Topics = append(resp.Topics, mt)
+	}
+	data := resp.AppendTo(nil)
+	var read, lay, model, encode, decode time.Duration
+	for b.Loop() {
+		l := newLayout("PLAINTEXT")
+		t0 := time.Now()
+		r := &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 12}, lay: l}
+		if err := r.ReadFrom(data); err != nil {
+			b.Fatal(err)
+		}
+		v := &view{at: time.Now(), hasTopics: true, clusterID: "cid", topics: r.topics, reassign: map[string]map[int32]reassignInfo{}, quorum: quorum(3000, 1)}
+		for _, br := range r.Brokers {
+			v.brokers = append(v.brokers, brokerInfo{id: br.NodeID, host: br.Host, port: br.Port})
+		}
+		t1 := time.Now()
+		events, k, _ := l.apply(v)
+		t2 := time.Now()
+		m := cluster.NewModel(cluster.ModelOptions{NoChanges: true})
+		m.SetKRaft(k)
+		m.Apply(events, true)
+		t3 := time.Now()
+		read, lay, model = read+t1.Sub(t0), lay+t2.Sub(t1), model+t3.Sub(t2)
+		e, d := jsonBothWays(b, events)
+		encode, decode = encode+e, decode+d
+	}
+	n := float64(b.N)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / n }
+	b.ReportMetric(ms(read), "read-ms")
+	b.ReportMetric(ms(lay), "layout-ms")
+	b.ReportMetric(ms(model), "model-ms")
+	b.ReportMetric(ms(encode), "encode-ms")
+	b.ReportMetric(ms(decode), "decode-ms")
+	b.ReportMetric(float64(encode+decode)/float64(read+lay+model), "json-share")
+}
+
+// jsonBothWays times what the JSON of events' values would cost: each
+// encoded as Kafka's ZooKeeper layout (encode) and decoded again as the
+// model decodes a ZooKeeper node (decode): the round trip the typed
+// values (NodeEvent.Value) save. (In a function of its own: go1.26.8's
+// compiler crashes on this code in a b.Loop body.)
+func jsonBothWays(b *testing.B, events []cluster.NodeEvent) (encode, decode time.Duration) {
+	data := make([][]byte, len(events))
+	t0 := time.Now()
+	for i, e := range events {
+		switch v := e.Value.(type) {
+		case *cluster.PartitionState:
+			data[i] = cluster.EncodePartitionState(*v)
+		case *cluster.TopicAssignment:
+			data[i] = cluster.EncodeTopicAssignment(*v)
+		}
+	}
+	encode = time.Since(t0)
+	t1 := time.Now()
+	bad := 0
+	for i, e := range events {
+		var err error
+		switch e.Value.(type) {
+		case *cluster.PartitionState:
+			_, err = cluster.DecodePartitionState(data[i])
+		case *cluster.TopicAssignment:
+			_, err = cluster.DecodeTopicAssignment(data[i])
+		}
+		if err != nil {
+			bad++
+		}
+	}
+	decode = time.Since(t1)
+	if bad > 0 {
+		b.Fatalf("%d events do not decode", bad)
+	}
+	return encode, decode
+}
