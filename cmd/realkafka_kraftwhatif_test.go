@@ -16,6 +16,7 @@ import (
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/kafkawatch"
+	"github.com/ktopo/ktopo/ui/screens/whatif"
 )
 
 // TestRealKRaftWhatIf: the what-if's prediction (cluster.PredictFailure,
@@ -29,7 +30,9 @@ import (
 // last known ELR, and the leader recovery state, which no client API
 // shows, as the controller wrote it in its metadata log (kafka-dump-log).
 // Where the fencing order decides, the state must be one of the outcomes
-// predicted. Unclean elections need a live replica out of sync: a topic
+// predicted. The TUI's what-if screen follows it all through a live
+// poller: once the brokers are fenced it must hold the prediction it made
+// before (WAS is the state before the kill) and find it true. Unclean elections need a live replica out of sync: a topic
 // whose new replica is copied at 1 B/s (a throttled reassignment).
 func TestRealKRaftWhatIf(t *testing.T) {
 	kafkatest.Require(t, kafkatest.Kafka44)
@@ -194,6 +197,13 @@ func (w *kraftWhatIf) scenario(t *testing.T, elr bool, kill []int, lag []lagging
 		}
 	}
 
+	// The TUI's screen, following the cluster live, predicts the same
+	// before the kill.
+	screen := w.followWhatIf(t, kill)
+	screen.waitFor(t, "predicts the failure of the live brokers", func(m *whatif.Model) bool {
+		return !m.Verifying() && slices.Equal(m.Impact().Live, kill) && m.Impact().Counts == fi.Counts
+	})
+
 	for _, id := range kill {
 		c.Node(id).Kill()
 	}
@@ -231,6 +241,7 @@ func (w *kraftWhatIf) scenario(t *testing.T, elr bool, kill []int, lag []lagging
 		t.Errorf("%d of %d partitions not as predicted (RECOVERING before: %v; before the kill: %s):\n  %s",
 			len(diff), len(want), wasRecovering, describe(before), strings.Join(diff, "\n  "))
 	}
+	screen.checkHeld(t, before, fi)
 	t.Logf("%d partitions compared: %d listed by the what-if, %d with several outcomes (the fencing order; %d beyond the leader epoch), "+
 		"%d in another than the worst; %d RECOVERING, %d with ELR", compared, fi.Counts.Partitions, several, fi.Counts.OrderDecides, notFirst, unclean, withELR)
 }
