@@ -146,6 +146,16 @@ func TestPredictFailureKRaft(t *testing.T) {
 				"m2-0: leader 1 isr [1] elr [2] epoch 5 +1 <minISR urp",
 				"m2-1: leader 1 isr [1] elr [2] epoch 6 +1 <minISR urp",
 			}},
+		// getTopicEffectiveMinIsr: the topic's min ISR, at most the
+		// replication factor of its partition 0: here 2, so partition 1
+		// (4 replicas) keeps no ELR with 2 in its ISR.
+		{"ELR on: the min ISR is at most partition 0's replication factor",
+			wiCluster{topics: []wiTopic{{name: "t", config: map[string]string{"min.insync.replicas": "3"},
+				parts: []wiPart{p(r(1, 2), 1, 1, 2), p(r(1, 2, 3, 4), 1, 1, 2, 3)}}}},
+			wiKRaft{elr: true}, []int{1}, []string{
+				"t-0: leader 2 isr [2] elr [1] epoch 6 +1 <minISR urp",
+				"t-1: leader 2 isr [2,3] epoch 6 +1 <minISR urp",
+			}},
 		// build writes an empty ISR when ELR is on;
 		// maybeUpdateLastKnownLeader remembers the leader lost as the
 		// last known ELR.
