@@ -16,33 +16,48 @@ import (
 // the other in Kafka's hash order, an ISR keeping its last member even when
 // that member is dead. When the controller itself is among the lost, its
 // successor's failover does the same in the other order (the ISRs first,
-// then the elections), which changes only the leader epochs.
+// then the elections), which changes only the leader epochs. A KRaft
+// cluster's controller has rules of its own (whatif_kraft.go).
 
 // PartitionFailure is one partition's fate in a FailureImpact: its state
 // now and the state the controller would leave it in.
 type PartitionFailure struct {
 	// Partition is the partition as it is now (shared with the snapshot).
 	Partition *Partition
-	// Leader, ISR, LeaderEpoch and Recovering are the state the controller
-	// would write: the current one when it would write nothing.
+	// Leader, ISR, LeaderEpoch and Recovering (below) are the state the
+	// controller would write: the current one when it would write nothing.
 	Leader      int
 	ISR         []int
 	LeaderEpoch int
-	// Recovering: the leader would be elected from outside the ISR (an
-	// unclean election, Kafka's leader_recovery_state RECOVERING).
-	Recovering bool
-	// Writes counts the state znode writes, each bumping the leader epoch.
+	// Writes counts the state writes (on ZooKeeper each bumps the leader
+	// epoch; on KRaft the PartitionChangeRecords, the most of any order).
 	Writes int
 	// MinISR is the effective min.insync.replicas under the new leader.
 	MinISR int
+	// kraft holds what a KRaft prediction adds when it changes the
+	// eligible leader replicas, has several outcomes or could not try
+	// every order (nil otherwise: a pointer, so that the many partitions
+	// without keep the slice small).
+	kraft *kraftFate
 	// Before and After are the partition's condition now and then.
 	Before, After Condition
+	// Recovering: the leader would be elected from outside the ISR (an
+	// unclean election, Kafka's leader_recovery_state RECOVERING).
+	Recovering bool
 	// OnFailed: the partition has a replica on a failed broker.
 	OnFailed bool
 	// LeaderLost: it is led now by a failed broker.
 	LeaderLost bool
 
 	offline, wasOffline, wasUnderMinISR bool
+}
+
+// kraftFate is a KRaft partition's eligible leader replicas after, and
+// the other outcomes.
+type kraftFate struct {
+	elr, lke   []int
+	others     []FailureOutcome
+	unexplored bool
 }
 
 // Offline reports that the partition would have no live leader
@@ -73,10 +88,12 @@ func (f *PartitionFailure) UnderReplicated() bool {
 	return len(f.ISR) < f.Partition.ReplicationFactor()
 }
 
-// Changed reports that its leader, ISR or recovery state would change.
+// Changed reports that its leader, ISR, eligible leader replicas or
+// recovery state would change (or might, in some fencing order).
 func (f *PartitionFailure) Changed() bool {
 	p := f.Partition
-	return f.Leader != p.Leader || !slices.Equal(f.ISR, p.ISR) || f.Recovering != (p.LeaderRecoveryState == LeaderRecovering)
+	return f.Leader != p.Leader || !slices.Equal(f.ISR, p.ISR) || f.Recovering != (p.LeaderRecoveryState == LeaderRecovering) ||
+		!slices.Equal(f.ELR(), p.ELR) || !slices.Equal(f.LastKnownELR(), p.LastKnownELR) || f.OrderDecides()
 }
 
 // State is the predicted state as the controller would write it.
@@ -107,6 +124,10 @@ type FailureCounts struct {
 	// Unclean counts the unclean elections (a leader from outside the ISR:
 	// the messages it lacks are lost).
 	Unclean int
+	// OrderDecides counts the partitions whose leader, ISR or eligible
+	// leader replicas depend on the order the controller fences the
+	// failed brokers in (KRaft); the counts above take the worst.
+	OrderDecides int
 }
 
 // add counts f.
@@ -128,6 +149,7 @@ func (c *FailureCounts) add(f *PartitionFailure) {
 	c.NewlyUnderMinISR += b2i(f.NewlyUnderMinISR())
 	c.WasUnderReplicated += b2i(p.UnderReplicated())
 	c.Unclean += b2i(f.Recovering && p.LeaderRecoveryState != LeaderRecovering)
+	c.OrderDecides += b2i(f.OrderDecides())
 }
 
 func (c *FailureCounts) sum(o FailureCounts) {
@@ -143,6 +165,7 @@ func (c *FailureCounts) sum(o FailureCounts) {
 	c.NewlyOffline += o.NewlyOffline
 	c.NewlyUnderMinISR += o.NewlyUnderMinISR
 	c.Unclean += o.Unclean
+	c.OrderDecides += o.OrderDecides
 }
 
 // TopicFailure is one topic's partitions in a FailureImpact.
@@ -161,6 +184,11 @@ type FailureImpact struct {
 	// ControllerFails: the controller is among them (or there is none), so
 	// the next controller's failover does the work.
 	ControllerFails bool
+	// KRaft: the KRaft controller's rules were applied (whatif_kraft.go);
+	// ELR: with eligible leader replicas (eligible.leader.replicas.version
+	// ≥ 1); QuorumLost: the failed nodes take the metadata quorum's
+	// majority, so no controller acts and nothing is predicted to change.
+	KRaft, ELR, QuorumLost bool
 	// Topics that have a listed partition, by name.
 	Topics []TopicFailure
 	// Counts over every topic.
@@ -222,11 +250,14 @@ type failureEnv struct {
 	ctrl         int
 	brokerConfig map[string][]ConfigEntry
 	brokerMinISR map[int]int
+	kraft        bool
+	rules        kraftRules
 }
 
 func (e *failureEnv) same(o *failureEnv) bool {
 	return slices.Equal(e.live, o.live) && slices.Equal(e.gone, o.gone) && e.ctrl == o.ctrl &&
-		maps.EqualFunc(e.brokerConfig, o.brokerConfig, slices.Equal) && maps.Equal(e.brokerMinISR, o.brokerMinISR)
+		maps.EqualFunc(e.brokerConfig, o.brokerConfig, slices.Equal) && maps.Equal(e.brokerMinISR, o.brokerMinISR) &&
+		e.kraft == o.kraft && e.rules == o.rules
 }
 
 // NewFailurePredictor predicts the failure of brokers (any order,
@@ -273,6 +304,9 @@ type prediction struct {
 	controllerFails bool
 	act             bool
 	gone            []int
+	kraft           *kraftRules // nil: ZooKeeper mode's rules
+	doomed          []int       // kraftPartition's buffers
+	outs            []kpart
 }
 
 // Predict replays the failure on s.
@@ -286,10 +320,16 @@ func (fp *FailurePredictor) Predict(s *Snapshot) *FailureImpact {
 	pr := prediction{s: s, live: func(id int) bool { return s.IsLive(id) && !fp.isFailed(id) }, ctrl: s.Controller().BrokerID}
 	pr.controllerFails = pr.ctrl < 0 || fp.isFailed(pr.ctrl)
 	out.ControllerFails = pr.controllerFails
+	env := failureEnv{ctrl: pr.ctrl, brokerConfig: s.brokerConfig, brokerMinISR: s.brokerMinISR}
+	if k := s.KRaft(); k != nil {
+		env.kraft, env.rules = true, kraftRulesOf(k, fp.isFailed)
+		pr.kraft = &env.rules
+		out.KRaft, out.ELR, out.QuorumLost = true, env.rules.elr, env.rules.quorumLost
+	}
 	// The brokers whose replicas go offline, in the order the controller
 	// handles them: the newly dead ones at a broker change; at a failover,
-	// every broker holding replicas that is not live.
-	env := failureEnv{ctrl: pr.ctrl, brokerConfig: s.brokerConfig, brokerMinISR: s.brokerMinISR}
+	// every broker holding replicas that is not live (on ZooKeeper: a
+	// KRaft controller fences only the brokers that lose their session).
 	for i := range s.brokers {
 		b := &s.brokers[i]
 		if b.Live {
@@ -297,7 +337,7 @@ func (fp *FailurePredictor) Predict(s *Snapshot) *FailureImpact {
 		}
 		switch {
 		case b.Replicas == 0:
-		case pr.controllerFails && !pr.live(b.ID):
+		case pr.controllerFails && pr.kraft == nil && !pr.live(b.ID):
 			pr.gone = append(pr.gone, b.ID)
 		case b.Live && fp.isFailed(b.ID):
 			pr.gone = append(pr.gone, b.ID)
@@ -305,14 +345,16 @@ func (fp *FailurePredictor) Predict(s *Snapshot) *FailureImpact {
 	}
 	pr.gone = BrokerHashOrder(pr.gone)
 	env.gone = pr.gone
-	// Nothing happens if no registered broker is lost.
-	pr.act = len(out.Live) > 0
+	// Nothing happens if no registered broker is lost, nor without a
+	// controller to act.
+	pr.act = len(out.Live) > 0 && !env.rules.quorumLost
 	// What was predicted for an unchanged topic holds while the rest is the
 	// same; a leader gone but not replaced yet (the controller at work)
 	// makes every topic's partitions candidates, so nothing is kept then.
 	reuse := fp.hasEnv && env.same(&fp.env) && !s.deadLeaders
 	fp.env, fp.hasEnv = env, true
 	memo := make(map[*Topic]*topicMemo, len(fp.memo))
+	listed := 0
 	for _, t := range s.topics {
 		tm := fp.memo[t]
 		if tm == nil {
@@ -328,6 +370,14 @@ func (fp *FailurePredictor) Predict(s *Snapshot) *FailureImpact {
 		out.Deleting += tm.deleting
 		if len(tm.tf.Partitions) > 0 {
 			out.Counts.sum(tm.tf.Counts)
+			listed++
+		}
+	}
+	// The topics listed, in a slice of their size (a TopicFailure is
+	// large: growing the slice by appends cost more than this second pass).
+	out.Topics = make([]TopicFailure, 0, listed)
+	for _, t := range s.topics {
+		if tm := memo[t]; len(tm.tf.Partitions) > 0 {
 			out.Topics = append(out.Topics, tm.tf)
 		}
 	}
@@ -377,7 +427,11 @@ func (fp *FailurePredictor) topic(pr *prediction, t *Topic, idx []int32) (tf Top
 			Recovering: p.LeaderRecoveryState == LeaderRecovering,
 			OnFailed:   slices.ContainsFunc(p.Replicas, fp.isFailed),
 			LeaderLost: p.HasLeader() && fp.isFailed(p.Leader)}
-		if pr.act && p.HasState && p.StateErr == nil {
+		switch {
+		case !pr.act || !p.HasState || p.StateErr != nil:
+		case pr.kraft != nil:
+			pr.kraftPartition(&f, t, mayUnclean)
+		default:
 			st := predicted{leader: p.Leader, epoch: p.LeaderEpoch, isr: p.ISR, recovering: f.Recovering}
 			if pr.controllerFails {
 				removeFromISRs(&st, p.Replicas, pr.gone)

@@ -18,7 +18,6 @@ import (
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
-	"github.com/ktopo/ktopo/ui/internal/part"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -130,12 +129,28 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	m.snap = s
 	m.impact = m.fp.Predict(s)
 	switch {
+	case m.held != nil && lostSince(m.held.Live, m.impact.Live):
+		// One of the brokers went down since the held prediction: it is
+		// the state before the failure, kept until they are all back
+		// (a KRaft controller fences brokers lost together one by one,
+		// a poll or more apart: the polls between must not replace it).
+		m.verifying = true
 	case len(m.impact.Live) > 0:
 		m.held, m.verifying = m.impact, false
 	case m.held != nil:
 		m.verifying = true
 	}
 	m.rebuild(cur)
+}
+
+// lostSince reports that a broker of was is not in now.
+func lostSince(was, now []int) bool {
+	for _, id := range was {
+		if !slices.Contains(now, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // rowKey names a row: a topic and partition, -1 for the topic's heading,
@@ -220,7 +235,7 @@ func (m *Model) compare(topic string, f *cluster.PartitionFailure) {
 	if p == nil {
 		return
 	}
-	if same(f, p) {
+	if m.same(f, p) {
 		m.matched++
 	}
 	m.nowCount.Partitions++
@@ -232,84 +247,18 @@ func (m *Model) compare(topic string, f *cluster.PartitionFailure) {
 	}
 }
 
-// same reports that p is in the state f predicted.
-func same(f *cluster.PartitionFailure, p *cluster.Partition) bool {
-	return p.Leader == f.Leader && slices.Equal(p.ISR, f.ISR) && (p.LeaderRecoveryState == cluster.LeaderRecovering) == f.Recovering
-}
-
-// pick is the long words when they fit the line, else the short ones.
-func (m *Model) pick(words [2]string) string {
-	if cell.Width(words[0]) < m.w {
-		return words[0]
-	}
-	return words[1]
-}
-
-// heading builds the three lines above the table, in long and short
-// words (plain text; View picks by width and styles them whole).
-func (m *Model) heading() {
-	fi := m.Impact()
-	c := fi.Counts
-	title := "What if " + m.subject() + " fails"
-	switch {
-	case m.verifying:
-		title = upperFirst(m.subject()) + " is down: the prediction against what happened"
-	case len(fi.Live) == 0:
-		title = upperFirst(m.subject()) + " is down already: what its loss still changes"
-	case len(fi.Live) < len(fi.Brokers):
-		title += " (" + text.Ints(fi.Live) + " still up)"
-	}
-	m.head[0] = [2]string{title, title}
-	// The worst first: what stops clients, then what loses data, then the
-	// rest. Offline and under min ISR count what the failure would cause;
-	// the note says how many are so already.
-	for i, words := range [2][5]string{
-		{" newly offline", " newly under min ISR", "under-replicated", "unclean elections (data loss)", " re-elected"},
-		{" offline", " <minISR", "URP", "unclean", " moved"},
-	} {
-		var b strings.Builder
-		b.WriteString(cell.Thousands(c.NewlyOffline) + words[0] + " · " + cell.Thousands(c.NewlyUnderMinISR) + words[1])
-		if c.Unclean > 0 {
-			b.WriteString(" · " + cell.Thousands(c.Unclean) + " " + words[3])
+// same reports that p is in a state f predicted: its leader and ISR, and
+// what the snapshot knows besides: the recovery state on ZooKeeper (no
+// Kafka API tells it), the eligible leader replicas on KRaft when read.
+func (m *Model) same(f *cluster.PartitionFailure, p *cluster.Partition) bool {
+	what := cluster.CompareRecovery
+	if k := m.snap.KRaft(); k != nil {
+		what = 0
+		if k.ELR {
+			what = cluster.CompareELR
 		}
-		b.WriteString(" · " + cell.Count(c.LeadersLost, "leader") + " lost (" + cell.Thousands(c.LeadersMoved) + words[4] + ")")
-		b.WriteString(" · " + cell.Thousands(c.UnderReplicated) + " " + words[2] + " · of " + cell.Count(c.Partitions, "partition"))
-		m.head[1][i] = b.String()
 	}
-	var already [2]string
-	if off, minISR := c.Offline-c.NewlyOffline, c.UnderMinISR-c.NewlyUnderMinISR; off+minISR > 0 {
-		var long, short []string
-		if off > 0 {
-			long, short = append(long, cell.Thousands(off)+" offline"), append(short, cell.Thousands(off)+" offline")
-		}
-		if minISR > 0 {
-			long, short = append(long, cell.Thousands(minISR)+" under min ISR"), append(short, cell.Thousands(minISR)+" <minISR")
-		}
-		already = [2]string{"Already now, not counted above: " + strings.Join(long, ", ") + ". ", "Already: " + strings.Join(short, ", ") + ". "}
-	}
-	switch {
-	case m.verifying:
-		n := m.nowCount.Partitions
-		if m.matched == n {
-			m.head[2][0] = "✓ As predicted: all " + cell.Count(n, "partition") + " (" + cell.Thousands(m.nowCount.Offline) + " offline, " +
-				cell.Thousands(m.nowCount.UnderMinISR) + " under min ISR)."
-			m.head[2][1] = "✓ As predicted: all " + cell.Count(n, "partition") + "."
-		} else {
-			m.head[2][0] = "Now " + cell.Thousands(m.matched) + " of " + cell.Count(n, "partition") + " as predicted (" +
-				cell.Thousands(m.nowCount.Offline) + " offline, " + cell.Thousands(m.nowCount.UnderMinISR) +
-				" under min ISR); ≠ marks the others (the controller may be at work)."
-			m.head[2][1] = "Now " + cell.Thousands(m.matched) + " of " + cell.Thousands(n) + " as predicted; ≠ marks the others."
-		}
-	case fi.ControllerFails && len(fi.Live) > 0:
-		m.head[2][0] = already[0] + "The controller goes too: the next one takes over, then elects. Kafka's rule: the first live in-sync replica in assignment order."
-		m.head[2][1] = already[1] + "The controller goes too: the next one elects."
-	default:
-		m.head[2][0] = already[0] + "Kafka's rule: the first live in-sync replica in assignment order leads; an out-of-sync one only where unclean election is on."
-		m.head[2][1] = already[1] + "The first live in-sync replica in assignment order leads."
-	}
-	if fi.Deleting > 0 {
-		m.head[2][0] += " " + cell.Count(fi.Deleting, "partition") + " of topics being deleted not shown."
-	}
+	return f.Matches(p, what)
 }
 
 // ShortHelp implements help.KeyMap.
@@ -510,7 +459,7 @@ func (m *Model) row(r row, selected bool) string {
 			b.WriteString(cell.Fit(text.Broker(now.Leader), cLeader))
 			b.WriteString(cell.Fit(text.Ints(now.ISR), iw))
 			mark, markInk = "≠", st.Warning
-			if same(f, now) {
+			if m.same(f, now) {
 				mark, markInk = "✓", st.Online
 			}
 		} else {
@@ -519,59 +468,9 @@ func (m *Model) row(r row, selected bool) string {
 		b.WriteString(markInk.Unless(selected).S(cell.Fit(mark, cMark)))
 		width += cArrow + cLeader + iw + cMark
 	}
-	word, wordInk := result(st, f, m.w-width < longResult)
+	word, wordInk := result(st, f, m.w-width < longResult, fi.KRaft)
 	b.WriteString(wordInk.Unless(selected).S(word))
 	width += cell.Width(word)
 	line := cell.Row(b.String(), width, m.w, selected)
 	return st.Selected.If(selected).S(line)
-}
-
-// result is what the failure means for a partition, the worst first, and
-// its colour; short words below narrow. A condition the partition is in
-// now already is said so: the failure is not what caused it.
-func result(st *theme.Styles, f *cluster.PartitionFailure, short bool) (string, theme.Ink) {
-	cond := f.After.String()
-	minISR := "under min ISR"
-	if short {
-		switch f.After {
-		case cluster.ConditionUnderMinISR:
-			cond = "<minISR"
-		case cluster.ConditionUnderReplicated:
-			cond = "URP"
-		default:
-		}
-		minISR = "<minISR"
-	}
-	if !f.Changed() {
-		// Listed for its replica on a failed broker, which is out of its
-		// ISR already: its condition is not the failure's doing.
-		return "no change: " + cond, part.Ink(st, f.After)
-	}
-	if f.After == f.Before && f.After != cluster.ConditionUnderReplicated && !f.After.Healthy() {
-		cond = "already " + cond
-	}
-	if f.WasUnderMinISR() {
-		minISR = "already " + minISR
-	}
-	words := []string{cond}
-	switch {
-	case f.Recovering && f.Partition.LeaderRecoveryState != cluster.LeaderRecovering:
-		if short {
-			words = append(words, "unclean (data lost)")
-		} else {
-			words = append(words, "unclean: "+strconv.Itoa(f.Leader)+" leads, data lost")
-		}
-	case f.LeaderLost && f.Leader >= 0:
-		words = append(words, "new leader")
-	case f.LeaderLost:
-		words = append(words, "no leader")
-	}
-	if f.UnderMinISR() && f.After != cluster.ConditionUnderMinISR {
-		words = append(words, minISR)
-	}
-	ink := part.Ink(st, f.After)
-	if f.Recovering {
-		ink = st.Danger
-	}
-	return strings.Join(words, " · "), ink
 }

@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -209,5 +211,107 @@ func BenchmarkView(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// kraftModel is the small fixture as a KRaft cluster (ELR on unless
+// elrOff), and its KRaft facts.
+func kraftModel(elrOff bool) (*cluster.Model, *cluster.KRaft) {
+	spec, k := fixture.SmallKRaft()
+	if elrOff {
+		k.Features = []cluster.Feature{{Name: cluster.FeatureMetadataVersion, Level: 33}}
+	}
+	model := spec.Model()
+	model.SetKRaft(k)
+	return model, k
+}
+
+// fence applies to model what the KRaft controller writes when it fences
+// ids (as the what-if predicts it, one outcome), the brokers marked fenced
+// in the KRaft facts k; it returns the new facts.
+func fence(model *cluster.Model, k *cluster.KRaft, zxid int64, ids ...int) *cluster.KRaft {
+	fi := cluster.PredictFailure(model.Snapshot(), ids...)
+	model.Apply(clusterwatch.NodeEvents(fixture.Failed(fi, zxid, 1_700_000_100_000)), false)
+	var elr []cluster.PartitionELR
+	for _, tf := range fi.Topics {
+		for _, f := range tf.Partitions {
+			elr = append(elr, cluster.PartitionELR{Topic: tf.Topic.Name, Partition: f.Partition.ID, ELR: f.ELR(), LastKnownELR: f.LastKnownELR()})
+		}
+	}
+	model.ApplyELR(elr)
+	nk := *k
+	nk.Brokers = slices.Clone(k.Brokers)
+	for i := range nk.Brokers {
+		if slices.Contains(ids, nk.Brokers[i].ID) {
+			nk.Brokers[i].Fenced = true
+		}
+	}
+	model.SetKRaft(&nk)
+	return &nk
+}
+
+// TestKRaftView: the what-if of a KRaft cluster in the KRaft controller's
+// words: fencing, the eligible leader replicas, whom a partition without
+// leader waits for, the fencing order where it decides.
+func TestKRaftView(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+		for _, tc := range []struct {
+			name    string
+			elrOff  bool
+			brokers []int
+			rack    string
+			keys    []string
+		}{
+			{"broker", false, []int{2}, "", []string{"u"}},
+			{"rack", false, []int{1, 4}, "rack-a", []string{"u"}},
+			{"rack-elr-off", true, []int{1, 4}, "rack-a", []string{"u"}},
+		} {
+			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
+				model, _ := kraftModel(tc.elrOff)
+				m := newScreen(model, tc.brokers, tc.rack, sz[0], sz[1])
+				fixture.Press(m, tc.keys...)
+				golden.RequireEqual(t, ansi.Strip(m.View()))
+			})
+		}
+	}
+}
+
+// TestKRaftHeldAcrossFencing: a KRaft controller fences a rack's brokers
+// one by one, a poll or more apart; the prediction held is the one made
+// before the first was fenced (WAS is the state before the failure), and
+// once both are fenced, in that order, the cluster is in one of the
+// states it predicted for every partition.
+func TestKRaftHeldAcrossFencing(t *testing.T) {
+	model, k := kraftModel(false)
+	m := newScreen(model, []int{1, 4}, "rack-a", 200, 60)
+	pred := m.Impact()
+	if m.Verifying() || !pred.KRaft || len(pred.Live) != 2 {
+		t.Fatalf("before: verifying %t, %+v", m.Verifying(), pred)
+	}
+	was := pred.Partition("orders", 0).Partition
+	k = fence(model, k, 5000, 1)
+	m.SetSnapshot(model.Snapshot())
+	v := ansi.Strip(m.View())
+	if !m.Verifying() || m.Impact() != pred || !strings.Contains(v, "rack-a: 1 fenced, 4 not fenced yet: the prediction against what happened so far") {
+		t.Fatalf("broker 1 fenced: the prediction before the failure is held:\n%s", v)
+	}
+	row := func(v, name string) string {
+		for _, l := range strings.Split(v, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == name {
+				return l
+			}
+		}
+		return ""
+	}
+	if r := strings.Fields(row(v, "orders-0")); len(r) < 3 || r[1] != fmt.Sprint(was.Leader) || r[2] != text.Ints(was.ISR) {
+		t.Fatalf("WAS of orders-0 is not its state before (leader %d, ISR %v): %q", was.Leader, was.ISR, r)
+	}
+	fence(model, k, 6000, 4)
+	m.SetSnapshot(model.Snapshot())
+	if !m.Verifying() || m.Impact() != pred || m.Matched() != pred.Counts.Partitions {
+		t.Fatalf("both fenced: matched %d of %d:\n%s", m.Matched(), pred.Counts.Partitions, ansi.Strip(m.View()))
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "rack-a is fenced: the prediction against what happened") || !strings.Contains(v, "✓ As predicted") {
+		t.Fatalf("both fenced:\n%s", v)
 	}
 }
