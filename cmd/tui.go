@@ -38,15 +38,18 @@ func setupTUI(root *cobra.Command, cf *connFlags) {
 	f.StringVar(&controllers, "bootstrap-controller", "", "with --zookeeper: the KRaft controllers' CONTROLLER listeners host:port[,…] of a cluster migrating to KRaft (with --command-config's security): the migration radar asks their quorum how far ZooKeeper lags KRaft")
 	f.Uint64Var(&sf.seed, "seed", 0, "sandbox only: draw the cluster id, the demo topics' placements and ids and the creation wizard's start index from this seed, so that every run starts alike (default: random)")
 	root.Args = cobra.NoArgs
+	root.Example = `  ktopo
+  ktopo --zookeeper zk1:2181,zk2:2181/kafka
+  ktopo --bootstrap-server kafka1:9092 --command-config client.properties`
 	root.Long += `
 
-With no command, ktopo opens its terminal UI: on the cluster given with
---zookeeper (or $KTOPO_ZOOKEEPER, or --context), or a KRaft cluster given with
---bootstrap-server (or $KTOPO_BOOTSTRAP_SERVER; polled every --poll-interval),
-else on a sandbox: an
-embedded ZooKeeper with 6 simulated brokers in 3 racks and demo topics, where
-you can kill and restart brokers and watch leaders move and ISRs shrink.
-Press ? in the UI for its keys.
+With no command, ktopo opens its terminal UI: on the ZooKeeper-mode cluster
+given with --zookeeper (or $KTOPO_ZOOKEEPER, or --context), or the KRaft cluster
+given with --bootstrap-server (or $KTOPO_BOOTSTRAP_SERVER; polled every
+--poll-interval; the ZooKeeper tree and the migration radar are not tabs there),
+else on a sandbox: an embedded ZooKeeper with 6 simulated brokers in 3 racks and
+demo topics (a ZooKeeper-mode cluster), where you can kill and restart brokers
+and watch leaders move and ISRs shrink. Press ? in the UI for its keys.
 
 Contexts (named clusters with connect string, digest auth, read-only and
 production flags) live in ` + displayPath(config.Path()) + `.
