@@ -389,6 +389,14 @@ func (m *Model) header() []string {
 		ctrl = "controller: " + k.QuorumErr
 	}
 	l1 := " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S("  ·  "+m.connect+"  ·  ") + st.Controller.S(ctrl)
+	if cell.Width(l1) > m.w {
+		// Narrow: tighter separators; then, on a KRaft cluster, the epoch
+		// only on the quorum line below rather than a cut controller.
+		l1 = " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S(" · "+m.connect+" · ") + st.Controller.S(ctrl)
+		if k := s.KRaft(); cell.Width(l1) > m.w && c.BrokerID >= 0 && k != nil && k.QuorumErr == "" {
+			l1 = " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S(" · "+m.connect+" · ") + st.Controller.S("controller "+strconv.Itoa(c.BrokerID))
+		}
+	}
 	h := s.Health()
 	nLive := 0
 	for i := range s.Brokers() {
