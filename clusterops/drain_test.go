@@ -214,10 +214,10 @@ func TestTopicMoveMixedRF(t *testing.T) {
 func TestWarnMovesRacks(t *testing.T) {
 	move := clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: "orders", Partition: 0}, Current: []int{3, 9, 1}, Target: []int{1, 2, 4}}
 	for _, tc := range []struct {
-		name string
-		down []int
+		name  string
+		down  []int
 		ghost bool // a replica on broker 9, never registered
-		want string
+		want  string
 	}{
 		{"all racks live", nil, false, ""},
 		{"rack-c down", []int{3, 6}, false, "1 partition has more replicas than the 2 racks with live brokers (rack-c has no live broker)"},

@@ -171,6 +171,14 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 		if err := writeAddPlan(out, plan); err != nil {
 			return err
 		}
+		if sg, ok := clusterops.BetterAddSeed(snap, plan); ok {
+			use := "--seed " + strconv.FormatInt(sg.Seed, 10)
+			if len(plans) > 1 {
+				use = "--topic " + plan.Topic + " " + use // --seed N gives the next topics N+1, N+2, …
+			}
+			fmt.Fprintf(out, "Seed %d spreads the new partitions of %s better: %s (seed %d: %s). %s places them so.\n",
+				sg.Seed, plan.Topic, sg.Better, plan.Result.Seed, sg.Now, use)
+		}
 	}
 	if f.validateOnly {
 		writes, err := ws.writer.AddPartitions(ctx, plans, clusterops.Validate)

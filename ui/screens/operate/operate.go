@@ -323,7 +323,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.fr.Stage == wizard.StagePreview && m.fr.Confirm.Open():
 		return []key.Binding{km.Confirm, wz.Cancel, wz.Choose, m.back}
 	case m.fr.Stage == wizard.StagePreview:
-		return []key.Binding{*m.start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.LeadersFirst, km.Written}
+		return []key.Binding{*m.start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Reseed, km.Strategy, km.Throttle, km.LeadersFirst, km.Written}
 	case m.fr.Stage == wizard.StageFailed:
 		return []key.Binding{wz.BackToForm}
 	}
@@ -335,7 +335,7 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	km, wz := &m.km, &m.wz
 	return [][]key.Binding{
-		{*m.start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.LeadersFirst, km.Written},
+		{*m.start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Reseed, km.Strategy, km.Throttle, km.LeadersFirst, km.Written},
 		{km.Confirm, wz.Cancel, wz.SwitchButton, wz.Choose, m.back},
 		{wz.Pace, wz.BackToForm},
 		{wz.Submit, wz.Complete, wz.NextMatch, wz.PrevMatch, wz.Clear},
