@@ -77,7 +77,17 @@ type Options struct {
 	// Production asks, in the confirmation, for the broker's id or the
 	// topic's name to be typed before anything is written.
 	Production bool
+	// SavePlan keeps the plan of a reassignment left running when ktopo
+	// exits (nil: it is printed).
+	SavePlan PlanSaver
 }
+
+// PlanSaver keeps a reassignment's plan (Kafka's reassignment JSON) under
+// a name ("drain-broker-3") once ktopo has closed, and returns where, and
+// the command that verifies it and removes its throttles:
+// ktopo reassign --verify --reassignment-json-file PATH, with the
+// cluster's flags.
+type PlanSaver func(name string, plan []byte) (path, verify string, err error)
 
 // Model is the operation wizard: the operation, on the base it shares
 // with it.
@@ -96,7 +106,7 @@ func New(o Options) *Model {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	b := &base{wr: o.Writer, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, rng: rng}
+	b := &base{wr: o.Writer, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, rng: rng, savePlan: o.SavePlan}
 	b.fr = wizard.NewFrame(wizard.FrameOptions{Styles: o.Styles, Task: o.Task, Now: o.Now, Tick: o.Tick, Pace: o.Pace, Production: o.Production}, wizard.StagePreview)
 	b.wz.BackToForm.SetHelp("enter/esc", "back to the preview")
 	b.pv.renderRow = b.pv.row
