@@ -24,6 +24,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
+	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/topic"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -732,5 +733,47 @@ func TestNewTabIsOneRow(t *testing.T) {
 	press(a, "?")
 	if out := screen(a); !strings.Contains(out, n+" broker list") || !strings.Contains(out, ":brokers-list") {
 		t.Fatalf("help:\n%s", out)
+	}
+}
+
+// TestLongStatusIsReadWhole: a status message wider than the status bar's
+// room (the migration steps' explanations on the sandbox) is not cut at
+// 80 columns: its first lines show over the bottom of the screen, its
+// last in the status bar, every word of it there; a short one stays in
+// the status bar alone, and the screen is whole again once it is gone.
+func TestLongStatusIsReadWhole(t *testing.T) {
+	a, _, _ := newApp(t, ModeSandbox)
+	a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	load(a, fixture.Small())
+	before := screen(a)
+	msg := "KRaft controller 3000 started with zookeeper.metadata.migration.enable=true: it created /migration and waits " +
+		"for every broker to register with it (brokers restarted with the migration flags and the controller quorum)"
+	a.setStatus(msg, false)
+	out := screen(a)
+	lines := strings.Split(out, "\n")
+	if len(lines) != 24 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for i, l := range lines {
+		if cell.Width(l) > 80 {
+			t.Errorf("line %d is %d wide", i, cell.Width(l))
+		}
+	}
+	if strings.Contains(strings.Join(lines[18:], "\n"), "…") {
+		t.Errorf("the message is cut:\n%s", out)
+	}
+	if got := strings.Join(strings.Fields(strings.Join(lines[18:], " ")), " "); !strings.Contains(got, strings.Join(strings.Fields(msg), " ")) {
+		t.Errorf("the message is not whole at the bottom:\n%s", out)
+	}
+	if !strings.Contains(lines[23], "connected") {
+		t.Errorf("the status bar lost its right part: %q", lines[23])
+	}
+	a.setStatus("Broker 2 killed.", false)
+	if out := screen(a); strings.Count(out, "Broker 2 killed.") != 1 || !strings.Contains(strings.Split(out, "\n")[23], "Broker 2 killed.") {
+		t.Errorf("a short message:\n%s", out)
+	}
+	a.update(clearStatusMsg{a.statusID})
+	if screen(a) != before {
+		t.Errorf("after the message:\n%s", screen(a))
 	}
 }
