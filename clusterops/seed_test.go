@@ -1,7 +1,6 @@
 package clusterops_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/ktopo/ktopo/cluster"
@@ -15,11 +14,7 @@ func kraftSnapshot(n, racks int) *cluster.Snapshot {
 	spec := fixture.Spec{ClusterID: "c", Brokers: n, Racks: racks, Controller: 3000, ControllerEpoch: 1, Time: 1,
 		Topics: []fixture.Topic{{Name: "orders", Partitions: 12, RF: 3}}}
 	m := spec.Model()
-	k := &cluster.KRaft{FencedListed: true, Quorum: cluster.Quorum{LeaderID: 3000, LeaderEpoch: 1, Voters: []cluster.QuorumReplica{{ID: 3000}}}}
-	for id := 1; id <= n; id++ {
-		k.Brokers = append(k.Brokers, cluster.KRaftBroker{ID: id, Host: fmt.Sprintf("kafka-%d", id), Port: 9092, Rack: spec.Rack(id), HasRack: true, Dirs: 1})
-	}
-	m.SetKRaft(k)
+	m.SetKRaft(fixture.KRaftFacts(spec))
 	return m.Snapshot()
 }
 

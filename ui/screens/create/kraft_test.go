@@ -46,12 +46,7 @@ func kraftSpec(combined bool) (fixture.Spec, *cluster.KRaft) {
 	if combined {
 		sp.Controller = 1
 	}
-	k := &cluster.KRaft{FencedListed: true, Quorum: cluster.Quorum{LeaderID: sp.Controller, LeaderEpoch: 4,
-		Voters: []cluster.QuorumReplica{{ID: sp.Controller}}}}
-	for id := 1; id <= sp.Brokers; id++ {
-		k.Brokers = append(k.Brokers, cluster.KRaftBroker{ID: id, Host: fmt.Sprintf("kafka-%d", id), Port: 9092, Rack: sp.Rack(id), HasRack: true, Dirs: 1})
-	}
-	return sp, k
+	return sp, fixture.KRaftFacts(sp)
 }
 
 // newKRaftEnv is the wizard on a KRaft cluster whose controller answers

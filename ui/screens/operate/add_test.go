@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -21,11 +20,7 @@ func TestAddPartitionsReseed(t *testing.T) {
 	sp := fixture.Spec{ClusterID: "c", Brokers: 4, Racks: 2, Controller: 3000, ControllerEpoch: 1, Time: 1,
 		Topics: []fixture.Topic{{Name: "orders", Partitions: 12, RF: 3}}}
 	model := sp.Model()
-	k := &cluster.KRaft{FencedListed: true, Quorum: cluster.Quorum{LeaderID: 3000, LeaderEpoch: 1, Voters: []cluster.QuorumReplica{{ID: 3000}}}}
-	for id := 1; id <= sp.Brokers; id++ {
-		k.Brokers = append(k.Brokers, cluster.KRaftBroker{ID: id, Host: fmt.Sprintf("kafka-%d", id), Port: 9092, Rack: sp.Rack(id), HasRack: true, Dirs: 1})
-	}
-	model.SetKRaft(k)
+	model.SetKRaft(fixture.KRaftFacts(sp))
 	e := newAnyEnvModel(t, model, nav.Operation{Kind: nav.OpAddPartitions, Topic: "orders"}, 200, 60)
 	a := e.add()
 	// A seed the placer spreads unevenly.
