@@ -105,7 +105,7 @@ func (a *addPartitions) replan() {
 	a.pv.set(a.snap, shown)
 	a.pv.fresh = len(a.news)
 	a.pv.legend = "+n a new partition's replica on broker n, n* its preferred leader  ·  dimmed: the partitions there are, unchanged"
-	a.pv.legendShort = "+n new replica on n, n* preferred leader · dimmed: unchanged"
+	a.pv.legendShort = "+n a new replica on n, n* leader · dimmed: existing"
 }
 
 func (a *addPartitions) syncKeys(preview bool) {

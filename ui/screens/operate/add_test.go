@@ -39,6 +39,14 @@ func TestAddPartitionsReseed(t *testing.T) {
 	if out := strings.Join(strings.Fields(ansi.Strip(e.m.View())), " "); !strings.Contains(out, want) {
 		t.Fatalf("no %q in\n%s", want, ansi.Strip(e.m.View()))
 	}
+	// At 80×24 nothing of the head or the legend is cut.
+	e.m.SetSize(80, 24)
+	for i, l := range strings.Split(ansi.Strip(e.m.View()), "\n") {
+		if strings.Contains(l, "…") {
+			t.Errorf("80×24, line %d is cut: %q", i, l)
+		}
+	}
+	e.m.SetSize(200, 60)
 	if !e.m.km.Reseed.Enabled() {
 		t.Fatal("r is not enabled in the preview")
 	}
