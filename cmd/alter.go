@@ -84,7 +84,7 @@ with "ktopo configs --alter" (--config is refused, as 3.x's kafka-topics
 	fl.StringVar(&f.assignment, "replica-assignment", "", "manual assignment of every partition (broker_id:broker_id,…); entries of existing partitions are ignored")
 	fl.BoolVar(&f.ifExists, "if-exists", false, "succeed without doing anything if no topic matches")
 	fl.BoolVar(&f.validateOnly, "validate-only", false, "run every check and print what would be written, write nothing")
-	fl.BoolVar(&f.noWait, "no-wait", false, "return once the topic znode is written, without waiting for the new partitions")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the partitions are written (the topic znode, or CreatePartitions answered), without waiting for them to come online")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every new partition to come online")
 	fl.Int64Var(&f.seed, "seed", -1, "KRaft: seed the controller's placement of the new partitions (-1: random)")
 	// kafka-topics' alter options that ktopo leaves to other commands: they

@@ -96,7 +96,7 @@ znode waits for the next one, and ktopo says so).`,
 	f.partitionArg = javaIntVar(fl, &f.partition, "partition", 0, "the partition of --topic")
 	fl.StringVar(&f.jsonFile, "path-to-json-file", "", `the partitions, as {"partitions":[{"topic":"foo","partition":1},…]}`)
 	fl.BoolVar(&f.dryRun, "dry-run", false, "show what the election would do and write, write nothing")
-	fl.BoolVar(&f.noWait, "no-wait", false, "return once the znode is written, without waiting for the controller")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the election is asked for (the znode written, or ElectLeaders answered), without waiting for the leaders")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for the controller to carry out the election")
 	return c
 }

@@ -133,7 +133,7 @@ gets the file's target instead (the preview names the target it replaces), and
 	fl.BoolVar(&f.additional, "additional", false, "start while other reassignments run (KRaft; a partition already moving gets the file's target instead)")
 	fl.BoolVar(&f.preserveThrottles, "preserve-throttles", false, "do not remove the throttles")
 	fl.BoolVar(&f.noWait, "no-wait", false, "return once the reassignment is written, without following it")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "run every check and print the exact znodes and JSON that would be written; write nothing")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "run every check and print exactly what would be written (the znodes and JSON, or the Kafka requests); write nothing")
 	fl.StringVar(&f.strategy, "strategy", "kafka", "--generate's placement: kafka (Kafka's, random), minimal (only the replicas of unlisted brokers move) or balanced (fewest moves that even the topics out)")
 	fl.IntVar(&f.startIndex, "start-index", -1, "fix the kafka strategy's start index and shift for every topic (-1: random)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "how long to follow the reassignment (0: until it completes)")

@@ -177,7 +177,7 @@ KRaft controller's placement.`,
 	fl.BoolVar(&f.disableRack, "disable-rack-aware", false, "ignore broker racks when assigning replicas")
 	fl.BoolVar(&f.ifNotExists, "if-not-exists", false, "succeed without doing anything if the topic exists")
 	fl.BoolVar(&f.validateOnly, "validate-only", false, "run every check and print what would be written, write nothing")
-	fl.BoolVar(&f.noWait, "no-wait", false, "return once the znodes are written, without waiting for the partitions")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the topic is written (its znodes, or CreateTopics answered), without waiting for the partitions")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every partition to come online")
 	fl.IntVar(&f.startIndex, "start-index", -1, "fix Kafka's start index (and replica shift), as in ktopo plan (-1: random)")
 	fl.IntVar(&f.replicaShift, "replica-shift", -1, "fix the replica shift, as in ktopo plan")
