@@ -442,8 +442,10 @@ that would print it:
 
 --under-replicated-partitions, --unavailable-partitions and
 --under-min-isr-partitions select partitions, as in kafka-topics; ktopo answers
-the last from each topic's min.insync.replicas (its override, else the
-brokers'). --output json prints the same as JSON (its configs are the
+the last from each topic's min.insync.replicas: its override, else the
+brokers' (on KRaft as the brokers report it; in ZooKeeper mode their dynamic
+configs in ZooKeeper, else 1: a broker's server.properties is not in
+ZooKeeper). --output json prints the same as JSON (its configs are the
 overrides alone).`,
 		Example: `  ktopo topics describe --zookeeper zk1:2181/kafka --topic 'orders|payments'
   ktopo topics describe --under-replicated-partitions
