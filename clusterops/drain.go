@@ -4,8 +4,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/text"
 )
 
 // Draining a broker is a --generate whose topics are those with a replica
@@ -119,6 +121,34 @@ type MoveWarnings struct {
 	SpreadLost  int
 	RFAboveRack int
 	Offline     []int
+	// LiveRacks counts the racks of the registered brokers, which
+	// RFAboveRack is counted against; RacksDown are the racks known (from
+	// an offline broker's last registration) without a registered broker;
+	// RackUnknown are the offline brokers whose rack is unknown (never
+	// seen registered): their racks may be others, so the racks are not
+	// said to be too few, only those of the live brokers.
+	LiveRacks   int
+	RacksDown   []string
+	RackUnknown []int
+}
+
+// RFAboveRackText is the RFAboveRack warning, in words that do not count
+// racks whose brokers are down, or unknown, as no racks.
+func (w MoveWarnings) RFAboveRackText() string {
+	have := text.Count(w.RFAboveRack, "partition") + text.Plural(w.RFAboveRack, " has", " have")
+	if len(w.RacksDown) == 0 && len(w.RackUnknown) == 0 {
+		return have + " more replicas than there are racks"
+	}
+	head := have + " more replicas than the " + text.Count(w.LiveRacks, "rack") + " with live brokers"
+	var why []string
+	if len(w.RacksDown) > 0 {
+		why = append(why, strings.Join(w.RacksDown, ", ")+text.Plural(len(w.RacksDown), " has", " have")+" no live broker")
+	}
+	if len(w.RackUnknown) > 0 {
+		why = append(why, text.Plural(len(w.RackUnknown), "offline broker ", "offline brokers ")+text.Ints(w.RackUnknown)+
+			": rack unknown, not registered since ktopo started")
+	}
+	return head + " (" + strings.Join(why, "; ") + ")"
 }
 
 // WarnMoves computes the warnings of moves on s.
@@ -132,6 +162,17 @@ func WarnMoves(s *cluster.Snapshot, moves []PartitionMove) MoveWarnings {
 			racks[b.Rack] = true
 		}
 	}
+	w.LiveRacks = len(racks)
+	for _, b := range s.Brokers() {
+		switch {
+		case b.Live:
+		case !b.RackKnown:
+			w.RackUnknown = append(w.RackUnknown, b.ID)
+		case b.HasRack && !racks[b.Rack] && !slices.Contains(w.RacksDown, b.Rack):
+			w.RacksDown = append(w.RacksDown, b.Rack)
+		}
+	}
+	slices.Sort(w.RacksDown)
 	spread := func(rs []int) int {
 		seen := map[string]bool{}
 		for _, r := range rs {

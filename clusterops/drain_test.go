@@ -204,3 +204,45 @@ func TestTopicMoveMixedRF(t *testing.T) {
 		}
 	}
 }
+
+// TestWarnMovesRacks: "more replicas than there are racks" counts the
+// racks of the live brokers, and says so when racks are down or unknown
+// rather than calling them no racks: a rack whose brokers are all offline
+// (seen registered before) is named, an offline broker never seen
+// registered since ktopo started has a rack nobody knows (newcomer
+// 2026-12b N8: two unknown-rack brokers read as a cluster of two racks).
+func TestWarnMovesRacks(t *testing.T) {
+	move := clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: "orders", Partition: 0}, Current: []int{3, 9, 1}, Target: []int{1, 2, 4}}
+	for _, tc := range []struct {
+		name  string
+		down  []int
+		ghost bool // a replica on broker 9, never registered
+		want  string
+	}{
+		{"all racks live", nil, false, ""},
+		{"rack-c down", []int{3, 6}, false, "1 partition has more replicas than the 2 racks with live brokers (rack-c has no live broker)"},
+		{"rack unknown", []int{3, 6}, true, "1 partition has more replicas than the 2 racks with live brokers (rack-c has no live broker; offline broker 9: rack unknown, not registered since ktopo started)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := fixture.Spec{ClusterID: "c", Brokers: 6, Racks: 3, Controller: 1, ControllerEpoch: 1, Time: 1, Down: tc.down,
+				Topics: []fixture.Topic{{Name: "orders", Partitions: 1, RF: 3}}}
+			if tc.ghost {
+				spec.Topics[0].Replicas = map[int][]int{0: {3, 9, 1}}
+			}
+			w := clusterops.WarnMoves(spec.Model().Snapshot(), []clusterops.PartitionMove{move})
+			got := ""
+			if w.RFAboveRack > 0 {
+				got = w.RFAboveRackText()
+			}
+			if got != tc.want {
+				t.Errorf("%+v: %q, want %q", w, got, tc.want)
+			}
+		})
+	}
+	// Two racks and nothing down: there are too few racks, said plainly.
+	spec := fixture.Spec{ClusterID: "c", Brokers: 4, Racks: 2, Controller: 1, ControllerEpoch: 1, Time: 1, Topics: []fixture.Topic{{Name: "orders", Partitions: 1, RF: 3}}}
+	w := clusterops.WarnMoves(spec.Model().Snapshot(), []clusterops.PartitionMove{{TopicPartition: move.TopicPartition, Current: []int{1, 2, 3}, Target: []int{1, 2, 4}}})
+	if w.RFAboveRackText() != "1 partition has more replicas than there are racks" {
+		t.Errorf("%+v: %q", w, w.RFAboveRackText())
+	}
+}

@@ -47,3 +47,12 @@ func javaStringHash(s string) int32 {
 	}
 	return h
 }
+
+// JavaStringSetOrder is the iteration order of a java.util.HashSet (or a
+// HashMap's keys) of names added in the given order: how Kafka's tools
+// list topics they read into one (kafka-configs --describe of every
+// topic).
+func JavaStringSetOrder(names []string) []string { return javaHashSetOrder(names, javaStringHash) }
+
+// JavaIntSetOrder is JavaStringSetOrder for integers (broker ids).
+func JavaIntSetOrder(ids []int) []int { return javaHashSetOrder(ids, javaIntHash) }

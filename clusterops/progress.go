@@ -119,8 +119,8 @@ func TopicProgress(s *cluster.Snapshot, topic string, planned map[int][]int) Pro
 		}
 		pr.Partitions = append(pr.Partitions, pp)
 	}
-	if newCount > 0 && s.Controller().BrokerID < 0 {
-		pr.Waiting = append([]string{"no active controller: /controller is absent, so no broker initialises the partitions"}, pr.Waiting...)
+	if w := noController(s, "initialises the partitions"); newCount > 0 && w != "" {
+		pr.Waiting = append([]string{w}, pr.Waiting...)
 	}
 	if len(unregistered) > 0 {
 		pr.Waiting = append(pr.Waiting, fmt.Sprintf("%s %s only on brokers that are not registered (the controller waits for one of them)",
@@ -130,6 +130,24 @@ func TopicProgress(s *cluster.Snapshot, topic string, planned map[int][]int) Pro
 		pr.Waiting = append(pr.Waiting, "the topic is marked for deletion")
 	}
 	return pr
+}
+
+// noController says that no controller carries out what waits for one
+// ("" when there is one, or when a KRaft cluster's quorum could not be
+// read, so that nobody knows): ZooKeeper's /controller is absent, or the
+// KRaft metadata quorum has no leader.
+func noController(s *cluster.Snapshot, does string) string {
+	if s.Controller().BrokerID >= 0 {
+		return ""
+	}
+	k := s.KRaft()
+	switch {
+	case k == nil:
+		return "no active controller: /controller is absent, so no broker " + does
+	case k.QuorumErr != "":
+		return ""
+	}
+	return "no active controller: the metadata quorum has no leader, so no controller " + does
 }
 
 func verb(n int) string {

@@ -146,8 +146,8 @@ func (t *ReassignTracker) Update(s *cluster.Snapshot) ReassignProgress {
 			}
 		}
 	}
-	if !pr.Done() && s.Controller().BrokerID < 0 {
-		pr.Waiting = append(pr.Waiting, "no active controller: /controller is absent, so no broker carries the reassignment out")
+	if w := noController(s, "carries the reassignment out"); !pr.Done() && w != "" {
+		pr.Waiting = append(pr.Waiting, w)
 	}
 	if len(unregistered) > 0 {
 		slices.Sort(unregistered)

@@ -87,6 +87,19 @@ func TestReassignTracker(t *testing.T) {
 	}) {
 		t.Errorf("waiting: %q", pr.Waiting)
 	}
+	// On a KRaft cluster: the quorum without a leader, in its words; a
+	// quorum that could not be read says nothing of a controller it does
+	// not know.
+	m.SetKRaft(&cluster.KRaft{Quorum: cluster.Quorum{LeaderID: -1}})
+	pr = tr.Update(apply())
+	if !slices.Contains(pr.Waiting, "no active controller: the metadata quorum has no leader, so no controller carries the reassignment out") {
+		t.Errorf("KRaft, no quorum leader: %q", pr.Waiting)
+	}
+	m.SetKRaft(&cluster.KRaft{Quorum: cluster.Quorum{LeaderID: -1}, QuorumErr: cluster.NoAccessText})
+	pr = tr.Update(apply())
+	if slices.ContainsFunc(pr.Waiting, func(w string) bool { return strings.Contains(w, "controller") }) {
+		t.Errorf("KRaft, the quorum unread: %q", pr.Waiting)
+	}
 }
 
 // TestReassignThrottles: Kafka's tool's throttle lists and brokers for a

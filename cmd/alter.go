@@ -34,39 +34,44 @@ type alterFlags struct {
 func newTopicsAlterCmd(cf *connFlags) *cobra.Command {
 	var f alterFlags
 	c := &cobra.Command{
-		Use:   "alter",
-		Short: "Add partitions to topics as Kafka does, then follow them until online",
-		Long: `alter --partitions N runs Kafka's checks (kafka-topics.sh --alter in ZooKeeper
-mode), places the new partitions as AdminZkClient does (registered brokers
-sorted by id, partition 0's replication factor, the start index derived from
-partition 0's first replica; checked against 2.8's kafka-topics.sh --alter on
-real clusters), prints them, rewrites /brokers/topics/<t> in one ZooKeeper
-multi, only if it has not changed since it was read (topic id, existing
-partitions and any reassignment state kept; a concurrent change fails with
-nothing written), then follows the controller until every new partition has a
-leader (--no-wait, --timeout).
+		Use:         "alter",
+		Annotations: modes(modesBoth),
+		Short:       "Add partitions to topics as Kafka does, then follow them until online",
+		Long: `alter --partitions N runs Kafka's checks and messages ("The number of partitions
+for a topic can only be increased. …"; refused while a partition of the topic is
+being reassigned or the topic is marked for deletion), places the new
+partitions as Kafka would, prints them, writes them, then follows the
+controller until every new partition has a leader (--no-wait, --timeout).
+--topic is a regular expression: every match is altered in the same write.
+  - ZooKeeper mode (--zookeeper): the checks of kafka-topics.sh --alter in
+    ZooKeeper mode; the new partitions are placed as AdminZkClient does
+    (registered brokers sorted by id, partition 0's replication factor, the
+    start index derived from partition 0's first replica; checked against
+    2.8's kafka-topics.sh --alter on real clusters) and written by rewriting
+    /brokers/topics/<t> in one ZooKeeper multi, only if it has not changed
+    since it was read (topic id, existing partitions and any reassignment
+    state kept; a concurrent change fails with nothing written).
+  - KRaft (--bootstrap-server): the new partitions are placed as the KRaft
+    controller places them (its StripedReplicaPlacer, seeded: --seed fixes
+    it), with its checks and messages, and sent with CreatePartitions as a
+    manual assignment (validateOnly first, then for real), so that the
+    partitions added are those printed. When the placement leaves brokers
+    without a new partition or a leader while others get several, the output
+    says so and names a seed that spreads them better.
 
 --replica-assignment lists every partition, as Kafka's tools take it: the
 entries from the current partition count on are the new partitions; the
 entries of existing partitions are ignored (a note says so when they differ;
 use a reassignment to move them).
 
-Kafka's checks and messages ("The number of partitions for a topic can only be
-increased. …"); refused while a partition of the topic is being reassigned or
-the topic is marked for deletion.
-
-On a KRaft cluster (--bootstrap-server) the new partitions are placed as the
-KRaft controller places them (its StripedReplicaPlacer, seeded: --seed fixes
-it), with its checks and messages, and sent with CreatePartitions as a manual
-assignment (validateOnly first, then for real), so that the partitions added
-are those printed. --topic is a regular expression: every match
-is altered in the same multi. --validate-only runs every check, then prints
-the exact znode and JSON it would set. Topic configs are changed with
-"ktopo configs --alter" (--config is refused, as 3.x's kafka-topics --alter
-refuses it).`,
+--validate-only runs every check, then prints the exact znode and JSON it
+would set (on KRaft, the CreatePartitions request). Topic configs are changed
+with "ktopo configs --alter" (--config is refused, as 3.x's kafka-topics
+--alter refuses it).`,
 		Example: `  ktopo topics alter --zookeeper zk1:2181/kafka --topic orders --partitions 24
   ktopo topics alter --topic audit --partitions 4 --replica-assignment 1:2,2:3,3:1,1:3
-  ktopo topics alter --topic orders --partitions 24 --validate-only`,
+  ktopo topics alter --topic orders --partitions 24 --validate-only
+  ktopo topics alter --bootstrap-server kafka1:9092 --topic orders --partitions 24 --seed 7`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runAlter(c, cf, f) },
 	}
@@ -79,7 +84,7 @@ refuses it).`,
 	fl.StringVar(&f.assignment, "replica-assignment", "", "manual assignment of every partition (broker_id:broker_id,…); entries of existing partitions are ignored")
 	fl.BoolVar(&f.ifExists, "if-exists", false, "succeed without doing anything if no topic matches")
 	fl.BoolVar(&f.validateOnly, "validate-only", false, "run every check and print what would be written, write nothing")
-	fl.BoolVar(&f.noWait, "no-wait", false, "return once the topic znode is written, without waiting for the new partitions")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the partitions are written (the topic znode, or CreatePartitions answered), without waiting for them to come online")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every new partition to come online")
 	fl.Int64Var(&f.seed, "seed", -1, "KRaft: seed the controller's placement of the new partitions (-1: random)")
 	// kafka-topics' alter options that ktopo leaves to other commands: they
@@ -165,6 +170,14 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 	for _, plan := range plans {
 		if err := writeAddPlan(out, plan); err != nil {
 			return err
+		}
+		if sg, ok := clusterops.BetterAddSeed(snap, plan); ok {
+			use := "--seed " + strconv.FormatInt(sg.Seed, 10)
+			if len(plans) > 1 {
+				use = "--topic " + plan.Topic + " " + use // --seed N gives the next topics N+1, N+2, …
+			}
+			fmt.Fprintf(out, "Seed %d spreads the new partitions of %s better: %s (seed %d: %s). %s places them so.\n",
+				sg.Seed, plan.Topic, sg.Better, plan.Result.Seed, sg.Now, use)
 		}
 	}
 	if f.validateOnly {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -34,36 +35,46 @@ type configsFlags struct {
 func newConfigsCmd(cf *connFlags) *cobra.Command {
 	var f configsFlags
 	c := &cobra.Command{
-		Use:   "configs",
-		Short: "Describe and alter topic configs, describe broker configs (kafka-configs.sh flags)",
-		Long: `configs reads and changes the dynamic configs Kafka keeps in ZooKeeper, as
-kafka-configs.sh --zookeeper does, with its checks and messages.
+		Use:         "configs",
+		Annotations: modes(modesBoth),
+		Short:       "Describe and alter topic and broker configs, on ZooKeeper or KRaft (kafka-configs.sh flags)",
+		Long: `configs reads and changes Kafka's dynamic configs with kafka-configs.sh's flags, checks and
+messages: on a ZooKeeper-mode cluster (--zookeeper) in ZooKeeper, as kafka-configs.sh
+--zookeeper does; on a KRaft cluster (--bootstrap-server) over Kafka's Admin API, as
+kafka-configs.sh --bootstrap-server does.
 
---alter merges --add-config and --delete-config into the topic's overrides,
+--alter merges --add-config and --delete-config into the entity's overrides,
 validates the result with Kafka's topic config table, shows what changes
 (and what it does to the topic's partitions: under-min-ISR partitions for
 min.insync.replicas, the unclean leaders unclean.leader.election.enable
-would elect), then writes the whole override set to /config/topics/<t>, only
-if it has not changed since it was read, and the change notification that
-makes the brokers apply it, in one ZooKeeper multi (Kafka makes these two
-writes one after the other). When unclean election is enabled on a topic
-with leaderless partitions, it follows the controller's election.
+would elect). When unclean election is enabled on a topic with leaderless
+partitions, it follows the controller's election.
+  - ZooKeeper: it writes the whole override set to /config/topics/<t>, only if
+    it has not changed since it was read, and the change notification that
+    makes the brokers apply it, in one ZooKeeper multi (Kafka makes these two
+    writes one after the other). It alters topics only: dynamic broker configs
+    are validated by the running brokers (kafka-configs --bootstrap-server).
+  - KRaft: it sends Kafka's IncrementalAlterConfigs: SET of each key added or
+    changed, DELETE of each key removed, validateOnly first, then for real. It
+    alters topics, brokers (an id) and the brokers' default (--entity-default);
+    a broker config's value is checked by the brokers.
 
 --add-config takes k=v pairs separated by commas; square brackets group a
 value that holds commas: 'cleanup.policy=[compact,delete],retention.ms=1000'.
 
---describe prints kafka-configs --zookeeper's line per entity ("Configs for
-topic 'orders' are k=v,…"); without --entity-name, every entity of the type
-that has a config znode. Broker configs (--entity-type brokers, an id or
---entity-default) are the dynamic ones in /config/brokers; ktopo describes
-them and does not alter them.
-
-On a KRaft cluster (--bootstrap-server) --alter sends Kafka's
-IncrementalAlterConfigs: SET of each key added or changed, DELETE of each key
-removed, validateOnly first, then for real. It alters topics, brokers (an id)
-and the brokers' default (--entity-default); a broker config's value is
-checked by the brokers. --describe is refused there: kafka-configs.sh
---bootstrap-server --describe shows the configs.
+--describe prints the format of the matching kafka-configs.sh; without
+--entity-name, every entity of the type.
+  - ZooKeeper: kafka-configs --zookeeper's line per entity ("Configs for topic
+    'orders' are k=v,…"), every entity that has a config znode; broker configs
+    (--entity-type brokers, an id or --entity-default) are the dynamic ones in
+    /config/brokers.
+  - KRaft: Kafka 4.x's kafka-configs --bootstrap-server --describe (DescribeConfigs):
+    "Dynamic configs for topic orders are:", then each dynamic config as
+    "  k=v sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:k=v, …}" (a sensitive
+    value is null, as Kafka sends none); every topic, or every broker then
+    "Default configs for brokers in the cluster are:", in the tool's order; an
+    entity that does not exist reads "The topic 'x' doesn't exist and doesn't
+    have dynamic config.", exit 0, as with Kafka's tool.
 
 --validate-only prints the multi (on KRaft, the request) without writing;
 read-only mode refuses --alter.`,
@@ -71,6 +82,7 @@ read-only mode refuses --alter.`,
   ktopo configs --entity-type topics --entity-name orders --alter --add-config retention.ms=86400000,min.insync.replicas=2
   ktopo configs --entity-type topics --entity-name orders --alter --delete-config retention.ms --validate-only
   ktopo configs --entity-type brokers --entity-default --describe
+  ktopo configs --bootstrap-server kafka1:9092 --entity-type brokers --describe
   ktopo configs --bootstrap-server kafka1:9092 --entity-type brokers --entity-name 3 --alter --add-config 'cordoned.log.dirs=*'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runConfigs(c, cf, f) },
@@ -78,7 +90,7 @@ read-only mode refuses --alter.`,
 	fl := c.Flags()
 	fl.StringVar(&f.entityType, "entity-type", "", "type of entity: topics or brokers")
 	fl.StringVar(&f.entityName, "entity-name", "", "name of the entity: a topic name or a broker id")
-	fl.BoolVar(&f.entityDefault, "entity-default", false, "the cluster-wide default broker config (/config/brokers/<default>)")
+	fl.BoolVar(&f.entityDefault, "entity-default", false, "the brokers' cluster-wide default config (in ZooKeeper /config/brokers/<default>)")
 	fl.BoolVar(&f.describe, "describe", false, "list the entity's config overrides")
 	fl.BoolVar(&f.alter, "alter", false, "alter the entity's config overrides")
 	fl.StringArrayVar(&f.addConfig, "add-config", nil, "configs to set: k1=v1,k2=[v1,v2],k3=v3")
@@ -163,7 +175,7 @@ func runConfigs(c *cobra.Command, cf *connFlags, f configsFlags) error {
 		return err
 	}
 	if t.kraft && f.describe {
-		return errors.New("ktopo configs --describe reads ZooKeeper's config znodes; on a KRaft cluster, kafka-configs.sh --bootstrap-server --describe shows the configs (ktopo topics describe lists a topic's overrides)")
+		return describeKRaftConfigs(c, cf, f.entityType, name)
 	}
 	if f.describe {
 		return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, _ *cluster.Snapshot) error {
@@ -193,6 +205,32 @@ func describeConfigs(out io.Writer, conn *zkwatch.Conn, entityType, name string)
 		fmt.Fprintln(out, clusterops.ConfigsDescribeLine(entityType, n, entries))
 	}
 	return nil
+}
+
+// describeKRaftConfigs is --describe on a KRaft cluster: Kafka 4.x's
+// kafka-configs --bootstrap-server --describe, read through the writer's
+// describe (DescribeConfigs with synonyms). A named entity that does not
+// exist is Kafka's line on standard output, not an error, as with its
+// tool.
+func describeKRaftConfigs(c *cobra.Command, cf *connFlags, entityType, name string) error {
+	w, closeW, err := cf.kafkaWriter()
+	if err != nil {
+		return err
+	}
+	defer closeW()
+	d, ok := w.(clusterops.ConfigDescriber)
+	if !ok {
+		return errors.New("this writer cannot describe configs") // every Kafka writer can
+	}
+	es, err := d.DescribeConfigs(c.Context(), entityType, name)
+	if clusterops.IsNoEntity(err) {
+		fmt.Fprintln(c.OutOrStdout(), err.Error())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return render.WriteConfigsDescribe(c.OutOrStdout(), entityType, es)
 }
 
 // alterConfig is --alter of a topic's overrides (or, on a KRaft cluster,

@@ -158,8 +158,11 @@ func commandIndex(cmds []*cobra.Command) string {
 	var b strings.Builder
 	b.WriteString("# Command reference\n\n" + generatedNote + "\n")
 	b.WriteString("Every command's page: its `--help` (usage, description, examples, flags) and, where there is more to say,\n")
-	b.WriteString("worked examples with their output. Every command but `plan` and `sandbox` reads or writes a cluster's ZooKeeper:\n")
-	b.WriteString("how to name it (`--zookeeper`, `--context`) and secure the connection is in [docs/connecting.md](../connecting.md).\n\n")
+	b.WriteString("worked examples with their output. Every command but `version` (and `plan`, given `--brokers`) reads or writes a\n")
+	b.WriteString("cluster: in ZooKeeper mode its ZooKeeper (`--zookeeper`, `--context`), in KRaft mode its brokers (`--bootstrap-server`);\n")
+	b.WriteString("`migration` and `sandbox` are for ZooKeeper mode only, the others for both (each page says how they differ).\n")
+	b.WriteString("How to name the cluster and secure the connection is in [docs/connecting.md](../connecting.md); what differs on\n")
+	b.WriteString("KRaft in [docs/kraft.md](../kraft.md).\n\n")
 	b.WriteString("| command | does |\n|---|---|\n")
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "| [`%s`](%s) | %s |\n", c.CommandPath(), pageName(c), mdEscape.Replace(c.Short))
@@ -394,5 +397,59 @@ func TestEventsHelpNamesEveryKind(t *testing.T) {
 		if !slices.Contains(words, k[1]) {
 			t.Errorf("ktopo events --help does not name the kind %s", k[1])
 		}
+	}
+}
+
+// TestHelpNamesItsModes: a command's help (its reference page) is true for
+// every kind of cluster it works on, which it declares (modesAnnotation):
+//   - every command declares its modes;
+//   - one that works on both kinds names both in its Long (ZooKeeper and
+//     KRaft, and their flags --zookeeper and --bootstrap-server), and a
+//     runnable one has an example of each (a line with --zookeeper, one
+//     with --bootstrap-server); its Short, when it names one kind or one
+//     kind's mechanism (ZooKeeper, KRaft, a znode, an /admin path), names
+//     both kinds;
+//   - one that works in ZooKeeper mode only says so: its Long has
+//     "ZooKeeper mode only" and its Short names ZooKeeper;
+//   - one that reads no cluster names neither flag.
+//
+// It cannot tell whether each sentence is true; it fails the help that,
+// as `topics describe` and `topics delete` did, describes one kind of
+// cluster only.
+func TestHelpNamesItsModes(t *testing.T) {
+	for _, c := range documented(newRootCmd()) {
+		t.Run(c.CommandPath(), func(t *testing.T) {
+			long, short, example := c.Long, c.Short, c.Example
+			switch m := c.Annotations[modesAnnotation]; m {
+			case modesBoth:
+				for _, want := range []string{"ZooKeeper", "KRaft", "--zookeeper", "--bootstrap-server"} {
+					if !strings.Contains(long, want) {
+						t.Errorf("works on ZooKeeper and KRaft, and its Long never names %s", want)
+					}
+				}
+				if c.Runnable() {
+					for _, flag := range []string{"--zookeeper", "--bootstrap-server"} {
+						if !strings.Contains(example, flag) {
+							t.Errorf("works on ZooKeeper and KRaft, and no example uses %s", flag)
+						}
+					}
+				}
+				oneKind := strings.Contains(short, "ZooKeeper") || strings.Contains(short, "KRaft") ||
+					strings.Contains(short, "znode") || strings.Contains(short, "/admin")
+				if oneKind && !(strings.Contains(short, "ZooKeeper") && strings.Contains(short, "KRaft")) {
+					t.Errorf("works on ZooKeeper and KRaft, and its Short names one: %q", short)
+				}
+			case modesZooKeeper:
+				if !strings.Contains(long, "ZooKeeper mode only") || !strings.Contains(short, "ZooKeeper") {
+					t.Errorf("works in ZooKeeper mode only, and its help does not say so (Long: \"ZooKeeper mode only\", Short: ZooKeeper): %q", short)
+				}
+			case modesNone:
+				if strings.Contains(long, "--zookeeper") || strings.Contains(long, "--bootstrap-server") {
+					t.Error("reads no cluster, and its Long names a cluster's flag")
+				}
+			default:
+				t.Errorf("declares no modes (%s %q): give it Annotations: modes(modesBoth, modesZooKeeper or modesNone)", modesAnnotation, m)
+			}
+		})
 	}
 }

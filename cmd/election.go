@@ -40,46 +40,49 @@ const uncleanRefusal = clusterops.UncleanThroughZooKeeper
 func newLeaderElectionCmd(cf *connFlags) *cobra.Command {
 	var f electionFlags
 	c := &cobra.Command{
-		Use:   "leader-election",
-		Short: "Move leaders back to their preferred replicas (kafka-leader-election.sh flags, through ZooKeeper)",
+		Use:         "leader-election",
+		Annotations: modes(modesBoth),
+		Short:       "Move leaders back to their preferred replicas, on ZooKeeper or KRaft (kafka-leader-election.sh flags)",
 		Long: `leader-election runs a preferred leader election as kafka-leader-election.sh
---election-type preferred asks for one, carried out the way 2.8's
-kafka-preferred-replica-election.sh --zookeeper did: it shows which leaders will
-move (from -> to) and which cannot and why, decided from the live cluster with the
-controller's own rule (the first replica leads if it is registered and in the
-ISR), writes /admin/preferred_replica_election in one create, waits until the
-controller has deleted it, and reports each partition in Kafka's words.
+--election-type preferred asks for one: it shows which leaders will move (from ->
+to) and which cannot and why, decided from the live cluster with the controller's
+own rule (the first replica leads if it is live and in the ISR), asks the
+controller for the election, follows it, and reports each partition in Kafka's
+words.
+  - ZooKeeper mode (--zookeeper): carried out the way 2.8's
+    kafka-preferred-replica-election.sh --zookeeper did: it writes
+    /admin/preferred_replica_election in one create and waits until the
+    controller has deleted it. The znode names only the partitions the
+    controller will try, so it stays small on large clusters. --election-type
+    unclean is refused there: Kafka runs unclean elections through its Admin
+    API, or by itself for leaderless partitions once
+    unclean.leader.election.enable is on, never from this znode.
+  - KRaft (--bootstrap-server): the election is Kafka's ElectLeaders request,
+    preferred or unclean, with the same preview; the controller answers for
+    each partition at once, and ktopo follows the leaders until the brokers
+    show them. An unclean election elects, for each partition without a live
+    leader, the first live replica of its ISR, else of its eligible leader
+    replicas, else any live replica (which then loses the records it lacks):
+    the preview says which.
 
 Which partitions: --all-topic-partitions, --topic T --partition P, --topic T
 alone (every partition of T; Kafka's tool wants --partition too), or
 --path-to-json-file F in Kafka's format,
 {"partitions":[{"topic":"orders","partition":1}]} (the znode's JSON, with its
 "version", is accepted too). A named partition that does not exist stops the
-whole election with nothing written (Kafka's tools elect the others). The
-znode names only the partitions the controller will try, so it stays small on
-large clusters.
+whole election with nothing written (Kafka's tools elect the others).
 
 A partition cannot move when its preferred replica is offline or out of the
 ISR, when its topic is being deleted, or when the controller has not given it
 a leader yet. The exit status is 1 when a partition could not be elected, as
 with Kafka's tool.
 
---dry-run prints the preview and the exact znode without writing; that JSON is
-a --path-to-json-file for Kafka's own tools too. --no-wait returns once the
-znode is written; --timeout bounds the wait (without an active controller the
-znode waits for the next one, and ktopo says so). --election-type unclean is
-refused there: Kafka runs unclean elections through its Admin API, or by itself
-for leaderless partitions once unclean.leader.election.enable is on, never from
-this znode.
-
-On a KRaft cluster (--bootstrap-server) the election is Kafka's ElectLeaders
-request, preferred or unclean, with the same preview; the controller answers
-for each partition at once, and ktopo follows the leaders until the brokers
-show them. An unclean election elects, for each partition without a live
-leader, the first live replica of its ISR, else of its eligible leader
-replicas, else any live replica (which then loses the records it lacks): the
-preview says which.`,
-		Example: `  ktopo leader-election --election-type preferred --all-topic-partitions
+--dry-run prints the preview and exactly what would be sent (the znode, whose
+JSON is a --path-to-json-file for Kafka's own tools too; on KRaft the
+ElectLeaders request) without writing. --no-wait returns once it is written;
+--timeout bounds the wait (in ZooKeeper mode, without an active controller the
+znode waits for the next one, and ktopo says so).`,
+		Example: `  ktopo leader-election --zookeeper zk1:2181/kafka --election-type preferred --all-topic-partitions
   ktopo leader-election --election-type preferred --topic orders --partition 3
   ktopo leader-election --election-type preferred --path-to-json-file elect.json --dry-run
   ktopo leader-election --bootstrap-server kafka1:9092 --election-type unclean --topic orders --partition 3`,
@@ -93,7 +96,7 @@ preview says which.`,
 	f.partitionArg = javaIntVar(fl, &f.partition, "partition", 0, "the partition of --topic")
 	fl.StringVar(&f.jsonFile, "path-to-json-file", "", `the partitions, as {"partitions":[{"topic":"foo","partition":1},…]}`)
 	fl.BoolVar(&f.dryRun, "dry-run", false, "show what the election would do and write, write nothing")
-	fl.BoolVar(&f.noWait, "no-wait", false, "return once the znode is written, without waiting for the controller")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the election is asked for (the znode written, or ElectLeaders answered), without waiting for the leaders")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for the controller to carry out the election")
 	return c
 }

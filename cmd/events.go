@@ -21,20 +21,24 @@ func newEventsCmd(cf *connFlags) *cobra.Command {
 	var fromStart bool
 	var output string
 	c := &cobra.Command{
-		Use:   "events",
-		Short: "Stream the cluster's changes as they happen: leaders, ISRs, brokers, controller, topics",
-		Long: `events follows the cluster's ZooKeeper tree live (watches, no polling) and prints
-one line per change until interrupted: controller elections, brokers joining and
-leaving, topics created and deleted, leader moves, ISR shrinks and expansions,
-config changes, reassignments, and connection changes. A KRaft cluster
-(--bootstrap-server) is polled every --poll-interval instead: the same changes,
-found by comparing each poll with the last (a broker fenced is broker_gone, a
-new quorum leader controller_moved), without znode paths and zxids.
+		Use:         "events",
+		Annotations: modes(modesBoth),
+		Short:       "Stream the cluster's changes as they happen: leaders, ISRs, brokers, controller, topics",
+		Long: `events follows the cluster live and prints one line per change until
+interrupted: controller elections, brokers joining and leaving, topics created
+and deleted, leader moves, ISR shrinks and expansions, config changes,
+reassignments, and connection changes.
+  - ZooKeeper mode (--zookeeper): the cluster's ZooKeeper tree, through watches
+    (no polling); each line names the znode and the zxid of its write.
+  - KRaft (--bootstrap-server): the cluster is polled every --poll-interval:
+    the same changes, found by comparing each poll with the last (a broker
+    fenced is broker_gone, a new quorum leader controller_moved), without znode
+    paths and zxids; changes between two polls show as their sum.
 
 --from-start first prints the current state as events. --output json prints one
 JSON object per line (and nothing else on standard output), flushed per event:
 "time" is when ktopo saw the change, "zxid" and "mtime" those of the ZooKeeper
-write.
+write (ZooKeeper mode only).
 
 Kinds: broker_registered, broker_updated, broker_gone, controller_moved,
 topic_created, topic_marked_for_deletion, topic_deleted, partitions_added,
@@ -44,7 +48,8 @@ state write that moves the leader and shrinks the ISR gives both a leader_moved
 and an isr_shrank. Connection changes are one line each (connected,
 disconnected, …), not one per attempt.`,
 		Example: `  ktopo events --zookeeper zk1:2181/kafka
-  ktopo events --output json | jq 'select(.kind == "leader_moved")'`,
+  ktopo events --output json | jq 'select(.kind == "leader_moved")'
+  ktopo events --bootstrap-server kafka1:9092 --poll-interval 500ms`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkOutput(output); err != nil {

@@ -70,7 +70,7 @@ func TestKRaftFlags(t *testing.T) {
 		{[]string{"brokers", "--zookeeper", "zk:2181", "--command-config", props}, "--command-config is for a KRaft cluster"},
 		{[]string{"brokers", "--bootstrap-server", "k:9092", "--command-config", props}, "SASL mechanism GSSAPI is not supported by ktopo"},
 		{[]string{"brokers", "--bootstrap-server", "k:9092", "--command-config", "/nonexistent.properties"}, "--command-config: open /nonexistent.properties"},
-		{[]string{"configs", "--entity-type", "topics", "--describe", "--bootstrap-server", "k:9092"}, "kafka-configs.sh --bootstrap-server --describe"},
+		{[]string{"configs", "--entity-type", "topics", "--entity-default", "--describe", "--bootstrap-server", "k:9092"}, "topics have no default entity"},
 	} {
 		code, _, errOut := runCLI(t, c.args...)
 		if code != 1 || !strings.Contains(errOut, c.want) {

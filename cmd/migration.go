@@ -32,10 +32,14 @@ type migrationFlags struct {
 func newMigrationCmd(cf *connFlags) *cobra.Command {
 	var f migrationFlags
 	c := &cobra.Command{
-		Use:   "migration",
-		Short: "Show a ZooKeeper to KRaft migration: phase, controllers, how far ZooKeeper lags KRaft, brokers by mode, hazards",
-		Long: `migration reads, from ZooKeeper alone, where a ZooKeeper to KRaft migration (Kafka
-3.4 to 3.9) stands, in a report to paste into an incident channel:
+		Use:         "migration",
+		Annotations: modes(modesZooKeeper),
+		Short:       "Show a ZooKeeper to KRaft migration: phase, controllers, how far ZooKeeper lags KRaft, brokers by mode, hazards",
+		Long: `migration is for clusters in ZooKeeper mode only, on their way to KRaft: it reads
+from the cluster's ZooKeeper (--zookeeper) where a ZooKeeper to KRaft migration
+(Kafka 3.4 to 3.9) stands, in a report to paste into an incident channel, and
+asks the KRaft side how far ZooKeeper lags when given it (--bootstrap-controller,
+--bootstrap-server). A cluster born in KRaft mode has no migration to show.
 
   - the phase: none; waiting-for-brokers (KRaft controllers created /migration
     and wait for every broker to register with them); reverted (a ZooKeeper

@@ -34,16 +34,17 @@ type planFlags struct {
 func newPlanCmd(cf *connFlags) *cobra.Command {
 	var f planFlags
 	c := &cobra.Command{
-		Use:   "plan",
-		Short: "Show the replica assignment Kafka would make, without touching any cluster",
+		Use:         "plan",
+		Annotations: modes(modesBoth),
+		Short:       "Show the replica assignment Kafka would make, without touching any cluster",
 		Long: `plan computes the replica assignment of Kafka's AdminUtils.assignReplicasToBrokers
 (rack-aware when every broker has a rack) and prints it as a matrix of
 partitions by brokers, brokers grouped under their racks.
 
 --brokers lists brokers as ID or ID:RACK, comma-separated, in the order Kafka
 would receive them (the order matters to the rack-unaware algorithm). With
---zookeeper instead, the cluster's registered brokers are used as kafka-topics
-uses them (sorted by id; racks required on all or none unless
+--zookeeper instead (a ZooKeeper-mode cluster), the cluster's registered brokers
+are used as kafka-topics uses them (sorted by id; racks required on all or none unless
 --disable-rack-aware).
 --disable-rack-aware ignores the racks (the matrix still shows them, so you can
 see what rack-unaware placement does to the rack spread); with racks on only
@@ -67,7 +68,8 @@ and the warnings. Errors are Kafka's messages, on standard error, with exit
 status 1.`,
 		Example: `  ktopo plan --brokers 0:rackA,1:rackB,2:rackA,3:rackB --partitions 12 --replication-factor 2
   ktopo plan --brokers 1,2,3 --partitions 6 --replication-factor 3 --start-index 0 --output json
-  ktopo plan --zookeeper zk1:2181/kafka --partitions 24 --replication-factor 3`,
+  ktopo plan --zookeeper zk1:2181/kafka --partitions 24 --replication-factor 3
+  ktopo plan --bootstrap-server kafka1:9092 --partitions 24 --replication-factor 3 --seed 7`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runPlan(c, cf, f) },
 	}

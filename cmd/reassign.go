@@ -52,10 +52,13 @@ var reassignArgs = map[string]struct{ required, permitted []string }{
 func newReassignCmd(cf *connFlags) *cobra.Command {
 	var f reassignFlags
 	c := &cobra.Command{
-		Use:   "reassign",
-		Short: "Move partitions between brokers (kafka-reassign-partitions.sh flags and files)",
-		Long: `reassign is kafka-reassign-partitions.sh for ZooKeeper-mode clusters, with its flags and
-JSON files (files of either tool work with the other):
+		Use:         "reassign",
+		Annotations: modes(modesBoth),
+		Short:       "Move partitions between brokers, on ZooKeeper or KRaft (kafka-reassign-partitions.sh flags and files)",
+		Long: `reassign is kafka-reassign-partitions.sh, with its flags and JSON files (files of
+either tool work with the other), for ZooKeeper-mode clusters (--zookeeper: as
+its --zookeeper did, through ZooKeeper) and KRaft clusters (--bootstrap-server:
+as it does today, over Kafka's Admin API; below):
 
   --generate   proposes a reassignment of the topics of --topics-to-move-json-file onto
                --broker-list: Kafka's random placement (--strategy kafka, the default) or
@@ -67,8 +70,9 @@ JSON files (files of either tool work with the other):
                and the proposed one, in the file format).
   --execute    runs Kafka's checks on --reassignment-json-file, prints the current
                assignment (keep it for a rollback), then writes the throttle configs
-               (--throttle) and /admin/reassign_partitions in one ZooKeeper multi, and
-               follows each partition: new replicas copying and joining the ISR, the leader
+               (--throttle) and the reassignment (in ZooKeeper mode with
+               /admin/reassign_partitions, in one ZooKeeper multi), and follows each
+               partition: new replicas copying and joining the ISR, the leader
                moving into the target, the removed replicas leaving, done; then removes
                the throttles as --verify would (--preserve-throttles keeps them; with
                --no-wait, --verify removes them later, as with Kafka's tool).
@@ -85,14 +89,16 @@ more than its share of the topic; the replicas that must move go to the
 brokers furthest below their share, and a partition keeps its leader when it
 can.
 
---execute is guarded by the znode versions it read: if anything changed
-meanwhile (a partition added, a config edited, another reassignment started),
-nothing is written and the message says what. A throttle left behind would
-slow those replicas' next catch-up, hence --verify. --dry-run runs every check
-and prints the exact znodes and JSON without writing; --timeout bounds the
-wait (the reassignment goes on without ktopo). --cancel and --additional need
-Kafka's Admin API: ZooKeeper has no way to cancel a reassignment or add to one
-in progress, and ktopo refuses them there, saying so.
+A throttle left behind would slow those replicas' next catch-up, hence
+--verify. --dry-run runs every check and prints exactly what would be written
+(the znodes and JSON, or the requests) without writing; --timeout bounds the
+wait (the reassignment goes on without ktopo).
+
+In ZooKeeper mode --execute is guarded by the znode versions it read: if
+anything changed meanwhile (a partition added, a config edited, another
+reassignment started), nothing is written and the message says what. --cancel
+and --additional need Kafka's Admin API: ZooKeeper has no way to cancel a
+reassignment or add to one in progress, and ktopo refuses them there, saying so.
 
 On a KRaft cluster (--bootstrap-server) --execute sends the throttles
 (IncrementalAlterConfigs), then AlterPartitionReassignments, as Kafka's tool
@@ -104,11 +110,12 @@ show it, then removes the throttles (--preserve-throttles keeps them;
 run, as Kafka's tool does: a partition of the file already being reassigned
 gets the file's target instead (the preview names the target it replaces), and
 --throttle sets the throttles of every reassignment in progress.`,
-		Example: `  ktopo reassign --generate --topics-to-move-json-file topics.json --broker-list 1,2,3,4,5 --strategy minimal
+		Example: `  ktopo reassign --zookeeper zk1:2181/kafka --generate --topics-to-move-json-file topics.json --broker-list 1,2,3,4,5 --strategy minimal
   ktopo reassign --execute --reassignment-json-file plan.json --throttle 10000000
   ktopo reassign --execute --reassignment-json-file plan.json --dry-run
   ktopo reassign --verify --reassignment-json-file plan.json
-  ktopo reassign --list`,
+  ktopo reassign --list
+  ktopo reassign --bootstrap-server kafka1:9092 --cancel --reassignment-json-file plan.json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runReassign(c, cf, &f) },
 	}
@@ -126,7 +133,7 @@ gets the file's target instead (the preview names the target it replaces), and
 	fl.BoolVar(&f.additional, "additional", false, "start while other reassignments run (KRaft; a partition already moving gets the file's target instead)")
 	fl.BoolVar(&f.preserveThrottles, "preserve-throttles", false, "do not remove the throttles")
 	fl.BoolVar(&f.noWait, "no-wait", false, "return once the reassignment is written, without following it")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "run every check and print the exact znodes and JSON that would be written; write nothing")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "run every check and print exactly what would be written (the znodes and JSON, or the Kafka requests); write nothing")
 	fl.StringVar(&f.strategy, "strategy", "kafka", "--generate's placement: kafka (Kafka's, random), minimal (only the replicas of unlisted brokers move) or balanced (fewest moves that even the topics out)")
 	fl.IntVar(&f.startIndex, "start-index", -1, "fix the kafka strategy's start index and shift for every topic (-1: random)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "how long to follow the reassignment (0: until it completes)")

@@ -69,6 +69,19 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return 1
 }
 
+// The clusters a command works on, its annotation modesAnnotation: both
+// kinds (ZooKeeper mode and KRaft), ZooKeeper mode only, or none (it
+// reads no cluster). Its help must say so (TestHelpNamesItsModes).
+const (
+	modesAnnotation = "ktopo/modes"
+	modesBoth       = "zookeeper,kraft"
+	modesZooKeeper  = "zookeeper"
+	modesNone       = "none"
+)
+
+// modes is the annotations of a command that works on m.
+func modes(m string) map[string]string { return map[string]string{modesAnnotation: m} }
+
 // silentError is returned when the message was already printed.
 type silentError struct{ err error }
 
@@ -76,8 +89,9 @@ func (e *silentError) Error() string { return e.err.Error() }
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "ktopo",
-		Short: "See and shape Kafka clusters, on ZooKeeper or KRaft: topology, topics, replica assignment",
+		Use:         "ktopo",
+		Annotations: modes(modesBoth),
+		Short:       "See and shape Kafka clusters, on ZooKeeper or KRaft: topology, topics, replica assignment",
 		Long: `ktopo shows Apache Kafka clusters that run in ZooKeeper mode (Kafka 2.x and 3.x,
 through their ZooKeeper: --zookeeper) and in KRaft mode (Kafka 4.x and 3.x, over
 the Kafka protocol: --bootstrap-server): brokers by rack, the controller, topics
@@ -107,8 +121,9 @@ API, sending the previewed placement as a manual assignment.`,
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print ktopo's version",
+		Use:         "version",
+		Annotations: modes(modesNone),
+		Short:       "Print ktopo's version",
 		Long: `version prints the version a release build was given (-ldflags
 "-X main.version=…"). Other builds are named by what the Go toolchain recorded
 in the binary: the module version of "go install github.com/ktopo/ktopo@v1.2.3",

@@ -30,15 +30,17 @@ func newSandboxCmd(cf *connFlags) *cobra.Command {
 		imbalance  time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "sandbox",
-		Short: "Run simulated Kafka brokers and a ZooKeeper-mode controller, on an embedded ZooKeeper or on --zookeeper",
+		Use:         "sandbox",
+		Annotations: modes(modesZooKeeper),
+		Short:       "Run simulated Kafka brokers and a ZooKeeper-mode controller, on an embedded ZooKeeper or on --zookeeper",
 		Long: `sandbox runs simulated Kafka brokers (ids 1..N, racks rack-a, rack-b, …) and a
 ZooKeeper-mode controller that make exactly the ZooKeeper writes Kafka 3.x makes:
 broker registrations, controller election, partition state as topics are created,
 brokers fail and come back, preferred elections, topic deletions, added
 partitions, config changes and partition reassignments (requested in
 /admin/reassign_partitions, as "ktopo reassign" and Kafka's --zookeeper tool
-request them). No Kafka, no Java.
+request them). No Kafka, no Java. The sandbox is a cluster in ZooKeeper mode only:
+there is no simulated KRaft cluster (--bootstrap-server is for real ones).
 
 By default it serves ktopo's embedded ZooKeeper on --listen and prints
 "listening on HOST:PORT". With --zookeeper it runs on any ZooKeeper instead (the
@@ -57,8 +59,8 @@ and restart brokers (several at once, as a rack), a preferred election, move the
 controller, status, pace, and migrate: the next step of a simulated ZooKeeper to
 KRaft migration, as Kafka 3.9.2 writes it (KRaft controllers ready, their takeover
 and dual write, the brokers rolled to KRaft, finalized; "migrate freeze" stops the
-controller's sync into ZooKeeper) for the migration radar (docs/migration.md). The end of input only stops reading. It runs until
-SIGINT or SIGTERM, then stops the brokers: their sessions close, their ephemeral
+controller's sync into ZooKeeper) for the migration radar (docs/migration.md). The
+end of input only stops reading. It runs until SIGINT or SIGTERM, then stops the brokers: their sessions close, their ephemeral
 znodes go, nothing else is written. The brokers' and controller's log lines
 (Kafka's wording) go to ktopo's log file.
 

@@ -24,16 +24,19 @@ import (
 
 func newTopicsCmd(cf *connFlags) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "topics",
-		Short: "Create, alter, describe, list and delete topics (kafka-topics.sh flags)",
-		Long: `topics takes kafka-topics.sh's flags and prints its formats, reading and writing
-the cluster's ZooKeeper as kafka-topics.sh --zookeeper did: create, alter (add
-partitions), describe, list and delete. --topic is a regular expression, as in
+		Use:         "topics",
+		Annotations: modes(modesBoth),
+		Short:       "Create, alter, describe, list and delete topics (kafka-topics.sh flags)",
+		Long: `topics takes kafka-topics.sh's flags and prints its formats: create, alter (add
+partitions), describe, list and delete. On a ZooKeeper-mode cluster (--zookeeper)
+it reads and writes the cluster's ZooKeeper as kafka-topics.sh --zookeeper did; on
+a KRaft cluster (--bootstrap-server) it reads and writes over the Kafka protocol
+as kafka-topics.sh --bootstrap-server does. --topic is a regular expression, as in
 kafka-topics.
 
-Errors are Kafka's messages, on standard error, with exit status 1. A znode that
-cannot be decoded is named on standard error and never changes a read command's
-exit status.`,
+Errors are Kafka's messages, on standard error, with exit status 1. In ZooKeeper
+mode a znode that cannot be decoded is named on standard error and never changes
+a read command's exit status.`,
 		Args: cobra.NoArgs,
 	}
 	c.AddCommand(newTopicsCreateCmd(cf), newTopicsAlterCmd(cf), newTopicsDescribeCmd(cf), newTopicsListCmd(cf), newTopicsDeleteCmd(cf))
@@ -120,10 +123,15 @@ type createFlags struct {
 func newTopicsCreateCmd(cf *connFlags) *cobra.Command {
 	var f createFlags
 	c := &cobra.Command{
-		Use:   "create",
-		Short: "Create a topic as Kafka does, then follow it until every partition is online",
-		Long: `create runs Kafka's checks (kafka-topics.sh --create in ZooKeeper mode) in Kafka's
-order, with Kafka's messages, computes the assignment as AdminZkClient does
+		Use:         "create",
+		Annotations: modes(modesBoth),
+		Short:       "Create a topic as Kafka does, then follow it until every partition is online",
+		Long: `create runs Kafka's checks in Kafka's order, with Kafka's messages, prints the
+assignment, writes it, then follows the controller until every partition has a
+leader.
+
+On a ZooKeeper-mode cluster (--zookeeper) the checks are kafka-topics.sh
+--create's in ZooKeeper mode; it computes the assignment as AdminZkClient does
 (registered brokers sorted by id, rack-aware unless --disable-rack-aware;
 --replica-assignment 1:2,2:3 instead of --partitions and --replication-factor),
 prints it, writes /config/topics/<t> and /brokers/topics/<t> as Kafka writes
@@ -169,7 +177,7 @@ KRaft controller's placement.`,
 	fl.BoolVar(&f.disableRack, "disable-rack-aware", false, "ignore broker racks when assigning replicas")
 	fl.BoolVar(&f.ifNotExists, "if-not-exists", false, "succeed without doing anything if the topic exists")
 	fl.BoolVar(&f.validateOnly, "validate-only", false, "run every check and print what would be written, write nothing")
-	fl.BoolVar(&f.noWait, "no-wait", false, "return once the znodes are written, without waiting for the partitions")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once the topic is written (its znodes, or CreateTopics answered), without waiting for the partitions")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every partition to come online")
 	fl.IntVar(&f.startIndex, "start-index", -1, "fix Kafka's start index (and replica shift), as in ktopo plan (-1: random)")
 	fl.IntVar(&f.replicaShift, "replica-shift", -1, "fix the replica shift, as in ktopo plan")
@@ -416,20 +424,33 @@ type describeFlags struct {
 func newTopicsDescribeCmd(cf *connFlags) *cobra.Command {
 	var f describeFlags
 	c := &cobra.Command{
-		Use:   "describe",
-		Short: "Describe topics in kafka-topics.sh --describe format",
-		Long: `describe prints kafka-topics.sh --describe's format, read from ZooKeeper: the
-layout of Kafka 2.8 and 3.0-3.7 (3.8 added Elr columns, meaningless in ZooKeeper
-mode), with 3.x's replication factor and Adding/Removing columns during a
-reassignment.
+		Use:         "describe",
+		Annotations: modes(modesBoth),
+		Short:       "Describe topics in kafka-topics.sh --describe format",
+		Long: `describe prints kafka-topics.sh --describe's format, in the layout of the Kafka
+that would print it:
+  - ZooKeeper mode (--zookeeper), read from ZooKeeper: the layout of Kafka 2.8
+    and 3.0-3.7 (3.8 added Elr columns, meaningless in ZooKeeper mode), with
+    3.x's replication factor and Adding/Removing columns during a
+    reassignment; the topic line's Configs are the topic's overrides.
+  - KRaft (--bootstrap-server), read over the Kafka protocol: the layout of
+    Kafka 3.8+'s kafka-topics.sh --bootstrap-server --describe, each partition
+    line ending with its eligible leader replicas (Elr: … LastKnownElr: …, N/A
+    where the cluster has them off); the topic line's Configs are every config
+    whose value is not Kafka's default (the overrides and what the topic
+    inherits from the brokers), as Kafka's tool prints them.
 
 --under-replicated-partitions, --unavailable-partitions and
 --under-min-isr-partitions select partitions, as in kafka-topics; ktopo answers
-the last from ZooKeeper, with each topic's min.insync.replicas. --output json
-prints the same as JSON.`,
+the last from each topic's min.insync.replicas: its override, else the
+brokers' (on KRaft as the brokers report it; in ZooKeeper mode their dynamic
+configs in ZooKeeper, else 1: a broker's server.properties is not in
+ZooKeeper). --output json prints the same as JSON (its configs are the
+overrides alone).`,
 		Example: `  ktopo topics describe --zookeeper zk1:2181/kafka --topic 'orders|payments'
   ktopo topics describe --under-replicated-partitions
-  ktopo topics describe --under-min-isr-partitions --output json`,
+  ktopo topics describe --under-min-isr-partitions --output json
+  ktopo topics describe --bootstrap-server kafka1:9092 --topic orders`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkOutput(f.output); err != nil {
@@ -467,10 +488,16 @@ func newTopicsListCmd(cf *connFlags) *cobra.Command {
 	var topic string
 	var excludeInternal bool
 	c := &cobra.Command{
-		Use:   "list",
-		Short: "List topics (kafka-topics.sh --list)",
-		Long: `list prints the topics' names, one a line, as kafka-topics.sh --list does; a
-topic marked for deletion reads "<t> - marked for deletion".`,
+		Use:         "list",
+		Annotations: modes(modesBoth),
+		Short:       "List topics (kafka-topics.sh --list)",
+		Long: `list prints the topics' names, one a line, as kafka-topics.sh --list does: in
+ZooKeeper mode (--zookeeper) from ZooKeeper, where a topic marked for deletion
+reads "<t> - marked for deletion"; on a KRaft cluster (--bootstrap-server) from
+the brokers' metadata (a KRaft cluster deletes a topic at once: none is ever
+marked).`,
+		Example: `  ktopo topics list --zookeeper zk1:2181/kafka
+  ktopo topics list --bootstrap-server kafka1:9092 --exclude-internal`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			filter, err := cluster.NewTopicFilter(topic, excludeInternal)
@@ -491,18 +518,26 @@ func newTopicsDeleteCmd(cf *connFlags) *cobra.Command {
 	var topic string
 	var ifExists, validateOnly, dryRun bool
 	c := &cobra.Command{
-		Use:   "delete",
-		Short: "Mark topics for deletion (/admin/delete_topics/<t>); the controller deletes them",
-		Long: `delete runs kafka-topics.sh --delete's checks and creates /admin/delete_topics/<t>
-for every topic that --topic (a regular expression, as in kafka-topics) matches;
-Kafka's controller then deletes them when the brokers have delete.topic.enable=true.
---if-exists succeeds when no topic matches.
+		Use:         "delete",
+		Annotations: modes(modesBoth),
+		Short:       "Delete topics (ZooKeeper: mark them for the controller; KRaft: DeleteTopics)",
+		Long: `delete runs kafka-topics.sh --delete's checks and deletes every topic that --topic
+(a regular expression, as in kafka-topics) matches. --if-exists succeeds when no
+topic matches.
+  - ZooKeeper mode (--zookeeper): it creates /admin/delete_topics/<t> for each
+    ("Topic <t> is marked for deletion."); Kafka's controller then deletes them
+    when the brokers have delete.topic.enable=true.
+  - KRaft (--bootstrap-server): it sends DeleteTopics, one topic at a time; the
+    controller deletes the topic at once ("Deleted topic <t>."), or refuses in
+    its words (TOPIC_DELETION_DISABLED when delete.topic.enable=false).
 
 --validate-only (or --dry-run) runs every check and prints the topics that match
-and exactly the znodes that would be written, and writes nothing.`,
+and exactly what would be sent (the znodes, or the DeleteTopics requests), and
+writes nothing.`,
 		Example: `  ktopo topics delete --zookeeper zk1:2181/kafka --topic old-orders
   ktopo topics delete --topic 'tmp-.*' --validate-only
-  ktopo topics delete --topic 'tmp-.*' --if-exists`,
+  ktopo topics delete --topic 'tmp-.*' --if-exists
+  ktopo topics delete --bootstrap-server kafka1:9092 --topic old-orders`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !c.Flags().Changed("topic") {
@@ -574,7 +609,7 @@ and exactly the znodes that would be written, and writes nothing.`,
 	}
 	c.Flags().StringVar(&topic, "topic", "", "topics to delete: a regular expression, as kafka-topics")
 	c.Flags().BoolVar(&ifExists, "if-exists", false, "succeed without doing anything if no topic matches")
-	c.Flags().BoolVar(&validateOnly, "validate-only", false, "run every check and print the topics and the znodes that would be written, write nothing")
+	c.Flags().BoolVar(&validateOnly, "validate-only", false, "run every check and print the topics and the znodes (on KRaft, the requests) that would be written, write nothing")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "the same as --validate-only")
 	return c
 }
@@ -612,12 +647,23 @@ func validateDelete(ctx context.Context, out io.Writer, w clusterops.Writer, s *
 func newBrokersCmd(cf *connFlags) *cobra.Command {
 	var output string
 	c := &cobra.Command{
-		Use:   "brokers",
-		Short: "List brokers: id, rack, endpoints, controller, registration",
+		Use:         "brokers",
+		Annotations: modes(modesBoth),
+		Short:       "List brokers: id, rack, endpoints, controller, their ZooKeeper registration or KRaft state",
 		Long: `brokers lists the registered brokers: id, rack, endpoints, whether it is the
-controller (and its epoch), the registration's version and time, and the
-replicas and leaders it holds. A broker that holds replicas but is not
-registered is listed as offline. --output json prints the same as JSON.`,
+controller (and its epoch), and the replicas and leaders it holds. A broker that
+holds replicas but is not registered is listed as offline. --output json prints
+the same as JSON.
+  - ZooKeeper mode (--zookeeper): each broker's registration znode, with its
+    JSON version and registration time (VERSION, REGISTERED).
+  - KRaft (--bootstrap-server): every broker the controller has registered,
+    fenced ones too (Kafka 4.0+), with a STATE column (online, fenced,
+    cordoned, offline) instead of the registration's; the controller is the
+    metadata quorum's leader, named on a line under the table ("Controller:
+    3000, the quorum's leader (epoch 7), a dedicated controller" — or "a
+    broker too" when it is one of the brokers).`,
+		Example: `  ktopo brokers --zookeeper zk1:2181/kafka
+  ktopo brokers --bootstrap-server kafka1:9092 --output json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkOutput(output); err != nil {

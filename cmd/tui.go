@@ -7,12 +7,9 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -38,15 +35,18 @@ func setupTUI(root *cobra.Command, cf *connFlags) {
 	f.StringVar(&controllers, "bootstrap-controller", "", "with --zookeeper: the KRaft controllers' CONTROLLER listeners host:port[,…] of a cluster migrating to KRaft (with --command-config's security): the migration radar asks their quorum how far ZooKeeper lags KRaft")
 	f.Uint64Var(&sf.seed, "seed", 0, "sandbox only: draw the cluster id, the demo topics' placements and ids and the creation wizard's start index from this seed, so that every run starts alike (default: random)")
 	root.Args = cobra.NoArgs
+	root.Example = `  ktopo
+  ktopo --zookeeper zk1:2181,zk2:2181/kafka
+  ktopo --bootstrap-server kafka1:9092 --command-config client.properties`
 	root.Long += `
 
-With no command, ktopo opens its terminal UI: on the cluster given with
---zookeeper (or $KTOPO_ZOOKEEPER, or --context), or a KRaft cluster given with
---bootstrap-server (or $KTOPO_BOOTSTRAP_SERVER; polled every --poll-interval),
-else on a sandbox: an
-embedded ZooKeeper with 6 simulated brokers in 3 racks and demo topics, where
-you can kill and restart brokers and watch leaders move and ISRs shrink.
-Press ? in the UI for its keys.
+With no command, ktopo opens its terminal UI: on the ZooKeeper-mode cluster
+given with --zookeeper (or $KTOPO_ZOOKEEPER, or --context), or the KRaft cluster
+given with --bootstrap-server (or $KTOPO_BOOTSTRAP_SERVER; polled every
+--poll-interval; the ZooKeeper tree and the migration radar are not tabs there),
+else on a sandbox: an embedded ZooKeeper with 6 simulated brokers in 3 racks and
+demo topics (a ZooKeeper-mode cluster), where you can kill and restart brokers
+and watch leaders move and ISRs shrink. Press ? in the UI for its keys.
 
 Contexts (named clusters with connect string, digest auth, read-only and
 production flags) live in ` + displayPath(config.Path()) + `.
@@ -159,35 +159,12 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 		}
 	}
 	logger.Printf("TUI on %s (%s)", cfg.Connect, modeName(cfg.Mode))
-	app := ui.New(cfg)
-	p := tea.NewProgram(app, tea.WithContext(ctx))
-	// The terminal closing (SIGHUP) quits as SIGTERM does (Bubble Tea's),
-	// rather than killing ktopo between two writes of an operation.
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	go func() {
-		if _, ok := <-hup; ok {
-			p.Quit()
-		}
-	}()
-	_, err = p.Run()
+	if t.connect != "" {
+		cfg.SavePlan = planSaver(t, cf)
+	}
 	// However the TUI closed, an operation between two of its writes
-	// finishes the step it started (and starts no other; a signal stops
-	// the wait); what is left, and how to finish or undo it, is printed.
-	if app.Finishing() {
-		fmt.Fprintf(c.ErrOrStderr(), "\nFinishing the step an operation started before exiting (at most %s; ctrl+c stops waiting)…\n", finishGrace)
-	}
-	fctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	left := app.Finish(fctx, finishGrace)
-	stop()
-	if len(left) > 0 {
-		fmt.Fprintln(c.ErrOrStderr(), strings.Join(left, "\n\n"))
-	}
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
-		return err
-	}
-	return nil
+	// finishes the step it started; what is left is printed (runApp).
+	return runApp(ctx, c, ui.New(cfg))
 }
 
 // connecting shows "Connecting to HOST…" on w while the TUI's session is
@@ -250,9 +227,6 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 		cfg.Writer = kafkaops.New(cl, cf.requestTimeoutOr(kafkaops.DefaultTimeout))
 	}
 	logger.Printf("TUI on KRaft cluster %s (%s, every %s)", cfg.Connect, modeName(cfg.Mode), cf.pollInterval)
-	prog := tea.NewProgram(ui.New(cfg), tea.WithContext(contextOf(c)))
-	if _, err := prog.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		return err
-	}
-	return nil
+	cfg.SavePlan = planSaver(t, cf)
+	return runApp(contextOf(c), c, ui.New(cfg))
 }

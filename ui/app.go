@@ -37,6 +37,7 @@ import (
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/events"
 	"github.com/ktopo/ktopo/ui/screens/migration"
+	"github.com/ktopo/ktopo/ui/screens/operate"
 	"github.com/ktopo/ktopo/ui/screens/overview"
 	"github.com/ktopo/ktopo/ui/screens/topics"
 	"github.com/ktopo/ktopo/ui/screens/tree"
@@ -98,6 +99,11 @@ type Config struct {
 	// (ktopo --bootstrap-controller): the migration radar shows how far
 	// ZooKeeper lags KRaft.
 	Quorum migration.QuorumAsker
+	// SavePlan, when set, keeps the plan of a reassignment that ktopo
+	// leaves running when it exits (a file) and returns where, with the
+	// command that verifies it and removes its throttles once done
+	// (operate.PlanSaver); nil: the plan is printed.
+	SavePlan operate.PlanSaver
 }
 
 // App is the root model.

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -24,9 +22,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
-	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/topic"
-	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -643,94 +639,4 @@ func TestIdleRendersNothing(t *testing.T) {
 		t.Fatalf("frames during 1.5 idle seconds: %v", frames)
 	}
 	t.Logf("frames at idle over 1.5 s: %d", frames[1]-frames[0])
-}
-
-// fakeTask is a background task whose state the test sets.
-type fakeTask struct {
-	line  string
-	state nav.TaskState
-}
-
-func (f *fakeTask) ShortHelp() []key.Binding              { return nil }
-func (f *fakeTask) FullHelp() [][]key.Binding             { return nil }
-func (f *fakeTask) Title() string                         { return "task" }
-func (f *fakeTask) Update(tea.Msg) (tea.Cmd, nav.Request) { return nil, nil }
-func (f *fakeTask) View() string                          { return "" }
-func (f *fakeTask) SetSize(int, int)                      {}
-func (f *fakeTask) SetStyles(theme.Styles)                {}
-func (f *fakeTask) Detach() bool                          { return true }
-func (f *fakeTask) TaskStatus() (string, nav.TaskState)   { return f.line, f.state }
-
-// TestTaskOutcome: a background task's outcome is shown as an error when
-// its state says it failed, whatever its words.
-func TestTaskOutcome(t *testing.T) {
-	for _, tc := range []struct {
-		state  nav.TaskState
-		line   string
-		kept   bool
-		errOut bool
-	}{
-		{nav.TaskRunning, "working", true, false},
-		{nav.TaskDone, "Topic t created, no partition failed", false, false},
-		{nav.TaskFailed, "Topic t: the cluster refused it", false, true},
-	} {
-		a, _, _ := newApp(t, ModeLive)
-		a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
-		task := &fakeTask{line: "working", state: nav.TaskRunning}
-		a.push(task)
-		a.pop()
-		if len(a.Tasks()) != 1 {
-			t.Fatal("a detached task goes to the background")
-		}
-		task.line, task.state = tc.line, tc.state
-		a.finishTasks()
-		s, isErr := a.Status()
-		if kept := len(a.Tasks()) == 1; kept != tc.kept || (!tc.kept && (s != tc.line || isErr != tc.errOut)) {
-			t.Fatalf("%v: kept %v, status %q error %v", tc.state, kept, s, isErr)
-		}
-	}
-}
-
-// plainScreen is the least a screen is.
-type plainScreen struct{ w, h int }
-
-func (p *plainScreen) ShortHelp() []key.Binding              { return nil }
-func (p *plainScreen) FullHelp() [][]key.Binding             { return nil }
-func (p *plainScreen) Title() string                         { return "Brokers" }
-func (p *plainScreen) Update(tea.Msg) (tea.Cmd, nav.Request) { return nil, nil }
-func (p *plainScreen) View() string                          { return "the brokers screen" }
-func (p *plainScreen) SetSize(w, h int)                      { p.w, p.h = w, h }
-func (p *plainScreen) SetStyles(theme.Styles)                {}
-
-// TestNewTabIsOneRow: a row added to the tab table is a tab everywhere:
-// the header, its number key, its `:` commands and their completion, the
-// "unknown command" hint, the help page and its legend.
-func TestNewTabIsOneRow(t *testing.T) {
-	a, _, _ := newApp(t, ModeLive)
-	n := strconv.Itoa(len(a.newTabs()) + 1)
-	a.setTabs(append(a.newTabs(), tab{screen: &plainScreen{}, label: "Brokers", keyHelp: "broker list", commands: []string{"brokers-list", "bl"}, about: "every broker"}))
-	a.update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	load(a, fixture.Small())
-	if !strings.Contains(strings.Split(screen(a), "\n")[0], " "+n+" Brokers ") {
-		t.Fatalf("header:\n%s", screen(a))
-	}
-	press(a, n)
-	if a.Active() != "brokers-list" || !strings.Contains(screen(a), "the brokers screen") {
-		t.Fatalf("%s: %s\n%s", n, a.Active(), screen(a))
-	}
-	press(a, "1", ":", "b", "l", "enter")
-	if a.Active() != "brokers-list" {
-		t.Fatalf(":bl: %s", a.Active())
-	}
-	if !slices.Contains(a.completions("b"), "brokers-list") {
-		t.Fatalf("completion %v", a.completions("b"))
-	}
-	press(a, ":", "x", "enter")
-	if s, _ := a.Status(); !strings.Contains(s, ":brokers-list") {
-		t.Fatalf("unknown: %q", s)
-	}
-	press(a, "?")
-	if out := screen(a); !strings.Contains(out, n+" broker list") || !strings.Contains(out, ":brokers-list") {
-		t.Fatalf("help:\n%s", out)
-	}
 }

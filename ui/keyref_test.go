@@ -19,7 +19,8 @@ var keyRefPath = filepath.Join("..", "docs", "keys.md")
 
 // groupTitles introduce the keymap's groups in the reference, in order.
 var groupTitles = []struct{ field, title, about string }{
-	{"Global", "Everywhere", "On every screen, unless a text field has the keyboard; in a text field only `f1`, `ctrl+c` and the field's own keys act."},
+	{"Global", "Everywhere", "On every screen, unless a text field has the keyboard; in a text field only `f1`, `ctrl+c` and the field's own keys act. " +
+		"On a KRaft cluster the ZooKeeper-only tabs are absent and the others keep their numbers (Events is `4` on both)."},
 	{"List", "Lists", "The list screens (topics, topic, broker, events), the tree and the overview's broker cards."},
 	{"Filter", "Filters and sorting", "The topics, topic and events screens."},
 	{"Input", "Text fields", "While a filter (`/`) or the `:` line has the keyboard; every other key types."},
@@ -64,7 +65,11 @@ func keyReference() string {
 		}
 		if g.field == "Global" {
 			for _, t := range a.tabs {
-				row(t.key, "tab "+t.label)
+				name := "tab " + t.label
+				if t.zookeeper {
+					name += " (ZooKeeper only)"
+				}
+				row(t.key, name)
 			}
 		}
 	}

@@ -152,7 +152,7 @@ func TestKRaftApp(t *testing.T) {
 	loadKRaft(a)
 	s := screen(a)
 	header := strings.Split(s, "\n")[0]
-	if strings.Contains(header, "Tree") || !strings.Contains(header, "3 Events") {
+	if strings.Contains(header, "Tree") || !strings.Contains(header, " 4 Events ") {
 		t.Fatalf("tabs: %s", header)
 	}
 	for _, want := range []string{"controller 3001 (epoch 12)", "quorum leader 3001 (epoch 12)", "FENCED", "28 partitions · 12 ms a poll"} {
@@ -164,8 +164,12 @@ func TestKRaftApp(t *testing.T) {
 		t.Errorf("ZooKeeper's figures on a KRaft cluster:\n%s", s)
 	}
 	press(a, "3")
+	if a.Active() != "overview" {
+		t.Fatalf("3 (the tree's number, absent on KRaft) opens %s", a.Active())
+	}
+	press(a, "4")
 	if a.Active() != "events" {
-		t.Fatalf("3 opens %s", a.Active())
+		t.Fatalf("4 opens %s", a.Active())
 	}
 	press(a, ":", "t", "r", "e", "e", "enter")
 	if a.Active() == "tree" {

@@ -14,9 +14,13 @@ import (
 // TestFlowCreateRefusedUnderKRaft: on a sandbox whose simulated KRaft
 // controller has taken the cluster over, the creation wizard's write is
 // refused by the migration guard, and the wizard says why and what to use
-// instead, nothing written; the radar tab names the phase.
+// instead, nothing written: at once in the form (open before the
+// takeover) and in the preview, again at enter; the radar tab names the
+// phase.
 func TestFlowCreateRefusedUnderKRaft(t *testing.T) {
 	f := startCreate(t, 200, 50, 0, ModeLive, nil)
+	send(f.tm, "c")
+	waitApp(t, f.tm, "the wizard", stageIs("form"))
 	for range 2 {
 		if _, err := f.sb.Migrate(""); err != nil {
 			t.Fatal(err)
@@ -26,9 +30,20 @@ func TestFlowCreateRefusedUnderKRaft(t *testing.T) {
 		_, _, ok := a.Snapshot().KRaftController()
 		return ok
 	})
-	f.fillForm(t, "payments")
+	waitApp(t, f.tm, "the form saying so", func(a *App) bool {
+		out := strings.Join(strings.Fields(ansi.Strip(a.View().Content)), " ")
+		return stageIs("form")(a) && strings.Contains(out, "✗ A topic created here would not be written: KRaft controller 3000")
+	})
+	f.tm.Type("payments")
+	send(f.tm, "tab", "ctrl+u")
+	f.tm.Type("12")
+	send(f.tm, "tab", "ctrl+u")
+	f.tm.Type("3")
 	send(f.tm, "enter")
-	waitApp(t, f.tm, "the preview", stageIs("preview"))
+	waitApp(t, f.tm, "the preview saying so", func(a *App) bool {
+		out := strings.Join(strings.Fields(ansi.Strip(a.View().Content)), " ")
+		return stageIs("preview")(a) && strings.Contains(out, "Would not be written: KRaft controller 3000")
+	})
 	// The confirmation does not even open: the preview says why and
 	// what to use instead.
 	send(f.tm, "enter")
@@ -92,6 +107,10 @@ func TestFlowCreateWarnedWhilePrepared(t *testing.T) {
 		return clusterops.SnapshotVerdict(a.Snapshot()).Level == cluster.WriteWarn
 	})
 	f.fillForm(t, "payments")
+	waitApp(t, f.tm, "the form's warning", func(a *App) bool {
+		out := strings.Join(strings.Fields(ansi.Strip(a.View().Content)), " ")
+		return strings.Contains(out, "⚠ a ZooKeeper to KRaft migration is being prepared") && strings.Contains(out, "(the confirmation asks first)")
+	})
 	send(f.tm, "enter")
 	waitApp(t, f.tm, "the preview", stageIs("preview"))
 	send(f.tm, "enter")

@@ -226,7 +226,7 @@ func (a *App) openOperation(op nav.Operation) tea.Cmd {
 	same := func(s Screen) bool { w, ok := s.(*operate.Model); return ok && w.Operation() == op }
 	return a.openWizard(refuse, same, func(id int, pace func() time.Duration) Screen {
 		return operate.New(operate.Options{Styles: a.st, Keys: a.km, Writer: a.cfg.Writer, Op: op, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: id,
-			Pace: pace, Production: a.cfg.Production})
+			Pace: pace, Production: a.cfg.Production, SavePlan: a.cfg.SavePlan})
 	})
 }
 

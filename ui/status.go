@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -82,7 +83,11 @@ func (a *App) statusBar() string {
 		if a.statusErr {
 			ink = st.Error
 		}
-		left = ink.S(cell.Fit(" "+a.status, max(lw-1, 0))) + cell.Spaces(min(lw, 1))
+		msg := " " + a.status
+		if _, last := a.statusOverflow(); last != "" {
+			msg = last // the lines before it are above the status bar
+		}
+		left = ink.S(cell.Fit(msg, max(lw-1, 0))) + cell.Spaces(min(lw, 1))
 	} else {
 		// "? help" first: on a narrow terminal the rest is cut. While a
 		// text field has the keys, ? : and q are text: name the keys that
@@ -107,6 +112,54 @@ func (a *App) statusBar() string {
 		return cell.Clip(a.footer.right, a.w)
 	}
 	return left + a.footer.right
+}
+
+// maxStatusLines bounds the lines a long status message takes above the
+// status bar.
+const maxStatusLines = 4
+
+// statusOverflow splits a status message wider than the status bar's room
+// so that it is read whole: its first lines over the bottom of the screen,
+// the full width, and the last one, which fits the room, in the status
+// bar (nil, "" when it fits there, or there is no room above). A message
+// lasts a few seconds (setStatus), then the screen is whole again.
+func (a *App) statusOverflow() (above []string, last string) {
+	room := a.footer.room - 1
+	msg := " " + a.status
+	if a.status == "" || a.cmdOpen || room <= 0 || cell.Width(msg) <= room || a.contentHeight() <= maxStatusLines+1 {
+		return nil, ""
+	}
+	lines := strings.Split(ansi.Wrap(a.status, max(a.w-2, 10), ""), "\n")
+	if end := lines[len(lines)-1]; cell.Width(end)+1 > room {
+		// The last line goes on below, in the room's width.
+		lines = append(lines[:len(lines)-1], strings.Split(ansi.Wrap(end, room-1, ""), "\n")...)
+	}
+	for i := range lines {
+		lines[i] = " " + strings.TrimRight(lines[i], " ")
+	}
+	if len(lines)-1 > maxStatusLines {
+		lines = append(lines[:maxStatusLines], cell.Fit(strings.Join(lines[maxStatusLines:], ""), room))
+	}
+	return lines[:len(lines)-1], lines[len(lines)-1]
+}
+
+// withStatus draws the lines of a long status message (statusOverflow)
+// over the last lines of the content.
+func (a *App) withStatus(content string, h int) string {
+	above, _ := a.statusOverflow()
+	if len(above) == 0 {
+		return content
+	}
+	ink := a.st.Text
+	if a.statusErr {
+		ink = a.st.Error
+	}
+	lines := strings.Split(cell.Lines(strings.Split(content, "\n"), h), "\n")
+	at := len(lines) - len(above)
+	for i, l := range above {
+		lines[at+i] = ink.S(cell.Fit(l, a.w))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func enabled(bs []key.Binding) []key.Binding {

@@ -21,7 +21,13 @@ type tab struct {
 	// zookeeper: the tab shows what only a ZooKeeper cluster has, so a
 	// KRaft cluster's shell leaves it out.
 	zookeeper bool
-	// key is the tab's number key, from its place in the table.
+	// num is the tab's number key: its place in the whole table, kept
+	// when a tab before it is left out (Events is 4 on a KRaft cluster
+	// too, whose shell has no tree for 3), so that an operator switching
+	// between clusters presses the same key for the same tab. 0: the
+	// number after the previous tab's.
+	num int
+	// key is the tab's number key (num).
 	key key.Binding
 }
 
@@ -40,6 +46,7 @@ type tab struct {
 // A screen that only makes sense for one source is left out for the
 // other: the ZooKeeper tree and the migration radar (which reads
 // ZooKeeper) are not tabs of a KRaft cluster (hidden, not shown empty).
+// The others keep their number keys (see tab.num).
 func (a *App) newTabs() []tab {
 	radar := migration.New(a.st, a.km, a.cfg.Now, a.cfg.Location)
 	if a.cfg.Quorum != nil {
@@ -53,6 +60,9 @@ func (a *App) newTabs() []tab {
 		{screen: radar, label: "Migration", keyHelp: "migration",
 			commands: []string{"migration", "m", "kraft"}, about: "a ZooKeeper to KRaft migration", zookeeper: true},
 	}
+	for i := range tabs {
+		tabs[i].num = i + 1
+	}
 	if a.cfg.Source != nil && !a.hasTree {
 		tabs = slices.DeleteFunc(tabs, func(t tab) bool { return t.zookeeper })
 	}
@@ -62,8 +72,13 @@ func (a *App) newTabs() []tab {
 // setTabs installs the tab table: each tab gets its number key (the `:`
 // line completes the commands the table adds: see completions).
 func (a *App) setTabs(tabs []tab) {
+	last := 0
 	for i := range tabs {
-		tabs[i].key = keys.Tab(i, tabs[i].keyHelp)
+		if tabs[i].num == 0 {
+			tabs[i].num = last + 1
+		}
+		last = tabs[i].num
+		tabs[i].key = keys.Tab(last-1, tabs[i].keyHelp)
 	}
 	a.tabs = tabs
 }

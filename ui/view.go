@@ -61,7 +61,7 @@ func (a *App) render() string {
 	case a.showHelp:
 		b.WriteString(a.helpView(ch))
 	default:
-		b.WriteString(a.withModal(a.Focused().View(), ch))
+		b.WriteString(a.withStatus(a.withModal(a.Focused().View(), ch), ch))
 	}
 	b.WriteByte('\n')
 	b.WriteString(a.statusBar())

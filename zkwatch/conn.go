@@ -266,7 +266,7 @@ func (c *Conn) checkChroot(ctx context.Context, create bool) error {
 			return fmt.Errorf("zookeeper %s: create chroot %s: %w", c.Server(), c.chroot, err)
 		}
 	case !ok:
-		return fmt.Errorf("zookeeper %s: %w: %s", strings.Join(c.cs.Servers, ","), ErrNoChroot, c.chroot)
+		return c.noChroot(ctx)
 	}
 	return nil
 }

@@ -207,8 +207,39 @@ var (
 func TestMissingChroot(t *testing.T) {
 	base := zktest.Chroot(t)
 	_, err := Connect(context.Background(), base+"/nope", Options{Logger: zktest.NewLogger(t)})
-	if !errors.Is(err, ErrNoChroot) || !strings.Contains(err.Error(), "/nope") {
+	if !errors.Is(err, ErrNoChroot) || !strings.Contains(err.Error(), "/nope") || strings.Contains(err.Error(), "did you mean") {
 		t.Fatalf("got %v, want ErrNoChroot naming the chroot", err)
+	}
+	// A typo'd chroot is offered the znode it most likely meant, where it
+	// exists (newcomer 2026-12b: "/kafak" said only that it did not exist).
+	c := connect(t, base, Options{})
+	for _, p := range []string{"/kafka/prod", "/kafka-old", "/metrics"} {
+		if err := c.CreateAll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	servers := strings.SplitN(base, "/", 2)[0]
+	root := "/" + strings.SplitN(base, "/", 2)[1]
+	for _, tc := range []struct{ chroot, want string }{
+		{"/kafak", "did you mean " + root + "/kafka? It exists: connect to " + servers + root + "/kafka)"},
+		{"/kafak/prod", "did you mean " + root + "/kafka/prod? It exists: connect to " + servers + root + "/kafka/prod)"},
+		{"/kafka-odl", "did you mean " + root + "/kafka-old?"},
+		{"/kafka/prd", "did you mean " + root + "/kafka/prod?"},
+		{"/kafak/staging", ""}, // /kafka/staging does not exist either
+		{"/xyz", ""},
+	} {
+		_, err := Connect(context.Background(), base+tc.chroot, Options{Logger: zktest.NewLogger(t)})
+		switch {
+		case !errors.Is(err, ErrNoChroot):
+			t.Errorf("%s: %v, want ErrNoChroot", tc.chroot, err)
+		case tc.want == "" && strings.Contains(err.Error(), "did you mean"):
+			t.Errorf("%s: %v offers what does not exist", tc.chroot, err)
+		case !strings.Contains(err.Error(), tc.want):
+			t.Errorf("%s: %v, want %q", tc.chroot, err, tc.want)
+		}
+	}
+	if d := editDistance("kafak", "kafka"); d != 1 {
+		t.Errorf("kafak/kafka: distance %d, want 1 (one swap)", d)
 	}
 }
 

@@ -113,8 +113,10 @@ type Operation struct {
 	Drain, Reassign, AddPartitions, Elect, ChangeConfigs key.Binding
 	Strategy, Throttle, Written                          key.Binding
 	MoreReplicas, FewerReplicas                          key.Binding
-	// Adding partitions: one more, one fewer.
-	MorePartitions, FewerPartitions key.Binding
+	// Adding partitions: one more, one fewer; on a KRaft cluster another
+	// seed of the controller's placer (the one that spreads them better,
+	// when the preview names one).
+	MorePartitions, FewerPartitions, Reseed key.Binding
 	// LeadersFirst, in a drain's preview, turns the leadership step off
 	// and on (the broker's leaders moved off it before any copy).
 	LeadersFirst key.Binding
@@ -251,6 +253,7 @@ func Default() Map {
 			FewerReplicas:   b([]string{"-"}, "-", "replication factor −1"),
 			MorePartitions:  b([]string{"+", "="}, "+", "one more partition"),
 			FewerPartitions: b([]string{"-"}, "-", "one partition fewer"),
+			Reseed:          b([]string{"r"}, "r", "other placer seed"),
 		},
 		Sandbox: Sandbox{
 			Kill:           b([]string{"x"}, "x", "kill/restart broker"),

@@ -115,22 +115,32 @@ func StartKRaft(o KRaftOptions) (*KRaftCluster, error) {
 	return c, nil
 }
 
-func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
-	if o.Combined {
-		if o.Controllers > 0 {
-			return nil, errors.New("kafkatest: a combined cluster has no separate controllers (Controllers must be 0)")
+// Nodes are the numbers of controller-only nodes and of brokers (or
+// combined nodes) the options start, their defaults applied.
+func (o KRaftOptions) Nodes() (controllers, brokers int) {
+	controllers, brokers = o.Controllers, o.Brokers
+	switch {
+	case o.Combined:
+		controllers = 0
+		if brokers <= 0 {
+			brokers = 1
 		}
-		if o.Brokers <= 0 {
-			o.Brokers = 1
+	default:
+		if controllers <= 0 {
+			controllers = 3
 		}
-	} else {
-		if o.Controllers <= 0 {
-			o.Controllers = 3
-		}
-		if o.Brokers <= 0 {
-			o.Brokers = 3
+		if brokers <= 0 {
+			brokers = 3
 		}
 	}
+	return controllers, brokers
+}
+
+func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
+	if o.Combined && o.Controllers > 0 {
+		return nil, errors.New("kafkatest: a combined cluster has no separate controllers (Controllers must be 0)")
+	}
+	o.Controllers, o.Brokers = o.Nodes()
 	if o.Racks == 0 {
 		o.Racks = 3
 	}

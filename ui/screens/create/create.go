@@ -91,6 +91,10 @@ type Model struct {
 	snap *cluster.Snapshot
 	now  func() time.Time
 	rng  *rand.Rand
+	// verdict is what the migration guard says of a write now (from the
+	// newest snapshot): the form and the preview say a refusal or a
+	// warning at once, not only at y.
+	verdict cluster.WriteVerdict
 
 	// fr is the stage, the popup, the znodes view, the note, the pace
 	// and the ticks, as the operation wizard has them.
@@ -162,6 +166,11 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	}
 	defer m.settle()
 	m.snap = s
+	was := m.verdict.Level
+	m.verdict = clusterops.VerdictOf(m.opt.Writer, s)
+	if m.fr.Stage == stagePreview && !m.fr.Confirm.Open() && was != cluster.WriteRefused && m.verdict.Level == cluster.WriteRefused {
+		m.pv.setNote("Would not be written: "+m.verdict.Message(), true)
+	}
 	m.form.setDefaults(s)
 	switch m.fr.Stage {
 	case stageForm:

@@ -17,18 +17,27 @@ import (
 )
 
 // tracker follows a written plan until every partition is online, from
-// the snapshots the shell pushes. Partition times are ZooKeeper's: the
-// state znode's mtime minus the topic znode's ctime, so they are the
-// controller's real timings, not the mirror's latency.
+// the snapshots the shell pushes. On ZooKeeper, partition times are
+// ZooKeeper's: the state znode's mtime minus the topic znode's ctime, so
+// they are the controller's real timings, not the mirror's latency. A
+// KRaft cluster has no such clock: its controller creates the topic and
+// every partition with its leader in one atomic batch of records before
+// it answers CreateTopics, and what ktopo knows is when a poll first
+// showed each partition (the poll's end, kept as the state's mtime), so
+// its times are those polls', after the request was answered, and are
+// said to be.
 type tracker struct {
 	plan    *clusterops.TopicPlan
 	planned map[int][]int
 	ids     []int
 	idx     map[int]int
 	phase   []clusterops.Phase
-	// onlineAt and insyncAt: ms after the topic znode was written, -1
-	// while not reached.
+	// onlineAt and insyncAt: ms after the topic znode was written (on a
+	// KRaft cluster: the Unix ms of the poll that showed it, see shown),
+	// -1 while not reached.
 	onlineAt, insyncAt []int64
+	// kraft: the cluster is a KRaft cluster (times and words differ).
+	kraft bool
 
 	sent  time.Time     // local clock: when the write was sent
 	now   time.Time     // local clock: the last observation or tick
@@ -42,10 +51,10 @@ type tracker struct {
 	ctime   int64 // the topic znode's ctime (ms), 0 until seen
 	pr      clusterops.Progress
 	isDone  bool
-	doneIn  int64 // ms from the write to the last partition online
+	doneIn  int64 // ms from the write to the last partition online (as onlineAt)
 	syncIn  int64 // ms to the last partition in sync, -1 while not
 	first   int64 // ms to the first partition online, -1 while none
-	ctrl    int   // the controller's broker id, -1 none
+	ctrl    int   // the controller's id (the quorum's leader on KRaft), -1 none
 	seen    bool  // the mirror has shown the topic
 
 	// what the last observation saw (see observe)
@@ -95,6 +104,7 @@ func newTracker(plan *clusterops.TopicPlan, s *cluster.Snapshot, now time.Time, 
 	t.rf = rfOf(plan)
 	if s != nil {
 		t.ctrl = s.Controller().BrokerID
+		t.kraft = s.KRaft() != nil
 	}
 	return t
 }
@@ -109,6 +119,41 @@ func (t *tracker) setSize(w, h int) {
 
 func (t *tracker) written(took time.Duration) {
 	t.wrote, t.took = true, took
+	if t.kraft {
+		// The polls' times count from the answer, known now.
+		for i := range t.ids {
+			t.tmText[i] = t.timeText(i)
+		}
+	}
+}
+
+// shown is a time of onlineAt, insyncAt, first, doneIn or syncIn as
+// the screen shows it, in ms: on ZooKeeper as kept, on a KRaft cluster
+// the poll's time after the request was answered (-1, shown as nothing,
+// until it was; 0 for a poll that ended before the answer reached
+// ktopo).
+func (t *tracker) shown(v int64) int64 {
+	if !t.kraft || v < 0 {
+		return v
+	}
+	if !t.wrote {
+		return -1
+	}
+	return max(v-t.sent.Add(t.took).UnixMilli(), 0)
+}
+
+// controllerName names the controller: a broker on ZooKeeper; on a KRaft
+// cluster the quorum's leader, a broker too only when it is one.
+func (t *tracker) controllerName() string {
+	switch {
+	case t.ctrl < 0:
+		return "no active controller"
+	case !t.kraft:
+		return "broker " + strconv.Itoa(t.ctrl)
+	case slices.Contains(t.lastLive, t.ctrl):
+		return "controller " + strconv.Itoa(t.ctrl) + " (a broker too)"
+	}
+	return "controller " + strconv.Itoa(t.ctrl)
 }
 
 func (t *tracker) fail(err error) { t.err = err }
@@ -229,8 +274,18 @@ func (t *tracker) observe(s *cluster.Snapshot, now time.Time) {
 
 // since is when partition id reached its current state, in ms after the
 // topic znode was written: ZooKeeper's times when it has them, else the
-// local clock.
+// local clock. On a KRaft cluster it is the Unix ms of the poll that
+// showed the state (its mtime), which shown makes relative once the
+// request's answer is known.
 func (t *tracker) since(topic *cluster.Topic, id int, now time.Time) int64 {
+	if t.kraft {
+		if topic != nil {
+			if p := topic.Partition(id); p != nil && p.StateMtime > 0 {
+				return p.StateMtime
+			}
+		}
+		return now.UnixMilli()
+	}
 	if topic != nil && t.ctime > 0 {
 		if p := topic.Partition(id); p != nil && p.StateMtime > 0 {
 			return max(p.StateMtime-t.ctime, 0)
@@ -244,8 +299,12 @@ func (t *tracker) since(topic *cluster.Topic, id int, now time.Time) int64 {
 func (t *tracker) waiting() []string {
 	var w []string
 	switch {
+	case t.wrote && !t.pr.Exists && t.seen && t.kraft:
+		w = append(w, "nothing: topic "+t.plan.Name+" was deleted meanwhile")
 	case t.wrote && !t.pr.Exists && t.seen:
 		w = append(w, "nothing: "+t.plan.TopicPath+" was deleted meanwhile")
+	case t.wrote && !t.pr.Exists && t.kraft:
+		w = append(w, "the next poll to show topic "+t.plan.Name)
 	case t.wrote && !t.pr.Exists:
 		w = append(w, "ZooKeeper's watch to report "+t.plan.TopicPath)
 	}
@@ -292,8 +351,15 @@ func ms(d int64) string {
 // summaryLine is the one-line outcome for the status bar.
 func (t *tracker) summaryLine() string {
 	n := len(t.ids)
-	s := "Topic " + t.plan.Name + " created: " + text.Plural(n, "its partition", "all "+strconv.Itoa(n)+" partitions") + " online " +
-		ms(t.doneIn) + " after the write"
+	s := "Topic " + t.plan.Name + " created: " + text.Plural(n, "its partition", "all "+strconv.Itoa(n)+" partitions") + " online "
+	if t.kraft {
+		s += "(seen by the poll " + ms(t.shown(t.doneIn)) + " after CreateTopics was answered)"
+		if t.syncIn >= 0 {
+			s += ", in sync (" + ms(t.shown(t.syncIn)) + ")"
+		}
+		return s + "."
+	}
+	s += ms(t.doneIn) + " after the write"
 	if t.syncIn >= 0 {
 		s += ", in sync " + ms(t.syncIn)
 	}
@@ -356,9 +422,9 @@ func (t *tracker) timeText(i int) string {
 	tm := ""
 	switch ph := t.phase[i]; {
 	case ph == clusterops.PhaseInSync && t.insyncAt[i] != t.onlineAt[i]:
-		tm = ms(t.insyncAt[i])
+		tm = ms(t.shown(t.insyncAt[i]))
 	case ph >= clusterops.PhaseOnline:
-		tm = ms(t.onlineAt[i])
+		tm = ms(t.shown(t.onlineAt[i]))
 	}
 	return cell.Fit(tm, 6)
 }
@@ -399,7 +465,8 @@ func (t *tracker) view(st *theme.Styles, stg wizard.Stage, pace time.Duration, c
 		return cell.Clip("  "+m+" "+st.Bold.S(cell.Fit(name, 11))+text, t.w)
 	}
 	lines = append(lines, step(ok, "validate", st.Muted.S("Kafka's checks passed; the plan is the one previewed")))
-	multi := "config and assignment in one multi"
+	w := t.words()
+	multi := w.write
 	switch {
 	case t.err != nil:
 		lines = append(lines, step(bad, "write", st.Error.S(multi)))
@@ -407,14 +474,12 @@ func (t *tracker) view(st *theme.Styles, stg wizard.Stage, pace time.Duration, c
 			lines = append(lines, st.Error.S(l))
 		}
 		lines = append(lines, "")
-		explain := "Nothing was written: the config and the assignment go in one ZooKeeper multi, which is applied whole or not at all."
+		explain := w.nothing
 		switch {
 		case t.outcomeNote(false) != "":
 			explain = t.outcomeNote(false)
 		case clusterops.MaybeWritten(t.err) || t.outcome != nil:
-			explain = "The outcome is unknown: the request may have reached ZooKeeper before the connection failed, and reading it back " +
-				"did not succeed in time. A multi is applied whole or not at all, so either the topic exists exactly as previewed or " +
-				"nothing was written; the topics screen shows which."
+			explain = w.unknown
 		}
 		for _, l := range wizard.Wrap(explain, t.w, 1) {
 			lines = append(lines, st.Text.S(l))
@@ -426,28 +491,25 @@ func (t *tracker) view(st *theme.Styles, stg wizard.Stage, pace time.Duration, c
 		for _, l := range wizard.Wrap(t.lostErr.Error(), t.w, 16) {
 			lines = append(lines, st.Muted.S(l))
 		}
-		lines = append(lines, step(run, "read back", st.Muted.S("once ZooKeeper is reachable: the topic exists exactly as previewed, or nothing was written …")))
+		lines = append(lines, step(run, "read back", st.Muted.S(w.readBack)))
 	case !t.wrote:
 		lines = append(lines, step(run, "write", st.Muted.S(multi+" …")))
-		lines = append(lines, step(todo, "controller", st.Muted.S("picks it up once written")))
+		lines = append(lines, step(todo, "controller", st.Muted.S(w.pending)))
 	default:
-		lines = append(lines, step(ok, "write", st.Muted.S(multi+" at "+t.sent.Format("15:04:05")+" · took "+tookText(t.took))))
+		lines = append(lines, step(ok, "write", st.Muted.S(multi+" at "+t.sent.Format("15:04:05")+" · "+w.took+" "+tookText(t.took))))
 		if note := t.outcomeNote(true); note != "" {
 			for _, l := range wizard.Wrap(note, t.w, 16) {
 				lines = append(lines, st.Warning.S(l))
 			}
 		}
-		ctrl := "no active controller"
-		if t.ctrl >= 0 {
-			ctrl = "broker " + strconv.Itoa(t.ctrl)
-		}
+		ctrl := t.controllerName()
 		switch {
 		case t.isDone:
-			lines = append(lines, step(ok, "controller", st.Muted.S(ctrl+" elected a leader for every partition")))
+			lines = append(lines, step(ok, "controller", st.Muted.S(ctrl+w.done)))
 		case !t.pr.Exists:
-			lines = append(lines, step(run, "controller", st.Muted.S("waiting for the topic znode to reach the mirror")))
+			lines = append(lines, step(run, "controller", st.Muted.S(w.notSeen)))
 		default:
-			lines = append(lines, step(run, "controller", st.Muted.S(ctrl+" is initialising the partitions: "+
+			lines = append(lines, step(run, "controller", st.Muted.S(ctrl+w.initialising+": "+
 				strconv.Itoa(t.pr.Online)+"/"+strconv.Itoa(n)+" have a leader")))
 		}
 	}
@@ -462,12 +524,18 @@ func (t *tracker) view(st *theme.Styles, stg wizard.Stage, pace time.Duration, c
 		lines = append(lines, "", cell.Clip(" "+st.Online.S("✓ ")+st.Bold.S("Topic "+t.plan.Name+" is online: ")+
 			text.Plural(n, "its partition has a leader", "all "+strconv.Itoa(n)+" partitions have a leader"), t.w))
 		detail := "write took " + tookText(t.took) + " · first leader " + ms(t.first) + " · last " + ms(t.doneIn)
+		if t.kraft {
+			detail = "answered in " + tookText(t.took) + " · polls showed the first leader " + ms(t.shown(t.first)) +
+				" after the answer · the last " + ms(t.shown(t.doneIn))
+		}
 		if t.syncIn >= 0 {
-			detail += " · all in sync " + ms(t.syncIn)
+			detail += " · all in sync " + ms(t.shown(t.syncIn))
 		} else {
 			detail += " · " + strconv.Itoa(t.pr.InSync) + "/" + strconv.Itoa(n) + " in sync so far"
 		}
-		lines = append(lines, cell.Clip("   "+st.Muted.S(detail), t.w))
+		for _, l := range wizard.Wrap(detail, t.w, 3) {
+			lines = append(lines, st.Muted.S(l))
+		}
 	}
 	for _, w := range t.waiting() {
 		for _, l := range wizard.Wrap("waiting for: "+w, t.w, 2) {
@@ -480,11 +548,11 @@ func (t *tracker) view(st *theme.Styles, stg wizard.Stage, pace time.Duration, c
 	lines = append(lines, "")
 	legend := " " + mark(st, clusterops.PhaseNonExistent) + st.Muted.S(" not yet  ") + mark(st, clusterops.PhaseNew) + st.Muted.S(" new  ") +
 		mark(st, clusterops.PhaseOnline) + st.Muted.S(" online (leader elected)  ") + mark(st, clusterops.PhaseInSync) + st.Muted.S(" in sync (full ISR)  ") +
-		mark(st, clusterops.PhaseOffline) + st.Muted.S(" no leader  ·  times after the write (ZooKeeper's clock)")
-	if t.w < 112 {
+		mark(st, clusterops.PhaseOffline) + st.Muted.S(" no leader  ·  "+w.times)
+	if cell.Width(legend) > t.w {
 		legend = " " + mark(st, clusterops.PhaseNonExistent) + st.Muted.S(" not yet ") + mark(st, clusterops.PhaseNew) + st.Muted.S(" new ") +
 			mark(st, clusterops.PhaseOnline) + st.Muted.S(" leader ") + mark(st, clusterops.PhaseInSync) + st.Muted.S(" full ISR ") +
-			mark(st, clusterops.PhaseOffline) + st.Muted.S(" no leader · times after the write")
+			mark(st, clusterops.PhaseOffline) + st.Muted.S(" no leader · "+w.timesShort)
 	}
 	for p := range t.marks {
 		t.marks[p] = mark(st, clusterops.Phase(p))
@@ -498,6 +566,53 @@ func (t *tracker) view(st *theme.Styles, stg wizard.Stage, pace time.Duration, c
 	}
 	lines = append(lines, cell.Clip(legend, t.w))
 	return lines
+}
+
+// progressWords are the words of the progress screen that differ between
+// a ZooKeeper and a KRaft cluster.
+type progressWords struct {
+	write, took, nothing, unknown, readBack, pending string
+	done, initialising, notSeen, times, timesShort   string
+}
+
+var (
+	zkWords = progressWords{
+		write:   "config and assignment in one multi",
+		took:    "took",
+		nothing: "Nothing was written: the config and the assignment go in one ZooKeeper multi, which is applied whole or not at all.",
+		unknown: "The outcome is unknown: the request may have reached ZooKeeper before the connection failed, and reading it back " +
+			"did not succeed in time. A multi is applied whole or not at all, so either the topic exists exactly as previewed or " +
+			"nothing was written; the topics screen shows which.",
+		readBack:     "once ZooKeeper is reachable: the topic exists exactly as previewed, or nothing was written …",
+		pending:      "picks it up once written",
+		done:         " elected a leader for every partition",
+		initialising: " is initialising the partitions",
+		notSeen:      "waiting for the topic znode to reach the mirror",
+		times:        "times after the write (ZooKeeper's clock)",
+		timesShort:   "times after the write",
+	}
+	kraftWords = progressWords{
+		write:   "CreateTopics",
+		took:    "answered in",
+		nothing: "Nothing was created: the controller creates a topic, its configs and its partitions in one atomic batch of records, or not at all.",
+		unknown: "The outcome is unknown: the request may have reached the controller before the connection failed, and reading it back " +
+			"did not succeed in time. The controller creates a topic whole or not at all, so either the topic exists exactly as previewed " +
+			"or nothing was created; the topics screen shows which.",
+		readBack:     "from the brokers' metadata: the topic exists exactly as previewed, or nothing was created …",
+		pending:      "creates the topic and its partitions' leaders, then answers",
+		done:         " created every partition with a leader",
+		initialising: " created the partitions",
+		notSeen:      "the topic is created; waiting for a poll to show it",
+		times:        "times: the first poll that showed it, after CreateTopics was answered",
+		timesShort:   "times: polls after the answer",
+	}
+)
+
+func (t *tracker) words() *progressWords {
+	if t.kraft {
+		return &kraftWords
+	}
+	return &zkWords
 }
 
 func rfOf(p *clusterops.TopicPlan) int {

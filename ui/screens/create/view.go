@@ -61,7 +61,20 @@ func (m *Model) formView() []string {
 	} else {
 		title += st.Muted.S("  ·  loading the cluster…")
 	}
-	lines = append(lines, cell.Clip(title, m.w), "")
+	lines = append(lines, cell.Clip(title, m.w))
+	// What the migration guard says of a write now, before anything is
+	// typed: a topic that could not be written is not worth a form.
+	switch v := m.verdict; v.Level {
+	case cluster.WriteRefused:
+		for _, l := range wizard.Wrap("✗ A topic created here would not be written: "+v.Message(), m.w, 1) {
+			lines = append(lines, st.Error.S(l))
+		}
+	case cluster.WriteWarn:
+		for _, l := range wizard.Wrap("⚠ "+v.Message()+" (the confirmation asks first)", m.w, 1) {
+			lines = append(lines, st.Warning.S(l))
+		}
+	}
+	lines = append(lines, "")
 	manual := f.manual()
 	for i := range nFields {
 		fl := field(i)

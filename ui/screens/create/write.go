@@ -49,6 +49,9 @@ func (m *Model) submit() {
 	m.fr.Stage = stagePreview
 	m.form.blur()
 	m.pv.setNote("", false)
+	if m.verdict.Level == cluster.WriteRefused {
+		m.pv.setNote("Would not be written: "+m.verdict.Message(), true)
+	}
 }
 
 func (m *Model) brokerCount(mode cluster.RackAwareMode) int {

@@ -38,8 +38,10 @@ type addPartitions struct {
 	// reassigned (refresh).
 	blocked error
 	// seed is the KRaft controller's placer's seed, drawn once: a plan
-	// made again places alike.
-	seed int64
+	// made again places alike (r changes it). better is a seed that
+	// spreads the new partitions better, when there is one.
+	seed   int64
+	better *clusterops.SeedSuggestion
 }
 
 // partitionsAddedMsg: the topic znode was written.
@@ -80,7 +82,7 @@ func (a *addPartitions) replan() {
 		a.count = 2 * len(t.Partitions)
 	}
 	a.plan, a.planErr = clusterops.PlanAddPartitions(a.snap, a.request())
-	a.news, a.offline = nil, nil
+	a.news, a.offline, a.better = nil, nil, nil
 	var shown []clusterops.PartitionMove
 	if a.plan != nil {
 		asg := a.plan.Assignment()
@@ -88,6 +90,9 @@ func (a *addPartitions) replan() {
 			a.news = append(a.news, clusterops.PartitionMove{TopicPartition: cluster.TopicPartition{Topic: a.topic, Partition: p}, Target: asg[p]})
 		}
 		a.offline = clusterops.WarnMoves(a.snap, a.news).Offline
+		if sg, ok := clusterops.BetterAddSeed(a.snap, a.plan); ok {
+			a.better = &sg
+		}
 		// The new partitions, then the existing ones (dimmed).
 		shown = slices.Clone(a.news)
 		for _, p := range t.Partitions {
@@ -100,11 +105,13 @@ func (a *addPartitions) replan() {
 	a.pv.set(a.snap, shown)
 	a.pv.fresh = len(a.news)
 	a.pv.legend = "+n a new partition's replica on broker n, n* its preferred leader  ·  dimmed: the partitions there are, unchanged"
+	a.pv.legendShort = "+n a new replica on n, n* leader · dimmed: existing"
 }
 
 func (a *addPartitions) syncKeys(preview bool) {
 	a.km.MorePartitions.SetEnabled(preview && a.snap != nil)
 	a.km.FewerPartitions.SetEnabled(preview && a.plan != nil && a.count > a.plan.Existing+1)
+	a.km.Reseed.SetEnabled(preview && a.plan != nil && a.plan.Result.Striped && !a.plan.Manual)
 }
 
 func (a *addPartitions) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -114,6 +121,16 @@ func (a *addPartitions) key(msg tea.KeyPressMsg) tea.Cmd {
 		a.replan()
 	case key.Matches(msg, a.km.FewerPartitions):
 		a.count--
+		a.replan()
+	case key.Matches(msg, a.km.Reseed):
+		// The seed that spreads them better, else another one.
+		if a.better != nil {
+			a.seed = a.better.Seed
+		} else {
+			for old := a.seed; a.seed == old; {
+				a.seed = clusterops.DrawSeed(a.rng)
+			}
+		}
 		a.replan()
 	}
 	return nil
@@ -158,8 +175,14 @@ func (a *addPartitions) previewHead(w int) []string {
 	if a.plan.Result.Striped {
 		how = "placed as the KRaft controller places them (StripedReplicaPlacer, seed " + strconv.FormatInt(a.plan.Result.Seed, 10) + ")"
 	}
-	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(a.news), "new partition")+" × RF "+strconv.Itoa(rf)+", "+how+"; the existing ones, dimmed, do not move"), w))
-	out = append(out, warningLines(st, w, []string{clusterops.KeyOrderingWarning})...)
+	for _, l := range wizard.Wrap(text.Count(len(a.news), "new partition")+" × RF "+strconv.Itoa(rf)+", "+how+"; the existing ones, dimmed, do not move", w, 1) {
+		out = append(out, st.Muted.S(l))
+	}
+	warns := []string{clusterops.KeyOrderingWarning}
+	if b := a.better; b != nil {
+		warns = append(warns, "not spread evenly ("+b.Now.String()+"): seed "+strconv.FormatInt(b.Seed, 10)+" spreads them better ("+b.Better.String()+"): r takes it")
+	}
+	out = append(out, warningLines(st, w, warns)...)
 	if len(a.offline) > 0 {
 		out = append(out, st.Warning.S(" ⚠ target brokers "+text.Ints(a.offline)+" offline"))
 	}

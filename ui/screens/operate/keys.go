@@ -22,7 +22,7 @@ func (m *Model) syncKeys() {
 	preview := stage == wizard.StagePreview && !confirm
 	editing := stage == wizard.StageEdit
 	prod := m.fr.Confirm.Production()
-	set(false, &km.Drain, &km.Reassign, &km.AddPartitions, &km.Elect, &km.ChangeConfigs, &km.Throttle, &km.Strategy, &km.LeadersFirst, &km.MoreReplicas, &km.FewerReplicas, &km.MorePartitions, &km.FewerPartitions)
+	set(false, &km.Drain, &km.Reassign, &km.AddPartitions, &km.Elect, &km.ChangeConfigs, &km.Throttle, &km.Strategy, &km.LeadersFirst, &km.MoreReplicas, &km.FewerReplicas, &km.MorePartitions, &km.FewerPartitions, &km.Reseed)
 	m.op.syncKeys(preview)
 	set(preview && m.op.ready(), m.start, &km.Written)
 	set(preview || stage.Working() || stage == wizard.StageDone, &wz.ScrollUp, &wz.ScrollDown, &wz.PageUp, &wz.PageDown, &wz.Top, &wz.Bottom)

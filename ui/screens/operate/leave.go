@@ -125,14 +125,24 @@ func (r *reassign) throttlesLeft(final bool) []string {
 		}
 		on = append(on, text.Plural(n, "topic ", "topics ")+strings.Join(topics, ","))
 	}
-	what := "The reassignment of topic " + r.topic
+	what, name := "The reassignment of topic "+r.topic, "topic-"+r.topic
 	if r.drain() {
-		what = "The reassignment of broker " + strconv.Itoa(r.broker) + "'s drain"
+		what, name = "The reassignment of broker "+strconv.Itoa(r.broker)+"'s drain", "drain-broker-"+strconv.Itoa(r.broker)
 	}
 	line := what + " (" + text.Count(len(p.Moves), "partition") + ") runs on without ktopo, and its throttles (" + throttleText(p.Throttle) + " on " +
-		strings.Join(on, " and ") + ") stay until removed: once it is done, ktopo reassign --verify --reassignment-json-file FILE removes them, FILE holding its plan"
-	if !final {
-		return []string{line + " (printed when ktopo exits)."}
+		strings.Join(on, " and ") + ") stay until removed: "
+	switch {
+	case !final && r.savePlan != nil:
+		return []string{line + "once it is done, ktopo reassign --verify removes them, from its plan (written to a file when ktopo exits)."}
+	case !final:
+		return []string{line + "once it is done, ktopo reassign --verify --reassignment-json-file FILE removes them, FILE holding its plan (printed when ktopo exits)."}
 	}
-	return []string{line + ":", string(p.NodeJSON)}
+	if r.savePlan != nil {
+		path, verify, err := r.savePlan(name, p.NodeJSON)
+		if err == nil {
+			return []string{line + "once it is done,\n\n  " + verify + "\n\nremoves them (its plan is in " + path + ")."}
+		}
+		line += "writing its plan to a file failed (" + err.Error() + "); "
+	}
+	return []string{line + "once it is done, ktopo reassign --verify --reassignment-json-file FILE removes them, FILE holding its plan:", string(p.NodeJSON)}
 }

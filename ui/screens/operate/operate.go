@@ -77,7 +77,17 @@ type Options struct {
 	// Production asks, in the confirmation, for the broker's id or the
 	// topic's name to be typed before anything is written.
 	Production bool
+	// SavePlan keeps the plan of a reassignment left running when ktopo
+	// exits (nil: it is printed).
+	SavePlan PlanSaver
 }
+
+// PlanSaver keeps a reassignment's plan (Kafka's reassignment JSON) under
+// a name ("drain-broker-3") once ktopo has closed, and returns where, and
+// the command that verifies it and removes its throttles:
+// ktopo reassign --verify --reassignment-json-file PATH, with the
+// cluster's flags.
+type PlanSaver func(name string, plan []byte) (path, verify string, err error)
 
 // Model is the operation wizard: the operation, on the base it shares
 // with it.
@@ -96,7 +106,7 @@ func New(o Options) *Model {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	b := &base{wr: o.Writer, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, rng: rng}
+	b := &base{wr: o.Writer, st: o.Styles, km: o.Keys.Operation, wz: o.Keys.Wizard, back: o.Keys.Global.Back, rng: rng, savePlan: o.SavePlan}
 	b.fr = wizard.NewFrame(wizard.FrameOptions{Styles: o.Styles, Task: o.Task, Now: o.Now, Tick: o.Tick, Pace: o.Pace, Production: o.Production}, wizard.StagePreview)
 	b.wz.BackToForm.SetHelp("enter/esc", "back to the preview")
 	b.pv.renderRow = b.pv.row
@@ -323,7 +333,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.fr.Stage == wizard.StagePreview && m.fr.Confirm.Open():
 		return []key.Binding{km.Confirm, wz.Cancel, wz.Choose, m.back}
 	case m.fr.Stage == wizard.StagePreview:
-		return []key.Binding{*m.start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.LeadersFirst, km.Written}
+		return []key.Binding{*m.start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Reseed, km.Strategy, km.Throttle, km.LeadersFirst, km.Written}
 	case m.fr.Stage == wizard.StageFailed:
 		return []key.Binding{wz.BackToForm}
 	}
@@ -335,7 +345,7 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	km, wz := &m.km, &m.wz
 	return [][]key.Binding{
-		{*m.start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Strategy, km.Throttle, km.LeadersFirst, km.Written},
+		{*m.start, km.MoreReplicas, km.FewerReplicas, km.MorePartitions, km.FewerPartitions, km.Reseed, km.Strategy, km.Throttle, km.LeadersFirst, km.Written},
 		{km.Confirm, wz.Cancel, wz.SwitchButton, wz.Choose, m.back},
 		{wz.Pace, wz.BackToForm},
 		{wz.Submit, wz.Complete, wz.NextMatch, wz.PrevMatch, wz.Clear},

@@ -108,6 +108,8 @@ type base struct {
 	start *key.Binding
 	rng   *rand.Rand
 	w, h  int
+	// savePlan keeps the plan of a reassignment ktopo leaves running.
+	savePlan PlanSaver
 
 	pv preview
 	pg progress

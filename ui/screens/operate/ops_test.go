@@ -2,6 +2,7 @@ package operate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -527,6 +528,30 @@ func TestQuitThrottled(t *testing.T) {
 	final := e.m.Leaving(true)
 	if len(final) != 2 || final[1] != string(e.r().plan.NodeJSON) {
 		t.Fatalf("final: %q", final)
+	}
+	// With a saver (the command line's: a file), the plan is kept there
+	// and what is printed is its path and the exact command, not a
+	// screen-wide line of JSON (newcomer 2026-12b, friction 4).
+	var saved []byte
+	e.m.savePlan = func(name string, plan []byte) (string, string, error) {
+		if name != "topic-metrics_raw" {
+			t.Errorf("saved as %q", name)
+		}
+		saved = plan
+		return "/tmp/ktopo-reassign-topic-metrics_raw-1.json", "ktopo reassign --zookeeper zk:2181/kafka --verify --reassignment-json-file /tmp/ktopo-reassign-topic-metrics_raw-1.json", nil
+	}
+	if left := strings.Join(e.m.Leaving(false), " "); !strings.Contains(left, "ktopo reassign --verify removes them, from its plan (written to a file when ktopo exits)") {
+		t.Fatalf("with a saver: %q", left)
+	}
+	final = e.m.Leaving(true)
+	if len(final) != 1 || string(saved) != string(e.r().plan.NodeJSON) ||
+		!strings.Contains(final[0], "once it is done,\n\n  ktopo reassign --zookeeper zk:2181/kafka --verify --reassignment-json-file /tmp/ktopo-reassign-topic-metrics_raw-1.json\n\nremoves them (its plan is in /tmp/ktopo-reassign-topic-metrics_raw-1.json).") ||
+		strings.Contains(final[0], `"partitions"`) {
+		t.Fatalf("final with a saver: %q", final)
+	}
+	e.m.savePlan = func(string, []byte) (string, string, error) { return "", "", errors.New("disk full") }
+	if final = e.m.Leaving(true); len(final) != 2 || !strings.Contains(final[0], "writing its plan to a file failed (disk full)") || final[1] != string(e.r().plan.NodeJSON) {
+		t.Fatalf("final, the file not written: %q", final)
 	}
 	e.controller(e.r().plan.Moves, nil)
 	c, _ := e.m.Update(wizard.TickMsg{})

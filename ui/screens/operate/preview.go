@@ -33,9 +33,10 @@ type preview struct {
 	// fresh: the rows from fresh on are existing partitions, drawn dimmed
 	// (adding partitions); len(moves) otherwise.
 	fresh int
-	// colHeader and legend replace the matrix's (an election's rows).
-	colHeader, legend string
-	win               cursor.Window
+	// colHeader and legend replace the matrix's (an election's rows);
+	// legendShort replaces legend where it does not fit.
+	colHeader, legend, legendShort string
+	win                            cursor.Window
 	// heatLines are the map when it fits (built in layout).
 	heatLines []string
 
@@ -240,9 +241,14 @@ func (p *preview) lines(st *theme.Styles, out []string) []string {
 	if p.legend != "" {
 		legend = " " + st.Muted.S(p.legend)
 	}
+	rows := ""
 	if n := len(p.moves); n > p.win.H {
-		legend += st.Muted.S("  ·  rows " + cell.Thousands(from+1) + "–" + cell.Thousands(to) + " of " + cell.Thousands(n))
+		rows = "  ·  rows " + cell.Thousands(from+1) + "–" + cell.Thousands(to) + " of " + cell.Thousands(n)
 	}
+	if p.legendShort != "" && cell.Width(legend)+cell.Width(rows) > p.w {
+		legend = " " + st.Muted.S(p.legendShort)
+	}
+	legend += st.Muted.S(rows)
 	out = append(out, cell.Clip(legend, p.w))
 	return out
 }

@@ -183,8 +183,8 @@ func (r *reassign) previewHead(w int) []string {
 	if n := r.warn.SpreadLost; n > 0 {
 		warns = append(warns, text.Count(n, "partition")+" would span fewer racks than now")
 	}
-	if n := r.warn.RFAboveRack; n > 0 {
-		warns = append(warns, text.Count(n, "partition")+" have more replicas than there are racks")
+	if r.warn.RFAboveRack > 0 {
+		warns = append(warns, r.warn.RFAboveRackText())
 	}
 	if len(r.warn.Offline) > 0 {
 		warns = append(warns, "target "+text.Plural(len(r.warn.Offline), "broker ", "brokers ")+text.Ints(r.warn.Offline)+" offline: their copies wait until they return")

@@ -2,7 +2,8 @@
 // counts, then the racks as columns with a card per broker (id, address,
 // replicas, leaders, preferred-leader share), the controller badged with
 // its epoch and brokers that hold replicas while unregistered shown
-// offline in their last known rack (or under "unknown rack").
+// offline in their last known rack (or under "unknown rack": not seen
+// registered since ktopo started).
 package overview
 
 import (
@@ -389,6 +390,14 @@ func (m *Model) header() []string {
 		ctrl = "controller: " + k.QuorumErr
 	}
 	l1 := " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S("  ·  "+m.connect+"  ·  ") + st.Controller.S(ctrl)
+	if cell.Width(l1) > m.w {
+		// Narrow: tighter separators; then, on a KRaft cluster, the epoch
+		// only on the quorum line below rather than a cut controller.
+		l1 = " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S(" · "+m.connect+" · ") + st.Controller.S(ctrl)
+		if k := s.KRaft(); cell.Width(l1) > m.w && c.BrokerID >= 0 && k != nil && k.QuorumErr == "" {
+			l1 = " " + st.Bold.S("Cluster ") + st.Accent.S(id) + st.Muted.S(" · "+m.connect+" · ") + st.Controller.S("controller "+strconv.Itoa(c.BrokerID))
+		}
+	}
 	h := s.Health()
 	nLive := 0
 	for i := range s.Brokers() {
@@ -479,7 +488,12 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	case b.Fenced:
 		addr, ink = strings.TrimSpace("fenced "+addr), st.Offline
 	case !b.Live && !b.RackKnown:
-		addr, ink = "never registered", st.Offline
+		// Down since before ktopo started (or never up): ktopo has not
+		// seen it registered, which is all it knows.
+		addr, ink = "not registered since ktopo started", st.Offline
+		if cell.Width(addr) > iw {
+			addr = "not seen registered"
+		}
 	case !b.Live:
 		addr = "last seen " + addr
 		ink = st.Offline

@@ -214,9 +214,18 @@ func TestKRaftView(t *testing.T) {
 			m.SetSize(sz[0], sz[1])
 			m.SetSnapshot(model.Snapshot())
 			out := ansi.Strip(m.View())
-			wants := []string{"leader 3001 (epoch 12)", "voters", "3001★", "FENCED", "cordoned"}
+			wants := []string{"voters", "3001★", "FENCED", "cordoned"}
 			if sz[0] >= 120 {
-				wants = append(wants, "fenced 6", "cordoned 4", "observers 1 2 3 4 lag 1 5", "3002 lag 20")
+				wants = append(wants, "leader 3001 (epoch 12)", "controller 3001 (epoch 12)", "fenced 6", "cordoned 4", "observers 1 2 3 4 lag 1 5", "3002 lag 20")
+			} else {
+				// Narrow: the header fits, nothing cut: the controller
+				// without its epoch, which the quorum line keeps.
+				wants = append(wants, "· controller 3001\n", "quorum (epoch 12) voters 3000 3001★ 3002+20 · 5 observers lag up to 1\n")
+				for i, l := range strings.SplitN(out, "\n", 4)[:3] {
+					if strings.Contains(l, "…") {
+						t.Errorf("header line %d is cut: %q", i, l)
+					}
+				}
 			}
 			for _, want := range wants {
 				if !strings.Contains(out, want) {
@@ -228,5 +237,30 @@ func TestKRaftView(t *testing.T) {
 			}
 			golden.RequireEqual(t, out)
 		})
+	}
+}
+
+// TestObserversLag: the narrow quorum line's word on the observers: a lag
+// is never negative ("lag ≤0" read as if it could be), so none behind is
+// "caught up"; DescribeQuorum's -1 is an unknown lag, said as such.
+func TestObserversLag(t *testing.T) {
+	st := theme.New(true)
+	for _, tc := range []struct {
+		lags []int64
+		want string
+	}{
+		{[]int64{0, 0, 0, 0}, "caught up"},
+		{[]int64{0, 20, 3}, "lag up to 20"},
+		{[]int64{0, 20, -1}, "lag up to 20, 1 unknown"},
+		{[]int64{0, -1, -1}, "caught up, 2 unknown"},
+		{[]int64{-1, -1}, "lag unknown"},
+	} {
+		var rs []cluster.QuorumReplica
+		for i, l := range tc.lags {
+			rs = append(rs, cluster.QuorumReplica{ID: i + 1, Lag: l})
+		}
+		if got := ansi.Strip(observersLag(&st, rs)); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.lags, got, tc.want)
+		}
 	}
 }

@@ -93,13 +93,10 @@ func run() error {
 	defer kafkatest.StopAll() // the tool JVM that formatted the KRaft nodes, last
 	var c cluster
 	if *kraft {
-		topo := fmt.Sprintf("%d controllers and %d brokers", max(*controllers, 3), max(*brokers, 3))
-		if *combined {
-			topo = fmt.Sprintf("%d combined nodes", max(*brokers, 1))
-		}
-		fmt.Printf("starting Kafka %s in KRaft mode: %s …\n", version, topo)
-		k, err := kafkatest.StartKRaft(kafkatest.KRaftOptions{Version: version, Combined: *combined, Controllers: *controllers,
-			Brokers: *brokers, Racks: *racks, Dir: *dir, SessionTimeout: 10 * time.Second})
+		o := kafkatest.KRaftOptions{Version: version, Combined: *combined, Controllers: *controllers,
+			Brokers: *brokers, Racks: *racks, Dir: *dir, SessionTimeout: 10 * time.Second}
+		fmt.Printf("starting Kafka %s in KRaft mode: %s …\n", version, kraftTopology(o))
+		k, err := kafkatest.StartKRaft(o)
 		if err != nil {
 			return err
 		}
@@ -347,4 +344,21 @@ func startZooKeeper() (string, func(), error) {
 	}
 	fmt.Printf("Apache ZooKeeper is not installed; ktopo's embedded ZooKeeper on %s\n", es.Addr())
 	return es.Addr(), func() { _ = es.Close() }, nil
+}
+
+// kraftTopology says what a KRaft cluster of these options runs: "1
+// controller and 4 brokers", "3 combined nodes".
+func kraftTopology(o kafkatest.KRaftOptions) string {
+	controllers, brokers := o.Nodes()
+	if o.Combined {
+		return plural(brokers, "combined node")
+	}
+	return plural(controllers, "controller") + " and " + plural(brokers, "broker")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
