@@ -98,7 +98,7 @@ func TestKRaftProgress(t *testing.T) {
 	out := view(e)
 	for _, want := range []string{
 		"✓ write      CreateTopics at 03:04:05 · answered in 128ms",
-		"✓ controller controller 3000 created every partition with a leader",
+		"✓ controller 3000 created every partition with a leader",
 		"answered in 128ms · polls showed the first leader 212ms after the answer · the last 212ms · all in sync 212ms",
 		" 0 ● 212ms ",
 		"times: the first poll that showed it, after CreateTopics was answered",

@@ -142,8 +142,9 @@ func (t *tracker) shown(v int64) int64 {
 	return max(v-t.sent.Add(t.took).UnixMilli(), 0)
 }
 
-// controllerName names the controller: a broker on ZooKeeper; on a KRaft
-// cluster the quorum's leader, a broker too only when it is one.
+// controllerName names the controller after its step's label
+// ("controller"): a broker on ZooKeeper ("broker 3"); on a KRaft cluster
+// the quorum's leader by its id ("3000"), a broker too only when it is one.
 func (t *tracker) controllerName() string {
 	switch {
 	case t.ctrl < 0:
@@ -151,9 +152,9 @@ func (t *tracker) controllerName() string {
 	case !t.kraft:
 		return "broker " + strconv.Itoa(t.ctrl)
 	case slices.Contains(t.lastLive, t.ctrl):
-		return "controller " + strconv.Itoa(t.ctrl) + " (a broker too)"
+		return strconv.Itoa(t.ctrl) + " (a broker too)"
 	}
-	return "controller " + strconv.Itoa(t.ctrl)
+	return strconv.Itoa(t.ctrl)
 }
 
 func (t *tracker) fail(err error) { t.err = err }
