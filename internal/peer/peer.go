@@ -90,7 +90,7 @@ func (p Peer) What() string {
 	case Unreachable:
 		return "unreachable"
 	}
-	return "not a server ktopo knows"
+	return "an unknown server"
 }
 
 // Options bound Identify.

@@ -139,9 +139,9 @@ func TestIdentifyZooKeeper(t *testing.T) {
 }
 
 // TestIdentifyOthers: an HTTP server (which waits for a line, then
-// answers 400), a listener that wants TLS (Go's, answering a plaintext
-// request with an alert), one that accepts and never answers, one that
-// closes at once, a port nobody listens on.
+// answers 400), a listener that wants TLS (answering a plaintext request
+// with an alert), one that accepts and never answers, one that closes at
+// once, one that says something else, a port nobody listens on.
 func TestIdentifyOthers(t *testing.T) {
 	web := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(web.Close)
@@ -152,6 +152,12 @@ func TestIdentifyOthers(t *testing.T) {
 		defer c.Close()
 		_, _ = c.Read(make([]byte, 512))
 		_, _ = c.Write([]byte{21, 3, 3, 0, 2, 2, 40})
+	})
+	// An SSH server speaks first: bytes of no protocol asked about.
+	ssh := nettest.Serve(t, func(c net.Conn) {
+		defer c.Close()
+		_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
+		_, _ = c.Read(make([]byte, 512))
 	})
 	silent := nettest.Silent(t)
 	closing := nettest.Closing(t)
@@ -169,6 +175,7 @@ func TestIdentifyOthers(t *testing.T) {
 		{web.Listener.Addr().String(), HTTP, `"HTTP/1.1 400 Bad Request"`},
 		{tlsAddr, TLS, "TLS alert"},
 		{silent, Silent, "answered nothing"},
+		{ssh, Unknown, `bytes of no protocol ktopo knows ("SSH-2.0-OpenSSH_`},
 		{closing, Closed, "closed it unanswered"},
 		{goneAddr, Unreachable, "connection refused"},
 	} {
