@@ -45,9 +45,11 @@ func TestRealWrongPeer(t *testing.T) {
 			[]string{broker + " is a Kafka broker's listener (it answered Kafka's ApiVersions, listing Metadata), not a ZooKeeper server: for a KRaft cluster give --bootstrap-server " + broker + " instead"}},
 		{[]string{"brokers", wait, "--zookeeper", controller},
 			[]string{controller + " is a KRaft controller's listener", "not a ZooKeeper server: for a KRaft cluster give --bootstrap-server its brokers' listeners"}},
-		{[]string{"topics", "list", "--bootstrap-server", webAddr},
+		// (Go's HTTP server waits for a line: the normal path gives up
+		// at its deadline, kept short.)
+		{[]string{"topics", "list", "--request-timeout=2s", "--bootstrap-server", webAddr},
 			[]string{webAddr + ` is an HTTP server (it answered "HTTP/1.1 400 Bad Request"), not a Kafka listener: --bootstrap-server takes the brokers' listeners`}},
-		{[]string{"topics", "list", wait, "--zookeeper", webAddr},
+		{[]string{"topics", "list", wait, "--session-timeout=3s", "--zookeeper", webAddr},
 			[]string{webAddr + ` is an HTTP server (it answered "HTTP/1.1 400 Bad Request"), not a ZooKeeper server: --zookeeper takes ZooKeeper's client port`}},
 		{[]string{"brokers", "--bootstrap-server", closing},
 			[]string{closing + " accepted the connection and closed it unanswered, to Kafka's ApiVersions as to ZooKeeper's session request: if it is a Kafka listener, it may want TLS"}},
