@@ -121,9 +121,16 @@ func TestRealMigrationOtherCluster(t *testing.T) {
 			}
 		}
 	}
+	// A broker of that cluster, in ZooKeeper mode, given to --zookeeper:
+	// sent to its ZooKeeper.
+	zkBroker := zkc.Brokers()[0].Addr()
+	code, out, errOut := runCLI(t, "topics", "list", "--request-timeout=60s", "--zookeeper", zkBroker)
+	if want := zkBroker + " is a Kafka broker in ZooKeeper mode (it answered Kafka's ApiVersions, listing Metadata and LeaderAndIsr, which only a ZooKeeper-mode broker serves), not a ZooKeeper server: give --zookeeper the ZooKeeper of the broker's zookeeper.connect"; code == 0 || !strings.Contains(errOut, want) {
+		t.Errorf("a ZooKeeper-mode broker given to --zookeeper: exit %d\n%s%s\nwant %q", code, out, errOut, want)
+	}
 	// Nothing to compare with: said, and the report goes on.
 	empty := zktest.Chroot(t)
-	code, out, errOut := runCLI(t, "migration", "--zookeeper", empty, "--bootstrap-controller", kc.ControllerBootstrap())
+	code, out, errOut = runCLI(t, "migration", "--zookeeper", empty, "--bootstrap-controller", kc.ControllerBootstrap())
 	if code != 0 || !strings.Contains(errOut, "warning: ZooKeeper "+empty+" holds no /cluster/id") || !strings.Contains(out, "ZooKeeper to KRaft migration") {
 		t.Errorf("no /cluster/id: exit %d\n%s%s", code, out, errOut)
 	}
