@@ -42,6 +42,10 @@ type connFlags struct {
 
 	// acceptMigrationWarning confirms a migration warning (migrationguard.go).
 	acceptMigrationWarning bool
+	// kraftSide is set by the commands that reach a migration's KRaft
+	// side beside its ZooKeeper (--bootstrap-controller, migration's
+	// --bootstrap-server): --command-config then secures that side.
+	kraftSide bool
 
 	flags    *pflag.FlagSet // the root's persistent flags, to tell given from default
 	resolved *target        // --context applied (once)
@@ -209,8 +213,8 @@ func (f *connFlags) target() (target, error) {
 		f.resolved = &t
 		return t, nil
 	}
-	if changed("command-config") {
-		return t, errors.New("--command-config is for a KRaft cluster, with --bootstrap-server")
+	if changed("command-config") && !f.kraftSide {
+		return t, errors.New("--command-config is for a KRaft cluster, with --bootstrap-server (or a migration's KRaft side, with --bootstrap-controller)")
 	}
 	if f.digest == "" {
 		f.digest = os.Getenv(envDigest)
@@ -277,6 +281,7 @@ func (f *connFlags) connect(ctx context.Context) (*zkwatch.Conn, error) {
 		Digest:         f.digest,
 		ReadOnly:       f.readOnly,
 		Logger:         zkLogger(),
+		Probe:          notZooKeeper,
 	}
 	if !f.tls.Empty() {
 		if opts.TLS, err = f.tls.Config(); err != nil {
@@ -352,6 +357,11 @@ func (f *connFlags) watchLoaded(c *cobra.Command) (*writeSession, error) {
 	ws.watch.LostAfter = f.requestTimeout
 	if _, err := ws.watch.Loaded(ctx); err != nil {
 		ws.close()
+		if t.kraft {
+			if d, derr := f.dial(); derr == nil {
+				err = d.Diagnose(ctx, err)
+			}
+		}
 		return nil, err
 	}
 	ws.snap = ws.watch.Model.Snapshot()

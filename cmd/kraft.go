@@ -26,7 +26,10 @@ func (f *connFlags) dial() (kafkawatch.Dial, error) {
 	if err != nil {
 		return kafkawatch.Dial{}, err
 	}
-	d := kafkawatch.Dial{Bootstrap: kafkawatch.SplitBootstrap(t.connect), Logger: kafkaLogger()}
+	d := kafkawatch.Dial{Logger: kafkaLogger()}
+	if d.Bootstrap, err = kafkawatch.ParseBootstrap(t.connect); err != nil {
+		return d, fmt.Errorf("--bootstrap-server: %w", err)
+	}
 	if d.Security, err = security(t.commandConfig, d.Logger); err != nil {
 		return d, err
 	}
@@ -89,7 +92,8 @@ func (f *connFlags) loadKRaft(ctx context.Context) (*cluster.Snapshot, error) {
 	}
 	t, _ := f.target()
 	f.warn(t)
-	return kafkawatch.Load(ctx, d, cluster.ModelOptions{}, d.Logger)
+	s, err := kafkawatch.Load(ctx, d, cluster.ModelOptions{}, d.Logger)
+	return s, d.Diagnose(ctx, err)
 }
 
 // watchKRaft follows a KRaft cluster: a poller every --poll-interval.

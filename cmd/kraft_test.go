@@ -71,6 +71,12 @@ func TestKRaftFlags(t *testing.T) {
 		{[]string{"brokers", "--bootstrap-server", "k:9092", "--command-config", props}, "SASL mechanism GSSAPI is not supported by ktopo"},
 		{[]string{"brokers", "--bootstrap-server", "k:9092", "--command-config", "/nonexistent.properties"}, "--command-config: open /nonexistent.properties"},
 		{[]string{"configs", "--entity-type", "topics", "--entity-default", "--describe", "--bootstrap-server", "k:9092"}, "topics have no default entity"},
+		// Addresses as Kafka's clients and ZooKeeper's read them.
+		{[]string{"brokers", "--bootstrap-server", "k:9092,k2"}, "--bootstrap-server: Invalid url in bootstrap.servers: k2 (want host:port, a broker's listener)"},
+		{[]string{"brokers", "--zookeeper", "zk://zk1:2181/kafka"}, `connect string "zk://zk1:2181/kafka" starts with a URL scheme (zk://): a ZooKeeper connect string is host:port[,host:port…][/chroot], without one: zk1:2181/kafka`},
+		{[]string{"migration", "--bootstrap-server", "k:9092"}, "migration reads the cluster from its ZooKeeper: give --zookeeper host:port[/chroot]"},
+		{[]string{"migration", "--bootstrap-controller", "k:9093", "--watch"}, "migration reads the cluster from its ZooKeeper: give --zookeeper host:port[/chroot]"},
+		{[]string{"migration", "--zookeeper", "zk:2181", "--bootstrap-controller", "k"}, "--bootstrap-controller: Invalid url in bootstrap.servers: k"},
 	} {
 		code, _, errOut := runCLI(t, c.args...)
 		if code != 1 || !strings.Contains(errOut, c.want) {

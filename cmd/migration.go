@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 
 	"github.com/ktopo/ktopo/cluster"
@@ -85,13 +88,25 @@ with --watch).`,
 			if f.every <= 0 {
 				return fmt.Errorf("invalid --interval %s: want a positive duration", f.every)
 			}
+			cf.kraftSide = f.asks()
+			if err := needZooKeeper(cf); err != nil {
+				return err
+			}
+			if _, _, err := quorumDial(cf, f); err != nil {
+				return err
+			}
 			if f.watch {
 				ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
-				return watchMigration(ctx, cf, c.OutOrStdout(), f)
+				return watchMigration(ctx, cf, c.OutOrStdout(), c.ErrOrStderr(), f)
 			}
 			return withCluster(c, cf, func(ctx context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
-				q, qerr := askQuorum(ctx, cf, f)
+				q, qerr := askQuorum(ctx, cf, f, true)
+				if q != nil {
+					if err := checkSameCluster(ctx, c.ErrOrStderr(), cf, f, s); err != nil {
+						return err
+					}
+				}
 				r := migrationReport(s, time.Now(), nil, q, qerr, f.asks())
 				return writeMigrationReport(c.OutOrStdout(), r, f.output == "json")
 			})
@@ -109,19 +124,48 @@ with --watch).`,
 // asks reports whether the KRaft quorum is to be asked.
 func (f migrationFlags) asks() bool { return f.bootstrap != "" || f.controller != "" }
 
+// needZooKeeper says, when no ZooKeeper is given, that migration reads
+// one: --bootstrap-server and --bootstrap-controller only add the KRaft
+// side.
+func needZooKeeper(cf *connFlags) error {
+	t, err := cf.target()
+	if err != nil || t.connect != "" {
+		return err // a KRaft target: connect says it needs ZooKeeper
+	}
+	return fmt.Errorf("migration reads the cluster from its ZooKeeper: give --zookeeper host:port[/chroot] (or --context NAME, or set %s); --bootstrap-controller (the KRaft controllers) and --bootstrap-server (the brokers) add the KRaft side: the quorum's high watermark, the brokers its metadata lists", envZookeeper)
+}
+
+// quorumDial is how migration reaches the KRaft side: the brokers of
+// --bootstrap-server, the controllers of --bootstrap-controller.
+func quorumDial(cf *connFlags, f migrationFlags) (d kafkawatch.Dial, controllers []string, err error) {
+	d = kafkawatch.Dial{Logger: kafkaLogger(), RequestTimeout: 5 * time.Second}
+	if d.Bootstrap, err = kafkawatch.ParseBootstrap(f.bootstrap); err != nil {
+		return d, nil, fmt.Errorf("--bootstrap-server: %w", err)
+	}
+	if controllers, err = kafkawatch.ParseBootstrap(f.controller); err != nil {
+		return d, nil, fmt.Errorf("--bootstrap-controller: %w", err)
+	}
+	d.Security, err = security(cf.commandConfig, d.Logger)
+	return d, controllers, err
+}
+
 // askQuorum asks the KRaft quorum when --bootstrap-server or
-// --bootstrap-controller is given (nil, nil when not).
-func askQuorum(ctx context.Context, cf *connFlags, f migrationFlags) (*cluster.KRaftQuorum, error) {
+// --bootstrap-controller is given (nil, nil when not); explain says what
+// answers at the addresses that failed (kafkawatch.DiagnoseQuorum), for
+// a one-shot report or the first of a series.
+func askQuorum(ctx context.Context, cf *connFlags, f migrationFlags, explain bool) (*cluster.KRaftQuorum, error) {
 	if !f.asks() {
 		return nil, nil
 	}
-	d := kafkawatch.Dial{Bootstrap: kafkawatch.SplitBootstrap(f.bootstrap), Logger: kafkaLogger(), RequestTimeout: 5 * time.Second}
-	var err error
-	if d.Security, err = security(cf.commandConfig, d.Logger); err != nil {
+	d, controllers, err := quorumDial(cf, f)
+	if err != nil {
 		return nil, err
 	}
-	q, err := kafkawatch.Quorum(ctx, d, kafkawatch.SplitBootstrap(f.controller))
+	q, err := kafkawatch.Quorum(ctx, d, controllers)
 	if err != nil {
+		if explain {
+			err = d.DiagnoseQuorum(ctx, err)
+		}
 		return nil, err
 	}
 	return &q, nil
@@ -155,7 +199,7 @@ func migrationKey(r render.MigrationReport) string {
 
 // watchMigration follows the cluster live and prints the report, then a
 // line (text) or an object (JSON) each time it changes.
-func watchMigration(ctx context.Context, cf *connFlags, out io.Writer, f migrationFlags) error {
+func watchMigration(ctx context.Context, cf *connFlags, out, errOut io.Writer, f migrationFlags) error {
 	w, _, closeWatch, err := cf.watch(ctx)
 	if err != nil {
 		return err
@@ -192,7 +236,7 @@ func watchMigration(ctx context.Context, cf *connFlags, out io.Writer, f migrati
 		}
 		asking = true
 		go func() {
-			q, err := askQuorum(ctx, cf, f)
+			q, err := askQuorum(ctx, cf, f, false)
 			answers <- answer{q, err}
 		}()
 	}
@@ -203,8 +247,21 @@ func watchMigration(ctx context.Context, cf *connFlags, out io.Writer, f migrati
 	var sync cluster.SyncWatch
 	var q *cluster.KRaftQuorum
 	var qerr error
+	// The KRaft side is checked against ZooKeeper's cluster once it
+	// first answers.
+	checked := false
+	check := func() error {
+		if checked || q == nil {
+			return nil
+		}
+		checked = true
+		return checkSameCluster(ctx, errOut, cf, f, s)
+	}
 	if f.asks() {
-		q, qerr = askQuorum(ctx, cf, f)
+		q, qerr = askQuorum(ctx, cf, f, true)
+		if err := check(); err != nil {
+			return err
+		}
 	}
 	last, prev := "", render.MigrationReport{}
 	report := func() error {
@@ -255,9 +312,104 @@ func watchMigration(ctx context.Context, cf *connFlags, out io.Writer, f migrati
 			if qerr != nil && strings.Contains(qerr.Error(), context.Canceled.Error()) {
 				return nil
 			}
+			if err := check(); err != nil {
+				return err
+			}
 		}
 		if err := report(); err != nil {
 			return err
 		}
+	}
+}
+
+// sameCluster checks that the KRaft side given (--bootstrap-controller,
+// --bootstrap-server) belongs to the cluster of ZooKeeper's /cluster/id
+// (zkID, "" when ZooKeeper holds none): a migrating cluster's brokers and
+// KRaft controllers all carry that id, so another id is another cluster,
+// whose quorum would read as a migration that copied nothing. That is
+// refused, naming both ids. Where the ids cannot be compared (ZooKeeper
+// holds none, a controller before Kafka 3.7 does not say its own), a
+// warning says why.
+func sameCluster(ctx context.Context, cf *connFlags, f migrationFlags, zkID string) (warnings []string, err error) {
+	d, controllers, err := quorumDial(cf, f)
+	if err != nil {
+		return nil, err
+	}
+	t, _ := cf.target()
+	for _, side := range []struct {
+		flag, what  string
+		addrs       []string
+		controllers bool
+	}{
+		{"--bootstrap-controller", "controllers", controllers, true},
+		{"--bootstrap-server", "brokers", d.Bootstrap, false},
+	} {
+		if len(side.addrs) == 0 {
+			continue
+		}
+		given := strings.Join(side.addrs, ",")
+		if zkID == "" {
+			warnings = append(warnings, fmt.Sprintf("ZooKeeper %s holds no /cluster/id (no broker of a cluster ever started there): cannot check that %s %s belongs to its cluster", t.connect, side.flag, given))
+			continue
+		}
+		id, from, err := kafkawatch.ClusterID(ctx, d, side.addrs, side.controllers)
+		switch {
+		case err != nil:
+			warnings = append(warnings, fmt.Sprintf("cannot check that %s %s belongs to cluster %s (ZooKeeper's /cluster/id): %v", side.flag, given, zkID, err))
+		case id != zkID:
+			return warnings, fmt.Errorf("%s %s belongs to cluster %s, but ZooKeeper %s holds cluster %s (/cluster/id): these are two clusters; give %s the %s of the cluster migrating from this ZooKeeper (its brokers and KRaft controllers all carry ZooKeeper's cluster id)",
+				side.flag, from, id, t.connect, zkID, side.flag, side.what)
+		}
+	}
+	return warnings, nil
+}
+
+// checkSameCluster is sameCluster for the command line: the warnings go
+// to errOut.
+func checkSameCluster(ctx context.Context, errOut io.Writer, cf *connFlags, f migrationFlags, s *cluster.Snapshot) error {
+	warnings, err := sameCluster(ctx, cf, f, s.ClusterID())
+	for _, w := range warnings {
+		fmt.Fprintln(errOut, "warning: "+w)
+	}
+	return err
+}
+
+// radarQuorum is the TUI's migration radar asking the quorum of
+// --bootstrap-controller: once the controllers first answer, they are
+// checked against ZooKeeper's /cluster/id (read through conn); another
+// cluster's quorum is then refused at every ask with sameCluster's error,
+// which the radar shows where the lag would be. Warnings go to logger.
+func radarQuorum(cf *connFlags, f migrationFlags, conn *zkwatch.Conn, logger *log.Logger) func(context.Context) (cluster.KRaftQuorum, error) {
+	var mu sync.Mutex
+	checked := false
+	var refused error
+	return func(ctx context.Context) (cluster.KRaftQuorum, error) {
+		q, err := askQuorum(ctx, cf, f, false)
+		if err != nil {
+			return cluster.KRaftQuorum{}, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !checked {
+			zkID := ""
+			data, _, err := conn.Get(cluster.ClusterIDPath)
+			switch {
+			case errors.Is(err, zk.ErrNoNode):
+			case err != nil:
+				return *q, nil // checked at the next ask
+			default:
+				info, _ := cluster.DecodeClusterID(data)
+				zkID = info.ID
+			}
+			warnings, err := sameCluster(ctx, cf, f, zkID)
+			for _, w := range warnings {
+				logger.Printf("migration radar: %s", w)
+			}
+			checked, refused = true, err
+		}
+		if refused != nil {
+			return cluster.KRaftQuorum{}, refused
+		}
+		return *q, nil
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,19 @@ func TestMigrationCommand(t *testing.T) {
 	code, out, _ = runCLI(t, "migration", "--zookeeper", addr, "--bootstrap-server", "127.0.0.1:1")
 	if code != 0 || !strings.Contains(out, "  ZooKeeper lag   unknown: DescribeQuorum: 127.0.0.1:1: ") {
 		t.Errorf("unreachable quorum: exit %d\n%s", code, out)
+	}
+	// --command-config secures the KRaft side (it was refused as "for a
+	// KRaft cluster"): read, and used.
+	props := filepath.Join(t.TempDir(), "client.properties")
+	writeFile(t, props, "security.protocol=SASL_SSL\nsasl.mechanism=GSSAPI\n")
+	code, out, errOut = runCLI(t, "migration", "--zookeeper", addr, "--bootstrap-controller", "127.0.0.1:1", "--command-config", props)
+	if code == 0 || !strings.Contains(errOut, "SASL mechanism GSSAPI is not supported by ktopo") {
+		t.Errorf("--command-config for the KRaft side: exit %d\n%s%s", code, out, errOut)
+	}
+	writeFile(t, props, "security.protocol=PLAINTEXT\n")
+	code, out, errOut = runCLI(t, "migration", "--zookeeper", addr, "--bootstrap-controller", "127.0.0.1:1", "--command-config", props)
+	if code != 0 || !strings.Contains(out, "  ZooKeeper lag   unknown: DescribeQuorum: 127.0.0.1:1: ") {
+		t.Errorf("--command-config for the KRaft side: exit %d\n%s%s", code, out, errOut)
 	}
 }
 

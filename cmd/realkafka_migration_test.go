@@ -295,6 +295,12 @@ func TestRealKafkaMigration(t *testing.T) {
 		mj.Quorum.LeaderID != kafkatest.FirstControllerID {
 		t.Errorf("ktopo migration --bootstrap-server: exit %d %v %+v\n%s%s", code, err, mj, out, errOut)
 	}
+	// The migration's own controllers and brokers carry ZooKeeper's
+	// cluster id (DescribeCluster of Kafka 3.9.2's CONTROLLER listener,
+	// Metadata of its ZooKeeper-mode brokers): no refusal, no warning.
+	if strings.Contains(errOut, "warning:") {
+		t.Errorf("ktopo migration, the migration's own KRaft side: %s", errOut)
+	}
 	_, report, _ := runCLI(t, "migration", "--zookeeper", connect, "--bootstrap-controller", m.ControllerBootstrap(), "--bootstrap-server", m.Bootstrap())
 	t.Logf("ktopo migration in dual write:\n%s", report)
 

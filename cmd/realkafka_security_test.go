@@ -85,6 +85,16 @@ func testSASL(t *testing.T, c *kafkatest.KRaftCluster, dir string) {
 		t.Errorf("a wrong password: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Logf("a wrong password: %s", strings.TrimSpace(errOut))
+	// No SASL at all: the listener answers ApiVersions (before any
+	// login, as Kafka's do) and closes the connection at the next
+	// request. That is SASL missing, not TLS.
+	first := strings.Split(sb, ",")[0]
+	code, out, errOut = runCLI(t, "topics", "list", "--bootstrap-server", first)
+	t.Logf("no SASL: %s", strings.TrimSpace(errOut))
+	if want := first + " answers Kafka's ApiVersions but closed the connection at the next request, as a listener that wants SASL does with a client without it: give security.protocol (SASL_PLAINTEXT, SASL_SSL), sasl.mechanism and sasl.jaas.config in --command-config"; code == 0 ||
+		!strings.Contains(errOut, want) || strings.Contains(errOut, "TLS") {
+		t.Errorf("no SASL on a SASL listener: exit %d\n%s%s\nwant %q", code, out, errOut, want)
+	}
 }
 
 // testTLS: mutual TLS with Kafka's PEM stores (the client's certificate is
@@ -114,7 +124,7 @@ func testTLS(t *testing.T, c *kafkatest.KRaftCluster, ca *tlstest.CA, dir string
 		t.Errorf("ktopo topics list over mutual TLS\n%s\nKafka's kafka-topics --list\n%s", got, want)
 	}
 	for _, tc := range []struct{ props, want string }{
-		{mtls + "@plaintext", "the client is using TLS when the broker is not expecting it"},
+		{mtls + "@plaintext", " answers Kafka's ApiVersions without TLS: the listener is not an SSL one: check security.protocol in --command-config"},
 		{plaintext, "check the listener's security.protocol (SSL, SASL_SSL) and give it in --command-config"},
 		{strange, "certificate signed by unknown authority"},
 		{anonymous, "the broker's listener wants a client certificate"},

@@ -14,7 +14,6 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/config"
@@ -68,6 +67,7 @@ func displayPath(p string) string {
 
 // runTUI opens the TUI; controllers is --bootstrap-controller.
 func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string) error {
+	cf.kraftSide = controllers != ""
 	t, err := cf.target()
 	if err != nil {
 		return err
@@ -149,14 +149,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 		cfg.Writer = clusterops.NewZooKeeperWriter(conn) // the wizards write through the same session
 	}
 	if controllers != "" {
-		mf := migrationFlags{controller: controllers}
-		cfg.Quorum = func(ctx context.Context) (cluster.KRaftQuorum, error) {
-			q, err := askQuorum(ctx, cf, mf)
-			if err != nil {
-				return cluster.KRaftQuorum{}, err
-			}
-			return *q, nil
-		}
+		cfg.Quorum = radarQuorum(cf, migrationFlags{controller: controllers}, conn, logger)
 	}
 	logger.Printf("TUI on %s (%s)", cfg.Connect, modeName(cfg.Mode))
 	if t.connect != "" {
@@ -214,6 +207,9 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 	cancel()
 	if err != nil {
 		cl.Close()
+		if pe := (*kafkawatch.PeerError)(nil); errors.As(err, &pe) {
+			return err // it names the addresses
+		}
 		return fmt.Errorf("%s: %w", t.connect, err)
 	}
 	p := kafkawatch.StartWith(cl, d, kafkawatch.Options{Interval: cf.pollInterval, Progress: true, Logger: logger})

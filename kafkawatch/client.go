@@ -165,8 +165,9 @@ func IsDenied(err error) bool {
 
 // Check finds out whether the brokers answer and accept the session's
 // credentials (one ApiVersions request through cl, made for d), with what
-// to do about a TLS failure (Security.Explain).
+// to do about a TLS failure (Security.Explain) or an address that is no
+// Kafka broker (Diagnose).
 func Check(ctx context.Context, cl *kgo.Client, d Dial) error {
 	_, _, err := fetchVersions(ctx, cl)
-	return d.Security.Explain(err)
+	return d.Diagnose(ctx, d.Security.Explain(err))
 }

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,6 +139,30 @@ func SplitBootstrap(list string) []string {
 		}
 	}
 	return out
+}
+
+// bootstrapEntry is how Kafka's clients read an entry of
+// bootstrap.servers (Utils.getHost and getPort): host:port, the host
+// perhaps in brackets (IPv6), perhaps after a scheme, which they drop
+// (PLAINTEXT://, as listeners are written, or http://).
+var bootstrapEntry = regexp.MustCompile(`^(?:[0-9a-zA-Z\-%._]*://)?\[?([0-9a-zA-Z\-%._:]*)]?:([0-9]+)$`)
+
+// ParseBootstrap reads a bootstrap list (host:port[,host:port…]) as
+// Kafka's clients read bootstrap.servers: a scheme before an entry is
+// dropped, an entry without a port is refused in Kafka's words.
+func ParseBootstrap(list string) ([]string, error) {
+	var out []string
+	for _, e := range SplitBootstrap(list) {
+		m := bootstrapEntry.FindStringSubmatch(e)
+		if m == nil {
+			return nil, fmt.Errorf("Invalid url in bootstrap.servers: %s (want host:port, a broker's listener)", e)
+		}
+		if port, err := strconv.Atoi(m[2]); err != nil || port > 65535 {
+			return nil, fmt.Errorf("Invalid url in bootstrap.servers: %s: port out of range: %s", e, m[2])
+		}
+		out = append(out, net.JoinHostPort(m[1], m[2]))
+	}
+	return out, nil
 }
 
 func saslConfig(p *Properties, s *Security) error {

@@ -34,7 +34,7 @@ func Quorum(ctx context.Context, d Dial, controllers []string) (cluster.KRaftQuo
 		return cluster.KRaftQuorum{}, errors.New("no bootstrap server")
 	}
 	var q cluster.KRaftQuorum
-	var errs []string
+	qerr := &QuorumError{Controllers: len(controllers) > 0}
 	asked := false
 	for _, addr := range askers {
 		p, err := askServer(ctx, d, addr, askQuorum)
@@ -53,13 +53,13 @@ func Quorum(ctx context.Context, d Dial, controllers []string) (cluster.KRaftQuo
 		if strings.Contains(err.Error(), "broker is too old") {
 			err = errors.New("this broker does not answer DescribeQuorum (a ZooKeeper-mode broker): --bootstrap-controller asks the controllers")
 		}
-		errs = append(errs, addr+": "+err.Error())
+		qerr.Addrs, qerr.Errs = append(qerr.Addrs, addr), append(qerr.Errs, err)
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	if !asked {
-		return cluster.KRaftQuorum{}, fmt.Errorf("DescribeQuorum: %s", strings.Join(errs, "; "))
+		return cluster.KRaftQuorum{}, qerr
 	}
 	for _, addr := range d.Bootstrap {
 		ids, err := askServer(ctx, d, addr, metadataBrokers)
@@ -69,6 +69,49 @@ func Quorum(ctx context.Context, d Dial, controllers []string) (cluster.KRaftQuo
 		}
 	}
 	return q, nil
+}
+
+// QuorumError is DescribeQuorum left unanswered by every server asked:
+// Addrs[i] failed with Errs[i].
+type QuorumError struct {
+	// Controllers is set when the servers were controllers
+	// (--bootstrap-controller), not brokers.
+	Controllers bool
+	Addrs       []string
+	Errs        []error
+}
+
+func (e *QuorumError) Error() string {
+	var says []string
+	for i, addr := range e.Addrs {
+		var pe *PeerError
+		if errors.As(e.Errs[i], &pe) {
+			says = append(says, pe.Error()) // it names the address
+		} else {
+			says = append(says, addr+": "+e.Errs[i].Error())
+		}
+	}
+	return "DescribeQuorum: " + strings.Join(says, "; ")
+}
+
+// DiagnoseQuorum explains each server's failure in a QuorumError of
+// Quorum(ctx, d, …) by what answers at its address (Diagnose): a
+// ZooKeeper server given as a controller, a silent port. Other errors
+// come back as they are.
+func (d Dial) DiagnoseQuorum(ctx context.Context, err error) error {
+	var qe *QuorumError
+	if !errors.As(err, &qe) {
+		return err
+	}
+	flag := flagBootstrapServer
+	if qe.Controllers {
+		flag = flagBootstrapController
+	}
+	out := &QuorumError{Controllers: qe.Controllers, Addrs: qe.Addrs, Errs: make([]error, len(qe.Errs))}
+	for i, addr := range qe.Addrs {
+		out.Errs[i] = diagnose(ctx, d.Security, flag, []string{addr}, d.timeout(), qe.Errs[i])
+	}
+	return out
 }
 
 // askServer runs ask against the one server at addr (not the brokers a
@@ -110,4 +153,74 @@ func metadataBrokers(ctx context.Context, send func(context.Context, kmsg.Reques
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// ClusterID asks the servers at addrs, one after the other until one
+// answers, which cluster they belong to, with d's security: a KRaft
+// controller's CONTROLLER listener (controllers set) answers DescribeCluster
+// for endpoint type controller (Kafka 3.7+, KIP-919), a broker Metadata.
+// from is the address that answered; err says why none did (a controller
+// before Kafka 3.7 does not serve DescribeCluster).
+func ClusterID(ctx context.Context, d Dial, addrs []string, controllers bool) (id, from string, err error) {
+	ask := metadataClusterID
+	if controllers {
+		ask = controllerClusterID
+	}
+	var errs []string
+	for _, addr := range addrs {
+		id, err := askServer(ctx, d, addr, ask)
+		if err == nil {
+			return id, addr, nil
+		}
+		errs = append(errs, addr+": "+err.Error())
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if len(errs) == 0 {
+		return "", "", errors.New("no server to ask")
+	}
+	return "", "", errors.New(strings.Join(errs, "; "))
+}
+
+// endpointController is DescribeCluster's endpoint type of a controller.
+const endpointController = 2
+
+// controllerClusterID asks a controller's listener DescribeCluster.
+func controllerClusterID(ctx context.Context, send func(context.Context, kmsg.Request) (kmsg.Response, error)) (string, error) {
+	req := kmsg.NewPtrDescribeClusterRequest()
+	req.EndpointType = endpointController
+	raw, err := send(ctx, req)
+	if err != nil {
+		if strings.Contains(err.Error(), "broker is too old") {
+			return "", errors.New("it does not serve DescribeCluster (a controller before Kafka 3.7)")
+		}
+		return "", fmt.Errorf("DescribeCluster: %w", err)
+	}
+	resp, ok := raw.(*kmsg.DescribeClusterResponse)
+	if !ok {
+		return "", fmt.Errorf("unexpected response %T", raw)
+	}
+	if err := codeError(resp.ErrorCode, resp.ErrorMessage); err != nil {
+		return "", fmt.Errorf("DescribeCluster: %w", err)
+	}
+	return resp.ClusterID, nil
+}
+
+// metadataClusterID asks a broker Metadata of no topic for the cluster id.
+func metadataClusterID(ctx context.Context, send func(context.Context, kmsg.Request) (kmsg.Response, error)) (string, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	raw, err := send(ctx, req)
+	if err != nil {
+		return "", fmt.Errorf("Metadata: %w", err)
+	}
+	resp, ok := raw.(*kmsg.MetadataResponse)
+	if !ok {
+		return "", fmt.Errorf("unexpected response %T", raw)
+	}
+	if resp.ClusterID == nil || *resp.ClusterID == "" {
+		return "", errors.New("Metadata named no cluster id")
+	}
+	return *resp.ClusterID, nil
 }

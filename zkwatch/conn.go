@@ -59,6 +59,17 @@ type Options struct {
 	CreateChroot bool
 	// ReadOnly makes every write method fail with ErrReadOnly.
 	ReadOnly bool
+	// Probe, when set, is asked what listens at a server (host:port as
+	// given) that failed the session handshake before any session was had
+	// with it (closed it unanswered, left it unanswered for the handshake
+	// timeout, or answered with what is not ZooKeeper's reply): once per
+	// server, while Connect waits. A
+	// non-nil error says it is not a ZooKeeper server, what it is and what
+	// to give instead; that server then counts as failed, and Connect fails
+	// at once when every server has, with Probe's words. It returns nil
+	// for a server that is ZooKeeper, or may be: one without quorum closes
+	// handshakes too. Not asked on TLS connections.
+	Probe func(ctx context.Context, addr string) error
 	// MaxBufferSize caps the size of one reply (go-zookeeper's
 	// WithMaxBufferSize). Zero keeps go-zookeeper's default: unlimited.
 	// Never set it near 1 MiB: a big children list would then drop the
@@ -158,6 +169,9 @@ func Connect(ctx context.Context, connect string, opts Options) (*Conn, error) {
 	}
 	tracker := newDialTracker(dial, names, handshakeTimeout(opts.SessionTimeout), cert)
 	c.dial, c.addrs = tracker, addrs
+	if opts.Probe != nil && opts.Dialer == nil && opts.TLS == nil {
+		defer tracker.probeWhile(ctx, opts.Probe)()
+	}
 	// exhausted fires each time go-zookeeper has tried every address once;
 	// if every one of those attempts failed to dial, Connect gives up.
 	exhausted := make(chan struct{}, 1)
@@ -202,6 +216,10 @@ wait:
 		case <-session:
 			break wait
 		case <-exhausted:
+			if err := tracker.allFailed(addrs); err != nil {
+				return fail(err)
+			}
+		case <-tracker.verdicts:
 			if err := tracker.allFailed(addrs); err != nil {
 				return fail(err)
 			}

@@ -37,6 +37,9 @@ func ParseConnectString(s string) (ConnectString, error) {
 	if raw == "" {
 		return cs, fmt.Errorf("empty ZooKeeper connect string (want host:port[,host:port…][/chroot])")
 	}
+	if scheme, rest, ok := strings.Cut(raw, "://"); ok && isScheme(scheme) {
+		return cs, fmt.Errorf("connect string %q starts with a URL scheme (%s://): a ZooKeeper connect string is host:port[,host:port…][/chroot], without one: %s", s, scheme, rest)
+	}
 	hosts := raw
 	if i := strings.IndexByte(raw, '/'); i >= 0 {
 		hosts, cs.Chroot = raw[:i], raw[i:]
@@ -61,6 +64,18 @@ func ParseConnectString(s string) (ConnectString, error) {
 		cs.Servers = append(cs.Servers, srv)
 	}
 	return cs, nil
+}
+
+// isScheme reports a URL scheme (http, zk, PLAINTEXT): a letter, then
+// letters, digits, "+", "-", "." or "_".
+func isScheme(s string) bool {
+	for i, r := range s {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (i == 0 || !(r >= '0' && r <= '9' || strings.ContainsRune("+-._", r))) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // parseServer validates one "host[:port]" entry and returns "host:port".

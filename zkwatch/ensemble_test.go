@@ -3,6 +3,7 @@ package zkwatch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/ktopo/ktopo/internal/peer"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 )
 
@@ -131,8 +133,20 @@ func TestEnsembleFailover(t *testing.T) {
 		})
 		_, err := c.Multi(&zk.CreateRequest{Path: "/brokers/nope", Acl: open})
 		t.Logf("refused: %v", err)
-		// A new connection says the same, at its deadline.
-		_, err = Connect(ctx, e.Connect(), Options{ConnectTimeout: 2 * time.Second, Logger: zktest.NewLogger(t)})
+		// The survivor is still known for a ZooKeeper server (it answers
+		// srvr, saying it serves no requests), so a new connection, asking
+		// what the servers closing its handshakes are, says the same as
+		// before, at its deadline.
+		if p := peer.Identify(ctx, e.Addr(in), peer.Options{}); p.Kind != peer.ZooKeeper || !strings.Contains(p.Evidence, "not currently serving requests") {
+			t.Errorf("a ZooKeeper server without quorum: %s (%s)", p.What(), p.Evidence)
+		}
+		probe := func(ctx context.Context, addr string) error {
+			if p := peer.Identify(ctx, addr, peer.Options{}); p.Kind != peer.ZooKeeper {
+				return fmt.Errorf("%s is %s", addr, p.What())
+			}
+			return nil
+		}
+		_, err = Connect(ctx, e.Connect(), Options{ConnectTimeout: 2 * time.Second, Logger: zktest.NewLogger(t), Probe: probe})
 		if err == nil || strings.Count(err.Error(), "connection refused") != 2 ||
 			!strings.Contains(err.Error(), e.Addr(in)+": accepted the connection and closed it before the session handshake") {
 			t.Fatalf("connect without a quorum: %v", err)

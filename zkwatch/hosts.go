@@ -122,6 +122,16 @@ type dialTracker struct {
 	lastOK      string // address of the last successful dial
 	cert        string // the TLS client certificate's subject ("" for none)
 
+	// probe (Options.Probe, while Connect waits) is asked once per
+	// address that failed a handshake; notZK holds the
+	// addresses it said are no ZooKeeper server, and why; verdicts
+	// signals each such answer.
+	probe    func(context.Context, string) error
+	probeCtx context.Context
+	probed   map[string]bool
+	notZK    map[string]error
+	verdicts chan struct{}
+
 	cur   atomic.Pointer[serverConn] // the latest connection dialled
 	heard atomic.Int64               // unix ns of the last bytes a session's server sent
 
@@ -131,7 +141,55 @@ type dialTracker struct {
 }
 
 func newDialTracker(d zk.Dialer, names map[string]string, handshake time.Duration, cert string) *dialTracker {
-	return &dialTracker{dial: d, hs: handshake, names: names, errs: map[string]error{}, hsErrs: map[string]error{}, plainClosed: map[string]bool{}, cert: cert}
+	return &dialTracker{dial: d, hs: handshake, names: names, errs: map[string]error{}, hsErrs: map[string]error{}, plainClosed: map[string]bool{}, cert: cert,
+		probed: map[string]bool{}, notZK: map[string]error{}, verdicts: make(chan struct{}, 1)}
+}
+
+// probeWhile asks probe about the addresses that close handshakes
+// unanswered until the returned func is called (or ctx ends).
+func (t *dialTracker) probeWhile(ctx context.Context, probe func(context.Context, string) error) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	t.mu.Lock()
+	t.probe, t.probeCtx = probe, ctx
+	t.mu.Unlock()
+	return func() {
+		t.mu.Lock()
+		t.probe = nil
+		t.mu.Unlock()
+		cancel()
+	}
+}
+
+// maybeProbe asks the probe, once, what listens at addr, which failed
+// the session handshake.
+func (t *dialTracker) maybeProbe(addr string) {
+	t.mu.Lock()
+	probe, ctx := t.probe, t.probeCtx
+	if probe == nil || t.probed[addr] {
+		t.mu.Unlock()
+		return
+	}
+	t.probed[addr] = true
+	given := addr
+	if host, ok := t.names[addr]; ok {
+		if _, port, err := net.SplitHostPort(addr); err == nil {
+			given = net.JoinHostPort(host, port)
+		}
+	}
+	t.mu.Unlock()
+	go func() {
+		err := probe(ctx, given)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		t.mu.Lock()
+		t.notZK[addr] = err
+		t.mu.Unlock()
+		select {
+		case t.verdicts <- struct{}{}:
+		default:
+		}
+	}()
 }
 
 // Dial is the zk.Dialer go-zookeeper uses.
@@ -157,6 +215,7 @@ func (t *dialTracker) handshakeDone(addr string, err error) {
 	if err == nil {
 		delete(t.hsErrs, addr)
 		delete(t.plainClosed, addr)
+		delete(t.notZK, addr)
 		return
 	}
 	t.hsErrs[addr] = err
@@ -199,6 +258,8 @@ func (t *dialTracker) problems(servers []string) []string {
 	var out []string
 	for _, s := range servers {
 		switch err := t.errs[s]; {
+		case t.notZK[s] != nil:
+			out = append(out, t.notZK[s].Error())
 		case err != nil:
 			out = append(out, t.name(s)+": "+dialCause(err))
 		case t.hsErrs[s] != nil:
@@ -269,6 +330,10 @@ func (t *dialTracker) allFailed(servers []string) error {
 	defer t.mu.Unlock()
 	var parts []string
 	for _, s := range servers {
+		if err := t.notZK[s]; err != nil {
+			parts = append(parts, err.Error())
+			continue
+		}
 		err, ok := t.errs[s]
 		if !ok {
 			return nil
@@ -340,7 +405,14 @@ var (
 	// errHandshakeSilent: the server accepted the connection and never
 	// answered the handshake.
 	errHandshakeSilent = errors.New("accepted the connection but did not answer the session handshake")
+	// errHandshakeForeign: the server answered the handshake with what
+	// is not ZooKeeper's reply.
+	errHandshakeForeign = errors.New("answered the session handshake with something other than ZooKeeper's reply")
 )
+
+// maxHandshakeReply bounds the session handshake's reply (ZooKeeper's is
+// 36 or 37 bytes).
+const maxHandshakeReply = 4096
 
 // Opcode of ZooKeeper's SetWatches request, and the offsets (from a
 // frame's length prefix) of the zxid fields the connection relays.
@@ -435,6 +507,16 @@ func (h *serverConn) Read(p []byte) (int, error) {
 			return n, err
 		}
 	}
+	if h.got >= 4 && binary.BigEndian.Uint32(h.hdr[:4]) > maxHandshakeReply {
+		// Not ZooKeeper's reply (36 or 37 bytes): go-zookeeper would
+		// allocate what the first bytes read as a length (an HTTP
+		// server's "HTTP" is 1.2 GB) and wait for it.
+		ferr := fmt.Errorf("%w (its first bytes: %q)", errHandshakeForeign, h.hdr[:min(h.got, len(h.hdr))])
+		h.t.handshakeDone(h.addr, ferr)
+		h.t.maybeProbe(h.addr)
+		_ = h.Close()
+		return 0, ferr
+	}
 	if err != nil {
 		var ne net.Error
 		switch {
@@ -442,6 +524,9 @@ func (h *serverConn) Read(p []byte) (int, error) {
 			h.t.tlsRefused(h.addr, err)
 		case errors.As(err, &ne) && ne.Timeout():
 			h.t.handshakeDone(h.addr, fmt.Errorf("%w within %s", errHandshakeSilent, h.t.hs))
+			if !h.isTLS {
+				h.t.maybeProbe(h.addr)
+			}
 		case errors.Is(err, io.EOF):
 			h.t.handshakeDone(h.addr, errHandshakeClosed)
 		default:
@@ -449,6 +534,7 @@ func (h *serverConn) Read(p []byte) (int, error) {
 		}
 		if !h.isTLS && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
 			h.t.notePlainClosed(h.addr)
+			h.t.maybeProbe(h.addr)
 		}
 	}
 	return n, err
