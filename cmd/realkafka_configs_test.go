@@ -286,6 +286,12 @@ func TestRealKafka39ConfigMessages(t *testing.T) {
 	topic := "cm-39"
 	runOK(t, "topics", "create", "--zookeeper", c.Connect(), "--topic", topic, "--partitions", "1", "--replication-factor", "1",
 		"--config", "retention.ms=1000", "--timeout", "90s")
+	// The controller writes the topic before the brokers learn it:
+	// kafka-configs asks a broker (it answered UnknownTopicOrPartition when
+	// asked too soon, on a loaded machine).
+	if err := kafkatest.WaitTopicKnown(c.Nodes(), topic, time.Minute); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ args, kafka, ktopo string }{
 		{"--add-config foo=bar", "Unknown topic config name: foo", "Unknown topic config name: foo"},
 		{"--add-config retention.ms=abc",

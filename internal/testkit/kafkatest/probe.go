@@ -179,3 +179,53 @@ func requestAt(ctx context.Context, addr string, req kmsg.Request) (kmsg.Respons
 	defer cancel()
 	return seeds[0].Request(ctx, req)
 }
+
+// WaitTopicKnown waits until every broker of nodes that is running
+// answers Metadata with topic, every partition led: what a client asking
+// any broker about it (kafka-configs --bootstrap-server, a producer)
+// needs; a controller writes the topic before the brokers learn it.
+func WaitTopicKnown(nodes []*Node, topic string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		why := ""
+		for _, n := range nodes {
+			if !n.Running() || !n.Role.IsBroker() {
+				continue
+			}
+			if why = topicAt(n, topic); why != "" {
+				break
+			}
+		}
+		if why == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kafkatest: after %s, %s", timeout, why)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// topicAt says why broker n does not know topic with every partition
+// led ("" when it does).
+func topicAt(n *Node, topic string) string {
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = []kmsg.MetadataRequestTopic{rt}
+	resp, err := requestAt(context.Background(), n.Addr(), req)
+	if err != nil {
+		return fmt.Sprintf("broker %d does not answer Metadata: %v", n.ID, err)
+	}
+	for _, t := range resp.(*kmsg.MetadataResponse).Topics {
+		if t.ErrorCode != 0 || len(t.Partitions) == 0 {
+			return fmt.Sprintf("broker %d does not know %s (error %d)", n.ID, topic, t.ErrorCode)
+		}
+		for _, p := range t.Partitions {
+			if p.Leader < 0 {
+				return fmt.Sprintf("broker %d knows no leader of %s-%d", n.ID, topic, p.Partition)
+			}
+		}
+	}
+	return ""
+}
