@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -186,5 +187,20 @@ func TestLayoutValuesAreTheJSONs(t *testing.T) {
 	}
 	if typed != 13 {
 		t.Fatalf("%d typed values, want the topic's and its 12 states", typed)
+	}
+}
+
+// TestStatsBeforeTheFirstLoad: the status bar shows no figures before
+// the first load is over (it read "0 partitions · 0 ms a poll"), then the
+// partitions and the poll's time.
+func TestStatsBeforeTheFirstLoad(t *testing.T) {
+	p := &Poller{lay: newLayout("")}
+	if s := p.Stats(); len(s.Counts) != 0 || !s.LastHeard.IsZero() {
+		t.Fatalf("before the first load: %+v", s)
+	}
+	p.lay.partitions = 12
+	p.noted(time.Now().Add(-20*time.Millisecond), nil)
+	if s := p.Stats(); len(s.Counts) != 2 || s.Counts[0].N != 12 || s.Counts[1].N < 20 {
+		t.Fatalf("after it: %+v", s)
 	}
 }

@@ -154,10 +154,14 @@ func (p *Poller) Next(ctx context.Context) (clusterwatch.Batch, error) {
 }
 
 // Stats implements clusterwatch.Source: the partitions followed and the
-// last poll's duration.
+// last poll's duration; none before the first load is over (not "0
+// partitions · 0 ms a poll").
 func (p *Poller) Stats() clusterwatch.Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.lastHeard.IsZero() {
+		return clusterwatch.Stats{}
+	}
 	return clusterwatch.Stats{LastHeard: p.lastHeard, Counts: []clusterwatch.Count{
 		{N: int64(p.parts), Unit: "partitions"}, {N: p.pollTime.Milliseconds(), Unit: "ms a poll"}}}
 }
