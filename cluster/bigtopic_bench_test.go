@@ -3,8 +3,6 @@ package cluster
 import (
 	"fmt"
 	"testing"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // BenchmarkBigTopicBatch: a 512-event batch on one topic of 5,000 or 50,000
@@ -17,9 +15,9 @@ func BenchmarkBigTopicBatch(b *testing.B) {
 			for p := 0; p < n; p++ {
 				parts[p] = []int{1, 2, 3}
 			}
-			evs := []NodeEvent{{Type: NodeCreated, Path: "/brokers/topics/big", Data: EncodeTopicAssignment(NewTopicAssignment(parts, "")), Stat: zk.Stat{Czxid: 1}}}
+			evs := []NodeEvent{{Type: NodeCreated, Path: "/brokers/topics/big", Data: EncodeTopicAssignment(NewTopicAssignment(parts, "")), Stat: Stat{Czxid: 1}}}
 			for p := 0; p < n; p++ {
-				evs = append(evs, NodeEvent{Type: NodeCreated, Path: PartitionStatePath("big", p), Data: EncodePartitionState(PartitionState{Leader: 1, ISR: []int{1, 2, 3}}), Stat: zk.Stat{Czxid: 2}})
+				evs = append(evs, NodeEvent{Type: NodeCreated, Path: PartitionStatePath("big", p), Data: EncodePartitionState(PartitionState{Leader: 1, ISR: []int{1, 2, 3}}), Stat: Stat{Czxid: 2}})
 			}
 			m.Apply(evs, true)
 			m.Snapshot()
@@ -30,7 +28,7 @@ func BenchmarkBigTopicBatch(b *testing.B) {
 					if k == 1 {
 						isr = []int{2, 3}
 					}
-					batches[k] = append(batches[k], NodeEvent{Type: NodeChanged, Path: PartitionStatePath("big", p), Data: EncodePartitionState(PartitionState{Leader: isr[0], ISR: isr}), Stat: zk.Stat{Czxid: 2, Version: int32(k + 1)}})
+					batches[k] = append(batches[k], NodeEvent{Type: NodeChanged, Path: PartitionStatePath("big", p), Data: EncodePartitionState(PartitionState{Leader: isr[0], ISR: isr}), Stat: Stat{Czxid: 2, Version: int32(k + 1)}})
 				}
 			}
 			b.ReportAllocs()

@@ -1,7 +1,5 @@
 package cluster
 
-import "github.com/go-zookeeper/zk"
-
 // NodeEventType says what happened to a znode.
 type NodeEventType uint8
 
@@ -25,9 +23,25 @@ func (t NodeEventType) String() string {
 	return "unknown"
 }
 
-// Stat is ZooKeeper's znode stat (go-zookeeper's type). The model reads
-// Czxid, Mzxid, Ctime, Mtime and Version.
-type Stat = zk.Stat
+// Stat is a znode's stat as ZooKeeper's protocol has it (the
+// Kafka-protocol source synthesizes one for its nodes). The model reads
+// Czxid, Mzxid, Ctime, Mtime, Version and EphemeralOwner; the ZooKeeper
+// tree shows them all. Its fields are go-zookeeper's Stat's, in its order,
+// so that a ZooKeeper client's stat converts to it as it is, even by
+// pointer ((*cluster.Stat)(st)), without this package depending on one.
+type Stat struct {
+	Czxid          int64 // the zxid of the write that created the znode
+	Mzxid          int64 // the zxid of its last data write
+	Ctime          int64 // when it was created (ms since the epoch)
+	Mtime          int64 // when its data was last written (ms since the epoch)
+	Version        int32 // how many times its data was written
+	Cversion       int32 // how many times its children changed
+	Aversion       int32 // how many times its ACL changed
+	EphemeralOwner int64 // the session that owns an ephemeral znode, else 0
+	DataLength     int32 // the length of its data
+	NumChildren    int32 // how many children it has
+	Pzxid          int64 // the zxid of its children's last change
+}
 
 // NodeEvent is one znode event as the ZooKeeper mirror reports it. Path is
 // relative to the chroot. For NodeDeleted, Data and Stat may be empty.

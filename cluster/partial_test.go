@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -57,7 +57,7 @@ func TestPartialSnapshotTopics(t *testing.T) {
 			}
 			held[ev.Path] = ev
 		}
-		m.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: batch}), false)
+		m.Apply(zksource.NodeEvents(zkwatch.Batch{Events: batch}), false)
 		s := m.Snapshot()
 		var got []string
 		for _, tp := range s.Topics() {

@@ -37,11 +37,11 @@ func readShape(t *testing.T, conn *zk.Conn, root string) []NodeEvent {
 		if err != nil {
 			t.Fatalf("get %s: %v", p, err)
 		}
-		evs = append(evs, NodeEvent{Type: NodeCreated, Path: p, Data: data, Stat: *st})
+		evs = append(evs, NodeEvent{Type: NodeCreated, Path: p, Data: data, Stat: Stat(*st)})
 		for _, d := range sh.Derive(p, data) {
 			dd, dst, err := conn.Get(root + d)
 			if err == nil {
-				evs = append(evs, NodeEvent{Type: NodeCreated, Path: d, Data: dd, Stat: *dst})
+				evs = append(evs, NodeEvent{Type: NodeCreated, Path: d, Data: dd, Stat: Stat(*dst)})
 			}
 		}
 	}

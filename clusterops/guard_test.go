@@ -13,7 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -71,7 +71,7 @@ func guardCluster(t *testing.T) (conn *zkwatch.Conn, direct *zkwatch.Conn) {
 // load reads the cluster into a snapshot.
 func load(t *testing.T, conn *zkwatch.Conn) *cluster.Snapshot {
 	t.Helper()
-	s, err := clusterwatch.Load(context.Background(), conn, cluster.ModelOptions{})
+	s, err := zksource.Load(context.Background(), conn, cluster.ModelOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,59 +1,24 @@
-// Package clusterwatch joins a cluster's sources to the Kafka model: the
-// ZooKeeper mirror (zkwatch, which knows nothing of Kafka; the model never
-// imports zkwatch) and the Kafka-protocol poller (kafkawatch) meet at its
-// Source port (source.go). The TUI and the command-line readers use it so
+// Package clusterwatch is the port where a cluster's sources meet the
+// Kafka model: the ZooKeeper mirror (package zksource, over zkwatch, which
+// knows nothing of Kafka) and the Kafka-protocol poller (kafkawatch) both
+// are a Source (source.go). The TUI and the command-line readers use it so
 // that every view of a cluster is loaded through a Source and decoded by
-// the same model.
+// the same model; the port itself depends on no client library.
+//
+// Types to know: Source and its Batch; Watch, a Source applied to a model
+// (what the commands follow); State and Progress, what a Batch says of
+// the connection and a first load.
 package clusterwatch
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/zkwatch"
 )
-
-// Shape is Kafka's mirror shape (cluster.KafkaMirrorShape) in zkwatch terms.
-func Shape() zkwatch.Shape {
-	ks := cluster.KafkaMirrorShape()
-	s := zkwatch.Shape{Reads: ks.Nodes, Derive: ks.Derive}
-	for _, c := range ks.Containers {
-		s.Lists = append(s.Lists, zkwatch.List{Path: c.Path, ReadChildren: c.ReadChildren, First: c.First})
-	}
-	return s
-}
-
-// NodeEvents converts a batch's node events for cluster.Model.Apply, in
-// ZooKeeper's write order: by the zxid of each node's last write
-// (deletions, whose zxid the mirror does not know, first), so the model's
-// changes come out in the order they happened.
-func NodeEvents(b zkwatch.Batch) []cluster.NodeEvent {
-	out := make([]cluster.NodeEvent, len(b.Events))
-	for i, e := range b.Events {
-		// The Access bits of both packages are the same (TestAccessBits).
-		ne := cluster.NodeEvent{Path: e.Path, Data: e.Data, Denied: cluster.Access(e.Denied)}
-		switch e.Type {
-		case zkwatch.Created:
-			ne.Type = cluster.NodeCreated
-		case zkwatch.Changed:
-			ne.Type = cluster.NodeChanged
-		case zkwatch.Deleted:
-			ne.Type = cluster.NodeDeleted
-		}
-		if e.Stat != nil {
-			ne.Stat = *e.Stat
-		}
-		out[i] = ne
-	}
-	slices.SortStableFunc(out, func(a, b cluster.NodeEvent) int { return cmp.Compare(a.Stat.Mzxid, b.Stat.Mzxid) })
-	return out
-}
 
 // Watch is a cluster source applied to a model: the non-TUI way to
 // follow a cluster. It is not safe for concurrent use.
@@ -68,15 +33,6 @@ type Watch struct {
 
 	lostSince time.Time // zero while connected
 	lostAs    State     // the state it was lost to
-}
-
-// Open starts a mirror of the Kafka subtrees on conn.
-func Open(conn *zkwatch.Conn, model cluster.ModelOptions, mirror zkwatch.MirrorOptions) (*Watch, error) {
-	m, err := zkwatch.NewMirror(conn, Shape(), mirror)
-	if err != nil {
-		return nil, err
-	}
-	return NewWatch(FromMirror(m, conn), model), nil
 }
 
 // NewWatch follows src with a new model.
@@ -97,7 +53,7 @@ func (w *Watch) Next(ctx context.Context) (Batch, []cluster.Change, error) {
 	case errors.Is(context.Cause(ctx), errLost) && ctx.Err() != nil:
 		d := time.Since(w.lostSince).Round(100 * time.Millisecond)
 		kind := strings.ToLower(w.Source.Kind().String())
-		if w.lostAs == zkwatch.StateUnresponsive {
+		if w.lostAs == StateUnresponsive {
 			return Batch{}, nil, fmt.Errorf("%s %s has not answered for %s", kind, w.Source.Server(), d)
 		}
 		if w.Source.Kind() == Kafka {
@@ -111,13 +67,13 @@ func (w *Watch) Next(ctx context.Context) (Batch, []cluster.Change, error) {
 	}
 	if n := len(b.States); n > 0 {
 		switch {
-		case b.States[n-1] == zkwatch.StateConnected:
+		case b.States[n-1] == StateConnected:
 			w.lostSince = time.Time{}
 		case w.lostSince.IsZero():
 			// An unresponsive server has been silent for a while
 			// already when the source says so.
 			w.lostSince, w.lostAs = time.Now(), b.States[n-1]
-			if h := w.Source.Stats().LastHeard; w.lostAs == zkwatch.StateUnresponsive && !h.IsZero() && h.Before(w.lostSince) {
+			if h := w.Source.Stats().LastHeard; w.lostAs == StateUnresponsive && !h.IsZero() && h.Before(w.lostSince) {
 				w.lostSince = h
 			}
 		}
@@ -144,23 +100,3 @@ func (w *Watch) Loaded(ctx context.Context) ([]cluster.Change, error) {
 
 // Close stops the source.
 func (w *Watch) Close() error { return w.Source.Close() }
-
-// Load reads the cluster once through the mirror, without watches or
-// changes, and returns its snapshot: a picture as consistent as a
-// sequence of reads gives (kafka-topics --describe gives no more). It
-// fails once the session has been unusable for the connection's request
-// timeout (when it has one): a one-shot read must not wait forever for a
-// server that went away or stopped answering mid-load.
-func Load(ctx context.Context, conn *zkwatch.Conn, model cluster.ModelOptions) (*cluster.Snapshot, error) {
-	model.NoChanges = true
-	w, err := Open(conn, model, zkwatch.MirrorOptions{Once: true})
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	w.LostAfter = max(conn.RequestTimeout(), 0)
-	if _, err := w.Loaded(ctx); err != nil {
-		return nil, err
-	}
-	return w.Model.Snapshot(), nil
-}

@@ -6,24 +6,58 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // The port where a cluster's two sources meet (docs/architecture.md, "Two
-// sources, one model"): the ZooKeeper mirror (MirrorSource) and the
+// sources, one model"): the ZooKeeper mirror (package zksource) and the
 // Kafka-protocol poller (package kafkawatch) both deliver Batches of node
 // events in Kafka's ZooKeeper layout, plus, from a KRaft cluster, the
 // facts that layout has no place for. The TUI, the command line and
 // Watch read a Source; the screens read the snapshots and know neither.
 
-// State is the connection state a source reports: the ZooKeeper session's
-// (zkwatch's), and for the Kafka-protocol poller Connecting, Connected,
-// Disconnected (no broker answers) and Unresponsive (requests time out).
-// Only ZooKeeper expires (StateExpired).
-type State = zkwatch.State
+// State is a source's connection state as a user sees it.
+type State uint8
 
-// Progress counts a first load's reads (zkwatch.Progress).
-type Progress = zkwatch.Progress
+// Connection states.
+const (
+	// StateDisconnected: no server answers (the source keeps trying).
+	StateDisconnected State = iota
+	// StateConnecting: dialling, or waiting for a session.
+	StateConnecting
+	// StateConnected: requests flow.
+	StateConnected
+	// StateSessionLost: ZooKeeper expired the session, its watches with
+	// it: what was delivered before is read again (the source resyncs).
+	// Only a ZooKeeper source has sessions.
+	StateSessionLost
+	// StateUnresponsive: connected, but the server has not answered what
+	// it was sent for a while: nothing it reported since may have arrived.
+	StateUnresponsive
+)
+
+// String names the state for a status line.
+func (s State) String() string {
+	switch s {
+	case StateDisconnected:
+		return "disconnected"
+	case StateConnecting:
+		return "connecting"
+	case StateConnected:
+		return "connected"
+	case StateSessionLost:
+		return "session expired"
+	case StateUnresponsive:
+		return "unresponsive"
+	}
+	return "unknown"
+}
+
+// Progress counts a first load's reads: Done of Known (znodes read of
+// those found so far through ZooKeeper; topics whose configs were read
+// over the Kafka protocol).
+type Progress struct {
+	Done, Known int
+}
 
 // Batch is one delivery of a source.
 type Batch struct {
@@ -113,58 +147,3 @@ type Source interface {
 
 // ErrClosed is Next's error once the source is closed.
 var ErrClosed = errors.New("the cluster source is closed")
-
-// MirrorSource is a ZooKeeper mirror as a Source. It also has the mirror's
-// own methods (Get, Walk, OpenSubtree, CloseSubtree, Tree), which the
-// ZooKeeper-only screens use.
-type MirrorSource struct {
-	*zkwatch.Mirror
-	conn *zkwatch.Conn
-}
-
-var _ Source = (*MirrorSource)(nil)
-
-// FromMirror makes a Source of a mirror on conn (conn names the server in
-// messages; nil for none).
-func FromMirror(m *zkwatch.Mirror, conn *zkwatch.Conn) *MirrorSource {
-	return &MirrorSource{Mirror: m, conn: conn}
-}
-
-// Next implements Source: the mirror's next batch, converted.
-func (s *MirrorSource) Next(ctx context.Context) (Batch, error) {
-	select {
-	case <-ctx.Done():
-		return Batch{}, ctx.Err()
-	case b, ok := <-s.Batches():
-		if !ok {
-			return Batch{}, ErrClosed
-		}
-		return FromMirrorBatch(b), nil
-	}
-}
-
-// FromMirrorBatch converts a mirror's batch (its events in write order).
-func FromMirrorBatch(b zkwatch.Batch) Batch {
-	return Batch{Events: NodeEvents(b), Reset: b.Reset, Partial: b.Partial, Loaded: b.Loaded,
-		Progress: b.Progress, States: b.States}
-}
-
-// Stats implements Source: the znodes mirrored and the watches set.
-func (s *MirrorSource) Stats() Stats {
-	st := s.Mirror.Stats()
-	return Stats{LastHeard: st.LastHeard, Counts: []Count{{int64(st.Nodes), "znodes"}, {int64(st.Watches), "watches"}}}
-}
-
-// MirrorStats are the mirror's own figures.
-func (s *MirrorSource) MirrorStats() zkwatch.Stats { return s.Mirror.Stats() }
-
-// Kind implements Source.
-func (s *MirrorSource) Kind() Kind { return ZooKeeper }
-
-// Server implements Source.
-func (s *MirrorSource) Server() string {
-	if s.conn == nil {
-		return ""
-	}
-	return s.conn.Server()
-}

@@ -18,6 +18,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/config"
 	"github.com/ktopo/ktopo/kafkaops"
@@ -307,7 +308,7 @@ func (f *connFlags) watch(ctx context.Context) (w *clusterwatch.Watch, conn *zkw
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	w, err = clusterwatch.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
+	w, err = zksource.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
 	if err != nil {
 		conn.Close()
 		return nil, nil, nil, err

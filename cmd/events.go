@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ktopo/ktopo/clusterwatch"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 func newEventsCmd(cf *connFlags) *cobra.Command {
@@ -78,7 +77,8 @@ func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, 
 	bw := bufio.NewWriter(out)
 	defer bw.Flush()
 	loaded := false
-	var printed zkwatch.State = -1 // the last connection state printed
+	var printed clusterwatch.State // the last connection state printed
+	anyPrinted := false
 	for {
 		b, changes, err := w.Next(ctx)
 		if err != nil {
@@ -89,10 +89,10 @@ func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, 
 		}
 		now := time.Now()
 		for _, st := range b.States {
-			if !newConnectionState(printed, st) {
+			if anyPrinted && !newConnectionState(printed, st) {
 				continue
 			}
-			printed = st
+			printed, anyPrinted = st, true
 			writeEvent(bw, now, asJSON, connectionEvent{st})
 		}
 		// The first load describes the state, not changes: shown only on request.
@@ -119,14 +119,16 @@ func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, 
 // connecting and disconnected once per attempt (dozens of lines in a
 // failover); one line says the connection is lost (or the session
 // expired) until it is back.
-func newConnectionState(prev, st zkwatch.State) bool {
-	lost := func(s zkwatch.State) bool { return s == zkwatch.StateDisconnected || s == zkwatch.StateConnecting }
-	wasLost := lost(prev) || prev == zkwatch.StateExpired
+func newConnectionState(prev, st clusterwatch.State) bool {
+	lost := func(s clusterwatch.State) bool {
+		return s == clusterwatch.StateDisconnected || s == clusterwatch.StateConnecting
+	}
+	wasLost := lost(prev) || prev == clusterwatch.StateSessionLost
 	return st != prev && (!lost(st) || !wasLost)
 }
 
 // connectionEvent is a connection state change, printed as kind "connection".
-type connectionEvent struct{ state zkwatch.State }
+type connectionEvent struct{ state clusterwatch.State }
 
 func (e connectionEvent) String() string { return "connection " + e.state.String() }
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -23,7 +23,7 @@ func TestCreateNoReply(t *testing.T) {
 	addr := seed(t)
 	chroot := addr[strings.Index(addr, "/"):]
 	direct := connectTest(t, addr)
-	s, err := clusterwatch.Load(context.Background(), direct, cluster.ModelOptions{})
+	s, err := zksource.Load(context.Background(), direct, cluster.ModelOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestStalledServer(t *testing.T) {
 	defer c.Close()
 	p.Stall()
 	start = time.Now()
-	_, err = clusterwatch.Load(context.Background(), c, cluster.ModelOptions{})
+	_, err = zksource.Load(context.Background(), c, cluster.ModelOptions{})
 	if err == nil || !strings.HasPrefix(err.Error(), "zookeeper "+p.Addr()+" has not answered for ") || time.Since(start) > 15*time.Second {
 		t.Fatalf("load from a stalled server: %v after %v", err, time.Since(start))
 	}

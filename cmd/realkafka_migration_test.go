@@ -14,7 +14,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -34,7 +34,7 @@ func startRadar(t *testing.T, connect string) *liveRadar {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := clusterwatch.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
+	w, err := zksource.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

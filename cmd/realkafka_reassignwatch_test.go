@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -45,7 +45,7 @@ func TestReassignmentElsewhereRealKafka(t *testing.T) {
 		var pr cluster.ReassignmentProgress
 		for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			s, err := clusterwatch.Load(ctx, conn, cluster.ModelOptions{})
+			s, err := zksource.Load(ctx, conn, cluster.ModelOptions{})
 			cancel()
 			if err != nil {
 				t.Fatal(err)
@@ -91,7 +91,7 @@ func TestReassignmentElsewhereRealKafka(t *testing.T) {
 	// The controller wrote the target and dropped the znode.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := clusterwatch.Load(ctx, conn, cluster.ModelOptions{})
+	s, err := zksource.Load(ctx, conn, cluster.ModelOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -412,7 +412,7 @@ func loadSnapshot(t *testing.T, conn *zkwatch.Conn) *cluster.Snapshot {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := clusterwatch.Load(ctx, conn, cluster.ModelOptions{})
+	s, err := zksource.Load(ctx, conn, cluster.ModelOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -46,7 +47,7 @@ a read command's exit status.`,
 // loadCluster reads the cluster once through the live mirror and reports
 // undecodable znodes on stderr (they never change the exit status).
 func loadCluster(ctx context.Context, c *cobra.Command, conn *zkwatch.Conn) (*cluster.Snapshot, error) {
-	s, err := clusterwatch.Load(ctx, conn, cluster.ModelOptions{})
+	s, err := zksource.Load(ctx, conn, cluster.ModelOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +91,7 @@ func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, c
 // use; where none is, it notes on errOut that no broker ever started there
 // (a cluster being set up looks the same, so that is not an error).
 func checkKafkaRoot(errOut io.Writer, conn *zkwatch.Conn, connect string) error {
-	nk, err := clusterwatch.CheckRoot(conn, conn.Chroot())
+	nk, err := zksource.CheckRoot(conn, conn.Chroot())
 	switch {
 	case err != nil:
 		return err

@@ -17,7 +17,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -350,7 +350,7 @@ func TestCreateValidateOnlyAndReadOnly(t *testing.T) {
 func TestCreateIsAtomic(t *testing.T) {
 	addr := seed(t)
 	conn := connectTest(t, addr)
-	s, err := clusterwatch.Load(context.Background(), conn, cluster.ModelOptions{})
+	s, err := zksource.Load(context.Background(), conn, cluster.ModelOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

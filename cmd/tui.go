@@ -15,11 +15,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/config"
 	"github.com/ktopo/ktopo/kafkaops"
 	"github.com/ktopo/ktopo/kafkawatch"
 	"github.com/ktopo/ktopo/ui"
+	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -126,16 +127,16 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 			cfg.Mode = ui.ModeReadOnly
 		}
 	}
-	mirror, err := zkwatch.NewMirror(conn, clusterwatch.Shape(), ui.MirrorOptions())
+	mirror, err := zkwatch.NewMirror(conn, zksource.Shape(), zksource.TUIMirror())
 	if err != nil {
 		return err
 	}
 	defer mirror.Close()
-	cfg.Source, cfg.Browser = clusterwatch.FromMirror(mirror, conn), conn
+	cfg.Source, cfg.Prober = zksource.New(mirror, conn), treeProber{zksource.Prober{Browser: conn}}
 	if t.connect != "" {
 		connect := t.connect
 		cfg.CheckRoot = func() string {
-			nk, err := clusterwatch.CheckRoot(conn, conn.Chroot())
+			nk, err := zksource.CheckRoot(conn, conn.Chroot())
 			if err != nil {
 				logger.Printf("checking for a Kafka cluster at %s: %v", connect, err)
 			}
@@ -225,4 +226,12 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 	logger.Printf("TUI on KRaft cluster %s (%s, every %s)", cfg.Connect, modeName(cfg.Mode), cf.pollInterval)
 	cfg.SavePlan = planSaver(t, cf)
 	return runApp(contextOf(c), c, ui.New(cfg))
+}
+
+// treeProber gives the tree screen the znodes a ZooKeeper prober reads.
+type treeProber struct{ p zksource.Prober }
+
+func (t treeProber) Probe(path string) (tree.Probe, error) {
+	p, err := t.p.Probe(path)
+	return tree.Probe(p), err
 }

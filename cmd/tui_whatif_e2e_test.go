@@ -14,7 +14,7 @@ import (
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -47,7 +47,7 @@ func (w *whatIfCheck) load() *cluster.Snapshot {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := clusterwatch.Load(ctx, w.conn, cluster.ModelOptions{})
+	s, err := zksource.Load(ctx, w.conn, cluster.ModelOptions{})
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // DefaultInterval is how often a Poller polls.
@@ -219,17 +218,17 @@ func (p *Poller) noted(start time.Time, err error) {
 
 // lost tells the consumer that a poll failed (once per state); false
 // when the poller was closed.
-func (p *Poller) lost(state *zkwatch.State, err error) bool {
+func (p *Poller) lost(state *clusterwatch.State, err error) bool {
 	p.logf("poll: %v", err)
-	lost := zkwatch.StateDisconnected
+	lost := clusterwatch.StateDisconnected
 	if errors.Is(err, context.DeadlineExceeded) {
-		lost = zkwatch.StateUnresponsive
+		lost = clusterwatch.StateUnresponsive
 	}
 	if *state == lost {
 		return true
 	}
 	*state = lost
-	return p.send(clusterwatch.Batch{States: []zkwatch.State{lost}})
+	return p.send(clusterwatch.Batch{States: []clusterwatch.State{lost}})
 }
 
 // pause waits until the next poll is due, interval after start (false:
@@ -246,7 +245,7 @@ func (p *Poller) pause(start time.Time) bool {
 func (p *Poller) run() {
 	defer close(p.done)
 	defer close(p.out)
-	state := zkwatch.StateConnecting
+	state := clusterwatch.StateConnecting
 	for {
 		start := time.Now()
 		err := p.load(&state)
@@ -296,10 +295,10 @@ func (p *Poller) run() {
 				}
 				continue
 			}
-			if len(b.Events) > 0 || b.KRaft != nil || len(b.ELR) > 0 || state != zkwatch.StateConnected {
-				if state != zkwatch.StateConnected {
-					state = zkwatch.StateConnected
-					b.States = []zkwatch.State{state}
+			if len(b.Events) > 0 || b.KRaft != nil || len(b.ELR) > 0 || state != clusterwatch.StateConnected {
+				if state != clusterwatch.StateConnected {
+					state = clusterwatch.StateConnected
+					b.States = []clusterwatch.State{state}
 				}
 				if !p.send(b) {
 					return
@@ -328,7 +327,7 @@ func (p *Poller) requestCtx() (context.Context, context.CancelFunc) {
 // the slower parts (the broker configs, the log directories, the
 // eligible leader replicas); delivered as it goes (Progress) or as one
 // Reset batch.
-func (p *Poller) load(state *zkwatch.State) error {
+func (p *Poller) load(state *clusterwatch.State) error {
 	start := time.Now()
 	ctx, cancel := p.requestCtx()
 	defer cancel()
@@ -342,8 +341,8 @@ func (p *Poller) load(state *zkwatch.State) error {
 		return err
 	}
 	v.features = features
-	states := []zkwatch.State{zkwatch.StateConnected}
-	*state = zkwatch.StateConnected
+	states := []clusterwatch.State{clusterwatch.StateConnected}
+	*state = clusterwatch.StateConnected
 	var all clusterwatch.Batch
 	deliver := func(b clusterwatch.Batch, last bool) bool {
 		b.States, states = states, nil
@@ -678,7 +677,7 @@ func LoadFrom(ctx context.Context, p *Poller, model cluster.ModelOptions) (*clus
 		if b.Reset {
 			return w.Model.Snapshot(), nil
 		}
-		if len(b.States) > 0 && b.States[len(b.States)-1] != zkwatch.StateConnected {
+		if len(b.States) > 0 && b.States[len(b.States)-1] != clusterwatch.StateConnected {
 			if perr := p.Err(); perr != nil {
 				return nil, perr
 			}

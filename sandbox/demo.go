@@ -6,7 +6,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 )
 
 // DemoTopic is one topic Config.DemoTopics creates.
@@ -47,7 +47,7 @@ func (cl *Cluster) createDemoTopics(ctx context.Context) error {
 	for _, t := range DemoTopics() {
 		// A fresh snapshot per topic: the validation sees the topics made
 		// just before.
-		snap, err := clusterwatch.Load(ctx, cl.admin, cluster.ModelOptions{})
+		snap, err := zksource.Load(ctx, cl.admin, cluster.ModelOptions{})
 		if err != nil {
 			return fmt.Errorf("sandbox: read the cluster: %w", err)
 		}

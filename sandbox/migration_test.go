@@ -10,7 +10,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -30,7 +30,7 @@ func TestMigrate(t *testing.T) {
 	t.Cleanup(conn.Close)
 	radar := func() cluster.MigrationStatus {
 		t.Helper()
-		s, err := clusterwatch.Load(context.Background(), conn, cluster.ModelOptions{})
+		s, err := zksource.Load(context.Background(), conn, cluster.ModelOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestMigrate(t *testing.T) {
 		t.Errorf("kill under KRaft: %v", err)
 	}
 	// ktopo's own writes are refused like anywhere else.
-	snap, _ := clusterwatch.Load(context.Background(), conn, cluster.ModelOptions{})
+	snap, _ := zksource.Load(context.Background(), conn, cluster.ModelOptions{})
 	plan, err := clusterops.PlanTopic(snap, clusterops.TopicRequest{Name: "late", Partitions: 1, ReplicationFactor: 1, StartIndex: -1, ReplicaShift: -1})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -19,7 +19,7 @@ func (e *env) load(conn *zkwatch.Conn) *cluster.Snapshot {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := clusterwatch.Load(ctx, conn, cluster.ModelOptions{})
+	s, err := zksource.Load(ctx, conn, cluster.ModelOptions{})
 	if err != nil {
 		e.t.Fatalf("load: %v", err)
 	}

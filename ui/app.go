@@ -56,8 +56,10 @@ const (
 
 // Config configures an App.
 type Config struct {
-	Source  Source
-	Browser Browser        // nil: the tree shows only the mirror
+	Source Source
+	// Prober reads single znodes for the tree screen (nil: it shows only
+	// the mirror).
+	Prober  tree.Prober
 	Sandbox SandboxControl // nil unless running the sandbox
 	// Connect is the connect string shown in the header.
 	Connect string
@@ -69,7 +71,7 @@ type Config struct {
 	// NoColor selects the attributes-only theme (NO_COLOR).
 	NoColor bool
 	// Writer is what the wizards write through: the ZooKeeper session
-	// (clusterops.NewZooKeeperWriter of a *zkwatch.Conn), or Kafka's
+	// (clusterops.NewZooKeeperWriter of a ZooKeeper connection), or Kafka's
 	// Admin API on a KRaft cluster (kafkaops). It enables the creation
 	// wizard (`c`, `:create`) and the operations unless Mode is
 	// ModeReadOnly; nil disables them.
@@ -90,7 +92,7 @@ type Config struct {
 	// (e.g. that the config file holding a password is readable by others).
 	Notice string
 	// CheckRoot, when set, finds out whether the connect string's root
-	// holds a Kafka cluster (clusterwatch.CheckRoot), and if not says so
+	// holds a Kafka cluster (zksource.CheckRoot), and if not says so
 	// and where one is ("" when there is one). It reads ZooKeeper: the
 	// shell runs it once, in a command, and the overview shows what it
 	// says while no broker is registered.
@@ -196,16 +198,11 @@ func New(cfg Config) *App {
 	if sub, ok := cfg.Source.(tree.Subtrees); ok {
 		a.hasTree = true
 		to.Subtrees = sub
-		if g, ok := cfg.Source.(nodeGetter); ok {
-			to.Nodes = mirrorNodes{g} // the tree keeps no copy of the mirror's data and stats
-			if w, ok := cfg.Source.(nodeWalker); ok {
-				to.Nodes = walkerNodes{mirrorNodes{g}, w}
-			}
+		if n, ok := cfg.Source.(tree.Nodes); ok {
+			to.Nodes = n // the tree keeps no copy of the mirror's data and stats (a tree.Walker too: built when first shown)
 		}
 	}
-	if cfg.Browser != nil {
-		to.Prober = browserProber{cfg.Browser}
-	}
+	to.Prober = cfg.Prober
 	a.tree = tree.New(to)
 	a.owners[to.Task] = a.tree
 	a.events = events.New(a.st, a.km, cfg.Location)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
+	"github.com/ktopo/ktopo/ui/screens/tree"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -47,7 +49,7 @@ func (s *fakeSource) Next(ctx context.Context) (clusterwatch.Batch, error) {
 		if !ok {
 			return clusterwatch.Batch{}, clusterwatch.ErrClosed
 		}
-		return clusterwatch.FromMirrorBatch(b), nil
+		return zksource.FromMirrorBatch(b), nil
 	}
 }
 func (s *fakeSource) Stats() clusterwatch.Stats {
@@ -55,17 +57,13 @@ func (s *fakeSource) Stats() clusterwatch.Stats {
 	defer s.mu.Unlock()
 	return clusterwatch.Stats{LastHeard: s.heard, Counts: []clusterwatch.Count{{N: 96, Unit: "znodes"}, {N: 120, Unit: "watches"}}}
 }
-func (s *fakeSource) MirrorStats() zkwatch.Stats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return zkwatch.Stats{Nodes: 96, Watches: 120, LastHeard: s.heard}
-}
+func (s *fakeSource) MirroredNodes() int { return 96 }
 func (s *fakeSource) Kind() clusterwatch.Kind { return clusterwatch.ZooKeeper }
 func (s *fakeSource) Server() string          { return "zk1:2181" }
 func (s *fakeSource) Close() error            { return nil }
 
 // mirrorBatch is a mirror's batch as the App receives it.
-func mirrorBatch(b zkwatch.Batch) batchMsg { return batchMsg(clusterwatch.FromMirrorBatch(b)) }
+func mirrorBatch(b zkwatch.Batch) batchMsg { return batchMsg(zksource.FromMirrorBatch(b)) }
 func (s *fakeSource) OpenSubtree(p string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -77,6 +75,15 @@ func (s *fakeSource) CloseSubtree(p string) error {
 	defer s.mu.Unlock()
 	s.closed = append(s.closed, p)
 	return nil
+}
+
+// probes gives the tree screen the znodes a ZooKeeper prober reads, as
+// cmd does with a ZooKeeper connection.
+type probes struct{ p zksource.Prober }
+
+func (t probes) Probe(path string) (tree.Probe, error) {
+	p, err := t.p.Probe(path)
+	return tree.Probe(p), err
 }
 
 // fakeBrowser answers probes with fixed listings. The first fired
@@ -150,7 +157,7 @@ func (f *fakeSandbox) Running(id int) bool {
 func newApp(t testing.TB, mode Mode) (*App, *fakeSource, *fakeSandbox) {
 	src := newSource()
 	sb := &fakeSandbox{running: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
-	cfg := Config{Source: src, Browser: &fakeBrowser{}, Connect: "zk1:2181/kafka", Mode: mode,
+	cfg := Config{Source: src, Prober: probes{zksource.Prober{Browser: &fakeBrowser{}}}, Connect: "zk1:2181/kafka", Mode: mode,
 		Now: func() time.Time { return t0 }, Location: time.UTC}
 	if mode == ModeSandbox {
 		cfg.Sandbox = sb
@@ -425,7 +432,7 @@ func TestConnectionBanner(t *testing.T) {
 	if s := screen(a); strings.Contains(s, "⚠") {
 		t.Fatalf("loaded and connected: no banner\n%s", s)
 	}
-	run(a, batchMsg{States: []zkwatch.State{zkwatch.StateDisconnected}})
+	run(a, batchMsg{States: []clusterwatch.State{clusterwatch.StateDisconnected}})
 	s := screen(a)
 	if !strings.Contains(s, "Disconnected from ZooKeeper") || !strings.Contains(s, "as of 03:04:05") {
 		t.Fatalf("disconnected:\n%s", s)
@@ -433,7 +440,7 @@ func TestConnectionBanner(t *testing.T) {
 	if lines := strings.Count(s, "\n"); lines != 23 {
 		t.Fatalf("the banner must not push the screen past the window: %d lines", lines+1)
 	}
-	run(a, batchMsg{States: []zkwatch.State{zkwatch.StateConnecting, zkwatch.StateExpired, zkwatch.StateConnected}})
+	run(a, batchMsg{States: []clusterwatch.State{clusterwatch.StateConnecting, clusterwatch.StateSessionLost, clusterwatch.StateConnected}})
 	if !strings.Contains(screen(a), "session expired — resyncing") {
 		t.Fatal("expired: resyncing until the reload")
 	}
@@ -499,7 +506,7 @@ func TestTreeRequests(t *testing.T) {
 	src := newSource()
 	br := &fakeBrowser{}
 	br.fired.Store(1) // the first listing of / is re-probed while visible
-	a := New(Config{Source: src, Browser: br, Connect: "zk1:2181/kafka", Mode: ModeLive, Now: func() time.Time { return t0 }, Location: time.UTC})
+	a := New(Config{Source: src, Prober: probes{zksource.Prober{Browser: br}}, Connect: "zk1:2181/kafka", Mode: ModeLive, Now: func() time.Time { return t0 }, Location: time.UTC})
 	a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(a, fixture.Small())
 	press(a, "3")

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/ktopo/ktopo/clusterwatch"
 	"strings"
 	"testing"
 	"time"
@@ -8,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // TestBannerStates: the banner in each state the mirror reports, and the
@@ -24,7 +24,7 @@ func TestBannerStates(t *testing.T) {
 	if s := screen(a); strings.Contains(s, "⚠") {
 		t.Fatalf("loaded and connected: no banner\n%s", s)
 	}
-	step := func(d time.Duration, heardAgo time.Duration, states ...zkwatch.State) string {
+	step := func(d time.Duration, heardAgo time.Duration, states ...clusterwatch.State) string {
 		t.Helper()
 		clock = clock.Add(d)
 		src.mu.Lock()
@@ -34,7 +34,7 @@ func TestBannerStates(t *testing.T) {
 		return screen(a)
 	}
 	// Ten quiet minutes, then the server stops answering.
-	s := step(10*time.Minute, 3*time.Second, zkwatch.StateUnresponsive)
+	s := step(10*time.Minute, 3*time.Second, clusterwatch.StateUnresponsive)
 	if !strings.Contains(s, "ZooKeeper is not answering — waiting; the data shown is as of 03:14:02 and may be stale") {
 		t.Fatalf("unresponsive:\n%s", s)
 	}
@@ -42,23 +42,23 @@ func TestBannerStates(t *testing.T) {
 		t.Fatalf("status bar:\n%s", s)
 	}
 	// It answers again: live, no banner.
-	if s := step(time.Second, 0, zkwatch.StateConnected); strings.Contains(s, "⚠") {
+	if s := step(time.Second, 0, clusterwatch.StateConnected); strings.Contains(s, "⚠") {
 		t.Fatalf("answering again:\n%s", s)
 	}
 	// The connection is lost after a minute: as of when the server last
 	// answered a ping.
-	s = step(time.Minute, 4*time.Second, zkwatch.StateDisconnected, zkwatch.StateConnecting)
+	s = step(time.Minute, 4*time.Second, clusterwatch.StateDisconnected, clusterwatch.StateConnecting)
 	if !strings.Contains(s, "Disconnected from ZooKeeper — reconnecting; the data shown is as of 03:15:02 and may be stale") {
 		t.Fatalf("disconnected:\n%s", s)
 	}
 	// Reconnected with the session: live again.
-	if s := step(time.Second, 0, zkwatch.StateConnected); strings.Contains(s, "⚠") {
+	if s := step(time.Second, 0, clusterwatch.StateConnected); strings.Contains(s, "⚠") {
 		t.Fatalf("reconnected:\n%s", s)
 	}
 	// Lost again, then expired: resyncing, still as of the loss, even
 	// while the new session's server answers.
-	step(time.Minute, time.Second, zkwatch.StateDisconnected)
-	s = step(30*time.Second, 0, zkwatch.StateExpired, zkwatch.StateConnected)
+	step(time.Minute, time.Second, clusterwatch.StateDisconnected)
+	s = step(30*time.Second, 0, clusterwatch.StateSessionLost, clusterwatch.StateConnected)
 	if !strings.Contains(s, "ZooKeeper session expired — resyncing; the data shown is as of 03:16:06 and may be stale") {
 		t.Fatalf("expired:\n%s", s)
 	}

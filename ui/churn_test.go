@@ -22,7 +22,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/scaletree"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/ui/screens/events"
@@ -303,11 +303,11 @@ func runChurn(t *testing.T, cr churnRun) churnResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mirror, err := zkwatch.NewMirror(conn, clusterwatch.Shape(), MirrorOptions())
+	mirror, err := zkwatch.NewMirror(conn, zksource.Shape(), zksource.TUIMirror())
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := New(Config{Source: clusterwatch.FromMirror(mirror, conn), Browser: conn, Connect: cr.plan.Connect, Mode: ModeReadOnly, EventCapacity: cr.capacity})
+	app := New(Config{Source: zksource.New(mirror, conn), Prober: probes{zksource.Prober{Browser: conn}}, Connect: cr.plan.Connect, Mode: ModeReadOnly, EventCapacity: cr.capacity})
 	w := &timedApp{a: app}
 	p := tea.NewProgram(w, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(200, 60), tea.WithoutSignalHandler())
 	ran := make(chan error, 1)

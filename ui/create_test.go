@@ -19,7 +19,7 @@ import (
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
@@ -135,7 +135,7 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 	t.Cleanup(func() { sb.Close() })
 	f.conn = connectZK(t, f.addr)
 	ui := connectZK(t, f.addr)
-	mirror, err := zkwatch.NewMirror(ui, clusterwatch.Shape(), zkwatch.MirrorOptions{})
+	mirror, err := zkwatch.NewMirror(ui, zksource.Shape(), zkwatch.MirrorOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 	if wrap != nil {
 		writer = wrap(ui)
 	}
-	cfg := Config{Source: clusterwatch.FromMirror(mirror, nil), Browser: ui, Writer: clusterops.NewZooKeeperWriter(writer), Mode: mode, Connect: f.addr,
+	cfg := Config{Source: zksource.New(mirror, nil), Prober: probes{zksource.Prober{Browser: ui}}, Writer: clusterops.NewZooKeeperWriter(writer), Mode: mode, Connect: f.addr,
 		Rand: rand.New(rand.NewPCG(1, 2)), Location: time.UTC}
 	if mode == ModeSandbox {
 		cfg.Sandbox = sandboxControl{sb}

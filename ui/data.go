@@ -6,7 +6,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/internal/cell"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // batchMsg is a batch of the source that arrived.
@@ -35,8 +34,8 @@ func waitForBatch(src Source, handoff chan<- clusterwatch.Batch) tea.Cmd {
 }
 
 // mirrorStatser is a source with the ZooKeeper mirror's figures
-// (*clusterwatch.MirrorSource), which the tree shows.
-type mirrorStatser interface{ MirrorStats() zkwatch.Stats }
+// (*zksource.Source), which the tree shows.
+type mirrorStatser interface{ MirroredNodes() int }
 
 // rearm is the next receive of the source's batches.
 func (a *App) rearm() tea.Cmd { return waitForBatch(a.cfg.Source, a.handoff) }
@@ -49,14 +48,14 @@ func (a *App) applyBatch(b clusterwatch.Batch) tea.Cmd {
 	wasCurrent := a.current()
 	for _, s := range b.States {
 		a.state, a.haveState = s, true
-		if s == zkwatch.StateExpired {
+		if s == clusterwatch.StateSessionLost {
 			a.resyncing = true
 		}
 	}
 	if a.cfg.Source != nil {
 		a.stats = a.cfg.Source.Stats()
 		if ms, ok := a.cfg.Source.(mirrorStatser); ok {
-			a.tree.SetMirrored(ms.MirrorStats().Nodes)
+			a.tree.SetMirrored(ms.MirroredNodes())
 		}
 	}
 	var cmd tea.Cmd
@@ -122,7 +121,7 @@ func (a *App) applyBatch(b clusterwatch.Batch) tea.Cmd {
 // current reports whether the data shown is live: loaded, and the
 // session's server answering.
 func (a *App) current() bool {
-	return a.loaded && !a.resyncing && !a.closed && a.haveState && a.state == zkwatch.StateConnected
+	return a.loaded && !a.resyncing && !a.closed && a.haveState && a.state == clusterwatch.StateConnected
 }
 
 // banner is the connection warning line, "" when the data is current.
@@ -138,13 +137,13 @@ func (a *App) banner() string {
 	case a.resyncing:
 		return "ZooKeeper session expired — resyncing; the data shown is" + since + " and may be stale"
 	case !a.loaded:
-		if a.haveState && a.state == zkwatch.StateConnected {
+		if a.haveState && a.state == clusterwatch.StateConnected {
 			return a.loadingBanner()
 		}
 		return "Connecting to " + kind + "…"
-	case a.haveState && a.state == zkwatch.StateUnresponsive:
+	case a.haveState && a.state == clusterwatch.StateUnresponsive:
 		return kind + " is not answering — waiting; the data shown is" + since + " and may be stale"
-	case a.haveState && a.state != zkwatch.StateConnected:
+	case a.haveState && a.state != clusterwatch.StateConnected:
 		return "Disconnected from " + kind + " — reconnecting; the data shown is" + since + " and may be stale"
 	}
 	return ""
@@ -158,11 +157,6 @@ func (a *App) sourceKind() clusterwatch.Kind {
 	}
 	return a.cfg.Source.Kind()
 }
-
-// MirrorOptions are the options the TUI's mirror is made with
-// (cmd's runTUI, the scale benchmark): the first load delivered as
-// it goes, so that the screens show what is read while the rest loads.
-func MirrorOptions() zkwatch.MirrorOptions { return zkwatch.MirrorOptions{Progress: true} }
 
 // loadingBanner says how far the first load is: znodes read of those known
 // so far (the mirror finds more as it reads), and what is shown of it.

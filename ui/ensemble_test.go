@@ -20,6 +20,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
@@ -29,20 +30,20 @@ import (
 // recordingSource passes a mirror's batches on to the App and notes the
 // states they carry and how many were resets.
 type recordingSource struct {
-	*clusterwatch.MirrorSource
+	*zksource.Source
 	ch     chan zkwatch.Batch
 	mu     sync.Mutex
-	states []zkwatch.State
+	states []clusterwatch.State
 	resets int
 }
 
 func record(m *zkwatch.Mirror) *recordingSource {
-	r := &recordingSource{MirrorSource: clusterwatch.FromMirror(m, nil), ch: make(chan zkwatch.Batch)}
+	r := &recordingSource{Source: zksource.New(m, nil), ch: make(chan zkwatch.Batch)}
 	go func() {
 		defer close(r.ch)
 		for b := range m.Batches() {
 			r.mu.Lock()
-			r.states = append(r.states, b.States...)
+			r.states = append(r.states, zksource.FromMirrorBatch(zkwatch.Batch{States: b.States}).States...)
 			if b.Reset {
 				r.resets++
 			}
@@ -61,7 +62,7 @@ func (r *recordingSource) Next(ctx context.Context) (clusterwatch.Batch, error) 
 		if !ok {
 			return clusterwatch.Batch{}, clusterwatch.ErrClosed
 		}
-		return clusterwatch.FromMirrorBatch(b), nil
+		return zksource.FromMirrorBatch(b), nil
 	}
 }
 
@@ -72,10 +73,10 @@ func (r *recordingSource) mark() int {
 	return len(r.states)
 }
 
-func (r *recordingSource) since(n int) []zkwatch.State {
+func (r *recordingSource) since(n int) []clusterwatch.State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]zkwatch.State(nil), r.states[n:]...)
+	return append([]clusterwatch.State(nil), r.states[n:]...)
 }
 
 func (r *recordingSource) resetCount() int {
@@ -99,7 +100,7 @@ func bannerOf(a *App) string {
 // every node.
 func sameTree(t *testing.T, m *zkwatch.Mirror, direct *zkwatch.Conn) string {
 	t.Helper()
-	fresh, err := zkwatch.NewMirror(direct, clusterwatch.Shape(), zkwatch.MirrorOptions{Once: true})
+	fresh, err := zkwatch.NewMirror(direct, zksource.Shape(), zkwatch.MirrorOptions{Once: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestEnsembleTUI(t *testing.T) {
 		}
 		return i
 	}
-	mirror, err := zkwatch.NewMirror(conn, clusterwatch.Shape(), zkwatch.MirrorOptions{})
+	mirror, err := zkwatch.NewMirror(conn, zksource.Shape(), zkwatch.MirrorOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestEnsembleTUI(t *testing.T) {
 			held.HoldReplies()
 		}
 	}}
-	tm := teatest.NewTestModel(t, New(Config{Source: src, Browser: conn, Writer: clusterops.NewZooKeeperWriter(writer), Mode: ModeLive, Connect: cs,
+	tm := teatest.NewTestModel(t, New(Config{Source: src, Prober: probes{zksource.Prober{Browser: conn}}, Writer: clusterops.NewZooKeeperWriter(writer), Mode: ModeLive, Connect: cs,
 		Rand: rand.New(rand.NewPCG(3, 4)), Location: time.UTC}), teatest.WithInitialTermSize(120, 40), teatest.WithProgramOptions(tea.WithFilter(probeFilter)))
 	f := &createFlow{tm: tm, addr: cs, conn: direct, sb: sb}
 	waitApp(t, tm, "the brokers", func(a *App) bool {
@@ -249,7 +250,7 @@ func TestEnsembleTUI(t *testing.T) {
 			return d == "", d
 		})
 		states := src.since(mark)
-		if c.disconnects != slices.Contains(states, zkwatch.StateDisconnected) {
+		if c.disconnects != slices.Contains(states, clusterwatch.StateDisconnected) {
 			t.Fatalf("%s: states %v", name, states)
 		}
 		if conn.SessionID() != sid || src.resetCount() != 1 {
@@ -363,7 +364,7 @@ func TestEnsembleTUI(t *testing.T) {
 		d := sameTree(t, mirror, direct)
 		return d == "", d
 	})
-	if states := src.since(mark); !slices.Contains(states, zkwatch.StateExpired) {
+	if states := src.since(mark); !slices.Contains(states, clusterwatch.StateSessionLost) {
 		t.Fatalf("states %v", states)
 	}
 	online("inflight", 12)

@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/scaletree"
 	"github.com/ktopo/ktopo/ui/screens/topic"
@@ -144,7 +144,7 @@ func BenchmarkApplyAndRender(b *testing.B) {
 			a.update(tea.WindowSizeMsg{Width: 200, Height: 60})
 			spec := fixture.Sized(n)
 			for _, bt := range spec.Batches() {
-				a.applyBatch(clusterwatch.FromMirrorBatch(bt))
+				a.applyBatch(zksource.FromMirrorBatch(bt))
 			}
 			a.update(fixture.Key("2"))
 			big := &spec.Topics[0]
@@ -161,7 +161,7 @@ func BenchmarkApplyAndRender(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				a.applyBatch(clusterwatch.FromMirrorBatch(batches[i%2]))
+				a.applyBatch(zksource.FromMirrorBatch(batches[i%2]))
 				_ = a.View()
 				i++
 			}
@@ -185,7 +185,7 @@ func BenchmarkChurnBatch(b *testing.B) {
 		spec.Topics = append(spec.Topics, fixture.Topic{Name: scaletree.Topic(i), Partitions: 10, RF: 3})
 	}
 	for _, bt := range spec.Batches() {
-		a.applyBatch(clusterwatch.FromMirrorBatch(bt))
+		a.applyBatch(zksource.FromMirrorBatch(bt))
 	}
 	a.update(fixture.Key("4"))
 	r := rand.New(rand.NewPCG(1, 2))
@@ -203,7 +203,7 @@ func BenchmarkChurnBatch(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		a.applyBatch(clusterwatch.FromMirrorBatch(batches[i%len(batches)]))
+		a.applyBatch(zksource.FromMirrorBatch(batches[i%len(batches)]))
 		_ = a.View()
 		i++
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -40,7 +41,7 @@ func (*failingWriter) Multi(...any) ([]zk.MultiResponse, error) {
 // can be enabled is.
 func fullApp(w clusterops.ZK, spec fixture.Spec) *App {
 	sb := &fakeSandbox{running: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
-	a := New(Config{Source: newSource(), Browser: &fakeBrowser{}, Writer: clusterops.NewZooKeeperWriter(w), Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
+	a := New(Config{Source: newSource(), Prober: probes{zksource.Prober{Browser: &fakeBrowser{}}}, Writer: clusterops.NewZooKeeperWriter(w), Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	for _, b := range spec.Batches() {
@@ -67,7 +68,7 @@ func liveAt(ks ...string) func(t *testing.T) *App {
 	return func(*testing.T) *App {
 		sp := wizardSpec()
 		sp.Topics[0].Drift = []int{1, 2}
-		a := New(Config{Source: newSource(), Browser: &fakeBrowser{}, Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
+		a := New(Config{Source: newSource(), Prober: probes{zksource.Prober{Browser: &fakeBrowser{}}}, Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
 			Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 		a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		for _, b := range sp.Batches() {

@@ -16,8 +16,8 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // kafkaSource is a KRaft cluster's source fed by the test: no ZooKeeper
@@ -145,7 +145,7 @@ func TestKRaftApp(t *testing.T) {
 	if s := screen(a); !strings.Contains(s, "Connecting to Kafka…") || strings.Contains(s, "Tree") {
 		t.Fatalf("before the first batch:\n%s", s)
 	}
-	run(a, batchMsg{Partial: true, States: []zkwatch.State{zkwatch.StateConnected}, Progress: clusterwatch.Progress{Done: 2, Known: 6}})
+	run(a, batchMsg{Partial: true, States: []clusterwatch.State{clusterwatch.StateConnected}, Progress: clusterwatch.Progress{Done: 2, Known: 6}})
 	if s := screen(a); !strings.Contains(s, "Loading the cluster from Kafka… read the configs of 2 of 6 topics") {
 		t.Fatalf("loading:\n%s", s)
 	}
@@ -199,11 +199,11 @@ func TestKRaftApp(t *testing.T) {
 		t.Errorf("the drain's writes: %q, want the cordon, then the reassignment", got)
 	}
 	press(a, "esc")
-	run(a, batchMsg{States: []zkwatch.State{zkwatch.StateDisconnected}})
+	run(a, batchMsg{States: []clusterwatch.State{clusterwatch.StateDisconnected}})
 	if s := screen(a); !strings.Contains(s, "Disconnected from Kafka — reconnecting; the data shown is as of 03:04:05") {
 		t.Fatalf("disconnected:\n%s", s)
 	}
-	run(a, batchMsg{States: []zkwatch.State{zkwatch.StateUnresponsive}})
+	run(a, batchMsg{States: []clusterwatch.State{clusterwatch.StateUnresponsive}})
 	if s := screen(a); !strings.Contains(s, "Kafka is not answering") {
 		t.Fatalf("unresponsive:\n%s", s)
 	}
@@ -219,7 +219,7 @@ func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 func loadKRaft(a *App) {
 	spec, k := fixture.SmallKRaft()
 	for i, b := range spec.Batches() {
-		cb := clusterwatch.FromMirrorBatch(b)
+		cb := zksource.FromMirrorBatch(b)
 		if i == 0 {
 			cb.KRaft = k
 		}

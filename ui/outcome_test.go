@@ -11,7 +11,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
@@ -117,7 +117,7 @@ func TestBannerThroughFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(conn.Close)
-	mirror, err := zkwatch.NewMirror(conn, clusterwatch.Shape(), zkwatch.MirrorOptions{})
+	mirror, err := zkwatch.NewMirror(conn, zksource.Shape(), zkwatch.MirrorOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/ktopo/ktopo/clusterwatch"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func partialLoad(t *testing.T, reset bool) {
 			first = append(first, ev)
 		}
 	}
-	run(a, batchMsg{States: []zkwatch.State{zkwatch.StateConnected}})
+	run(a, batchMsg{States: []clusterwatch.State{clusterwatch.StateConnected}})
 	if s := screen(a); !strings.Contains(s, "Loading the cluster from ZooKeeper…") {
 		t.Fatalf("before any read:\n%s", s)
 	}

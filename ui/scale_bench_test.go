@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"os"
 	"os/exec"
 	"runtime"
@@ -99,12 +100,12 @@ func scaleLoad(cs string) (scaleResult, error) {
 	}
 	defer conn.Close()
 	start := time.Now()
-	mirror, err := zkwatch.NewMirror(conn, clusterwatch.Shape(), MirrorOptions())
+	mirror, err := zkwatch.NewMirror(conn, zksource.Shape(), zksource.TUIMirror())
 	if err != nil {
 		return res, err
 	}
 	defer mirror.Close()
-	app := New(Config{Source: clusterwatch.FromMirror(mirror, conn), Browser: conn, Connect: cs, Mode: ModeReadOnly})
+	app := New(Config{Source: zksource.New(mirror, conn), Prober: probes{zksource.Prober{Browser: conn}}, Connect: cs, Mode: ModeReadOnly})
 	app.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	var frames []time.Duration
 	for b := range mirror.Batches() {
@@ -113,7 +114,7 @@ func scaleLoad(cs string) (scaleResult, error) {
 		v := app.View()
 		_ = v.Content
 		frames = append(frames, time.Since(t0))
-		if res.FirstProgress == "" && app.haveState && app.state == zkwatch.StateConnected {
+		if res.FirstProgress == "" && app.haveState && app.state == clusterwatch.StateConnected {
 			res.FirstProgress = app.banner()
 		}
 		if snap := app.Snapshot(); snap != nil && res.FirstTopicsMS == 0 && len(snap.Topics()) > 0 {

@@ -1,18 +1,14 @@
 package ui
 
 import (
-	"errors"
 	"time"
 
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
-	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/nav"
-	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/ui/theme"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // Screen is what the shell needs from a view. Defined here, at the
@@ -90,18 +86,11 @@ type (
 
 // The ports: what the shell talks to outside the UI.
 type (
-	// Source is the live cluster: the ZooKeeper mirror
-	// (*clusterwatch.MirrorSource) or the Kafka-protocol poller
-	// (*kafkawatch.Poller). A source that also has the mirror's subtrees
-	// and nodes (tree.Subtrees, nodeGetter) feeds the ZooKeeper tree,
-	// which is not shown otherwise.
+	// Source is the live cluster: the ZooKeeper mirror (*zksource.Source)
+	// or the Kafka-protocol poller (*kafkawatch.Poller). A source that
+	// also has the mirror's subtrees and nodes (tree.Subtrees, tree.Nodes,
+	// tree.Walker) feeds the ZooKeeper tree, which is not shown otherwise.
 	Source = clusterwatch.Source
-
-	// Browser reads single znodes for the tree screen (*zkwatch.Conn).
-	Browser interface {
-		ChildrenW(path string) ([]string, *zk.Stat, <-chan zk.Event, error)
-		Get(path string) ([]byte, *zk.Stat, error)
-	}
 
 	// SandboxControl drives the sandbox cluster ktopo started itself.
 	SandboxControl interface {
@@ -139,70 +128,3 @@ type (
 		Pace() time.Duration
 	}
 )
-
-var (
-	_ Source        = (*clusterwatch.MirrorSource)(nil)
-	_ Browser       = (*zkwatch.Conn)(nil)
-	_ tree.Subtrees = (*clusterwatch.MirrorSource)(nil)
-	_ tree.Prober   = browserProber{}
-)
-
-// nodeGetter is the part of *zkwatch.Mirror the tree screen reads its
-// nodes' data and stats from (a Source may have it).
-type nodeGetter interface {
-	Get(path string) (zkwatch.Node, bool)
-}
-
-var _ nodeGetter = (*clusterwatch.MirrorSource)(nil)
-
-// nodeWalker is the part of *zkwatch.Mirror that lists its nodes.
-type nodeWalker interface {
-	Walk(fn func(path string, n zkwatch.Node))
-}
-
-var _ nodeWalker = (*clusterwatch.MirrorSource)(nil)
-
-// mirrorNodes adapts a nodeGetter to tree.Nodes.
-type mirrorNodes struct{ g nodeGetter }
-
-func (m mirrorNodes) Node(path string) ([]byte, *cluster.Stat, bool) {
-	n, ok := m.g.Get(path)
-	return n.Data, n.Stat, ok
-}
-
-// walkerNodes is mirrorNodes for a mirror that lists its nodes too
-// (tree.Walker): the tree screen is then built when first shown.
-type walkerNodes struct {
-	mirrorNodes
-	w nodeWalker
-}
-
-func (m walkerNodes) Walk(fn func(path string, stat *cluster.Stat, denied cluster.Access)) {
-	m.w.Walk(func(path string, n zkwatch.Node) { fn(path, n.Stat, cluster.Access(n.Denied)) })
-}
-
-// browserProber reads single znodes for the tree's probes (a Browser).
-type browserProber struct{ br Browser }
-
-func (p browserProber) Probe(path string) (tree.Probe, error) {
-	var denied cluster.Access
-	kids, _, w, err := p.br.ChildrenW(path)
-	switch {
-	case errors.Is(err, zk.ErrNoAuth):
-		denied |= cluster.NoChildren // it exists; its children are unknown
-	case err != nil:
-		return tree.Probe{}, err
-	}
-	var changed func()
-	if w != nil {
-		changed = func() { <-w } // one-shot: fires on a change, or ends with the session
-	}
-	data, st, err := p.br.Get(path)
-	switch {
-	case errors.Is(err, zk.ErrNoAuth):
-		denied |= cluster.NoData
-	case err != nil && !errors.Is(err, zk.ErrNoNode):
-		return tree.Probe{Changed: changed}, err
-	}
-	return tree.Probe{Children: kids, Data: data, Stat: st, Changed: changed, Denied: denied}, nil
-}

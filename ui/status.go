@@ -8,8 +8,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/internal/cell"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 // setStatus shows a message for a few seconds.
@@ -44,7 +44,7 @@ func (a *App) sizeFooter() {
 		dot, word = st.Warning.S("○"), "connecting"
 	case a.resyncing:
 		dot, word = st.Warning.S("●"), "resyncing"
-	case a.state != zkwatch.StateConnected:
+	case a.state != clusterwatch.StateConnected:
 		dot, word = st.Danger.S("●"), a.state.String()
 	case !a.loaded:
 		dot, word = st.Warning.S("●"), "loading"

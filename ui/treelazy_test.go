@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"path"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 
-	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/scaletree"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -36,12 +36,12 @@ func TestTreeBuiltFromMirror(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	mirror, err := zkwatch.NewMirror(conn, clusterwatch.Shape(), MirrorOptions())
+	mirror, err := zkwatch.NewMirror(conn, zksource.Shape(), zksource.TUIMirror())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mirror.Close()
-	a := New(Config{Source: clusterwatch.FromMirror(mirror, conn), Browser: conn, Connect: addr + root, Mode: ModeReadOnly})
+	a := New(Config{Source: zksource.New(mirror, conn), Prober: probes{zksource.Prober{Browser: conn}}, Connect: addr + root, Mode: ModeReadOnly})
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	next := func(what string, done func() bool) {
 		t.Helper()

@@ -21,7 +21,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkserver"
 	"github.com/ktopo/ktopo/zkserver/internal/proto"
@@ -602,9 +602,9 @@ func populateKafka(b *testing.B, addr string, topics, partitions int) {
 }
 
 // BenchmarkMirrorLoad: the time ktopo takes to load a cluster of 10,000
-// topics × 10 partitions through its mirror as the TUI does (clusterwatch.Open:
-// zkwatch.Mirror with clusterwatch.Shape, a watch on every znode, decoded into the
-// cluster model; clusterwatch.Load, for one-shot commands, sets no watches) from
+// topics × 10 partitions through its mirror as the TUI does (zksource.Open:
+// zkwatch.Mirror with zksource.Shape, a watch on every znode, decoded into the
+// cluster model; zksource.Load, for one-shot commands, sets no watches) from
 // each server.
 func BenchmarkMirrorLoad(b *testing.B) {
 	skipShort(b)
@@ -623,7 +623,7 @@ func BenchmarkMirrorLoad(b *testing.B) {
 		}
 		defer conn.Close()
 		start := time.Now()
-		w, err := clusterwatch.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
+		w, err := zksource.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -20,7 +20,7 @@ func (h *harness) onSide(root string, f func(conn *zkwatch.Conn, s *cluster.Snap
 		return err
 	}
 	defer conn.Close()
-	s, err := clusterwatch.Load(ctx, conn, cluster.ModelOptions{})
+	s, err := zksource.Load(ctx, conn, cluster.ModelOptions{})
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/keys"
@@ -206,7 +206,7 @@ func stat(mtime int64, version int32, data []byte) *zk.Stat {
 // apply feeds node events through the model and hands the snapshot to
 // the wizard, as the shell does with a mirror batch.
 func (e *env) apply(evs ...zkwatch.Event) {
-	e.model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: evs}), false)
+	e.model.Apply(zksource.NodeEvents(zkwatch.Batch{Events: evs}), false)
 	e.m.SetSnapshot(e.model.Snapshot())
 }
 
@@ -236,5 +236,5 @@ func zkEvent(path string, data []byte) zkwatch.Event {
 }
 
 func nodeEvents(evs ...zkwatch.Event) []cluster.NodeEvent {
-	return clusterwatch.NodeEvents(zkwatch.Batch{Events: evs})
+	return zksource.NodeEvents(zkwatch.Batch{Events: evs})
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/keys"
@@ -182,7 +182,7 @@ func (e *env) deliver(cmd tea.Cmd) {
 var zxid int64 = 50_000
 
 func (e *env) apply(evs ...zkwatch.Event) {
-	e.model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: evs}), false)
+	e.model.Apply(zksource.NodeEvents(zkwatch.Batch{Events: evs}), false)
 	e.m.SetSnapshot(e.model.Snapshot())
 }
 
@@ -479,7 +479,7 @@ func TestDrainStale(t *testing.T) {
 		a.Partitions[p.ID] = p.Replicas
 	}
 	a.Partitions[mv.Partition] = []int{6, 5, 3}
-	e.model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev(zkwatch.Changed, cluster.TopicPath(mv.Topic), cluster.EncodeTopicAssignment(a), tp.ZkVersion+1)}}), false)
+	e.model.Apply(zksource.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev(zkwatch.Changed, cluster.TopicPath(mv.Topic), cluster.EncodeTopicAssignment(a), tp.ZkVersion+1)}}), false)
 	e.m.SetSnapshot(e.model.Snapshot())
 	e.press("enter", "y")
 	if e.m.Stage() != "preview" || len(e.z.multi) != 0 || !strings.Contains(e.m.fr.Note.Text, "changed since the preview") {

@@ -14,7 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -345,7 +345,7 @@ func TestAnotherReassignment(t *testing.T) {
 func TestAnotherReassignmentAtY(t *testing.T) {
 	e := newEnv(t, spec(), 3, 200, 60)
 	e.press("L", "enter")
-	e.model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{
+	e.model.Apply(zksource.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{
 		ev(zkwatch.Created, cluster.ReassignPartitionsPath, cluster.EncodeReassignPartitions([]cluster.PartitionReassignment{{Topic: "orders", Partition: 0, Replicas: []int{4, 5, 6}}}), 0)}}), false)
 	e.m.snap = e.model.Snapshot() // the popup is open: the snapshot lands without a refresh
 	e.press("y")

@@ -95,7 +95,7 @@ func (m *Model) SetStyles(st theme.Styles) {
 func (m *Model) Reassignments() cluster.ReassignmentProgress { return m.reassign }
 
 // SetNoKafka sets what the shell found out about a root without a Kafka
-// cluster (clusterwatch.NoKafka's message; "" for none), shown instead of
+// cluster (zksource.NoKafka's message; "" for none), shown instead of
 // an empty cluster while no broker is registered.
 func (m *Model) SetNoKafka(msg string) { m.noKafka = msg }
 

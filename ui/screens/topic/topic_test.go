@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
 	"github.com/ktopo/ktopo/ui/keys"
@@ -65,7 +65,7 @@ func TestFlash(t *testing.T) {
 	m, a := newScreen(model.Snapshot(), "orders", 80, 24)
 	st := spec.State(&spec.Topics[0], 0)
 	st.Leader, st.ISR, st.LeaderEpoch = 2, []int{2, 3}, 3
-	changes := model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{fixture.StateEvent("orders", 0, st, 900, t0.UnixMilli())}}), false)
+	changes := model.Apply(zksource.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{fixture.StateEvent("orders", 0, st, 900, t0.UnixMilli())}}), false)
 	if len(changes) != 2 {
 		t.Fatalf("changes %v", changes)
 	}

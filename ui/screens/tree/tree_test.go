@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
@@ -56,7 +56,7 @@ func loaded(spec fixture.Spec, w, h int) (*Model, *fakeSource) {
 	m := newTree(src)
 	m.SetSize(w, h)
 	for _, b := range spec.Batches() {
-		m.Apply(clusterwatch.NodeEvents(b), b.Reset)
+		m.Apply(zksource.NodeEvents(b), b.Reset)
 	}
 	return m, src
 }
@@ -186,14 +186,14 @@ func TestLiveData(t *testing.T) {
 	st := spec.State(&spec.Topics[0], 0)
 	st.Leader = 3
 	ev := fixture.StateEvent("orders", 0, st, 999, spec.Time+1000)
-	m.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
+	m.Apply(zksource.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
 	after := ansi.Strip(m.View())
 	if before == after {
 		t.Fatal("the details did not follow a data change")
 	}
 	// A reset keeps the selection and the expansion.
 	for _, b := range spec.Batches() {
-		m.Apply(clusterwatch.NodeEvents(b), b.Reset)
+		m.Apply(zksource.NodeEvents(b), b.Reset)
 	}
 	if m.Selected() != "/brokers/topics/orders/partitions/0/state" {
 		t.Fatalf("after a reset: %s", m.Selected())
@@ -222,7 +222,7 @@ func BenchmarkView(b *testing.B) {
 		spec := fixture.Sized(n)
 		var evs [][]cluster.NodeEvent
 		for _, bt := range spec.Batches() {
-			evs = append(evs, clusterwatch.NodeEvents(bt))
+			evs = append(evs, zksource.NodeEvents(bt))
 		}
 		for _, sz := range [][2]int{{200, 60}, {80, 24}} {
 			b.Run(fmt.Sprintf("tree/%dx%d/partitions=%d", sz[0], sz[1], n), func(b *testing.B) {
@@ -302,7 +302,7 @@ type mapNodes struct {
 func (f *mapNodes) Node(p string) ([]byte, *cluster.Stat, bool) {
 	f.reads++
 	ev, ok := f.m[p]
-	return ev.Data, ev.Stat, ok
+	return ev.Data, (*cluster.Stat)(ev.Stat), ok
 }
 
 // TestNodesFromMirror: with Options.Nodes the screen keeps no data or
@@ -351,13 +351,13 @@ func TestNodesFromMirror(t *testing.T) {
 	st.Leader = 3
 	ev := fixture.StateEvent("orders", 0, st, 999, spec.Time+1000)
 	nodes.m[state] = ev
-	m.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
+	m.Apply(zksource.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
 	if ansi.Strip(m.View()) == before {
 		t.Fatal("the details did not follow the mirror's change")
 	}
 	// The mirror ahead of the batches: gone there, not yet here.
 	delete(nodes.m, state)
-	m.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
+	m.Apply(zksource.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev}}), false)
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "(none)") {
 		t.Fatalf("a node gone from the mirror:\n%s", v)
 	}
@@ -368,7 +368,7 @@ func fedTree(spec fixture.Spec, src *fakeSource, nodes Nodes) *Model {
 	m := New(Options{Styles: theme.New(true), Keys: keys.Default(), Location: time.UTC, Subtrees: src, Prober: src, Nodes: nodes, Task: 3})
 	m.SetSize(120, 40)
 	for _, b := range spec.Batches() {
-		m.Apply(clusterwatch.NodeEvents(b), b.Reset)
+		m.Apply(zksource.NodeEvents(b), b.Reset)
 	}
 	return m
 }
@@ -378,7 +378,7 @@ type walkNodes struct{ mapNodes }
 
 func (f *walkNodes) Walk(fn func(string, *cluster.Stat, cluster.Access)) {
 	for p, ev := range f.m {
-		fn(p, ev.Stat, cluster.Access(ev.Denied))
+		fn(p, (*cluster.Stat)(ev.Stat), cluster.Access(ev.Denied))
 	}
 }
 
@@ -433,7 +433,7 @@ func TestBuiltWhenShown(t *testing.T) {
 	ev.Type = zkwatch.Changed
 	nodes.m[ev.Path] = ev
 	evs = append(evs, ev)
-	b := clusterwatch.NodeEvents(zkwatch.Batch{Events: evs})
+	b := zksource.NodeEvents(zkwatch.Batch{Events: evs})
 	m.Apply(b, false)
 	fed.Apply(b, false)
 	if m.count != fed.count || m.lookup("/brokers/topics/clicks") != nil {

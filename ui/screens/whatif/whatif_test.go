@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/keys"
@@ -40,7 +40,7 @@ func fail(model *cluster.Model, m *Model, skip string) {
 		}
 		b.Events = kept
 	}
-	model.Apply(clusterwatch.NodeEvents(b), false)
+	model.Apply(zksource.NodeEvents(b), false)
 	m.SetSnapshot(model.Snapshot())
 }
 
@@ -129,7 +129,7 @@ func TestVerify(t *testing.T) {
 	}
 	// The controller catches up: all as predicted.
 	f := pred.Partition("clicks", 1)
-	model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{fixture.StateEvent("clicks", 1, f.State(), 6000, 1)}}), false)
+	model.Apply(zksource.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{fixture.StateEvent("clicks", 1, f.State(), 6000, 1)}}), false)
 	m.SetSnapshot(model.Snapshot())
 	if m.Matched() != pred.Counts.Partitions || !strings.Contains(ansi.Strip(m.View()), "✓ As predicted") {
 		t.Fatalf("matched %d of %d:\n%s", m.Matched(), pred.Counts.Partitions, ansi.Strip(m.View()))
@@ -137,7 +137,7 @@ func TestVerify(t *testing.T) {
 	// The broker returns: a new prediction, on the cluster as it is now.
 	for _, e := range fixture.Small().Events() {
 		if e.Path == cluster.BrokerIDPath(2) {
-			model.Apply(clusterwatch.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{e}}), false)
+			model.Apply(zksource.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{e}}), false)
 		}
 	}
 	m.SetSnapshot(model.Snapshot())
@@ -231,7 +231,7 @@ func kraftModel(elrOff bool) (*cluster.Model, *cluster.KRaft) {
 // in the KRaft facts k; it returns the new facts.
 func fence(model *cluster.Model, k *cluster.KRaft, zxid int64, ids ...int) *cluster.KRaft {
 	fi := cluster.PredictFailure(model.Snapshot(), ids...)
-	model.Apply(clusterwatch.NodeEvents(fixture.Failed(fi, zxid, 1_700_000_100_000)), false)
+	model.Apply(zksource.NodeEvents(fixture.Failed(fi, zxid, 1_700_000_100_000)), false)
 	var elr []cluster.PartitionELR
 	for _, tf := range fi.Topics {
 		for _, f := range tf.Partitions {

@@ -1,4 +1,4 @@
-package clusterwatch
+package zksource
 
 import (
 	"errors"
