@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/ktopo/ktopo/cluster"
 )
 
@@ -202,3 +204,51 @@ var ErrCordonNeedsKRaft = errors.New("cordoning a broker (KIP-1066, cordoned.log
 func (w *ZooKeeperWriter) Cordon(context.Context, int, bool, Mode) (Writes, error) {
 	return Writes{}, ErrCordonNeedsKRaft
 }
+
+// DescribeConfigs implements ConfigDescriber as kafka-configs --zookeeper
+// --describe reads: the config znode of the entity, or with entity "" of
+// every entity of the type that has one (sorted); each override is a
+// dynamic config of the entity's level, with no synonyms (ZooKeeper holds
+// none). An entity without a znode has none: Kafka's ZooKeeper tool does
+// not check that it exists.
+func (w *ZooKeeperWriter) DescribeConfigs(_ context.Context, entityType, entity string) ([]DescribedEntity, error) {
+	names := []string{entity}
+	if entity == "" {
+		l, ok := w.Z.(interface {
+			Children(path string) ([]string, *zk.Stat, error)
+		})
+		if !ok {
+			return nil, errors.New("this ZooKeeper session cannot list the entities")
+		}
+		kids, _, err := l.Children(cluster.ConfigPath + "/" + entityType)
+		if err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return nil, readErr(cluster.ConfigPath+"/"+entityType, err)
+		}
+		slices.Sort(kids)
+		names = kids
+	}
+	out := make([]DescribedEntity, 0, len(names))
+	for _, n := range names {
+		entries, _, err := ReadEntityConfig(w.Z, entityType, n)
+		if err != nil {
+			return nil, err
+		}
+		source := "DYNAMIC_TOPIC_CONFIG"
+		switch {
+		case entityType == cluster.EntityBrokers && n == cluster.BrokerDefaultEntity:
+			source = "DYNAMIC_DEFAULT_BROKER_CONFIG"
+		case entityType == cluster.EntityBrokers:
+			source = "DYNAMIC_BROKER_CONFIG"
+		}
+		e := DescribedEntity{Name: n}
+		for _, c := range entries {
+			v := c.Value
+			e.Configs = append(e.Configs, DescribedConfig{Name: c.Key, Value: &v,
+				Synonyms: []ConfigSynonym{{Source: source, Name: c.Key, Value: &v}}})
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+var _ ConfigDescriber = (*ZooKeeperWriter)(nil)

@@ -136,7 +136,7 @@ func runAlter(c *cobra.Command, cf *connFlags, f alterFlags) error {
 	}
 
 	ctx := c.Context()
-	ws, err := cf.watchLoaded(c)
+	ws, err := cf.openLive(c)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,14 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/text"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 type configsFlags struct {
@@ -174,53 +171,32 @@ func runConfigs(c *cobra.Command, cf *connFlags, f configsFlags) error {
 	if err != nil {
 		return err
 	}
-	if t.kraft && f.describe {
-		return describeKRaftConfigs(c, cf, f.entityType, name)
-	}
 	if f.describe {
-		return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, _ *cluster.Snapshot) error {
-			return describeConfigs(c.OutOrStdout(), conn, f.entityType, name)
-		})
+		return describeConfigs(c, cf, f.entityType, name)
 	}
 	return alterConfig(c, cf, f, name)
 }
 
-// describeConfigs prints kafka-configs --zookeeper --describe: one line
-// per entity, every entity with a config znode when name is "".
-func describeConfigs(out io.Writer, conn *zkwatch.Conn, entityType, name string) error {
-	names := []string{name}
-	if name == "" {
-		kids, _, err := conn.Children(cluster.ConfigPath + "/" + entityType)
-		if err != nil && !errors.Is(err, zk.ErrNoNode) {
-			return err
-		}
-		slices.Sort(kids)
-		names = kids
-	}
-	for _, n := range names {
-		entries, _, err := clusterops.ReadEntityConfig(conn, entityType, n)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(out, clusterops.ConfigsDescribeLine(entityType, n, entries))
-	}
-	return nil
-}
-
-// describeKRaftConfigs is --describe on a KRaft cluster: Kafka 4.x's
-// kafka-configs --bootstrap-server --describe, read through the writer's
-// describe (DescribeConfigs with synonyms). A named entity that does not
-// exist is Kafka's line on standard output, not an error, as with its
-// tool.
-func describeKRaftConfigs(c *cobra.Command, cf *connFlags, entityType, name string) error {
-	w, closeW, err := cf.kafkaWriter()
+// describeConfigs prints kafka-configs --describe through the session's
+// writer (clusterops.ConfigDescriber), as the cluster's own tool prints
+// it: --zookeeper's one line per entity (every entity with a config znode
+// when name is ""), or Kafka 4.x's --bootstrap-server lines, each config
+// with its sensitivity and synonyms. A named entity that does not exist
+// on a KRaft cluster is Kafka's line on standard output, not an error, as
+// with its tool.
+func describeConfigs(c *cobra.Command, cf *connFlags, entityType, name string) error {
+	ses, err := cf.reach(c)
 	if err != nil {
 		return err
 	}
-	defer closeW()
+	defer ses.close()
+	w, err := ses.Writer()
+	if err != nil {
+		return err
+	}
 	d, ok := w.(clusterops.ConfigDescriber)
 	if !ok {
-		return errors.New("this writer cannot describe configs") // every Kafka writer can
+		return errors.New("this cluster's writer cannot describe configs") // both writers can
 	}
 	es, err := d.DescribeConfigs(c.Context(), entityType, name)
 	if clusterops.IsNoEntity(err) {
@@ -230,7 +206,17 @@ func describeKRaftConfigs(c *cobra.Command, cf *connFlags, entityType, name stri
 	if err != nil {
 		return err
 	}
-	return render.WriteConfigsDescribe(c.OutOrStdout(), entityType, es)
+	if ses.kraft() {
+		return render.WriteConfigsDescribe(c.OutOrStdout(), entityType, es)
+	}
+	for _, e := range es {
+		entries := make([]cluster.ConfigEntry, len(e.Configs))
+		for i, dc := range e.Configs {
+			entries[i] = cluster.ConfigEntry{Key: dc.Name, Value: *dc.Value}
+		}
+		fmt.Fprintln(c.OutOrStdout(), clusterops.ConfigsDescribeLine(entityType, e.Name, entries))
+	}
+	return nil
 }
 
 // alterConfig is --alter of a topic's overrides (or, on a KRaft cluster,
@@ -255,7 +241,7 @@ func alterConfig(c *cobra.Command, cf *connFlags, f configsFlags, entity string)
 	}
 
 	ctx := c.Context()
-	ws, err := cf.watchLoaded(c)
+	ws, err := cf.openLive(c)
 	if err != nil {
 		return err
 	}

@@ -15,13 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/clusterwatch"
-	"github.com/ktopo/ktopo/clusterwatch/zksource"
-	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/config"
-	"github.com/ktopo/ktopo/kafkaops"
 	"github.com/ktopo/ktopo/kafkawatch"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -295,79 +289,6 @@ func (f *connFlags) connect(ctx context.Context) (*zkwatch.Conn, error) {
 // tlsFlagErr names the flags behind a TLS file error.
 func tlsFlagErr(err error) error {
 	return fmt.Errorf("%w (--zk-tls-ca, --zk-tls-cert, --zk-tls-key or the context's zk-tls-* keys)", err)
-}
-
-// watch connects and starts a live mirror of the cluster (a poller of a
-// KRaft cluster, conn then nil); close ends both.
-func (f *connFlags) watch(ctx context.Context) (w *clusterwatch.Watch, conn *zkwatch.Conn, close func(), err error) {
-	if t, err := f.target(); err == nil && t.kraft {
-		w, _, close, err := f.watchKRaft()
-		return w, nil, close, err
-	}
-	conn, err = f.connect(ctx)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	w, err = zksource.Open(conn, cluster.ModelOptions{}, zkwatch.MirrorOptions{})
-	if err != nil {
-		conn.Close()
-		return nil, nil, nil, err
-	}
-	return w, conn, func() { w.Close(); conn.Close() }, nil
-}
-
-// writeSession is what a command that writes works with: the live
-// cluster (its first snapshot, then its changes through watch), the
-// writer its writes go through (ZooKeeper's multis, or Kafka's requests
-// on a KRaft cluster), and for a ZooKeeper cluster its session.
-type writeSession struct {
-	watch  *clusterwatch.Watch
-	snap   *cluster.Snapshot
-	conn   *zkwatch.Conn // nil on a KRaft cluster
-	writer clusterops.Writer
-	close  func()
-}
-
-// kraft reports a KRaft cluster (written over the Kafka protocol).
-func (ws *writeSession) kraft() bool { return ws.writer.Target() == clusterops.Kafka }
-
-// watchLoaded is watch for a command that writes and then follows the
-// cluster: the mirror (or the poller) loaded (a lost connection fails it
-// after the request timeout), its first snapshot, undecodable znodes
-// reported on stderr, and the writer.
-func (f *connFlags) watchLoaded(c *cobra.Command) (*writeSession, error) {
-	t, err := f.target()
-	if err != nil {
-		return nil, err
-	}
-	ctx := c.Context()
-	ws := &writeSession{}
-	if t.kraft {
-		w, p, closeWatch, err := f.watchKRaft()
-		if err != nil {
-			return nil, err
-		}
-		ws.watch, ws.close, ws.writer = w, closeWatch, kafkaops.New(p.Client(), f.requestTimeoutOr(kafkaops.DefaultTimeout))
-	} else {
-		w, conn, closeWatch, err := f.watch(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ws.watch, ws.conn, ws.close, ws.writer = w, conn, closeWatch, clusterops.NewZooKeeperWriter(conn)
-	}
-	ws.watch.LostAfter = f.requestTimeout
-	if _, err := ws.watch.Loaded(ctx); err != nil {
-		ws.close()
-		if t.kraft {
-			if d, derr := f.dial(); derr == nil {
-				err = d.Diagnose(ctx, err)
-			}
-		}
-		return nil, err
-	}
-	ws.snap = ws.watch.Model.Snapshot()
-	render.WriteNodeErrors(c.ErrOrStderr(), ws.snap)
-	return ws, nil
 }
 
 // requestTimeoutOr is --request-timeout when given, else def.

@@ -186,7 +186,7 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 		}
 	}
 	ctx, out := c.Context(), c.OutOrStdout()
-	ws, err := cf.watchLoaded(c)
+	ws, err := cf.openLive(c)
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	leaders, err := waitElection(ctx, ws.watch, ws.conn, plan, f.timeout, out)
+	leaders, err := waitElection(ctx, ws.watch, ws.zk, plan, f.timeout, out)
 	if err != nil {
 		return interrupted(err, c.ErrOrStderr(), "the election is requested; the controller carries it out without ktopo and then deletes "+
 			cluster.PreferredReplicaElectionPath+" (ktopo topics describe shows the leaders).")

@@ -65,11 +65,12 @@ disconnected, …), not one per attempt.`,
 }
 
 func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, asJSON bool) error {
-	w, _, closeWatch, err := cf.watch(ctx)
+	ses, err := cf.follow(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeWatch()
+	defer ses.close()
+	w := ses.watch
 	// A KRaft cluster's changes come from polls: the znode paths, zxids
 	// and broker epochs they would have in ZooKeeper are ktopo's own
 	// bookkeeping (kafkawatch), not the cluster's, and are left out.

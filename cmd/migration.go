@@ -100,7 +100,8 @@ with --watch).`,
 				defer stop()
 				return watchMigration(ctx, cf, c.OutOrStdout(), c.ErrOrStderr(), f)
 			}
-			return withCluster(c, cf, func(ctx context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+			return withCluster(c, cf, func(ctx context.Context, ses *session) error {
+				s := ses.snap
 				q, qerr := askQuorum(ctx, cf, f, true)
 				if q != nil {
 					if err := checkSameCluster(ctx, c.ErrOrStderr(), cf, f, s); err != nil {
@@ -200,11 +201,12 @@ func migrationKey(r render.MigrationReport) string {
 // watchMigration follows the cluster live and prints the report, then a
 // line (text) or an object (JSON) each time it changes.
 func watchMigration(ctx context.Context, cf *connFlags, out, errOut io.Writer, f migrationFlags) error {
-	w, _, closeWatch, err := cf.watch(ctx)
+	ses, err := cf.follow(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeWatch()
+	defer ses.close()
+	w := ses.watch
 	if _, err := w.Loaded(ctx); err != nil {
 		return err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/cmd/render"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 type planFlags struct {
@@ -123,7 +122,8 @@ func runPlan(c *cobra.Command, cf *connFlags, f planFlags) error {
 		if f.disableRack {
 			mode = cluster.RackAwareDisabled
 		}
-		err := withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+		err := withCluster(c, cf, func(_ context.Context, ses *session) error {
+			s := ses.snap
 			var err error
 			shown = s.RegisteredBrokers()
 			given, err = s.BrokerMetadatas(mode, nil)
@@ -184,7 +184,8 @@ func runStripedPlan(c *cobra.Command, cf *connFlags, f planFlags, fromCluster bo
 	var usable []assign.StripedBroker
 	opts := assign.StripedOptions{}
 	if fromCluster {
-		err := withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+		err := withCluster(c, cf, func(_ context.Context, ses *session) error {
+			s := ses.snap
 			usable = s.UsableBrokers(mode)
 			opts.Cordoning = s.KRaft().CordonSupported()
 			for _, b := range usable {

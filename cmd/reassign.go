@@ -20,7 +20,6 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/text"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 type reassignFlags struct {
@@ -160,7 +159,8 @@ func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		}
 		return runCancel(c, cf, f)
 	case "list":
-		return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+		return withCluster(c, cf, func(_ context.Context, ses *session) error {
+			s := ses.snap
 			return writeReassignList(c.OutOrStdout(), s)
 		})
 	case "generate":
@@ -251,7 +251,7 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		return err
 	}
 	ctx := c.Context()
-	ws, err := cf.watchLoaded(c)
+	ws, err := cf.openLive(c)
 	if err != nil {
 		return err
 	}
@@ -481,7 +481,8 @@ func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if f.disableRack {
 		req.RackAware = cluster.RackAwareDisabled
 	}
-	return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+	return withCluster(c, cf, func(_ context.Context, ses *session) error {
+		s := ses.snap
 		g, err := clusterops.GenerateReassignment(s, req)
 		if err != nil {
 			// Kafka's message counts the brokers left: say which were left out.

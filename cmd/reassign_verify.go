@@ -18,7 +18,6 @@ import (
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/text"
-	"github.com/ktopo/ktopo/zkwatch"
 )
 
 func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
@@ -26,8 +25,8 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if err != nil {
 		return err
 	}
-	return withCluster(c, cf, func(_ context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error {
-		out := c.OutOrStdout()
+	return withCluster(c, cf, func(_ context.Context, ses *session) error {
+		s, out := ses.snap, c.OutOrStdout()
 		states, _ := clusterops.VerifyReassignment(s, rs)
 		var b strings.Builder
 		b.WriteString("Status of partition reassignment:\n")
@@ -44,14 +43,9 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		if f.preserveThrottles {
 			return nil
 		}
-		var w clusterops.Writer = clusterops.NewZooKeeperWriter(conn)
-		if conn == nil { // a KRaft cluster
-			kw, closeW, err := cf.kafkaWriter()
-			if err != nil {
-				return err
-			}
-			defer closeW()
-			w = kw
+		w, err := ses.Writer()
+		if err != nil {
+			return err
 		}
 		return removeThrottles(c, out, cf, s, w, rs)
 	})
@@ -121,7 +115,7 @@ func runCancel(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		return err
 	}
 	ctx := c.Context()
-	ws, err := cf.watchLoaded(c)
+	ws, err := cf.openLive(c)
 	if err != nil {
 		return err
 	}

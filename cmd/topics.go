@@ -55,36 +55,6 @@ func loadCluster(ctx context.Context, c *cobra.Command, conn *zkwatch.Conn) (*cl
 	return s, nil
 }
 
-// withCluster connects, loads the cluster, checks that it is one (see
-// checkKafkaRoot) and runs fn (conn is nil for a KRaft cluster, read over
-// the Kafka protocol).
-func withCluster(c *cobra.Command, cf *connFlags, fn func(ctx context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error) error {
-	ctx := c.Context()
-	if t, err := cf.target(); err == nil && t.kraft {
-		s, err := cf.loadKRaft(ctx)
-		if err != nil {
-			return err
-		}
-		return fn(ctx, nil, s)
-	}
-	conn, err := cf.connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	s, err := loadCluster(ctx, c, conn)
-	if err != nil {
-		return err
-	}
-	if len(s.LiveBrokerIDs()) == 0 {
-		t, _ := cf.target()
-		if err := checkKafkaRoot(c.ErrOrStderr(), conn, t.connect); err != nil {
-			return err
-		}
-	}
-	return fn(ctx, conn, s)
-}
-
 // checkKafkaRoot makes a connect string missing its chroot look like what
 // it is, not like an empty cluster: where no /brokers/ids exists but a
 // Kafka cluster is one level down, it fails naming the connect string to
@@ -241,7 +211,7 @@ func runCreate(c *cobra.Command, cf *connFlags, f createFlags) error {
 	}
 
 	ctx := c.Context()
-	ws, err := cf.watchLoaded(c)
+	ws, err := cf.openLive(c)
 	if err != nil {
 		return err
 	}
@@ -461,7 +431,8 @@ overrides alone).`,
 			if err != nil {
 				return err
 			}
-			return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+			return withCluster(c, cf, func(_ context.Context, ses *session) error {
+				s := ses.snap
 				if f.topic != "" && len(filter.Topics(s)) == 0 {
 					if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
 						return fmt.Errorf("cannot tell whether topic %s exists: ZooKeeper's ACL does not let this session list %s", f.topic, cluster.BrokerTopicsPath)
@@ -505,7 +476,8 @@ marked).`,
 			if err != nil {
 				return err
 			}
-			return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+			return withCluster(c, cf, func(_ context.Context, ses *session) error {
+				s := ses.snap
 				return render.WriteList(c.OutOrStdout(), s, filter)
 			})
 		},
@@ -554,15 +526,11 @@ writes nothing.`,
 			if err != nil {
 				return err
 			}
-			return withCluster(c, cf, func(ctx context.Context, conn *zkwatch.Conn, s *cluster.Snapshot) error {
-				var w clusterops.Writer = clusterops.NewZooKeeperWriter(conn)
-				if conn == nil { // a KRaft cluster
-					kw, closeW, err := cf.kafkaWriter()
-					if err != nil {
-						return err
-					}
-					defer closeW()
-					w = kw
+			return withCluster(c, cf, func(ctx context.Context, ses *session) error {
+				s := ses.snap
+				w, err := ses.Writer()
+				if err != nil {
+					return err
 				}
 				if err := cf.refuseEarly(c, w, "delete topic "+topic); err != nil {
 					return err
@@ -581,7 +549,7 @@ writes nothing.`,
 					}
 					return noteWrite(c, w)
 				}
-				w, err := cf.confirmWrite(c, w, "delete topic "+strings.Join(names, ", "))
+				w, err = cf.confirmWrite(c, w, "delete topic "+strings.Join(names, ", "))
 				if err != nil {
 					return err
 				}
@@ -670,7 +638,8 @@ the same as JSON.
 			if err := checkOutput(output); err != nil {
 				return err
 			}
-			return withCluster(c, cf, func(_ context.Context, _ *zkwatch.Conn, s *cluster.Snapshot) error {
+			return withCluster(c, cf, func(_ context.Context, ses *session) error {
+				s := ses.snap
 				if output == "json" {
 					return render.WriteBrokersJSON(c.OutOrStdout(), s)
 				}
