@@ -1,5 +1,7 @@
 // Command ktopo is a terminal UI and command line for operators of Apache
-// Kafka clusters that run in ZooKeeper mode (Kafka 2.x and 3.x).
+// Kafka: clusters in ZooKeeper mode (Kafka 2.x and 3.x), read live through
+// their ZooKeeper, and KRaft clusters (Kafka 3.x and 4.x), read over the
+// Kafka protocol.
 //
 // Install it with go install github.com/ktopo/ktopo@latest. The commands
 // live in cmd; docs/architecture.md maps the packages.

@@ -1,6 +1,12 @@
 // Package cmd is ktopo's command line: the cobra commands (the TUI, plan,
-// topics, brokers, events, sandbox, version) and their wiring. The logic
-// lives in the packages they call; render formats their text and JSON.
+// topics create|alter|delete|describe|list, brokers, configs,
+// leader-election, reassign, events, migration, sandbox, version) and
+// their wiring: the composition root, the one package that joins the
+// sources, the writers and the TUI. connect.go resolves --zookeeper,
+// --bootstrap-server and --context once for every command; session.go
+// opens the cluster for a command (its snapshot, watch and writer) in one
+// place; the logic lives in the packages they call, and render formats
+// their text and JSON.
 package cmd
 
 import (

@@ -1,10 +1,17 @@
 // Package ui is ktopo's terminal UI shell: App is the only tea.Model. It
-// owns the cluster model, receives the ZooKeeper mirror's batches through
-// one re-armed command, applies them and hands the results to the screens
-// that own the data, focused or not. It routes keys (global bindings
-// first, then the focused screen), lays the screens out between a header
-// and a status bar, shows the full help, the `:` command line and a stack
-// of pushed screens (topic, broker, the creation wizard).
+// owns the cluster model, receives its source's batches (the ZooKeeper
+// mirror's, or the Kafka-protocol poller's on a KRaft cluster: a
+// clusterwatch.Source, Config.Source) through one re-armed command,
+// applies them and hands the results to the screens that own the data,
+// focused or not. It routes keys (global bindings first, then the focused
+// screen), lays the screens out between a header and a status bar, shows
+// the full help, the `:` command line and a stack of pushed screens (the
+// topic, the what-if, the creation and operation wizards). Writes go
+// through the clusterops.Writer it is given (Config.Writer); the ZooKeeper
+// tree is a tab only when the source has the mirror's nodes.
+//
+// Types to know: App (New, from a Config), Screen (what a screen is) and
+// the ports in screen.go.
 //
 // Work that outlives its screen lives here too: when the user closes the
 // creation wizard while the topic is being written or brought online, the
@@ -17,8 +24,9 @@
 // Where things are: screen.go (what a screen is, the ports), tabs.go (the
 // table of top-level screens: a new tab is a row there), keys.go (key
 // routing), command.go (the `:` line), requests.go (what screens ask),
-// stack.go (pushed screens and background tasks), data.go (mirror
-// batches), status.go and view.go (drawing).
+// stack.go (pushed screens and background tasks), data.go (the source's
+// batches), quit.go (what quitting would leave half done), status.go and
+// view.go (drawing).
 package ui
 
 import (
