@@ -34,6 +34,7 @@ func TestRealKRaftOperations(t *testing.T) {
 	}
 	t.Cleanup(c.Stop)
 	kafkatest.Attach(t, c)
+	t.Run("the fake controller answers as Kafka", func(t *testing.T) { testFakeWriter(t, c.Bootstrap()) })
 	drained := 0
 	t.Run("drain in the TUI", func(t *testing.T) { drained = testKRaftTUIDrain(t, c) })
 	// The other brokers, for the steps after the drain.
