@@ -164,7 +164,7 @@ func cordonedOf(s *cluster.Snapshot, replicas []int) []int {
 // reorder).
 func (l *LeadershipFirst) ElectionPlan(s *cluster.Snapshot) *ElectionPlan {
 	p := &ElectionPlan{Path: cluster.PreferredReplicaElectionPath, Controller: -1, Write: l.Elect, JSON: cluster.EncodePartitionsNotification(l.Elect)}
-	if c := s.Controller(); c.BrokerID >= 0 && s.IsLive(c.BrokerID) {
+	if c := s.Controller(); c.BrokerID >= 0 && (s.KRaft() != nil || s.IsLive(c.BrokerID)) {
 		p.Controller = c.BrokerID
 	}
 	return p
