@@ -148,3 +148,28 @@ func TestKRaftDrainCordonedMeanwhile(t *testing.T) {
 		}
 	}
 }
+
+// TestKRaftQuitMidDrain: quitting right after Kafka took the reorder and
+// the cordon (the brokers not showing the reorder yet): the reorder is
+// done (Kafka's controller reorders at once), the broker cordoned, and
+// the step finishes with the election; the drain's moves are not written.
+func TestKRaftQuitMidDrain(t *testing.T) {
+	a, fc := kraftApp(t, nil)
+	press(a, "1", "right", "d", "enter", "y")
+	w := drainer(a)
+	left := strings.Join(w.Leaving(false), " ")
+	if !strings.Contains(left, "the replicas of 2 partitions are reordered (broker 2 last) and broker 2 still leads them") ||
+		!strings.Contains(left, "Quitting first finishes this step (their preferred election)") || strings.Contains(left, "in progress") {
+		t.Fatalf("leaving: %q", left)
+	}
+	run(a, w.Stop())
+	settle(a, fc, 4)
+	final := strings.Join(w.Leaving(true), " ")
+	if !strings.Contains(final, "its leaders-first step is done") || !strings.Contains(final, "broker 2 is cordoned and stays so") {
+		t.Errorf("final: %q", final)
+	}
+	want := []string{"AlterPartitionReassignments clicks-1", "AlterPartitionReassignments clicks-7", "IncrementalAlterConfigs BROKER", "ElectLeaders clicks-1", "ElectLeaders clicks-7"}
+	if got := applied(fc); !slices.Equal(got, want) {
+		t.Errorf("writes, quitting mid-drain: %q, want %q (no move)", got, want)
+	}
+}
