@@ -173,3 +173,19 @@ func TestKRaftQuitMidDrain(t *testing.T) {
 		t.Errorf("writes, quitting mid-drain: %q, want %q (no move)", got, want)
 	}
 }
+
+// TestKRaftDrainNowhere: with brokers 1, 3 and 4 cordoned and 6 fenced,
+// broker 2's replicas have one broker to go to, too few for replication
+// factor 3: no plan, in Kafka's words, and the preview says the cordoned
+// brokers take nothing.
+func TestKRaftDrainNowhere(t *testing.T) {
+	a, fc := kraftApp(t, nil)
+	fc.SetCordoned(1, true)
+	fc.SetCordoned(3, true)
+	settle(a, fc, 1)
+	press(a, "1", "right", "d")
+	if s := flat(screen(a)); !strings.Contains(s, "No plan: Replication factor: 3 larger than available brokers: 1.") ||
+		!strings.Contains(s, "brokers 1,3,4 are cordoned: they take no new replica (uncordoned, they count again)") {
+		t.Errorf("the preview:\n%s", screen(a))
+	}
+}

@@ -100,6 +100,20 @@ func (r *reassign) cordonedBefore() bool {
 	return ok && b.Cordoned
 }
 
+// cordonedOthers are the cordoned brokers but the drained one, by id.
+func (r *reassign) cordonedOthers() []int {
+	var out []int
+	if r.snap == nil {
+		return nil
+	}
+	for _, b := range r.snap.Brokers() {
+		if b.Cordoned && b.ID != r.broker {
+			out = append(out, b.ID)
+		}
+	}
+	return out
+}
+
 // cordonText is what cordoning the drained broker does, for the preview.
 func (r *reassign) cordonText() string {
 	return "cordon broker " + strconv.Itoa(r.broker) + " (" + uncordonConfig + "=*): no new partition lands there while it drains; it stays cordoned"

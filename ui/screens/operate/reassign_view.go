@@ -126,7 +126,14 @@ func (r *reassign) previewHead(w int) []string {
 	out := []string{cell.Clip(title, w)}
 	out = append(out, r.runningLines(w)...)
 	if r.gen == nil {
-		return append(out, planningLines(st, w, r.planErr, "No plan: ")...)
+		out = append(out, planningLines(st, w, r.planErr, "No plan: ")...)
+		if c := r.cordonedOthers(); r.planErr != nil && len(c) > 0 {
+			for _, l := range wizard.Wrap(text.Plural(len(c), "broker ", "brokers ")+text.Ints(c)+text.Plural(len(c), " is", " are")+
+				" cordoned: "+text.Plural(len(c), "it takes", "they take")+" no new replica (uncordoned, "+text.Plural(len(c), "it counts", "they count")+" again)", w, 1) {
+				out = append(out, st.Muted.S(l))
+			}
+		}
+		return out
 	}
 	if len(r.moves) == 0 {
 		msg := "Nothing to move: broker " + strconv.Itoa(r.broker) + " holds no replica."
