@@ -92,7 +92,7 @@ func (c *Cluster) alterTopicConfig(s *cluster.Snapshot, r kmsg.IncrementalAlterC
 		cfg[cf.Name] = *cf.Value
 	}
 	if !validateOnly {
-		c.set(cluster.TopicConfigPath(t.Name), cluster.EncodeEntityConfig(cfg), 0)
+		c.set(cluster.TopicConfigPath(t.Name), cluster.EncodeEntityConfig(cfg))
 		c.note("IncrementalAlterConfigs", "TOPIC", t.Name, describeOps(r))
 	}
 	return nil
@@ -123,7 +123,7 @@ func (c *Cluster) alterBrokerConfig(s *cluster.Snapshot, r kmsg.IncrementalAlter
 			c.setCordoned(id, cf.Op == kmsg.IncrementalAlterConfigOpSet && *cf.Value != "")
 		}
 	}
-	c.set(cluster.EntityConfigPath(cluster.EntityBrokers, entity), cluster.EncodeEntityConfig(cfg), 0)
+	c.set(cluster.EntityConfigPath(cluster.EntityBrokers, entity), cluster.EncodeEntityConfig(cfg))
 	c.note("IncrementalAlterConfigs", "BROKER", entity, describeOps(r))
 }
 

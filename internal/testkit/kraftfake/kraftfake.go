@@ -95,29 +95,29 @@ func New(s *cluster.Snapshot) *Cluster {
 
 // load writes s's metadata as the events of a first load.
 func (c *Cluster) load(s *cluster.Snapshot) {
-	c.set(cluster.ClusterIDPath, cluster.EncodeClusterID(s.ClusterID()), 0)
+	c.set(cluster.ClusterIDPath, cluster.EncodeClusterID(s.ClusterID()))
 	if ctl := s.Controller(); ctl.BrokerID >= 0 {
 		info := cluster.NewControllerInfo(2, ctl.BrokerID, c.ms)
 		info.KRaftControllerEpoch = ctl.Epoch
-		c.set(cluster.ControllerPath, cluster.EncodeController(info), 0)
-		c.set(cluster.ControllerEpochPath, cluster.EncodeControllerEpoch(ctl.Epoch), 0)
+		c.set(cluster.ControllerPath, cluster.EncodeController(info))
+		c.set(cluster.ControllerEpochPath, cluster.EncodeControllerEpoch(ctl.Epoch))
 	}
 	for _, b := range s.Brokers() {
 		if b.Live {
-			c.set(cluster.BrokerIDPath(b.ID), cluster.EncodeBroker(b.Registration), 0)
+			c.set(cluster.BrokerIDPath(b.ID), cluster.EncodeBroker(b.Registration))
 		}
 		if cfg, ok := s.BrokerConfig(strconv.Itoa(b.ID)); ok {
-			c.set(cluster.BrokerConfigPath(b.ID), cluster.EncodeEntityConfigEntries(cfg), 0)
+			c.set(cluster.BrokerConfigPath(b.ID), cluster.EncodeEntityConfigEntries(cfg))
 		}
 	}
 	if cfg, ok := s.BrokerConfig(cluster.BrokerDefaultEntity); ok {
-		c.set(cluster.EntityConfigPath(cluster.EntityBrokers, cluster.BrokerDefaultEntity), cluster.EncodeEntityConfigEntries(cfg), 0)
+		c.set(cluster.EntityConfigPath(cluster.EntityBrokers, cluster.BrokerDefaultEntity), cluster.EncodeEntityConfigEntries(cfg))
 	}
 	for _, t := range s.Topics() {
 		c.nodes[cluster.TopicPath(t.Name)] = &node{czxid: t.Czxid, version: t.ZkVersion}
 		c.writeTopic(t.Name, t.ID, partitionsOf(t))
 		if t.HasConfig {
-			c.set(cluster.TopicConfigPath(t.Name), cluster.EncodeEntityConfigEntries(t.Config), 0)
+			c.set(cluster.TopicConfigPath(t.Name), cluster.EncodeEntityConfigEntries(t.Config))
 		}
 	}
 	c.m.SetKRaft(c.kraft)
@@ -171,7 +171,7 @@ func (c *Cluster) writeTopic(name, id string, ps []*part) {
 			a.RemovingReplicas[p.id] = p.removing
 		}
 	}
-	c.set(cluster.TopicPath(name), cluster.EncodeTopicAssignment(a), 0)
+	c.set(cluster.TopicPath(name), cluster.EncodeTopicAssignment(a))
 	for _, p := range ps {
 		c.writeState(name, p)
 	}
@@ -186,11 +186,11 @@ func (c *Cluster) writeState(topic string, p *part) {
 	if p.recovering {
 		st.LeaderRecoveryState = 1 // RECOVERING
 	}
-	c.set(cluster.PartitionStatePath(topic, p.id), cluster.EncodePartitionState(st), 0)
+	c.set(cluster.PartitionStatePath(topic, p.id), cluster.EncodePartitionState(st))
 }
 
 // set records a node's new data as an event (created the first time).
-func (c *Cluster) set(path string, data []byte, _ int) {
+func (c *Cluster) set(path string, data []byte) {
 	c.zxid++
 	n, ok := c.nodes[path]
 	typ := cluster.NodeChanged

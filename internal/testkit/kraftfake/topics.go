@@ -125,7 +125,7 @@ func newPart(s *cluster.Snapshot, id int, replicas []int) (*part, *apiError) {
 func (c *Cluster) create(name string, parts []*part, cfg map[string]string) {
 	c.writeTopic(name, topicID(name), parts)
 	if len(cfg) > 0 {
-		c.set(cluster.TopicConfigPath(name), cluster.EncodeEntityConfig(cfg), 0)
+		c.set(cluster.TopicConfigPath(name), cluster.EncodeEntityConfig(cfg))
 	}
 	what := []string{name}
 	for _, p := range parts {
