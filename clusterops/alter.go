@@ -219,30 +219,53 @@ func planAddKRaft(s *cluster.Snapshot, t *cluster.Topic, existing assign.Assignm
 }
 
 // CheckKRaftManualPartition is the KRaft controller's check of one
-// partition of a manual assignment (validateManualPartitionAssignment):
-// not empty, every broker registered and not cordoned, none twice, rf
-// replicas (rf < 0: any).
+// partition of a manual assignment (validateManualPartitionAssignment),
+// which every manual assignment meets: CreateTopics' and
+// CreatePartitions' assignments, AlterPartitionReassignments' targets.
+// The replicas are checked in broker id order, as Kafka sorts them: not
+// empty, every broker registered (fenced ones are) and not cordoned (all
+// its log directories), none twice; then rf replicas (rf < 0: any).
 func CheckKRaftManualPartition(s *cluster.Snapshot, replicas []int, rf int) error {
 	if len(replicas) == 0 {
 		return kafkaErr(cluster.ClassInvalidReplicaAssignment, "The manual partition assignment includes an empty replica list.")
 	}
-	seen := map[int]bool{}
-	for _, id := range replicas {
+	sorted := slices.Sorted(slices.Values(replicas))
+	for i, id := range sorted {
 		b, ok := s.Broker(id)
 		switch {
 		case !ok || !b.Live && !b.Fenced:
 			return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes broker %d, but no such broker is registered.", id))
 		case b.Cordoned:
-			return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes broker %d, but all its log directories are cordoned.", id))
-		case seen[id]:
+			return kafkaErr(cluster.ClassInvalidReplicaAssignment, CordonedAssignmentMessage(id))
+		case i > 0 && sorted[i-1] == id:
 			return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes the broker %d more than once.", id))
 		}
-		seen[id] = true
 	}
 	if rf >= 0 && len(replicas) != rf {
 		return kafkaErr(cluster.ClassInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes a partition with %d replica(s), but this is not consistent with previous partitions, which have %d replica(s).", len(replicas), rf))
 	}
 	return nil
+}
+
+// CordonedAssignmentMessage is the KRaft controller's refusal of a manual
+// assignment naming broker, all of whose log directories are cordoned
+// (INVALID_REPLICA_ASSIGNMENT).
+func CordonedAssignmentMessage(broker int) string {
+	return fmt.Sprintf("The manual partition assignment includes broker %d, but all its log directories are cordoned.", broker)
+}
+
+// CordonedRefusal reports whether err is a KRaft controller's refusal of
+// a manual assignment naming a cordoned broker (CordonedAssignmentMessage),
+// and which broker it names.
+func CordonedRefusal(err error) (broker int, ok bool) {
+	var ke *cluster.KafkaError
+	if !errors.As(err, &ke) || ke.Class != cluster.ClassInvalidReplicaAssignment {
+		return 0, false
+	}
+	if _, err := fmt.Sscanf(ke.Message, "The manual partition assignment includes broker %d,", &broker); err != nil {
+		return 0, false
+	}
+	return broker, ke.Message == CordonedAssignmentMessage(broker)
 }
 
 // AddPartitionsOps returns the multi that adds the plan's partitions: the

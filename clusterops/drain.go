@@ -1,6 +1,7 @@
 package clusterops
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -116,7 +117,7 @@ func SameMoves(a, b []PartitionMove) bool {
 // MoveWarnings are what a preview of moves warns about: partitions whose
 // replicas span fewer racks after than before, partitions whose
 // replication factor exceeds the racks they can use, target brokers that
-// are not live.
+// are not live, brokers the moves leave far above the mean.
 type MoveWarnings struct {
 	SpreadLost  int
 	RFAboveRack int
@@ -130,6 +131,8 @@ type MoveWarnings struct {
 	LiveRacks   int
 	RacksDown   []string
 	RackUnknown []int
+	// Heavy are the brokers the moves leave far above the mean.
+	Heavy []HeavyBroker
 }
 
 // RFAboveRackText is the RFAboveRack warning, in words that do not count
@@ -150,6 +153,27 @@ func (w MoveWarnings) RFAboveRackText() string {
 	}
 	return head + " (" + strings.Join(why, "; ") + ")"
 }
+
+// HeavyBroker is a broker that moves leave holding far more replicas than
+// the brokers' mean (the create preview's "not spread evenly", for
+// moves): Before and After are its replica counts, Mean the live
+// brokers' mean after the moves (those left holding none aside).
+type HeavyBroker struct {
+	ID            int
+	Before, After int
+	Mean          float64
+}
+
+// Percent is how far above the mean the broker ends, in percent.
+func (h HeavyBroker) Percent() int { return int(math.Round((float64(h.After)/h.Mean - 1) * 100)) }
+
+// heavyRatio and heavyMargin make a broker heavy: at least a quarter
+// above the mean, and by more than two replicas (a few replicas' unevenness
+// in a small cluster is no news).
+const (
+	heavyRatio  = 1.25
+	heavyMargin = 2
+)
 
 // WarnMoves computes the warnings of moves on s.
 func WarnMoves(s *cluster.Snapshot, moves []PartitionMove) MoveWarnings {
@@ -198,7 +222,59 @@ func WarnMoves(s *cluster.Snapshot, moves []PartitionMove) MoveWarnings {
 		}
 	}
 	slices.Sort(w.Offline)
+	w.Heavy = heavyBrokers(s, moves)
 	return w
+}
+
+// ReplicasAfter counts the replicas each live broker holds once moves
+// are done (broker id → count).
+func ReplicasAfter(s *cluster.Snapshot, moves []PartitionMove) map[int]int {
+	after := map[int]int{}
+	for _, b := range s.Brokers() {
+		if b.Live {
+			after[b.ID] = b.Replicas
+		}
+	}
+	for _, m := range moves {
+		for _, a := range m.Adding() {
+			after[a]++
+		}
+		for _, r := range m.Removing() {
+			after[r]--
+		}
+	}
+	return after
+}
+
+// Heavy reports whether n replicas are far above mean (HeavyBroker).
+func Heavy(n int, mean float64) bool {
+	return float64(n) >= heavyRatio*mean && float64(n)-mean > heavyMargin
+}
+
+// heavyBrokers are the live brokers moves make heavy: more replicas than
+// before, and far above the mean of the live brokers holding any after
+// the moves, by id.
+func heavyBrokers(s *cluster.Snapshot, moves []PartitionMove) []HeavyBroker {
+	after := ReplicasAfter(s, moves)
+	total, holding := 0, 0
+	for id, n := range after {
+		if s.IsLive(id) && n > 0 {
+			total += n
+			holding++
+		}
+	}
+	if holding < 2 {
+		return nil
+	}
+	mean := float64(total) / float64(holding)
+	var out []HeavyBroker
+	for _, b := range s.Brokers() {
+		n := after[b.ID]
+		if b.Live && n > b.Replicas && Heavy(n, mean) {
+			out = append(out, HeavyBroker{ID: b.ID, Before: b.Replicas, After: n, Mean: mean})
+		}
+	}
+	return out
 }
 
 // StaleMoves are the moves whose partition no longer has the replicas the

@@ -158,7 +158,9 @@ type ElectionPlan struct {
 	Path string
 	JSON []byte
 	// Controller is the active controller's broker id, -1 when none is
-	// registered (the election then runs when one is elected).
+	// registered (the election then runs when one is elected); on a KRaft
+	// cluster the metadata quorum's leader, a controller and maybe no
+	// broker.
 	Controller int
 }
 
@@ -208,7 +210,7 @@ func PlanPreferredElection(s *cluster.Snapshot, req ElectionRequest) (*ElectionP
 		return nil, ElectionInProgressError(pe.Partitions)
 	}
 	plan := &ElectionPlan{All: req.All, Path: cluster.PreferredReplicaElectionPath, Controller: -1}
-	if c := s.Controller(); c.BrokerID >= 0 && s.IsLive(c.BrokerID) {
+	if c := s.Controller(); c.BrokerID >= 0 && (s.KRaft() != nil || s.IsLive(c.BrokerID)) {
 		plan.Controller = c.BrokerID
 	}
 	add := func(ep ElectionPartition) {

@@ -46,6 +46,11 @@ type LeadershipFirst struct {
 	// Cannot are the partitions the broker leads with no other in-sync
 	// live replica: their leadership moves with the copy.
 	Cannot []cluster.TopicPartition
+	// Cordoned are the partitions the broker leads whose leadership would
+	// move by a reorder, which Kafka refuses: a replica of theirs is on a
+	// cordoned broker (CordonedBrokers, sorted). It moves with the copy.
+	Cordoned        []cluster.TopicPartition
+	CordonedBrokers []int
 }
 
 // Empty reports that nothing moves first.
@@ -115,6 +120,15 @@ func PlanLeadershipFirst(s *cluster.Snapshot, broker int, moves []PartitionMove)
 			}
 			lm := LeaderMove{TopicPartition: tp, Replicas: p.Replicas, To: to}
 			if p.Replicas[0] != to {
+				if on := cordonedOf(s, p.Replicas); len(on) > 0 {
+					l.Cordoned = append(l.Cordoned, tp)
+					for _, id := range on {
+						if !slices.Contains(l.CordonedBrokers, id) {
+							l.CordonedBrokers = append(l.CordonedBrokers, id)
+						}
+					}
+					continue
+				}
 				lm.Reorder = append(lm.Reorder, to)
 				for _, r := range p.Replicas {
 					if r != to && r != broker {
@@ -128,7 +142,20 @@ func PlanLeadershipFirst(s *cluster.Snapshot, broker int, moves []PartitionMove)
 			l.Elect = append(l.Elect, tp)
 		}
 	}
+	slices.Sort(l.CordonedBrokers)
 	return l
+}
+
+// cordonedOf are the brokers of replicas all of whose log directories
+// are cordoned (a KRaft cluster's), in replicas' order.
+func cordonedOf(s *cluster.Snapshot, replicas []int) []int {
+	var out []int
+	for _, r := range replicas {
+		if b, ok := s.Broker(r); ok && b.Cordoned {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // ElectionPlan is the election's znode as it will be written once the
@@ -137,7 +164,7 @@ func PlanLeadershipFirst(s *cluster.Snapshot, broker int, moves []PartitionMove)
 // reorder).
 func (l *LeadershipFirst) ElectionPlan(s *cluster.Snapshot) *ElectionPlan {
 	p := &ElectionPlan{Path: cluster.PreferredReplicaElectionPath, Controller: -1, Write: l.Elect, JSON: cluster.EncodePartitionsNotification(l.Elect)}
-	if c := s.Controller(); c.BrokerID >= 0 && s.IsLive(c.BrokerID) {
+	if c := s.Controller(); c.BrokerID >= 0 && (s.KRaft() != nil || s.IsLive(c.BrokerID)) {
 		p.Controller = c.BrokerID
 	}
 	return p

@@ -23,10 +23,11 @@ const (
 	// StrategyMinimal moves exactly the replicas that must move: those on
 	// brokers that are not listed (a drain: the drained broker's), and in
 	// a partition that moves anyway those on listed brokers that are not
-	// registered (Kafka's --execute refuses a target naming one); every
-	// other replica stays where it is. Each new replica goes where the
-	// partition's rack spread and the load want it (assign.Replace). Not
-	// Kafka's.
+	// registered (Kafka's --execute refuses a target naming one) or, on a
+	// KRaft cluster, cordoned (its controller refuses a target naming
+	// one); every other replica stays where it is. Each new replica goes
+	// where the partition's rack spread and the load want it
+	// (assign.Replace). Not Kafka's.
 	StrategyMinimal
 	// StrategyBalanced keeps every replica that may stay while evening
 	// the topics out over the listed brokers and racks (assign.Rebalance):
@@ -89,11 +90,13 @@ type TopicProposal struct {
 // how many (the same totals for every strategy: the replicas the
 // partitions hold at the replication factor asked for). Offline counts,
 // by broker, the replicas moved off listed brokers that are not
-// registered: moves nobody asked for.
+// registered, Cordoned those moved off cordoned brokers (a KRaft
+// cluster's: Kafka refuses a target naming one, so a partition that
+// moves leaves them): moves nobody asked for.
 type MoveCount struct {
 	Replicas, Leaders         int
 	TotalReplicas, Partitions int
-	Offline                   map[int]int
+	Offline, Cordoned         map[int]int
 }
 
 // GeneratePlan is a --generate's result.
@@ -169,6 +172,9 @@ func GenerateReassignment(s *cluster.Snapshot, req GenerateRequest) (*GeneratePl
 	if err != nil {
 		return nil, err
 	}
+	// A cordoned broker takes no new replica (Kafka's controller refuses a
+	// target naming it): it keeps those it holds where nothing moves.
+	brokers = withoutCordoned(s, brokers)
 	g.Brokers = brokers
 	g.All = s.RegisteredBrokers()
 	for _, b := range g.All {
@@ -244,7 +250,8 @@ func (t *TopicProposal) plan(st Strategy) assign.Assignment {
 // mustMove is current with the replicas the minimal strategy must move
 // beyond the unlisted brokers' as negative ids: in a partition with a
 // replica off the list, those on listed brokers that are not registered
-// (Kafka's --execute refuses a target naming one).
+// (Kafka's --execute refuses a target naming one) or cordoned (a KRaft
+// controller refuses a target naming one).
 func mustMove(s *cluster.Snapshot, current []assign.Assignment, listed map[int]bool) []assign.Assignment {
 	out := make([]assign.Assignment, len(current))
 	for i, a := range current {
@@ -252,7 +259,7 @@ func mustMove(s *cluster.Snapshot, current []assign.Assignment, listed map[int]b
 		cloned := false
 		for p, rs := range a {
 			if !slices.ContainsFunc(rs, func(r int) bool { return !listed[r] }) ||
-				!slices.ContainsFunc(rs, func(r int) bool { return listed[r] && !s.IsLive(r) }) {
+				!slices.ContainsFunc(rs, func(r int) bool { return listed[r] && unusable(s, r) }) {
 				continue
 			}
 			if !cloned {
@@ -260,7 +267,7 @@ func mustMove(s *cluster.Snapshot, current []assign.Assignment, listed map[int]b
 			}
 			cp := slices.Clone(rs)
 			for j, r := range cp {
-				if listed[r] && !s.IsLive(r) {
+				if listed[r] && unusable(s, r) {
 					cp[j] = sentinel - j
 				}
 			}
@@ -268,6 +275,39 @@ func mustMove(s *cluster.Snapshot, current []assign.Assignment, listed map[int]b
 		}
 	}
 	return out
+}
+
+// unusable reports a broker a reassignment's target cannot name: not
+// registered, or (a KRaft cluster's) cordoned.
+func unusable(s *cluster.Snapshot, id int) bool { return !s.IsLive(id) || cordoned(s, id) }
+
+// cordoned reports a broker all of whose log directories are cordoned.
+func cordoned(s *cluster.Snapshot, id int) bool {
+	b, ok := s.Broker(id)
+	return ok && b.Cordoned
+}
+
+// withoutCordoned are brokers less the cordoned ones.
+func withoutCordoned(s *cluster.Snapshot, brokers []assign.Broker) []assign.Broker {
+	if !slices.ContainsFunc(brokers, func(b assign.Broker) bool { return cordoned(s, b.ID) }) {
+		return brokers
+	}
+	out := make([]assign.Broker, 0, len(brokers))
+	for _, b := range brokers {
+		if !cordoned(s, b.ID) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// bump adds one to m[k], making m if need be.
+func bump(m map[int]int, k int) map[int]int {
+	if m == nil {
+		m = map[int]int{}
+	}
+	m[k]++
+	return m
 }
 
 // count adds a topic to every strategy's counts: from is its current
@@ -287,11 +327,14 @@ func (g *GeneratePlan) count(s *cluster.Snapshot, from, sizes assign.Assignment,
 		}
 		for p, rs := range from {
 			for _, r := range rs {
-				if listed[r] && !s.IsLive(r) && !slices.Contains(c.to[p], r) {
-					if c.mc.Offline == nil {
-						c.mc.Offline = map[int]int{}
-					}
-					c.mc.Offline[r]++
+				if slices.Contains(c.to[p], r) || listed != nil && !listed[r] {
+					continue
+				}
+				switch {
+				case listed != nil && !s.IsLive(r):
+					c.mc.Offline = bump(c.mc.Offline, r)
+				case cordoned(s, r):
+					c.mc.Cordoned = bump(c.mc.Cordoned, r)
 				}
 			}
 		}

@@ -41,7 +41,9 @@ const sentinel = -1 << 20
 // at req.RF, or, keeping each partition's own, at the highest and each
 // partition cut to its own (the first replicas of a rack-aware list span
 // the most racks). A partition's replication factor changes only when
-// req.RF asks for one.
+// req.RF asks for one. On a KRaft cluster a cordoned broker gets no new
+// replica, and a partition that moves leaves it (its controller refuses
+// a target naming one).
 func PlanTopicMove(s *cluster.Snapshot, req TopicMoveRequest) (*GeneratePlan, error) {
 	t := s.Topic(req.Topic)
 	if t == nil {
@@ -74,6 +76,15 @@ func PlanTopicMove(s *cluster.Snapshot, req TopicMoveRequest) (*GeneratePlan, er
 		}
 		start[p] = resize(rs, rf, rackOf)
 		maxRF = max(maxRF, rf)
+		// A partition that moves leaves the cordoned brokers: a KRaft
+		// controller refuses a target naming one.
+		if !slices.Equal(start[p], rs) || slices.ContainsFunc(rs, func(r int) bool { return !s.IsLive(r) }) {
+			for j, r := range start[p] {
+				if r >= 0 && cordoned(s, r) {
+					start[p][j] = sentinel - 1000 - j
+				}
+			}
+		}
 	}
 	load, leaders := loadOutside(s, map[string]bool{t.Name: true})
 	opts := assign.RebalanceOptions{Load: load, Leaders: leaders}

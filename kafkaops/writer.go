@@ -41,10 +41,20 @@ import (
 // tools default to 30 s too).
 const DefaultTimeout = 30 * time.Second
 
+// Requester sends one Admin API request and returns its response: a
+// franz-go client (kgo.Client.Request routes each request to the broker
+// that serves it), or a test's stand-in for a cluster
+// (internal/testkit/kraftfake, checked against real Kafka).
+type Requester interface {
+	Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error)
+}
+
+var _ Requester = (*kgo.Client)(nil)
+
 // Writer is the clusterops.Writer of a KRaft cluster: Kafka's Admin API
 // requests through a franz-go client.
 type Writer struct {
-	cl      *kgo.Client
+	cl      Requester
 	timeout time.Duration
 }
 
@@ -53,7 +63,7 @@ var _ clusterops.Writer = (*Writer)(nil)
 // New writes through cl (the poller's client will do: kafkawatch.NewClient
 // makes it), asking the controller to answer within timeout (0:
 // DefaultTimeout).
-func New(cl *kgo.Client, timeout time.Duration) *Writer {
+func New(cl Requester, timeout time.Duration) *Writer {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -81,7 +91,7 @@ func (w *Writer) Confirm(cluster.WriteVerdict) clusterops.Writer { return w }
 func (w *Writer) timeoutMs() int32 { return int32(w.timeout / time.Millisecond) }
 
 // send issues req and returns its response as R.
-func send[R kmsg.Response](ctx context.Context, cl *kgo.Client, req kmsg.Request) (R, error) {
+func send[R kmsg.Response](ctx context.Context, cl Requester, req kmsg.Request) (R, error) {
 	var zero R
 	resp, err := cl.Request(ctx, req)
 	if err != nil {

@@ -25,9 +25,10 @@ import (
 // of the step (cluster.PlanPreferredElection on that snapshot,
 // StartPreferredElection), once it is over the drain's moves re-planned on
 // the snapshot then (cluster.RebaseMoves: the targets previewed) and
-// written as without the step. Each step waits for the snapshots the
-// shell pushes and moves on at the next tick, which runs in the
-// background too.
+// written as without the step. On a KRaft cluster that cordons the broker
+// (cordon.go) the cordon goes between the reorder, which names the
+// broker, and the election. Each step waits for the snapshots the shell
+// pushes and moves on at the next tick, which runs in the background too.
 
 // leadPhase is where the leadership step is.
 type leadPhase uint8
@@ -40,28 +41,23 @@ const (
 	leadData                       // over: the drain's reassignment is being written
 	leadElectWait                  // the reorder is done: the election is next
 	leadDone                       // the drain's reassignment is written
+	leadCordon                     // the broker is being cordoned (after the reorder)
 )
 
 // leading is a drain's leadership step: on (the default), its plan for
 // the moves shown, its phase once written, whether it wrote anything (a
 // failure then says so), when its phase began, whether the mirror showed
-// its election, and how many leaders it moved off.
+// its election, how many leaders it moved off, and whether the broker is
+// to be cordoned once the reorder is accepted (not yet sent).
 type leading struct {
-	on    bool
-	plan  *clusterops.LeadershipFirst
-	phase leadPhase
-	wrote bool
-	at    time.Time
-	seen  bool
-	moved int
-}
-
-// steps are the writes of the step and the drain, each a name.
-func (l *leading) steps() []string {
-	if len(l.plan.Reorder) == 0 {
-		return []string{"election", "drain"}
-	}
-	return []string{"reorder", "election", "drain"}
+	on     bool
+	plan   *clusterops.LeadershipFirst
+	phase  leadPhase
+	wrote  bool
+	at     time.Time
+	seen   bool
+	moved  int
+	cordon bool
 }
 
 // leadGrace is how long an election whose znode the mirror never showed
@@ -88,8 +84,10 @@ func (r *reassign) leading() bool {
 }
 
 // writeLeading starts a drain with its leadership step, once the step's
-// plan made again on the newest snapshot is the one previewed.
-func (r *reassign) writeLeading() tea.Cmd {
+// plan made again on the newest snapshot is the one previewed: the
+// reorder when there is one (the cordon, when due, once Kafka accepted
+// it), else the cordon when due, else the election.
+func (r *reassign) writeLeading(w clusterops.Writer) tea.Cmd {
 	if fresh := clusterops.PlanLeadershipFirst(r.snap, r.broker, r.moves); !fresh.Same(r.lead.plan) {
 		r.replan()
 		r.noteErr("Not written: the leaders changed since the preview. This is the new plan: check it and press enter again.")
@@ -98,19 +96,35 @@ func (r *reassign) writeLeading() tea.Cmd {
 	r.fr.Begin()
 	r.lead.at = r.fr.Now()
 	r.lead.wrote, r.lead.seen, r.lead.moved = false, false, 0
+	r.lead.cordon = r.cordonFirst()
+	switch {
+	case len(r.lead.plan.Reorder) > 0:
+		r.lead.phase = leadReorder
+		reply, snap, reorder := r.fr.Reply(), r.snap, r.lead.plan.Reorder
+		write := func() tea.Msg {
+			if _, _, err := w.StartReassignment(context.Background(), snap, reorder, -1, clusterops.Apply); err != nil {
+				return fail(reply, err)
+			}
+			return reply(leadWrittenMsg{})
+		}
+		return tea.Batch(write, r.fr.Tick(true))
+	case r.lead.cordon:
+		r.lead.phase = leadCordon
+		return tea.Batch(r.cordon(w), r.fr.Tick(true))
+	}
+	r.lead.phase = leadElectWait
+	return tea.Batch(r.leadStep(nil), r.fr.Tick(true))
+}
+
+// leadCordoned moves the step on once the broker is cordoned: the
+// election is next once the reorder is done.
+func (r *reassign) leadCordoned() tea.Cmd {
+	r.cordoned, r.lead.cordon = true, false
+	r.lead.phase = leadReorder
 	if len(r.lead.plan.Reorder) == 0 {
 		r.lead.phase = leadElectWait
-		return tea.Batch(r.leadStep(nil), r.fr.Tick(true))
 	}
-	r.lead.phase = leadReorder
-	reply, w, snap, reorder := r.fr.Reply(), r.fr.Writer(r.wr), r.snap, r.lead.plan.Reorder
-	write := func() tea.Msg {
-		if _, _, err := w.StartReassignment(context.Background(), snap, reorder, -1, clusterops.Apply); err != nil {
-			return fail(reply, err)
-		}
-		return reply(leadWrittenMsg{})
-	}
-	return tea.Batch(write, r.fr.Tick(true))
+	return r.leadStep(nil)
 }
 
 // observeLeading counts the leaders moved off (each snapshot).
@@ -144,7 +158,18 @@ func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
 	}
 	switch msg.(type) {
 	case leadWrittenMsg:
+		if r.lead.phase != leadReorder {
+			return nil
+		}
 		r.lead.wrote = true
+		if r.lead.cordon && !r.stopped {
+			// Kafka accepted the reorder, which names the broker: it can
+			// be cordoned now.
+			r.lead.phase = leadCordon
+			if w := r.fr.Writer(r.wr); w != nil {
+				return r.cordon(w)
+			}
+		}
 	case leadElectionMsg:
 		r.lead.wrote = true
 		r.lead.phase, r.lead.at = leadElecting, r.fr.Now()
@@ -153,9 +178,9 @@ func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
 	reply, w, snap, lead := r.fr.Reply(), r.fr.Writer(r.wr), r.snap, r.lead.plan
 	// A write's answer may never come: the TUI closed while it was in
 	// flight, and App.Finish never sees it. What the cluster shows is
-	// answer enough.
+	// answer enough then.
 	switch {
-	case r.lead.phase == leadReorder && !r.lead.wrote && lead.Reordered(snap):
+	case r.stopped && r.lead.phase == leadReorder && !r.lead.wrote && lead.Reordered(snap):
 		r.lead.wrote = true
 	case r.lead.phase == leadElect && (electionNames(snap, lead.Elect) || r.lead.moved == len(lead.Elect)):
 		r.lead.wrote = true
@@ -201,14 +226,14 @@ func (r *reassign) leadStep(msg tea.Msg) tea.Cmd {
 		}
 		r.lead.phase = leadData
 		return startReassignment(reply, w, snap, moves, r.throttle)
-	case leadNone, leadElect, leadData, leadDone:
+	case leadNone, leadElect, leadData, leadDone, leadCordon:
 	}
 	return nil
 }
 
 // describeLeading shows the drain's writes in their order: the reorder's
-// multi, the election's znode, the reassignment's multi as planned now
-// (its checks are of the topic versions then).
+// multi, the cordon (KRaft), the election's znode, the reassignment's
+// multi as planned now (its checks are of the topic versions then).
 func (r *reassign) describeLeading() tea.Cmd {
 	w, snap, lead, cordon := r.wr, r.snap, r.lead.plan, r.cordonFirst()
 	rs, throttle, broker := clusterops.MovesAsReassignments(r.moves), r.throttle, r.broker
@@ -232,19 +257,23 @@ func (r *reassign) describeLeading() tea.Cmd {
 				steps = append(steps, st.Lines)
 			}
 		}
-		if cordon {
-			ws, err := w.Cordon(ctx, broker, true, clusterops.Describe)
-			if err != nil {
-				return nil, nil, err
-			}
-			add("cordon broker "+b+": no new partition lands there", ws)
-		}
 		if len(lead.Reorder) > 0 {
 			_, ws, err := w.StartReassignment(ctx, snap, lead.Reorder, -1, clusterops.Describe)
 			if err != nil {
 				return nil, nil, err
 			}
 			add("reorder "+text.Count(len(lead.Reorder), "partition")+" (none added: done at once)", ws)
+		}
+		if cordon {
+			ws, err := w.Cordon(ctx, broker, true, clusterops.Describe)
+			if err != nil {
+				return nil, nil, err
+			}
+			title := "cordon broker " + b + ": no new partition lands there"
+			if len(lead.Reorder) > 0 {
+				title += " (once the reorder, which names it, is accepted: Kafka refuses a reassignment naming a cordoned broker)"
+			}
+			add(title, ws)
 		}
 		ws, _, err := w.Elect(ctx, lead.ElectionPlan(snap), clusterops.Describe)
 		if err != nil {
@@ -264,9 +293,10 @@ func (r *reassign) describeLeading() tea.Cmd {
 	})
 }
 
-// leadLine is the preview's line about the step: "first: 6 leaders move
-// off broker 3 to 1 (2), 2 (4)…", or that the leaders move with the copy.
-func (r *reassign) leadLine(w int) (line string, on bool) {
+// leadLine is the preview's line about the step: "6 leaders move off
+// broker 3 to 1 (2), 2 (4)…" (reorderShown: a line of its own says the
+// reorder), or that the leaders move with the copy.
+func (r *reassign) leadLine(w int, reorderShown bool) (line string, on bool) {
 	l := r.lead.plan
 	if l.Empty() {
 		return "", false
@@ -285,8 +315,11 @@ func (r *reassign) leadLine(w int) (line string, on bool) {
 	for _, id := range ids {
 		parts = append(parts, strconv.Itoa(id)+" ("+strconv.Itoa(to[id])+")")
 	}
-	s := "first: " + text.Count(len(l.Moves), "leader") + " move off broker " + b + " to " + strings.Join(parts, ", ")
-	if n := len(l.Reorder); n > 0 && len(s) < w-60 {
+	s := text.Count(len(l.Moves), "leader") + text.Plural(len(l.Moves), " moves", " move") + " off broker " + b + " to " + strings.Join(parts, ", ")
+	switch n := len(l.Reorder); {
+	case reorderShown:
+		s += " by a preferred election"
+	case n > 0 && len(s) < w-67:
 		s += " by a preferred election, " + strconv.Itoa(n) + " reordered before it"
 	}
 	return s + " · L turns this off", true
@@ -311,22 +344,59 @@ func (r *reassign) leadingHead(w int) []string {
 	if r.fr.CanPace() {
 		title += st.Muted.S("  ·  sandbox pace " + r.fr.Pace().String())
 	}
-	counts := strconv.Itoa(r.lead.moved) + "/" + strconv.Itoa(len(l.Elect)) + " leaders moved off broker " + strconv.Itoa(r.broker)
+	b := strconv.Itoa(r.broker)
+	counts := strconv.Itoa(r.lead.moved) + "/" + strconv.Itoa(len(l.Elect)) + " leaders moved off broker " + b
 	var doing string
+	now := stepElect
 	switch r.lead.phase {
 	case leadReorder:
-		doing = "reordering the replicas of " + text.Count(len(l.Reorder), "partition") + " (none added): the controller completes it at once"
+		now = stepReorder
+		doing = "reordering the replicas of " + text.Count(len(l.Reorder), "partition") + ", broker " + b + " last (none added: the controller completes it at once)"
+		if r.lead.wrote && r.kafka() {
+			doing = "the reorder of " + text.Count(len(l.Reorder), "partition") + " is accepted (broker " + b + " last): waiting for the brokers to show it"
+			if r.cordoned {
+				doing += "; broker " + b + " is cordoned"
+			}
+		}
+	case leadCordon:
+		now = stepCordon
+		doing = "cordoning broker " + b + " (IncrementalAlterConfigs " + uncordonConfig + "=*)"
+		if r.lead.wrote {
+			doing += ", now that Kafka accepted the reorder"
+		}
 	case leadElect, leadElectWait, leadElecting:
 		doing = "the preferred election of " + text.Count(len(l.Elect), "partition")
 	case leadData:
+		now = stepMoves
 		doing = "writing the drain's reassignment"
 	case leadNone, leadDone:
+	}
+	var next []string
+	if i := slices.Index(r.written, now); i >= 0 {
+		for _, stp := range r.written[i+1:] {
+			switch stp {
+			case stepCordon:
+				if !r.cordoned {
+					next = append(next, "cordon broker "+b)
+				}
+			case stepElect:
+				next = append(next, "the election")
+			case stepThrottles:
+				next = append(next, "the throttles")
+			case stepMoves:
+				next = append(next, text.Count(len(r.moves), "partition")+" move (their replicas)")
+			case stepReorder:
+			}
+		}
+	}
+	if len(next) > 0 {
+		doing += "; then " + strings.Join(next, ", then ")
 	}
 	lp := clusterops.ReassignProgress{Partitions: make([]clusterops.PartitionReassignProgress, len(l.Elect))}
 	lp.Count[cluster.ReassignDone] = r.lead.moved
 	out := []string{cell.Clip(title, w),
 		cell.Clip(" "+bar(st, &lp, barWidth(w))+st.Muted.S(" first: "+counts+" · "+elapsed(&r.fr)), w)}
-	for _, x := range wizard.Wrap(doing+"; then "+text.Count(len(r.moves), "partition")+" move (their replicas)", w, 1) {
+	for _, x := range wizard.Wrap(doing, w, 1) {
 		out = append(out, st.Muted.S(x))
 	}
 	return out

@@ -1,10 +1,12 @@
 package operate
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/text"
 )
 
@@ -61,8 +63,9 @@ func (r *reassign) stop() tea.Cmd {
 	return nil
 }
 
-// stopping: the step in flight is not finished yet (the election not
-// written, the drain's multi or the throttles' removal not answered).
+// stopping: the step in flight is not finished yet (the reorder or the
+// cordon not answered, the election not written, the drain's multi or the
+// throttles' removal not answered).
 func (r *reassign) stopping() bool {
 	switch {
 	case r.leading():
@@ -80,16 +83,27 @@ func (r *reassign) leaving(final bool) []string {
 		return []string{"The drain of broker " + b + " is writing its reassignment: quitting waits for the answer."}
 	case r.leading() && r.lead.phase == leadElecting && final:
 		return []string{"The drain of broker " + b + ": its leaders-first step is done (the preferred election of " + text.Count(len(r.lead.plan.Elect), "partition") +
-			" is written: the controller moves their leaders off broker " + b + "); the drain's reassignment was not written. To drain it: d on broker " + b + " in ktopo."}
+			" is written: the controller moves their leaders off broker " + b + "); the drain's reassignment was not written" + r.cordonState() + ". To drain it: d on broker " + b + " in ktopo."}
 	case r.leading() && r.lead.phase == leadElecting:
 		return []string{"The drain of broker " + b + " is between its steps: its leaders are moving off broker " + b + " (their preferred election is written), its reassignment is not written yet. " +
 			"Quitting leaves it unwritten: d on broker " + b + " in ktopo writes it later."}
 	case r.leading() && final:
-		return []string{"The drain of broker " + b + " stopped between its steps: " + r.reordered() + " but broker " + b + " still leads them, and their election is not written. " +
-			"To finish the step: ktopo leader-election --election-type preferred --all-topic-partitions (or p in ktopo); then d on broker " + b + " drains it."}
+		finish := "To finish the step: "
+		if r.reordersLeft() > 0 {
+			finish = "To finish the step, once ktopo reassign --list shows none of them in progress: "
+		}
+		return []string{"The drain of broker " + b + " stopped between its steps: " + r.reordered() + " but broker " + b + " still leads them, and their election is not written" +
+			r.cordonState() + ". " + finish + "ktopo leader-election --election-type preferred --all-topic-partitions (or p in ktopo); then d on broker " + b + " drains it."}
 	case r.leading():
+		then := "their preferred election"
+		if r.lead.phase == leadCordon {
+			then = "the cordon, then their preferred election"
+		}
+		if r.reordersLeft() > 0 {
+			then += ", once the controller has done the reorder"
+		}
 		return []string{"The drain of broker " + b + " is between its steps: " + r.reordered() + " and broker " + b + " still leads them. " +
-			"Quitting first finishes this step (their preferred election); the drain's reassignment is not written: d on broker " + b + " in ktopo writes it later."}
+			"Quitting first finishes this step (" + then + "); the drain's reassignment is not written: d on broker " + b + " in ktopo writes it later."}
 	case r.fr.Stage.Working() && r.throttled():
 		return r.throttlesLeft(final)
 	case r.removingThrottles():
@@ -98,16 +112,64 @@ func (r *reassign) leaving(final bool) []string {
 	return nil
 }
 
-// reordered says how far the step's reorder went.
+// cordonState says, once the TUI has closed mid-drain, whether the broker
+// is cordoned ("" where cordoning means nothing).
+func (r *reassign) cordonState() string {
+	b := strconv.Itoa(r.broker)
+	switch {
+	case r.cordoned:
+		return "; broker " + b + " is cordoned and stays so"
+	case r.lead.cordon:
+		return "; broker " + b + " is not cordoned (the drain cordons it)"
+	}
+	return ""
+}
+
+// reordered says how far the step's reorder went: being written, written
+// with some partitions not reordered yet by the controller (a slow one:
+// the reassignments still listed), or done.
 func (r *reassign) reordered() string {
 	n := text.Count(len(r.lead.plan.Reorder), "partition")
-	if len(r.lead.plan.Reorder) == 0 {
+	b := strconv.Itoa(r.broker)
+	switch left := r.reordersLeft(); {
+	case len(r.lead.plan.Reorder) == 0:
 		return "the leaders of " + text.Count(len(r.lead.plan.Elect), "partition") + " are to move off it by a preferred election"
+	case !r.lead.wrote:
+		return "the reorder of " + n + " (broker " + b + " last) is being written"
+	case left > 0:
+		return "the reorder of " + n + " (broker " + b + " last) is written, " + strconv.Itoa(left) + " of them still in progress (ktopo reassign --list shows " +
+			text.Plural(left, "it", "them") + ")"
 	}
-	if !r.lead.wrote {
-		return "the reorder of " + n + " (broker " + strconv.Itoa(r.broker) + " last) is being written"
+	return "the replicas of " + n + " are reordered (broker " + b + " last)"
+}
+
+// reordersLeft counts the step's reorders the controller has not done
+// yet, as the newest snapshot shows them (through ZooKeeper the
+// controller carries the request out later; Kafka's controller has done a
+// reorder when it accepts it, whatever the last poll showed).
+func (r *reassign) reordersLeft() int {
+	if r.snap == nil || r.lead.plan == nil || r.kafka() {
+		return 0
 	}
-	return "the replicas of " + n + " are reordered (broker " + strconv.Itoa(r.broker) + " last)"
+	n := 0
+	for _, ro := range r.lead.plan.Reorder {
+		p := partitionOf(r.snap, ro.TopicPartition)
+		if p == nil || p.Reassigning() || !slices.Equal(p.Replicas, ro.Replicas) {
+			n++
+		}
+	}
+	if n == 0 && r.snap.PendingReassignment() != nil {
+		n = len(r.lead.plan.Reorder) // requested, not started by the controller
+	}
+	return n
+}
+
+// partitionOf is a partition of s (nil: none).
+func partitionOf(s *cluster.Snapshot, tp cluster.TopicPartition) *cluster.Partition {
+	if t := s.Topic(tp.Topic); t != nil {
+		return t.Partition(tp.Partition)
+	}
+	return nil
 }
 
 // throttlesLeft names the throttles a running reassignment leaves when

@@ -47,8 +47,12 @@ type reassign struct {
 	warn    clusterops.MoveWarnings
 	planErr error
 	// running are the partitions another reassignment moves: Kafka
-	// refuses this one until they are done (refresh).
+	// refuses this one until they are done (refresh). refusal is the KRaft
+	// controller's refusal of a target (kraftRefusal), nil for none.
 	running []cluster.TopicPartition
+	refusal error
+	// heavy warn of brokers the plan leaves far above the mean (heavy.go).
+	heavy []string
 
 	lead leading
 
@@ -61,8 +65,10 @@ type reassign struct {
 	// other started (leave.go).
 	stopped bool
 	// cordoned: the drain cordoned its broker (a KRaft cluster of Kafka
-	// 4.3+, KIP-1066) before its other writes; it stays cordoned.
+	// 4.3+, KIP-1066: cordon.go); it stays cordoned. written are the steps
+	// the write started with, in their order.
 	cordoned bool
+	written  []drainStep
 }
 
 // cordonedMsg: the drained broker is cordoned.
@@ -97,7 +103,9 @@ func (r *reassign) subject() string {
 	return "topic " + r.topic
 }
 
-func (r *reassign) ready() bool { return len(r.moves) > 0 && len(r.running) == 0 }
+func (r *reassign) ready() bool {
+	return len(r.moves) > 0 && len(r.running) == 0 && r.refusal == nil
+}
 
 // refresh follows another reassignment: while one runs this one cannot
 // be written (the preview says Kafka's reason); once it is done, the
@@ -105,6 +113,9 @@ func (r *reassign) ready() bool { return len(r.moves) > 0 && len(r.running) == 0
 func (r *reassign) refresh() {
 	was := len(r.running) > 0
 	r.running = r.runningNow()
+	if r.fr.Stage == wizard.StagePreview {
+		r.refusal = r.kraftRefusal()
+	}
 	if was && len(r.running) == 0 {
 		r.replan()
 		r.fr.Note.Set("The other reassignment is done: this is the plan as the cluster stands now.", false)
@@ -177,6 +188,8 @@ func (r *reassign) choose() {
 	if r.drain() && r.snap != nil {
 		r.lead.plan = clusterops.PlanLeadershipFirst(r.snap, r.broker, r.moves)
 	}
+	r.refusal = r.kraftRefusal()
+	r.heavy = r.heavyLines()
 	r.fr.Ops.Reset()
 	r.pv.set(r.snap, r.moves)
 }
@@ -261,22 +274,21 @@ func (r *reassign) opsHead() wizard.OpsHead {
 		h.Detail = " — the controller then moves the replicas (w or esc closes)"
 		h.Reading = "Building the requests…"
 	}
-	if r.leadingFirst() {
-		n := len(r.lead.steps())
-		if r.cordonFirst() {
-			n++
-		}
-		if r.kafka() && r.throttle >= 0 {
-			n++ // the throttles are a request of their own
-		}
-		h.Title = wizard.StepsTitle(r.target(), n)
-		h.Detail = " — the leaders first, then the replicas (w or esc closes)"
-	}
-	if r.cordonFirst() {
+	steps := r.steps()
+	h.Title = wizard.StepsTitle(r.target(), len(steps))
+	switch {
+	case slices.Contains(steps, stepReorder) && slices.Contains(steps, stepCordon):
+		h.Detail = " — the reorder first (Kafka refuses one naming a cordoned broker), then the cordon, the election, the replicas (w or esc closes)"
+	case slices.Contains(steps, stepCordon):
 		h.Detail = " — the broker cordoned first, so no new partition lands there (w or esc closes)"
+	case r.leadingFirst():
+		h.Detail = " — the leaders first, then the replicas (w or esc closes)"
 	}
 	if r.throttle >= 0 {
 		h.Notes = []string{"When every partition is done, a last multi removes the throttles."}
+		if r.kafka() {
+			h.Notes = []string{"When every partition is done, a last IncrementalAlterConfigs removes the throttles."}
+		}
 	}
 	return h
 }
@@ -310,44 +322,6 @@ func (r *reassign) describe() tea.Cmd {
 	})
 }
 
-// cordonFirst reports a drain that cordons its broker before it moves
-// anything (KIP-1066: a KRaft cluster whose metadata.version is 4.3 or
-// later): no new partition is then placed there while it drains, and it
-// stays cordoned.
-func (r *reassign) cordonFirst() bool {
-	if !r.drain() || !r.kafka() || r.snap == nil || r.cordoned || !r.snap.KRaft().CordonSupported() {
-		return false
-	}
-	b, ok := r.snap.Broker(r.broker)
-	return !ok || !b.Cordoned
-}
-
-// cordonLine is the preview's line about cordoning the drained broker
-// ("" where it means nothing: ZooKeeper, a topic's move).
-func (r *reassign) cordonLine() (line string, warn bool) {
-	if !r.drain() || !r.kafka() || r.snap == nil {
-		return "", false
-	}
-	b := strconv.Itoa(r.broker)
-	switch br, _ := r.snap.Broker(r.broker); {
-	case r.cordonFirst():
-		return "first: cordon broker " + b + " (" + uncordonConfig + "=*): no new partition lands there while it drains; it stays cordoned", false
-	case br != nil && br.Cordoned:
-		return "broker " + b + " is cordoned already: no new partition lands there", false
-	case !r.snap.KRaft().CordonSupported():
-		return "cordoning is not available (Kafka 4.3+, metadata.version 4.3-IV0): new partitions may still be placed on broker " + b + " while it drains", true
-	}
-	return "", false
-}
-
-// uncordonConfig is the broker config that cordons a broker.
-const uncordonConfig = "cordoned.log.dirs"
-
-// uncordonHint says how to uncordon the drained broker.
-func (r *reassign) uncordonHint() string {
-	return "ktopo configs --entity-type brokers --entity-name " + strconv.Itoa(r.broker) + " --alter --delete-config " + uncordonConfig + " uncordons it"
-}
-
 // write checks the previewed moves against the newest snapshot and, when
 // every moved partition still has the replicas the plan was made from,
 // writes them as the command line's --execute does.
@@ -367,27 +341,21 @@ func (r *reassign) write() tea.Cmd {
 	if w == nil {
 		return nil
 	}
-	if r.cordonFirst() {
+	r.written = r.steps()
+	switch {
+	case r.leadingFirst():
+		return r.writeLeading(w)
+	case r.cordonFirst():
 		// The broker first: from then on no new partition is placed there.
 		r.fr.Begin()
-		reply, broker := r.fr.Reply(), r.broker
-		cordon := func() tea.Msg {
-			if _, err := w.Cordon(context.Background(), broker, true, clusterops.Apply); err != nil {
-				return fail(reply, err)
-			}
-			return reply(cordonedMsg{})
-		}
-		return tea.Batch(cordon, r.fr.Tick(true))
+		return tea.Batch(r.cordon(w), r.fr.Tick(true))
 	}
 	return r.writeMoves(w)
 }
 
-// writeMoves writes the drain's (or the move's) steps after the cordon:
-// the leadership step first when on, else the reassignment.
+// writeMoves writes the reassignment: the drain's (after its cordon, or
+// its leadership step: leaders.go) or the move's.
 func (r *reassign) writeMoves(w clusterops.Writer) tea.Cmd {
-	if r.leadingFirst() {
-		return r.writeLeading()
-	}
 	r.fr.Begin()
 	return tea.Batch(startReassignment(r.fr.Reply(), w, r.snap, r.moves, r.throttle), r.fr.Tick(r.background()))
 }
@@ -426,6 +394,10 @@ func (r *reassign) update(msg tea.Msg) tea.Cmd {
 	case cordonedMsg:
 		if r.fr.Stage != wizard.StageWriting {
 			return nil
+		}
+		if r.leading() {
+			cmd = r.leadCordoned()
+			break
 		}
 		r.cordoned = true
 		if r.stopped {

@@ -70,8 +70,11 @@ func (r *reassign) head(w int) []string {
 	t := gridText{n: len(r.moves), tail: "  ·  strategy " + r.strategy.String() + "  ·  throttle " + throttleText(r.throttle),
 		writing: "Writing the throttles and /admin/reassign_partitions in one multi…", done: r.summaryLine()}
 	if r.kafka() {
-		t.writing = "Sending the throttles and the reassignment (AlterPartitionReassignments)…"
-		if r.cordonFirst() {
+		t.writing = "Sending the reassignment (AlterPartitionReassignments)…"
+		if r.throttle >= 0 {
+			t.writing = "Sending the throttles, then the reassignment (AlterPartitionReassignments)…"
+		}
+		if slices.Contains(r.written, stepCordon) && !r.cordoned {
 			t.writing = "Cordoning broker " + strconv.Itoa(r.broker) + " (IncrementalAlterConfigs " + uncordonConfig + "=*)…"
 		}
 	}
@@ -79,17 +82,10 @@ func (r *reassign) head(w int) []string {
 		t.extra = []string{"leaders first: " + strconv.Itoa(r.lead.moved) + "/" + strconv.Itoa(len(r.lead.plan.Elect)) +
 			" moved off broker " + strconv.Itoa(r.broker) + " before the copy"}
 	}
-	switch {
-	case r.lead.wrote:
-		t.failed = "The leadership step wrote its first part (the leaders it moved stay moved); the drain's reassignment was not written. enter or esc goes back to the preview, made again from the newest snapshot."
-	case r.err != nil && r.wr != nil && r.wr.MaybeWritten(r.err):
+	if r.err != nil && r.wr != nil && r.wr.MaybeWritten(r.err) {
 		t.failed = "The reply was lost: the reassignment may have started. ktopo reassign --list shows whether it did."
-	case r.cordoned:
-		t.failed = "Broker " + strconv.Itoa(r.broker) + " is cordoned (" + r.uncordonHint() + "); the reassignment was not started. enter or esc goes back to the preview, made again from the newest snapshot."
-	case r.kafka():
-		t.failed = "Kafka refused it: nothing was started (a throttle it set stays until ktopo reassign --verify). enter or esc goes back to the preview, made again from the newest snapshot."
-	default:
-		t.failed = "Nothing was written: the multi is all or nothing. enter or esc goes back to the preview, made again from the newest snapshot."
+	} else {
+		t.failed = r.failedAdvice()
 	}
 	return r.gridHead(r, t)
 }
@@ -130,7 +126,14 @@ func (r *reassign) previewHead(w int) []string {
 	out := []string{cell.Clip(title, w)}
 	out = append(out, r.runningLines(w)...)
 	if r.gen == nil {
-		return append(out, planningLines(st, w, r.planErr, "No plan: ")...)
+		out = append(out, planningLines(st, w, r.planErr, "No plan: ")...)
+		if c := r.cordonedOthers(); r.planErr != nil && len(c) > 0 {
+			for _, l := range wizard.Wrap(text.Plural(len(c), "broker ", "brokers ")+text.Ints(c)+text.Plural(len(c), " is", " are")+
+				" cordoned: "+text.Plural(len(c), "it takes", "they take")+" no new replica (uncordoned, "+text.Plural(len(c), "it counts", "they count")+" again)", w, 1) {
+				out = append(out, st.Muted.S(l))
+			}
+		}
+		return out
 	}
 	if len(r.moves) == 0 {
 		msg := "Nothing to move: broker " + strconv.Itoa(r.broker) + " holds no replica."
@@ -154,22 +157,10 @@ func (r *reassign) previewHead(w int) []string {
 		out = append(out, cell.Clip(" "+r.strategyLine(stg), w))
 	}
 	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(r.moves), "partition")+" move · rack-safe · throttle ")+st.Text.S(throttleText(r.throttle))+st.Muted.S(removedWhenDone(r.throttle)), w))
-	if l, warn := r.cordonLine(); l != "" {
-		ink := st.Leader
-		if warn {
-			ink = st.Warning
-		}
-		for _, x := range wizard.Wrap(l, w, 1) {
-			out = append(out, ink.S(x))
-		}
-	}
-	if l, on := r.leadLine(w); l != "" {
-		ink := st.Muted
-		if on {
-			ink = st.Leader
-		}
-		for _, x := range wizard.Wrap(l, w, 1) {
-			out = append(out, ink.S(x))
+	out = append(out, r.stepLines(w)...)
+	if err := r.refusal; err != nil {
+		for _, l := range wizard.Wrap("✗ Kafka would refuse this plan: "+err.Error()+" enter writes nothing; s tries another strategy.", w, 1) {
+			out = append(out, st.Error.S(l))
 		}
 	}
 	var warns []string
@@ -192,6 +183,14 @@ func (r *reassign) previewHead(w int) []string {
 	if c := r.cannotLine(); c != "" && r.lead.on {
 		warns = append(warns, c)
 	}
+	if c := r.cordonedLine(); c != "" && r.lead.on {
+		warns = append(warns, c)
+	}
+	if cb := r.gen.Count(r.strategy).Cordoned; len(cb) > 0 {
+		warns = append(warns, "the "+r.strategy.String()+" strategy "+movesOff(cb, "cordoned")+": Kafka refuses a target naming a cordoned broker, so a partition that moves leaves it")
+	}
+	warns = append(warns, r.heavy...)
+
 	if b, ok := r.snap.Broker(r.broker); ok && !b.Live && r.drain() {
 		warns = append(warns, "broker "+strconv.Itoa(r.broker)+" is offline: the new replicas copy from the other replicas")
 	}
@@ -219,21 +218,20 @@ func (r *reassign) popup() ([]string, string, string) {
 		text.Count(len(r.moves), "partition") + " move: " + text.Count(c.Replicas, "replica") + " copied,",
 		strconv.Itoa(c.Leaders) + " preferred " + text.Plural(c.Leaders, "leader changes", "leaders change") + " (strategy " + r.strategy.String() + ")",
 		"throttle " + throttleText(r.throttle) + removedWhenDone(r.throttle) + r.rfChange(),
-		st.Muted.S("Writes /admin/reassign_partitions"),
-		st.Muted.S("(and the throttles) in one multi."), "",
 	}
-	if r.kafka() {
-		b[len(b)-3], b[len(b)-2] = st.Muted.S("Sends the throttles, then"), st.Muted.S("AlterPartitionReassignments.")
-	}
-	if r.leadingFirst() {
-		b = slices.Insert(b, len(b)-3, "first "+text.Count(len(r.lead.plan.Moves), "leader")+" off broker "+strconv.Itoa(r.broker)+" (election)")
-		if !r.kafka() {
-			b[len(b)-3] = st.Muted.S("Then writes /admin/reassign_partitions")
+	steps := r.steps()
+	switch {
+	case len(steps) > 1:
+		b = append(b, st.Muted.S("In this order:"))
+		for i, stp := range steps {
+			b = append(b, strconv.Itoa(i+1)+". "+r.stepText(stp))
 		}
+	case r.kafka():
+		b = append(b, st.Muted.S("Sends AlterPartitionReassignments."))
+	default:
+		b = append(b, st.Muted.S("Writes /admin/reassign_partitions"), st.Muted.S("(and the throttles) in one multi."))
 	}
-	if r.cordonFirst() {
-		b = slices.Insert(b, 2, "first cordons broker "+strconv.Itoa(r.broker)+": no new partition lands there,", "and it stays cordoned")
-	}
+	b = append(b, "")
 	return b, "Reassign", word
 }
 
@@ -284,11 +282,15 @@ func (r *reassign) strategyLine(stg clusterops.Strategy) string {
 
 // alsoMoves names the replicas a plan moves off brokers that are down:
 // "also moves broker 4's 62 replicas (offline)".
-func alsoMoves(off map[int]int) string {
-	ids := slices.Sorted(maps.Keys(off))
+func alsoMoves(off map[int]int) string { return movesOff(off, "offline") }
+
+// movesOff names the replicas a plan moves off brokers in a state:
+// "also moves broker 4's 62 replicas (cordoned)".
+func movesOff(by map[int]int, state string) string {
+	ids := slices.Sorted(maps.Keys(by))
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = "broker " + strconv.Itoa(id) + "'s " + text.Count(off[id], "replica")
+		parts[i] = "broker " + strconv.Itoa(id) + "'s " + text.Count(by[id], "replica")
 	}
-	return "also moves " + strings.Join(parts, ", ") + " (offline)"
+	return "also moves " + strings.Join(parts, ", ") + " (" + state + ")"
 }
