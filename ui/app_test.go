@@ -57,7 +57,7 @@ func (s *fakeSource) Stats() clusterwatch.Stats {
 	defer s.mu.Unlock()
 	return clusterwatch.Stats{LastHeard: s.heard, Counts: []clusterwatch.Count{{N: 96, Unit: "znodes"}, {N: 120, Unit: "watches"}}}
 }
-func (s *fakeSource) MirroredNodes() int { return 96 }
+func (s *fakeSource) MirroredNodes() int      { return 96 }
 func (s *fakeSource) Kind() clusterwatch.Kind { return clusterwatch.ZooKeeper }
 func (s *fakeSource) Server() string          { return "zk1:2181" }
 func (s *fakeSource) Close() error            { return nil }
