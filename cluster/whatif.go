@@ -377,7 +377,7 @@ func (fp *FailurePredictor) topic(pr *prediction, t *Topic, idx []int32) (tf Top
 			Recovering: p.LeaderRecoveryState == LeaderRecovering,
 			OnFailed:   slices.ContainsFunc(p.Replicas, fp.isFailed),
 			LeaderLost: p.HasLeader() && fp.isFailed(p.Leader)}
-		if pr.act && p.HasState && p.StateErr == nil {
+		if pr.act && p.HasState && p.StateErr() == nil {
 			st := predicted{leader: p.Leader, epoch: p.LeaderEpoch, isr: p.ISR, recovering: f.Recovering}
 			if pr.controllerFails {
 				removeFromISRs(&st, p.Replicas, pr.gone)
