@@ -177,7 +177,7 @@ func (m *Model) deleteTopic(ts *topicState, ev *NodeEvent) {
 	t := m.mutable(ts)
 	for _, p := range t.Partitions {
 		m.account(t, p, -1, true)
-		if p.StateErr != nil {
+		if p.StateErr() != nil {
 			m.clearErr(PartitionStatePath(name, p.ID))
 		}
 	}
@@ -238,13 +238,14 @@ func (m *Model) mergeAssignment(name string, ev *NodeEvent, old []*Partition, a 
 			if !slices.Equal(prev.Replicas, r) || !prev.InAssignment {
 				np.Replicas = r
 			}
-			np.Adding, np.Removing = a.AddingReplicas[id], a.RemovingReplicas[id]
+			np = np.SetMoves(a.AddingReplicas[id], a.RemovingReplicas[id])
 		} else {
-			np.InAssignment, np.Replicas, np.Adding, np.Removing = false, nil, nil, nil
+			np.InAssignment, np.Replicas = false, nil
+			np = np.SetMoves(nil, nil)
 		}
 		// Partitions are immutable once built: keep sharing an unchanged one.
 		if hadPrev && np.InAssignment == prev.InAssignment && slices.Equal(np.Replicas, prev.Replicas) &&
-			slices.Equal(np.Adding, prev.Adding) && slices.Equal(np.Removing, prev.Removing) {
+			slices.Equal(np.Adding(), prev.Adding()) && slices.Equal(np.Removing(), prev.Removing()) {
 			parts[i] = old[j]
 		} else {
 			p := new(Partition)
@@ -265,8 +266,8 @@ func (m *Model) reassignmentChange(topic string, ev *NodeEvent, prev, np *Partit
 	was, is := prev.Reassigning(), np.Reassigning()
 	c := Change{Path: ev.Path, Zxid: ev.Stat.Mzxid, Time: ev.Stat.Mtime, Topic: topic, Partition: np.ID}
 	switch {
-	case is && (!was || !slices.Equal(prev.Adding, np.Adding) || !slices.Equal(prev.Removing, np.Removing)):
-		c.Kind, c.Added, c.Removed = ChangeReassignmentStarted, np.Adding, np.Removing
+	case is && (!was || !slices.Equal(prev.Adding(), np.Adding()) || !slices.Equal(prev.Removing(), np.Removing())):
+		c.Kind, c.Added, c.Removed = ChangeReassignmentStarted, np.Adding(), np.Removing()
 	case was && !is && np.InAssignment:
 		c.Kind, c.Replicas = ChangeReassignmentFinished, np.Replicas
 	default:
@@ -313,7 +314,8 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 		t := m.mutable(ts)
 		np := *t.Partitions[i]
 		np.HasState, np.Leader, np.LeaderEpoch, np.ControllerEpoch, np.ISR = false, NoLeader, 0, 0, nil
-		np.LeaderRecoveryState, np.StateVersion, np.StateMzxid, np.StateMtime, np.StateErr = 0, 0, 0, 0, nil
+		np.LeaderRecoveryState, np.StateVersion, np.StateMzxid, np.StateMtime = 0, 0, 0, 0
+		np = np.SetStateErr(nil)
 		m.setPartition(ts, np)
 		m.clearErr(ev.Path)
 		m.dropIfEmpty(ts)
@@ -333,11 +335,14 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 	np.HasState, np.StateVersion, np.StateMzxid, np.StateMtime = true, ev.Stat.Version, ev.Stat.Mzxid, ev.Stat.Mtime
 	if err == nil {
 		np.Leader, np.LeaderEpoch, np.ControllerEpoch = st.Leader, st.LeaderEpoch, st.ControllerEpoch
-		np.ISR, np.LeaderRecoveryState, np.StateErr = st.ISR, st.LeaderRecoveryState, nil
+		np.ISR, np.LeaderRecoveryState = st.ISR, st.LeaderRecoveryState
 	} else {
-		np.Leader, np.LeaderEpoch, np.ControllerEpoch, np.ISR, np.LeaderRecoveryState, np.StateErr = NoLeader, 0, 0, nil, 0, err
+		np.Leader, np.LeaderEpoch, np.ControllerEpoch, np.ISR, np.LeaderRecoveryState = NoLeader, 0, 0, nil, 0
 	}
-	if err == nil && old.HasState && old.StateErr == nil && slices.Equal(old.ISR, np.ISR) {
+	if np.StateErr() != err {
+		np = np.SetStateErr(err)
+	}
+	if err == nil && old.HasState && old.StateErr() == nil && slices.Equal(old.ISR, np.ISR) {
 		np.ISR = old.ISR // keep sharing the slice
 	}
 	m.setPartition(ts, np)
@@ -351,7 +356,7 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 		c := base
 		c.Kind, c.Leader, c.Replicas = ChangePartitionAppeared, np.Leader, np.Replicas
 		m.emit(c)
-	case old.StateErr != nil:
+	case old.StateErr() != nil:
 		// The state was unreadable: there is nothing to compare with.
 	default:
 		if old.Leader != np.Leader {
@@ -382,7 +387,7 @@ func (m *Model) emitISR(base Change, old, np Partition) {
 		m.emit(expand)
 	case len(added) == 0:
 		m.emit(shrink)
-	case slices.ContainsFunc(added, func(b int) bool { return slices.Contains(old.Adding, b) }) ||
+	case slices.ContainsFunc(added, func(b int) bool { return slices.Contains(old.Adding(), b) }) ||
 		!slices.ContainsFunc(removed, func(b int) bool { return slices.Contains(np.Replicas, b) }):
 		expand.ISR = append(slices.Clone(old.ISR), added...)
 		m.emit(expand)

@@ -81,9 +81,9 @@ func topicBalance(t *Topic) []BrokerBalance {
 		}
 		b := &out[i]
 		b.Preferred++
-		if p.HasState && (p.StateErr != nil || p.Leader != pl) {
+		if p.HasState && (p.StateErr() != nil || p.Leader != pl) {
 			b.NotLed++
-			if p.StateErr == nil && slices.Contains(p.ISR, pl) {
+			if p.StateErr() == nil && slices.Contains(p.ISR, pl) {
 				b.Movable++
 			}
 		}

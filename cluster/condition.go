@@ -37,7 +37,7 @@ func (s *Snapshot) PartitionCondition(t *Topic, p *Partition) Condition {
 // effective min.insync.replicas (the what-if asks it of a state to come).
 func conditionOf(p *Partition, offline bool, minISR int) Condition {
 	switch {
-	case p.StateErr != nil:
+	case p.StateErr() != nil:
 		return ConditionBad
 	case !p.HasState:
 		return ConditionNew

@@ -26,13 +26,13 @@ func TestPartitionCondition(t *testing.T) {
 		want cluster.Condition
 	}{
 		{ok(cluster.Partition{Leader: a}), cluster.ConditionOnline},
-		{ok(cluster.Partition{Leader: a, Adding: []int{c}}), cluster.ConditionReassigning},
+		{ok(cluster.Partition{Leader: a}.SetMoves([]int{c}, nil)), cluster.ConditionReassigning},
 		{ok(cluster.Partition{Leader: a, ISR: []int{a, b}}), cluster.ConditionUnderReplicated},
 		{ok(cluster.Partition{Leader: a, ISR: []int{a}}), cluster.ConditionUnderMinISR},
 		{&cluster.Partition{Replicas: []int{a}, Leader: -1}, cluster.ConditionNew},
 		{ok(cluster.Partition{Leader: -1}), cluster.ConditionOffline},
 		{ok(cluster.Partition{Leader: 99}), cluster.ConditionOffline}, // a leader that is not registered
-		{ok(cluster.Partition{Leader: a, StateErr: errors.New("bad")}), cluster.ConditionBad},
+		{ok(cluster.Partition{Leader: a}.SetStateErr(errors.New("bad"))), cluster.ConditionBad},
 	} {
 		if got := s.PartitionCondition(topic, tc.p); got != tc.want {
 			t.Errorf("%+v: %v, want %v", tc.p, got, tc.want)

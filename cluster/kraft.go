@@ -160,12 +160,12 @@ func (m *Model) ApplyELR(ps []PartitionELR) {
 		if !ok {
 			continue
 		}
-		if p := ts.t.Partitions[i]; slices.Equal(p.ELR, e.ELR) && slices.Equal(p.LastKnownELR, e.LastKnownELR) {
+		if p := ts.t.Partitions[i]; slices.Equal(p.ELR(), e.ELR) && slices.Equal(p.LastKnownELR(), e.LastKnownELR) {
 			continue
 		}
 		t := m.mutable(ts)
 		np := *t.Partitions[i]
-		np.ELR, np.LastKnownELR = e.ELR, e.LastKnownELR
+		np = np.SetELR(e.ELR, e.LastKnownELR)
 		t.Partitions[i] = &np
 	}
 }

@@ -516,11 +516,11 @@ func TestModelMalformedZNodes(t *testing.T) {
 		t.Fatalf("%+v", errs)
 	}
 	p := s.Topic("orders").Partition(1)
-	if p.StateErr == nil || p.Leader != NoLeader || !p.HasState || s.Health().BadState != 1 {
+	if p.StateErr() == nil || p.Leader != NoLeader || !p.HasState || s.Health().BadState != 1 {
 		t.Errorf("%+v", p)
 	}
 	var de *DecodeError
-	if !errors.As(p.StateErr, &de) {
+	if !errors.As(p.StateErr(), &de) {
 		t.Fatalf("StateErr %T, want *DecodeError", p.StateErr)
 	}
 	if raw := de.Raw; string(raw) != `{"controller_epoch":1,"leader":2,` {
@@ -710,8 +710,24 @@ func TestModelSnapshotsImmutable(t *testing.T) {
 	}
 }
 
+// deepTopics is every topic of s as JSON, with what each partition holds
+// apart (Partition.Adding, StateErr, ELR …) beside it.
 func deepTopics(s *Snapshot) string {
-	b, err := json.Marshal(s.Topics())
+	type more struct {
+		Adding, Removing, ELR, LastKnownELR []int
+		StateErr                            string
+	}
+	var parts []more
+	for _, t := range s.Topics() {
+		for _, p := range t.Partitions {
+			m := more{Adding: p.Adding(), Removing: p.Removing(), ELR: p.ELR(), LastKnownELR: p.LastKnownELR()}
+			if err := p.StateErr(); err != nil {
+				m.StateErr = err.Error()
+			}
+			parts = append(parts, m)
+		}
+	}
+	b, err := json.Marshal([]any{s.Topics(), parts})
 	if err != nil {
 		panic(err)
 	}

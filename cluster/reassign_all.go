@@ -26,9 +26,9 @@ func ReassignStateOf(p *Partition) ReassignState {
 	if !p.Reassigning() {
 		return ReassignState{Target: p.Replicas, Phase: ReassignDone}
 	}
-	r := ReassignState{Adding: p.Adding, Removing: p.Removing}
+	r := ReassignState{Adding: p.Adding(), Removing: p.Removing()}
 	for _, id := range p.Replicas {
-		if !slices.Contains(p.Removing, id) {
+		if !slices.Contains(p.Removing(), id) {
 			r.Target = append(r.Target, id)
 			if !slices.Contains(p.ISR, id) {
 				r.CatchingUp = append(r.CatchingUp, id)
@@ -40,7 +40,7 @@ func ReassignStateOf(p *Partition) ReassignState {
 		r.Phase = ReassignAdding
 	case !p.HasLeader() || !slices.Contains(r.Target, p.Leader):
 		r.Phase = ReassignLeader
-	case len(p.Removing) > 0 && !slices.ContainsFunc(p.Removing, func(id int) bool { return slices.Contains(p.ISR, id) }):
+	case len(p.Removing()) > 0 && !slices.ContainsFunc(p.Removing(), func(id int) bool { return slices.Contains(p.ISR, id) }):
 		r.Phase = ReassignRemoving
 	default:
 		r.Phase = ReassignInSync

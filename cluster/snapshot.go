@@ -14,39 +14,124 @@ import (
 // Partition is one partition as the model knows it: its assignment (from the
 // topic znode) and its state (from the state znode). Values are immutable;
 // slices are shared between snapshots and must not be modified.
+//
+// What only some partitions have (a reassignment's adding and removing
+// replicas, a malformed state's error, eligible leader replicas) is held
+// apart and read through methods (Adding, Removing, StateErr, ELR,
+// LastKnownELR): a model of 100,000 partitions holds 128 bytes a
+// partition, not 240.
 type Partition struct {
-	ID int
-	// InAssignment is true when the topic znode lists the partition.
-	InAssignment bool
-	// Replicas is the ordered replica list (first = preferred leader).
-	Replicas []int
-	// Adding and Removing are set while the partition is reassigned.
-	Adding, Removing []int
-
-	// HasState is true when the state znode exists (the controller has
-	// initialised the partition); without it the partition is "new".
-	HasState        bool
-	Leader          int // NoLeader (-1) when none, no state, or a bad state
+	ID     int
+	Leader int // NoLeader (-1) when none, no state, or a bad state
+	// LeaderEpoch and ControllerEpoch are the state's.
 	LeaderEpoch     int
 	ControllerEpoch int
-	ISR             []int
 	// LeaderRecoveryState is LeaderRecovered or LeaderRecovering.
 	LeaderRecoveryState int
+	StateMzxid          int64
+	StateMtime          int64
+	// Replicas is the ordered replica list (first = preferred leader).
+	Replicas []int
+	ISR      []int
 	// StateVersion is the state znode's dataVersion, Kafka's partition epoch.
 	StateVersion int32
-	StateMzxid   int64
-	StateMtime   int64
-	// StateErr is a *DecodeError when the state znode is malformed.
-	StateErr error
+	// InAssignment is true when the topic znode lists the partition.
+	InAssignment bool
+	// HasState is true when the state znode exists (the controller has
+	// initialised the partition); without it the partition is "new".
+	HasState bool
 
-	// ELR and LastKnownELR are a KRaft partition's eligible leader
-	// replicas (Model.ApplyELR); nil when empty or unknown (see
-	// KRaft.ELR).
-	ELR, LastKnownELR []int
+	more *partitionMore // nil for most partitions
+}
+
+// partitionMore is what only some partitions have. Shared between the
+// Partition values copied from one another: changed only by replacing it
+// (Partition.setMore).
+type partitionMore struct {
+	adding, removing  []int
+	stateErr          error
+	elr, lastKnownELR []int
+}
+
+// Adding and Removing are the replicas being added and removed while the
+// partition is reassigned (nil otherwise).
+func (p *Partition) Adding() []int {
+	if p.more == nil {
+		return nil
+	}
+	return p.more.adding
+}
+
+// Removing: see Adding.
+func (p *Partition) Removing() []int {
+	if p.more == nil {
+		return nil
+	}
+	return p.more.removing
+}
+
+// StateErr is a *DecodeError when the state znode is malformed (nil
+// otherwise).
+func (p *Partition) StateErr() error {
+	if p.more == nil {
+		return nil
+	}
+	return p.more.stateErr
+}
+
+// ELR and LastKnownELR are a KRaft partition's eligible leader replicas
+// (Model.ApplyELR); nil when empty or unknown (see KRaft.ELR).
+func (p *Partition) ELR() []int {
+	if p.more == nil {
+		return nil
+	}
+	return p.more.elr
+}
+
+// LastKnownELR: see ELR.
+func (p *Partition) LastKnownELR() []int {
+	if p.more == nil {
+		return nil
+	}
+	return p.more.lastKnownELR
+}
+
+// SetMoves returns p with the replicas being added and removed set (a
+// partition built outside the model: a test's, a plan's).
+func (p Partition) SetMoves(adding, removing []int) Partition {
+	p.setMore(func(m *partitionMore) { m.adding, m.removing = adding, removing })
+	return p
+}
+
+// SetStateErr returns p with its state's decode error set.
+func (p Partition) SetStateErr(err error) Partition {
+	p.setMore(func(m *partitionMore) { m.stateErr = err })
+	return p
+}
+
+// SetELR returns p with its eligible leader replicas set.
+func (p Partition) SetELR(elr, lastKnown []int) Partition {
+	p.setMore(func(m *partitionMore) { m.elr, m.lastKnownELR = elr, lastKnown })
+	return p
+}
+
+// setMore changes what p holds apart, on a copy (other Partition values
+// may share it); nil once it holds nothing.
+func (p *Partition) setMore(change func(*partitionMore)) {
+	var m partitionMore
+	if p.more != nil {
+		m = *p.more
+	}
+	change(&m)
+	if m.adding == nil && m.removing == nil && m.stateErr == nil && m.elr == nil && m.lastKnownELR == nil {
+		p.more = nil
+		return
+	}
+	p.more = &m
 }
 
 // HasLeader reports whether the state names a leader.
-func (p *Partition) HasLeader() bool { return p.HasState && p.StateErr == nil && p.Leader >= 0 }
+func (p *Partition) HasLeader() bool { return p.HasState && p.StateErr() == nil && p.Leader >= 0 }
 
 // PreferredLeader is the first replica, or -1.
 func (p *Partition) PreferredLeader() int {
@@ -65,7 +150,7 @@ func (p *Partition) UnderReplicated() bool { return len(p.ISR) < p.ReplicationFa
 // UnderReplicatedPartitions; 2.8's ZooKeeper describe counted them).
 func (p *Partition) ReplicationFactor() int {
 	n := len(p.Replicas)
-	for _, r := range p.Adding {
+	for _, r := range p.Adding() {
 		if slices.Contains(p.Replicas, r) {
 			n--
 		}
@@ -83,7 +168,7 @@ func (p *Partition) LeaderDrift() bool {
 }
 
 // Reassigning reports an ongoing reassignment.
-func (p *Partition) Reassigning() bool { return len(p.Adding) > 0 || len(p.Removing) > 0 }
+func (p *Partition) Reassigning() bool { return len(p.Adding()) > 0 || len(p.Removing()) > 0 }
 
 // TopicHealth counts partitions by condition. Offline is only meaningful in
 // values returned by Snapshot.TopicHealth and Snapshot.Health (it depends on
@@ -145,7 +230,7 @@ func partitionHealth(p *Partition, minISR int) TopicHealth {
 		PreferredLeaderDrift: b2i(p.LeaderDrift()),
 		Uninitialized:        b2i(!p.HasState),
 		Reassigning:          b2i(p.Reassigning()),
-		BadState:             b2i(p.StateErr != nil),
+		BadState:             b2i(p.StateErr() != nil),
 	}
 }
 

@@ -1,12 +1,15 @@
 package cluster
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // During a reassignment Kafka 3.x counts the replication factor without the
 // replicas being added: a partition moving from [1,2] to [1,4] reads
 // [1,4,2] adding [4] removing [2], RF 2, in sync with ISR [1,2].
 func TestReplicationFactorDuringReassignment(t *testing.T) {
-	p := &Partition{InAssignment: true, Replicas: []int{1, 4, 2}, Adding: []int{4}, Removing: []int{2}, ISR: []int{1, 2}}
+	p := new(Partition{InAssignment: true, Replicas: []int{1, 4, 2}, ISR: []int{1, 2}}.SetMoves([]int{4}, []int{2}))
 	if p.ReplicationFactor() != 2 || p.UnderReplicated() {
 		t.Errorf("RF %d, under-replicated %v; want 2, false", p.ReplicationFactor(), p.UnderReplicated())
 	}
@@ -21,5 +24,14 @@ func TestReplicationFactorDuringReassignment(t *testing.T) {
 	q := &Partition{InAssignment: true, Replicas: []int{1, 2, 3}, ISR: []int{1, 2}}
 	if q.ReplicationFactor() != 3 || !q.UnderReplicated() {
 		t.Errorf("no reassignment: RF %d under %v", q.ReplicationFactor(), q.UnderReplicated())
+	}
+}
+
+// TestPartitionSize guards the model's memory: a 100,000-partition
+// cluster holds one Partition a partition, so what only some partitions
+// have stays behind a pointer (see Partition).
+func TestPartitionSize(t *testing.T) {
+	if n := unsafe.Sizeof(Partition{}); n > 128 {
+		t.Fatalf("a Partition is %d bytes, over 128: keep rare fields in partitionMore", n)
 	}
 }

@@ -93,7 +93,7 @@ func (f *PartitionFailure) UnderReplicated() bool {
 func (f *PartitionFailure) Changed() bool {
 	p := f.Partition
 	return f.Leader != p.Leader || !slices.Equal(f.ISR, p.ISR) || f.Recovering != (p.LeaderRecoveryState == LeaderRecovering) ||
-		!slices.Equal(f.ELR(), p.ELR) || !slices.Equal(f.LastKnownELR(), p.LastKnownELR) || f.OrderDecides()
+		!slices.Equal(f.ELR(), p.ELR()) || !slices.Equal(f.LastKnownELR(), p.LastKnownELR()) || f.OrderDecides()
 }
 
 // State is the predicted state as the controller would write it.
@@ -428,7 +428,7 @@ func (fp *FailurePredictor) topic(pr *prediction, t *Topic, idx []int32) (tf Top
 			OnFailed:   slices.ContainsFunc(p.Replicas, fp.isFailed),
 			LeaderLost: p.HasLeader() && fp.isFailed(p.Leader)}
 		switch {
-		case !pr.act || !p.HasState || p.StateErr != nil:
+		case !pr.act || !p.HasState || p.StateErr() != nil:
 		case pr.kraft != nil:
 			pr.kraftPartition(&f, t, mayUnclean)
 		default:

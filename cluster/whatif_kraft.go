@@ -406,7 +406,7 @@ func (pr *prediction) kraftPartition(f *PartitionFailure, t *Topic, unclean func
 	p := f.Partition
 	pr.doomed = pr.doomed[:0]
 	for _, b := range pr.gone {
-		if slices.Contains(p.Replicas, b) || slices.Contains(p.ISR, b) || slices.Contains(p.ELR, b) || slices.Contains(p.LastKnownELR, b) {
+		if slices.Contains(p.Replicas, b) || slices.Contains(p.ISR, b) || slices.Contains(p.ELR(), b) || slices.Contains(p.LastKnownELR(), b) {
 			pr.doomed = append(pr.doomed, b)
 		}
 	}
@@ -416,12 +416,12 @@ func (pr *prediction) kraftPartition(f *PartitionFailure, t *Topic, unclean func
 	slices.Sort(pr.doomed)
 	c := kpartition{rules: pr.kraft, replicas: p.Replicas, minISR: kraftMinISR(t, pr.ctrl, pr.s.brokerMinISR),
 		unclean: unclean(), s: pr.s}
-	st := kpart{leader: p.Leader, epoch: p.LeaderEpoch, isr: p.ISR, elr: p.ELR, lke: p.LastKnownELR, recovering: f.Recovering}
+	st := kpart{leader: p.Leader, epoch: p.LeaderEpoch, isr: p.ISR, elr: p.ELR(), lke: p.LastKnownELR(), recovering: f.Recovering}
 	outs, explored := c.outcomes(pr.outs, st, pr.doomed)
 	pr.outs = outs
 	o := &outs[0]
 	f.Leader, f.LeaderEpoch, f.ISR, f.Recovering = o.leader, o.epoch, o.isr, o.recovering
-	if len(outs) > 1 || !explored || !slices.Equal(o.elr, p.ELR) || !slices.Equal(o.lke, p.LastKnownELR) {
+	if len(outs) > 1 || !explored || !slices.Equal(o.elr, p.ELR()) || !slices.Equal(o.lke, p.LastKnownELR()) {
 		f.kraft = &kraftFate{elr: o.elr, lke: o.lke, unexplored: !explored}
 	}
 	for i := range outs {

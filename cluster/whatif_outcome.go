@@ -27,7 +27,7 @@ const (
 // Matches reports that p is in state o.
 func (o *FailureOutcome) Matches(p *Partition, what Compare) bool {
 	return p.Leader == o.Leader && slices.Equal(p.ISR, o.ISR) &&
-		(what&CompareELR == 0 || slices.Equal(p.ELR, o.ELR) && slices.Equal(p.LastKnownELR, o.LastKnownELR)) &&
+		(what&CompareELR == 0 || slices.Equal(p.ELR(), o.ELR) && slices.Equal(p.LastKnownELR(), o.LastKnownELR)) &&
 		(what&CompareRecovery == 0 || (p.LeaderRecoveryState == LeaderRecovering) == o.Recovering) &&
 		(what&CompareEpoch == 0 || p.LeaderEpoch == o.LeaderEpoch)
 }
@@ -38,7 +38,7 @@ func (f *PartitionFailure) ELR() []int {
 	if f.kraft != nil {
 		return f.kraft.elr
 	}
-	return f.Partition.ELR
+	return f.Partition.ELR()
 }
 
 // LastKnownELR: see ELR.
@@ -46,7 +46,7 @@ func (f *PartitionFailure) LastKnownELR() []int {
 	if f.kraft != nil {
 		return f.kraft.lke
 	}
-	return f.Partition.LastKnownELR
+	return f.Partition.LastKnownELR()
 }
 
 // Others are the other states the controller may leave the partition in,
@@ -96,8 +96,8 @@ func (f *PartitionFailure) OrderDecides() bool {
 	}
 	o := f.Outcome()
 	for i := range others {
-		if !others[i].Matches(&Partition{Leader: o.Leader, ISR: o.ISR, ELR: o.ELR, LastKnownELR: o.LastKnownELR,
-			LeaderRecoveryState: recoveryState(o.Recovering)}, CompareELR|CompareRecovery) {
+		if !others[i].Matches(new(Partition{Leader: o.Leader, ISR: o.ISR,
+			LeaderRecoveryState: recoveryState(o.Recovering)}.SetELR(o.ELR, o.LastKnownELR)), CompareELR|CompareRecovery) {
 			return true
 		}
 	}

@@ -114,11 +114,11 @@ func PlanAddPartitions(s *cluster.Snapshot, req AddPartitionsRequest) (*AddParti
 		if p.Reassigning() && !kraft {
 			return nil, reassigningTopicErr(t)
 		}
-		if len(p.Adding) > 0 {
-			adding[p.ID] = p.Adding
+		if len(p.Adding()) > 0 {
+			adding[p.ID] = p.Adding()
 		}
-		if len(p.Removing) > 0 {
-			removing[p.ID] = p.Removing
+		if len(p.Removing()) > 0 {
+			removing[p.ID] = p.Removing()
 		}
 	}
 	if len(existing) == 0 {

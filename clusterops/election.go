@@ -284,13 +284,13 @@ func electionVerdict(s *cluster.Snapshot, t *cluster.Topic, p *cluster.Partition
 		ep.Preferred = p.Replicas[0]
 	}
 	ep.Replicas, ep.Target = p.Replicas, ep.Preferred
-	if p.HasState && p.StateErr == nil {
+	if p.HasState && p.StateErr() == nil {
 		ep.Leader = p.Leader
 	}
 	switch {
 	case t.MarkedForDeletion:
 		ep.Verdict = ElectionTopicBeingDeleted
-	case !p.HasState || p.StateErr != nil:
+	case !p.HasState || p.StateErr() != nil:
 		ep.Verdict = ElectionNoState
 	case ep.Preferred < 0:
 		ep.Verdict = ElectionUnknown
@@ -471,7 +471,7 @@ func uncleanVerdict(s *cluster.Snapshot, t *cluster.Topic, p *cluster.Partition)
 	if len(p.Replicas) > 0 {
 		ep.Preferred = p.Replicas[0]
 	}
-	if p.HasState && p.StateErr == nil {
+	if p.HasState && p.StateErr() == nil {
 		ep.Leader = p.Leader
 	}
 	firstLive := func(of []int, any bool) int {
@@ -485,14 +485,14 @@ func uncleanVerdict(s *cluster.Snapshot, t *cluster.Topic, p *cluster.Partition)
 	switch {
 	case t.MarkedForDeletion:
 		ep.Verdict = ElectionTopicBeingDeleted
-	case !p.HasState || p.StateErr != nil:
+	case !p.HasState || p.StateErr() != nil:
 		ep.Verdict = ElectionNoState
 	case ep.Leader >= 0 && s.IsLive(ep.Leader):
 		ep.Verdict = ElectionLeaderLive
 	default:
 		ep.Target = firstLive(p.ISR, false)
-		if ep.Target < 0 && len(p.ISR) == 0 && len(p.ELR) > 0 {
-			ep.Target = firstLive(p.ELR, false)
+		if ep.Target < 0 && len(p.ISR) == 0 && len(p.ELR()) > 0 {
+			ep.Target = firstLive(p.ELR(), false)
 		}
 		if ep.Target < 0 {
 			ep.Target = firstLive(nil, true)

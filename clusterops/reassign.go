@@ -206,7 +206,7 @@ func checkReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle 
 		}
 		mv := PartitionMove{TopicPartition: r.TopicPartition, Current: part.Replicas, Target: r.Replicas}
 		if additional && part.Reassigning() {
-			l := ListedReassignment{Replicas: part.Replicas, Adding: part.Adding, Removing: part.Removing}
+			l := ListedReassignment{Replicas: part.Replicas, Adding: part.Adding(), Removing: part.Removing()}
 			mv.Current, mv.Replaces = l.RevertsTo(), l.Target()
 		}
 		p.Moves = append(p.Moves, mv)
@@ -567,8 +567,8 @@ func ListReassignments(s *cluster.Snapshot) []ListedReassignment {
 			for _, p := range t.Partitions {
 				if p.Reassigning() {
 					tp := cluster.TopicPartition{Topic: t.Name, Partition: p.ID}
-					out = append(out, ListedReassignment{TopicPartition: tp, Replicas: p.Replicas, Adding: p.Adding,
-						Removing: p.Removing, Requested: requested[tp], Started: true})
+					out = append(out, ListedReassignment{TopicPartition: tp, Replicas: p.Replicas, Adding: p.Adding(),
+						Removing: p.Removing(), Requested: requested[tp], Started: true})
 					delete(requested, tp)
 				}
 			}

@@ -171,7 +171,7 @@ func (t *ReassignTracker) partition(i int, topic *cluster.Topic) PartitionReassi
 		pp.Phase = cluster.ReassignQueued
 		return pp
 	}
-	pp.Replicas, pp.Adding, pp.Removing = part.Replicas, part.Adding, part.Removing
+	pp.Replicas, pp.Adding, pp.Removing = part.Replicas, part.Adding(), part.Removing()
 	pp.ISR, pp.Leader = part.ISR, part.Leader
 	for _, r := range m.Target {
 		if slices.Contains(part.ISR, r) {
@@ -193,7 +193,7 @@ func (t *ReassignTracker) partition(i int, topic *cluster.Topic) PartitionReassi
 		pp.Phase = cluster.ReassignAdding
 	case !slices.Contains(m.Target, part.Leader):
 		pp.Phase = cluster.ReassignLeader
-	case slices.ContainsFunc(part.Removing, func(id int) bool { return slices.Contains(part.ISR, id) }):
+	case slices.ContainsFunc(part.Removing(), func(id int) bool { return slices.Contains(part.ISR, id) }):
 		pp.Phase = cluster.ReassignInSync
 	default:
 		pp.Phase = cluster.ReassignRemoving

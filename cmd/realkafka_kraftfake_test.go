@@ -328,7 +328,7 @@ func topicLayout(s *cluster.Snapshot, topic string) string {
 	}
 	var b strings.Builder
 	for _, p := range t.Partitions {
-		fmt.Fprintf(&b, "%d:%v+%v-%v@%d ", p.ID, p.Replicas, p.Adding, p.Removing, p.Leader)
+		fmt.Fprintf(&b, "%d:%v+%v-%v@%d ", p.ID, p.Replicas, p.Adding(), p.Removing(), p.Leader)
 	}
 	return b.String()
 }

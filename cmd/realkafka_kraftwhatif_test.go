@@ -248,7 +248,7 @@ func (w *kraftWhatIf) scenario(t *testing.T, elr bool, kill []int, lag []lagging
 
 // stateOfPartition is p's state; recovering comes from the metadata log.
 func stateOfPartition(p *cluster.Partition, recovering bool) pstate {
-	return pstate{p.Leader, p.LeaderEpoch, p.ISR, p.ELR, p.LastKnownELR, recovering}
+	return pstate{p.Leader, p.LeaderEpoch, p.ISR, p.ELR(), p.LastKnownELR(), recovering}
 }
 
 func b2i(b bool) int {
@@ -295,8 +295,8 @@ func (w *kraftWhatIf) startLagging(t *testing.T, l lagging) {
 			return false, "not there"
 		}
 		p := tp.Partitions[0]
-		return slices.Equal(p.Replicas, l.replicas) && slices.Equal(p.ISR, l.replicas[:1]) && len(p.Adding) == len(l.replicas)-1,
-			fmt.Sprintf("replicas %v isr %v adding %v", p.Replicas, p.ISR, p.Adding)
+		return slices.Equal(p.Replicas, l.replicas) && slices.Equal(p.ISR, l.replicas[:1]) && len(p.Adding()) == len(l.replicas)-1,
+			fmt.Sprintf("replicas %v isr %v adding %v", p.Replicas, p.ISR, p.Adding())
 	})
 }
 
@@ -311,7 +311,7 @@ func (w *kraftWhatIf) healthy(t *testing.T) {
 		}
 		for _, tp := range s.Topics() {
 			for _, p := range tp.Partitions {
-				if !p.HasLeader() || len(p.ISR) != len(p.Replicas) || len(p.ELR) > 0 || len(p.LastKnownELR) > 0 || p.Reassigning() {
+				if !p.HasLeader() || len(p.ISR) != len(p.Replicas) || len(p.ELR()) > 0 || len(p.LastKnownELR()) > 0 || p.Reassigning() {
 					return false, fmt.Sprintf("%s-%d: replicas [%s] %s", tp.Name, p.ID, text.Ints(p.Replicas), stateOfPartition(p, false))
 				}
 			}

@@ -136,8 +136,8 @@ func TestLayoutReassignmentReplicasFromController(t *testing.T) {
 	list := map[string]map[int32]reassignInfo{"t": {0: {replicas: []int32{4, 1, 2, 3}, adding: []int32{4}, removing: []int32{3}}}}
 	h.wirePoll(resp, list)
 	p := h.m.Snapshot().Topic("t").Partition(0)
-	if !slices.Equal(p.Replicas, []int{4, 1, 2, 3}) || !slices.Equal(p.Adding, []int{4}) || !slices.Equal(p.Removing, []int{3}) {
-		t.Fatalf("t-0 while the broker's metadata trails: replicas %v adding %v removing %v", p.Replicas, p.Adding, p.Removing)
+	if !slices.Equal(p.Replicas, []int{4, 1, 2, 3}) || !slices.Equal(p.Adding(), []int{4}) || !slices.Equal(p.Removing(), []int{3}) {
+		t.Fatalf("t-0 while the broker's metadata trails: replicas %v adding %v removing %v", p.Replicas, p.Adding(), p.Removing())
 	}
 	// Cancelled before the metadata showed it: back to Metadata's.
 	h.wirePoll(resp, map[string]map[int32]reassignInfo{})

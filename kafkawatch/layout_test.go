@@ -184,7 +184,7 @@ func TestLayoutChanges(t *testing.T) {
 	if got := kinds(changes); !slices.Equal(got, []cluster.ChangeKind{cluster.ChangeReassignmentStarted}) {
 		t.Fatalf("reassignment: %v", got)
 	}
-	if p := h.m.Snapshot().Topic("b").Partition(0); !p.Reassigning() || !slices.Equal(p.Adding, []int{2}) {
+	if p := h.m.Snapshot().Topic("b").Partition(0); !p.Reassigning() || !slices.Equal(p.Adding(), []int{2}) {
 		t.Fatalf("b-0 %+v", p)
 	}
 	v.topics[1].decoded[0] = mdPart(0, 1, 1, []int32{1, 2}, []int32{1, 2})
@@ -253,8 +253,8 @@ func TestLayoutConfigsAndELR(t *testing.T) {
 	v.elr, v.elrKnown = map[string][]kmsg.DescribeTopicPartitionsResponseTopicPartition{"b": {p}}, true
 	h.poll(v)
 	s = h.m.Snapshot()
-	if part := s.Topic("b").Partition(0); !slices.Equal(part.ELR, []int{1}) || part.LastKnownELR != nil || !s.KRaft().ELR {
-		t.Fatalf("b-0 ELR %v last %v known %v", part.ELR, part.LastKnownELR, s.KRaft().ELR)
+	if part := s.Topic("b").Partition(0); !slices.Equal(part.ELR(), []int{1}) || part.LastKnownELR() != nil || !s.KRaft().ELR {
+		t.Fatalf("b-0 ELR %v last %v known %v", part.ELR(), part.LastKnownELR(), s.KRaft().ELR)
 	}
 	// Back in sync: asked once more (it had an ELR), then no more.
 	h.poll(baseView())
@@ -263,8 +263,8 @@ func TestLayoutConfigsAndELR(t *testing.T) {
 	}
 	p.EligibleLeaderReplicas = []int32{}
 	h.poll(&view{elr: map[string][]kmsg.DescribeTopicPartitionsResponseTopicPartition{"b": {p}}, elrKnown: true})
-	if part := h.m.Snapshot().Topic("b").Partition(0); part.ELR != nil {
-		t.Fatalf("ELR left %v", part.ELR)
+	if part := h.m.Snapshot().Topic("b").Partition(0); part.ELR() != nil {
+		t.Fatalf("ELR left %v", part.ELR())
 	}
 	if got := h.l.elrTopics(); len(got) != 0 {
 		t.Fatalf("ELR still asked of %v", got)

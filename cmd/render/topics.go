@@ -116,12 +116,12 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d De
 			}
 			fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s", t.Name, p.ID, leader, text.Ints(p.Replicas), isr)
 			if p.Reassigning() {
-				fmt.Fprintf(&b, "\tAdding Replicas: %s\tRemoving Replicas: %s", text.Ints(p.Adding), text.Ints(p.Removing))
+				fmt.Fprintf(&b, "\tAdding Replicas: %s\tRemoving Replicas: %s", text.Ints(p.Adding()), text.Ints(p.Removing()))
 			}
 			if k := s.KRaft(); k != nil {
 				elr, last := "N/A", "N/A"
 				if k.ELR {
-					elr, last = text.Ints(p.ELR), text.Ints(p.LastKnownELR)
+					elr, last = text.Ints(p.ELR()), text.Ints(p.LastKnownELR())
 				}
 				fmt.Fprintf(&b, "\tElr: %s\tLastKnownElr: %s", elr, last)
 			}
@@ -229,15 +229,15 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, 
 				continue
 			}
 			pj := partitionJSON{Partition: p.ID, Replicas: nonNil(p.Replicas), ISR: nonNil(p.ISR), LeaderEpoch: p.LeaderEpoch,
-				Adding: p.Adding, Removing: p.Removing, UnderReplicated: p.UnderReplicated(),
+				Adding: p.Adding(), Removing: p.Removing(), UnderReplicated: p.UnderReplicated(),
 				Unavailable: !p.HasLeader() || !s.IsLive(p.Leader), UnderMinISR: !p.HasLeader() || p.UnderMinISR(s.MinISR(t, p)),
 				State: partitionState(s, p)}
 			if p.HasLeader() {
 				l := p.Leader
 				pj.Leader = &l
 			}
-			if p.StateErr != nil && s.Access(cluster.PartitionStatePath(t.Name, p.ID)) == 0 {
-				pj.Error = p.StateErr.Error()
+			if p.StateErr() != nil && s.Access(cluster.PartitionStatePath(t.Name, p.ID)) == 0 {
+				pj.Error = p.StateErr().Error()
 			}
 			dj.Partitions = append(dj.Partitions, pj)
 		}

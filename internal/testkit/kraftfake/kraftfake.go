@@ -139,7 +139,7 @@ func partitionsOf(t *cluster.Topic) []*part {
 		if !p.InAssignment {
 			continue
 		}
-		np := &part{id: p.ID, replicas: slices.Clone(p.Replicas), adding: slices.Clone(p.Adding), removing: slices.Clone(p.Removing),
+		np := &part{id: p.ID, replicas: slices.Clone(p.Replicas), adding: slices.Clone(p.Adding()), removing: slices.Clone(p.Removing()),
 			isr: slices.Clone(p.ISR), leader: p.Leader, leaderEpoch: p.LeaderEpoch, recovering: p.LeaderRecoveryState != cluster.LeaderRecovered}
 		if !p.HasState {
 			np.leader = cluster.NoLeader

@@ -42,7 +42,7 @@ func Replicas(st *theme.Styles, s *cluster.Snapshot, p *cluster.Partition, plain
 		}
 		id := strconv.Itoa(r)
 		inISR := slices.Contains(p.ISR, r)
-		adding, removing := slices.Contains(p.Adding, r), slices.Contains(p.Removing, r)
+		adding, removing := slices.Contains(p.Adding(), r), slices.Contains(p.Removing(), r)
 		switch {
 		case adding:
 			id = "+" + id
