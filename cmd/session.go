@@ -138,7 +138,9 @@ func (f *connFlags) follow(ctx context.Context) (*session, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.watch, s.writer = w, kafkaops.New(p.Client(), f.requestTimeoutOr(kafkaops.DefaultTimeout))
+		kw := kafkaops.New(p.Client(), f.requestTimeoutOr(kafkaops.DefaultTimeout))
+		kw.OnBrokerConfigs(p.RefreshBrokers)
+		s.watch, s.writer = w, kw
 		s.closers = append(s.closers, closeWatch)
 		return s, nil
 	}

@@ -220,8 +220,11 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 		cfg.Mode = ui.ModeReadOnly
 	} else {
 		// The wizards write over the Kafka protocol, through the poller's
-		// client.
-		cfg.Writer = kafkaops.New(cl, cf.requestTimeoutOr(kafkaops.DefaultTimeout))
+		// client; a broker config they change (a drain's cordon) is read
+		// again at once.
+		w := kafkaops.New(cl, cf.requestTimeoutOr(kafkaops.DefaultTimeout))
+		w.OnBrokerConfigs(p.RefreshBrokers)
+		cfg.Writer = w
 	}
 	logger.Printf("TUI on KRaft cluster %s (%s, every %s)", cfg.Connect, modeName(cfg.Mode), cf.pollInterval)
 	cfg.SavePlan = planSaver(t, cf)

@@ -3,6 +3,7 @@ package kafkaops
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -168,7 +169,14 @@ func checkAlterConfigs(r *kmsg.IncrementalAlterConfigsResponse) error {
 
 // sendAlterConfigs sends req as m says.
 func (w *Writer) sendAlterConfigs(ctx context.Context, req *kmsg.IncrementalAlterConfigsRequest, m clusterops.Mode) error {
-	return validated(ctx, w, m, req, func(v bool) { req.ValidateOnly = v }, checkAlterConfigs)
+	err := validated(ctx, w, m, req, func(v bool) { req.ValidateOnly = v }, checkAlterConfigs)
+	if err == nil && m == clusterops.Apply && w.onBrokerConfigs != nil &&
+		slices.ContainsFunc(req.Resources, func(r kmsg.IncrementalAlterConfigsRequestResource) bool {
+			return r.ResourceType == kmsg.ConfigResourceTypeBroker
+		}) {
+		w.onBrokerConfigs()
+	}
+	return err
 }
 
 // AlterConfigs sends IncrementalAlterConfigs: the keys the alterations

@@ -56,7 +56,16 @@ var _ Requester = (*kgo.Client)(nil)
 type Writer struct {
 	cl      Requester
 	timeout time.Duration
+	// onBrokerConfigs, when set, is called once a broker's configs (a
+	// cordon) were changed (OnBrokerConfigs).
+	onBrokerConfigs func()
 }
+
+// OnBrokerConfigs has fn called each time the writer has changed a
+// broker's (or the brokers' default) configs, a cordon included: the
+// poller that reads the same cluster then reads the brokers' parts again
+// at once (kafkawatch.Poller.RefreshBrokers).
+func (w *Writer) OnBrokerConfigs(fn func()) { w.onBrokerConfigs = fn }
 
 var _ clusterops.Writer = (*Writer)(nil)
 

@@ -204,3 +204,27 @@ func TestStatsBeforeTheFirstLoad(t *testing.T) {
 		t.Fatalf("after it: %+v", s)
 	}
 }
+
+// TestRefreshBrokers: the broker parts (configs, log directories and
+// their cordons) are read every brokerEvery polls, and on each of the
+// polls after RefreshBrokers (a cordon ktopo sent shows within a poll).
+func TestRefreshBrokers(t *testing.T) {
+	p := &Poller{lay: newLayout("")}
+	reads := func(polls int) (n int) {
+		for range polls {
+			if p.nextJob(false).brokers != nil {
+				n++
+			}
+			p.polls++
+		}
+		return n
+	}
+	p.nextJob(true)
+	if n := reads(brokerEvery - 1); n != 0 {
+		t.Fatalf("read the brokers %d times in the %d polls after the first", n, brokerEvery-1)
+	}
+	p.RefreshBrokers()
+	if n := reads(brokersAfterChange); n != brokersAfterChange {
+		t.Fatalf("after RefreshBrokers: read in %d of the next %d polls", n, brokersAfterChange)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -91,9 +92,12 @@ type Poller struct {
 
 	apis       apiVersions
 	polls      int
-	brokerPoll int      // the poll whose background work last read the broker parts
-	cfgOrder   []string // the topics in the order their configs are read
-	cfgCursor  int
+	brokerPoll int // the poll whose background work last read the broker parts
+	// brokersSoon: polls left whose background work reads the broker
+	// parts whatever brokerPoll says (RefreshBrokers).
+	brokersSoon atomic.Int32
+	cfgOrder    []string // the topics in the order their configs are read
+	cfgCursor   int
 
 	mu        sync.Mutex
 	lastHeard time.Time
@@ -151,6 +155,19 @@ func (p *Poller) Next(ctx context.Context) (clusterwatch.Batch, error) {
 		return b, nil
 	}
 }
+
+// brokersAfterChange is how many polls read the broker parts after
+// RefreshBrokers: a broker applies a dynamic config (a cordon) a moment
+// after the controller commits it, so the first read may not see it yet.
+const brokersAfterChange = 3
+
+// RefreshBrokers makes the next polls read the brokers' configs and log
+// directories (their cordons), which they read only every brokerEvery
+// polls otherwise: what ktopo's own writer calls once it has changed a
+// broker's config (kafkaops.Writer.OnBrokerConfigs), so that a cordon it
+// sent shows within a poll or two and the next plan leaves the broker out.
+// Safe from any goroutine.
+func (p *Poller) RefreshBrokers() { p.brokersSoon.Store(brokersAfterChange) }
 
 // Stats implements clusterwatch.Source: the partitions followed and the
 // last poll's duration; none before the first load is over (not "0
@@ -482,7 +499,11 @@ func (p *Poller) nextJob(first bool) job {
 	if !first {
 		j.configs = p.configTurn()
 	}
-	if first || p.polls-p.brokerPoll >= brokerEvery {
+	soon := p.brokersSoon.Load() > 0
+	if soon {
+		p.brokersSoon.Add(-1)
+	}
+	if first || soon || p.polls-p.brokerPoll >= brokerEvery {
 		j.brokers = p.lay.liveBrokers()
 		if j.brokers == nil {
 			j.brokers = []int32{}
