@@ -332,7 +332,16 @@ func loadSpec(a *App, spec fixture.Spec, k *cluster.KRaft) {
 // the plan clusterops makes from the seed shown.
 func TestKRaftCreate(t *testing.T) {
 	a, fc := kraftApp(t, nil)
-	press(a, "c", "k", "w", "enter")
+	press(a, "c")
+	// The form counts broker 4, cordoned, apart: it takes no new partition.
+	if s := flat(screen(a)); !strings.Contains(s, "5 live brokers (1 cordoned)") || !strings.Contains(s, "30 replicas in all, about 8 per broker") {
+		t.Errorf("the form's header does not say a live broker is cordoned:\n%s", screen(a))
+	}
+	press(a, "down", "down")
+	if s := flat(screen(a)); !strings.Contains(s, "at most the 4 live brokers not cordoned") {
+		t.Errorf("the replication factor's hint counts the cordoned broker:\n%s", screen(a))
+	}
+	press(a, "up", "up", "k", "w", "enter")
 	w := wizard(a)
 	if w == nil || w.Stage() != "preview" {
 		t.Fatalf("no preview:\n%s", screen(a))

@@ -265,11 +265,14 @@ func (f *form) validate(s *cluster.Snapshot) {
 		}
 		if f.errs[fPartitions] == "" && f.errs[fRF] == "" && f.errs[fRack] == "" {
 			f.ok[fPartitions] = strconv.Itoa(p*rf) + " replicas in all"
-			if live > 0 {
-				f.ok[fPartitions] += ", about " + strconv.Itoa((p*rf+live-1)/live) + " per broker"
+			if n := live - cordonedLive(s); n > 0 { // a cordoned broker gets none
+				f.ok[fPartitions] += ", about " + strconv.Itoa((p*rf+n-1)/n) + " per broker"
 			}
 		}
 		f.hints[fRF] = "copies of each partition, at most the " + strconv.Itoa(live) + " live brokers"
+		if n := cordonedLive(s); n > 0 {
+			f.hints[fRF] = "copies of each partition, at most the " + strconv.Itoa(live-n) + " live brokers not cordoned"
+		}
 		if f.rackOff {
 			f.hints[fRack] = "racks are ignored (--disable-rack-aware); space switches"
 		} else {

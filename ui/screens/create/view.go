@@ -49,6 +49,10 @@ func (m *Model) formView() []string {
 			}
 		}
 		info := "  ·  " + strconv.Itoa(live) + " live brokers"
+		if n := cordonedLive(s); n > 0 {
+			// KIP-1066: they keep their replicas and get no new one.
+			info += " (" + strconv.Itoa(n) + " cordoned)"
+		}
 		if racks > 0 {
 			info += " in " + strconv.Itoa(racks) + " racks"
 		}
@@ -150,4 +154,16 @@ func (m *Model) formView() []string {
 		lines = append(lines, cell.Clip(" "+st.Muted.S("enter previews where every replica goes; nothing is written before you confirm"), m.w))
 	}
 	return lines
+}
+
+// cordonedLive counts the live brokers that are cordoned (a KRaft
+// cluster's, KIP-1066): they take no new partition.
+func cordonedLive(s *cluster.Snapshot) int {
+	n := 0
+	for _, b := range s.Brokers() {
+		if b.Live && b.Cordoned {
+			n++
+		}
+	}
+	return n
 }
