@@ -404,6 +404,10 @@ type ThrottleClear struct {
 	// Changes are the entities that had throttles, Ops their multi.
 	Changes []ConfigChange
 	Ops     []any
+	// Blind: the removal deletes every throttle key of Brokers and Topics,
+	// set or not (Kafka's incremental deletes), so it is written even
+	// when Changes knows of none.
+	Blind bool
 }
 
 // BrokersMessage is "Clearing broker-level throttles on brokers 1,2,3".

@@ -16,23 +16,6 @@ import (
 // PlanPreferredElection, …); a Writer turns a plan into the writes of its
 // kind, describes them exactly, and sends them.
 
-// Target is how a Writer reaches the cluster.
-type Target uint8
-
-const (
-	// ZooKeeper: one multi per write, through the cluster's ZooKeeper.
-	ZooKeeper Target = iota
-	// Kafka: Kafka's Admin API requests (KRaft clusters).
-	Kafka
-)
-
-func (t Target) String() string {
-	if t == Kafka {
-		return "Kafka"
-	}
-	return "ZooKeeper"
-}
-
 // Mode is what a Writer call does with an operation.
 type Mode uint8
 
@@ -51,8 +34,8 @@ const (
 // Writes are an operation's exact writes, in the order they are sent:
 // each step one ZooKeeper multi or one Kafka request, as lines.
 type Writes struct {
-	Target Target
-	Steps  []WriteStep
+	Backend cluster.Backend
+	Steps   []WriteStep
 }
 
 // WriteStep is one multi or one request.
@@ -99,15 +82,15 @@ func (w Writes) Then(o Writes) Writes {
 // Title says how the writes are sent: "Written in one ZooKeeper multi",
 // "Sent as 2 Kafka requests".
 func (w Writes) Title() string {
-	return WritesTitle(w.Target, len(w.Steps))
+	return WritesTitle(w.Backend, len(w.Steps))
 }
 
 // WritesTitle is Writes.Title for n steps to target.
-func WritesTitle(t Target, n int) string {
+func WritesTitle(b cluster.Backend, n int) string {
 	switch {
-	case t == Kafka && n > 1:
+	case b == cluster.ViaKafka && n > 1:
 		return "Sent as " + strconv.Itoa(n) + " Kafka requests, one after the other"
-	case t == Kafka:
+	case b == cluster.ViaKafka:
 		return "Sent as one Kafka request"
 	case n > 1:
 		return "Written in " + strconv.Itoa(n) + " steps, one ZooKeeper multi each"
@@ -115,24 +98,19 @@ func WritesTitle(t Target, n int) string {
 	return "Written in one ZooKeeper multi"
 }
 
-// Writer writes operations to a cluster. Each call takes a plan made on
-// a snapshot (or what makes one) and a Mode; it returns the exact writes,
-// and with Apply makes them. A failed Apply says whether anything was
-// written (nothing, for a refused ZooKeeper multi or a Kafka request the
-// cluster refused; MaybeWritten for a reply that was lost).
+// Writer writes operations to a cluster: the core every backend does.
+// Each call takes a plan made on a snapshot (or what makes one) and a
+// Mode; it returns the exact writes, and with Apply makes them. A failed
+// Apply says whether anything was written (nothing, for a refused
+// ZooKeeper multi or a Kafka request the cluster refused; MaybeWritten
+// for a reply that was lost). What only some backends can do is an
+// optional capability, asked for by type: Guarded, Additive, Canceller,
+// Cordoner, ConfigDescriber.
 type Writer interface {
-	// Target is how the writes reach the cluster.
-	Target() Target
-
-	// Verdict is what a write would meet as s shows the cluster, for a
-	// preview (no I/O): through ZooKeeper, the ZooKeeper to KRaft
-	// migration guard's verdict; through Kafka, always go ahead.
-	Verdict(s *cluster.Snapshot) cluster.WriteVerdict
-	// Check is Verdict on a fresh read, right before a command writes.
-	Check(ctx context.Context) (cluster.WriteVerdict, error)
-	// Confirm returns the writer with a warning the operator confirmed
-	// (a ZooKeeper write while a migration is being prepared).
-	Confirm(v cluster.WriteVerdict) Writer
+	// Backend is how the writes reach the cluster.
+	Backend() cluster.Backend
+	// Words are how its writes read in the wizards and commands.
+	Words() *Words
 
 	// CreateTopic creates the plan's topic with the plan's assignment
 	// and configs.
@@ -159,15 +137,6 @@ type Writer interface {
 	// (CheckReassignment), the throttles, the reassignment. The plan
 	// comes back even when the write failed.
 	StartReassignment(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m Mode) (*ReassignPlan, Writes, error)
-	// AddReassignment is StartReassignment with --additional
-	// (CheckAdditionalReassignment): the reassignments in progress stay,
-	// and one of rs's partitions gets rs's target instead; ZooKeeper has
-	// no way to do it.
-	AddReassignment(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m Mode) (*ReassignPlan, Writes, error)
-	// CancelReassignment cancels the reassignments of the partitions (the
-	// replicas go back to those they had before); ZooKeeper has no way to
-	// do it.
-	CancelReassignment(ctx context.Context, tps []cluster.TopicPartition, m Mode) (Writes, error)
 	// RemoveThrottles is what --verify does with the throttles of rs
 	// once they are done (see the package function RemoveThrottles).
 	RemoveThrottles(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, m Mode) (cleared *ThrottleClear, kept []string, w Writes, err error)
@@ -175,16 +144,76 @@ type Writer interface {
 	// carries it out later (result nil: follow the snapshots); Kafka's
 	// controller answers with each partition's result.
 	Elect(ctx context.Context, p *ElectionPlan, m Mode) (Writes, *ElectionResult, error)
-	// Cordon cordons a broker's log directories (KIP-1066: it gets no new
-	// partition), or uncordons them; a KRaft cluster of Kafka 4.3+ only.
+}
+
+// Guarded is a writer behind the ZooKeeper to KRaft migration guard
+// (ZooKeeperWriter): a write through ZooKeeper may be refused, or warned
+// of, while a KRaft controller takes the metadata over. A writer without
+// it always goes ahead (VerdictOf, CheckOf, ConfirmOf).
+type Guarded interface {
+	// Verdict is what a write would meet as s shows the cluster, for a
+	// preview (no I/O).
+	Verdict(s *cluster.Snapshot) cluster.WriteVerdict
+	// Check is Verdict on a fresh read, right before a command writes.
+	Check(ctx context.Context) (cluster.WriteVerdict, error)
+	// Confirm returns the writer with a warning the operator confirmed
+	// (a ZooKeeper write while a migration is being prepared).
+	Confirm(v cluster.WriteVerdict) Writer
+}
+
+// Additive starts a reassignment while others run (kafka-reassign-
+// partitions --additional): Kafka's Admin API can; ZooKeeper's
+// /admin/reassign_partitions cannot.
+type Additive interface {
+	// AddReassignment is StartReassignment with --additional
+	// (CheckAdditionalReassignment): the reassignments in progress stay,
+	// and one of rs's partitions gets rs's target instead.
+	AddReassignment(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m Mode) (*ReassignPlan, Writes, error)
+}
+
+// Canceller cancels reassignments in progress (--cancel): Kafka's Admin
+// API can; ZooKeeper cannot.
+type Canceller interface {
+	// CancelReassignment cancels the reassignments of the partitions (the
+	// replicas go back to those they had before).
+	CancelReassignment(ctx context.Context, tps []cluster.TopicPartition, m Mode) (Writes, error)
+}
+
+// Cordoner cordons brokers (KIP-1066): a KRaft cluster's writer; the
+// cluster itself must run Kafka 4.3+ (cluster.KRaft.CordonSupported).
+type Cordoner interface {
+	// Cordon cordons a broker's log directories (it gets no new
+	// partition), or uncordons them.
 	Cordon(ctx context.Context, broker int, cordon bool, m Mode) (Writes, error)
 }
 
-// VerdictOf is the verdict a preview shows for a write through w (nil: a
-// session that cannot write, judged as ZooKeeper would).
+// VerdictOf is the verdict a preview shows for a write through w: its
+// guard's (Guarded), go ahead for a writer without one, or for none (a
+// session that cannot write) the verdict ZooKeeper's guard would give.
 func VerdictOf(w Writer, s *cluster.Snapshot) cluster.WriteVerdict {
-	if w == nil {
+	switch g, ok := w.(Guarded); {
+	case ok:
+		return g.Verdict(s)
+	case w == nil:
 		return SnapshotVerdict(s)
 	}
-	return w.Verdict(s)
+	return cluster.WriteVerdict{}
+}
+
+// CheckOf is what a write through w meets right before a command writes
+// (Guarded.Check; go ahead for a writer without a guard).
+func CheckOf(ctx context.Context, w Writer) (cluster.WriteVerdict, error) {
+	if g, ok := w.(Guarded); ok {
+		return g.Check(ctx)
+	}
+	return cluster.WriteVerdict{}, nil
+}
+
+// ConfirmOf is w with a warning the operator confirmed (Guarded.Confirm;
+// w itself without a guard).
+func ConfirmOf(w Writer, v cluster.WriteVerdict) Writer {
+	if g, ok := w.(Guarded); ok {
+		return g.Confirm(v)
+	}
+	return w
 }

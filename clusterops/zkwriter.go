@@ -22,13 +22,20 @@ type ZooKeeperWriter struct {
 	Z ZK
 }
 
-var _ Writer = (*ZooKeeperWriter)(nil)
+var (
+	_ Writer          = (*ZooKeeperWriter)(nil)
+	_ Guarded         = (*ZooKeeperWriter)(nil)
+	_ ConfigDescriber = (*ZooKeeperWriter)(nil)
+)
 
 // NewZooKeeperWriter writes through z.
 func NewZooKeeperWriter(z ZK) *ZooKeeperWriter { return &ZooKeeperWriter{Z: z} }
 
-// Target is ZooKeeper.
-func (w *ZooKeeperWriter) Target() Target { return ZooKeeper }
+// Backend is ZooKeeper.
+func (w *ZooKeeperWriter) Backend() cluster.Backend { return cluster.ViaZooKeeper }
+
+// Words are ZooKeeperWords.
+func (w *ZooKeeperWriter) Words() *Words { return &ZooKeeperWords }
 
 // Verdict is the migration guard's verdict on s (SnapshotVerdict).
 func (w *ZooKeeperWriter) Verdict(s *cluster.Snapshot) cluster.WriteVerdict {
@@ -48,7 +55,7 @@ func (w *ZooKeeperWriter) Confirm(v cluster.WriteVerdict) Writer {
 
 // multi is the Writes of one multi.
 func multi(ops []any) Writes {
-	return Writes{Target: ZooKeeper, Steps: []WriteStep{{Lines: DescribeOps(ops)}}}
+	return Writes{Backend: cluster.ViaZooKeeper, Steps: []WriteStep{{Lines: DescribeOps(ops)}}}
 }
 
 // CreateTopic writes CreateOps' multi (CreateTopic: the config znode and
@@ -138,38 +145,27 @@ func (w *ZooKeeperWriter) StartReassignment(_ context.Context, s *cluster.Snapsh
 }
 
 // ErrAdditionalNeedsKafka is the refusal of --additional through
-// ZooKeeper.
+// ZooKeeper (a writer that is not Additive).
 var ErrAdditionalNeedsKafka = errors.New("--additional needs Kafka's Admin API (AlterPartitionReassignments): through ZooKeeper a reassignment starts only when " +
 	cluster.ReassignPartitionsPath + " is created, so nothing can be added to one in progress. Wait until it completes (ktopo reassign --verify)")
 
-// AddReassignment is refused: ZooKeeper cannot add to a reassignment in
-// progress.
-func (w *ZooKeeperWriter) AddReassignment(context.Context, *cluster.Snapshot, []cluster.Reassignment, int64, Mode) (*ReassignPlan, Writes, error) {
-	return nil, Writes{}, ErrAdditionalNeedsKafka
-}
-
 // ErrCancelNeedsKafka is the refusal to cancel a reassignment through
-// ZooKeeper.
-var ErrCancelNeedsKafka = errors.New("cancelling a reassignment needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
+// ZooKeeper (a writer that is not a Canceller).
+var ErrCancelNeedsKafka = errors.New("--cancel needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
 	"Use kafka-reassign-partitions.sh --bootstrap-server … --cancel, or start a reassignment back to the current assignment once this one completes")
-
-// CancelReassignment is refused: ZooKeeper cannot cancel one.
-func (w *ZooKeeperWriter) CancelReassignment(context.Context, []cluster.TopicPartition, Mode) (Writes, error) {
-	return Writes{}, ErrCancelNeedsKafka
-}
 
 // RemoveThrottles is the package's RemoveThrottles: nothing while another
 // reassignment runs, else the one multi clearing them.
 func (w *ZooKeeperWriter) RemoveThrottles(_ context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, m Mode) (*ThrottleClear, []string, Writes, error) {
 	if _, ongoing := VerifyReassignment(s, rs); ongoing {
 		kept, err := ThrottlesLeft(s, w.Z, rs)
-		return nil, kept, Writes{Target: ZooKeeper}, err
+		return nil, kept, Writes{Backend: cluster.ViaZooKeeper}, err
 	}
 	c, err := PlanThrottleClear(s, w.Z, rs)
 	if err != nil {
 		return nil, nil, Writes{}, err
 	}
-	ws := Writes{Target: ZooKeeper}
+	ws := Writes{Backend: cluster.ViaZooKeeper}
 	if len(c.Ops) > 0 {
 		ws = multi(c.Ops)
 	}
@@ -197,13 +193,8 @@ func (w *ZooKeeperWriter) Elect(_ context.Context, p *ElectionPlan, m Mode) (Wri
 }
 
 // ErrCordonNeedsKRaft is the refusal to cordon a broker of a ZooKeeper
-// cluster.
+// cluster (a writer that is not a Cordoner).
 var ErrCordonNeedsKRaft = errors.New("cordoning a broker (KIP-1066, cordoned.log.dirs) is a KRaft cluster's, Kafka 4.3 or later: ZooKeeper-mode brokers cannot be cordoned")
-
-// Cordon is refused: cordoning is KRaft's.
-func (w *ZooKeeperWriter) Cordon(context.Context, int, bool, Mode) (Writes, error) {
-	return Writes{}, ErrCordonNeedsKRaft
-}
 
 // DescribeConfigs implements ConfigDescriber as kafka-configs --zookeeper
 // --describe reads: the config znode of the entity, or with entity "" of
@@ -251,4 +242,3 @@ func (w *ZooKeeperWriter) DescribeConfigs(_ context.Context, entityType, entity 
 	return out, nil
 }
 
-var _ ConfigDescriber = (*ZooKeeperWriter)(nil)

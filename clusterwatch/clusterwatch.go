@@ -52,16 +52,16 @@ func (w *Watch) Next(ctx context.Context) (Batch, []cluster.Change, error) {
 	switch {
 	case errors.Is(context.Cause(ctx), errLost) && ctx.Err() != nil:
 		d := time.Since(w.lostSince).Round(100 * time.Millisecond)
-		kind := strings.ToLower(w.Source.Kind().String())
+		kind := strings.ToLower(w.Source.Backend().String())
 		if w.lostAs == StateUnresponsive {
 			return Batch{}, nil, fmt.Errorf("%s %s has not answered for %s", kind, w.Source.Server(), d)
 		}
-		if w.Source.Kind() == Kafka {
+		if w.Source.Backend() == cluster.ViaKafka {
 			return Batch{}, nil, fmt.Errorf("lost the connection to kafka %s: no broker answered for %s", w.Source.Server(), d)
 		}
 		return Batch{}, nil, fmt.Errorf("lost the connection to zookeeper %s: no session for %s", w.Source.Server(), d)
 	case errors.Is(err, ErrClosed):
-		return Batch{}, nil, fmt.Errorf("%s source closed", strings.ToLower(w.Source.Kind().String()))
+		return Batch{}, nil, fmt.Errorf("%s source closed", strings.ToLower(w.Source.Backend().String()))
 	case err != nil:
 		return Batch{}, nil, err
 	}

@@ -93,25 +93,6 @@ func (b *Batch) ApplyTo(m *cluster.Model) []cluster.Change {
 	return changes
 }
 
-// Kind is what a source reads a cluster through.
-type Kind uint8
-
-// The kinds of source.
-const (
-	// ZooKeeper: a Kafka cluster in ZooKeeper mode, through its ZooKeeper.
-	ZooKeeper Kind = iota
-	// Kafka: a Kafka cluster (KRaft) through its brokers' Kafka protocol.
-	Kafka
-)
-
-// String is "ZooKeeper" or "Kafka", as messages name them.
-func (k Kind) String() string {
-	if k == Kafka {
-		return "Kafka"
-	}
-	return "ZooKeeper"
-}
-
 // Stats are what a source says about itself for the status bar.
 type Stats struct {
 	// LastHeard is when the cluster last answered: what the source
@@ -137,9 +118,9 @@ type Source interface {
 	Next(ctx context.Context) (Batch, error)
 	// Stats returns the source's figures; safe from any goroutine.
 	Stats() Stats
-	// Kind says what the source reads through; Server names the server
-	// it talks to now ("host:port").
-	Kind() Kind
+	// Backend says what the source reads through; Server names the
+	// server it talks to now ("host:port").
+	Backend() cluster.Backend
 	Server() string
 	// Close stops the source.
 	Close() error

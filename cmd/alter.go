@@ -232,7 +232,7 @@ func writeAddPlan(out io.Writer, p *clusterops.AddPartitionsPlan) error {
 // ZooKeeper multi, or the Kafka requests (each one that has validateOnly
 // was sent so: Kafka checked it too).
 func writeWouldWrite(out io.Writer, w clusterops.Writes) {
-	if w.Target == clusterops.Kafka {
+	if w.Backend == cluster.ViaKafka {
 		fmt.Fprintf(out, "\nValidation passed (ktopo's checks, and Kafka's: a request that has validateOnly was sent with validateOnly=true). "+
 			"Would send, %s:\n", wouldSend(len(w.Steps)))
 	} else {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ktopo/ktopo/cluster"
 	"io"
 	"os"
 	"os/signal"
@@ -74,7 +75,7 @@ func streamEvents(ctx context.Context, cf *connFlags, out io.Writer, fromStart, 
 	// A KRaft cluster's changes come from polls: the znode paths, zxids
 	// and broker epochs they would have in ZooKeeper are ktopo's own
 	// bookkeeping (kafkawatch), not the cluster's, and are left out.
-	kraft := w.Source.Kind() == clusterwatch.Kafka
+	kraft := w.Source.Backend() == cluster.ViaKafka
 	bw := bufio.NewWriter(out)
 	defer bw.Flush()
 	loaded := false

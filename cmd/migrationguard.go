@@ -50,7 +50,7 @@ var stdinIsTerminal = func(r io.Reader) bool {
 // to write with: z itself, z with the operator's confirmation of a
 // migration warning, or the refusal.
 func (f *connFlags) confirmWrite(c *cobra.Command, w clusterops.Writer, what string) (clusterops.Writer, error) {
-	v, err := w.Check(c.Context())
+	v, err := clusterops.CheckOf(c.Context(), w)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (f *connFlags) confirmWrite(c *cobra.Command, w clusterops.Writer, what str
 	fmt.Fprintf(errOut, "Warning: %s.\n(%s)\n", v.Reason, v.Instead)
 	if f.acceptMigrationWarning {
 		fmt.Fprintf(errOut, "--%s given: writing through ZooKeeper anyway.\n", flagAcceptMigrationWarning)
-		return w.Confirm(v), nil
+		return clusterops.ConfirmOf(w, v), nil
 	}
 	in := c.InOrStdin()
 	if !stdinIsTerminal(in) {
@@ -78,7 +78,7 @@ func (f *connFlags) confirmWrite(c *cobra.Command, w clusterops.Writer, what str
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return w.Confirm(v), nil
+		return clusterops.ConfirmOf(w, v), nil
 	}
 	return nil, fmt.Errorf("not confirmed: did not %s; nothing was written", what)
 }
@@ -89,7 +89,7 @@ func (f *connFlags) confirmWrite(c *cobra.Command, w clusterops.Writer, what str
 // run in KRaft mode) and hide the reason. A warning is left to
 // confirmWrite, once the plan is shown.
 func (f *connFlags) refuseEarly(c *cobra.Command, w clusterops.Writer, what string) error {
-	v, err := w.Check(c.Context())
+	v, err := clusterops.CheckOf(c.Context(), w)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (f *connFlags) refuseEarly(c *cobra.Command, w clusterops.Writer, what stri
 // noteWrite prints, for a dry run, what the write would meet if it were
 // made now (nothing when it would go ahead).
 func noteWrite(c *cobra.Command, w clusterops.Writer) error {
-	v, err := w.Check(c.Context())
+	v, err := clusterops.CheckOf(c.Context(), w)
 	if err != nil {
 		return err
 	}

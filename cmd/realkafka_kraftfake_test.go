@@ -28,7 +28,7 @@ type fakeStep struct {
 	name string
 	// do sends the write through w, planned on s (the real cluster as last
 	// read), and says what became of it beyond its error ("" for none).
-	do   func(ctx context.Context, w clusterops.Writer, s *cluster.Snapshot) (string, error)
+	do   func(ctx context.Context, w *kafkaops.Writer, s *cluster.Snapshot) (string, error)
 	want string
 	// topics are compared after the step: replicas, reassignment and
 	// leader of every partition, or the topic's absence.
@@ -49,7 +49,7 @@ type fakeStep struct {
 
 // createStep creates topic with the assignment a (partition → replicas).
 func createStep(name, topic string, a assign.Assignment, m clusterops.Mode, want string) fakeStep {
-	return fakeStep{name: name, want: want, topics: []string{topic}, do: func(ctx context.Context, w clusterops.Writer, _ *cluster.Snapshot) (string, error) {
+	return fakeStep{name: name, want: want, topics: []string{topic}, do: func(ctx context.Context, w *kafkaops.Writer, _ *cluster.Snapshot) (string, error) {
 		_, err := w.CreateTopic(ctx, &clusterops.TopicPlan{Name: topic, Result: assign.Result{Assignment: a}}, m)
 		return "", err
 	}}
@@ -57,7 +57,7 @@ func createStep(name, topic string, a assign.Assignment, m clusterops.Mode, want
 
 // addStep grows topic from existing to n partitions, the new ones on a.
 func addStep(name, topic string, existing, n int, a assign.Assignment, want string) fakeStep {
-	return fakeStep{name: name, want: want, topics: []string{topic}, do: func(ctx context.Context, w clusterops.Writer, _ *cluster.Snapshot) (string, error) {
+	return fakeStep{name: name, want: want, topics: []string{topic}, do: func(ctx context.Context, w *kafkaops.Writer, _ *cluster.Snapshot) (string, error) {
 		_, err := w.AddPartitions(ctx, []*clusterops.AddPartitionsPlan{{Topic: topic, Existing: existing, Partitions: n, Result: assign.Result{Assignment: a}}}, clusterops.Apply)
 		return "", err
 	}}
@@ -66,7 +66,7 @@ func addStep(name, topic string, existing, n int, a assign.Assignment, want stri
 // moveStep reassigns topic-p to replicas (a reorder when they are its
 // own).
 func moveStep(name, topic string, p int, replicas []int, want string) fakeStep {
-	return fakeStep{name: name, want: want, topics: []string{topic}, do: func(ctx context.Context, w clusterops.Writer, s *cluster.Snapshot) (string, error) {
+	return fakeStep{name: name, want: want, topics: []string{topic}, do: func(ctx context.Context, w *kafkaops.Writer, s *cluster.Snapshot) (string, error) {
 		_, _, err := w.StartReassignment(ctx, s, []cluster.Reassignment{{TopicPartition: cluster.TopicPartition{Topic: topic, Partition: p}, Replicas: replicas}}, -1, clusterops.Apply)
 		return "", err
 	}}
@@ -74,7 +74,7 @@ func moveStep(name, topic string, p int, replicas []int, want string) fakeStep {
 
 // cancelStep cancels topic-p's reassignment.
 func cancelStep(name, topic string, p int, want string) fakeStep {
-	return fakeStep{name: name, want: want, topics: []string{topic}, do: func(ctx context.Context, w clusterops.Writer, _ *cluster.Snapshot) (string, error) {
+	return fakeStep{name: name, want: want, topics: []string{topic}, do: func(ctx context.Context, w *kafkaops.Writer, _ *cluster.Snapshot) (string, error) {
 		_, err := w.CancelReassignment(ctx, []cluster.TopicPartition{{Topic: topic, Partition: p}}, clusterops.Apply)
 		return "", err
 	}}
@@ -82,7 +82,7 @@ func cancelStep(name, topic string, p int, want string) fakeStep {
 
 // electStep elects the preferred leaders of tps, and says the groups.
 func electStep(name string, tps []cluster.TopicPartition, want string, topics ...string) fakeStep {
-	return fakeStep{name: name, want: want, topics: topics, do: func(ctx context.Context, w clusterops.Writer, _ *cluster.Snapshot) (string, error) {
+	return fakeStep{name: name, want: want, topics: topics, do: func(ctx context.Context, w *kafkaops.Writer, _ *cluster.Snapshot) (string, error) {
 		_, res, err := w.Elect(ctx, &clusterops.ElectionPlan{Write: tps}, clusterops.Apply)
 		if err != nil || res == nil {
 			return "", err
@@ -98,7 +98,7 @@ func electStep(name string, tps []cluster.TopicPartition, want string, topics ..
 
 // cordonStep cordons (or uncordons) broker.
 func cordonStep(broker int, cordon bool) fakeStep {
-	st := fakeStep{name: "cordon " + strconv.Itoa(broker), want: "ok", cordon: broker, do: func(ctx context.Context, w clusterops.Writer, _ *cluster.Snapshot) (string, error) {
+	st := fakeStep{name: "cordon " + strconv.Itoa(broker), want: "ok", cordon: broker, do: func(ctx context.Context, w *kafkaops.Writer, _ *cluster.Snapshot) (string, error) {
 		_, err := w.Cordon(ctx, broker, cordon, clusterops.Apply)
 		return "", err
 	}}
@@ -110,7 +110,7 @@ func cordonStep(broker int, cordon bool) fakeStep {
 
 // configStep sets (v != "") or deletes topic config k.
 func configStep(name, topic, k, v, want string) fakeStep {
-	return fakeStep{name: name, want: want, configsOf: topic, do: func(ctx context.Context, w clusterops.Writer, _ *cluster.Snapshot) (string, error) {
+	return fakeStep{name: name, want: want, configsOf: topic, do: func(ctx context.Context, w *kafkaops.Writer, _ *cluster.Snapshot) (string, error) {
 		a := &clusterops.ConfigAlteration{Change: clusterops.ConfigChange{EntityType: cluster.EntityTopics, Entity: topic, Config: map[string]string{}}}
 		if v == "" {
 			a.Deleted = []string{k}
@@ -123,7 +123,7 @@ func configStep(name, topic, k, v, want string) fakeStep {
 }
 
 // topicConfigs are a topic's overrides as w reads them (DescribeConfigs).
-func topicConfigs(ctx context.Context, w clusterops.Writer, topic string) string {
+func topicConfigs(ctx context.Context, w *kafkaops.Writer, topic string) string {
 	entries, _, err := w.ReadConfig(ctx, cluster.EntityTopics, topic)
 	if err != nil {
 		return err.Error()
@@ -201,18 +201,18 @@ func fakeTable() []fakeStep {
 		// A copy in progress: 8 MB throttled to 1 KB/s (Kafka lets a
 		// fetch of 1 MB through every 11 s or so: over a minute).
 		{name: "a throttled move", want: "ok", topics: []string{slow}, setup: func(t *testing.T, bs string) { produce(t, bs, slow, 8000, 1000) },
-			do: func(ctx context.Context, w clusterops.Writer, s *cluster.Snapshot) (string, error) {
+			do: func(ctx context.Context, w *kafkaops.Writer, s *cluster.Snapshot) (string, error) {
 				_, _, err := w.StartReassignment(ctx, s, []cluster.Reassignment{{TopicPartition: tp(slow, 0), Replicas: []int{1, 4}}}, 1024, clusterops.Apply)
 				return "", err
 			}},
 		moveStep("another move while it runs", a, 0, []int{1, 2}, clusterops.MessageReassignmentExists),
 		{name: "another target while it runs (--additional)", want: "ok", topics: []string{slow},
-			do: func(ctx context.Context, w clusterops.Writer, s *cluster.Snapshot) (string, error) {
+			do: func(ctx context.Context, w *kafkaops.Writer, s *cluster.Snapshot) (string, error) {
 				_, _, err := w.AddReassignment(ctx, s, []cluster.Reassignment{{TopicPartition: tp(slow, 0), Replicas: []int{1, 3}}}, 1024, clusterops.Apply)
 				return "", err
 			}},
 		cancelStep("cancel it", slow, 0, "ok"),
-		{name: "remove the throttles", want: "ok", do: func(ctx context.Context, w clusterops.Writer, s *cluster.Snapshot) (string, error) {
+		{name: "remove the throttles", want: "ok", do: func(ctx context.Context, w *kafkaops.Writer, s *cluster.Snapshot) (string, error) {
 			c, kept, _, err := w.RemoveThrottles(ctx, s, []cluster.Reassignment{{TopicPartition: tp(slow, 0), Replicas: []int{1, 3}}}, clusterops.Apply)
 			if c == nil {
 				return fmt.Sprintf("kept %v", kept), err
@@ -231,7 +231,7 @@ func fakeTable() []fakeStep {
 
 // deleteStep deletes topic.
 func deleteStep(topic string) fakeStep {
-	return fakeStep{name: "delete " + topic, want: "ok", topics: []string{topic}, do: func(ctx context.Context, w clusterops.Writer, s *cluster.Snapshot) (string, error) {
+	return fakeStep{name: "delete " + topic, want: "ok", topics: []string{topic}, do: func(ctx context.Context, w *kafkaops.Writer, s *cluster.Snapshot) (string, error) {
 		_, err := w.DeleteTopic(ctx, s, topic, clusterops.Apply)
 		return "", err
 	}}
@@ -336,7 +336,7 @@ func topicLayout(s *cluster.Snapshot, topic string) string {
 // waitControllerCordon waits until Kafka's controller refuses (cordoned)
 // or accepts a manual assignment naming broker: the broker reports its
 // cordoned log directories in its heartbeats.
-func waitControllerCordon(t *testing.T, ctx context.Context, w clusterops.Writer, broker int, cordoned bool) {
+func waitControllerCordon(t *testing.T, ctx context.Context, w *kafkaops.Writer, broker int, cordoned bool) {
 	t.Helper()
 	var err error
 	waitUntilShowing(t, fmt.Sprintf("Kafka's controller sees broker %d cordoned=%v", broker, cordoned), func() bool {

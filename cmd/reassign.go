@@ -147,16 +147,11 @@ func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if err := checkJavaInts(f.throttleFlag); err != nil {
 		return err
 	}
-	t, err := cf.target()
-	if err != nil {
+	if _, err := cf.target(); err != nil {
 		return err
 	}
 	switch action {
 	case "cancel":
-		if !t.kraft {
-			return errors.New("--cancel needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
-				"Use kafka-reassign-partitions.sh --bootstrap-server … --cancel, or start a reassignment back to the current assignment once this one completes")
-		}
 		return runCancel(c, cf, f)
 	case "list":
 		return withCluster(c, cf, func(_ context.Context, ses *session) error {
@@ -235,6 +230,9 @@ func readReassignmentFile(path string) ([]cluster.Reassignment, error) {
 
 func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	out := c.OutOrStdout()
+	// As Kafka's tool checks its options: --additional with --zookeeper is
+	// refused before anything is read (the writer, not Additive, would
+	// refuse it too).
 	if t, _ := cf.target(); f.additional && !t.kraft {
 		return clusterops.ErrAdditionalNeedsKafka
 	}
@@ -256,6 +254,10 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		return err
 	}
 	defer ws.close()
+	additive, ok := ws.writer.(clusterops.Additive)
+	if f.additional && !ok {
+		return clusterops.ErrAdditionalNeedsKafka
+	}
 	if err := cf.refuseEarly(c, ws.writer, "start a reassignment"); err != nil {
 		return err
 	}
@@ -266,7 +268,10 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	// send is --execute's request through w, --additional's with the flag.
 	send := func(w clusterops.Writer, m clusterops.Mode) (*clusterops.ReassignPlan, clusterops.Writes, error) {
 		if f.additional {
-			return w.AddReassignment(ctx, ws.snap, rs, f.throttle, m)
+			if a, ok := w.(clusterops.Additive); ok { // w confirmed: the same writer underneath
+				additive = a
+			}
+			return additive.AddReassignment(ctx, ws.snap, rs, f.throttle, m)
 		}
 		return w.StartReassignment(ctx, ws.snap, rs, f.throttle, m)
 	}

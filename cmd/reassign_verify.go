@@ -67,7 +67,7 @@ func removeThrottles(c *cobra.Command, out io.Writer, cf *connFlags, s *cluster.
 		}
 		return nil
 	}
-	if w.Target() == clusterops.Kafka {
+	if w.Backend() == cluster.ViaKafka {
 		// Kafka's --bootstrap-server --verify: a blank line, then its two.
 		fmt.Fprintln(out)
 	}
@@ -79,8 +79,9 @@ func removeThrottles(c *cobra.Command, out io.Writer, cf *connFlags, s *cluster.
 	if len(clear.Changes) == 0 {
 		// Through ZooKeeper nothing is written then. Kafka's tool deletes
 		// the throttle configs whether set or not (a poll may not show a
-		// throttle just set), unless the session may not write.
-		if t, err := cf.target(); w.Target() == clusterops.ZooKeeper || err != nil || t.readOnly {
+		// throttle just set: clear.Blind), unless the session may not
+		// write.
+		if t, err := cf.target(); !clear.Blind || err != nil || t.readOnly {
 			return nil
 		}
 	}
@@ -102,6 +103,9 @@ func removeThrottles(c *cobra.Command, out io.Writer, cf *connFlags, s *cluster.
 // removed as --verify removes them.
 func runCancel(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	out := c.OutOrStdout()
+	// As Kafka's tool checks its options: --cancel with --zookeeper is
+	// refused before anything is read (the writer, not a Canceller, would
+	// refuse it too).
 	if t, _ := cf.target(); !t.kraft {
 		return clusterops.ErrCancelNeedsKafka
 	}
@@ -120,6 +124,10 @@ func runCancel(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		return err
 	}
 	defer ws.close()
+	canceller, ok := ws.writer.(clusterops.Canceller)
+	if !ok {
+		return clusterops.ErrCancelNeedsKafka
+	}
 	var parts []cluster.TopicPartition
 	var back strings.Builder
 	for _, l := range clusterops.ListReassignments(ws.snap) {
@@ -140,7 +148,7 @@ func runCancel(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		if f.dryRun {
 			mode = clusterops.Describe
 		}
-		writes, err := ws.writer.CancelReassignment(ctx, parts, mode)
+		writes, err := canceller.CancelReassignment(ctx, parts, mode)
 		if err != nil {
 			return err
 		}

@@ -277,7 +277,7 @@ func createTopic(ctx context.Context, errOut io.Writer, w clusterops.Writer, pla
 	defer cancel()
 	o := w.VerifyCreate(vctx, plan, err)
 	switch {
-	case !o.Known && w.Target() == clusterops.Kafka:
+	case !o.Known && w.Backend() == cluster.ViaKafka:
 		return fmt.Errorf("the outcome is unknown: %w. The controller creates a topic whole or not at all: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
 			o.Err, plan.Name, plan.Name)
 	case !o.Known:
@@ -560,7 +560,7 @@ writes nothing.`,
 						if err != nil {
 							return err
 						}
-						if w.Target() == clusterops.Kafka {
+						if w.Backend() == cluster.ViaKafka {
 							fmt.Fprintf(out, "Deleted topic %s.\n", t)
 							continue
 						}
@@ -595,7 +595,7 @@ func validateDelete(ctx context.Context, out io.Writer, w clusterops.Writer, s *
 			if err != nil {
 				return err
 			}
-			if w.Target() == clusterops.Kafka {
+			if w.Backend() == cluster.ViaKafka {
 				fmt.Fprintf(out, "Would delete topic %s, %s:\n", t, wouldSend(len(writes.Steps)))
 			} else {
 				fmt.Fprintf(out, "Would mark topic %s for deletion, in one ZooKeeper multi:\n", t)

@@ -87,7 +87,7 @@ func TestDescribeWrites(t *testing.T) {
 		"    partition 1 replicas [1,2]",
 		"    config retention.ms=1000",
 	}
-	if err != nil || ws.Target != clusterops.Kafka || !slices.Equal(ws.Lines(), want) {
+	if err != nil || ws.Backend != cluster.ViaKafka || !slices.Equal(ws.Lines(), want) {
 		t.Errorf("create: %v\n%q", err, ws.Lines())
 	}
 

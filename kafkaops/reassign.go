@@ -137,7 +137,7 @@ func (w *Writer) AddReassignment(ctx context.Context, s *cluster.Snapshot, rs []
 // reassignment (m: Describe sends nothing, Validate only the throttles'
 // validateOnly).
 func (w *Writer) sendReassignPlan(ctx context.Context, p *clusterops.ReassignPlan, m clusterops.Mode) (*clusterops.ReassignPlan, clusterops.Writes, error) {
-	ws := clusterops.Writes{Target: clusterops.Kafka}
+	ws := clusterops.Writes{Backend: cluster.ViaKafka}
 	treq := throttleRequest(p)
 	if treq != nil {
 		ws.Steps = append(ws.Steps, clusterops.WriteStep{Title: "the throttles", Lines: describeAlterConfigs(treq, true)})
@@ -194,7 +194,7 @@ func (w *Writer) RemoveThrottles(ctx context.Context, s *cluster.Snapshot, rs []
 	cfgs := clusterops.SnapshotConfigs(s)
 	if _, ongoing := clusterops.VerifyReassignment(s, rs); ongoing {
 		kept, err := clusterops.ThrottlesLeft(s, cfgs, rs)
-		return nil, kept, clusterops.Writes{Target: clusterops.Kafka}, err
+		return nil, kept, clusterops.Writes{Backend: cluster.ViaKafka}, err
 	}
 	c, err := clusterops.PlanThrottleClear(s, cfgs, rs)
 	if err != nil {
@@ -217,6 +217,7 @@ func (w *Writer) RemoveThrottles(ctx context.Context, s *cluster.Snapshot, rs []
 	for _, t := range slices.Sorted(slices.Values(c.Topics)) {
 		del(kmsg.ConfigResourceTypeTopic, t, cluster.TopicThrottleKeys)
 	}
+	c.Blind = true
 	ws := writes("remove the throttles", describeAlterConfigs(req, true))
 	return c, nil, ws, w.sendAlterConfigs(ctx, req, m)
 }

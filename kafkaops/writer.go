@@ -67,7 +67,13 @@ type Writer struct {
 // at once (kafkawatch.Poller.RefreshBrokers).
 func (w *Writer) OnBrokerConfigs(fn func()) { w.onBrokerConfigs = fn }
 
-var _ clusterops.Writer = (*Writer)(nil)
+var (
+	_ clusterops.Writer          = (*Writer)(nil)
+	_ clusterops.Additive        = (*Writer)(nil)
+	_ clusterops.Canceller       = (*Writer)(nil)
+	_ clusterops.Cordoner        = (*Writer)(nil)
+	_ clusterops.ConfigDescriber = (*Writer)(nil)
+)
 
 // New writes through cl (the poller's client will do: kafkawatch.NewClient
 // makes it), asking the controller to answer within timeout (0:
@@ -79,23 +85,13 @@ func New(cl Requester, timeout time.Duration) *Writer {
 	return &Writer{cl: cl, timeout: timeout}
 }
 
-// Target is Kafka.
-func (w *Writer) Target() clusterops.Target { return clusterops.Kafka }
+// Backend is Kafka.
+func (w *Writer) Backend() cluster.Backend { return cluster.ViaKafka }
 
-// Verdict lets every write go ahead: no ZooKeeper to KRaft migration
-// guards a write over the Kafka protocol (the controller is the KRaft
-// quorum's, whatever ZooKeeper says).
-func (w *Writer) Verdict(*cluster.Snapshot) cluster.WriteVerdict {
-	return cluster.WriteVerdict{Level: cluster.WriteOK}
-}
-
-// Check is Verdict.
-func (w *Writer) Check(context.Context) (cluster.WriteVerdict, error) {
-	return cluster.WriteVerdict{Level: cluster.WriteOK}, nil
-}
-
-// Confirm returns w: there is nothing to confirm.
-func (w *Writer) Confirm(cluster.WriteVerdict) clusterops.Writer { return w }
+// Words are clusterops.KafkaWords. No ZooKeeper to KRaft migration guards
+// a write over the Kafka protocol (the controller is the KRaft quorum's,
+// whatever ZooKeeper says): the writer is not Guarded.
+func (w *Writer) Words() *clusterops.Words { return &clusterops.KafkaWords }
 
 func (w *Writer) timeoutMs() int32 { return int32(w.timeout / time.Millisecond) }
 
@@ -169,5 +165,5 @@ func validated[R kmsg.Response](ctx context.Context, w *Writer, m clusterops.Mod
 
 // writes is one request's Writes.
 func writes(title string, lines []string) clusterops.Writes {
-	return clusterops.Writes{Target: clusterops.Kafka, Steps: []clusterops.WriteStep{{Title: title, Lines: lines}}}
+	return clusterops.Writes{Backend: cluster.ViaKafka, Steps: []clusterops.WriteStep{{Title: title, Lines: lines}}}
 }

@@ -189,8 +189,8 @@ func (p *Poller) Err() error {
 	return p.lastErr
 }
 
-// Kind implements clusterwatch.Source.
-func (p *Poller) Kind() clusterwatch.Kind { return clusterwatch.Kafka }
+// Backend implements clusterwatch.Source.
+func (p *Poller) Backend() cluster.Backend { return cluster.ViaKafka }
 
 // Server implements clusterwatch.Source: the bootstrap servers.
 func (p *Poller) Server() string { return strings.Join(p.dial.Bootstrap, ",") }

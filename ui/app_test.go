@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/ui/screens/tree"
 	"math/rand/v2"
@@ -57,10 +58,10 @@ func (s *fakeSource) Stats() clusterwatch.Stats {
 	defer s.mu.Unlock()
 	return clusterwatch.Stats{LastHeard: s.heard, Counts: []clusterwatch.Count{{N: 96, Unit: "znodes"}, {N: 120, Unit: "watches"}}}
 }
-func (s *fakeSource) MirroredNodes() int      { return 96 }
-func (s *fakeSource) Kind() clusterwatch.Kind { return clusterwatch.ZooKeeper }
-func (s *fakeSource) Server() string          { return "zk1:2181" }
-func (s *fakeSource) Close() error            { return nil }
+func (s *fakeSource) MirroredNodes() int       { return 96 }
+func (s *fakeSource) Backend() cluster.Backend { return cluster.ViaZooKeeper }
+func (s *fakeSource) Server() string           { return "zk1:2181" }
+func (s *fakeSource) Close() error             { return nil }
 
 // mirrorBatch is a mirror's batch as the App receives it.
 func mirrorBatch(b zkwatch.Batch) batchMsg { return batchMsg(zksource.FromMirrorBatch(b)) }

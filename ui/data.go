@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"github.com/ktopo/ktopo/cluster"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/clusterwatch"
@@ -151,11 +152,11 @@ func (a *App) banner() string {
 
 // sourceKind is what the cluster is read through (ZooKeeper without a
 // source: the tests' bare App).
-func (a *App) sourceKind() clusterwatch.Kind {
+func (a *App) sourceKind() cluster.Backend {
 	if a.cfg.Source == nil {
-		return clusterwatch.ZooKeeper
+		return cluster.ViaZooKeeper
 	}
-	return a.cfg.Source.Kind()
+	return a.cfg.Source.Backend()
 }
 
 // loadingBanner says how far the first load is: znodes read of those known
@@ -166,7 +167,7 @@ func (a *App) loadingBanner() string {
 	if p.Known == 0 {
 		return line
 	}
-	if a.sourceKind() == clusterwatch.Kafka {
+	if a.sourceKind() == cluster.ViaKafka {
 		// The topics and partitions are in; the topics' configs follow.
 		line += " read the configs of " + cell.Thousands(p.Done) + " of " + cell.Count(p.Known, "topic")
 	} else {

@@ -39,7 +39,7 @@ func (s *kafkaSource) Next(ctx context.Context) (clusterwatch.Batch, error) {
 func (s *kafkaSource) Stats() clusterwatch.Stats {
 	return clusterwatch.Stats{Counts: []clusterwatch.Count{{N: 28, Unit: "partitions"}, {N: 12, Unit: "ms a poll"}}}
 }
-func (s *kafkaSource) Kind() clusterwatch.Kind { return clusterwatch.Kafka }
+func (s *kafkaSource) Backend() cluster.Backend { return cluster.ViaKafka }
 func (s *kafkaSource) Server() string          { return "kafka-1:9092" }
 func (s *kafkaSource) Close() error            { return nil }
 

@@ -131,8 +131,8 @@ func (s *Source) Stats() clusterwatch.Stats {
 // MirroredNodes is how many znodes the mirror holds (the tree shows it).
 func (s *Source) MirroredNodes() int { return s.m.Stats().Nodes }
 
-// Kind implements clusterwatch.Source.
-func (s *Source) Kind() clusterwatch.Kind { return clusterwatch.ZooKeeper }
+// Backend implements clusterwatch.Source.
+func (s *Source) Backend() cluster.Backend { return cluster.ViaZooKeeper }
 
 // Server implements clusterwatch.Source.
 func (s *Source) Server() string {

@@ -34,5 +34,5 @@ func (f *Frame) Writer(w clusterops.Writer) clusterops.Writer {
 	if w == nil || f.guard.Level != cluster.WriteWarn {
 		return w
 	}
-	return w.Confirm(f.guard)
+	return clusterops.ConfirmOf(w, f.guard)
 }

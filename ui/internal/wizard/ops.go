@@ -1,6 +1,7 @@
 package wizard
 
 import (
+	"github.com/ktopo/ktopo/cluster"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -182,4 +183,4 @@ func (o *Ops) View(st *theme.Styles, out []string, w, h int) []string {
 }
 
 // StepsTitle is the view's title for writes sent to t in n steps.
-func StepsTitle(t clusterops.Target, n int) string { return clusterops.WritesTitle(t, n) }
+func StepsTitle(t cluster.Backend, n int) string { return clusterops.WritesTitle(t, n) }

@@ -23,20 +23,15 @@ type kafkaWriter struct {
 	answerIn time.Duration
 }
 
-func (w *kafkaWriter) Target() clusterops.Target { return clusterops.Kafka }
+func (w *kafkaWriter) Backend() cluster.Backend { return cluster.ViaKafka }
+func (w *kafkaWriter) Words() *clusterops.Words { return &clusterops.KafkaWords }
 func (w *kafkaWriter) CreateTopic(_ context.Context, p *clusterops.TopicPlan, m clusterops.Mode) (clusterops.Writes, error) {
 	if m == clusterops.Apply {
 		w.e.now = w.e.now.Add(w.answerIn)
 	}
-	return clusterops.Writes{Target: clusterops.Kafka, Steps: []clusterops.WriteStep{{Title: "create topic " + p.Name, Lines: []string{"CreateTopics …"}}}}, nil
+	return clusterops.Writes{Backend: cluster.ViaKafka, Steps: []clusterops.WriteStep{{Title: "create topic " + p.Name, Lines: []string{"CreateTopics …"}}}}, nil
 }
 func (w *kafkaWriter) MaybeWritten(error) bool { return false }
-func (w *kafkaWriter) Verdict(*cluster.Snapshot) cluster.WriteVerdict {
-	return cluster.WriteVerdict{Level: cluster.WriteOK}
-}
-func (w *kafkaWriter) Check(context.Context) (cluster.WriteVerdict, error) {
-	return cluster.WriteVerdict{Level: cluster.WriteOK}, nil
-}
 
 // kraftSpec is spec() as a KRaft cluster: a dedicated controller 3000
 // leads the quorum (combined: broker 1 does).

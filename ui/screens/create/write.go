@@ -138,12 +138,11 @@ func (m *Model) describeOps() tea.Cmd {
 	if plan == nil {
 		return nil
 	}
-	head := wizard.OpsHead{Title: wizard.StepsTitle(clusterops.ZooKeeper, 1),
-		Detail: " — all or nothing; the controller then creates the partition znodes (w or esc closes)", Reading: "Reading what exists…"}
-	if w != nil && w.Target() == clusterops.Kafka {
-		head.Title = wizard.StepsTitle(clusterops.Kafka, 1)
-		head.Detail = " — the preview's placement, given by hand; validateOnly first (w or esc closes)"
+	words, backend := clusterops.WordsOf(w, m.snap), cluster.ViaZooKeeper
+	if w != nil {
+		backend = w.Backend()
 	}
+	head := wizard.OpsHead{Title: wizard.StepsTitle(backend, 1), Detail: words.CreateThen, Reading: words.CreateReading}
 	return m.fr.DescribeWrites(head, w, func(w clusterops.Writer) (clusterops.Writes, error) {
 		return w.CreateTopic(context.Background(), plan, clusterops.Describe)
 	})

@@ -196,9 +196,9 @@ func (a *addPartitions) popup() ([]string, string, string) {
 		return nil, "", a.topic
 	}
 	st := &a.st
-	how := []string{st.Muted.S("Sets " + a.plan.TopicPath + " at version " + strconv.Itoa(int(a.plan.Version))), st.Muted.S("in one multi.")}
-	if a.kafka() {
-		how = []string{st.Muted.S("Sends CreatePartitions with this placement"), st.Muted.S("(validateOnly first, then for real).")}
+	var how []string
+	for _, l := range a.words().AddHow(a.plan.TopicPath, a.plan.Version) {
+		how = append(how, st.Muted.S(l))
 	}
 	return append([]string{st.Bold.S("Add "+text.Count(len(a.news), "partition")+" to ") + st.Accent.S(a.topic) + st.Bold.S("?"), "",
 		a.topic + ": " + strconv.Itoa(a.plan.Existing) + " → " + strconv.Itoa(a.count) + " partitions"}, append(how, "")...), "Add", a.topic

@@ -189,7 +189,7 @@ func (c *configs) update(msg tea.Msg) tea.Cmd {
 	case configsWrittenMsg:
 		if c.fr.Stage == wizard.StageWriting {
 			c.fr.Stage = wizard.StageProgress
-			if c.kafka() {
+			if c.words().AppliedOnAnswer {
 				// The controller applied the change when it answered;
 				// the poller reads a topic's configs in turn.
 				c.fr.Finish()
@@ -203,11 +203,7 @@ func (c *configs) update(msg tea.Msg) tea.Cmd {
 
 // describe shows the writes planned with the change.
 func (c *configs) describe() tea.Cmd {
-	detail := " — all or nothing; the brokers read the change notification and apply the new overrides (w or esc closes)"
-	if c.kafka() {
-		detail = " — only the keys that change; validateOnly first (w or esc closes)"
-	}
-	c.fr.Ops.ShowLines(wizard.OpsHead{Title: c.ops.Title(), Detail: detail}, c.ops.Lines(), nil)
+	c.fr.Ops.ShowLines(wizard.OpsHead{Title: c.ops.Title(), Detail: c.words().ConfigsThen}, c.ops.Lines(), nil)
 	return nil
 }
 
@@ -284,9 +280,9 @@ func (c *configs) popup() ([]string, string, string) {
 		return nil, "", c.topic
 	}
 	st := &c.st
-	how := []string{st.Muted.S("Writes " + c.alt.Change.Path() + " and a change"), st.Muted.S("notification in one multi.")}
-	if c.kafka() {
-		how = []string{st.Muted.S("Sends IncrementalAlterConfigs"), st.Muted.S("(validateOnly first, then for real).")}
+	var how []string
+	for _, l := range c.words().ConfigsHow(c.alt.Change.Path()) {
+		how = append(how, st.Muted.S(l))
 	}
 	return append([]string{st.Bold.S("Change the configs of ") + st.Accent.S(c.topic) + st.Bold.S("?"), "",
 		text.Count(len(c.alt.Set), "override") + " set, " + text.Count(len(c.alt.Deleted), "override") + " removed"}, append(how, "")...), "Write", c.topic

@@ -53,7 +53,7 @@ func (r *reassign) steps() []drainStep {
 	if lead {
 		out = append(out, stepElect)
 	}
-	if r.kafka() && r.throttle >= 0 {
+	if r.words().ThrottlesApart && r.throttle >= 0 {
 		out = append(out, stepThrottles)
 	}
 	return append(out, stepMoves)
@@ -73,21 +73,25 @@ func (r *reassign) stepText(st drainStep) string {
 		return "set the throttles (" + throttleText(r.throttle) + ")"
 	case stepMoves:
 	}
-	if r.kafka() {
-		return "send the reassignment (AlterPartitionReassignments)"
-	}
-	return "write /admin/reassign_partitions (and the throttles)"
+	return r.words().MovesStep
 }
 
 // cordonFirst reports a drain that cordons its broker before it moves
 // any replica (KIP-1066: a KRaft cluster whose metadata.version is 4.3 or
 // later, the broker not cordoned yet).
 func (r *reassign) cordonFirst() bool {
-	if !r.drain() || !r.kafka() || r.snap == nil || r.cordoned || !r.snap.KRaft().CordonSupported() {
+	if !r.drain() || !r.canCordon() || r.snap == nil || r.cordoned || !r.snap.KRaft().CordonSupported() {
 		return false
 	}
 	b, ok := r.snap.Broker(r.broker)
 	return !ok || !b.Cordoned
+}
+
+// canCordon reports a writer that cordons brokers (clusterops.Cordoner:
+// a KRaft cluster's).
+func (r *reassign) canCordon() bool {
+	_, ok := r.wr.(clusterops.Cordoner)
+	return ok
 }
 
 // cordonedBefore reports a drained broker cordoned before the drain (by
@@ -135,9 +139,9 @@ func (r *reassign) stepLines(w int) []string {
 		}
 	}
 	switch {
-	case r.kafka() && r.cordonedBefore():
+	case r.cordonedBefore():
 		add(st.Leader.S, "broker "+b+" is cordoned already: no new partition lands there")
-	case r.kafka() && !r.cordoned && !r.snap.KRaft().CordonSupported():
+	case r.canCordon() && !r.cordoned && !r.snap.KRaft().CordonSupported():
 		add(st.Warning.S, "cordoning is not available (Kafka 4.3+, metadata.version 4.3-IV0): new partitions may still be placed on broker "+b+" while it drains")
 	}
 	steps := r.steps()
@@ -187,7 +191,7 @@ func (r *reassign) cordonedLine() string {
 // nil when it would take every one. The planners leave cordoned brokers
 // out; this catches a cordon that came since.
 func (r *reassign) kraftRefusal() error {
-	if !r.kafka() || r.snap == nil || r.snap.KRaft() == nil {
+	if r.snap == nil || r.snap.KRaft() == nil { // the rule is a KRaft controller's
 		return nil
 	}
 	for _, m := range r.moves {
@@ -203,7 +207,11 @@ func (r *reassign) kraftRefusal() error {
 func (r *reassign) cordon(w clusterops.Writer) tea.Cmd {
 	reply, broker := r.fr.Reply(), r.broker
 	return func() tea.Msg {
-		if _, err := w.Cordon(context.Background(), broker, true, clusterops.Apply); err != nil {
+		c, ok := w.(clusterops.Cordoner)
+		if !ok {
+			return fail(reply, clusterops.ErrCordonNeedsKRaft)
+		}
+		if _, err := c.Cordon(context.Background(), broker, true, clusterops.Apply); err != nil {
 			return fail(reply, err)
 		}
 		return reply(cordonedMsg{})
@@ -241,14 +249,22 @@ func (r *reassign) failedAdvice() string {
 	case len(done) > 0:
 		s = strings.Join(done, "; ") + "; the drain's reassignment was not started"
 		s = strings.ToUpper(s[:1]) + s[1:]
-	case r.kafka():
-		s = "Kafka refused it: nothing was written"
 	default:
-		return "Nothing was written: the multi is all or nothing. " + again + "."
+		s = r.words().Refused
 	}
 	if c, ok := clusterops.CordonedRefusal(r.err); ok {
 		return s + ". Broker " + strconv.Itoa(c) + " was cordoned since the preview, and Kafka refuses a reassignment naming a cordoned broker: " +
 			again + ", which leaves it out where it can (a leader on it then moves with the copy)."
 	}
 	return s + ". " + again + "."
+}
+
+// cordonWrites are the exact writes of cordoning broker through w (a
+// clusterops.Cordoner).
+func cordonWrites(w clusterops.Writer, broker int) (clusterops.Writes, error) {
+	c, ok := w.(clusterops.Cordoner)
+	if !ok {
+		return clusterops.Writes{}, clusterops.ErrCordonNeedsKRaft
+	}
+	return c.Cordon(context.Background(), broker, true, clusterops.Describe)
 }

@@ -166,10 +166,7 @@ func (e *election) popup() ([]string, string, string) {
 		return nil, "", word
 	}
 	st := &e.st
-	how := st.Muted.S("Creates " + e.plan.Path)
-	if e.kafka() {
-		how = st.Muted.S("Sends ElectLeaders (PREFERRED)")
-	}
+	how := st.Muted.S(e.words().ElectHow(e.plan.Path))
 	return []string{st.Bold.S("Elect the preferred leaders of ") + st.Accent.S(e.subject()) + st.Bold.S("?"), "",
 		text.Count(len(e.plan.Write), "partition") + " named; " + strconv.Itoa(e.plan.Count(clusterops.ElectionWillMove)) + " will move",
 		how, ""}, "Elect", word
@@ -178,10 +175,7 @@ func (e *election) popup() ([]string, string, string) {
 // describe shows the znode's create (after its missing parents): an
 // Exists per parent, so a command.
 func (e *election) describe() tea.Cmd {
-	head := wizard.OpsHead{Title: wizard.StepsTitle(e.target(), 1), Detail: " — the controller then elects the preferred leaders it names, and deletes it (w or esc closes)"}
-	if e.kafka() {
-		head.Detail = " — the controller elects the preferred leaders it names and answers for each (w or esc closes)"
-	}
+	head := wizard.OpsHead{Title: wizard.StepsTitle(e.target(), 1), Detail: e.words().ElectThen}
 	plan := e.plan
 	return e.fr.DescribeWrites(head, e.wr, func(w clusterops.Writer) (clusterops.Writes, error) {
 		ws, _, err := w.Elect(context.Background(), plan, clusterops.Describe)

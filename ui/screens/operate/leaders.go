@@ -265,7 +265,7 @@ func (r *reassign) describeLeading() tea.Cmd {
 			add("reorder "+text.Count(len(lead.Reorder), "partition")+" (none added: done at once)", ws)
 		}
 		if cordon {
-			ws, err := w.Cordon(ctx, broker, true, clusterops.Describe)
+			ws, err := cordonWrites(w, broker)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -284,11 +284,7 @@ func (r *reassign) describeLeading() tea.Cmd {
 		if err != nil {
 			return nil, nil, err
 		}
-		when := " (versions as of then)"
-		if w.Target() == clusterops.Kafka {
-			when = " (as planned then)"
-		}
-		add("the drain, once "+b+" leads none"+when, ws)
+		add("the drain, once "+b+" leads none"+w.Words().PlannedThen, ws)
 		return lines, steps, nil
 	})
 }
@@ -352,7 +348,7 @@ func (r *reassign) leadingHead(w int) []string {
 	case leadReorder:
 		now = stepReorder
 		doing = "reordering the replicas of " + text.Count(len(l.Reorder), "partition") + ", broker " + b + " last (none added: the controller completes it at once)"
-		if r.lead.wrote && r.kafka() {
+		if r.lead.wrote && r.words().AppliedOnAnswer {
 			doing = "the reorder of " + text.Count(len(l.Reorder), "partition") + " is accepted (broker " + b + " last): waiting for the brokers to show it"
 			if r.cordoned {
 				doing += "; broker " + b + " is cordoned"

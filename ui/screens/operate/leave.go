@@ -148,7 +148,7 @@ func (r *reassign) reordered() string {
 // controller carries the request out later; Kafka's controller has done a
 // reorder when it accepts it, whatever the last poll showed).
 func (r *reassign) reordersLeft() int {
-	if r.snap == nil || r.lead.plan == nil || r.kafka() {
+	if r.snap == nil || r.lead.plan == nil || r.words().AppliedOnAnswer {
 		return 0
 	}
 	n := 0

@@ -199,15 +199,16 @@ func (b *base) writer() clusterops.Writer {
 	return b.fr.Writer(b.wr)
 }
 
-// kafka reports writes over the Kafka protocol (a KRaft cluster).
-func (b *base) kafka() bool { return b.wr != nil && b.wr.Target() == clusterops.Kafka }
+// words are how the writer's writes read (clusterops.WordsOf: those of
+// the cluster's backend without a writer).
+func (b *base) words() *clusterops.Words { return clusterops.WordsOf(b.wr, b.snap) }
 
 // target is where the writes go (ZooKeeper without a writer).
-func (b *base) target() clusterops.Target {
+func (b *base) target() cluster.Backend {
 	if b.wr == nil {
-		return clusterops.ZooKeeper
+		return cluster.ViaZooKeeper
 	}
-	return b.wr.Target()
+	return b.wr.Backend()
 }
 
 // planningLines say that the plan is being made, or (prefix, err) why

@@ -268,12 +268,7 @@ func nextThrottle(cur int64) int64 {
 
 // opsHead is what the exact writes say above their lines.
 func (r *reassign) opsHead() wizard.OpsHead {
-	h := wizard.OpsHead{Title: wizard.StepsTitle(r.target(), 1), Detail: " — all or nothing; the controller then moves the replicas (w or esc closes)",
-		Reading: "Reading the configs the throttles change…"}
-	if r.kafka() {
-		h.Detail = " — the controller then moves the replicas (w or esc closes)"
-		h.Reading = "Building the requests…"
-	}
+	h := wizard.OpsHead{Title: wizard.StepsTitle(r.target(), 1), Detail: r.words().ReassignThen, Reading: r.words().ReassignReading}
 	steps := r.steps()
 	h.Title = wizard.StepsTitle(r.target(), len(steps))
 	switch {
@@ -285,10 +280,7 @@ func (r *reassign) opsHead() wizard.OpsHead {
 		h.Detail = " — the leaders first, then the replicas (w or esc closes)"
 	}
 	if r.throttle >= 0 {
-		h.Notes = []string{"When every partition is done, a last multi removes the throttles."}
-		if r.kafka() {
-			h.Notes = []string{"When every partition is done, a last IncrementalAlterConfigs removes the throttles."}
-		}
+		h.Notes = []string{r.words().ThrottlesRemoved}
 	}
 	return h
 }
@@ -305,7 +297,7 @@ func (r *reassign) describe() tea.Cmd {
 		ctx := context.Background()
 		var ws clusterops.Writes
 		if cordon {
-			c, err := w.Cordon(ctx, broker, true, clusterops.Describe)
+			c, err := cordonWrites(w, broker)
 			if err != nil {
 				return c, err
 			}

@@ -68,15 +68,12 @@ func (r *reassign) head(w int) []string {
 		return r.leadingHead(w)
 	}
 	t := gridText{n: len(r.moves), tail: "  ·  strategy " + r.strategy.String() + "  ·  throttle " + throttleText(r.throttle),
-		writing: "Writing the throttles and /admin/reassign_partitions in one multi…", done: r.summaryLine()}
-	if r.kafka() {
-		t.writing = "Sending the reassignment (AlterPartitionReassignments)…"
-		if r.throttle >= 0 {
-			t.writing = "Sending the throttles, then the reassignment (AlterPartitionReassignments)…"
-		}
-		if slices.Contains(r.written, stepCordon) && !r.cordoned {
-			t.writing = "Cordoning broker " + strconv.Itoa(r.broker) + " (IncrementalAlterConfigs " + uncordonConfig + "=*)…"
-		}
+		writing: r.words().ReassignSending, done: r.summaryLine()}
+	if r.throttle >= 0 {
+		t.writing = r.words().ReassignSendingThrottled
+	}
+	if slices.Contains(r.written, stepCordon) && !r.cordoned {
+		t.writing = "Cordoning broker " + strconv.Itoa(r.broker) + " (IncrementalAlterConfigs " + uncordonConfig + "=*)…"
 	}
 	if r.lead.wrote && r.lead.plan != nil {
 		t.extra = []string{"leaders first: " + strconv.Itoa(r.lead.moved) + "/" + strconv.Itoa(len(r.lead.plan.Elect)) +
@@ -226,10 +223,10 @@ func (r *reassign) popup() ([]string, string, string) {
 		for i, stp := range steps {
 			b = append(b, strconv.Itoa(i+1)+". "+r.stepText(stp))
 		}
-	case r.kafka():
-		b = append(b, st.Muted.S("Sends AlterPartitionReassignments."))
 	default:
-		b = append(b, st.Muted.S("Writes /admin/reassign_partitions"), st.Muted.S("(and the throttles) in one multi."))
+		for _, l := range r.words().ReassignHow {
+			b = append(b, st.Muted.S(l))
+		}
 	}
 	b = append(b, "")
 	return b, "Reassign", word

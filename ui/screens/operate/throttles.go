@@ -92,7 +92,7 @@ func (r *reassign) throttlesLine() string {
 			return "another reassignment is running; no throttle was left to remove"
 		}
 		return "the throttles stay on " + strings.Join(u.kept, ", ") + ": another reassignment is running, whose throttle removing them would lift; ktopo reassign --verify removes them once none runs"
-	case len(u.cleared.Changes) == 0 && r.kafka():
+	case len(u.cleared.Changes) == 0 && u.cleared.Blind:
 		return "throttles removed from brokers " + text.Ints(u.cleared.Brokers) + " and topic" + text.Plural(len(u.cleared.Topics), " ", "s ") + strings.Join(u.cleared.Topics, ", ")
 	case len(u.cleared.Changes) == 0:
 		return "no throttle was left to remove"

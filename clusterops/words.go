@@ -1,0 +1,124 @@
+package clusterops
+
+import (
+	"strconv"
+
+	"github.com/ktopo/ktopo/cluster"
+)
+
+// Words are how a backend's writes read in the wizards: for each
+// operation what is sent (a confirmation's lines), what the cluster does
+// once it is (the exact writes' heading), what the progress says while it
+// is sent. Each writer words its own (Writer.Words: ZooKeeperWords for
+// ZooKeeper's multis and znodes, KafkaWords for the Admin API's requests),
+// so that a screen asks its writer instead of testing which backend it
+// writes to.
+type Words struct {
+	// AppliedOnAnswer: the cluster has applied a write when it answers
+	// (Kafka's controller: a config is set, a reorder done). Through
+	// ZooKeeper a write is a request the controller or the brokers carry
+	// out later, which the mirror shows.
+	AppliedOnAnswer bool
+	// ThrottlesApart: a reassignment's throttles are a write of their
+	// own, before it (Kafka's IncrementalAlterConfigs); through ZooKeeper
+	// they are in the reassignment's multi.
+	ThrottlesApart bool
+	// Refused is what a refused write left: nothing.
+	Refused string
+	// MovesStep is a reassignment's write in a confirmation's few words.
+	MovesStep string
+
+	// ReassignSending and ReassignSendingThrottled are the progress's
+	// line while a reassignment is sent; ReassignHow the confirmation's;
+	// ReassignThen and ReassignReading the exact writes' heading detail
+	// and what it reads first; ThrottlesRemoved the note on the
+	// throttles' removal once every partition is done; PlannedThen how a
+	// step written later (a drain's, after its leaders moved) is shown.
+	ReassignSending, ReassignSendingThrottled string
+	ReassignHow                               []string
+	ReassignThen, ReassignReading             string
+	ThrottlesRemoved                          string
+	PlannedThen                               string
+
+	// ElectHow is the confirmation's line of a preferred election (path:
+	// ZooKeeper's request znode); ElectThen the exact writes' detail.
+	ElectHow  func(path string) string
+	ElectThen string
+
+	// ConfigsHow is the confirmation's lines of a config change (path:
+	// the entity's config znode); ConfigsThen the exact writes' detail.
+	ConfigsHow  func(path string) []string
+	ConfigsThen string
+
+	// AddHow is the confirmation's lines of added partitions (the topic
+	// znode and the version its write checks).
+	AddHow func(topicPath string, version int32) []string
+
+	// CreateThen and CreateReading are the creation's exact writes'
+	// heading detail and what it reads first.
+	CreateThen, CreateReading string
+}
+
+// ZooKeeperWords are ZooKeeperWriter's: each write one multi of znodes.
+var ZooKeeperWords = Words{
+	Refused:                  "Nothing was written: the multi is all or nothing",
+	MovesStep:                "write /admin/reassign_partitions (and the throttles)",
+	ReassignSending:          "Writing the throttles and /admin/reassign_partitions in one multi…",
+	ReassignSendingThrottled: "Writing the throttles and /admin/reassign_partitions in one multi…",
+	ReassignHow:              []string{"Writes /admin/reassign_partitions", "(and the throttles) in one multi."},
+	ReassignThen:             " — all or nothing; the controller then moves the replicas (w or esc closes)",
+	ReassignReading:          "Reading the configs the throttles change…",
+	ThrottlesRemoved:         "When every partition is done, a last multi removes the throttles.",
+	PlannedThen:              " (versions as of then)",
+	ElectHow:                 func(path string) string { return "Creates " + path },
+	ElectThen:                " — the controller then elects the preferred leaders it names, and deletes it (w or esc closes)",
+	ConfigsHow: func(path string) []string {
+		return []string{"Writes " + path + " and a change", "notification in one multi."}
+	},
+	ConfigsThen: " — all or nothing; the brokers read the change notification and apply the new overrides (w or esc closes)",
+	AddHow: func(topicPath string, version int32) []string {
+		return []string{"Sets " + topicPath + " at version " + strconv.Itoa(int(version)), "in one multi."}
+	},
+	CreateThen:    " — all or nothing; the controller then creates the partition znodes (w or esc closes)",
+	CreateReading: "Reading what exists…",
+}
+
+// KafkaWords are a KRaft cluster's writer's (package kafkaops): each
+// write the Admin API request Kafka's tools send, answered once the
+// controller has applied it.
+var KafkaWords = Words{
+	AppliedOnAnswer:          true,
+	ThrottlesApart:           true,
+	Refused:                  "Kafka refused it: nothing was written",
+	MovesStep:                "send the reassignment (AlterPartitionReassignments)",
+	ReassignSending:          "Sending the reassignment (AlterPartitionReassignments)…",
+	ReassignSendingThrottled: "Sending the throttles, then the reassignment (AlterPartitionReassignments)…",
+	ReassignHow:              []string{"Sends AlterPartitionReassignments."},
+	ReassignThen:             " — the controller then moves the replicas (w or esc closes)",
+	ReassignReading:          "Building the requests…",
+	ThrottlesRemoved:         "When every partition is done, a last IncrementalAlterConfigs removes the throttles.",
+	PlannedThen:              " (as planned then)",
+	ElectHow:                 func(string) string { return "Sends ElectLeaders (PREFERRED)" },
+	ElectThen:                " — the controller elects the preferred leaders it names and answers for each (w or esc closes)",
+	ConfigsHow: func(string) []string {
+		return []string{"Sends IncrementalAlterConfigs", "(validateOnly first, then for real)."}
+	},
+	ConfigsThen: " — only the keys that change; validateOnly first (w or esc closes)",
+	AddHow: func(string, int32) []string {
+		return []string{"Sends CreatePartitions with this placement", "(validateOnly first, then for real)."}
+	},
+	CreateThen:    " — the preview's placement, given by hand; validateOnly first (w or esc closes)",
+	CreateReading: "Building the request…",
+}
+
+// WordsOf are w's words; without a writer (a session that cannot
+// write) those of the backend s's cluster is reached through.
+func WordsOf(w Writer, s *cluster.Snapshot) *Words {
+	switch {
+	case w != nil:
+		return w.Words()
+	case s != nil && s.KRaft() != nil:
+		return &KafkaWords
+	}
+	return &ZooKeeperWords
+}
