@@ -241,4 +241,3 @@ func (w *ZooKeeperWriter) DescribeConfigs(_ context.Context, entityType, entity 
 	}
 	return out, nil
 }
-

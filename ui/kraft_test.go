@@ -40,8 +40,8 @@ func (s *kafkaSource) Stats() clusterwatch.Stats {
 	return clusterwatch.Stats{Counts: []clusterwatch.Count{{N: 28, Unit: "partitions"}, {N: 12, Unit: "ms a poll"}}}
 }
 func (s *kafkaSource) Backend() cluster.Backend { return cluster.ViaKafka }
-func (s *kafkaSource) Server() string          { return "kafka-1:9092" }
-func (s *kafkaSource) Close() error            { return nil }
+func (s *kafkaSource) Server() string           { return "kafka-1:9092" }
+func (s *kafkaSource) Close() error             { return nil }
 
 // kraftApp is the shell on the fixtures' small KRaft cluster (broker 4
 // cordoned, broker 6 fenced, metadata.version 4.3+; spec's changes
