@@ -179,7 +179,7 @@ func (r *reassign) cordonedLine() string {
 		return ""
 	}
 	n := len(l.Cordoned)
-	return text.Count(n, "partition") + " led by " + strconv.Itoa(r.broker) + " keep " + text.Plural(n, "its leader", "their leaders") +
+	return text.Count(n, "partition") + " led by " + strconv.Itoa(r.broker) + text.Plural(n, " keeps its leader", " keep their leaders") +
 		" until the copy: moving " + text.Plural(n, "it", "them") + " first needs a reorder, which Kafka refuses while " +
 		text.Plural(len(l.CordonedBrokers), "broker ", "brokers ") + text.Ints(l.CordonedBrokers) + text.Plural(len(l.CordonedBrokers), " is", " are") +
 		" cordoned: " + cell.Clip(cluster.JoinPartitions(l.Cordoned, ", "), 60)
