@@ -1,6 +1,9 @@
 package cluster
 
-import "slices"
+import (
+	"errors"
+	"slices"
+)
 
 func (m *Model) topicState(name string, create bool) *topicState {
 	ts := m.topics[name]
@@ -339,7 +342,7 @@ func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {
 	} else {
 		np.Leader, np.LeaderEpoch, np.ControllerEpoch, np.ISR, np.LeaderRecoveryState = NoLeader, 0, 0, nil, 0
 	}
-	if np.StateErr() != err {
+	if !errors.Is(np.StateErr(), err) {
 		np = np.SetStateErr(err)
 	}
 	if err == nil && old.HasState && old.StateErr() == nil && slices.Equal(old.ISR, np.ISR) {

@@ -10,9 +10,6 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 )
 
-// sink keeps the benchmark's encodings from being optimized away.
-var sink []byte
-
 // BenchmarkFirstPoll is the first poll of a KRaft cluster of 10,000
 // topics × 10 partitions × RF 3 (1,000 topics under -short), from the
 // Metadata response's bytes to the model, in its stages: the response
