@@ -130,8 +130,7 @@ func (w *Writer) MaybeWritten(err error) bool {
 	if errors.As(err, &se) {
 		return true
 	}
-	var ke *Error
-	return errors.As(err, &ke) && ke.Code == kerr.RequestTimedOut.Code
+	return errors.Is(err, kerr.RequestTimedOut)
 }
 
 // apiName is a request's API as Kafka names it (CreateTopics).
