@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ktopo/ktopo/cluster"
@@ -114,7 +115,8 @@ func (w *Writer) DescribeConfigs(ctx context.Context, entityType, entity string)
 			}
 		}
 		if res == nil {
-			return nil, &Error{Name: "UNKNOWN_SERVER_ERROR", Message: "DescribeConfigs answered nothing for " + clusterops.AdminEntityDescription(entityType, n), What: what}
+			msg := "DescribeConfigs answered nothing for " + clusterops.AdminEntityDescription(entityType, n)
+			return nil, codeError(kerr.UnknownServerError.Code, &msg, what, acl)
 		}
 		if err := codeError(res.ErrorCode, res.ErrorMessage, what, acl); err != nil {
 			return nil, err

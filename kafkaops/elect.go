@@ -91,17 +91,15 @@ func electionResult(p *clusterops.ElectionPlan, got map[cluster.TopicPartition]e
 			r.Failed = append(r.Failed, clusterops.ElectionFailure{TopicPartition: tp, Message: "the controller did not answer for it"})
 		case err == nil:
 			r.Elected = append(r.Elected, tp)
+		case errors.Is(err, kerr.ElectionNotNeeded):
+			r.NotNeeded = append(r.NotNeeded, tp)
 		default:
-			var ke *Error
-			if !errors.As(err, &ke) {
-				r.Failed = append(r.Failed, clusterops.ElectionFailure{TopicPartition: tp, Message: err.Error()})
-				continue
+			f := clusterops.ElectionFailure{TopicPartition: tp, Message: err.Error()}
+			var ke *cluster.KafkaError
+			if errors.As(err, &ke) {
+				f.Class, f.Message = ke.Class, ke.Message
 			}
-			if ke.Code == kerr.ElectionNotNeeded.Code {
-				r.NotNeeded = append(r.NotNeeded, tp)
-				continue
-			}
-			r.Failed = append(r.Failed, clusterops.ElectionFailure{TopicPartition: tp, Class: ke.Class, Message: ke.Message})
+			r.Failed = append(r.Failed, f)
 		}
 	}
 	return r

@@ -12,7 +12,6 @@ import (
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
-	"github.com/ktopo/ktopo/kafkawatch"
 )
 
 // TestErrors: a refusal reads as Kafka's message with the code's name and
@@ -27,7 +26,7 @@ func TestErrors(t *testing.T) {
 	if c := cluster.ErrorClass(err); c != cluster.ClassTopicExists {
 		t.Errorf("exists: class %q", c)
 	}
-	if kafkawatch.IsDenied(err) {
+	if cluster.IsDenied(err) {
 		t.Error("exists: denied")
 	}
 
@@ -36,13 +35,13 @@ func TestErrors(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("denied: %v, want %q", err, want)
 	}
-	if !kafkawatch.IsDenied(err) {
+	if !cluster.IsDenied(err) {
 		t.Error("denied: not denied")
 	}
 
 	// No message from the broker: Kafka's description of the code.
 	err = codeError(kerr.InvalidReplicationFactor.Code, nil, "create topic orders", "")
-	var ke *Error
+	var ke *cluster.KafkaError
 	if !errors.As(err, &ke) || ke.Message != kerr.InvalidReplicationFactor.Description || ke.Class != "InvalidReplicationFactorException" {
 		t.Errorf("no message: %#v", ke)
 	}

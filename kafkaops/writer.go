@@ -16,8 +16,9 @@
 // controller's, a broker's own configs to that broker); the lines that
 // describe a write are drawn from the very messages that are sent.
 // Refusals are Kafka's own: an error code's name with the broker's
-// message (*Error), an authorization failure as "no access" with the ACL
-// Kafka checks.
+// message (*Error, around the cluster.KafkaError of the code: errors.Is(err,
+// kerr.X) tests for a code), an authorization failure as "no access" with
+// the ACL Kafka checks.
 //
 // Like clusterops it imports no Bubble Tea.
 package kafkaops
@@ -130,8 +131,7 @@ func (w *Writer) MaybeWritten(err error) bool {
 	if errors.As(err, &se) {
 		return true
 	}
-	var ke *Error
-	return errors.As(err, &ke) && ke.Code == kerr.RequestTimedOut.Code
+	return errors.Is(err, kerr.RequestTimedOut)
 }
 
 // apiName is a request's API as Kafka names it (CreateTopics).

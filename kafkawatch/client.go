@@ -7,12 +7,12 @@ import (
 	"io"
 	"log"
 	"net"
-	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/ktopo/ktopo/cluster"
 )
 
 // DefaultRequestTimeout bounds a poll's requests (and connecting).
@@ -117,50 +117,13 @@ func isDialError(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial" && !op.Timeout()
 }
 
-// KafkaError is an error code a broker answered with, as Kafka names and
-// describes it (the broker's own message first, when it sent one).
-type KafkaError struct {
-	Code int16
-	// Name is the code's name (TOPIC_AUTHORIZATION_FAILED), Message the
-	// broker's message or Kafka's description of the code.
-	Name, Message string
-}
-
-func (e *KafkaError) Error() string { return e.Message + " (" + e.Name + ")" }
-
-// Denied reports an authorization failure: the session may not see or do
-// this (Kafka's ACLs).
-func (e *KafkaError) Denied() bool {
-	switch e.Code {
-	case kerr.TopicAuthorizationFailed.Code, kerr.GroupAuthorizationFailed.Code, kerr.ClusterAuthorizationFailed.Code,
-		kerr.TransactionalIDAuthorizationFailed.Code, kerr.DelegationTokenAuthorizationFailed.Code:
-		return true
-	}
-	return false
-}
-
-// codeError maps an error code and the broker's message (nil or "" for
-// none) to a *KafkaError, nil for code 0.
+// codeError is an error code in a response and its message as Kafka's
+// error (cluster.KafkaErrorForCode), nil for code 0.
 func codeError(code int16, msg *string) error {
-	if code == 0 {
-		return nil
+	if ke := cluster.KafkaErrorForCode(code, msg); ke != nil {
+		return ke
 	}
-	ke := &KafkaError{Code: code}
-	if e := kerr.TypedErrorForCode(code); e != nil {
-		ke.Name, ke.Message = e.Message, e.Description
-	} else {
-		ke.Name, ke.Message = fmt.Sprintf("error code %d", code), "Unknown error code"
-	}
-	if msg != nil && strings.TrimSpace(*msg) != "" {
-		ke.Message = strings.TrimSpace(*msg)
-	}
-	return ke
-}
-
-// IsDenied reports whether err is Kafka refusing for want of an ACL.
-func IsDenied(err error) bool {
-	var ke *KafkaError
-	return errors.As(err, &ke) && ke.Denied()
+	return nil
 }
 
 // Check finds out whether the brokers answer and accept the session's

@@ -98,12 +98,11 @@ func worthAsking(err error, sec Security) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
-	var ke *KafkaError
-	var ce *kerr.Error
+	var ce *kerr.Error // an error code a broker answered with (a *cluster.KafkaError unwraps to it)
 	var ue x509.UnknownAuthorityError
 	var he x509.HostnameError
 	var ie x509.CertificateInvalidError
-	if errors.As(err, &ke) || errors.As(err, &ce) || errors.As(err, &ue) || errors.As(err, &he) || errors.As(err, &ie) {
+	if errors.As(err, &ce) || errors.As(err, &ue) || errors.As(err, &he) || errors.As(err, &ie) {
 		return false
 	}
 	if isDialError(err) {

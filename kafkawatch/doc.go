@@ -23,6 +23,7 @@
 // Kafka's tools' --command-config says; Quorum reads the metadata quorum
 // from the controllers' listener (the migration radar); Diagnose says
 // what is at an address that did not answer as a broker (internal/peer).
-// Kafka's errors are KafkaError: the code's name and the broker's
-// message.
+// An error code a broker answers with is a *cluster.KafkaError: the
+// broker's message and the code's name; errors.Is(err, kerr.X) tests for
+// a code, cluster.IsDenied for a missing ACL.
 package kafkawatch

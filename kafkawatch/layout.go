@@ -263,7 +263,7 @@ func (l *layout) applyBrokerConfigs(o *out, v *view) {
 		}
 		path := cluster.ConfigBrokersPath + "/" + entity
 		switch {
-		case IsDenied(c.err):
+		case cluster.IsDenied(c.err):
 			o.set(n, path, nil, cluster.NoData)
 		case c.err != nil:
 			// Kept as last read.
@@ -352,7 +352,7 @@ func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
 		}
 		path := cluster.TopicConfigPath(name)
 		switch {
-		case IsDenied(c.err):
+		case cluster.IsDenied(c.err):
 			o.set(&tn.config, path, nil, cluster.NoData)
 		case c.err == nil:
 			o.set(&tn.config, path, cluster.EncodeEntityConfigEntries(c.entries), 0)
@@ -499,7 +499,7 @@ func (l *layout) facts() *cluster.KRaft {
 // not ask).
 func (l *layout) noteQuorum(v *view) {
 	switch {
-	case v.quorumErr != nil && IsDenied(v.quorumErr):
+	case v.quorumErr != nil && cluster.IsDenied(v.quorumErr):
 		l.quorum, l.quorumErr = cluster.Quorum{LeaderID: -1}, cluster.NoAccessText
 	case v.quorumErr != nil:
 		l.quorum, l.quorumErr = cluster.Quorum{LeaderID: -1}, v.quorumErr.Error()

@@ -53,7 +53,7 @@ func (c *Cluster) alterConfigs(s *cluster.Snapshot, req *kmsg.IncrementalAlterCo
 	for _, r := range req.Resources {
 		rr := kmsg.NewIncrementalAlterConfigsResponseResource()
 		rr.ResourceType, rr.ResourceName = r.ResourceType, r.ResourceName
-		var err *apiError
+		var err *cluster.KafkaError
 		if r.ResourceType == kmsg.ConfigResourceTypeTopic {
 			err = c.alterTopicConfig(s, r, req.ValidateOnly)
 		} else {
@@ -66,7 +66,7 @@ func (c *Cluster) alterConfigs(s *cluster.Snapshot, req *kmsg.IncrementalAlterCo
 }
 
 // alterTopicConfig checks and applies one topic's changes.
-func (c *Cluster) alterTopicConfig(s *cluster.Snapshot, r kmsg.IncrementalAlterConfigsRequestResource, validateOnly bool) *apiError {
+func (c *Cluster) alterTopicConfig(s *cluster.Snapshot, r kmsg.IncrementalAlterConfigsRequestResource, validateOnly bool) *cluster.KafkaError {
 	t := s.Topic(r.ResourceName)
 	if t == nil {
 		return refuse(kerr.UnknownTopicOrPartition, "The topic '"+r.ResourceName+"' does not exist.")

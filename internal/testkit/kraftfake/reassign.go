@@ -54,7 +54,7 @@ func (c *Cluster) alterReassignments(s *cluster.Snapshot, req *kmsg.AlterPartiti
 }
 
 // alterOne changes (or cancels) one partition's reassignment in parts.
-func (c *Cluster) alterOne(s *cluster.Snapshot, topic string, tp *cluster.Topic, parts []*part, rp kmsg.AlterPartitionAssignmentsRequestTopicPartition, allowRF bool) (*apiError, string) {
+func (c *Cluster) alterOne(s *cluster.Snapshot, topic string, tp *cluster.Topic, parts []*part, rp kmsg.AlterPartitionAssignmentsRequestTopicPartition, allowRF bool) (*cluster.KafkaError, string) {
 	if tp == nil {
 		return refuse(kerr.UnknownTopicOrPartition, "Unable to find a topic named "+topic+"."), ""
 	}
@@ -95,7 +95,7 @@ func (c *Cluster) alterOne(s *cluster.Snapshot, topic string, tp *cluster.Topic,
 }
 
 // cancel is cancelPartitionReassignment (PartitionReassignmentRevert).
-func (c *Cluster) cancel(s *cluster.Snapshot, topic string, p *part) *apiError {
+func (c *Cluster) cancel(s *cluster.Snapshot, topic string, p *part) *cluster.KafkaError {
 	if !inProgress(p) {
 		return refuse(kerr.NoReassignmentInProgress, kerr.NoReassignmentInProgress.Description)
 	}
@@ -261,7 +261,7 @@ func (c *Cluster) electLeaders(s *cluster.Snapshot, req *kmsg.ElectLeadersReques
 }
 
 // electOne elects one partition's preferred leader in parts.
-func (c *Cluster) electOne(s *cluster.Snapshot, topic string, tp *cluster.Topic, parts []*part, id int) *apiError {
+func (c *Cluster) electOne(s *cluster.Snapshot, topic string, tp *cluster.Topic, parts []*part, id int) *cluster.KafkaError {
 	if tp == nil {
 		return refuse(kerr.UnknownTopicOrPartition, "No such topic as "+topic)
 	}

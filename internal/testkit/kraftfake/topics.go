@@ -45,7 +45,7 @@ func (c *Cluster) createTopics(s *cluster.Snapshot, req *kmsg.CreateTopicsReques
 }
 
 // checkCreate checks one topic of CreateTopics and returns its partitions.
-func (c *Cluster) checkCreate(s *cluster.Snapshot, t kmsg.CreateTopicsRequestTopic) (*apiError, []*part) {
+func (c *Cluster) checkCreate(s *cluster.Snapshot, t kmsg.CreateTopicsRequestTopic) (*cluster.KafkaError, []*part) {
 	if err := cluster.ValidateTopicName(t.Topic); err != nil {
 		return asRefusal(err), nil
 	}
@@ -108,7 +108,7 @@ func (c *Cluster) checkCreate(s *cluster.Snapshot, t kmsg.CreateTopicsRequestTop
 
 // newPart is a new partition on replicas: its ISR the active ones, led by
 // the first of them (buildPartitionRegistration).
-func newPart(s *cluster.Snapshot, id int, replicas []int) (*part, *apiError) {
+func newPart(s *cluster.Snapshot, id int, replicas []int) (*part, *cluster.KafkaError) {
 	var isr []int
 	for _, r := range replicas {
 		if active(s, r) {
@@ -163,7 +163,7 @@ func (c *Cluster) createPartitions(s *cluster.Snapshot, req *kmsg.CreatePartitio
 
 // checkAddPartitions checks one topic of CreatePartitions and returns its
 // new partitions (nil without assignments: placed by the controller).
-func (c *Cluster) checkAddPartitions(s *cluster.Snapshot, t kmsg.CreatePartitionsRequestTopic) (*apiError, []*part) {
+func (c *Cluster) checkAddPartitions(s *cluster.Snapshot, t kmsg.CreatePartitionsRequestTopic) (*cluster.KafkaError, []*part) {
 	tp, cur := c.topicParts(s, t.Topic)
 	if tp == nil {
 		return refuseBare(kerr.UnknownTopicOrPartition), nil
