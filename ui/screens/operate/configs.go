@@ -210,11 +210,13 @@ func (c *configs) describe() tea.Cmd {
 // write writes the planned multi (version-checked: a config changed
 // since fails it, writing nothing).
 func (c *configs) write() tea.Cmd {
-	w := c.writer()
-	if w == nil || c.alt == nil {
+	if c.alt == nil {
 		return nil
 	}
-	c.fr.Begin()
+	w := c.begin(c, "")
+	if w == nil {
+		return nil
+	}
 	reply, alt := c.fr.Reply(), c.alt
 	return func() tea.Msg {
 		if _, err := w.AlterConfigs(context.Background(), []*clusterops.ConfigAlteration{alt}, clusterops.Apply); err != nil {

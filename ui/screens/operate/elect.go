@@ -188,19 +188,17 @@ func (e *election) describe() tea.Cmd {
 func (e *election) write() tea.Cmd {
 	shown := e.plan
 	fresh, err := clusterops.PlanPreferredElection(e.snap, e.request())
-	if err != nil || !slices.Equal(fresh.Write, shown.Write) {
-		e.replan()
-		e.noteErr("Not written: the leaders changed since the preview. This is the new election: check it and press enter again.")
-		if err != nil {
-			e.noteErr("Not written: " + err.Error())
-		}
-		return nil
+	stale := ""
+	switch {
+	case err != nil:
+		stale = err.Error()
+	case !slices.Equal(fresh.Write, shown.Write):
+		stale = "the leaders changed since the preview. This is the new election: check it and press enter again."
 	}
-	w := e.writer()
+	w := e.begin(e, stale)
 	if w == nil {
 		return nil
 	}
-	e.fr.Begin()
 	e.sawPending, e.result = false, nil
 	reply := e.fr.Reply()
 	write := func() tea.Msg {

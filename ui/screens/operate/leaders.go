@@ -89,8 +89,7 @@ func (r *reassign) leading() bool {
 // it), else the cordon when due, else the election.
 func (r *reassign) writeLeading(w clusterops.Writer) tea.Cmd {
 	if fresh := clusterops.PlanLeadershipFirst(r.snap, r.broker, r.moves); !fresh.Same(r.lead.plan) {
-		r.replan()
-		r.noteErr("Not written: the leaders changed since the preview. This is the new plan: check it and press enter again.")
+		r.replanned(r, "the leaders changed since the preview. This is the new plan: check it and press enter again.")
 		return nil
 	}
 	r.fr.Begin()

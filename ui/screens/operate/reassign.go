@@ -323,10 +323,12 @@ func (r *reassign) write() tea.Cmd {
 		r.noteErr("Not written: " + clusterops.ReassignmentInProgress)
 		return nil
 	}
-	if stale := clusterops.StaleMoves(r.snap, r.moves); len(stale) > 0 {
-		r.replan()
-		r.noteErr("Not written: " + text.Count(len(stale), "partition") + " changed since the preview (" + stale[0].String() +
-			"…). This is the new plan: check it and press enter again.")
+	stale := ""
+	if tps := clusterops.StaleMoves(r.snap, r.moves); len(tps) > 0 {
+		stale = text.Count(len(tps), "partition") + " changed since the preview (" + tps[0].String() +
+			"…). This is the new plan: check it and press enter again."
+	}
+	if r.replanned(r, stale) {
 		return nil
 	}
 	w := r.writer()
