@@ -25,7 +25,7 @@ import (
 // (clusterops.PlanTopicConfigReplacement: Kafka's checks), the preview
 // shows each key before → after, `w` the multi (the whole set,
 // version-checked, and the change notification), and y writes it through
-// clusterops.WriteAlteration; the progress waits for the mirror to show
+// the writer's AlterConfigs; the progress waits for the mirror to show
 // the new overrides.
 type configs struct {
 	*base

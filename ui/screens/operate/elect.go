@@ -20,8 +20,8 @@ import (
 // election is a preferred leader election, on any cluster: the plan is
 // `ktopo leader-election --election-type preferred`'s
 // (clusterops.PlanPreferredElection: what Kafka's controller will do with
-// each partition), the write its znode (clusterops.StartPreferredElection),
-// the progress each written partition's leader as the controller elects.
+// each partition), the write the writer's Elect (through ZooKeeper its
+// znode), the progress each written partition's leader as the controller elects.
 type election struct {
 	*base
 	verbs

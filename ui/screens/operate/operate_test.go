@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -276,7 +277,7 @@ func TestDrain(t *testing.T) {
 	}
 	e.press("t") // 10 MiB/s
 	e.press("w")
-	plan, err := clusterops.PlanReassignment(s, e.z, clusterops.MovesAsReassignments(moves), 10<<20)
+	plan, _, err := clusterops.NewZooKeeperWriter(e.z).StartReassignment(context.Background(), s, clusterops.MovesAsReassignments(moves), 10<<20, clusterops.Describe)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func opCases() []opCase {
 		return sp
 	}
 	reassignWant := func(t *testing.T, e *env) []string {
-		plan, err := clusterops.PlanReassignment(e.model.Snapshot(), e.z, clusterops.MovesAsReassignments(e.r().moves), e.r().throttle)
+		plan, _, err := clusterops.NewZooKeeperWriter(e.z).StartReassignment(context.Background(), e.model.Snapshot(), clusterops.MovesAsReassignments(e.r().moves), e.r().throttle, clusterops.Describe)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,11 +88,11 @@ func opCases() []opCase {
 			summary: "Added partitions to topic orders: 3 new partitions online in ", start: "add the partitions…", written: "the controller then creates the new partitions"},
 		{name: "elect", spec: drift, op: nav.Operation{Kind: nav.OpElect, Topic: "orders"},
 			want: func(t *testing.T, e *env) []string {
-				ops, err := clusterops.ElectionOps(e.z, e.elect().plan)
-				if err != nil {
-					t.Fatal(err)
+				ws, _, err := clusterops.NewZooKeeperWriter(e.z).Elect(context.Background(), e.elect().plan, clusterops.Describe)
+				if err != nil || len(ws.Steps) != 1 {
+					t.Fatalf("%d multis: %v", len(ws.Steps), err)
 				}
-				return clusterops.DescribeOps(ops)
+				return ws.Steps[0].Lines
 			},
 			half: func(e *env) {
 				e.apply(ev(zkwatch.Created, cluster.PreferredReplicaElectionPath, e.z.nodes[cluster.PreferredReplicaElectionPath], 0))

@@ -286,8 +286,8 @@ func (r *reassign) opsHead() wizard.OpsHead {
 }
 
 // describe reads the configs the throttles change and shows the exact
-// multi clusterops.PlanReassignment builds (a drain's leadership step's
-// writes first).
+// writes the writer's StartReassignment makes (a drain's leadership
+// step's writes first).
 func (r *reassign) describe() tea.Cmd {
 	if r.wr != nil && r.leadingFirst() {
 		return r.describeLeading()
