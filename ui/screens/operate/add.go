@@ -21,8 +21,9 @@ import (
 // addPartitions adds partitions to a topic: the plan is kafka-topics
 // --alter --partitions N's (clusterops.PlanAddPartitions, Kafka's placement
 // from partition 0's first replica), the write the writer's AddPartitions
-// (through ZooKeeper its one-znode multi), the progress the new partitions coming
-// online (clusterops.TopicProgress, the creation wizard's phases).
+// (through ZooKeeper its one-znode multi), the progress the new
+// partitions coming online (clusterops.TopicProgress, the creation
+// wizard's phases).
 type addPartitions struct {
 	*base
 	verbs

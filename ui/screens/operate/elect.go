@@ -21,7 +21,8 @@ import (
 // `ktopo leader-election --election-type preferred`'s
 // (clusterops.PlanPreferredElection: what Kafka's controller will do with
 // each partition), the write the writer's Elect (through ZooKeeper its
-// znode), the progress each written partition's leader as the controller elects.
+// znode), the progress each written partition's leader as the controller
+// elects.
 type election struct {
 	*base
 	verbs
