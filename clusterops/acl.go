@@ -16,9 +16,9 @@ import (
 // delegation tokens). Kafka matches them as string prefixes.
 var sensitiveRoots = []string{"/config/users", "/config/brokers", "/delegation_token/tokens"}
 
-// SensitivePath reports whether Kafka keeps world READ off path when it
+// sensitivePath reports whether Kafka keeps world READ off path when it
 // sets ACLs (ZkData.sensitivePath: a prefix match).
-func SensitivePath(p string) bool {
+func sensitivePath(p string) bool {
 	for _, root := range sensitiveRoots {
 		if strings.HasPrefix(p, root) {
 			return true
@@ -27,26 +27,26 @@ func SensitivePath(p string) bool {
 	return false
 }
 
-// KafkaACL is the ACL Kafka gives a znode it creates (ZkData.defaultAcls):
+// kafkaACL is the ACL Kafka gives a znode it creates (ZkData.defaultAcls):
 // with secure (zookeeper.set.acl=true) all permissions for the creator's
 // authenticated ids plus READ for anyone, READ left out under the sensitive
 // paths; otherwise, and always for the old consumers' /consumers, open to
 // anyone.
-func KafkaACL(p string, secure bool) []zk.ACL {
+func kafkaACL(p string, secure bool) []zk.ACL {
 	if !secure || p == "/consumers" {
 		return zk.WorldACL(zk.PermAll)
 	}
 	acl := zk.AuthACL(zk.PermAll)
-	if !SensitivePath(p) {
+	if !sensitivePath(p) {
 		acl = append(acl, zk.WorldACL(zk.PermRead)...)
 	}
 	return acl
 }
 
-// OpenACL reports whether an ACL lets anyone create, delete and write:
+// openACL reports whether an ACL lets anyone create, delete and write:
 // what Kafka sets without zookeeper.set.acl. Any other ACL on Kafka's
 // znodes means the cluster runs with it.
-func OpenACL(acl []zk.ACL) bool {
+func openACL(acl []zk.ACL) bool {
 	const rw = zk.PermCreate | zk.PermDelete | zk.PermWrite
 	for _, a := range acl {
 		if a.Scheme == "world" && a.ID == "anyone" && a.Perms&rw == rw {
@@ -56,13 +56,13 @@ func OpenACL(acl []zk.ACL) bool {
 	return false
 }
 
-// ACLReader is the part of a ZooKeeper session that reads ACLs
+// aclReader is the part of a ZooKeeper session that reads ACLs
 // (*zkwatch.Conn, *zk.Conn).
-type ACLReader interface {
+type aclReader interface {
 	GetACL(path string) ([]zk.ACL, *zk.Stat, error)
 }
 
-// KafkaACLs gives every create of ops the ACL Kafka would give that znode
+// kafkaACLs gives every create of ops the ACL Kafka would give that znode
 // on this cluster: secure when the nearest existing ancestor's ACL is not
 // open (the brokers created it with zookeeper.set.acl=true), so that what
 // ktopo writes is as protected as what Kafka writes, and never opens a
@@ -79,8 +79,8 @@ type ACLReader interface {
 // writes) only when those cannot be read (no READ or ADMIN on the parent,
 // or digest hashes masked without ADMIN); with the brokers' identity the
 // result is Kafka's.
-func KafkaACLs(z ZK, ops []any) error {
-	r, ok := base(z).(ACLReader)
+func kafkaACLs(z ZK, ops []any) error {
+	r, ok := base(z).(aclReader)
 	if !ok {
 		return nil
 	}
@@ -98,7 +98,7 @@ func KafkaACLs(z ZK, ops []any) error {
 		var m mode
 		switch {
 		case err == nil:
-			m = mode{secure: !OpenACL(acl), creators: creators(acl)}
+			m = mode{secure: !openACL(acl), creators: creators(acl)}
 		case errors.Is(err, zk.ErrNoAuth):
 			m = mode{secure: true}
 		case errors.Is(err, zk.ErrNoNode) && p != "/":
@@ -125,7 +125,7 @@ func KafkaACLs(z ZK, ops []any) error {
 		if cr.Flags&zk.FlagSequence == 0 {
 			modes[cr.Path] = m
 		}
-		cr.Acl = KafkaACL(cr.Path, m.secure)
+		cr.Acl = kafkaACL(cr.Path, m.secure)
 		if m.secure && m.creators != nil {
 			cr.Acl = append(slices.Clone(m.creators), cr.Acl[1:]...)
 		}

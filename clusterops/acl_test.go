@@ -7,7 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// aclZK is a tree of ACLs for KafkaACLs.
+// aclZK is a tree of ACLs for kafkaACLs.
 type aclZK struct{ acls map[string][]zk.ACL }
 
 func (a aclZK) Exists(string) (bool, *zk.Stat, error)    { return true, nil, nil }
@@ -49,7 +49,7 @@ func TestKafkaACLs(t *testing.T) {
 		&zk.CreateRequest{Path: "/config/changes/config_change_", Flags: zk.FlagSequence},
 		&zk.SetDataRequest{Path: "/config/topics/t"},
 	}
-	if err := KafkaACLs(z, ops); err != nil {
+	if err := kafkaACLs(z, ops); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][]zk.ACL{
@@ -66,7 +66,7 @@ func TestKafkaACLs(t *testing.T) {
 			t.Errorf("%s: ACL %v, want %v", cr.Path, cr.Acl, want[cr.Path])
 		}
 	}
-	if !SensitivePath("/config/brokers/<default>") || SensitivePath("/config/topics") {
-		t.Error("SensitivePath")
+	if !sensitivePath("/config/brokers/<default>") || sensitivePath("/config/topics") {
+		t.Error("sensitivePath")
 	}
 }

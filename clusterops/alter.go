@@ -279,13 +279,13 @@ func AddPartitionsOps(p *AddPartitionsPlan) []any {
 // topic was deleted): the version check failed and nothing was written.
 var ErrConcurrentTopicChange = errors.New("the topic changed since it was read (its znode's version moved on); nothing was written: run the command again to plan on the new state")
 
-// WriteAlteration sends ops (AddPartitionsOps, ConfigChangeOps or both) as
+// writeAlteration sends ops (AddPartitionsOps, ConfigChangeOps or both) as
 // one ZooKeeper multi. A version check that failed (or a znode that
 // vanished, or a config znode someone created meanwhile) returns
 // ErrConcurrentTopicChange or ErrConcurrentConfigChange, depending on the
 // znode; nothing is written.
-func WriteAlteration(z ZK, ops []any) error {
-	results, err := Write(z, ops...) // Kafka's ACLs on what it creates (the notification)
+func writeAlteration(z ZK, ops []any) error {
+	results, err := writeMulti(z, ops...) // Kafka's ACLs on what it creates (the notification)
 	if err == nil {
 		return nil
 	}

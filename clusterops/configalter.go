@@ -18,11 +18,11 @@ func ZooKeeperEntityTypes() []string {
 	return []string{cluster.EntityTopics, cluster.EntityClients, cluster.EntityUsers, cluster.EntityBrokers, cluster.EntityIPs}
 }
 
-// ReadEntityConfig reads /config/<type>/<entity>: its overrides in
+// readEntityConfig reads /config/<type>/<entity>: its overrides in
 // document order and its dataVersion, or (nil, -1) when it does not exist.
 // A znode that does not decode is an error: its overrides are unknown, so
 // nothing may be written over it.
-func ReadEntityConfig(z Getter, entityType, entity string) ([]cluster.ConfigEntry, int32, error) {
+func readEntityConfig(z Getter, entityType, entity string) ([]cluster.ConfigEntry, int32, error) {
 	path := cluster.EntityConfigPath(entityType, entity)
 	data, stat, err := z.Get(path)
 	if errors.Is(err, zk.ErrNoNode) {

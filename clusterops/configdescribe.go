@@ -10,7 +10,7 @@ import (
 // config of an entity with its sensitivity and its synonyms (the same
 // config at the other levels: the broker's, the cluster's default, the
 // broker's static file, Kafka's default). ZooKeeper mode's describe reads
-// the config znode (ReadEntityConfig, ConfigsDescribeLine).
+// the config znode (readEntityConfig, ConfigsDescribeLine).
 
 // ConfigDescriber is the read port's describe of configs, for a writer
 // that reaches the cluster over the Kafka protocol (kafkaops.Writer).

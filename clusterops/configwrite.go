@@ -28,7 +28,7 @@ func (c ConfigChange) Path() string { return cluster.EntityConfigPath(c.EntityTy
 
 // ConfigChangeOps returns the multi's operations for the changes: per
 // entity, the config znode (created or set at its version) and a
-// sequential change notification naming it. Send them with Write, which
+// sequential change notification naming it. Send them with writeMulti, which
 // gives the creates Kafka's ACLs.
 func ConfigChangeOps(changes ...ConfigChange) []any {
 	acl := zk.WorldACL(zk.PermAll)

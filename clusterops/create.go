@@ -267,13 +267,13 @@ func checkZnodeSize(topic string, data []byte, partitions, rf int) error {
 			"with replication factor %d about %d partitions fit", topic, len(data), MaxZnodeData-topicIDRoom, rf, fit))
 }
 
-// CreateTopic writes the plan: the config znode (created, or set when an
+// createTopic writes the plan: the config znode (created, or set when an
 // orphan from an earlier crash exists) and the topic znode, in one
 // ZooKeeper multi, so that a crash or a race never leaves half a topic.
 // Missing parent containers are created in the same multi. When another
 // creator wins the race, it returns Kafka's TopicExistsException ("Topic
 // '<t>' already exists.") and nothing is written.
-func CreateTopic(z ZK, p *TopicPlan) error {
+func createTopic(z ZK, p *TopicPlan) error {
 	var lastErr error
 	// A concurrent writer can invalidate what we read (a config node
 	// appearing, a parent created); re-read and try again a few times.
@@ -282,7 +282,7 @@ func CreateTopic(z ZK, p *TopicPlan) error {
 		if err != nil {
 			return &unsentError{err}
 		}
-		results, err := Write(z, ops...)
+		results, err := writeMulti(z, ops...)
 		if err == nil {
 			return nil
 		}
@@ -298,10 +298,8 @@ func CreateTopic(z ZK, p *TopicPlan) error {
 	return fmt.Errorf("create topic %s: concurrent changes to its znodes: %w", p.Name, lastErr)
 }
 
-// CreateOps returns the multi that CreateTopic would send now (for
+// createOps returns the multi that createTopic would send now (for
 // --validate-only and the wizard's "what will be written" view).
-func CreateOps(z ZK, p *TopicPlan) ([]any, error) { return createOps(z, p) }
-
 func createOps(z ZK, p *TopicPlan) ([]any, error) {
 	acl := zk.WorldACL(zk.PermAll)
 	var ops []any
@@ -317,7 +315,7 @@ func createOps(z ZK, p *TopicPlan) ([]any, error) {
 		ops = append(ops, &zk.CreateRequest{Path: p.ConfigPath, Data: p.ConfigJSON, Acl: acl})
 	}
 	ops = append(ops, &zk.CreateRequest{Path: p.TopicPath, Data: p.TopicJSON, Acl: acl})
-	return WithParents(z, ops, cluster.ConfigTopicsPath, cluster.BrokerTopicsPath)
+	return withParents(z, ops, cluster.ConfigTopicsPath, cluster.BrokerTopicsPath)
 }
 
 // DescribeOps renders multi ops as "create PATH DATA" / "set PATH DATA"
@@ -354,20 +352,20 @@ func dataText(b []byte) string {
 	return string(b)
 }
 
-// DeleteTopic creates /admin/delete_topics/<t> (with missing parents) as
+// deleteTopic creates /admin/delete_topics/<t> (with missing parents) as
 // kafka-topics --delete does in ZooKeeper mode, after Kafka's checks
 // (ValidateTopicDelete). An existing marker gives the
 // TopicAlreadyMarkedForDeletionException kafka-topics reports as
 // "Topic <t> is already marked for deletion.".
-func DeleteTopic(z ZK, t string, existing cluster.ExistingTopics) error {
-	ops, err := DeleteTopicOps(z, t, existing)
+func deleteTopic(z ZK, t string, existing cluster.ExistingTopics) error {
+	ops, err := deleteTopicOps(z, t, existing)
 	switch {
 	case cluster.ErrorClass(err) != "":
 		return err
 	case err != nil:
 		return &unsentError{err}
 	}
-	if _, err := Write(z, ops...); err != nil {
+	if _, err := writeMulti(z, ops...); err != nil {
 		if errors.Is(err, zk.ErrNodeExists) {
 			return kafkaErr(cluster.ClassTopicAlreadyMarkedForDeletion, "topic "+t+" is already marked for deletion")
 		}

@@ -2,12 +2,12 @@ package clusterops
 
 import "github.com/ktopo/ktopo/cluster"
 
-// DeleteTopicOps is the multi DeleteTopic writes to mark topic t for
+// deleteTopicOps is the multi deleteTopic writes to mark topic t for
 // deletion, after Kafka's checks (ValidateTopicDelete): the create of
 // /admin/delete_topics/<t>, preceded by those of its parents that are
-// missing. For --validate-only, and DeleteTopic itself, so that what a dry
+// missing. For --validate-only, and deleteTopic itself, so that what a dry
 // run shows is what a run writes.
-func DeleteTopicOps(z ZK, t string, existing cluster.ExistingTopics) ([]any, error) {
+func deleteTopicOps(z ZK, t string, existing cluster.ExistingTopics) ([]any, error) {
 	if err := cluster.ValidateTopicDelete(t, existing); err != nil {
 		return nil, err
 	}

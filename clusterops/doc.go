@@ -1,12 +1,16 @@
 // Package clusterops is what ktopo does to a Kafka cluster, planned as
 // Kafka's own tools plan it and written as Kafka writes it: every plan is
-// checked against a cluster.Snapshot and carries the exact znodes it will
-// write, and every write is one ZooKeeper multi (all or nothing) sent
-// through Write (zkport.go, the write port: the ZK interface, Write,
-// WithParents, MaybeWritten).
+// checked against a cluster.Snapshot, and every write is one call of the
+// write port, Writer (writer.go), whichever way the cluster is written.
+// Through ZooKeeper that is ZooKeeperWriter (zkwriter.go), the only way
+// to write with this package: each write is one ZooKeeper multi (all
+// or nothing) with the exact znodes its plan names, sent by writeMulti
+// (zkport.go: the ZK interface a session offers, MaybeWritten) behind the
+// ZooKeeper to KRaft migration guard (guard.go). Through the Kafka
+// protocol, a KRaft cluster's, it is package kafkaops' Writer.
 //
 // The operations, by file:
-//   - topic creation (create.go: PlanTopic, CreateTopic, DeleteTopic;
+//   - topic creation and deletion (create.go: PlanTopic; deleteops.go;
 //     plancheck.go, plandiff.go: the wizard's checks and diffs;
 //     progress.go: the partitions coming online; outcome.go: what became
 //     of a write whose reply was lost);

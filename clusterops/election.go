@@ -306,21 +306,21 @@ func electionVerdict(s *cluster.Snapshot, t *cluster.Topic, p *cluster.Partition
 	return ep
 }
 
-// ElectionOps returns the multi StartPreferredElection sends: the znode's
+// electionOps returns the multi startPreferredElection sends: the znode's
 // create, after its missing parents (none on a cluster whose brokers ran).
-func ElectionOps(z ZK, p *ElectionPlan) ([]any, error) {
+func electionOps(z ZK, p *ElectionPlan) ([]any, error) {
 	return createWithParentsOps(z, cluster.AdminPath, p.Path, p.JSON)
 }
 
-// StartPreferredElection writes the plan's znode in one multi. When an
+// startPreferredElection writes the plan's znode in one multi. When an
 // election is pending it returns Kafka's refusal naming the pending
 // partitions, and writes nothing.
-func StartPreferredElection(z ZK, p *ElectionPlan) error {
-	ops, err := ElectionOps(z, p)
+func startPreferredElection(z ZK, p *ElectionPlan) error {
+	ops, err := electionOps(z, p)
 	if err != nil {
 		return err
 	}
-	if _, err := Write(z, ops...); err != nil {
+	if _, err := writeMulti(z, ops...); err != nil {
 		if !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("start the preferred leader election: %w", err)
 		}

@@ -14,7 +14,7 @@ import (
 // controller owns the cluster's metadata (a ZooKeeper to KRaft migration),
 // and none while one is being prepared unless the operator confirmed it.
 //
-// Write judges right before its multi, on a fresh read of /controller,
+// writeMulti judges right before its multi, on a fresh read of /controller,
 // /controller_epoch, /migration (and, for a persistent /controller, the
 // registration of the broker it names): cluster.JudgeZooKeeperWrite. The
 // multi then carries a check of /controller_epoch's version, so that a
@@ -40,11 +40,11 @@ import (
 // A failed check is judged again on a new read: a KRaft owner refuses the
 // write (nothing was written); a new ZooKeeper controller lets it go again.
 
-// guardRetries bounds how many times Write sends its multi again after
+// guardRetries bounds how many times writeMulti sends its multi again after
 // the controller changed under it.
 const guardRetries = 3
 
-// MigrationError is a write that Write refused because of a ZooKeeper to
+// MigrationError is a write that writeMulti refused because of a ZooKeeper to
 // KRaft migration. Nothing was written.
 type MigrationError struct {
 	// Verdict is what the fresh read right before the write found.
@@ -71,26 +71,26 @@ func (e *MigrationError) Error() string {
 }
 
 // confirmedZK is a session whose writes may go ahead under the warning the
-// operator confirmed (Confirm).
+// operator confirmed (confirm).
 type confirmedZK struct {
 	ZK
 	verdict cluster.WriteVerdict
 }
 
-// Confirm returns z with v confirmed: Write lets its writes go ahead when
+// confirm returns z with v confirmed: writeMulti lets its writes go ahead when
 // the fresh read before each finds the warning v was about (the same
 // /migration); anything else is judged as usual (a KRaft owner refuses,
 // another warning asks again). Pass the verdict the operator saw and said
 // yes to.
-func Confirm(z ZK, v cluster.WriteVerdict) ZK {
+func confirm(z ZK, v cluster.WriteVerdict) ZK {
 	if c, ok := z.(*confirmedZK); ok {
 		z = c.ZK
 	}
 	return &confirmedZK{ZK: z, verdict: v}
 }
 
-// base returns the session under a Confirm, for the optional interfaces
-// (ACLReader, sessionWaiter …) a caller's session may have.
+// base returns the session under a confirm, for the optional interfaces
+// (aclReader, sessionWaiter …) a caller's session may have.
 func base(z ZK) ZK {
 	if c, ok := z.(*confirmedZK); ok {
 		return c.ZK
@@ -113,7 +113,7 @@ func admit(v cluster.WriteVerdict, confirmed *cluster.WriteVerdict) error {
 	return nil
 }
 
-// guardRead is the fresh read Write judges on.
+// guardRead is the fresh read writeMulti judges on.
 type guardRead struct {
 	facts cluster.OwnerFacts
 	// epochVersion is /controller_epoch's version (epochExists false when
@@ -166,11 +166,11 @@ func readGuard(z ZK) (guardRead, error) {
 	return g, nil
 }
 
-// CheckWrite reads, fresh, who owns the cluster's metadata and returns
+// checkWrite reads, fresh, who owns the cluster's metadata and returns
 // what a write through ZooKeeper would meet now: the verdict a command
-// shows (and asks about, for a warning) before it writes. Write judges
+// shows (and asks about, for a warning) before it writes. writeMulti judges
 // again right before its multi.
-func CheckWrite(z ZK) (cluster.WriteVerdict, error) {
+func checkWrite(z ZK) (cluster.WriteVerdict, error) {
 	g, err := readGuard(base(z))
 	if err != nil {
 		return cluster.WriteVerdict{}, fmt.Errorf("check who owns the metadata: %w", err)
@@ -180,7 +180,7 @@ func CheckWrite(z ZK) (cluster.WriteVerdict, error) {
 
 // SnapshotVerdict is what a write through ZooKeeper would meet as the
 // snapshot shows the cluster: the verdict a screen shows (no I/O) before
-// the write; Write judges again on a fresh read.
+// the write; writeMulti judges again on a fresh read.
 func SnapshotVerdict(s *cluster.Snapshot) cluster.WriteVerdict {
 	return cluster.JudgeZooKeeperWrite(s.OwnerFacts())
 }
@@ -227,7 +227,7 @@ func guardCheckFailed(err error) bool {
 	return errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNoNode)
 }
 
-// WithoutGuardCheck returns the ops of a multi Write sent without the
+// WithoutGuardCheck returns the ops of a multi writeMulti sent without the
 // check of /controller_epoch it appended: the operation's own ops, as a
 // preview showed them (for tests that record multis).
 func WithoutGuardCheck(ops []any) []any {

@@ -201,7 +201,7 @@ func everyWriteKind(t *testing.T, conn *zkwatch.Conn) []writeKind {
 	brokerCfg := ConfigChange{EntityType: cluster.EntityBrokers, Entity: "1", Config: map[string]string{"log.cleaner.threads": "2"}, Version: -1}
 	userCfg := ConfigChange{EntityType: "users", Entity: "alice", Config: map[string]string{"producer_byte_rate": "1024"}, Version: -1}
 	rs := []cluster.Reassignment{{TopicPartition: cluster.TopicPartition{Topic: "orders", Partition: 0}, Replicas: []int{2, 3}}}
-	reassign, err := PlanReassignment(s, conn, rs, 1_000_000)
+	reassign, err := planReassignment(s, conn, rs, 1_000_000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,15 +217,15 @@ func everyWriteKind(t *testing.T, conn *zkwatch.Conn) []writeKind {
 		t.Fatal(err)
 	}
 	return []writeKind{
-		{"topic create", func(z ZK) error { return CreateTopic(z, create) }},
-		{"topic delete", func(z ZK) error { return DeleteTopic(z, "orders", s) }},
-		{"add partitions", func(z ZK) error { return WriteAlteration(z, AddPartitionsOps(add)) }},
-		{"topic config", func(z ZK) error { return WriteAlteration(z, topicCfg.Ops()) }},
-		{"broker config", func(z ZK) error { return WriteAlteration(z, ConfigChangeOps(brokerCfg)) }},
-		{"user config", func(z ZK) error { return WriteAlteration(z, ConfigChangeOps(userCfg)) }},
-		{"reassignment", func(z ZK) error { return ExecuteReassignment(z, reassign) }},
-		{"throttle clear", func(z ZK) error { return ClearThrottles(z, clear) }},
-		{"preferred election", func(z ZK) error { return StartPreferredElection(z, elect) }},
+		{"topic create", func(z ZK) error { return createTopic(z, create) }},
+		{"topic delete", func(z ZK) error { return deleteTopic(z, "orders", s) }},
+		{"add partitions", func(z ZK) error { return writeAlteration(z, AddPartitionsOps(add)) }},
+		{"topic config", func(z ZK) error { return writeAlteration(z, topicCfg.Ops()) }},
+		{"broker config", func(z ZK) error { return writeAlteration(z, ConfigChangeOps(brokerCfg)) }},
+		{"user config", func(z ZK) error { return writeAlteration(z, ConfigChangeOps(userCfg)) }},
+		{"reassignment", func(z ZK) error { return executeReassignment(z, reassign) }},
+		{"throttle clear", func(z ZK) error { return clearThrottles(z, clear) }},
+		{"preferred election", func(z ZK) error { return startPreferredElection(z, elect) }},
 	}
 }
 
@@ -235,11 +235,11 @@ func everyWriteKind(t *testing.T, conn *zkwatch.Conn) []writeKind {
 func TestGuardRefusesEveryWriteKind(t *testing.T) {
 	conn, direct := guardCluster(t)
 	kinds := everyWriteKind(t, conn)
-	if v, err := CheckWrite(conn); err != nil || v.Level != cluster.WriteOK {
+	if v, err := checkWrite(conn); err != nil || v.Level != cluster.WriteOK {
 		t.Fatalf("before: %+v %v", v, err)
 	}
 	takeOver(t, direct, 3000, 5)
-	v, err := CheckWrite(conn)
+	v, err := checkWrite(conn)
 	if err != nil || v.Level != cluster.WriteRefused || v.KRaftController != 3000 || v.KRaftEpoch != 5 {
 		t.Fatalf("after the takeover: %+v %v", v, err)
 	}
@@ -262,7 +262,7 @@ func TestGuardRefusesEveryWriteKind(t *testing.T) {
 			}
 		}
 		// A confirmation does not lift a refusal.
-		if err := k.write(Confirm(conn, v)); !errors.As(err, &me) {
+		if err := k.write(confirm(conn, v)); !errors.As(err, &me) {
 			t.Errorf("%s confirmed: %v, want a refusal", k.name, err)
 		}
 	}
@@ -291,7 +291,7 @@ func TestGuardWarnsWhilePrepared(t *testing.T) {
 		}
 	}
 	newMigration()
-	v, err := CheckWrite(conn)
+	v, err := checkWrite(conn)
 	if err != nil || v.Level != cluster.WriteWarn || v.ZKController != 1 {
 		t.Fatalf("prepared: %+v %v", v, err)
 	}
@@ -299,7 +299,7 @@ func TestGuardWarnsWhilePrepared(t *testing.T) {
 		t.Errorf("snapshot verdict %+v, fresh %+v", snap, v)
 	}
 	before := treeDump(t, direct)
-	err = CreateTopic(conn, mk("unconfirmed"))
+	err = createTopic(conn, mk("unconfirmed"))
 	var me *MigrationError
 	if !errors.As(err, &me) || !me.Unconfirmed || MaybeWritten(err) {
 		t.Fatalf("unconfirmed write: %v", err)
@@ -308,11 +308,11 @@ func TestGuardWarnsWhilePrepared(t *testing.T) {
 		t.Errorf("message: %s", err)
 	}
 	sameTree(t, before, treeDump(t, direct))
-	if err := CreateTopic(Confirm(conn, v), mk("confirmed")); err != nil {
+	if err := createTopic(confirm(conn, v), mk("confirmed")); err != nil {
 		t.Fatalf("confirmed write: %v", err)
 	}
 	// A confirmation of "no migration" does not cover one.
-	if err := CreateTopic(Confirm(conn, cluster.WriteVerdict{}), mk("stale")); !errors.As(err, &me) || !me.Unconfirmed {
+	if err := createTopic(confirm(conn, cluster.WriteVerdict{}), mk("stale")); !errors.As(err, &me) || !me.Unconfirmed {
 		t.Errorf("write confirmed before the migration: %v", err)
 	}
 	// A new /migration (an attempt after a revert) needs its own.
@@ -320,7 +320,7 @@ func TestGuardWarnsWhilePrepared(t *testing.T) {
 		t.Fatal(err)
 	}
 	newMigration()
-	if err := CreateTopic(Confirm(conn, v), mk("other")); !errors.As(err, &me) || !me.Unconfirmed {
+	if err := createTopic(confirm(conn, v), mk("other")); !errors.As(err, &me) || !me.Unconfirmed {
 		t.Errorf("write confirmed about another /migration: %v", err)
 	}
 }
@@ -348,7 +348,7 @@ func (h *hookZK) Multi(ops ...any) ([]zk.MultiResponse, error) {
 func TestGuardRace(t *testing.T) {
 	conn, direct := guardCluster(t)
 	kinds := everyWriteKind(t, conn)
-	v, err := CheckWrite(conn) // the preview
+	v, err := checkWrite(conn) // the preview
 	if err != nil || v.Level != cluster.WriteOK {
 		t.Fatal(v, err)
 	}

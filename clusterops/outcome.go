@@ -47,7 +47,7 @@ type (
 	}
 )
 
-// FindOutcome finds out whether a write that failed with an open outcome
+// findOutcome finds out whether a write that failed with an open outcome
 // (MaybeWritten(err)) was applied, until ctx ends. First the request's own
 // result: go-zookeeper cannot cancel a request, so one that missed its
 // deadline goes on until it is answered (applied, or refused: a failed
@@ -57,7 +57,7 @@ type (
 // write still in the pipeline of the server the session left is then
 // committed or, the session having moved, refused) and check reads what
 // the write would have left.
-func FindOutcome(ctx context.Context, z ZK, err error, path string, check func() (applied bool, err error)) Outcome {
+func findOutcome(ctx context.Context, z ZK, err error, path string, check func() (applied bool, err error)) Outcome {
 	var lo lateOutcome
 	if errors.As(err, &lo) {
 		done, late := lo.Outcome(ctx)
@@ -104,18 +104,18 @@ func FindOutcome(ctx context.Context, z ZK, err error, path string, check func()
 	}
 }
 
-// VerifyCreate finds out what became of a CreateTopic that failed with an
-// open outcome (MaybeWritten(err)), as FindOutcome does: applied means the
+// verifyCreate finds out what became of a createTopic that failed with an
+// open outcome (MaybeWritten(err)), as findOutcome does: applied means the
 // topic znode holds exactly the planned assignment (the controller may
 // have added its topic id since) and the config znode the planned
 // overrides. A topic found with another assignment or config was created
 // by someone else: Err is then Kafka's TopicExistsException.
-func VerifyCreate(ctx context.Context, z ZK, p *TopicPlan, err error) Outcome {
+func verifyCreate(ctx context.Context, z ZK, p *TopicPlan, err error) Outcome {
 	r, ok := base(z).(reader)
 	if !ok {
 		return Outcome{Err: fmt.Errorf("%w (this session cannot read the topic back)", err)}
 	}
-	return FindOutcome(ctx, z, err, p.TopicPath, func() (bool, error) { return createdAsPlanned(r, p) })
+	return findOutcome(ctx, z, err, p.TopicPath, func() (bool, error) { return createdAsPlanned(r, p) })
 }
 
 // createdAsPlanned reads back the znodes a creation writes: (true, nil)

@@ -16,7 +16,7 @@ import (
 )
 
 // TestVerifyCreate: topic creations whose replies are late or lost, through
-// a fault proxy in front of a real ZooKeeper. VerifyCreate reports what
+// a fault proxy in front of a real ZooKeeper. verifyCreate reports what
 // really happened: created exactly as planned (the late reply, or read
 // back after reconnecting), not created (the request was lost, or never
 // sent), created by someone else, or still unknown when it must give up.
@@ -62,7 +62,7 @@ func TestVerifyCreate(t *testing.T) {
 	var fault func()
 	create := func(pl *TopicPlan) error {
 		t.Helper()
-		err := CreateTopic(faultBefore{c, fault}, pl)
+		err := createTopic(faultBefore{c, fault}, pl)
 		if !MaybeWritten(err) {
 			t.Fatalf("create %s: %v, want an open outcome", pl.Name, err)
 		}
@@ -79,7 +79,7 @@ func TestVerifyCreate(t *testing.T) {
 	fault = p.HoldReplies
 	err = create(late)
 	p.Pass()
-	check("late reply", VerifyCreate(ctx, c, late, err), true, "its reply came late")
+	check("late reply", verifyCreate(ctx, c, late, err), true, "its reply came late")
 
 	lostReply := plan("lost-reply", 0)
 	err = create(lostReply)
@@ -88,7 +88,7 @@ func TestVerifyCreate(t *testing.T) {
 	}
 	p.Cut()
 	go func() { time.Sleep(200 * time.Millisecond); p.Pass() }()
-	check("lost reply", VerifyCreate(ctx, c, lostReply, err), true, "read back after reconnecting")
+	check("lost reply", verifyCreate(ctx, c, lostReply, err), true, "read back after reconnecting")
 
 	lostRequest := plan("lost-request", 0)
 	must(t, c.WaitSession(ctx))
@@ -96,7 +96,7 @@ func TestVerifyCreate(t *testing.T) {
 	err = create(lostRequest)
 	p.Cut()
 	go func() { time.Sleep(200 * time.Millisecond); p.Pass() }()
-	o := VerifyCreate(ctx, c, lostRequest, err)
+	o := verifyCreate(ctx, c, lostRequest, err)
 	check("lost request", o, false, "read back after reconnecting")
 	if o.Err != nil || exists(lostRequest) {
 		t.Fatalf("lost request: %+v, exists %v", o, exists(lostRequest))
@@ -107,11 +107,11 @@ func TestVerifyCreate(t *testing.T) {
 	must(t, c.WaitSession(ctx))
 	err = create(raced)
 	p.Cut()
-	if err := CreateTopic(direct, plan("raced", 1)); err != nil {
+	if err := createTopic(direct, plan("raced", 1)); err != nil {
 		t.Fatal(err)
 	}
 	p.Pass()
-	o = VerifyCreate(ctx, c, raced, err)
+	o = verifyCreate(ctx, c, raced, err)
 	check("raced", o, false, "read back after reconnecting")
 	if cluster.ErrorClass(o.Err) != cluster.ClassTopicExists || !strings.Contains(o.Err.Error(), "its assignment is not the one planned") {
 		t.Fatalf("raced: %v", o.Err)
@@ -122,7 +122,7 @@ func TestVerifyCreate(t *testing.T) {
 	fault = p.HoldReplies
 	err = create(late)
 	p.Pass()
-	if o := VerifyCreate(ctx, c, late, err); !o.Known || o.Applied || !errors.Is(o.Err, zk.ErrNodeExists) || o.How != "ZooKeeper refused it" {
+	if o := verifyCreate(ctx, c, late, err); !o.Known || o.Applied || !errors.Is(o.Err, zk.ErrNodeExists) || o.How != "ZooKeeper refused it" {
 		t.Fatalf("late refusal: %+v", o)
 	}
 
@@ -132,7 +132,7 @@ func TestVerifyCreate(t *testing.T) {
 	err = create(stalled)
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if o := VerifyCreate(short, c, stalled, err); o.Known || !errors.Is(o.Err, zkwatch.ErrTimeout) {
+	if o := verifyCreate(short, c, stalled, err); o.Known || !errors.Is(o.Err, zkwatch.ErrTimeout) {
 		t.Fatalf("stalled: %+v", o)
 	}
 	p.Pass()
@@ -140,7 +140,7 @@ func TestVerifyCreate(t *testing.T) {
 	// Without a session nothing is sent, and the outcome is not open.
 	p.Cut()
 	waitUntil(t, func() bool { return c.State() != zkwatch.StateConnected })
-	err = CreateTopic(faultBefore{c, func() {}}, plan("no-session", 0))
+	err = createTopic(faultBefore{c, func() {}}, plan("no-session", 0))
 	if MaybeWritten(err) || !errors.Is(err, zk.ErrNoServer) {
 		t.Fatalf("no session: %v", err)
 	}
@@ -151,7 +151,7 @@ func TestVerifyCreate(t *testing.T) {
 	// A read before the multi that misses its deadline: nothing was sent.
 	must(t, c.WaitSession(ctx))
 	p.Stall()
-	err = CreateTopic(c, plan("unsent", 0))
+	err = createTopic(c, plan("unsent", 0))
 	if MaybeWritten(err) || !errors.Is(err, zkwatch.ErrTimeout) {
 		t.Fatalf("stalled read before the multi: %v", err)
 	}

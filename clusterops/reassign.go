@@ -107,10 +107,10 @@ func (p *ReassignPlan) StartedMessage() string {
 	return "Successfully started partition reassignment" + text.Plural(len(p.Moves), "", "s") + " for " + cluster.JoinPartitions(p.Partitions(), ",")
 }
 
-// readConfigMap is ReadEntityConfig as the map a ConfigChange holds
+// readConfigMap is readEntityConfig as the map a ConfigChange holds
 // (empty, version -1, when the znode does not exist).
 func readConfigMap(z Getter, entityType, entity string) (map[string]string, int32, error) {
-	entries, v, err := ReadEntityConfig(z, entityType, entity)
+	entries, v, err := readEntityConfig(z, entityType, entity)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -118,7 +118,7 @@ func readConfigMap(z Getter, entityType, entity string) (map[string]string, int3
 	return c.Map(), v, nil
 }
 
-// PlanReassignment checks a reassignment file against the cluster as
+// planReassignment checks a reassignment file against the cluster as
 // kafka-reassign-partitions --execute --zookeeper does, in its order and
 // with its messages (after CheckExecute): every partition must exist,
 // every broker be registered, and no reassignment be running (neither in
@@ -126,7 +126,7 @@ func readConfigMap(z Getter, entityType, entity string) (map[string]string, int3
 // started through the Admin API: a topic znode with adding or removing
 // replicas). With throttle ≥ 0 it computes the throttles Kafka's tool sets
 // and reads the config znodes they go to. The result's Ops write it all.
-func PlanReassignment(s *cluster.Snapshot, z ZK, rs []cluster.Reassignment, throttle int64) (*ReassignPlan, error) {
+func planReassignment(s *cluster.Snapshot, z ZK, rs []cluster.Reassignment, throttle int64) (*ReassignPlan, error) {
 	p, err := CheckReassignment(s, rs, throttle)
 	if err != nil {
 		return nil, err
@@ -169,7 +169,7 @@ func PlanReassignment(s *cluster.Snapshot, z ZK, rs []cluster.Reassignment, thro
 	return p, nil
 }
 
-// CheckReassignment is the part of PlanReassignment that reads nothing
+// CheckReassignment is the part of planReassignment that reads nothing
 // but s, whichever way the reassignment is then written: Kafka's checks,
 // the moves, the throttles Kafka's tool computes (with throttle ≥ 0), the
 // moved topics' versions; Ops is left to the ZooKeeper writer.
@@ -305,13 +305,13 @@ func sortedSet(xs []string) string {
 	return strings.Join(slices.Compact(xs), ",")
 }
 
-// ExecuteReassignment writes the plan in one multi. When something changed
+// executeReassignment writes the plan in one multi. When something changed
 // since the plan was made, nothing is written and the error says what: a
 // reassignment started meanwhile (Kafka's MessageReassignmentExists), a
 // moved topic's assignment rewritten or the topic deleted, a config the
 // throttles go to changed.
-func ExecuteReassignment(z ZK, p *ReassignPlan) error {
-	res, err := Write(z, p.Ops...) // Kafka's ACLs on what it creates
+func executeReassignment(z ZK, p *ReassignPlan) error {
+	res, err := writeMulti(z, p.Ops...) // Kafka's ACLs on what it creates
 	if err == nil {
 		return nil
 	}
@@ -471,12 +471,12 @@ func (c *ThrottleClear) clear(z Getter, entityType, entity string, keys []string
 	return nil
 }
 
-// ClearThrottles writes the plan (nothing when no entity had a throttle).
-func ClearThrottles(z ZK, c *ThrottleClear) error {
+// clearThrottles writes the plan (nothing when no entity had a throttle).
+func clearThrottles(z ZK, c *ThrottleClear) error {
 	if len(c.Ops) == 0 {
 		return nil
 	}
-	res, err := Write(z, c.Ops...)
+	res, err := writeMulti(z, c.Ops...)
 	if err == nil {
 		return nil
 	}

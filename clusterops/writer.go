@@ -138,7 +138,7 @@ type Writer interface {
 	// comes back even when the write failed.
 	StartReassignment(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m Mode) (*ReassignPlan, Writes, error)
 	// RemoveThrottles is what --verify does with the throttles of rs
-	// once they are done (see the package function RemoveThrottles).
+	// once they are done (see ZooKeeperWriter.RemoveThrottles).
 	RemoveThrottles(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, m Mode) (cleared *ThrottleClear, kept []string, w Writes, err error)
 	// Elect starts the plan's election. Through ZooKeeper the controller
 	// carries it out later (result nil: follow the snapshots); Kafka's

@@ -10,7 +10,7 @@ import (
 )
 
 // The ZooKeeper write port: what ktopo's operations need from a ZooKeeper
-// session, and Write, the one way their multis reach ZooKeeper.
+// session, and writeMulti, the one way their multis reach ZooKeeper.
 
 // Getter reads a znode (*zk.Conn and *zkwatch.Conn fit).
 type Getter interface {
@@ -26,31 +26,31 @@ type ZK interface {
 	Multi(ops ...any) ([]zk.MultiResponse, error)
 }
 
-// Write runs ops as one multi, with Kafka's ACLs on its creates
-// (KafkaACLs): the way every ktopo write reaches ZooKeeper. It is guarded
+// writeMulti runs ops as one multi, with Kafka's ACLs on its creates
+// (kafkaACLs): the way every ktopo write reaches ZooKeeper. It is guarded
 // (guard.go): right before the multi it reads who owns the metadata and
 // refuses, with a *MigrationError, once a KRaft controller does, or while
 // a migration is being prepared unless z carries the operator's
-// confirmation (Confirm); the multi checks that the controller did not
+// confirmation (confirm); the multi checks that the controller did not
 // change since that read. An ACL refusal comes back from a *zkwatch.Conn
 // as a *zkwatch.AccessError saying which credentials would do; nothing of
 // a failed multi was written. The results are those of ops.
-func Write(z ZK, ops ...any) ([]zk.MultiResponse, error) {
+func writeMulti(z ZK, ops ...any) ([]zk.MultiResponse, error) {
 	var confirmed *cluster.WriteVerdict
 	if c, ok := z.(*confirmedZK); ok {
 		z, confirmed = c.ZK, &c.verdict
 	}
-	if err := KafkaACLs(z, ops); err != nil {
+	if err := kafkaACLs(z, ops); err != nil {
 		return nil, err
 	}
 	return guardWrite(z, confirmed, ops)
 }
 
-// WithParents prepends to ops the creation of those of dirs (and their
+// withParents prepends to ops the creation of those of dirs (and their
 // ancestors) that do not exist, as Kafka's createRecursive would, so that
 // the multi can create a child there: /config/changes and
 // /config/topics on a cluster whose brokers never started, for instance.
-func WithParents(z ZK, ops []any, dirs ...string) ([]any, error) {
+func withParents(z ZK, ops []any, dirs ...string) ([]any, error) {
 	var pre []any
 	acl := zk.WorldACL(zk.PermAll)
 	for _, d := range dirs {
@@ -70,7 +70,7 @@ func WithParents(z ZK, ops []any, dirs ...string) ([]any, error) {
 // request's parents, which brokers make at startup, may be missing from a
 // tree no broker has run on).
 func createWithParentsOps(z ZK, dir, path string, data []byte) ([]any, error) {
-	return WithParents(z, []any{&zk.CreateRequest{Path: path, Data: data, Acl: zk.WorldACL(zk.PermAll)}}, dir)
+	return withParents(z, []any{&zk.CreateRequest{Path: path, Data: data, Acl: zk.WorldACL(zk.PermAll)}}, dir)
 }
 
 // missingParents returns dir and its ancestors that do not exist, top first.
@@ -108,7 +108,7 @@ func (e *unsentError) Error() string { return e.err.Error() }
 
 func (e *unsentError) Unwrap() error { return e.err }
 
-// MaybeWritten reports whether the outcome of a failed CreateTopic (or
+// MaybeWritten reports whether the outcome of a failed createTopic (or
 // any write) is open: anything but Kafka's errors (TopicExistsException),
 // ZooKeeper's answers to the request (node exists, no node, bad version,
 // no auth …), a request that was never sent (zk.ErrNoServer: no session
@@ -117,7 +117,7 @@ func (e *unsentError) Unwrap() error { return e.err }
 // may strike after the server applied the multi:
 // a lost connection, an expired session, a request deadline. A multi is
 // applied whole or not at all, so the topic then either exists exactly as
-// planned or not at all; VerifyCreate finds out which.
+// planned or not at all; verifyCreate finds out which.
 func MaybeWritten(err error) bool {
 	var unsent *unsentError
 	var refused *MigrationError

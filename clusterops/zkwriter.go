@@ -11,14 +11,14 @@ import (
 )
 
 // ZooKeeperWriter is the Writer of a cluster in ZooKeeper mode: every
-// operation is the one multi this package builds for it (CreateOps,
-// AddPartitionsOps, ConfigChangeOps, PlanReassignment's, ElectionOps, …),
-// sent through Write and so through the ZooKeeper to KRaft migration
+// operation is the one multi this package builds for it (createOps,
+// AddPartitionsOps, ConfigChangeOps, planReassignment's, electionOps, …),
+// sent through writeMulti and so through the ZooKeeper to KRaft migration
 // guard (guard.go). The context is not used: the session's requests have
 // deadlines of their own.
 type ZooKeeperWriter struct {
 	// Z is the session the multis go through (with the operator's
-	// confirmation of a migration warning: Confirm).
+	// confirmation of a migration warning: confirm).
 	Z ZK
 }
 
@@ -42,15 +42,15 @@ func (w *ZooKeeperWriter) Verdict(s *cluster.Snapshot) cluster.WriteVerdict {
 	return SnapshotVerdict(s)
 }
 
-// Check is the migration guard's verdict on a fresh read (CheckWrite).
+// Check is the migration guard's verdict on a fresh read (checkWrite).
 func (w *ZooKeeperWriter) Check(context.Context) (cluster.WriteVerdict, error) {
-	return CheckWrite(w.Z)
+	return checkWrite(w.Z)
 }
 
 // Confirm returns the writer whose multis go ahead under the warning v
-// (see the package function Confirm).
+// (confirm: the session then carries v).
 func (w *ZooKeeperWriter) Confirm(v cluster.WriteVerdict) Writer {
-	return &ZooKeeperWriter{Z: Confirm(w.Z, v)}
+	return &ZooKeeperWriter{Z: confirm(w.Z, v)}
 }
 
 // multi is the Writes of one multi.
@@ -58,30 +58,30 @@ func multi(ops []any) Writes {
 	return Writes{Backend: cluster.ViaZooKeeper, Steps: []WriteStep{{Lines: DescribeOps(ops)}}}
 }
 
-// CreateTopic writes CreateOps' multi (CreateTopic: the config znode and
+// CreateTopic writes createOps' multi (createTopic: the config znode and
 // the topic znode, with missing parents).
 func (w *ZooKeeperWriter) CreateTopic(_ context.Context, p *TopicPlan, m Mode) (Writes, error) {
-	ops, err := CreateOps(w.Z, p)
+	ops, err := createOps(w.Z, p)
 	if err != nil {
 		return Writes{}, err
 	}
 	if m != Apply {
 		return multi(ops), nil
 	}
-	return multi(ops), CreateTopic(w.Z, p)
+	return multi(ops), createTopic(w.Z, p)
 }
 
 // MaybeWritten is the package's MaybeWritten.
 func (w *ZooKeeperWriter) MaybeWritten(err error) bool { return MaybeWritten(err) }
 
-// VerifyCreate reads the topic back once the session is back (the
-// package's VerifyCreate).
+// VerifyCreate reads the topic back once the session is back
+// (verifyCreate).
 func (w *ZooKeeperWriter) VerifyCreate(ctx context.Context, p *TopicPlan, err error) Outcome {
-	return VerifyCreate(ctx, w.Z, p, err)
+	return verifyCreate(ctx, w.Z, p, err)
 }
 
 // AddPartitions sets the topic znodes at the versions the plans read, in
-// one multi (WriteAlteration).
+// one multi (writeAlteration).
 func (w *ZooKeeperWriter) AddPartitions(_ context.Context, ps []*AddPartitionsPlan, m Mode) (Writes, error) {
 	var ops []any
 	for _, p := range ps {
@@ -90,12 +90,12 @@ func (w *ZooKeeperWriter) AddPartitions(_ context.Context, ps []*AddPartitionsPl
 	if m != Apply {
 		return multi(ops), nil
 	}
-	return multi(ops), WriteAlteration(w.Z, ops)
+	return multi(ops), writeAlteration(w.Z, ops)
 }
 
-// ReadConfig reads /config/<type>/<entity> (ReadEntityConfig).
+// ReadConfig reads /config/<type>/<entity> (readEntityConfig).
 func (w *ZooKeeperWriter) ReadConfig(_ context.Context, entityType, entity string) ([]cluster.ConfigEntry, int32, error) {
-	return ReadEntityConfig(w.Z, entityType, entity)
+	return readEntityConfig(w.Z, entityType, entity)
 }
 
 // AlterConfigs writes every alteration's override set and change
@@ -109,39 +109,39 @@ func (w *ZooKeeperWriter) AlterConfigs(_ context.Context, as []*ConfigAlteration
 			dirs = append(dirs, d)
 		}
 	}
-	ops, err := WithParents(w.Z, ops, append(dirs, cluster.ConfigChangesPath)...)
+	ops, err := withParents(w.Z, ops, append(dirs, cluster.ConfigChangesPath)...)
 	if err != nil {
 		return Writes{}, err
 	}
 	if m != Apply {
 		return multi(ops), nil
 	}
-	return multi(ops), WriteAlteration(w.Z, ops)
+	return multi(ops), writeAlteration(w.Z, ops)
 }
 
-// DeleteTopic creates /admin/delete_topics/<t> (DeleteTopic).
+// DeleteTopic creates /admin/delete_topics/<t> (deleteTopic).
 func (w *ZooKeeperWriter) DeleteTopic(_ context.Context, s *cluster.Snapshot, topic string, m Mode) (Writes, error) {
-	ops, err := DeleteTopicOps(w.Z, topic, s)
+	ops, err := deleteTopicOps(w.Z, topic, s)
 	if err != nil {
 		return Writes{}, err
 	}
 	if m != Apply {
 		return multi(ops), nil
 	}
-	return multi(ops), DeleteTopic(w.Z, topic, s)
+	return multi(ops), deleteTopic(w.Z, topic, s)
 }
 
-// StartReassignment is PlanReassignment's multi (the throttles and
-// /admin/reassign_partitions), written with ExecuteReassignment.
+// StartReassignment is planReassignment's multi (the throttles and
+// /admin/reassign_partitions), written with executeReassignment.
 func (w *ZooKeeperWriter) StartReassignment(_ context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m Mode) (*ReassignPlan, Writes, error) {
-	p, err := PlanReassignment(s, w.Z, rs, throttle)
+	p, err := planReassignment(s, w.Z, rs, throttle)
 	if err != nil {
 		return nil, Writes{}, err
 	}
 	if m != Apply {
 		return p, multi(p.Ops), nil
 	}
-	return p, multi(p.Ops), ExecuteReassignment(w.Z, p)
+	return p, multi(p.Ops), executeReassignment(w.Z, p)
 }
 
 // ErrAdditionalNeedsKafka is the refusal of --additional through
@@ -154,8 +154,11 @@ var ErrAdditionalNeedsKafka = errors.New("--additional needs Kafka's Admin API (
 var ErrCancelNeedsKafka = errors.New("--cancel needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
 	"Use kafka-reassign-partitions.sh --bootstrap-server … --cancel, or start a reassignment back to the current assignment once this one completes")
 
-// RemoveThrottles is the package's RemoveThrottles: nothing while another
-// reassignment runs, else the one multi clearing them.
+// RemoveThrottles is what --verify does with the throttles of rs once
+// they are done: while another reassignment runs, nothing (kept names the
+// throttles that stay: removing the brokers' rates would lift its
+// throttle too); else the one multi clearing them (PlanThrottleClear,
+// clearThrottles).
 func (w *ZooKeeperWriter) RemoveThrottles(_ context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, m Mode) (*ThrottleClear, []string, Writes, error) {
 	if _, ongoing := VerifyReassignment(s, rs); ongoing {
 		kept, err := ThrottlesLeft(s, w.Z, rs)
@@ -172,24 +175,24 @@ func (w *ZooKeeperWriter) RemoveThrottles(_ context.Context, s *cluster.Snapshot
 	if m != Apply {
 		return c, nil, ws, nil
 	}
-	return c, nil, ws, ClearThrottles(w.Z, c)
+	return c, nil, ws, clearThrottles(w.Z, c)
 }
 
-// Elect creates /admin/preferred_replica_election (StartPreferredElection);
+// Elect creates /admin/preferred_replica_election (startPreferredElection);
 // the controller carries it out and deletes it. Unclean elections cannot
 // be asked for through ZooKeeper.
 func (w *ZooKeeperWriter) Elect(_ context.Context, p *ElectionPlan, m Mode) (Writes, *ElectionResult, error) {
 	if p.Unclean {
 		return Writes{}, nil, errors.New(UncleanThroughZooKeeper)
 	}
-	ops, err := ElectionOps(w.Z, p)
+	ops, err := electionOps(w.Z, p)
 	if err != nil {
 		return Writes{}, nil, err
 	}
 	if m != Apply {
 		return multi(ops), nil, nil
 	}
-	return multi(ops), nil, StartPreferredElection(w.Z, p)
+	return multi(ops), nil, startPreferredElection(w.Z, p)
 }
 
 // ErrCordonNeedsKRaft is the refusal to cordon a broker of a ZooKeeper
@@ -220,7 +223,7 @@ func (w *ZooKeeperWriter) DescribeConfigs(_ context.Context, entityType, entity 
 	}
 	out := make([]DescribedEntity, 0, len(names))
 	for _, n := range names {
-		entries, _, err := ReadEntityConfig(w.Z, entityType, n)
+		entries, _, err := readEntityConfig(w.Z, entityType, n)
 		if err != nil {
 			return nil, err
 		}

@@ -158,7 +158,7 @@ func TestAlterIsVersionChecked(t *testing.T) {
 	if _, err := conn.Set("/brokers/topics/orders", []byte(moved), -1); err != nil {
 		t.Fatal(err)
 	}
-	err = clusterops.WriteAlteration(conn, clusterops.AddPartitionsOps(plan))
+	_, err = clusterops.NewZooKeeperWriter(conn).AddPartitions(context.Background(), []*clusterops.AddPartitionsPlan{plan}, clusterops.Apply)
 	if !errors.Is(err, clusterops.ErrConcurrentTopicChange) || !strings.Contains(err.Error(), "nothing was written") {
 		t.Fatalf("got %v", err)
 	}

@@ -123,7 +123,8 @@ func TestConfigsIsVersionChecked(t *testing.T) {
 	addr := seed(t)
 	conn := connectTest(t, addr)
 	s := loadSnapshot(t, conn)
-	entries, version, err := clusterops.ReadEntityConfig(conn, cluster.EntityTopics, "orders")
+	w := clusterops.NewZooKeeperWriter(conn)
+	entries, version, err := w.ReadConfig(context.Background(), cluster.EntityTopics, "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +136,7 @@ func TestConfigsIsVersionChecked(t *testing.T) {
 	if _, err := conn.Set("/config/topics/orders", []byte(theirs), -1); err != nil {
 		t.Fatal(err)
 	}
-	ops, err := clusterops.WithParents(conn, alt.Ops(), cluster.ConfigChangesPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = clusterops.WriteAlteration(conn, ops)
+	_, err = w.AlterConfigs(context.Background(), []*clusterops.ConfigAlteration{alt}, clusterops.Apply)
 	if !errors.Is(err, clusterops.ErrConcurrentConfigChange) {
 		t.Fatalf("got %v", err)
 	}

@@ -393,7 +393,7 @@ func TestLeaderElectionPending(t *testing.T) {
 	if _, err := conn.Create(cluster.PreferredReplicaElectionPath, []byte(pending), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	if err := clusterops.StartPreferredElection(conn, plan); err == nil || err.Error() != refusal {
+	if _, _, err := clusterops.NewZooKeeperWriter(conn).Elect(context.Background(), plan, clusterops.Apply); err == nil || err.Error() != refusal {
 		t.Errorf("race: %v", err)
 	}
 	if data, _, err := conn.Get(cluster.PreferredReplicaElectionPath); err != nil || string(data) != pending {

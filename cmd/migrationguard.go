@@ -17,7 +17,7 @@ import (
 
 // The migration guard on the command line. Every command that writes
 // shows, once its plan is printed and right before writing, what a write
-// through ZooKeeper would meet (the writer's Check: clusterops.CheckWrite,
+// through ZooKeeper would meet (the writer's Check: the migration guard on
 // a fresh read; a write over the Kafka protocol always goes ahead):
 //   - refused (a KRaft controller owns the metadata): the command fails
 //     with why and what to use instead, nothing written;
@@ -31,7 +31,7 @@ import (
 //     included, before it plans (refuseEarly): once the brokers run in
 //     KRaft mode no plan can be made from ZooKeeper, and the refusal is
 //     what matters.
-// clusterops.Write judges again right before its multi (and refuses a
+// The ZooKeeper writer judges again right before each multi (and refuses a
 // takeover that races it); the confirmation given here holds for the
 // /migration it was about only.
 

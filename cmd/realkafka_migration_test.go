@@ -127,7 +127,7 @@ func phaseIs(p cluster.MigrationPhase) func(cluster.MigrationStatus) bool {
 // retention.ms=1000, the throttles a finished reassignment of orders-1
 // leaves, a throttle rate on broker 1): the command lines, and the writes
 // the command line has no command for (broker and user configs).
-func writesOf(t *testing.T, connect string) (cli map[string][]string, direct map[string]func(clusterops.ZK) error) {
+func writesOf(t *testing.T, connect string) (cli map[string][]string, direct map[string]func(clusterops.Writer) error) {
 	dir := t.TempDir()
 	plan, done := filepath.Join(dir, "reassign.json"), filepath.Join(dir, "done.json")
 	writeFile(t, plan, `{"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[2,3]}]}`)
@@ -143,25 +143,33 @@ func writesOf(t *testing.T, connect string) (cli map[string][]string, direct map
 		"remove the throttles":              append([]string{"reassign", "--verify", "--reassignment-json-file", done}, z...),
 		"start a preferred leader election": append([]string{"leader-election", "--election-type", "preferred", "--all-topic-partitions", "--no-wait"}, z...),
 	}
-	direct = map[string]func(clusterops.ZK) error{
-		"broker config": func(z clusterops.ZK) error {
-			return clusterops.WriteAlteration(z, clusterops.ConfigChangeOps(clusterops.ConfigChange{EntityType: cluster.EntityBrokers,
-				Entity: "2", Config: map[string]string{"log.cleaner.threads": "2"}, Version: -1}))
+	direct = map[string]func(clusterops.Writer) error{
+		"broker config": func(w clusterops.Writer) error {
+			return writeEntityConfig(w, clusterops.ConfigChange{EntityType: cluster.EntityBrokers,
+				Entity: "2", Config: map[string]string{"log.cleaner.threads": "2"}, Version: -1})
 		},
-		"user config": func(z clusterops.ZK) error {
-			return clusterops.WriteAlteration(z, clusterops.ConfigChangeOps(clusterops.ConfigChange{EntityType: "users",
-				Entity: "alice", Config: map[string]string{"producer_byte_rate": "1024"}, Version: -1}))
+		"user config": func(w clusterops.Writer) error {
+			return writeEntityConfig(w, clusterops.ConfigChange{EntityType: "users",
+				Entity: "alice", Config: map[string]string{"producer_byte_rate": "1024"}, Version: -1})
 		},
 		// The election znode itself: the command line writes it only when
 		// a leader is off its preferred replica, which Kafka's automatic
 		// rebalance may have fixed by then.
-		"preferred election": func(z clusterops.ZK) error {
+		"preferred election": func(w clusterops.Writer) error {
 			ps := []cluster.TopicPartition{{Topic: "orders", Partition: 2}}
-			return clusterops.StartPreferredElection(z, &clusterops.ElectionPlan{Write: ps,
-				Path: cluster.PreferredReplicaElectionPath, JSON: cluster.EncodePartitionsNotification(ps), Controller: -1})
+			_, _, err := w.Elect(context.Background(), &clusterops.ElectionPlan{Write: ps,
+				Path: cluster.PreferredReplicaElectionPath, JSON: cluster.EncodePartitionsNotification(ps), Controller: -1}, clusterops.Apply)
+			return err
 		},
 	}
 	return cli, direct
+}
+
+// writeEntityConfig writes an entity's whole override set through w, as ktopo
+// configs --alter does.
+func writeEntityConfig(w clusterops.Writer, c clusterops.ConfigChange) error {
+	_, err := w.AlterConfigs(context.Background(), []*clusterops.ConfigAlteration{{Change: c}}, clusterops.Apply)
+	return err
 }
 
 // kraftWritten are the znodes the KRaft controller writes on its own
@@ -205,8 +213,8 @@ func TestRealKafkaMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(zconn.Close)
-	if err := clusterops.WriteAlteration(zconn, clusterops.ConfigChangeOps(clusterops.ConfigChange{EntityType: cluster.EntityBrokers,
-		Entity: "1", Config: map[string]string{"leader.replication.throttled.rate": "1048576"}, Version: -1})); err != nil {
+	if err := writeEntityConfig(clusterops.NewZooKeeperWriter(zconn), clusterops.ConfigChange{EntityType: cluster.EntityBrokers,
+		Entity: "1", Config: map[string]string{"leader.replication.throttled.rate": "1048576"}, Version: -1}); err != nil {
 		t.Fatalf("a broker config before the migration: %v", err)
 	}
 	radar := startRadar(t, connect)
@@ -233,7 +241,7 @@ func TestRealKafkaMigration(t *testing.T) {
 		}
 		for _, what := range slices.Sorted(maps.Keys(direct)) {
 			var me *clusterops.MigrationError
-			if err := direct[what](zconn); !errors.As(err, &me) {
+			if err := direct[what](clusterops.NewZooKeeperWriter(zconn)); !errors.As(err, &me) {
 				t.Errorf("%s: %s: %v, want a refusal", phase, what, err)
 			}
 		}

@@ -189,7 +189,7 @@ func reassignAction(fl *pflag.FlagSet) (string, error) {
 	var bad error
 	fl.VisitAll(func(fg *pflag.Flag) {
 		name := fg.Name
-		if bad != nil || !fg.Changed || name == action || contains(args.required, name) || contains(args.permitted, name) ||
+		if bad != nil || !fg.Changed || name == action || slices.Contains(args.required, name) || slices.Contains(args.permitted, name) ||
 			fl.Lookup(name) == nil || isAction(name) {
 			return
 		}
@@ -198,16 +198,7 @@ func reassignAction(fl *pflag.FlagSet) (string, error) {
 	return action, bad
 }
 
-func isAction(name string) bool { return contains(reassignActions, name) }
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
+func isAction(name string) bool { return slices.Contains(reassignActions, name) }
 
 // readToolFile reads a JSON file argument ("Unable to read file <f>", as
 // Kafka's tools say, then why).

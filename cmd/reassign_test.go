@@ -229,7 +229,7 @@ func TestReassignInProgress(t *testing.T) {
 		t.Errorf("a second --execute: exit %d, %q", code, errOut)
 	}
 	// Lift the topic throttle (what kafka-configs --delete-config does).
-	entries, v, err := clusterops.ReadEntityConfig(conn, cluster.EntityTopics, "slow")
+	entries, v, err := clusterops.NewZooKeeperWriter(conn).ReadConfig(context.Background(), cluster.EntityTopics, "slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,6 +439,20 @@ func TestReassignBadInput(t *testing.T) {
 	}
 }
 
+// raceMulti is a session that runs race right before its next multi.
+type raceMulti struct {
+	*zkwatch.Conn
+	race func()
+}
+
+func (r *raceMulti) Multi(ops ...any) ([]zk.MultiResponse, error) {
+	if r.race != nil {
+		r.race()
+		r.race = nil
+	}
+	return r.Conn.Multi(ops...)
+}
+
 // TestReassignConcurrentChange: a change between the preview and the write
 // (a partition added, the topic's config changed, a broker's config
 // created, another reassignment started) fails the multi: the message says
@@ -485,13 +499,17 @@ func TestReassignConcurrentChange(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := loadSnapshot(t, conn)
-			plan, err := clusterops.PlanReassignment(s, conn, rs, 1000)
-			if err != nil {
-				t.Fatal(err)
+			// The change comes once the write has read what it needs (the
+			// configs the throttles go to), right before its multi.
+			var before string
+			racing := &raceMulti{Conn: conn, race: func() {
+				c.change()
+				before = treeMark(t, conn, "race")
+			}}
+			_, _, err := clusterops.NewZooKeeperWriter(racing).StartReassignment(context.Background(), s, rs, 1000, clusterops.Apply)
+			if before == "" {
+				t.Fatalf("no multi was sent: %v", err)
 			}
-			c.change()
-			before := treeMark(t, conn, "race")
-			err = clusterops.ExecuteReassignment(conn, plan)
 			if err == nil || err.Error() != c.msg {
 				t.Errorf("got %v\nwant %s", err, c.msg)
 			}

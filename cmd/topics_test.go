@@ -363,7 +363,7 @@ func TestCreateIsAtomic(t *testing.T) {
 	if _, err := conn.Create("/brokers/topics/race", []byte(`{"version":3,"partitions":{"0":[9]},"adding_replicas":{},"removing_replicas":{}}`), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	err = clusterops.CreateTopic(conn, plan)
+	_, err = clusterops.NewZooKeeperWriter(conn).CreateTopic(context.Background(), plan, clusterops.Apply)
 	if cluster.ErrorClass(err) != cluster.ClassTopicExists || err.Error() != "Topic 'race' already exists." {
 		t.Fatalf("got %v", err)
 	}
@@ -379,7 +379,7 @@ func TestCreateIsAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := clusterops.CreateTopic(conn, plan); err != nil {
+	if _, err := clusterops.NewZooKeeperWriter(conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
 		t.Fatal(err)
 	}
 	data, stat, _ := conn.Get("/config/topics/orphan")

@@ -135,7 +135,7 @@ func TestTUIWhatIfSandbox(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := clusterops.CreateTopic(w.conn, plan); err != nil {
+		if _, err := clusterops.NewZooKeeperWriter(w.conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
 			t.Fatal(err)
 		}
 	}

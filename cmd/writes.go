@@ -20,9 +20,10 @@ import (
 //     whom it grants the permission to, who this session is and which
 //     credentials (--zk-digest, --zk-tls-cert/--zk-tls-key, the super
 //     user) would do. A refused multi wrote nothing. Return it as it is
-//     (or wrapped with %w); cluster.MaybeWritten reports it as not written.
+//     (or wrapped with %w); clusterops.MaybeWritten reports it as not
+//     written.
 //
-// New znodes get the ACL Kafka gives them (cluster.KafkaACLs on the ops:
+// New znodes get the ACL Kafka gives them (the ZooKeeper writer's multis:
 // creator-only plus world-read when the cluster was set up with
 // zookeeper.set.acl=true), so a ktopo write never opens a secured tree.
 

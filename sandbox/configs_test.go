@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,8 +11,8 @@ import (
 )
 
 // TestConfigChangeNotification: a topic config written with its change
-// notification (cluster.ConfigChangeOps, as ktopo configs --alter writes
-// it) is applied by every running broker, and turning
+// notification (the ZooKeeper writer's AlterConfigs, as ktopo configs
+// --alter writes it) is applied by every running broker, and turning
 // unclean.leader.election.enable on makes the controller elect an unclean
 // leader for the topic's leaderless partition at once (Kafka's
 // TopicUncleanLeaderElectionEnable), not at the next broker change.
@@ -32,8 +33,8 @@ func TestConfigChangeNotification(t *testing.T) {
 	write := func(cfg map[string]string) {
 		t.Helper()
 		n := e.get(cluster.TopicConfigPath("pair"))
-		ops := clusterops.ConfigChangeOps(clusterops.ConfigChange{EntityType: cluster.EntityTopics, Entity: "pair", Config: cfg, Version: n.version})
-		if err := clusterops.WriteAlteration(e.zk, ops); err != nil {
+		alt := &clusterops.ConfigAlteration{Change: clusterops.ConfigChange{EntityType: cluster.EntityTopics, Entity: "pair", Config: cfg, Version: n.version}}
+		if _, err := clusterops.NewZooKeeperWriter(e.zk).AlterConfigs(context.Background(), []*clusterops.ConfigAlteration{alt}, clusterops.Apply); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -35,8 +35,8 @@ func DemoTopics() []DemoTopic {
 }
 
 // createDemoTopics creates the demo topics that do not exist yet through
-// ktopo's own creation pipeline (cluster.PlanTopic and cluster.CreateTopic,
-// as "ktopo topics create" does): Kafka's rack-aware assignment with a
+// ktopo's own creation pipeline (clusterops.PlanTopic and the ZooKeeper
+// writer's CreateTopic, as "ktopo topics create" does): Kafka's rack-aware assignment with a
 // random start on the registered brokers sorted by id, the config and topic
 // znodes in one multi, no topic id (the controller adds one; with
 // Config.Rand the topic id is drawn here and written with the topic), from
@@ -44,6 +44,7 @@ func DemoTopics() []DemoTopic {
 func (cl *Cluster) createDemoTopics(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, cl.cfg.ConnectTimeout)
 	defer cancel()
+	w := clusterops.NewZooKeeperWriter(cl.admin)
 	for _, t := range DemoTopics() {
 		// A fresh snapshot per topic: the validation sees the topics made
 		// just before.
@@ -70,7 +71,7 @@ func (cl *Cluster) createDemoTopics(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("sandbox: demo topic %s: %w", t.Name, err)
 		}
-		if err := clusterops.CreateTopic(cl.admin, plan); err != nil {
+		if _, err := w.CreateTopic(ctx, plan, clusterops.Apply); err != nil {
 			if cluster.ErrorClass(err) == cluster.ClassTopicExists {
 				continue
 			}

@@ -129,10 +129,10 @@
 //     A marker for an unknown topic is deleted.
 //
 // Demo topics (Config.DemoTopics) are created through ktopo's own creation
-// pipeline, as "ktopo topics create" does (cluster.PlanTopic with Kafka's
-// rack-aware assignment and a random start on the brokers sorted by id,
-// cluster.CreateTopic writing the config and topic znodes in one multi,
-// without topic id), so the controller's first write for each is the
+// pipeline, as "ktopo topics create" does (clusterops.PlanTopic with
+// Kafka's rack-aware assignment and a random start on the brokers sorted
+// by id, the ZooKeeper writer's CreateTopic writing the config and topic
+// znodes in one multi, without topic id), so the controller's first write for each is the
 // topic_id setData. With Config.Rand (ktopo --seed) the cluster id and
 // the demo topics' placements and ids come from it, the ids written with
 // the topic as a 2.8+ AdminZkClient does: one seed, the same cluster.

@@ -84,7 +84,7 @@ func TestMigrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var me *clusterops.MigrationError
-	if err := clusterops.CreateTopic(conn, plan); !errors.As(err, &me) {
+	if _, err := clusterops.NewZooKeeperWriter(conn).CreateTopic(context.Background(), plan, clusterops.Apply); !errors.As(err, &me) {
 		t.Errorf("a ktopo write under KRaft: %v", err)
 	}
 	// Dual write: the offset moves every half second; frozen, it stands.

@@ -159,7 +159,7 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := clusterops.CreateTopic(f.conn, plan); err != nil {
+	if _, err := clusterops.NewZooKeeperWriter(f.conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
 		t.Fatal(err)
 	}
 	waitApp(t, f.tm, "metrics_raw online", func(a *App) bool {

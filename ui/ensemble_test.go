@@ -215,7 +215,7 @@ func TestEnsembleTUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := clusterops.CreateTopic(direct, plan); err != nil {
+	if _, err := clusterops.NewZooKeeperWriter(direct).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
 		t.Fatal(err)
 	}
 	online := func(topic string, n int) {

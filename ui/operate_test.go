@@ -615,7 +615,7 @@ func createOrders(t *testing.T, f *createFlow) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := clusterops.CreateTopic(f.conn, plan); err != nil {
+	if _, err := clusterops.NewZooKeeperWriter(f.conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
 		t.Fatal(err)
 	}
 	waitApp(t, f.tm, "orders online", func(a *App) bool {

@@ -34,7 +34,8 @@ func (h *harness) setTopicConfig(topic string, add map[string]string) {
 	h.t.Helper()
 	h.both(func(root string) error {
 		return h.onSide(root, func(conn *zkwatch.Conn, s *cluster.Snapshot) error {
-			entries, version, err := clusterops.ReadEntityConfig(conn, cluster.EntityTopics, topic)
+			w := clusterops.NewZooKeeperWriter(conn)
+			entries, version, err := w.ReadConfig(context.Background(), cluster.EntityTopics, topic)
 			if err != nil {
 				return err
 			}
@@ -42,7 +43,8 @@ func (h *harness) setTopicConfig(topic string, add map[string]string) {
 			if err != nil {
 				return err
 			}
-			return clusterops.WriteAlteration(conn, alt.Ops())
+			_, err = w.AlterConfigs(context.Background(), []*clusterops.ConfigAlteration{alt}, clusterops.Apply)
+			return err
 		})
 	})
 }
@@ -58,7 +60,8 @@ func (h *harness) addPartitions(topic string, n int) {
 			if err != nil {
 				return err
 			}
-			return clusterops.WriteAlteration(conn, clusterops.AddPartitionsOps(plan))
+			_, err = clusterops.NewZooKeeperWriter(conn).AddPartitions(context.Background(), []*clusterops.AddPartitionsPlan{plan}, clusterops.Apply)
+			return err
 		})
 	})
 }

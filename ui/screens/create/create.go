@@ -11,9 +11,10 @@
 //     reproducible; `w` shows the exact znodes and JSON, `enter` asks for
 //     confirmation;
 //  3. creation: the plan the preview rendered, and no other, is written by
-//     cluster.CreateTopic in one ZooKeeper multi (re-validated against the
-//     newest snapshot first: if the cluster changed so that the plan would
-//     differ, the wizard returns to the preview and says so);
+//     the writer's CreateTopic, through ZooKeeper in one multi
+//     (re-validated against the newest snapshot first: if the cluster
+//     changed so that the plan would differ, the wizard returns to the
+//     preview and says so);
 //  4. progress: a grid of partitions moving NonExistent → New → Online →
 //     in sync, read from the snapshots the shell pushes (no polling), with
 //     what it waits for when it stalls, then a summary.

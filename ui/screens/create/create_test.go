@@ -497,14 +497,14 @@ func TestCreateWritesThePreview(t *testing.T) {
 	if e.m.Stage() != "progress" {
 		t.Fatalf("stage %s", e.m.Stage())
 	}
-	if len(e.z.multi) != 1 {
-		t.Fatalf("%d multis", len(e.z.multi))
+	if len(e.z.Sent) != 1 {
+		t.Fatalf("%d multis", len(e.z.Sent))
 	}
-	data, ok := e.z.written(plan.TopicPath)
+	data, ok := e.z.Written(plan.TopicPath)
 	if !ok || !bytes.Equal(data, plan.TopicJSON) {
 		t.Fatalf("wrote %s, previewed %s", data, plan.TopicJSON)
 	}
-	if cfg, _ := e.z.written(plan.ConfigPath); string(cfg) != `{"version":1,"config":{}}` {
+	if cfg, _ := e.z.Written(plan.ConfigPath); string(cfg) != `{"version":1,"config":{}}` {
 		t.Fatalf("config %s", cfg)
 	}
 	a, err := cluster.DecodeTopicAssignment(data)
@@ -526,11 +526,11 @@ func TestConfirmPopup(t *testing.T) {
 		t.Fatal("esc cancels")
 	}
 	e.press("enter", "tab", "enter")
-	if e.m.Stage() != "preview" || len(e.z.multi) != 0 {
+	if e.m.Stage() != "preview" || len(e.z.Sent) != 0 {
 		t.Fatal("enter on Cancel cancels")
 	}
 	e.press("enter", "enter")
-	if e.m.Stage() != "progress" || len(e.z.multi) != 1 {
+	if e.m.Stage() != "progress" || len(e.z.Sent) != 1 {
 		t.Fatalf("enter on Create: %s", e.m.Stage())
 	}
 }
@@ -545,8 +545,8 @@ func TestClusterChangedBeforeWrite(t *testing.T) {
 		t.Fatalf("the preview notices:\n%s", view(e))
 	}
 	create(t, e)
-	if e.m.Stage() != "preview" || len(e.z.multi) != 0 {
-		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
+	if e.m.Stage() != "preview" || len(e.z.Sent) != 0 {
+		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.Sent))
 	}
 	if !strings.Contains(e.m.fr.Note.Text, "broker 4 left") || clusterops.SamePlan(before, e.m.Plan()) {
 		t.Fatalf("note %q", e.m.fr.Note.Text)
@@ -559,7 +559,7 @@ func TestClusterChangedBeforeWrite(t *testing.T) {
 	// The new plan is the one written on the next confirmation.
 	plan := e.m.Plan()
 	create(t, e)
-	if data, _ := e.z.written(plan.TopicPath); !bytes.Equal(data, plan.TopicJSON) {
+	if data, _ := e.z.Written(plan.TopicPath); !bytes.Equal(data, plan.TopicJSON) {
 		t.Fatal("wrote something else than the new preview")
 	}
 }
@@ -569,7 +569,7 @@ func TestClusterChangedBeforeWrite(t *testing.T) {
 func TestAlreadyExists(t *testing.T) {
 	e := openPreview(t, 200, 58)
 	e.z.Exists("/")
-	e.z.nodes["/brokers/topics/payments"] = []byte("someone else's")
+	e.z.Nodes["/brokers/topics/payments"] = []byte("someone else's")
 	create(t, e)
 	if e.m.Stage() != "failed" {
 		t.Fatalf("stage %s", e.m.Stage())
@@ -580,7 +580,7 @@ func TestAlreadyExists(t *testing.T) {
 			t.Fatalf("missing %q:\n%s", want, out)
 		}
 	}
-	if _, ok := e.z.written("/config/topics/payments"); ok {
+	if _, ok := e.z.Written("/config/topics/payments"); ok {
 		t.Fatal("the config was written")
 	}
 	if line, state := e.m.TaskStatus(); state != nav.TaskFailed || !strings.Contains(line, "already exists") {
@@ -603,7 +603,7 @@ func TestAlreadyExists(t *testing.T) {
 // leaves the outcome unknown, never "nothing written".
 func TestConnectionLost(t *testing.T) {
 	e := openPreview(t, 200, 58)
-	e.z.fail = fmt.Errorf("create topic payments: %w", zk.ErrConnectionClosed)
+	e.z.Fail = fmt.Errorf("create topic payments: %w", zk.ErrConnectionClosed)
 	create(t, e)
 	out := view(e)
 	if e.m.Stage() != "failed" || !strings.Contains(out, "zk: connection closed") ||
@@ -614,8 +614,8 @@ func TestConnectionLost(t *testing.T) {
 		t.Fatal(e.m.tr.err)
 	}
 	e = openPreview(t, 200, 58)
-	e.z.fail = fmt.Errorf("create topic payments: %w", zk.ErrConnectionClosed)
-	e.z.getErr = zk.ErrNoAuth
+	e.z.Fail = fmt.Errorf("create topic payments: %w", zk.ErrConnectionClosed)
+	e.z.GetErr = zk.ErrNoAuth
 	create(t, e)
 	if out := view(e); e.m.Stage() != "failed" || !strings.Contains(out, "The outcome is unknown") {
 		t.Fatalf("%s\n%s", e.m.Stage(), out)
@@ -834,8 +834,8 @@ func TestTopicAppearsBeforeConfirm(t *testing.T) {
 	plan := e.m.Plan()
 	e.apply(topicWritten(plan, 1)...)
 	create(t, e)
-	if e.m.Stage() != "preview" || len(e.z.multi) != 0 {
-		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
+	if e.m.Stage() != "preview" || len(e.z.Sent) != 0 {
+		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.Sent))
 	}
 	if !strings.Contains(view(e), "Not created: Topic 'payments' already exists.") {
 		t.Fatalf("%s", view(e))

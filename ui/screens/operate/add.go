@@ -20,9 +20,10 @@ import (
 
 // addPartitions adds partitions to a topic: the plan is kafka-topics
 // --alter --partitions N's (clusterops.PlanAddPartitions, Kafka's placement
-// from partition 0's first replica), the write its one-znode multi
-// (clusterops.WriteAlteration), the progress the new partitions coming
-// online (clusterops.TopicProgress, the creation wizard's phases).
+// from partition 0's first replica), the write the writer's AddPartitions
+// (through ZooKeeper its one-znode multi), the progress the new
+// partitions coming online (clusterops.TopicProgress, the creation
+// wizard's phases).
 type addPartitions struct {
 	*base
 	verbs
@@ -219,20 +220,18 @@ func (a *addPartitions) describe() tea.Cmd {
 func (a *addPartitions) write() tea.Cmd {
 	shown := a.plan
 	fresh, err := clusterops.PlanAddPartitions(a.snap, a.request())
-	if err != nil || !bytes.Equal(fresh.TopicJSON, shown.TopicJSON) || fresh.Version != shown.Version ||
-		!maps.EqualFunc(fresh.Assignment(), shown.Assignment(), slices.Equal) {
-		a.replan()
-		a.noteErr("Not written: the topic changed since the preview. This is the new plan: check it and press enter again.")
-		if err != nil {
-			a.noteErr("Not written: " + err.Error())
-		}
-		return nil
+	stale := ""
+	switch {
+	case err != nil:
+		stale = err.Error()
+	case !bytes.Equal(fresh.TopicJSON, shown.TopicJSON) || fresh.Version != shown.Version ||
+		!maps.EqualFunc(fresh.Assignment(), shown.Assignment(), slices.Equal):
+		stale = "the topic changed since the preview. This is the new plan: check it and press enter again."
 	}
-	w := a.writer()
+	w := a.begin(a, stale)
 	if w == nil {
 		return nil
 	}
-	a.fr.Begin()
 	reply := a.fr.Reply()
 	write := func() tea.Msg {
 		if _, err := w.AddPartitions(context.Background(), []*clusterops.AddPartitionsPlan{shown}, clusterops.Apply); err != nil {

@@ -25,7 +25,7 @@ import (
 // (clusterops.PlanTopicConfigReplacement: Kafka's checks), the preview
 // shows each key before → after, `w` the multi (the whole set,
 // version-checked, and the change notification), and y writes it through
-// clusterops.WriteAlteration; the progress waits for the mirror to show
+// the writer's AlterConfigs; the progress waits for the mirror to show
 // the new overrides.
 type configs struct {
 	*base
@@ -210,11 +210,13 @@ func (c *configs) describe() tea.Cmd {
 // write writes the planned multi (version-checked: a config changed
 // since fails it, writing nothing).
 func (c *configs) write() tea.Cmd {
-	w := c.writer()
-	if w == nil || c.alt == nil {
+	if c.alt == nil {
 		return nil
 	}
-	c.fr.Begin()
+	w := c.begin(c, "")
+	if w == nil {
+		return nil
+	}
 	reply, alt := c.fr.Reply(), c.alt
 	return func() tea.Msg {
 		if _, err := w.AlterConfigs(context.Background(), []*clusterops.ConfigAlteration{alt}, clusterops.Apply); err != nil {

@@ -20,8 +20,9 @@ import (
 // election is a preferred leader election, on any cluster: the plan is
 // `ktopo leader-election --election-type preferred`'s
 // (clusterops.PlanPreferredElection: what Kafka's controller will do with
-// each partition), the write its znode (clusterops.StartPreferredElection),
-// the progress each written partition's leader as the controller elects.
+// each partition), the write the writer's Elect (through ZooKeeper its
+// znode), the progress each written partition's leader as the controller
+// elects.
 type election struct {
 	*base
 	verbs
@@ -188,19 +189,17 @@ func (e *election) describe() tea.Cmd {
 func (e *election) write() tea.Cmd {
 	shown := e.plan
 	fresh, err := clusterops.PlanPreferredElection(e.snap, e.request())
-	if err != nil || !slices.Equal(fresh.Write, shown.Write) {
-		e.replan()
-		e.noteErr("Not written: the leaders changed since the preview. This is the new election: check it and press enter again.")
-		if err != nil {
-			e.noteErr("Not written: " + err.Error())
-		}
-		return nil
+	stale := ""
+	switch {
+	case err != nil:
+		stale = err.Error()
+	case !slices.Equal(fresh.Write, shown.Write):
+		stale = "the leaders changed since the preview. This is the new election: check it and press enter again."
 	}
-	w := e.writer()
+	w := e.begin(e, stale)
 	if w == nil {
 		return nil
 	}
-	e.fr.Begin()
 	e.sawPending, e.result = false, nil
 	reply := e.fr.Reply()
 	write := func() tea.Msg {

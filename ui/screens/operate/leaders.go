@@ -18,13 +18,13 @@ import (
 
 // A drain's leadership step (on by default, `L` turns it off): before
 // the reassignment copies anything, the leaders leave the drained broker
-// where Kafka allows it (cluster.PlanLeadershipFirst): a reorder-only
+// where Kafka allows it (clusterops.PlanLeadershipFirst): a reorder-only
 // reassignment of the partitions whose first replica cannot be elected
-// (cluster.PlanReassignment and ExecuteReassignment, no throttle), once
-// the controller has completed it a preferred election of every partition
-// of the step (cluster.PlanPreferredElection on that snapshot,
-// StartPreferredElection), once it is over the drain's moves re-planned on
-// the snapshot then (cluster.RebaseMoves: the targets previewed) and
+// (the writer's StartReassignment, no throttle), once the controller has
+// completed it a preferred election of every partition of the step
+// (clusterops.PlanPreferredElection on that snapshot, the writer's
+// Elect), once it is over the drain's moves re-planned on the snapshot
+// then (clusterops.RebaseMoves: the targets previewed) and
 // written as without the step. On a KRaft cluster that cordons the broker
 // (cordon.go) the cordon goes between the reorder, which names the
 // broker, and the election. Each step waits for the snapshots the shell
@@ -89,8 +89,7 @@ func (r *reassign) leading() bool {
 // it), else the cordon when due, else the election.
 func (r *reassign) writeLeading(w clusterops.Writer) tea.Cmd {
 	if fresh := clusterops.PlanLeadershipFirst(r.snap, r.broker, r.moves); !fresh.Same(r.lead.plan) {
-		r.replan()
-		r.noteErr("Not written: the leaders changed since the preview. This is the new plan: check it and press enter again.")
+		r.replanned(r, "the leaders changed since the preview. This is the new plan: check it and press enter again.")
 		return nil
 	}
 	r.fr.Begin()

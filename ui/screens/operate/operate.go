@@ -264,12 +264,16 @@ func (m *Model) Back() bool {
 	return true
 }
 
+// detacher is an operation that may still be busy once its stage says
+// done (a reassignment removing its throttles).
+type detacher interface{ busy() bool }
+
 // Detach implements ui.Task: closing the wizard while the operation is
-// written or carried out, or its throttles are being removed, keeps it in
-// the background.
+// written or carried out, or while it is still busy (a detacher), keeps
+// it in the background.
 func (m *Model) Detach() bool {
-	r, ok := m.op.(*reassign)
-	return m.fr.Detach(ok && r.removingThrottles())
+	d, ok := m.op.(detacher)
+	return m.fr.Detach(ok && d.busy())
 }
 
 // TaskStatus implements ui.Task: the status bar's line while the wizard

@@ -1,12 +1,12 @@
 package operate
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,79 +19,23 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
+	"github.com/ktopo/ktopo/ui/internal/wizard/wizardtest"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
-var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+// The wizards' shared test kit: the clock, the shell's task id, the
+// cluster, the in-memory ZooKeeper written to.
+var (
+	t0   = wizardtest.T0
+	spec = wizardtest.Spec
+)
 
-const testTask = 7
+const testTask = wizardtest.Task
 
-// spec is a healthy cluster: 6 brokers in 3 racks, three topics.
-func spec() fixture.Spec {
-	return fixture.Spec{
-		ClusterID: "hDx3q9bTRmWvZ1o8cPzKXg", Brokers: 6, Racks: 3, Controller: 1, ControllerEpoch: 7, Time: 1_700_000_000_000,
-		Topics: []fixture.Topic{
-			{Name: "orders", Partitions: 6, RF: 3},
-			{Name: "metrics_raw", Partitions: 3, RF: 2},
-			{Name: "__consumer_offsets", Partitions: 4, RF: 3},
-		},
-	}
-}
-
-// fakeZK is an in-memory ZooKeeper for the write: it records the multi.
-type fakeZK struct {
-	mu    sync.Mutex
-	nodes map[string][]byte
-	multi [][]any
-	fail  error
-}
-
-func (z *fakeZK) init() {
-	if z.nodes == nil {
-		z.nodes = map[string][]byte{"/admin": nil, "/config": nil, "/config/topics": nil, "/config/brokers": nil}
-	}
-}
-
-func (z *fakeZK) Exists(p string) (bool, *zk.Stat, error) {
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	z.init()
-	_, ok := z.nodes[p]
-	return ok, &zk.Stat{}, nil
-}
-
-func (z *fakeZK) Get(p string) ([]byte, *zk.Stat, error) {
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	z.init()
-	d, ok := z.nodes[p]
-	if !ok {
-		return nil, nil, zk.ErrNoNode
-	}
-	return d, &zk.Stat{}, nil
-}
-
-func (z *fakeZK) Multi(ops ...any) ([]zk.MultiResponse, error) {
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	z.init()
-	z.multi = append(z.multi, ops)
-	if z.fail != nil {
-		return make([]zk.MultiResponse, len(ops)), z.fail
-	}
-	for _, op := range ops {
-		switch o := op.(type) {
-		case *zk.CreateRequest:
-			z.nodes[o.Path] = o.Data
-		case *zk.SetDataRequest:
-			z.nodes[o.Path] = o.Data
-		}
-	}
-	return make([]zk.MultiResponse, len(ops)), nil
-}
+type fakeZK = wizardtest.FakeZK
 
 type env struct {
 	m     *Model
@@ -114,19 +58,15 @@ func newOpEnv(tb testing.TB, sp fixture.Spec, broker int, topic string, w, h int
 	return newAnyEnv(tb, sp, nav.Operation{Kind: nav.OpReassign, Topic: topic}, w, h)
 }
 
-// noTicks is a clock that never ticks: every command answers (a test
-// sends wizard.TickMsg itself).
-func noTicks(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
-
 func newAnyEnv(tb testing.TB, sp fixture.Spec, op nav.Operation, w, h int) *env {
 	return newAnyEnvModel(tb, sp.Model(), op, w, h)
 }
 
 // newAnyEnvModel is the wizard of op on the cluster model holds.
 func newAnyEnvModel(_ testing.TB, model *cluster.Model, op nav.Operation, w, h int) *env {
-	e := &env{model: model, z: &fakeZK{}, now: t0}
+	e := &env{model: model, z: &fakeZK{Overwrite: true}, now: t0}
 	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: clusterops.NewZooKeeperWriter(e.z), Op: op,
-		Now: func() time.Time { return e.now }, Tick: noTicks, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
+		Now: func() time.Time { return e.now }, Tick: wizardtest.NoTicks, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.SetSize(w, h)
 	e.m.SetSnapshot(e.model.Snapshot())
 	return e
@@ -137,25 +77,6 @@ func (e *env) r() *reassign        { return e.m.op.(*reassign) }
 func (e *env) add() *addPartitions { return e.m.op.(*addPartitions) }
 func (e *env) elect() *election    { return e.m.op.(*election) }
 func (e *env) cfg() *configs       { return e.m.op.(*configs) }
-
-// run runs a command and the commands of any batch it returns.
-func run(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, run(c)...)
-		}
-		return out
-	}
-	if msg == nil {
-		return nil
-	}
-	return []tea.Msg{msg}
-}
 
 // press sends keys, running their commands and delivering the results.
 func (e *env) press(ks ...string) []nav.Request {
@@ -170,14 +91,8 @@ func (e *env) press(ks ...string) []nav.Request {
 	return reqs
 }
 
-func (e *env) deliver(cmd tea.Cmd) {
-	for _, msg := range run(cmd) {
-		if tm, ok := msg.(nav.TaskMsg); ok && tm.Task == testTask {
-			c, _ := e.m.Update(tm.Msg)
-			e.deliver(c)
-		}
-	}
-}
+// deliver runs cmd and hands the wizard its results, as the shell does.
+func (e *env) deliver(cmd tea.Cmd) { wizardtest.Deliver(e.m.Update, cmd) }
 
 var zxid int64 = 50_000
 
@@ -276,7 +191,7 @@ func TestDrain(t *testing.T) {
 	}
 	e.press("t") // 10 MiB/s
 	e.press("w")
-	plan, err := clusterops.PlanReassignment(s, e.z, clusterops.MovesAsReassignments(moves), 10<<20)
+	plan, _, err := clusterops.NewZooKeeperWriter(e.z).StartReassignment(context.Background(), s, clusterops.MovesAsReassignments(moves), 10<<20, clusterops.Describe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,8 +207,8 @@ func TestDrain(t *testing.T) {
 	if e.m.Stage() != "progress" {
 		t.Fatalf("stage %s: %v", e.m.Stage(), e.m.err)
 	}
-	if len(e.z.multi) != 1 || clusterops.DescribeOps(e.z.multi[0])[len(wantOps)-1] != wantOps[len(wantOps)-1] || !slices.Equal(clusterops.DescribeOps(e.z.multi[0]), wantOps) {
-		t.Fatalf("wrote %v", e.z.multi)
+	if len(e.z.Sent) != 1 || clusterops.DescribeOps(e.z.Sent[0])[len(wantOps)-1] != wantOps[len(wantOps)-1] || !slices.Equal(clusterops.DescribeOps(e.z.Sent[0]), wantOps) {
+		t.Fatalf("wrote %v", e.z.Sent)
 	}
 	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || !strings.Contains(line, "0/"+fmt.Sprint(len(moves))+" partitions moved") {
 		t.Fatalf("status %q %v", line, st)
@@ -314,10 +229,10 @@ func TestDrain(t *testing.T) {
 	}
 	c, _ := e.m.Update(wizard.TickMsg{})
 	e.deliver(c)
-	if len(e.z.multi) != 2 {
-		t.Fatalf("%d multis: the throttles were not removed", len(e.z.multi))
+	if len(e.z.Sent) != 2 {
+		t.Fatalf("%d multis: the throttles were not removed", len(e.z.Sent))
 	}
-	for p, d := range e.z.nodes {
+	for p, d := range e.z.Nodes {
 		if strings.HasPrefix(p, "/config/") && strings.Contains(string(d), "throttled") {
 			t.Fatalf("%s still has a throttle: %s", p, d)
 		}
@@ -335,8 +250,8 @@ func TestThrottlesKept(t *testing.T) {
 	sp.Topics[1] = fixture.Topic{Name: "metrics_raw", Partitions: 6, RF: 2}
 	e := newOpEnv(t, sp, 0, "metrics_raw", 120, 40)
 	e.press("+", "t", "enter", "y")
-	if !e.r().throttled() || len(e.z.multi) != 1 {
-		t.Fatalf("throttle %d, %d multis", e.r().throttle, len(e.z.multi))
+	if !e.r().throttled() || len(e.z.Sent) != 1 {
+		t.Fatalf("throttle %d, %d multis", e.r().throttle, len(e.z.Sent))
 	}
 	// Another topic's partition is being reassigned (started elsewhere).
 	o := e.model.Snapshot().Topic("orders")
@@ -353,8 +268,8 @@ func TestThrottlesKept(t *testing.T) {
 	c, _ := e.m.Update(wizard.TickMsg{})
 	e.deliver(c)
 	line, st := e.m.TaskStatus()
-	if len(e.z.multi) != 1 || st != nav.TaskDone || !strings.Contains(line, "; the throttles stay on broker 1, ") || !strings.Contains(line, "topic metrics_raw: another reassignment is running") {
-		t.Fatalf("%d multis, status %q %v", len(e.z.multi), line, st)
+	if len(e.z.Sent) != 1 || st != nav.TaskDone || !strings.Contains(line, "; the throttles stay on broker 1, ") || !strings.Contains(line, "topic metrics_raw: another reassignment is running") {
+		t.Fatalf("%d multis, status %q %v", len(e.z.Sent), line, st)
 	}
 }
 
@@ -389,8 +304,8 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 		t.Fatalf("w shows %d steps:\n%s", len(steps), strings.Join(e.m.fr.Ops.Lines(), "\n"))
 	}
 	e.press("w", "enter", "y")
-	if !e.r().leading() || len(e.z.multi) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.multi[0]), steps[0]) {
-		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.multi))
+	if !e.r().leading() || len(e.z.Sent) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.Sent[0]), steps[0]) {
+		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.Sent))
 	}
 	if line, _ := e.m.TaskStatus(); !strings.Contains(line, "leaders first, 0/"+fmt.Sprint(len(lead.Elect))+" moved off") {
 		t.Fatalf("status %q", line)
@@ -400,8 +315,8 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 		e.deliver(cmd)
 	}
 	tick() // the controller has not completed the reorder: nothing more
-	if len(e.z.multi) != 1 {
-		t.Fatalf("%d multis before the reorder completed", len(e.z.multi))
+	if len(e.z.Sent) != 1 {
+		t.Fatalf("%d multis before the reorder completed", len(e.z.Sent))
 	}
 	// The controller completes the reorder at once: the topic znodes
 	// rewritten, the request deleted.
@@ -411,8 +326,8 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 		reorder[r.TopicPartition] = r.Replicas
 	}
 	tick()
-	if len(e.z.multi) != 2 || !slices.Equal(clusterops.DescribeOps(e.z.multi[1]), steps[1]) {
-		t.Fatalf("%d multis; the election %v, w showed %v", len(e.z.multi), e.z.multi[len(e.z.multi)-1], steps[1])
+	if len(e.z.Sent) != 2 || !slices.Equal(clusterops.DescribeOps(e.z.Sent[1]), steps[1]) {
+		t.Fatalf("%d multis; the election %v, w showed %v", len(e.z.Sent), e.z.Sent[len(e.z.Sent)-1], steps[1])
 	}
 	// The controller elects: every partition of the step led by its new
 	// preferred replica, the znode deleted.
@@ -436,18 +351,18 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	e.apply(evs...)
 	tick()
 	if stale {
-		if e.m.Stage() != "preview" || len(e.z.multi) != 2 || !strings.Contains(e.m.fr.Note.Text, "Leaders first done, the drain not written") {
-			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
+		if e.m.Stage() != "preview" || len(e.z.Sent) != 2 || !strings.Contains(e.m.fr.Note.Text, "Leaders first done, the drain not written") {
+			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.Sent), e.m.fr.Note.Text)
 		}
 		if l := e.r().lead.plan; !l.Empty() {
 			t.Fatalf("the new plan moves leaders first again: %+v", l)
 		}
 		return
 	}
-	if len(e.z.multi) != 3 || e.m.Stage() != "progress" {
-		t.Fatalf("%d multis, stage %s: %v", len(e.z.multi), e.m.Stage(), e.m.err)
+	if len(e.z.Sent) != 3 || e.m.Stage() != "progress" {
+		t.Fatalf("%d multis, stage %s: %v", len(e.z.Sent), e.m.Stage(), e.m.err)
 	}
-	data := clusterops.DescribeOps(e.z.multi[2])
+	data := clusterops.DescribeOps(e.z.Sent[2])
 	if data[len(data)-1] != steps[2][len(steps[2])-1] {
 		t.Fatalf("the drain wrote %s, w showed %s", data[len(data)-1], steps[2][len(steps[2])-1])
 	}
@@ -482,8 +397,8 @@ func TestDrainStale(t *testing.T) {
 	e.model.Apply(zksource.NodeEvents(zkwatch.Batch{Events: []zkwatch.Event{ev(zkwatch.Changed, cluster.TopicPath(mv.Topic), cluster.EncodeTopicAssignment(a), tp.ZkVersion+1)}}), false)
 	e.m.SetSnapshot(e.model.Snapshot())
 	e.press("enter", "y")
-	if e.m.Stage() != "preview" || len(e.z.multi) != 0 || !strings.Contains(e.m.fr.Note.Text, "changed since the preview") {
-		t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
+	if e.m.Stage() != "preview" || len(e.z.Sent) != 0 || !strings.Contains(e.m.fr.Note.Text, "changed since the preview") {
+		t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.Sent), e.m.fr.Note.Text)
 	}
 }
 
@@ -562,8 +477,8 @@ func TestAddPartitions(t *testing.T) {
 		t.Fatalf("w shows %v", got)
 	}
 	e.press("w", "enter", "y")
-	if e.m.Stage() != "progress" || len(e.z.multi) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.multi[0]), clusterops.DescribeOps(clusterops.AddPartitionsOps(want))) {
-		t.Fatalf("stage %s, wrote %v", e.m.Stage(), e.z.multi)
+	if e.m.Stage() != "progress" || len(e.z.Sent) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.Sent[0]), clusterops.DescribeOps(clusterops.AddPartitionsOps(want))) {
+		t.Fatalf("stage %s, wrote %v", e.m.Stage(), e.z.Sent)
 	}
 	e.addOnline(want)
 	if e.m.Stage() != "done" || !strings.Contains(e.m.op.(interface{ summaryLine() string }).summaryLine(), "5 new partitions online") {
@@ -633,7 +548,7 @@ func TestGoldens(t *testing.T) {
 						e.controller(moves, nil)
 					}
 				case "failed":
-					e.z.fail = zk.ErrNoAuth
+					e.z.Fail = zk.ErrNoAuth
 					e.press("enter", "y")
 				}
 				golden.RequireEqual(t, view(e.m))
@@ -723,11 +638,11 @@ func TestElection(t *testing.T) {
 		t.Fatalf("w shows %v", got)
 	}
 	e.press("w", "enter", "y")
-	if e.m.Stage() != "progress" || len(e.z.multi) != 1 {
+	if e.m.Stage() != "progress" || len(e.z.Sent) != 1 {
 		t.Fatalf("stage %s: %v", e.m.Stage(), e.m.err)
 	}
 	// The controller: the znode seen, the leaders moved, the znode deleted.
-	e.apply(ev(zkwatch.Created, cluster.PreferredReplicaElectionPath, e.z.nodes[cluster.PreferredReplicaElectionPath], 0))
+	e.apply(ev(zkwatch.Created, cluster.PreferredReplicaElectionPath, e.z.Nodes[cluster.PreferredReplicaElectionPath], 0))
 	var evs []zkwatch.Event
 	for _, ep := range e.elect().rowsOf {
 		if ep.Verdict == clusterops.ElectionWillMove {
@@ -751,8 +666,8 @@ func TestConfigs(t *testing.T) {
 	sp.Topics[0].Config = map[string]string{"retention.ms": "604800000", "min.insync.replicas": "2"}
 	e := newAnyEnv(t, sp, nav.Operation{Kind: nav.OpConfigs, Topic: "orders"}, 120, 40)
 	cfg := cluster.EncodeEntityConfig(sp.Topics[0].Config)
-	e.z.init()
-	e.z.nodes["/config/topics/orders"] = cfg
+	e.z.Init()
+	e.z.Nodes["/config/topics/orders"] = cfg
 	if !e.m.Capturing() || !strings.Contains(e.cfg().in.Value(), "retention.ms=604800000") {
 		t.Fatalf("field %q", e.cfg().in.Value())
 	}
@@ -771,13 +686,13 @@ func TestConfigs(t *testing.T) {
 	}
 	golden.RequireEqual(t, view(e.m))
 	e.press("enter", "y")
-	if len(e.z.multi) != 1 || e.m.Stage() != "progress" {
-		t.Fatalf("stage %s, %d multis (%v)", e.m.Stage(), len(e.z.multi), e.m.err)
+	if len(e.z.Sent) != 1 || e.m.Stage() != "progress" {
+		t.Fatalf("stage %s, %d multis (%v)", e.m.Stage(), len(e.z.Sent), e.m.err)
 	}
 	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || !strings.HasPrefix(line, "Changing the configs of topic orders") {
 		t.Fatalf("status %q", line)
 	}
-	written := e.z.nodes["/config/topics/orders"]
+	written := e.z.Nodes["/config/topics/orders"]
 	e.apply(ev(zkwatch.Changed, "/config/topics/orders", written, 1))
 	if e.m.Stage() != "done" || strings.Contains(e.cfg().summaryLine(), "since") {
 		t.Fatalf("stage %s after the mirror showed %s: %s", e.m.Stage(), written, e.cfg().summaryLine())

@@ -128,8 +128,9 @@ type kind struct {
 	unavailable string
 }
 
-// kinds are the operations by the request that opens them.
-var kinds = map[nav.OperationKind]kind{
+// kinds are the operations by the request that opens them: a row for
+// every nav.OperationKind, at its index (TestEveryOperationKind).
+var kinds = [...]kind{
 	nav.OpDrain: {
 		make: func(b *base, op nav.Operation) operation { return newReassign(b, op.Broker, "") },
 		what: func(op nav.Operation) string {
@@ -183,6 +184,33 @@ func fail(reply func(tea.Msg) tea.Msg, err error) tea.Msg {
 // snapshot after the first, not only the write, checks what would
 // refuse it.
 type refresher interface{ refresh() }
+
+// replanned is the check a write starts with: stale says what changed
+// since the preview ("" when nothing did). When something did, nothing is
+// written: the plan is made again from the newest snapshot and the note
+// says "Not written: " and stale.
+func (b *base) replanned(op operation, stale string) bool {
+	if stale == "" {
+		return false
+	}
+	op.replan()
+	b.noteErr("Not written: " + stale)
+	return true
+}
+
+// begin starts the write of a plan that did not change since the preview
+// (stale "", else see replanned): the writing stage, and the writer to
+// write through. nil, with the note saying why, when nothing is written.
+func (b *base) begin(op operation, stale string) clusterops.Writer {
+	if b.replanned(op, stale) {
+		return nil
+	}
+	w := b.writer()
+	if w != nil {
+		b.fr.Begin()
+	}
+	return w
+}
 
 // working reports a stage whose writes are sent or being carried out.
 func (b *base) working() bool { return b.fr.Stage.Working() }

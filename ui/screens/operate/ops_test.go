@@ -55,7 +55,7 @@ func opCases() []opCase {
 		return sp
 	}
 	reassignWant := func(t *testing.T, e *env) []string {
-		plan, err := clusterops.PlanReassignment(e.model.Snapshot(), e.z, clusterops.MovesAsReassignments(e.r().moves), e.r().throttle)
+		plan, _, err := clusterops.NewZooKeeperWriter(e.z).StartReassignment(context.Background(), e.model.Snapshot(), clusterops.MovesAsReassignments(e.r().moves), e.r().throttle, clusterops.Describe)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,14 +88,14 @@ func opCases() []opCase {
 			summary: "Added partitions to topic orders: 3 new partitions online in ", start: "add the partitions…", written: "the controller then creates the new partitions"},
 		{name: "elect", spec: drift, op: nav.Operation{Kind: nav.OpElect, Topic: "orders"},
 			want: func(t *testing.T, e *env) []string {
-				ops, err := clusterops.ElectionOps(e.z, e.elect().plan)
-				if err != nil {
-					t.Fatal(err)
+				ws, _, err := clusterops.NewZooKeeperWriter(e.z).Elect(context.Background(), e.elect().plan, clusterops.Describe)
+				if err != nil || len(ws.Steps) != 1 {
+					t.Fatalf("%d multis: %v", len(ws.Steps), err)
 				}
-				return clusterops.DescribeOps(ops)
+				return ws.Steps[0].Lines
 			},
 			half: func(e *env) {
-				e.apply(ev(zkwatch.Created, cluster.PreferredReplicaElectionPath, e.z.nodes[cluster.PreferredReplicaElectionPath], 0))
+				e.apply(ev(zkwatch.Created, cluster.PreferredReplicaElectionPath, e.z.Nodes[cluster.PreferredReplicaElectionPath], 0))
 			},
 			all: func(e *env) {
 				var evs []zkwatch.Event
@@ -111,8 +111,8 @@ func opCases() []opCase {
 			start:   "elect…", written: "the controller then elects the preferred leaders it names"},
 		{name: "configs", spec: withConfig, op: nav.Operation{Kind: nav.OpConfigs, Topic: "orders"},
 			prepare: func(e *env) {
-				e.z.init()
-				e.z.nodes["/config/topics/orders"] = cluster.EncodeEntityConfig(map[string]string{"retention.ms": "604800000"})
+				e.z.Init()
+				e.z.Nodes["/config/topics/orders"] = cluster.EncodeEntityConfig(map[string]string{"retention.ms": "604800000"})
 				e.cfg().in.SetValue("retention.ms=3600000 cleanup.policy=compact")
 				e.cfg().check()
 			},
@@ -126,7 +126,7 @@ func opCases() []opCase {
 			},
 			half: func(*env) {},
 			all: func(e *env) {
-				e.apply(ev(zkwatch.Changed, "/config/topics/orders", e.z.nodes["/config/topics/orders"], 1))
+				e.apply(ev(zkwatch.Changed, "/config/topics/orders", e.z.Nodes["/config/topics/orders"], 1))
 			},
 			summary: "Topic orders's configs changed: 2 overrides set, 0 overrides removed",
 			start:   "change the configs…", written: "the brokers read the change notification and apply the new overrides"},
@@ -175,8 +175,8 @@ func TestOperations(t *testing.T) {
 				}
 				shot("confirm")
 				e.press("y")
-				if len(e.z.multi) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.multi[0]), want) {
-					t.Fatalf("stage %s (%v): wrote %d multis, the first\n%s", e.m.Stage(), e.m.err, len(e.z.multi), strings.Join(clusterops.DescribeOps(e.z.multi[0]), "\n"))
+				if len(e.z.Sent) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.Sent[0]), want) {
+					t.Fatalf("stage %s (%v): wrote %d multis, the first\n%s", e.m.Stage(), e.m.err, len(e.z.Sent), strings.Join(clusterops.DescribeOps(e.z.Sent[0]), "\n"))
 				}
 				e.now = t0.Add(1200 * time.Millisecond)
 				tc.half(e)
@@ -324,15 +324,15 @@ func TestAnotherReassignment(t *testing.T) {
 				t.Fatalf("the preview does not say why:\n%s", out)
 			}
 			e.press("enter", "y", "enter", "y")
-			if e.m.Stage() != "preview" || len(e.z.multi) != 0 || strings.Contains(view(e.m), "changed since the preview") {
-				t.Fatalf("stage %s, %d multis:\n%s", e.m.Stage(), len(e.z.multi), view(e.m))
+			if e.m.Stage() != "preview" || len(e.z.Sent) != 0 || strings.Contains(view(e.m), "changed since the preview") {
+				t.Fatalf("stage %s, %d multis:\n%s", e.m.Stage(), len(e.z.Sent), view(e.m))
 			}
 			e.otherReassignment("orders", 0, 4, true)
 			if out := view(e.m); strings.Contains(out, tc.why) || !strings.Contains(out, "this is the plan as ") {
 				t.Fatalf("done, the preview says:\n%s", out)
 			}
 			e.press("enter", "y")
-			if len(e.z.multi) == 0 {
+			if len(e.z.Sent) == 0 {
 				t.Fatalf("nothing written once the other was done (stage %s):\n%s", e.m.Stage(), view(e.m))
 			}
 		})
@@ -349,8 +349,8 @@ func TestAnotherReassignmentAtY(t *testing.T) {
 		ev(zkwatch.Created, cluster.ReassignPartitionsPath, cluster.EncodeReassignPartitions([]cluster.PartitionReassignment{{Topic: "orders", Partition: 0, Replicas: []int{4, 5, 6}}}), 0)}}), false)
 	e.m.snap = e.model.Snapshot() // the popup is open: the snapshot lands without a refresh
 	e.press("y")
-	if len(e.z.multi) != 0 || e.m.Stage() != "preview" || e.m.fr.Note.Text != "Not written: Cannot execute because there is an existing partition assignment." {
-		t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
+	if len(e.z.Sent) != 0 || e.m.Stage() != "preview" || e.m.fr.Note.Text != "Not written: Cannot execute because there is an existing partition assignment." {
+		t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.Sent), e.m.fr.Note.Text)
 	}
 }
 
@@ -467,8 +467,8 @@ func TestQuitBetweenSteps(t *testing.T) {
 	e := newEnv(t, sp, 3, 200, 60)
 	lead := e.r().lead.plan
 	e.press("enter", "y")
-	if !e.r().leading() || len(e.z.multi) != 1 || len(lead.Reorder) == 0 {
-		t.Fatalf("not between steps: %d multis", len(e.z.multi))
+	if !e.r().leading() || len(e.z.Sent) != 1 || len(lead.Reorder) == 0 {
+		t.Fatalf("not between steps: %d multis", len(e.z.Sent))
 	}
 	// The reorder is written; the controller has not done it yet (N9: it
 	// is not said done while reassign --list still shows it).
@@ -481,8 +481,8 @@ func TestQuitBetweenSteps(t *testing.T) {
 		}
 	}
 	e.deliver(e.m.Stop())
-	if !e.m.Stopping() || len(e.z.multi) != 1 {
-		t.Fatalf("stopping %v, %d multis before the reorder completed", e.m.Stopping(), len(e.z.multi))
+	if !e.m.Stopping() || len(e.z.Sent) != 1 {
+		t.Fatalf("stopping %v, %d multis before the reorder completed", e.m.Stopping(), len(e.z.Sent))
 	}
 	if final := strings.Join(e.m.Leaving(true), " "); !strings.Contains(final, "3 of them still in progress") ||
 		!strings.Contains(final, "To finish the step, once ktopo reassign --list shows none of them in progress: ktopo leader-election") {
@@ -494,8 +494,8 @@ func TestQuitBetweenSteps(t *testing.T) {
 	}
 	c, _ := e.m.Update(wizard.TickMsg{})
 	e.deliver(c)
-	if e.m.Stopping() || len(e.z.multi) != 2 || !strings.Contains(strings.Join(clusterops.DescribeOps(e.z.multi[1]), " "), cluster.PreferredReplicaElectionPath) {
-		t.Fatalf("stopping %v, %d multis: the election not written", e.m.Stopping(), len(e.z.multi))
+	if e.m.Stopping() || len(e.z.Sent) != 2 || !strings.Contains(strings.Join(clusterops.DescribeOps(e.z.Sent[1]), " "), cluster.PreferredReplicaElectionPath) {
+		t.Fatalf("stopping %v, %d multis: the election not written", e.m.Stopping(), len(e.z.Sent))
 	}
 	// The controller elects; the step is over, yet no drain is written.
 	var evs []zkwatch.Event
@@ -508,8 +508,8 @@ func TestQuitBetweenSteps(t *testing.T) {
 	e.now = e.now.Add(time.Minute)
 	c, _ = e.m.Update(wizard.TickMsg{})
 	e.deliver(c)
-	if len(e.z.multi) != 2 {
-		t.Fatalf("%d multis: the drain was written after the TUI closed", len(e.z.multi))
+	if len(e.z.Sent) != 2 {
+		t.Fatalf("%d multis: the drain was written after the TUI closed", len(e.z.Sent))
 	}
 	if final := strings.Join(e.m.Leaving(true), " "); !strings.Contains(final, "its leaders-first step is done") || !strings.Contains(final, "the drain's reassignment was not written. To drain it: d on broker 3 in ktopo.") {
 		t.Fatalf("final: %q", final)
@@ -577,8 +577,8 @@ func configsEnv(t *testing.T, config map[string]string, typed string, w, h int) 
 	sp := spec()
 	sp.Topics[0].Config = config
 	e := newAnyEnv(t, sp, nav.Operation{Kind: nav.OpConfigs, Topic: "orders"}, w, h)
-	e.z.init()
-	e.z.nodes["/config/topics/orders"] = cluster.EncodeEntityConfig(config)
+	e.z.Init()
+	e.z.Nodes["/config/topics/orders"] = cluster.EncodeEntityConfig(config)
 	e.cfg().in.SetValue(typed)
 	e.cfg().check()
 	return e
@@ -592,8 +592,8 @@ func TestStaleWrites(t *testing.T) {
 		e.press("enter")
 		e.addOnline(e.add().plan) // someone else added the same partitions first
 		e.press("y")
-		if len(e.z.multi) != 0 || e.m.Stage() != "preview" || !strings.HasPrefix(e.m.fr.Note.Text, "Not written") {
-			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
+		if len(e.z.Sent) != 0 || e.m.Stage() != "preview" || !strings.HasPrefix(e.m.fr.Note.Text, "Not written") {
+			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.Sent), e.m.fr.Note.Text)
 		}
 	})
 	t.Run("elect", func(t *testing.T) {
@@ -605,8 +605,8 @@ func TestStaleWrites(t *testing.T) {
 		st := cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 7, Leader: ep.Preferred, LeaderEpoch: 3, Version: 1, ISR: ep.ISR})
 		e.apply(ev(zkwatch.Changed, cluster.PartitionStatePath(ep.Topic, ep.Partition), st, 4)) // elected meanwhile
 		e.press("y")
-		if len(e.z.multi) != 0 || e.m.Stage() != "preview" || !strings.Contains(e.m.fr.Note.Text, "the leaders changed since the preview") {
-			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.multi), e.m.fr.Note.Text)
+		if len(e.z.Sent) != 0 || e.m.Stage() != "preview" || !strings.Contains(e.m.fr.Note.Text, "the leaders changed since the preview") {
+			t.Fatalf("stage %s, %d multis, note %q", e.m.Stage(), len(e.z.Sent), e.m.fr.Note.Text)
 		}
 	})
 }
@@ -616,7 +616,7 @@ func TestStaleWrites(t *testing.T) {
 // preview of the same change.
 func TestConfigsFailed(t *testing.T) {
 	e := configsEnv(t, map[string]string{"retention.ms": "604800000"}, "retention.ms=3600000", 120, 40)
-	e.z.fail = zk.ErrBadVersion
+	e.z.Fail = zk.ErrBadVersion
 	e.press("enter", "enter", "y")
 	if line, st := e.m.TaskStatus(); e.m.Stage() != "failed" || st != nav.TaskFailed || !strings.Contains(line, "failed: ") ||
 		!strings.Contains(view(e.m), "nothing was written; enter or esc goes back") {

@@ -286,8 +286,8 @@ func (r *reassign) opsHead() wizard.OpsHead {
 }
 
 // describe reads the configs the throttles change and shows the exact
-// multi clusterops.PlanReassignment builds (a drain's leadership step's
-// writes first).
+// writes the writer's StartReassignment makes (a drain's leadership
+// step's writes first).
 func (r *reassign) describe() tea.Cmd {
 	if r.wr != nil && r.leadingFirst() {
 		return r.describeLeading()
@@ -323,10 +323,12 @@ func (r *reassign) write() tea.Cmd {
 		r.noteErr("Not written: " + clusterops.ReassignmentInProgress)
 		return nil
 	}
-	if stale := clusterops.StaleMoves(r.snap, r.moves); len(stale) > 0 {
-		r.replan()
-		r.noteErr("Not written: " + text.Count(len(stale), "partition") + " changed since the preview (" + stale[0].String() +
-			"…). This is the new plan: check it and press enter again.")
+	stale := ""
+	if tps := clusterops.StaleMoves(r.snap, r.moves); len(tps) > 0 {
+		stale = text.Count(len(tps), "partition") + " changed since the preview (" + tps[0].String() +
+			"…). This is the new plan: check it and press enter again."
+	}
+	if r.replanned(r, stale) {
 		return nil
 	}
 	w := r.writer()

@@ -53,6 +53,10 @@ func (r *reassign) removingThrottles() bool {
 	return r.fr.Stage == wizard.StageDone && r.throttled() && r.unthrottle.phase != unthrottleEnded
 }
 
+// busy implements detacher: removing the throttles goes on in the
+// background.
+func (r *reassign) busy() bool { return r.removingThrottles() }
+
 // throttled reports a reassignment written with a throttle.
 func (r *reassign) throttled() bool { return r.plan != nil && r.plan.Throttle >= 0 }
 
