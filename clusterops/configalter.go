@@ -1,14 +1,11 @@
 package clusterops
 
 import (
-	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 )
 
@@ -16,26 +13,6 @@ import (
 // accepts, in Kafka's order (ConfigType.all).
 func ZooKeeperEntityTypes() []string {
 	return []string{cluster.EntityTopics, cluster.EntityClients, cluster.EntityUsers, cluster.EntityBrokers, cluster.EntityIPs}
-}
-
-// readEntityConfig reads /config/<type>/<entity>: its overrides in
-// document order and its dataVersion, or (nil, -1) when it does not exist.
-// A znode that does not decode is an error: its overrides are unknown, so
-// nothing may be written over it.
-func readEntityConfig(z Getter, entityType, entity string) ([]cluster.ConfigEntry, int32, error) {
-	path := cluster.EntityConfigPath(entityType, entity)
-	data, stat, err := z.Get(path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, -1, nil
-	}
-	if err != nil {
-		return nil, 0, readErr(path, err)
-	}
-	cfg, err := cluster.DecodeEntityConfig(data)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return cfg.Config, stat.Version, nil
 }
 
 // ConfigAlteration is a validated kafka-configs --alter of one entity: its
@@ -47,10 +24,6 @@ type ConfigAlteration struct {
 	// removed, both sorted.
 	Set, Deleted []string
 }
-
-// Ops returns the multi: the whole override set (version-checked) and the
-// change notification.
-func (a *ConfigAlteration) Ops() []any { return ConfigChangeOps(a.Change) }
 
 // PlanTopicConfigAlteration merges add and del into the topic's current
 // overrides (read at version) as ConfigCommand's ZooKeeper path does, with

@@ -1,9 +1,6 @@
 package clusterops
 
 import (
-	"fmt"
-
-	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 )
 
@@ -25,28 +22,3 @@ type ConfigChange struct {
 
 // Path is the entity's config znode.
 func (c ConfigChange) Path() string { return cluster.EntityConfigPath(c.EntityType, c.Entity) }
-
-// ConfigChangeOps returns the multi's operations for the changes: per
-// entity, the config znode (created or set at its version) and a
-// sequential change notification naming it. Send them with writeMulti, which
-// gives the creates Kafka's ACLs.
-func ConfigChangeOps(changes ...ConfigChange) []any {
-	acl := zk.WorldACL(zk.PermAll)
-	ops := make([]any, 0, 2*len(changes))
-	for _, c := range changes {
-		data := cluster.EncodeEntityConfig(c.Config)
-		if c.Version < 0 {
-			ops = append(ops, &zk.CreateRequest{Path: c.Path(), Data: data, Acl: acl})
-		} else {
-			ops = append(ops, &zk.SetDataRequest{Path: c.Path(), Data: data, Version: c.Version})
-		}
-		ops = append(ops, &zk.CreateRequest{Path: cluster.ConfigChangesPath + "/" + cluster.ConfigChangePrefix,
-			Data: cluster.EncodeConfigChangeNotification(c.EntityType + "/" + c.Entity), Acl: acl, Flags: zk.FlagSequence})
-	}
-	return ops
-}
-
-// ErrConcurrentConfigChange is returned when an entity's config changed
-// between reading it and writing it (the multi's version check failed):
-// nothing was written.
-var ErrConcurrentConfigChange = fmt.Errorf("the config changed while it was being altered; nothing was written (read it again and retry)")

@@ -1,12 +1,9 @@
 package clusterops
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
@@ -102,24 +99,5 @@ func TestSamePlanAndWarnings(t *testing.T) {
 	w = PlanWarnings(s, man, PlanStats(man))
 	if !slices.Contains(w, "replicas on brokers 7, 8, 9 that are not registered: partition 1 stays offline until one of its brokers registers") {
 		t.Fatalf("manual: %q", w)
-	}
-}
-
-func TestMaybeWritten(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{nil, false},
-		{kafkaErr(cluster.ClassTopicExists, "Topic 'x' already exists."), false},
-		{fmt.Errorf("create topic x: %w", zk.ErrNodeExists), false},
-		{fmt.Errorf("create topic x: %w", zk.ErrNoAuth), false},
-		{fmt.Errorf("create topic x: %w", zk.ErrConnectionClosed), true},
-		{fmt.Errorf("create topic x: %w", zk.ErrSessionExpired), true},
-		{errors.New("no reply"), true},
-	} {
-		if got := MaybeWritten(tc.err); got != tc.want {
-			t.Errorf("%v: %v", tc.err, got)
-		}
 	}
 }

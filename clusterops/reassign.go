@@ -1,13 +1,9 @@
 package clusterops
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/text"
@@ -59,8 +55,8 @@ type TopicThrottle struct {
 	Leader, Follower string
 }
 
-// ReassignPlan is a validated --execute: the moves, the throttles and the
-// exact multi that starts the reassignment.
+// ReassignPlan is a validated --execute: the moves, the throttles and what
+// the request writes (the file, the topics' versions it was checked at).
 type ReassignPlan struct {
 	// Moves in the file's order.
 	Moves []PartitionMove
@@ -75,10 +71,6 @@ type ReassignPlan struct {
 	// TopicVersions are the moved topics' znode versions the plan was
 	// made against (the multi checks them).
 	TopicVersions map[string]int32
-	// Ops is the multi: a version check of every moved topic's znode (a
-	// topic reassigned or grown since it was read fails the write), the
-	// config changes, then /admin/reassign_partitions.
-	Ops []any
 }
 
 // CurrentJSON is the current assignment of the moved partitions in the
@@ -107,72 +99,10 @@ func (p *ReassignPlan) StartedMessage() string {
 	return "Successfully started partition reassignment" + text.Plural(len(p.Moves), "", "s") + " for " + cluster.JoinPartitions(p.Partitions(), ",")
 }
 
-// readConfigMap is readEntityConfig as the map a ConfigChange holds
-// (empty, version -1, when the znode does not exist).
-func readConfigMap(z Getter, entityType, entity string) (map[string]string, int32, error) {
-	entries, v, err := readEntityConfig(z, entityType, entity)
-	if err != nil {
-		return nil, 0, err
-	}
-	c := cluster.EntityConfig{Config: entries}
-	return c.Map(), v, nil
-}
-
-// planReassignment checks a reassignment file against the cluster as
-// kafka-reassign-partitions --execute --zookeeper does, in its order and
-// with its messages (after CheckExecute): every partition must exist,
-// every broker be registered, and no reassignment be running (neither in
-// /admin/reassign_partitions nor, as Kafka 3.x's tool also checks, one
-// started through the Admin API: a topic znode with adding or removing
-// replicas). With throttle ≥ 0 it computes the throttles Kafka's tool sets
-// and reads the config znodes they go to. The result's Ops write it all.
-func planReassignment(s *cluster.Snapshot, z ZK, rs []cluster.Reassignment, throttle int64) (*ReassignPlan, error) {
-	p, err := CheckReassignment(s, rs, throttle)
-	if err != nil {
-		return nil, err
-	}
-	var changes []ConfigChange
-	if throttle >= 0 {
-		for _, tt := range p.TopicThrottles {
-			cfg, v, err := readConfigMap(z, cluster.EntityTopics, tt.Topic)
-			if err != nil {
-				return nil, err
-			}
-			cfg[cluster.ConfigLeaderThrottledReplicas], cfg[cluster.ConfigFollowerThrottledReplicas] = tt.Leader, tt.Follower
-			changes = append(changes, ConfigChange{EntityType: cluster.EntityTopics, Entity: tt.Topic, Config: cfg, Version: v})
-		}
-		rate := strconv.FormatInt(throttle, 10)
-		for _, b := range p.ThrottledBrokers {
-			id := strconv.Itoa(b)
-			cfg, v, err := readConfigMap(z, cluster.EntityBrokers, id)
-			if err != nil {
-				return nil, err
-			}
-			cfg[cluster.ConfigLeaderThrottledRate], cfg[cluster.ConfigFollowerThrottledRate] = rate, rate
-			changes = append(changes, ConfigChange{EntityType: cluster.EntityBrokers, Entity: id, Config: cfg, Version: v})
-		}
-	}
-	// A version check of every moved topic's znode, in the moves' order.
-	checked := make(map[string]bool, len(p.TopicVersions))
-	for _, m := range p.Moves {
-		if !checked[m.Topic] {
-			checked[m.Topic] = true
-			p.Ops = append(p.Ops, &zk.CheckVersionRequest{Path: cluster.TopicPath(m.Topic), Version: p.TopicVersions[m.Topic]})
-		}
-	}
-	p.Ops = append(p.Ops, ConfigChangeOps(changes...)...)
-	request, err := createWithParentsOps(z, cluster.AdminPath, cluster.ReassignPartitionsPath, p.NodeJSON)
-	if err != nil {
-		return nil, err
-	}
-	p.Ops = append(p.Ops, request...)
-	return p, nil
-}
-
 // CheckReassignment is the part of planReassignment that reads nothing
 // but s, whichever way the reassignment is then written: Kafka's checks,
 // the moves, the throttles Kafka's tool computes (with throttle ≥ 0), the
-// moved topics' versions; Ops is left to the ZooKeeper writer.
+// moved topics' versions; the ZooKeeper writer adds its multi.
 func CheckReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64) (*ReassignPlan, error) {
 	return checkReassignment(s, rs, throttle, false)
 }
@@ -305,38 +235,6 @@ func sortedSet(xs []string) string {
 	return strings.Join(slices.Compact(xs), ",")
 }
 
-// executeReassignment writes the plan in one multi. When something changed
-// since the plan was made, nothing is written and the error says what: a
-// reassignment started meanwhile (Kafka's MessageReassignmentExists), a
-// moved topic's assignment rewritten or the topic deleted, a config the
-// throttles go to changed.
-func executeReassignment(z ZK, p *ReassignPlan) error {
-	res, err := writeMulti(z, p.Ops...) // Kafka's ACLs on what it creates
-	if err == nil {
-		return nil
-	}
-	switch op := failedOp(p.Ops, res).(type) {
-	case *zk.CreateRequest:
-		switch {
-		case op.Path == cluster.ReassignPartitionsPath && errors.Is(err, zk.ErrNodeExists):
-			return kafkaErr(cluster.ClassReassignmentRunning, MessageReassignmentExists)
-		case strings.HasPrefix(op.Path, cluster.ConfigPath+"/") && errors.Is(err, zk.ErrNodeExists):
-			return fmt.Errorf("%s was created while the throttles were being set; nothing was written (run the command again): %w", op.Path, ErrConcurrentConfigChange)
-		}
-	case *zk.CheckVersionRequest:
-		t := strings.TrimPrefix(op.Path, cluster.BrokerTopicsPath+"/")
-		if errors.Is(err, zk.ErrNoNode) {
-			return fmt.Errorf("topic %s was deleted after its assignment was read; nothing was written", t)
-		}
-		return fmt.Errorf("the assignment of topic %s changed after it was read (partitions added, or a reassignment started); nothing was written: run the command again to check the new assignment", t)
-	case *zk.SetDataRequest:
-		if errors.Is(err, zk.ErrBadVersion) {
-			return fmt.Errorf("%s changed while the throttles were being set; nothing was written (run the command again): %w", op.Path, ErrConcurrentConfigChange)
-		}
-	}
-	return fmt.Errorf("start the reassignment: %w", err)
-}
-
 // ReassignmentState is one partition's state for --verify.
 type ReassignmentState struct {
 	cluster.TopicPartition
@@ -401,9 +299,8 @@ func VerifyReassignment(s *cluster.Snapshot, rs []cluster.Reassignment) (states 
 type ThrottleClear struct {
 	Brokers []int
 	Topics  []string
-	// Changes are the entities that had throttles, Ops their multi.
+	// Changes are the entities that had throttles.
 	Changes []ConfigChange
-	Ops     []any
 	// Blind: the removal deletes every throttle key of Brokers and Topics,
 	// set or not (Kafka's incremental deletes), so it is written even
 	// when Changes knows of none.
@@ -424,8 +321,8 @@ func (c *ThrottleClear) TopicsMessage() string {
 // (both rates and the log directory rate) of every registered broker and
 // every broker of the file, the topic throttles of every topic of the
 // file. Kafka writes each entity that has one, with a change
-// notification; the result's Ops do it in one multi, version-checked.
-func PlanThrottleClear(s *cluster.Snapshot, z Getter, rs []cluster.Reassignment) (*ThrottleClear, error) {
+// notification; the ZooKeeper writer does it in one multi, version-checked.
+func PlanThrottleClear(s *cluster.Snapshot, z ConfigReader, rs []cluster.Reassignment) (*ThrottleClear, error) {
 	brokers := s.LiveBrokerIDs()
 	var topics []string
 	for _, r := range rs {
@@ -449,12 +346,11 @@ func PlanThrottleClear(s *cluster.Snapshot, z Getter, rs []cluster.Reassignment)
 			return nil, err
 		}
 	}
-	c.Ops = ConfigChangeOps(c.Changes...)
 	return c, nil
 }
 
-func (c *ThrottleClear) clear(z Getter, entityType, entity string, keys []string) error {
-	cfg, v, err := readConfigMap(z, entityType, entity)
+func (c *ThrottleClear) clear(z ConfigReader, entityType, entity string, keys []string) error {
+	cfg, v, err := configMap(z, entityType, entity)
 	if err != nil {
 		return err
 	}
@@ -471,32 +367,10 @@ func (c *ThrottleClear) clear(z Getter, entityType, entity string, keys []string
 	return nil
 }
 
-// clearThrottles writes the plan (nothing when no entity had a throttle).
-func clearThrottles(z ZK, c *ThrottleClear) error {
-	if len(c.Ops) == 0 {
-		return nil
-	}
-	res, err := writeMulti(z, c.Ops...)
-	if err == nil {
-		return nil
-	}
-	if op := failedOp(c.Ops, res); op != nil && (errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNodeExists)) {
-		path := ""
-		switch o := op.(type) {
-		case *zk.SetDataRequest:
-			path = o.Path
-		case *zk.CreateRequest:
-			path = o.Path
-		}
-		return fmt.Errorf("%s changed while the throttles were being cleared; nothing was written (run --verify again): %w", path, ErrConcurrentConfigChange)
-	}
-	return fmt.Errorf("clear the throttles: %w", err)
-}
-
 // ThrottlesLeft lists the throttle configs set on the file's topics and on
 // brokers (registered or named by the file), as "topic orders" / "broker
 // 3": what a reassignment that is still running keeps.
-func ThrottlesLeft(s *cluster.Snapshot, z Getter, rs []cluster.Reassignment) ([]string, error) {
+func ThrottlesLeft(s *cluster.Snapshot, z ConfigReader, rs []cluster.Reassignment) ([]string, error) {
 	c, err := PlanThrottleClear(s, z, rs)
 	if err != nil {
 		return nil, err

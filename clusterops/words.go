@@ -59,7 +59,7 @@ type Words struct {
 	CreateThen, CreateReading string
 }
 
-// ZooKeeperWords are ZooKeeperWriter's: each write one multi of znodes.
+// ZooKeeperWords are zkops.Writer's: each write one multi of znodes.
 var ZooKeeperWords = Words{
 	Refused:                  "Nothing was written: the multi is all or nothing",
 	MovesStep:                "write /admin/reassign_partitions (and the throttles)",

@@ -2,6 +2,7 @@ package clusterops
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/ktopo/ktopo/cluster"
@@ -9,8 +10,8 @@ import (
 
 // The write port. Every write ktopo makes to a cluster, from the command
 // line or a wizard, is one call of a Writer, whichever way the cluster is
-// written: ZooKeeper (ZooKeeperWriter: the multis of this package, behind
-// the migration guard) or the Kafka protocol (package kafkaops, for a
+// written: ZooKeeper (package zkops' Writer: one multi each, behind the
+// migration guard) or the Kafka protocol (package kafkaops, for a
 // KRaft cluster). The plans the previews show are made before, by the
 // same functions for both (PlanTopic, PlanAddPartitions, CheckReassignment,
 // PlanPreferredElection, …); a Writer turns a plan into the writes of its
@@ -138,7 +139,7 @@ type Writer interface {
 	// comes back even when the write failed.
 	StartReassignment(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, throttle int64, m Mode) (*ReassignPlan, Writes, error)
 	// RemoveThrottles is what --verify does with the throttles of rs
-	// once they are done (see ZooKeeperWriter.RemoveThrottles).
+	// once they are done (see zkops.Writer.RemoveThrottles).
 	RemoveThrottles(ctx context.Context, s *cluster.Snapshot, rs []cluster.Reassignment, m Mode) (cleared *ThrottleClear, kept []string, w Writes, err error)
 	// Elect starts the plan's election. Through ZooKeeper the controller
 	// carries it out later (result nil: follow the snapshots); Kafka's
@@ -147,7 +148,7 @@ type Writer interface {
 }
 
 // Guarded is a writer behind the ZooKeeper to KRaft migration guard
-// (ZooKeeperWriter): a write through ZooKeeper may be refused, or warned
+// (zkops.Writer): a write through ZooKeeper may be refused, or warned
 // of, while a KRaft controller takes the metadata over. A writer without
 // it always goes ahead (VerdictOf, CheckOf, ConfirmOf).
 type Guarded interface {
@@ -217,3 +218,24 @@ func ConfirmOf(w Writer, v cluster.WriteVerdict) Writer {
 	}
 	return w
 }
+
+// SnapshotVerdict is what a write through ZooKeeper would meet as the
+// snapshot shows the cluster: the verdict a screen shows (no I/O) before
+// the write; writeMulti judges again on a fresh read.
+func SnapshotVerdict(s *cluster.Snapshot) cluster.WriteVerdict {
+	return cluster.JudgeZooKeeperWrite(s.OwnerFacts())
+}
+
+// ErrAdditionalNeedsKafka is the refusal of --additional through
+// ZooKeeper (a writer that is not Additive).
+var ErrAdditionalNeedsKafka = errors.New("--additional needs Kafka's Admin API (AlterPartitionReassignments): through ZooKeeper a reassignment starts only when " +
+	cluster.ReassignPartitionsPath + " is created, so nothing can be added to one in progress. Wait until it completes (ktopo reassign --verify)")
+
+// ErrCancelNeedsKafka is the refusal to cancel a reassignment through
+// ZooKeeper (a writer that is not a Canceller).
+var ErrCancelNeedsKafka = errors.New("--cancel needs Kafka's Admin API (AlterPartitionReassignments): ZooKeeper has no way to cancel a reassignment. " +
+	"Use kafka-reassign-partitions.sh --bootstrap-server … --cancel, or start a reassignment back to the current assignment once this one completes")
+
+// ErrCordonNeedsKRaft is the refusal to cordon a broker of a ZooKeeper
+// cluster (a writer that is not a Cordoner).
+var ErrCordonNeedsKRaft = errors.New("cordoning a broker (KIP-1066, cordoned.log.dirs) is a KRaft cluster's, Kafka 4.3 or later: ZooKeeper-mode brokers cannot be cordoned")

@@ -15,6 +15,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
+	"github.com/ktopo/ktopo/zkops"
 )
 
 // TestAlterAddsPartitions: on the Kafka-shaped tree (brokers 1:rack-a,
@@ -158,8 +159,8 @@ func TestAlterIsVersionChecked(t *testing.T) {
 	if _, err := conn.Set("/brokers/topics/orders", []byte(moved), -1); err != nil {
 		t.Fatal(err)
 	}
-	_, err = clusterops.NewZooKeeperWriter(conn).AddPartitions(context.Background(), []*clusterops.AddPartitionsPlan{plan}, clusterops.Apply)
-	if !errors.Is(err, clusterops.ErrConcurrentTopicChange) || !strings.Contains(err.Error(), "nothing was written") {
+	_, err = zkops.NewWriter(conn).AddPartitions(context.Background(), []*clusterops.AddPartitionsPlan{plan}, clusterops.Apply)
+	if !errors.Is(err, zkops.ErrConcurrentTopicChange) || !strings.Contains(err.Error(), "nothing was written") {
 		t.Fatalf("got %v", err)
 	}
 	if data, _, _ := conn.Get("/brokers/topics/orders"); string(data) != moved {

@@ -11,6 +11,7 @@ import (
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
+	"github.com/ktopo/ktopo/zkops"
 )
 
 // TestConfigsAlterAndDescribe: on the Kafka-shaped tree, --alter writes the
@@ -123,7 +124,7 @@ func TestConfigsIsVersionChecked(t *testing.T) {
 	addr := seed(t)
 	conn := connectTest(t, addr)
 	s := loadSnapshot(t, conn)
-	w := clusterops.NewZooKeeperWriter(conn)
+	w := zkops.NewWriter(conn)
 	entries, version, err := w.ReadConfig(context.Background(), cluster.EntityTopics, "orders")
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +138,7 @@ func TestConfigsIsVersionChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = w.AlterConfigs(context.Background(), []*clusterops.ConfigAlteration{alt}, clusterops.Apply)
-	if !errors.Is(err, clusterops.ErrConcurrentConfigChange) {
+	if !errors.Is(err, zkops.ErrConcurrentConfigChange) {
 		t.Fatalf("got %v", err)
 	}
 	if data, _, _ := conn.Get("/config/topics/orders"); string(data) != theirs {

@@ -18,6 +18,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/internal/text"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -35,7 +36,7 @@ type electionFlags struct {
 
 // uncleanRefusal explains why ktopo does not run unclean elections
 // through ZooKeeper.
-const uncleanRefusal = clusterops.UncleanThroughZooKeeper
+const uncleanRefusal = zkops.UncleanThroughZooKeeper
 
 func newLeaderElectionCmd(cf *connFlags) *cobra.Command {
 	var f electionFlags

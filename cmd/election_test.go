@@ -18,6 +18,7 @@ import (
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -393,7 +394,7 @@ func TestLeaderElectionPending(t *testing.T) {
 	if _, err := conn.Create(cluster.PreferredReplicaElectionPath, []byte(pending), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := clusterops.NewZooKeeperWriter(conn).Elect(context.Background(), plan, clusterops.Apply); err == nil || err.Error() != refusal {
+	if _, _, err := zkops.NewWriter(conn).Elect(context.Background(), plan, clusterops.Apply); err == nil || err.Error() != refusal {
 		t.Errorf("race: %v", err)
 	}
 	if data, _, err := conn.Get(cluster.PreferredReplicaElectionPath); err != nil || string(data) != pending {

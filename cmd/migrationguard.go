@@ -13,6 +13,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/zkops"
 )
 
 // The migration guard on the command line. Every command that writes
@@ -58,7 +59,7 @@ func (f *connFlags) confirmWrite(c *cobra.Command, w clusterops.Writer, what str
 	case cluster.WriteOK:
 		return w, nil
 	case cluster.WriteRefused:
-		return nil, fmt.Errorf("refusing to %s: %w", what, &clusterops.MigrationError{Verdict: v})
+		return nil, fmt.Errorf("refusing to %s: %w", what, &zkops.MigrationError{Verdict: v})
 	}
 	errOut := c.ErrOrStderr()
 	fmt.Fprintf(errOut, "Warning: %s.\n(%s)\n", v.Reason, v.Instead)
@@ -94,7 +95,7 @@ func (f *connFlags) refuseEarly(c *cobra.Command, w clusterops.Writer, what stri
 		return err
 	}
 	if v.Level == cluster.WriteRefused {
-		return fmt.Errorf("refusing to %s: %w", what, &clusterops.MigrationError{Verdict: v})
+		return fmt.Errorf("refusing to %s: %w", what, &zkops.MigrationError{Verdict: v})
 	}
 	return nil
 }

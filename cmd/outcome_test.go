@@ -12,6 +12,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -53,7 +54,7 @@ func TestCreateNoReply(t *testing.T) {
 				// Once the deadline has passed, the connection goes.
 				time.AfterFunc(500*time.Millisecond, func() { p.Cut(); p.Pass() })
 			}}
-			err = createTopic(context.Background(), &out, clusterops.NewZooKeeperWriter(z), plan, 20*time.Second)
+			err = createTopic(context.Background(), &out, zkops.NewWriter(z), plan, 20*time.Second)
 			lines := strings.SplitN(out.String(), "\n", 2)
 			if !strings.HasPrefix(lines[0], "No reply to the write (create topic "+tc.name+": zookeeper ") || !strings.HasSuffix(lines[0], "no reply within 300ms); finding out whether it was applied…") {
 				t.Fatalf("first line %q", lines[0])

@@ -17,6 +17,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -213,7 +214,7 @@ func TestRealKafkaMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(zconn.Close)
-	if err := writeEntityConfig(clusterops.NewZooKeeperWriter(zconn), clusterops.ConfigChange{EntityType: cluster.EntityBrokers,
+	if err := writeEntityConfig(zkops.NewWriter(zconn), clusterops.ConfigChange{EntityType: cluster.EntityBrokers,
 		Entity: "1", Config: map[string]string{"leader.replication.throttled.rate": "1048576"}, Version: -1}); err != nil {
 		t.Fatalf("a broker config before the migration: %v", err)
 	}
@@ -240,8 +241,8 @@ func TestRealKafkaMigration(t *testing.T) {
 			}
 		}
 		for _, what := range slices.Sorted(maps.Keys(direct)) {
-			var me *clusterops.MigrationError
-			if err := direct[what](clusterops.NewZooKeeperWriter(zconn)); !errors.As(err, &me) {
+			var me *zkops.MigrationError
+			if err := direct[what](zkops.NewWriter(zconn)); !errors.As(err, &me) {
 				t.Errorf("%s: %s: %v, want a refusal", phase, what, err)
 			}
 		}

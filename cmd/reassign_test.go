@@ -16,6 +16,7 @@ import (
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -229,7 +230,7 @@ func TestReassignInProgress(t *testing.T) {
 		t.Errorf("a second --execute: exit %d, %q", code, errOut)
 	}
 	// Lift the topic throttle (what kafka-configs --delete-config does).
-	entries, v, err := clusterops.NewZooKeeperWriter(conn).ReadConfig(context.Background(), cluster.EntityTopics, "slow")
+	entries, v, err := zkops.NewWriter(conn).ReadConfig(context.Background(), cluster.EntityTopics, "slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestReassignInProgress(t *testing.T) {
 	cfg := ec.Map()
 	delete(cfg, cluster.ConfigFollowerThrottledReplicas)
 	delete(cfg, cluster.ConfigLeaderThrottledReplicas)
-	if _, err := conn.Multi(clusterops.ConfigChangeOps(clusterops.ConfigChange{EntityType: cluster.EntityTopics, Entity: "slow", Config: cfg, Version: v})...); err != nil {
+	if _, err := conn.Multi(zkops.ConfigChangeOps(clusterops.ConfigChange{EntityType: cluster.EntityTopics, Entity: "slow", Config: cfg, Version: v})...); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "the reassignment completes", func() bool { return znodeText(t, conn, cluster.ReassignPartitionsPath) == "absent" })
@@ -483,13 +484,13 @@ func TestReassignConcurrentChange(t *testing.T) {
 			if _, err := conn.Set(cluster.TopicConfigPath("race"), []byte(`{"version":1,"config":{"retention.ms":"1000"}}`), -1); err != nil {
 				t.Fatal(err)
 			}
-		}, nil, "/config/topics/race changed while the throttles were being set; nothing was written (run the command again): " + clusterops.ErrConcurrentConfigChange.Error()},
+		}, nil, "/config/topics/race changed while the throttles were being set; nothing was written (run the command again): " + zkops.ErrConcurrentConfigChange.Error()},
 		{"broker config created", func() {
 			if _, err := conn.Create(cluster.BrokerConfigPath(3), []byte(`{"version":1,"config":{}}`), 0, acl); err != nil {
 				t.Fatal(err)
 			}
 		}, func() { _ = conn.Delete(cluster.BrokerConfigPath(3), -1) },
-			"/config/brokers/3 was created while the throttles were being set; nothing was written (run the command again): " + clusterops.ErrConcurrentConfigChange.Error()},
+			"/config/brokers/3 was created while the throttles were being set; nothing was written (run the command again): " + zkops.ErrConcurrentConfigChange.Error()},
 		{"reassignment started", func() {
 			if _, err := conn.Create(cluster.ReassignPartitionsPath, cluster.EncodeReassignPartitions(nil), 0, acl); err != nil {
 				t.Fatal(err)
@@ -506,7 +507,7 @@ func TestReassignConcurrentChange(t *testing.T) {
 				c.change()
 				before = treeMark(t, conn, "race")
 			}}
-			_, _, err := clusterops.NewZooKeeperWriter(racing).StartReassignment(context.Background(), s, rs, 1000, clusterops.Apply)
+			_, _, err := zkops.NewWriter(racing).StartReassignment(context.Background(), s, rs, 1000, clusterops.Apply)
 			if before == "" {
 				t.Fatalf("no multi was sent: %v", err)
 			}

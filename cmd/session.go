@@ -11,6 +11,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/cmd/render"
 	"github.com/ktopo/ktopo/kafkaops"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -58,7 +59,7 @@ func (s *session) Writer() (clusterops.Writer, error) {
 		return s.writer, nil
 	}
 	if !s.t.kraft {
-		s.writer = clusterops.NewZooKeeperWriter(s.zk)
+		s.writer = zkops.NewWriter(s.zk)
 		return s.writer, nil
 	}
 	w, closeW, err := s.f.kafkaWriter()
@@ -153,7 +154,7 @@ func (f *connFlags) follow(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	s.closers = append(s.closers, func() { s.watch.Close() })
-	s.writer = clusterops.NewZooKeeperWriter(s.zk)
+	s.writer = zkops.NewWriter(s.zk)
 	return s, nil
 }
 

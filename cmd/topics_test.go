@@ -20,6 +20,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -363,7 +364,7 @@ func TestCreateIsAtomic(t *testing.T) {
 	if _, err := conn.Create("/brokers/topics/race", []byte(`{"version":3,"partitions":{"0":[9]},"adding_replicas":{},"removing_replicas":{}}`), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = clusterops.NewZooKeeperWriter(conn).CreateTopic(context.Background(), plan, clusterops.Apply)
+	_, err = zkops.NewWriter(conn).CreateTopic(context.Background(), plan, clusterops.Apply)
 	if cluster.ErrorClass(err) != cluster.ClassTopicExists || err.Error() != "Topic 'race' already exists." {
 		t.Fatalf("got %v", err)
 	}
@@ -379,7 +380,7 @@ func TestCreateIsAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := clusterops.NewZooKeeperWriter(conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
+	if _, err := zkops.NewWriter(conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
 		t.Fatal(err)
 	}
 	data, stat, _ := conn.Get("/config/topics/orphan")

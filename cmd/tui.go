@@ -14,13 +14,13 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/config"
 	"github.com/ktopo/ktopo/kafkaops"
 	"github.com/ktopo/ktopo/kafkawatch"
 	"github.com/ktopo/ktopo/ui"
 	"github.com/ktopo/ktopo/ui/screens/tree"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -147,7 +147,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 		}
 	}
 	if cfg.Mode != ui.ModeReadOnly {
-		cfg.Writer = clusterops.NewZooKeeperWriter(conn) // the wizards write through the same session
+		cfg.Writer = zkops.NewWriter(conn) // the wizards write through the same session
 	}
 	if controllers != "" {
 		cfg.Quorum = radarQuorum(cf, migrationFlags{controller: controllers}, conn, logger)

@@ -15,6 +15,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -135,7 +136,7 @@ func TestTUIWhatIfSandbox(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := clusterops.NewZooKeeperWriter(w.conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
+		if _, err := zkops.NewWriter(w.conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -20,7 +20,7 @@ import (
 //     whom it grants the permission to, who this session is and which
 //     credentials (--zk-digest, --zk-tls-cert/--zk-tls-key, the super
 //     user) would do. A refused multi wrote nothing. Return it as it is
-//     (or wrapped with %w); clusterops.MaybeWritten reports it as not
+//     (or wrapped with %w); zkops.MaybeWritten reports it as not
 //     written.
 //
 // New znodes get the ACL Kafka gives them (the ZooKeeper writer's multis:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/zkops"
 )
 
 // TestConfigChangeNotification: a topic config written with its change
@@ -34,7 +35,7 @@ func TestConfigChangeNotification(t *testing.T) {
 		t.Helper()
 		n := e.get(cluster.TopicConfigPath("pair"))
 		alt := &clusterops.ConfigAlteration{Change: clusterops.ConfigChange{EntityType: cluster.EntityTopics, Entity: "pair", Config: cfg, Version: n.version}}
-		if _, err := clusterops.NewZooKeeperWriter(e.zk).AlterConfigs(context.Background(), []*clusterops.ConfigAlteration{alt}, clusterops.Apply); err != nil {
+		if _, err := zkops.NewWriter(e.zk).AlterConfigs(context.Background(), []*clusterops.ConfigAlteration{alt}, clusterops.Apply); err != nil {
 			t.Fatal(err)
 		}
 	}

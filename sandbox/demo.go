@@ -7,6 +7,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
+	"github.com/ktopo/ktopo/zkops"
 )
 
 // DemoTopic is one topic Config.DemoTopics creates.
@@ -44,7 +45,7 @@ func DemoTopics() []DemoTopic {
 func (cl *Cluster) createDemoTopics(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, cl.cfg.ConnectTimeout)
 	defer cancel()
-	w := clusterops.NewZooKeeperWriter(cl.admin)
+	w := zkops.NewWriter(cl.admin)
 	for _, t := range DemoTopics() {
 		// A fresh snapshot per topic: the validation sees the topics made
 		// just before.

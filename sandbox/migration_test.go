@@ -11,6 +11,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -83,8 +84,8 @@ func TestMigrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var me *clusterops.MigrationError
-	if _, err := clusterops.NewZooKeeperWriter(conn).CreateTopic(context.Background(), plan, clusterops.Apply); !errors.As(err, &me) {
+	var me *zkops.MigrationError
+	if _, err := zkops.NewWriter(conn).CreateTopic(context.Background(), plan, clusterops.Apply); !errors.As(err, &me) {
 		t.Errorf("a ktopo write under KRaft: %v", err)
 	}
 	// Dual write: the offset moves every half second; frozen, it stands.

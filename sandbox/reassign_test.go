@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
+	"github.com/ktopo/ktopo/zkops"
 )
 
 // requestReassignment creates /admin/reassign_partitions as
@@ -104,7 +105,7 @@ func (e *env) setThrottles(topic, leader, follower string, rate string, brokers 
 	}
 	e.ensure(cluster.ConfigChangesPath)
 	e.ensure(cluster.ConfigBrokersPath)
-	if _, err := e.zk.Multi(clusterops.ConfigChangeOps(changes...)...); err != nil {
+	if _, err := e.zk.Multi(zkops.ConfigChangeOps(changes...)...); err != nil {
 		e.t.Fatalf("set throttles: %v", err)
 	}
 }

@@ -79,7 +79,7 @@ type Config struct {
 	// NoColor selects the attributes-only theme (NO_COLOR).
 	NoColor bool
 	// Writer is what the wizards write through: the ZooKeeper session
-	// (clusterops.NewZooKeeperWriter of a ZooKeeper connection), or Kafka's
+	// (zkops.NewWriter of a ZooKeeper connection), or Kafka's
 	// Admin API on a KRaft cluster (kafkaops). It enables the creation
 	// wizard (`c`, `:create`) and the operations unless Mode is
 	// ModeReadOnly; nil disables them.

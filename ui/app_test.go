@@ -5,9 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ktopo/ktopo/cluster"
-	"github.com/ktopo/ktopo/clusterwatch/zksource"
-	"github.com/ktopo/ktopo/ui/screens/tree"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -16,12 +13,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
+	"github.com/ktopo/ktopo/ui/screens/tree"
+	"github.com/ktopo/ktopo/zkops"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/go-zookeeper/zk"
-	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/anim"
@@ -485,7 +486,7 @@ func TestSandboxActions(t *testing.T) {
 // Update that handled the key).
 func TestPaceInKeyOrder(t *testing.T) {
 	sb := &fakeSandbox{running: map[int]bool{}}
-	a := New(Config{Source: newSource(), Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
+	a := New(Config{Source: newSource(), Writer: zkops.NewWriter(&fakeWriter{}), Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 	a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	load(a, wizardSpec())

@@ -24,6 +24,7 @@ import (
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
 	"github.com/ktopo/ktopo/ui/screens/create"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -124,7 +125,7 @@ type createFlow struct {
 // startCreate runs the App on the real ZooKeeper with a sandbox cluster
 // (6 brokers in 3 racks, the given pace) and one existing topic,
 // metrics_raw, and waits for the App to see it.
-func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap func(*zkwatch.Conn) clusterops.ZK) *createFlow {
+func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap func(*zkwatch.Conn) zkops.ZK) *createFlow {
 	t.Helper()
 	f := &createFlow{addr: zktest.Chroot(t)}
 	sb, err := sandbox.Start(context.Background(), sandbox.Config{Connect: f.addr, Brokers: 6, Racks: 3, Pace: pace})
@@ -140,11 +141,11 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mirror.Close() })
-	var writer clusterops.ZK = ui
+	var writer zkops.ZK = ui
 	if wrap != nil {
 		writer = wrap(ui)
 	}
-	cfg := Config{Source: zksource.New(mirror, nil), Prober: probes{zksource.Prober{Browser: ui}}, Writer: clusterops.NewZooKeeperWriter(writer), Mode: mode, Connect: f.addr,
+	cfg := Config{Source: zksource.New(mirror, nil), Prober: probes{zksource.Prober{Browser: ui}}, Writer: zkops.NewWriter(writer), Mode: mode, Connect: f.addr,
 		Rand: rand.New(rand.NewPCG(1, 2)), Location: time.UTC}
 	if mode == ModeSandbox {
 		cfg.Sandbox = sandboxControl{sb}
@@ -159,7 +160,7 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := clusterops.NewZooKeeperWriter(f.conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
+	if _, err := zkops.NewWriter(f.conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
 		t.Fatal(err)
 	}
 	waitApp(t, f.tm, "metrics_raw online", func(a *App) bool {
@@ -308,7 +309,7 @@ func sameAssignment(a, b assign.Assignment) bool {
 func TestFlowAlreadyExists(t *testing.T) {
 	other := `{"version":3,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}`
 	var f *createFlow
-	f = startCreate(t, 100, 30, 0, ModeLive, func(c *zkwatch.Conn) clusterops.ZK {
+	f = startCreate(t, 100, 30, 0, ModeLive, func(c *zkwatch.Conn) zkops.ZK {
 		return fixture.BeforeMulti{Conn: c, Before: func() {
 			if err := zktest.CreateWith(f.conn, "/brokers/topics/raced", []byte(other)); err != nil {
 				t.Error(err)
@@ -484,7 +485,7 @@ func TestCreateScreens(t *testing.T) {
 		} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
 				src := newSource()
-				a := New(Config{Source: src, Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
+				a := New(Config{Source: src, Writer: zkops.NewWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
 					Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 				a.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 				load(a, wizardSpec())
@@ -504,7 +505,7 @@ func TestCreateScreens(t *testing.T) {
 	}
 	// In the form, ? and q are text; f1 opens the help, any key closes it
 	// and the form keeps what was typed.
-	a := New(Config{Source: newSource(), Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka", Now: func() time.Time { return t0 }})
+	a := New(Config{Source: newSource(), Writer: zkops.NewWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka", Now: func() time.Time { return t0 }})
 	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	load(a, wizardSpec())
 	press(a, "c", "a", "?", "q")
@@ -520,7 +521,7 @@ func TestCreateScreens(t *testing.T) {
 		t.Fatalf("after closing the help:\n%s", screen(a))
 	}
 	ro, _, _ := newApp(t, ModeReadOnly)
-	ro.cfg.Writer = clusterops.NewZooKeeperWriter(&fakeWriter{})
+	ro.cfg.Writer = zkops.NewWriter(&fakeWriter{})
 	ro.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(ro, wizardSpec())
 	press(ro, "c")

@@ -24,6 +24,7 @@ import (
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -204,7 +205,7 @@ func TestEnsembleTUI(t *testing.T) {
 			held.HoldReplies()
 		}
 	}}
-	tm := teatest.NewTestModel(t, New(Config{Source: src, Prober: probes{zksource.Prober{Browser: conn}}, Writer: clusterops.NewZooKeeperWriter(writer), Mode: ModeLive, Connect: cs,
+	tm := teatest.NewTestModel(t, New(Config{Source: src, Prober: probes{zksource.Prober{Browser: conn}}, Writer: zkops.NewWriter(writer), Mode: ModeLive, Connect: cs,
 		Rand: rand.New(rand.NewPCG(3, 4)), Location: time.UTC}), teatest.WithInitialTermSize(120, 40), teatest.WithProgramOptions(tea.WithFilter(probeFilter)))
 	f := &createFlow{tm: tm, addr: cs, conn: direct, sb: sb}
 	waitApp(t, tm, "the brokers", func(a *App) bool {
@@ -215,7 +216,7 @@ func TestEnsembleTUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := clusterops.NewZooKeeperWriter(direct).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
+	if _, err := zkops.NewWriter(direct).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
 		t.Fatal(err)
 	}
 	online := func(topic string, n int) {

@@ -3,13 +3,15 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
+	"github.com/ktopo/ktopo/zkops"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -39,9 +41,9 @@ func (*failingWriter) Multi(...any) ([]zk.MultiResponse, error) {
 
 // fullApp runs in the sandbox with a writer, so that every binding that
 // can be enabled is.
-func fullApp(w clusterops.ZK, spec fixture.Spec) *App {
+func fullApp(w zkops.ZK, spec fixture.Spec) *App {
 	sb := &fakeSandbox{running: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
-	a := New(Config{Source: newSource(), Prober: probes{zksource.Prober{Browser: &fakeBrowser{}}}, Writer: clusterops.NewZooKeeperWriter(w), Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
+	a := New(Config{Source: newSource(), Prober: probes{zksource.Prober{Browser: &fakeBrowser{}}}, Writer: zkops.NewWriter(w), Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	for _, b := range spec.Batches() {
@@ -68,7 +70,7 @@ func liveAt(ks ...string) func(t *testing.T) *App {
 	return func(*testing.T) *App {
 		sp := wizardSpec()
 		sp.Topics[0].Drift = []int{1, 2}
-		a := New(Config{Source: newSource(), Prober: probes{zksource.Prober{Browser: &fakeBrowser{}}}, Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
+		a := New(Config{Source: newSource(), Prober: probes{zksource.Prober{Browser: &fakeBrowser{}}}, Writer: zkops.NewWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
 			Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 		a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		for _, b := range sp.Batches() {
@@ -81,7 +83,7 @@ func liveAt(ks ...string) func(t *testing.T) *App {
 
 // written is the App after keys that end with the wizard's write, their
 // commands run (the write's result moves the wizard on).
-func written(w clusterops.ZK, ks ...string) func(t *testing.T) *App {
+func written(w zkops.ZK, ks ...string) func(t *testing.T) *App {
 	return func(*testing.T) *App {
 		a := fullApp(w, wizardSpec())
 		press(a, ks...)

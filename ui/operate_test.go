@@ -20,6 +20,7 @@ import (
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/screens/operate"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -53,7 +54,7 @@ func TestDrainScreens(t *testing.T) {
 			{"background", []string{"right", "right", "d", "L", "enter", "y", "esc"}},
 		} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], tc.name), func(t *testing.T) {
-				a := New(Config{Source: newSource(), Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
+				a := New(Config{Source: newSource(), Writer: zkops.NewWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
 					Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 				a.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 				load(a, wizardSpec())
@@ -78,7 +79,7 @@ func TestDrainScreens(t *testing.T) {
 		}
 	}
 	ro, _, _ := newApp(t, ModeReadOnly)
-	ro.cfg.Writer = clusterops.NewZooKeeperWriter(&fakeWriter{})
+	ro.cfg.Writer = zkops.NewWriter(&fakeWriter{})
 	ro.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(ro, wizardSpec())
 	press(ro, "d")
@@ -113,7 +114,7 @@ type recordingWriter struct {
 
 func (w *recordingWriter) Multi(ops ...any) ([]zk.MultiResponse, error) {
 	w.mu.Lock()
-	w.ops = append(w.ops, clusterops.WithoutGuardCheck(ops))
+	w.ops = append(w.ops, zkops.WithoutGuardCheck(ops))
 	if w.before != nil {
 		w.state = append(w.state, w.before())
 	}
@@ -173,7 +174,7 @@ func zkState(t *testing.T, c *zkwatch.Conn, broker int, topics []string, orig ma
 // end broker 3 holds no replica in ZooKeeper.
 func TestFlowDrain(t *testing.T) {
 	var rec *recordingWriter
-	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) clusterops.ZK {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) zkops.ZK {
 		rec = &recordingWriter{Conn: c}
 		return rec
 	})
@@ -222,13 +223,13 @@ func TestFlowDrain(t *testing.T) {
 		t.Fatalf("wrote %d multis, w showed %d steps (%d reordered)", len(written), steps, len(lead.Reorder))
 	}
 	for i := range steps - 1 {
-		if got := clusterops.DescribeOps(written[i]); !slices.Equal(got, shown[i]) {
+		if got := zkops.DescribeOps(written[i]); !slices.Equal(got, shown[i]) {
 			t.Fatalf("multi %d:\n%s\nw showed:\n%s", i, strings.Join(got, "\n"), strings.Join(shown[i], "\n"))
 		}
 	}
 	// The drain's multi: its request as w showed it (its checks are of the
 	// topic versions after the reorder).
-	data, last := clusterops.DescribeOps(written[steps-1]), shown[steps-1]
+	data, last := zkops.DescribeOps(written[steps-1]), shown[steps-1]
 	if data[len(data)-1] != last[len(last)-1] {
 		t.Fatalf("the drain wrote %s, w showed %s", data[len(data)-1], last[len(last)-1])
 	}
@@ -268,7 +269,7 @@ func TestFlowDrain(t *testing.T) {
 // popup stays open saying so, until the right one is typed.
 func TestDrainProduction(t *testing.T) {
 	w := &fakeWriter{}
-	a := New(Config{Source: newSource(), Writer: clusterops.NewZooKeeperWriter(w), Mode: ModeLive, Production: true, Context: "prod", Connect: "zk1:2181/kafka",
+	a := New(Config{Source: newSource(), Writer: zkops.NewWriter(w), Mode: ModeLive, Production: true, Context: "prod", Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 	a.update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	load(a, wizardSpec())
@@ -294,7 +295,7 @@ func TestDrainProduction(t *testing.T) {
 // is done, by a second multi, and no throttle config is left.
 func TestFlowChangeRF(t *testing.T) {
 	var rec *recordingWriter
-	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) clusterops.ZK {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) zkops.ZK {
 		rec = &recordingWriter{Conn: c}
 		return rec
 	})
@@ -319,8 +320,8 @@ func TestFlowChangeRF(t *testing.T) {
 	rec.mu.Lock()
 	written := slices.Clone(rec.ops)
 	rec.mu.Unlock()
-	if len(written) != 2 || !strings.Contains(strings.Join(clusterops.DescribeOps(written[0]), "\n"), `"follower.replication.throttled.replicas":"`) {
-		t.Fatalf("%d multis, the first:\n%s", len(written), strings.Join(clusterops.DescribeOps(written[0]), "\n"))
+	if len(written) != 2 || !strings.Contains(strings.Join(zkops.DescribeOps(written[0]), "\n"), `"follower.replication.throttled.replicas":"`) {
+		t.Fatalf("%d multis, the first:\n%s", len(written), strings.Join(zkops.DescribeOps(written[0]), "\n"))
 	}
 	for _, entity := range []string{"brokers/1", "brokers/2", "brokers/3", "brokers/4", "brokers/5", "brokers/6", "topics/metrics_raw"} {
 		if data, _, err := f.conn.Get("/config/" + entity); err != nil || strings.Contains(string(data), "throttled") {
@@ -468,7 +469,7 @@ func TestFlowConfigs(t *testing.T) {
 // factors says so in the topics list, on its screen and in R's preview,
 // which keeps every partition's.
 func TestMixedRF(t *testing.T) {
-	a := New(Config{Source: newSource(), Writer: clusterops.NewZooKeeperWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
+	a := New(Config{Source: newSource(), Writer: zkops.NewWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	load(a, wizardSpec())
@@ -534,7 +535,7 @@ func TestQuitAsks(t *testing.T) {
 // partitions; what is left says how to drain it.
 func TestFlowQuitDuringDrain(t *testing.T) {
 	var rec *recordingWriter
-	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) clusterops.ZK {
+	f := startCreate(t, 120, 40, 0, ModeSandbox, func(c *zkwatch.Conn) zkops.ZK {
 		rec = &recordingWriter{Conn: c}
 		return rec
 	})
@@ -569,7 +570,7 @@ func TestFlowQuitDuringDrain(t *testing.T) {
 	rec.mu.Lock()
 	written := slices.Clone(rec.ops)
 	rec.mu.Unlock()
-	if len(written) != 2 || !strings.Contains(strings.Join(clusterops.DescribeOps(written[1]), "\n"), cluster.PreferredReplicaElectionPath) {
+	if len(written) != 2 || !strings.Contains(strings.Join(zkops.DescribeOps(written[1]), "\n"), cluster.PreferredReplicaElectionPath) {
 		t.Fatalf("%d multis after closing (want the reorder and the election)", len(written))
 	}
 	// ZooKeeper: the controller elects; broker 3 keeps its replicas.
@@ -615,7 +616,7 @@ func createOrders(t *testing.T, f *createFlow) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := clusterops.NewZooKeeperWriter(f.conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
+	if _, err := zkops.NewWriter(f.conn).CreateTopic(context.Background(), plan, clusterops.Apply); err != nil {
 		t.Fatal(err)
 	}
 	waitApp(t, f.tm, "orders online", func(a *App) bool {

@@ -15,6 +15,7 @@ import (
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/sandbox"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -35,7 +36,7 @@ func TestFlowReplyLost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var p *zktest.Proxy
-			f := startCreate(t, 120, 40, 0, ModeLive, func(c *zkwatch.Conn) clusterops.ZK {
+			f := startCreate(t, 120, 40, 0, ModeLive, func(c *zkwatch.Conn) zkops.ZK {
 				cs := c.ConnectString()
 				p = zktest.StartProxy(t, cs.Servers[0])
 				w := connectVia(t, p.Addr()+cs.Chroot)

@@ -7,6 +7,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -34,7 +35,7 @@ func (h *harness) setTopicConfig(topic string, add map[string]string) {
 	h.t.Helper()
 	h.both(func(root string) error {
 		return h.onSide(root, func(conn *zkwatch.Conn, s *cluster.Snapshot) error {
-			w := clusterops.NewZooKeeperWriter(conn)
+			w := zkops.NewWriter(conn)
 			entries, version, err := w.ReadConfig(context.Background(), cluster.EntityTopics, topic)
 			if err != nil {
 				return err
@@ -60,7 +61,7 @@ func (h *harness) addPartitions(topic string, n int) {
 			if err != nil {
 				return err
 			}
-			_, err = clusterops.NewZooKeeperWriter(conn).AddPartitions(context.Background(), []*clusterops.AddPartitionsPlan{plan}, clusterops.Apply)
+			_, err = zkops.NewWriter(conn).AddPartitions(context.Background(), []*clusterops.AddPartitionsPlan{plan}, clusterops.Apply)
 			return err
 		})
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
+	"github.com/ktopo/ktopo/zkops"
 )
 
 func confirmKeys() *ConfirmKeys {
@@ -102,14 +103,14 @@ func TestTicks(t *testing.T) {
 }
 
 // fakeZK is a session the frame only passes on.
-type fakeZK struct{ clusterops.ZK }
+type fakeZK struct{ zkops.ZK }
 
 // TestGuardedAsk: the migration guard's verdict decides whether the popup
 // opens (a refusal does not, and says why), what it warns about, and
 // whether the write it confirms carries the confirmation.
 func TestGuardedAsk(t *testing.T) {
 	st := theme.Mono()
-	z := clusterops.NewZooKeeperWriter(fakeZK{})
+	z := zkops.NewWriter(fakeZK{})
 
 	f := NewFrame(FrameOptions{Styles: st}, StagePreview)
 	if cmd, refused := f.Ask("", cluster.WriteVerdict{}); cmd != nil || refused != "" || !f.Confirm.Open() {

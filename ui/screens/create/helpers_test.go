@@ -17,6 +17,7 @@ import (
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -48,7 +49,7 @@ func newEnv(t testing.TB, w, h int, opts ...func(*Options)) *env {
 // newSpecEnv is newEnv on the cluster sp.
 func newSpecEnv(t testing.TB, sp fixture.Spec, w, h int, opts ...func(*Options)) *env {
 	e := &env{model: sp.Model(), anims: anim.NewSet(theme.FlashSteps), z: &fakeZK{}, now: t0}
-	o := Options{Styles: theme.New(true), Keys: keys.Default(), Anims: e.anims, Writer: clusterops.NewZooKeeperWriter(e.z),
+	o := Options{Styles: theme.New(true), Keys: keys.Default(), Anims: e.anims, Writer: zkops.NewWriter(e.z),
 		Now: func() time.Time { return e.now }, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask, Tick: noTicks}
 	for _, f := range opts {
 		f(&o)

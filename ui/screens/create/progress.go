@@ -479,7 +479,7 @@ func (t *tracker) view(st *theme.Styles, stg wizard.Stage, pace time.Duration, c
 		switch {
 		case t.outcomeNote(false) != "":
 			explain = t.outcomeNote(false)
-		case clusterops.MaybeWritten(t.err) || t.outcome != nil:
+		case t.lostErr != nil || t.outcome != nil:
 			explain = w.unknown
 		}
 		for _, l := range wizard.Wrap(explain, t.w, 1) {

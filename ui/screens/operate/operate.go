@@ -130,7 +130,7 @@ func (m *Model) Stage() string {
 }
 
 // Written are the writes `w` showed, in the order they are sent, each as
-// clusterops.DescribeOps lines (a drain's leadership step first; nil
+// zkops.DescribeOps lines (a drain's leadership step first; nil
 // before they were read).
 func (m *Model) Written() [][]string { return m.fr.Ops.Steps() }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/theme"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -65,7 +66,7 @@ func newAnyEnv(tb testing.TB, sp fixture.Spec, op nav.Operation, w, h int) *env 
 // newAnyEnvModel is the wizard of op on the cluster model holds.
 func newAnyEnvModel(_ testing.TB, model *cluster.Model, op nav.Operation, w, h int) *env {
 	e := &env{model: model, z: &fakeZK{Overwrite: true}, now: t0}
-	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: clusterops.NewZooKeeperWriter(e.z), Op: op,
+	e.m = New(Options{Styles: theme.Mono(), Keys: keys.Default(), Writer: zkops.NewWriter(e.z), Op: op,
 		Now: func() time.Time { return e.now }, Tick: wizardtest.NoTicks, Rand: rand.New(rand.NewPCG(1, 2)), Task: testTask})
 	e.m.SetSize(w, h)
 	e.m.SetSnapshot(e.model.Snapshot())
@@ -191,11 +192,11 @@ func TestDrain(t *testing.T) {
 	}
 	e.press("t") // 10 MiB/s
 	e.press("w")
-	plan, _, err := clusterops.NewZooKeeperWriter(e.z).StartReassignment(context.Background(), s, clusterops.MovesAsReassignments(moves), 10<<20, clusterops.Describe)
+	_, ws, err := zkops.NewWriter(e.z).StartReassignment(context.Background(), s, clusterops.MovesAsReassignments(moves), 10<<20, clusterops.Describe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOps := clusterops.DescribeOps(plan.Ops)
+	wantOps := ws.Lines()
 	if !slices.Equal(e.m.fr.Ops.Lines(), wantOps) {
 		t.Fatalf("w shows\n%s\nwant\n%s", strings.Join(e.m.fr.Ops.Lines(), "\n"), strings.Join(wantOps, "\n"))
 	}
@@ -207,7 +208,7 @@ func TestDrain(t *testing.T) {
 	if e.m.Stage() != "progress" {
 		t.Fatalf("stage %s: %v", e.m.Stage(), e.m.err)
 	}
-	if len(e.z.Sent) != 1 || clusterops.DescribeOps(e.z.Sent[0])[len(wantOps)-1] != wantOps[len(wantOps)-1] || !slices.Equal(clusterops.DescribeOps(e.z.Sent[0]), wantOps) {
+	if len(e.z.Sent) != 1 || zkops.DescribeOps(e.z.Sent[0])[len(wantOps)-1] != wantOps[len(wantOps)-1] || !slices.Equal(zkops.DescribeOps(e.z.Sent[0]), wantOps) {
 		t.Fatalf("wrote %v", e.z.Sent)
 	}
 	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || !strings.Contains(line, "0/"+fmt.Sprint(len(moves))+" partitions moved") {
@@ -304,7 +305,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 		t.Fatalf("w shows %d steps:\n%s", len(steps), strings.Join(e.m.fr.Ops.Lines(), "\n"))
 	}
 	e.press("w", "enter", "y")
-	if !e.r().leading() || len(e.z.Sent) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.Sent[0]), steps[0]) {
+	if !e.r().leading() || len(e.z.Sent) != 1 || !slices.Equal(zkops.DescribeOps(e.z.Sent[0]), steps[0]) {
 		t.Fatalf("stage %s, %d multis", e.m.Stage(), len(e.z.Sent))
 	}
 	if line, _ := e.m.TaskStatus(); !strings.Contains(line, "leaders first, 0/"+fmt.Sprint(len(lead.Elect))+" moved off") {
@@ -326,7 +327,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 		reorder[r.TopicPartition] = r.Replicas
 	}
 	tick()
-	if len(e.z.Sent) != 2 || !slices.Equal(clusterops.DescribeOps(e.z.Sent[1]), steps[1]) {
+	if len(e.z.Sent) != 2 || !slices.Equal(zkops.DescribeOps(e.z.Sent[1]), steps[1]) {
 		t.Fatalf("%d multis; the election %v, w showed %v", len(e.z.Sent), e.z.Sent[len(e.z.Sent)-1], steps[1])
 	}
 	// The controller elects: every partition of the step led by its new
@@ -362,7 +363,7 @@ func testDrainLeadersFirst(t *testing.T, stale bool) {
 	if len(e.z.Sent) != 3 || e.m.Stage() != "progress" {
 		t.Fatalf("%d multis, stage %s: %v", len(e.z.Sent), e.m.Stage(), e.m.err)
 	}
-	data := clusterops.DescribeOps(e.z.Sent[2])
+	data := zkops.DescribeOps(e.z.Sent[2])
 	if data[len(data)-1] != steps[2][len(steps[2])-1] {
 		t.Fatalf("the drain wrote %s, w showed %s", data[len(data)-1], steps[2][len(steps[2])-1])
 	}
@@ -473,11 +474,11 @@ func TestAddPartitions(t *testing.T) {
 		t.Fatalf("count %d: %s, want %s", e.add().count, e.add().plan.TopicJSON, want.TopicJSON)
 	}
 	e.press("w")
-	if got := e.m.fr.Ops.Lines(); !slices.Equal(got, clusterops.DescribeOps(clusterops.AddPartitionsOps(want))) {
+	if got := e.m.fr.Ops.Lines(); !slices.Equal(got, zkops.DescribeOps(zkops.AddPartitionsOps(want))) {
 		t.Fatalf("w shows %v", got)
 	}
 	e.press("w", "enter", "y")
-	if e.m.Stage() != "progress" || len(e.z.Sent) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.Sent[0]), clusterops.DescribeOps(clusterops.AddPartitionsOps(want))) {
+	if e.m.Stage() != "progress" || len(e.z.Sent) != 1 || !slices.Equal(zkops.DescribeOps(e.z.Sent[0]), zkops.DescribeOps(zkops.AddPartitionsOps(want))) {
 		t.Fatalf("stage %s, wrote %v", e.m.Stage(), e.z.Sent)
 	}
 	e.addOnline(want)

@@ -18,6 +18,7 @@ import (
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
@@ -55,11 +56,11 @@ func opCases() []opCase {
 		return sp
 	}
 	reassignWant := func(t *testing.T, e *env) []string {
-		plan, _, err := clusterops.NewZooKeeperWriter(e.z).StartReassignment(context.Background(), e.model.Snapshot(), clusterops.MovesAsReassignments(e.r().moves), e.r().throttle, clusterops.Describe)
+		_, ws, err := zkops.NewWriter(e.z).StartReassignment(context.Background(), e.model.Snapshot(), clusterops.MovesAsReassignments(e.r().moves), e.r().throttle, clusterops.Describe)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return clusterops.DescribeOps(plan.Ops)
+		return ws.Lines()
 	}
 	reassignHalf := func(e *env) {
 		moves := e.r().plan.Moves
@@ -75,7 +76,7 @@ func opCases() []opCase {
 			start: "reassign…", written: "the controller then moves the replicas"},
 		{name: "add", spec: spec, op: nav.Operation{Kind: nav.OpAddPartitions, Topic: "orders"}, keys: []string{"-", "-", "-"},
 			want: func(t *testing.T, e *env) []string {
-				return clusterops.DescribeOps(clusterops.AddPartitionsOps(e.add().plan))
+				return zkops.DescribeOps(zkops.AddPartitionsOps(e.add().plan))
 			},
 			half: func(e *env) {
 				p := e.add().plan
@@ -88,7 +89,7 @@ func opCases() []opCase {
 			summary: "Added partitions to topic orders: 3 new partitions online in ", start: "add the partitions…", written: "the controller then creates the new partitions"},
 		{name: "elect", spec: drift, op: nav.Operation{Kind: nav.OpElect, Topic: "orders"},
 			want: func(t *testing.T, e *env) []string {
-				ws, _, err := clusterops.NewZooKeeperWriter(e.z).Elect(context.Background(), e.elect().plan, clusterops.Describe)
+				ws, _, err := zkops.NewWriter(e.z).Elect(context.Background(), e.elect().plan, clusterops.Describe)
 				if err != nil || len(ws.Steps) != 1 {
 					t.Fatalf("%d multis: %v", len(ws.Steps), err)
 				}
@@ -118,7 +119,7 @@ func opCases() []opCase {
 			},
 			keys: []string{"enter"},
 			want: func(t *testing.T, e *env) []string {
-				alt, ops, err := clusterops.PlanTopicConfigReplacement(context.Background(), clusterops.NewZooKeeperWriter(e.z), e.model.Snapshot(), "orders", map[string]string{"retention.ms": "3600000", "cleanup.policy": "compact"})
+				alt, ops, err := clusterops.PlanTopicConfigReplacement(context.Background(), zkops.NewWriter(e.z), e.model.Snapshot(), "orders", map[string]string{"retention.ms": "3600000", "cleanup.policy": "compact"})
 				if err != nil || !slices.Equal(alt.Set, e.cfg().alt.Set) {
 					t.Fatalf("%v: %v", err, alt)
 				}
@@ -175,8 +176,8 @@ func TestOperations(t *testing.T) {
 				}
 				shot("confirm")
 				e.press("y")
-				if len(e.z.Sent) != 1 || !slices.Equal(clusterops.DescribeOps(e.z.Sent[0]), want) {
-					t.Fatalf("stage %s (%v): wrote %d multis, the first\n%s", e.m.Stage(), e.m.err, len(e.z.Sent), strings.Join(clusterops.DescribeOps(e.z.Sent[0]), "\n"))
+				if len(e.z.Sent) != 1 || !slices.Equal(zkops.DescribeOps(e.z.Sent[0]), want) {
+					t.Fatalf("stage %s (%v): wrote %d multis, the first\n%s", e.m.Stage(), e.m.err, len(e.z.Sent), strings.Join(zkops.DescribeOps(e.z.Sent[0]), "\n"))
 				}
 				e.now = t0.Add(1200 * time.Millisecond)
 				tc.half(e)
@@ -494,7 +495,7 @@ func TestQuitBetweenSteps(t *testing.T) {
 	}
 	c, _ := e.m.Update(wizard.TickMsg{})
 	e.deliver(c)
-	if e.m.Stopping() || len(e.z.Sent) != 2 || !strings.Contains(strings.Join(clusterops.DescribeOps(e.z.Sent[1]), " "), cluster.PreferredReplicaElectionPath) {
+	if e.m.Stopping() || len(e.z.Sent) != 2 || !strings.Contains(strings.Join(zkops.DescribeOps(e.z.Sent[1]), " "), cluster.PreferredReplicaElectionPath) {
 		t.Fatalf("stopping %v, %d multis: the election not written", e.m.Stopping(), len(e.z.Sent))
 	}
 	// The controller elects; the step is over, yet no drain is written.

@@ -95,7 +95,7 @@ func (z *FakeZK) init() {
 	}
 }
 
-// Exists implements clusterops.ZK.
+// Exists implements zkops.ZK.
 func (z *FakeZK) Exists(p string) (bool, *zk.Stat, error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
@@ -104,7 +104,7 @@ func (z *FakeZK) Exists(p string) (bool, *zk.Stat, error) {
 	return ok, &zk.Stat{}, nil
 }
 
-// Get implements clusterops.ZK.
+// Get implements zkops.ZK.
 func (z *FakeZK) Get(p string) ([]byte, *zk.Stat, error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
@@ -119,7 +119,7 @@ func (z *FakeZK) Get(p string) ([]byte, *zk.Stat, error) {
 	return d, &zk.Stat{}, nil
 }
 
-// Multi implements clusterops.ZK.
+// Multi implements zkops.ZK.
 func (z *FakeZK) Multi(ops ...any) ([]zk.MultiResponse, error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()

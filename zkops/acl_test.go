@@ -1,4 +1,4 @@
-package clusterops
+package zkops
 
 import (
 	"slices"

@@ -1,15 +1,16 @@
-package clusterops
+package zkops
 
 import (
 	"testing"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/ktopo/ktopo/clusterops"
 )
 
 func TestConfigChangeOps(t *testing.T) {
 	ops := ConfigChangeOps(
-		ConfigChange{EntityType: "topics", Entity: "orders", Config: map[string]string{"retention.ms": "1000", "cleanup.policy": "compact"}, Version: 3},
-		ConfigChange{EntityType: "brokers", Entity: "<default>", Config: nil, Version: -1},
+		clusterops.ConfigChange{EntityType: "topics", Entity: "orders", Config: map[string]string{"retention.ms": "1000", "cleanup.policy": "compact"}, Version: 3},
+		clusterops.ConfigChange{EntityType: "brokers", Entity: "<default>", Config: nil, Version: -1},
 	)
 	if len(ops) != 4 {
 		t.Fatalf("%d ops, want 4", len(ops))

@@ -1,4 +1,4 @@
-package clusterops
+package zkops
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/clustertest"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -42,16 +43,16 @@ func TestVerifyCreate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	plan := func(name string, start int) *TopicPlan {
+	plan := func(name string, start int) *clusterops.TopicPlan {
 		t.Helper()
-		pl, err := PlanTopic(snap, TopicRequest{Name: name, Partitions: 3, ReplicationFactor: 2, StartIndex: start, ReplicaShift: -1,
+		pl, err := clusterops.PlanTopic(snap, clusterops.TopicRequest{Name: name, Partitions: 3, ReplicationFactor: 2, StartIndex: start, ReplicaShift: -1,
 			Config: map[string]string{"retention.ms": "1000"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return pl
 	}
-	exists := func(pl *TopicPlan) bool {
+	exists := func(pl *clusterops.TopicPlan) bool {
 		ok, _, err := direct.Exists(pl.TopicPath)
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +61,7 @@ func TestVerifyCreate(t *testing.T) {
 	}
 	// fault strikes once the multi's reads are done, just before it is sent.
 	var fault func()
-	create := func(pl *TopicPlan) error {
+	create := func(pl *clusterops.TopicPlan) error {
 		t.Helper()
 		err := createTopic(faultBefore{c, fault}, pl)
 		if !MaybeWritten(err) {
@@ -68,7 +69,7 @@ func TestVerifyCreate(t *testing.T) {
 		}
 		return err
 	}
-	check := func(name string, o Outcome, applied bool, how string) {
+	check := func(name string, o clusterops.Outcome, applied bool, how string) {
 		t.Helper()
 		if !o.Known || o.Applied != applied || o.How != how {
 			t.Fatalf("%s: %+v, want known, applied %v, %q", name, o, applied, how)

@@ -1,4 +1,4 @@
-package clusterops
+package zkops
 
 import (
 	"errors"
@@ -176,13 +176,6 @@ func checkWrite(z ZK) (cluster.WriteVerdict, error) {
 		return cluster.WriteVerdict{}, fmt.Errorf("check who owns the metadata: %w", err)
 	}
 	return cluster.JudgeZooKeeperWrite(g.facts), nil
-}
-
-// SnapshotVerdict is what a write through ZooKeeper would meet as the
-// snapshot shows the cluster: the verdict a screen shows (no I/O) before
-// the write; writeMulti judges again on a fresh read.
-func SnapshotVerdict(s *cluster.Snapshot) cluster.WriteVerdict {
-	return cluster.JudgeZooKeeperWrite(s.OwnerFacts())
 }
 
 // guardWrite sends ops as one multi after judging a fresh read, with the

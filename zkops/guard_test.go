@@ -1,4 +1,4 @@
-package clusterops
+package zkops
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 	"github.com/ktopo/ktopo/zkwatch"
@@ -185,34 +186,35 @@ type writeKind struct {
 func everyWriteKind(t *testing.T, conn *zkwatch.Conn) []writeKind {
 	t.Helper()
 	s := load(t, conn)
-	create, err := PlanTopic(s, TopicRequest{Name: "payments", Partitions: 3, ReplicationFactor: 2, StartIndex: -1, ReplicaShift: -1})
+	create, err := clusterops.PlanTopic(s, clusterops.TopicRequest{Name: "payments", Partitions: 3, ReplicationFactor: 2, StartIndex: -1, ReplicaShift: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	add, err := PlanAddPartitions(s, AddPartitionsRequest{Topic: "orders", Partitions: 5})
+	add, err := clusterops.PlanAddPartitions(s, clusterops.AddPartitionsRequest{Topic: "orders", Partitions: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	orders := s.Topic("orders")
-	topicCfg, err := PlanTopicConfigAlteration("orders", orders.Config, orders.ConfigVersion, map[string]string{"retention.ms": "1000"}, nil, s)
+	topicCfg, err := clusterops.PlanTopicConfigAlteration("orders", orders.Config, orders.ConfigVersion, map[string]string{"retention.ms": "1000"}, nil, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	brokerCfg := ConfigChange{EntityType: cluster.EntityBrokers, Entity: "1", Config: map[string]string{"log.cleaner.threads": "2"}, Version: -1}
-	userCfg := ConfigChange{EntityType: "users", Entity: "alice", Config: map[string]string{"producer_byte_rate": "1024"}, Version: -1}
+	brokerCfg := clusterops.ConfigChange{EntityType: cluster.EntityBrokers, Entity: "1", Config: map[string]string{"log.cleaner.threads": "2"}, Version: -1}
+	userCfg := clusterops.ConfigChange{EntityType: "users", Entity: "alice", Config: map[string]string{"producer_byte_rate": "1024"}, Version: -1}
 	rs := []cluster.Reassignment{{TopicPartition: cluster.TopicPartition{Topic: "orders", Partition: 0}, Replicas: []int{2, 3}}}
-	reassign, err := planReassignment(s, conn, rs, 1_000_000)
+	_, reassign, err := planReassignment(s, conn, rs, 1_000_000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clear, err := PlanThrottleClear(s, conn, []cluster.Reassignment{{TopicPartition: cluster.TopicPartition{Topic: "orders", Partition: 0}, Replicas: []int{1, 2}}})
+	clear, err := clusterops.PlanThrottleClear(s, configReader{conn}, []cluster.Reassignment{{TopicPartition: cluster.TopicPartition{Topic: "orders", Partition: 0}, Replicas: []int{1, 2}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(clear.Ops) == 0 {
+	clearOps := ConfigChangeOps(clear.Changes...)
+	if len(clearOps) == 0 {
 		t.Fatal("no throttle to clear")
 	}
-	elect, err := PlanPreferredElection(s, ElectionRequest{All: true})
+	elect, err := clusterops.PlanPreferredElection(s, clusterops.ElectionRequest{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,11 +222,11 @@ func everyWriteKind(t *testing.T, conn *zkwatch.Conn) []writeKind {
 		{"topic create", func(z ZK) error { return createTopic(z, create) }},
 		{"topic delete", func(z ZK) error { return deleteTopic(z, "orders", s) }},
 		{"add partitions", func(z ZK) error { return writeAlteration(z, AddPartitionsOps(add)) }},
-		{"topic config", func(z ZK) error { return writeAlteration(z, topicCfg.Ops()) }},
+		{"topic config", func(z ZK) error { return writeAlteration(z, ConfigChangeOps(topicCfg.Change)) }},
 		{"broker config", func(z ZK) error { return writeAlteration(z, ConfigChangeOps(brokerCfg)) }},
 		{"user config", func(z ZK) error { return writeAlteration(z, ConfigChangeOps(userCfg)) }},
 		{"reassignment", func(z ZK) error { return executeReassignment(z, reassign) }},
-		{"throttle clear", func(z ZK) error { return clearThrottles(z, clear) }},
+		{"throttle clear", func(z ZK) error { return clearThrottles(z, clearOps) }},
 		{"preferred election", func(z ZK) error { return startPreferredElection(z, elect) }},
 	}
 }
@@ -276,8 +278,8 @@ func TestGuardRefusesEveryWriteKind(t *testing.T) {
 func TestGuardWarnsWhilePrepared(t *testing.T) {
 	conn, direct := guardCluster(t)
 	s := load(t, conn)
-	mk := func(name string) *TopicPlan {
-		p, err := PlanTopic(s, TopicRequest{Name: name, Partitions: 1, ReplicationFactor: 1, StartIndex: -1, ReplicaShift: -1})
+	mk := func(name string) *clusterops.TopicPlan {
+		p, err := clusterops.PlanTopic(s, clusterops.TopicRequest{Name: name, Partitions: 1, ReplicationFactor: 1, StartIndex: -1, ReplicaShift: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +297,7 @@ func TestGuardWarnsWhilePrepared(t *testing.T) {
 	if err != nil || v.Level != cluster.WriteWarn || v.ZKController != 1 {
 		t.Fatalf("prepared: %+v %v", v, err)
 	}
-	if snap := SnapshotVerdict(load(t, conn)); snap != v {
+	if snap := clusterops.SnapshotVerdict(load(t, conn)); snap != v {
 		t.Errorf("snapshot verdict %+v, fresh %+v", snap, v)
 	}
 	before := treeDump(t, direct)
