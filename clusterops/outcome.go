@@ -1,6 +1,7 @@
 package clusterops
 
-// Outcome is what became of a write whose reply was lost (MaybeWritten).
+// Outcome is what became of a write whose reply was lost
+// (Writer.MaybeWritten).
 type Outcome struct {
 	// Known is false when ctx ended before it could be found out; Err then
 	// says why.

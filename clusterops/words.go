@@ -57,6 +57,14 @@ type Words struct {
 	// CreateThen and CreateReading are the creation's exact writes'
 	// heading detail and what it reads first.
 	CreateThen, CreateReading string
+
+	// The command line's: Validated is --validate-only's verdict, Verb
+	// what a dry run would do ("write", "send"), HowSent how a write of n
+	// steps goes, WholeOrNothing why a topic whose creation's reply was
+	// lost exists as planned or not at all.
+	Validated, Verb string
+	HowSent         func(steps int) string
+	WholeOrNothing  string
 }
 
 // ZooKeeperWords are zkops.Writer's: each write one multi of znodes.
@@ -79,8 +87,12 @@ var ZooKeeperWords = Words{
 	AddHow: func(topicPath string, version int32) []string {
 		return []string{"Sets " + topicPath + " at version " + strconv.Itoa(int(version)), "in one multi."}
 	},
-	CreateThen:    " — all or nothing; the controller then creates the partition znodes (w or esc closes)",
-	CreateReading: "Reading what exists…",
+	CreateThen:     " — all or nothing; the controller then creates the partition znodes (w or esc closes)",
+	CreateReading:  "Reading what exists…",
+	Validated:      "Validation passed.",
+	Verb:           "write",
+	HowSent:        func(int) string { return "in one ZooKeeper multi" },
+	WholeOrNothing: "A multi is applied whole or not at all",
 }
 
 // KafkaWords are a KRaft cluster's writer's (package kafkaops): each
@@ -107,8 +119,28 @@ var KafkaWords = Words{
 	AddHow: func(string, int32) []string {
 		return []string{"Sends CreatePartitions with this placement", "(validateOnly first, then for real)."}
 	},
-	CreateThen:    " — the preview's placement, given by hand; validateOnly first (w or esc closes)",
-	CreateReading: "Building the request…",
+	CreateThen:     " — the preview's placement, given by hand; validateOnly first (w or esc closes)",
+	CreateReading:  "Building the request…",
+	Validated:      "Validation passed (ktopo's checks, and Kafka's: a request that has validateOnly was sent with validateOnly=true).",
+	Verb:           "send",
+	HowSent:        kafkaRequests,
+	WholeOrNothing: "The controller creates a topic whole or not at all",
+}
+
+// kafkaRequests says how many Kafka requests a write sends.
+func kafkaRequests(n int) string {
+	if n == 1 {
+		return "as one Kafka request"
+	}
+	return "as " + strconv.Itoa(n) + " Kafka requests, one after the other"
+}
+
+// WordsFor are the words of the backend that made ws.
+func WordsFor(ws Writes) *Words {
+	if ws.Backend == cluster.ViaKafka {
+		return &KafkaWords
+	}
+	return &ZooKeeperWords
 }
 
 // WordsOf are w's words; without a writer (a session that cannot

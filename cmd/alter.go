@@ -232,23 +232,11 @@ func writeAddPlan(out io.Writer, p *clusterops.AddPartitionsPlan) error {
 // ZooKeeper multi, or the Kafka requests (each one that has validateOnly
 // was sent so: Kafka checked it too).
 func writeWouldWrite(out io.Writer, w clusterops.Writes) {
-	if w.Backend == cluster.ViaKafka {
-		fmt.Fprintf(out, "\nValidation passed (ktopo's checks, and Kafka's: a request that has validateOnly was sent with validateOnly=true). "+
-			"Would send, %s:\n", wouldSend(len(w.Steps)))
-	} else {
-		fmt.Fprintln(out, "\nValidation passed. Would write, in one ZooKeeper multi:")
-	}
+	words := clusterops.WordsFor(w)
+	fmt.Fprintf(out, "\n%s Would %s, %s:\n", words.Validated, words.Verb, words.HowSent(len(w.Steps)))
 	for _, line := range w.Lines() {
 		fmt.Fprintln(out, "  "+line)
 	}
-}
-
-// wouldSend says how many Kafka requests a write sends.
-func wouldSend(n int) string {
-	if n == 1 {
-		return "as one Kafka request"
-	}
-	return "as " + strconv.Itoa(n) + " Kafka requests, one after the other"
 }
 
 // placementFlags refuses the flags that fix the other kind of cluster's

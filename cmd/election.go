@@ -212,7 +212,7 @@ func runLeaderElection(c *cobra.Command, cf *connFlags, f electionFlags) error {
 			return err
 		}
 		if ws.kraft() {
-			fmt.Fprintf(out, "\nDry run: would send, %s:\n", wouldSend(len(writes.Steps)))
+			fmt.Fprintf(out, "\nDry run: would send, %s:\n", clusterops.WordsFor(writes).HowSent(len(writes.Steps)))
 		} else {
 			fmt.Fprintf(out, "\nDry run: would write, in one ZooKeeper %s:\n", text.Plural(len(writes.Lines()), "create", "multi"))
 		}

@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ktopo/ktopo/cluster"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/ktopo/ktopo/cluster"
 
 	"github.com/spf13/cobra"
 

@@ -276,11 +276,8 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		fmt.Fprintf(out, "Warning: a throttle of %d B/s is below 1 KB/s, the least Kafka advises: the copies may barely move.\n", f.throttle)
 	}
 	if f.dryRun {
-		if ws.kraft() {
-			fmt.Fprintf(out, "\nDry run: every check passed. Would send, %s:\n", wouldSend(len(writes.Steps)))
-		} else {
-			fmt.Fprintln(out, "\nDry run: every check passed. Would write, in one ZooKeeper multi:")
-		}
+		words := clusterops.WordsFor(writes)
+		fmt.Fprintf(out, "\nDry run: every check passed. Would %s, %s:\n", words.Verb, words.HowSent(len(writes.Steps)))
 		for _, line := range writes.Lines() {
 			fmt.Fprintln(out, "  "+line)
 		}

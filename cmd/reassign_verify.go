@@ -153,7 +153,7 @@ func runCancel(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 			return err
 		}
 		if f.dryRun {
-			fmt.Fprintf(out, "Dry run: would send, %s:\n", wouldSend(len(writes.Steps)))
+			fmt.Fprintf(out, "Dry run: would send, %s:\n", clusterops.WordsFor(writes).HowSent(len(writes.Steps)))
 			for _, line := range writes.Lines() {
 				fmt.Fprintln(out, "  "+line)
 			}

@@ -277,12 +277,9 @@ func createTopic(ctx context.Context, errOut io.Writer, w clusterops.Writer, pla
 	defer cancel()
 	o := w.VerifyCreate(vctx, plan, err)
 	switch {
-	case !o.Known && w.Backend() == cluster.ViaKafka:
-		return fmt.Errorf("the outcome is unknown: %w. The controller creates a topic whole or not at all: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
-			o.Err, plan.Name, plan.Name)
 	case !o.Known:
-		return fmt.Errorf("the outcome is unknown: %w. A multi is applied whole or not at all: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
-			o.Err, plan.Name, plan.Name)
+		return fmt.Errorf("the outcome is unknown: %w. %s: topic %s exists exactly as planned or not at all (ktopo topics describe --topic %s tells)",
+			o.Err, w.Words().WholeOrNothing, plan.Name, plan.Name)
 	case o.Applied:
 		fmt.Fprintf(errOut, "The write was applied (%s): topic %s exists exactly as planned.\n", o.How, plan.Name)
 		return nil
@@ -595,10 +592,10 @@ func validateDelete(ctx context.Context, out io.Writer, w clusterops.Writer, s *
 			if err != nil {
 				return err
 			}
-			if w.Backend() == cluster.ViaKafka {
-				fmt.Fprintf(out, "Would delete topic %s, %s:\n", t, wouldSend(len(writes.Steps)))
+			if w.Backend() == cluster.ViaKafka { // as each kind's kafka-topics says it
+				fmt.Fprintf(out, "Would delete topic %s, %s:\n", t, w.Words().HowSent(len(writes.Steps)))
 			} else {
-				fmt.Fprintf(out, "Would mark topic %s for deletion, in one ZooKeeper multi:\n", t)
+				fmt.Fprintf(out, "Would mark topic %s for deletion, %s:\n", t, w.Words().HowSent(len(writes.Steps)))
 			}
 			for _, line := range writes.Lines() {
 				fmt.Fprintln(out, "  "+line)
