@@ -128,3 +128,17 @@ type Source interface {
 
 // ErrClosed is Next's error once the source is closed.
 var ErrClosed = errors.New("the cluster source is closed")
+
+// Probe is what a probe of one node of the tree screen read (a ZooKeeper
+// source's znodes: zksource.Prober). Changed, when set, blocks until the
+// node's children change or the watch ends (with the session); it may be
+// set with an error too, when the listing worked and the data read did
+// not.
+type Probe struct {
+	Children []string
+	Data     []byte
+	Stat     *cluster.Stat
+	Changed  func()
+	// Denied is what of the node ZooKeeper's ACL keeps from the session.
+	Denied cluster.Access
+}

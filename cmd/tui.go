@@ -19,7 +19,6 @@ import (
 	"github.com/ktopo/ktopo/kafkaops"
 	"github.com/ktopo/ktopo/kafkawatch"
 	"github.com/ktopo/ktopo/ui"
-	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/zkops"
 	"github.com/ktopo/ktopo/zkwatch"
 )
@@ -132,7 +131,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 		return err
 	}
 	defer mirror.Close()
-	cfg.Source, cfg.Prober = zksource.New(mirror, conn), treeProber{zksource.Prober{Browser: conn}}
+	cfg.Source, cfg.Prober = zksource.New(mirror, conn), zksource.Prober{Browser: conn}
 	if t.connect != "" {
 		connect := t.connect
 		cfg.CheckRoot = func() string {
@@ -229,12 +228,4 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 	logger.Printf("TUI on KRaft cluster %s (%s, every %s)", cfg.Connect, modeName(cfg.Mode), cf.pollInterval)
 	cfg.SavePlan = planSaver(t, cf)
 	return runApp(contextOf(c), c, ui.New(cfg))
-}
-
-// treeProber gives the tree screen the znodes a ZooKeeper prober reads.
-type treeProber struct{ p zksource.Prober }
-
-func (t treeProber) Probe(path string) (tree.Probe, error) {
-	p, err := t.p.Probe(path)
-	return tree.Probe(p), err
 }

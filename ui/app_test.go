@@ -15,7 +15,6 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch/zksource"
-	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/zkops"
 
 	tea "charm.land/bubbletea/v2"
@@ -77,15 +76,6 @@ func (s *fakeSource) CloseSubtree(p string) error {
 	defer s.mu.Unlock()
 	s.closed = append(s.closed, p)
 	return nil
-}
-
-// probes gives the tree screen the znodes a ZooKeeper prober reads, as
-// cmd does with a ZooKeeper connection.
-type probes struct{ p zksource.Prober }
-
-func (t probes) Probe(path string) (tree.Probe, error) {
-	p, err := t.p.Probe(path)
-	return tree.Probe(p), err
 }
 
 // fakeBrowser answers probes with fixed listings. The first fired
@@ -159,7 +149,7 @@ func (f *fakeSandbox) Running(id int) bool {
 func newApp(t testing.TB, mode Mode) (*App, *fakeSource, *fakeSandbox) {
 	src := newSource()
 	sb := &fakeSandbox{running: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
-	cfg := Config{Source: src, Prober: probes{zksource.Prober{Browser: &fakeBrowser{}}}, Connect: "zk1:2181/kafka", Mode: mode,
+	cfg := Config{Source: src, Prober: zksource.Prober{Browser: &fakeBrowser{}}, Connect: "zk1:2181/kafka", Mode: mode,
 		Now: func() time.Time { return t0 }, Location: time.UTC}
 	if mode == ModeSandbox {
 		cfg.Sandbox = sb
@@ -508,7 +498,7 @@ func TestTreeRequests(t *testing.T) {
 	src := newSource()
 	br := &fakeBrowser{}
 	br.fired.Store(1) // the first listing of / is re-probed while visible
-	a := New(Config{Source: src, Prober: probes{zksource.Prober{Browser: br}}, Connect: "zk1:2181/kafka", Mode: ModeLive, Now: func() time.Time { return t0 }, Location: time.UTC})
+	a := New(Config{Source: src, Prober: zksource.Prober{Browser: br}, Connect: "zk1:2181/kafka", Mode: ModeLive, Now: func() time.Time { return t0 }, Location: time.UTC})
 	a.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	load(a, fixture.Small())
 	press(a, "3")

@@ -307,7 +307,7 @@ func runChurn(t *testing.T, cr churnRun) churnResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := New(Config{Source: zksource.New(mirror, conn), Prober: probes{zksource.Prober{Browser: conn}}, Connect: cr.plan.Connect, Mode: ModeReadOnly, EventCapacity: cr.capacity})
+	app := New(Config{Source: zksource.New(mirror, conn), Prober: zksource.Prober{Browser: conn}, Connect: cr.plan.Connect, Mode: ModeReadOnly, EventCapacity: cr.capacity})
 	w := &timedApp{a: app}
 	p := tea.NewProgram(w, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(200, 60), tea.WithoutSignalHandler())
 	ran := make(chan error, 1)

@@ -145,7 +145,7 @@ func startCreate(t *testing.T, w, h int, pace time.Duration, mode Mode, wrap fun
 	if wrap != nil {
 		writer = wrap(ui)
 	}
-	cfg := Config{Source: zksource.New(mirror, nil), Prober: probes{zksource.Prober{Browser: ui}}, Writer: zkops.NewWriter(writer), Mode: mode, Connect: f.addr,
+	cfg := Config{Source: zksource.New(mirror, nil), Prober: zksource.Prober{Browser: ui}, Writer: zkops.NewWriter(writer), Mode: mode, Connect: f.addr,
 		Rand: rand.New(rand.NewPCG(1, 2)), Location: time.UTC}
 	if mode == ModeSandbox {
 		cfg.Sandbox = sandboxControl{sb}

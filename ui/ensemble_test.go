@@ -205,7 +205,7 @@ func TestEnsembleTUI(t *testing.T) {
 			held.HoldReplies()
 		}
 	}}
-	tm := teatest.NewTestModel(t, New(Config{Source: src, Prober: probes{zksource.Prober{Browser: conn}}, Writer: zkops.NewWriter(writer), Mode: ModeLive, Connect: cs,
+	tm := teatest.NewTestModel(t, New(Config{Source: src, Prober: zksource.Prober{Browser: conn}, Writer: zkops.NewWriter(writer), Mode: ModeLive, Connect: cs,
 		Rand: rand.New(rand.NewPCG(3, 4)), Location: time.UTC}), teatest.WithInitialTermSize(120, 40), teatest.WithProgramOptions(tea.WithFilter(probeFilter)))
 	f := &createFlow{tm: tm, addr: cs, conn: direct, sb: sb}
 	waitApp(t, tm, "the brokers", func(a *App) bool {

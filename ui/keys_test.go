@@ -43,7 +43,7 @@ func (*failingWriter) Multi(...any) ([]zk.MultiResponse, error) {
 // can be enabled is.
 func fullApp(w zkops.ZK, spec fixture.Spec) *App {
 	sb := &fakeSandbox{running: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
-	a := New(Config{Source: newSource(), Prober: probes{zksource.Prober{Browser: &fakeBrowser{}}}, Writer: zkops.NewWriter(w), Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
+	a := New(Config{Source: newSource(), Prober: zksource.Prober{Browser: &fakeBrowser{}}, Writer: zkops.NewWriter(w), Sandbox: sb, Mode: ModeSandbox, Connect: "zk1:2181/kafka",
 		Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 	a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	for _, b := range spec.Batches() {
@@ -70,7 +70,7 @@ func liveAt(ks ...string) func(t *testing.T) *App {
 	return func(*testing.T) *App {
 		sp := wizardSpec()
 		sp.Topics[0].Drift = []int{1, 2}
-		a := New(Config{Source: newSource(), Prober: probes{zksource.Prober{Browser: &fakeBrowser{}}}, Writer: zkops.NewWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
+		a := New(Config{Source: newSource(), Prober: zksource.Prober{Browser: &fakeBrowser{}}, Writer: zkops.NewWriter(&fakeWriter{}), Mode: ModeLive, Connect: "zk1:2181/kafka",
 			Now: func() time.Time { return t0 }, Location: time.UTC, Rand: rand.New(rand.NewPCG(1, 2))})
 		a.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		for _, b := range sp.Batches() {

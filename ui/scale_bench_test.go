@@ -105,7 +105,7 @@ func scaleLoad(cs string) (scaleResult, error) {
 		return res, err
 	}
 	defer mirror.Close()
-	app := New(Config{Source: zksource.New(mirror, conn), Prober: probes{zksource.Prober{Browser: conn}}, Connect: cs, Mode: ModeReadOnly})
+	app := New(Config{Source: zksource.New(mirror, conn), Prober: zksource.Prober{Browser: conn}, Connect: cs, Mode: ModeReadOnly})
 	app.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	var frames []time.Duration
 	for b := range mirror.Batches() {

@@ -41,7 +41,7 @@ func TestTreeBuiltFromMirror(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mirror.Close()
-	a := New(Config{Source: zksource.New(mirror, conn), Prober: probes{zksource.Prober{Browser: conn}}, Connect: addr + root, Mode: ModeReadOnly})
+	a := New(Config{Source: zksource.New(mirror, conn), Prober: zksource.Prober{Browser: conn}, Connect: addr + root, Mode: ModeReadOnly})
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	next := func(what string, done func() bool) {
 		t.Helper()

@@ -206,31 +206,18 @@ type Browser interface {
 
 var _ Browser = (*zkwatch.Conn)(nil)
 
-// Probe is what a probe of one znode read. Changed, when set, blocks
-// until the node's children change or the watch ends (with the session);
-// it may be set with an error too, when the listing worked and the data
-// read did not.
-type Probe struct {
-	Children []string
-	Data     []byte
-	Stat     *cluster.Stat
-	Changed  func()
-	// Denied is what of the node ZooKeeper's ACL keeps from the session.
-	Denied cluster.Access
-}
-
 // Prober reads single znodes for the tree screen's probes.
 type Prober struct{ Browser Browser }
 
 // Probe reads path: its children (watched), its data and stat.
-func (p Prober) Probe(path string) (Probe, error) {
+func (p Prober) Probe(path string) (clusterwatch.Probe, error) {
 	var denied cluster.Access
 	kids, _, w, err := p.Browser.ChildrenW(path)
 	switch {
 	case errors.Is(err, zk.ErrNoAuth):
 		denied |= cluster.NoChildren // it exists; its children are unknown
 	case err != nil:
-		return Probe{}, err
+		return clusterwatch.Probe{}, err
 	}
 	var changed func()
 	if w != nil {
@@ -241,7 +228,7 @@ func (p Prober) Probe(path string) (Probe, error) {
 	case errors.Is(err, zk.ErrNoAuth):
 		denied |= cluster.NoData
 	case err != nil && !errors.Is(err, zk.ErrNoNode):
-		return Probe{Changed: changed}, err
+		return clusterwatch.Probe{Changed: changed}, err
 	}
-	return Probe{Children: kids, Data: data, Stat: stat(st), Changed: changed, Denied: denied}, nil
+	return clusterwatch.Probe{Children: kids, Data: data, Stat: stat(st), Changed: changed, Denied: denied}, nil
 }

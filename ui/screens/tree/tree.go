@@ -27,6 +27,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/ui/internal/cell"
 	"github.com/ktopo/ktopo/ui/internal/cursor"
 	"github.com/ktopo/ktopo/ui/keys"
@@ -47,17 +48,8 @@ type Prober interface {
 	Probe(path string) (Probe, error)
 }
 
-// Probe is what a probe read. Changed, when set, blocks until the node's
-// children change or the watch ends (with the session); it may be set
-// with an error too, when the listing worked and the data read did not.
-type Probe struct {
-	Children []string
-	Data     []byte
-	Stat     *cluster.Stat
-	Changed  func()
-	// Denied is what of the node ZooKeeper's ACL keeps from the session.
-	Denied cluster.Access
-}
+// Probe is what a probe read (clusterwatch.Probe).
+type Probe = clusterwatch.Probe
 
 // Nodes reads a mirrored node's data and stat as the mirror holds them
 // now (*zkwatch.Mirror's Get, adapted): ok is false once it is no longer
