@@ -51,8 +51,13 @@ type Words struct {
 	ConfigsThen string
 
 	// AddHow is the confirmation's lines of added partitions (the topic
-	// znode and the version its write checks).
-	AddHow func(topicPath string, version int32) []string
+	// znode and the version its write checks); AddSending the progress's
+	// line while they are sent, AddRefused what a refusal left.
+	AddHow     func(topicPath string, version int32) []string
+	AddSending func(topicPath string) string
+	AddRefused string
+	// ElectSending is the progress's line while an election is asked for.
+	ElectSending string
 
 	// CreateThen and CreateReading are the creation's exact writes'
 	// heading detail and what it reads first.
@@ -87,6 +92,9 @@ var ZooKeeperWords = Words{
 	AddHow: func(topicPath string, version int32) []string {
 		return []string{"Sets " + topicPath + " at version " + strconv.Itoa(int(version)), "in one multi."}
 	},
+	AddSending:     func(topicPath string) string { return "Writing " + topicPath + " in one multi…" },
+	AddRefused:     "Nothing was written: the topic znode is set only at the version the plan read",
+	ElectSending:   "Creating " + cluster.PreferredReplicaElectionPath + "…",
 	CreateThen:     " — all or nothing; the controller then creates the partition znodes (w or esc closes)",
 	CreateReading:  "Reading what exists…",
 	Validated:      "Validation passed.",
@@ -119,6 +127,9 @@ var KafkaWords = Words{
 	AddHow: func(string, int32) []string {
 		return []string{"Sends CreatePartitions with this placement", "(validateOnly first, then for real)."}
 	},
+	AddSending:     func(string) string { return "Sending CreatePartitions…" },
+	AddRefused:     "Kafka refused it: nothing was written",
+	ElectSending:   "Sending ElectLeaders (PREFERRED)…",
 	CreateThen:     " — the preview's placement, given by hand; validateOnly first (w or esc closes)",
 	CreateReading:  "Building the request…",
 	Validated:      "Validation passed (ktopo's checks, and Kafka's: a request that has validateOnly was sent with validateOnly=true).",

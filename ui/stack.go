@@ -205,7 +205,7 @@ func (a *App) openCreate() tea.Cmd {
 	case a.cfg.Mode == ModeReadOnly:
 		refuse = "read-only mode: refusing to create a topic"
 	case a.cfg.Writer == nil:
-		refuse = "Topic creation is not available: this session cannot write to ZooKeeper."
+		refuse = "Topic creation is not available: this session cannot write to the cluster."
 	}
 	return a.openWizard(refuse, func(s Screen) bool { _, ok := s.(*create.Model); return ok }, func(id int, pace func() time.Duration) Screen {
 		return create.New(create.Options{Styles: a.st, Keys: a.km, Anims: a.anims, Writer: a.cfg.Writer, Now: a.cfg.Now, Rand: a.cfg.Rand, Task: id, Pace: pace})

@@ -53,7 +53,7 @@ type Error string
 func (e Error) Error() string { return string(e) }
 
 // ErrNoWriter: the wizard was given no session to write through.
-const ErrNoWriter = Error("This session cannot write to ZooKeeper (read-only).")
+const ErrNoWriter = Error("This session cannot write to the cluster (read-only).")
 
 // Ticker schedules a wizard's clock tick, as tea.Tick does (the default);
 // tests give one that never ticks, or ticks at once.

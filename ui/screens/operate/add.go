@@ -141,8 +141,9 @@ func (a *addPartitions) head(w int) []string {
 	if a.fr.Stage == wizard.StagePreview {
 		return a.previewHead(w)
 	}
-	t := gridText{n: len(a.news), writing: "Writing " + cluster.TopicPath(a.topic) + " in one multi…", done: a.summaryLine(),
-		failed: "Nothing was written: the topic znode is set only at the version the plan read. enter or esc goes back to the preview, made again from the newest snapshot."}
+	words := a.words()
+	t := gridText{n: len(a.news), writing: words.AddSending(cluster.TopicPath(a.topic)), done: a.summaryLine(),
+		failed: words.AddRefused + ". enter or esc goes back to the preview, made again from the newest snapshot."}
 	if a.err != nil && a.wr != nil && a.wr.MaybeWritten(a.err) {
 		t.failed = "The reply was lost: the partitions may have been added. The topic screen shows whether they were."
 	}

@@ -127,8 +127,9 @@ func (e *election) head(w int) []string {
 	if e.fr.Stage == wizard.StagePreview {
 		return e.previewHead(w)
 	}
-	return e.gridHead(e, gridText{n: len(e.changes), writing: "Creating " + cluster.PreferredReplicaElectionPath + "…", done: e.summaryLine(),
-		failed: "Nothing was written: the multi is all or nothing. enter or esc goes back to the preview, made again from the newest snapshot."})
+	words := e.words()
+	return e.gridHead(e, gridText{n: len(e.changes), writing: words.ElectSending, done: e.summaryLine(),
+		failed: words.Refused + ". enter or esc goes back to the preview, made again from the newest snapshot."})
 }
 
 // previewHead are the lines above the map for an election.

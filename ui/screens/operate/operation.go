@@ -136,27 +136,27 @@ var kinds = [...]kind{
 		what: func(op nav.Operation) string {
 			return "drain broker " + strconv.Itoa(op.Broker) + " (f shows what losing it would do)"
 		},
-		unavailable: "Reassignments are not available: this session cannot write to ZooKeeper.",
+		unavailable: "Reassignments are not available: this session cannot write to the cluster.",
 	},
 	nav.OpReassign: {
 		make:        func(b *base, op nav.Operation) operation { return newReassign(b, -1, op.Topic) },
 		what:        func(op nav.Operation) string { return "reassign topic " + op.Topic },
-		unavailable: "Reassignments are not available: this session cannot write to ZooKeeper.",
+		unavailable: "Reassignments are not available: this session cannot write to the cluster.",
 	},
 	nav.OpAddPartitions: {
 		make:        func(b *base, op nav.Operation) operation { return newAddPartitions(b, op.Topic) },
 		what:        func(op nav.Operation) string { return "add partitions to topic " + op.Topic },
-		unavailable: "Reassignments are not available: this session cannot write to ZooKeeper.",
+		unavailable: "Reassignments are not available: this session cannot write to the cluster.",
 	},
 	nav.OpElect: {
 		make:        func(b *base, op nav.Operation) operation { return newElection(b, op.Topic) },
 		what:        func(nav.Operation) string { return "start a preferred leader election" },
-		unavailable: "Preferred leader elections are not available: this session cannot write to ZooKeeper.",
+		unavailable: "Preferred leader elections are not available: this session cannot write to the cluster.",
 	},
 	nav.OpConfigs: {
 		make:        func(b *base, op nav.Operation) operation { return newConfigs(b, op.Topic) },
 		what:        func(op nav.Operation) string { return "alter the configs of topic " + op.Topic },
-		unavailable: "Config changes are not available: this session cannot write to ZooKeeper.",
+		unavailable: "Config changes are not available: this session cannot write to the cluster.",
 	},
 }
 
