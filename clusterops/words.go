@@ -56,8 +56,13 @@ type Words struct {
 	AddHow     func(topicPath string, version int32) []string
 	AddSending func(topicPath string) string
 	AddRefused string
-	// ElectSending is the progress's line while an election is asked for.
-	ElectSending string
+	// ElectSending is the progress's line while an election is asked for;
+	// ElectNamer what names its partitions (a preview's legend).
+	ElectSending, ElectNamer string
+	// Exact is what the exact writes are, for a key's help ("w shows
+	// the multi"); ConfigsStatus and AddStatus a task's status while a
+	// config change or added partitions are written.
+	Exact, ConfigsStatus, AddStatus string
 
 	// CreateThen and CreateReading are the creation's exact writes'
 	// heading detail and what it reads first.
@@ -95,6 +100,10 @@ var ZooKeeperWords = Words{
 	AddSending:     func(topicPath string) string { return "Writing " + topicPath + " in one multi…" },
 	AddRefused:     "Nothing was written: the topic znode is set only at the version the plan read",
 	ElectSending:   "Creating " + cluster.PreferredReplicaElectionPath + "…",
+	ElectNamer:     "the znode",
+	Exact:          "the multi",
+	ConfigsStatus:  "writing the config znode…",
+	AddStatus:      "writing the topic znode…",
 	CreateThen:     " — all or nothing; the controller then creates the partition znodes (w or esc closes)",
 	CreateReading:  "Reading what exists…",
 	Validated:      "Validation passed.",
@@ -130,6 +139,10 @@ var KafkaWords = Words{
 	AddSending:     func(string) string { return "Sending CreatePartitions…" },
 	AddRefused:     "Kafka refused it: nothing was written",
 	ElectSending:   "Sending ElectLeaders (PREFERRED)…",
+	ElectNamer:     "the request",
+	Exact:          "the requests",
+	ConfigsStatus:  "sending IncrementalAlterConfigs…",
+	AddStatus:      "sending CreatePartitions…",
 	CreateThen:     " — the preview's placement, given by hand; validateOnly first (w or esc closes)",
 	CreateReading:  "Building the request…",
 	Validated:      "Validation passed (ktopo's checks, and Kafka's: a request that has validateOnly was sent with validateOnly=true).",

@@ -274,7 +274,7 @@ func (a *addPartitions) observe() {
 }
 
 func (a *addPartitions) summary() (string, nav.TaskState) {
-	return a.status(a, "writing the topic znode…", a.summaryLine())
+	return a.status(a, a.words().AddStatus, a.summaryLine())
 }
 
 func (a *addPartitions) summaryLine() string {

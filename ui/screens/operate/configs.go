@@ -256,7 +256,7 @@ func (c *configs) summary() (string, nav.TaskState) {
 	if c.fr.Stage == wizard.StageProgress {
 		return c.verb(formIng) + " " + c.subject() + ": waiting for the mirror to show the new overrides", nav.TaskRunning
 	}
-	return c.status(c, "writing the config znode…", c.summaryLine())
+	return c.status(c, c.words().ConfigsStatus, c.summaryLine())
 }
 
 func (c *configs) summaryLine() string {
@@ -368,7 +368,7 @@ func (c *configs) lines(st *theme.Styles, w int) []string {
 		}
 	}
 	if c.fr.Stage == wizard.StagePreview {
-		return append(out, "", cell.Clip(" "+st.Muted.S("enter writes (after a confirmation) · w shows the multi · esc edits again"), w))
+		return append(out, "", cell.Clip(" "+st.Muted.S("enter writes (after a confirmation) · w shows "+c.words().Exact+" · esc edits again"), w))
 	}
 	out = append(out, "")
 	switch c.fr.Stage {

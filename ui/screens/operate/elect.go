@@ -93,7 +93,7 @@ func (e *election) replan() {
 	e.pv.set(e.snap, heatMoves)
 	e.pv.win.SetN(len(e.rowsOf))
 	e.pv.colHeader = " LEADER → PREFERRED"
-	e.pv.legend = "the partitions the znode names: their leader now → their preferred replica (first in the replica list)"
+	e.pv.legend = "the partitions " + e.words().ElectNamer + " names: their leader now → their preferred replica (first in the replica list)"
 	e.pv.nameW = 12
 	for _, ep := range e.rowsOf {
 		e.pv.nameW = min(max(e.pv.nameW, len(ep.String())), 32)
