@@ -24,7 +24,11 @@ import (
 	"github.com/ktopo/ktopo/zkwatch"
 )
 
-func TestMain(m *testing.M) { zktest.Main(m, kafkatest.StopAll, stopSecured) }
+func TestMain(m *testing.M) {
+	// cmd's real-Kafka tests take about 13 minutes (CI gives them 25).
+	kafkatest.MinTimeout = 20 * time.Minute
+	zktest.Main(m, kafkatest.StopAll, stopSecured)
+}
 
 // kafkaTree is a Kafka-shaped tree as brokers of several versions leave it:
 // brokers with and without racks, topics of every JSON version, partition

@@ -2,11 +2,13 @@ package kafkatest
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ktopo/ktopo/internal/testkit/zktest"
 )
@@ -17,12 +19,26 @@ import (
 // real-Kafka suite.
 func Require(t testing.TB, version string) *Dist {
 	t.Helper()
+	if MinTimeout > 0 && os.Getenv("CI") != "true" {
+		if f := flag.Lookup("test.timeout"); f != nil {
+			if d, ok := f.Value.(flag.Getter).Get().(time.Duration); ok && d > 0 && d < MinTimeout {
+				t.Skipf("skipping real-Kafka test: this package's real-Kafka tests take longer than go test's -timeout %v; "+
+					"run them with go test -timeout 25m (CI does)", d)
+			}
+		}
+	}
 	d, err := FetchKafka(version)
 	if err != nil {
 		failOrSkip(t, err)
 	}
 	return d
 }
+
+// MinTimeout, when set (by a package's tests, before they run), is the
+// -timeout its real-Kafka tests need: with a shorter one (go test's
+// default 10 minutes) Require skips them, except under CI=true, so that
+// go test ./... passes on a user's machine instead of timing out.
+var MinTimeout time.Duration
 
 // RequireZooKeeper returns the class path of a ZooKeeper server version, as
 // Require does for Kafka.
