@@ -142,3 +142,15 @@ type Probe struct {
 	// Denied is what of the node ZooKeeper's ACL keeps from the session.
 	Denied cluster.Access
 }
+
+// SizeSource is where a session's sizes come from: the brokers'
+// DescribeLogDirs, read on a calm interval (kafkawatch.SizePoller), or a
+// sandbox's simulation. Next waits for the next sizes (a Sizes whose Err
+// says why they are unknown is an answer, not an error; an error means the
+// source is closed or ctx ended). Hurry asks for sizes more often while
+// something watches a move's progress.
+type SizeSource interface {
+	Next(ctx context.Context) (*cluster.Sizes, error)
+	Hurry(on bool)
+	Close() error
+}
