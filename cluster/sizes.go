@@ -22,6 +22,9 @@ type Sizes struct {
 	Unreached map[int]string
 	brokers   map[int]*BrokerDisk
 	topics    map[string][]PartitionSize
+	// StaleWhy is set on sizes kept after a newer reading failed: why the
+	// newer one did not come (Stale).
+	StaleWhy string
 	// Interval is the time since the sizes before these (0: the first):
 	// what PartitionSize.Rate was measured over.
 	Interval time.Duration
@@ -29,6 +32,14 @@ type Sizes struct {
 
 // UnknownSizes are sizes that could not be read, for why.
 func UnknownSizes(at time.Time, why string) *Sizes { return &Sizes{At: at, Err: why} }
+
+// Stale is s kept in place of a newer reading that failed (newer says
+// why): a screen keeps showing the last sizes, marked as old.
+func (s *Sizes) Stale(newer *Sizes) *Sizes {
+	c := *s
+	c.StaleWhy = newer.Why()
+	return &c
+}
 
 // Known reports whether any size is known.
 func (s *Sizes) Known() bool { return s != nil && s.Err == "" && len(s.brokers) > 0 }
@@ -250,6 +261,9 @@ func (s *Sizes) Summary(now time.Time) string {
 	}
 	if age := now.Sub(s.At).Truncate(time.Second); age >= time.Second {
 		fmt.Fprintf(&sb, ", %s ago", age)
+	}
+	if s.StaleWhy != "" {
+		fmt.Fprintf(&sb, " (newer %s)", s.StaleWhy)
 	}
 	return sb.String()
 }

@@ -114,6 +114,14 @@ type Config struct {
 	// command that verifies it and removes its throttles once done
 	// (operate.PlanSaver); nil: the plan is printed.
 	SavePlan operate.PlanSaver
+	// Sizes, when set, reads the replicas' sizes and the brokers' disks
+	// (DescribeLogDirs, on a calm interval; a sandbox's simulation): the
+	// overview, the topics and the plans show bytes. Nil: every screen
+	// says sizes are unknown and works by replica counts.
+	Sizes clusterwatch.SizeSource
+	// SizesOff is why there are no sizes when Sizes is nil ("" for the
+	// default: "not read by this session").
+	SizesOff string
 }
 
 // App is the root model.
@@ -124,6 +132,11 @@ type App struct {
 	anims *anim.Set
 	model *cluster.Model
 	snap  *cluster.Snapshot
+	// sizes are the newest sizes (never nil after New: unknown, with why,
+	// until the first reading).
+	sizes *cluster.Sizes
+	// hurried: the sizes source was asked to read often (a move runs).
+	hurried bool
 
 	// The tab screens the shell feeds itself (the events and the tree get
 	// more than snapshots); tabs is the table every tab is in.
@@ -188,6 +201,7 @@ func New(cfg Config) *App {
 	}
 	a := &App{cfg: cfg, km: keys.Default(), anims: anim.NewSet(theme.FlashSteps),
 		model: cluster.NewModel(cluster.ModelOptions{}), owners: map[int]Screen{}, handoff: make(chan clusterwatch.Batch, 1)}
+	a.sizes = initialSizes(cfg)
 	if cfg.NoColor {
 		a.st = theme.Mono()
 	} else {
@@ -233,6 +247,9 @@ func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if a.cfg.Source != nil {
 		cmds = append(cmds, a.rearm())
+	}
+	if a.cfg.Sizes != nil {
+		cmds = append(cmds, waitForSizes(a.cfg.Sizes))
 	}
 	if a.cfg.Debug {
 		cmds = append(cmds, debugTick())
@@ -326,6 +343,11 @@ func (a *App) route(msg tea.Msg) tea.Cmd {
 		default:
 			return a.rearm()
 		}
+	case sizesMsg:
+		a.applySizes(msg.sizes)
+		return waitForSizes(a.cfg.Sizes)
+	case sizesClosedMsg:
+		return nil
 	case sourceClosedMsg:
 		a.closed = true
 		a.layout()

@@ -93,6 +93,7 @@ func (a *App) applyBatch(b clusterwatch.Batch) tea.Cmd {
 				ss.SetSnapshot(a.snap)
 			}
 		}
+		a.hurrySizes()
 		// The first load describes the cluster as it is, not what
 		// happened: it neither fills the timeline nor flashes.
 		if !first && len(changes) > 0 {

@@ -32,6 +32,13 @@ type (
 		SetSnapshot(*cluster.Snapshot)
 	}
 
+	// SizesSetter is a screen that shows sizes (Config.Sizes): it gets
+	// every new reading, focused or not, after the snapshot of its time.
+	// A reading may be unknown (Sizes.Why says why).
+	SizesSetter interface {
+		SetSizes(*cluster.Sizes)
+	}
+
 	// Shower is a screen that wants to know when it is shown and hidden
 	// (the tree watches what it shows only while it is shown). The shell
 	// calls Shown whenever the screen with the keyboard changes: false for

@@ -104,6 +104,9 @@ func (a *App) push(s Screen) tea.Cmd {
 	if ss, ok := s.(SnapshotSetter); ok && a.snap != nil {
 		ss.SetSnapshot(a.snap)
 	}
+	if ss, ok := s.(SizesSetter); ok && a.sizes != nil {
+		ss.SetSizes(a.sizes)
+	}
 	return a.refocus(func() { a.stack = append(a.stack, s) })
 }
 
