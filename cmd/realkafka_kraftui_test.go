@@ -186,6 +186,9 @@ type kraftUI struct {
 	// the topics' replicas before it.
 	broker int
 	orig   map[string]map[string]partitionRec
+	// reelected: the first drain's broker led nothing and a preferred
+	// election was run to give it leaders.
+	reelected bool
 }
 
 // startKRaftUI creates the scenarios' RF 2 topic and starts ktopo on the
@@ -289,6 +292,24 @@ func (k *kraftUI) drain(t *testing.T, throttled, cordonedBefore bool) {
 		t.Fatalf("no broker in the drain's title:\n%s", s)
 	}
 	b, _ := strconv.Atoi(m[1])
+	if k.broker == 0 && strings.Contains(flatText(s), "leads 0") {
+		// The first drain shows leaders first, so its broker must lead a
+		// partition: the one under the cursor may lead none at this moment
+		// (the leaders went elsewhere while it restarted). A preferred
+		// election of every partition gives it back those it prefers.
+		tm.keys("esc")
+		runOK(t, "leader-election", "--bootstrap-server", k.r.bs, "--election-type", "preferred", "--all-topic-partitions")
+		waitUntil(t, "broker "+m[1]+" leading a partition", func() bool {
+			br, ok := k.r.read(t).Broker(b)
+			return ok && br.Leaders > 0
+		})
+		if !k.reelected {
+			k.reelected = true
+			time.Sleep(3 * time.Second) // the TUI's next polls read the election
+			k.drain(t, throttled, cordonedBefore)
+			return
+		}
+	}
 	if k.broker == 0 {
 		k.broker = b
 		k.orig = k.r.describe(t, k.topics...)
