@@ -30,7 +30,12 @@ const BalanceTolerance = 0.10
 // first, the largest of those; then the one with the largest narrowing
 // per byte copied. A step never widens the gap it narrows (each one lowers
 // the sum of squares of the brokers' bytes), so the phase ends; it is also
-// bounded by a number of steps proportional to the brokers.
+// bounded by a number of steps proportional to the brokers. When neither
+// the heaviest broker nor the lightest has a step with the others tried
+// (their bytes are mostly in topics not being placed, or every step would
+// break a rule), both are left as they are and the others evened: the
+// tolerance is then out of reach, and the phase ends when every broker
+// left is within it or none is left.
 func (rb *rebalancer) evenBytes(topics []*topicPlan, out []Assignment, size [][]int64, outside map[int]int64) {
 	if rb.n < 2 {
 		return
@@ -78,6 +83,8 @@ type byteEvener struct {
 	rackCount []int
 	// scratch for the lightest broker's replicas by size.
 	sorted []replicaRef
+	// stuck are the brokers no step could bring closer to the others.
+	stuck []bool
 }
 
 // step is one change evenBytes considers: the replica of from's partition
@@ -127,9 +134,11 @@ func (e *byteEvener) run() {
 	mean := float64(sum) / float64(rb.n)
 	hi, lo := mean*(1+BalanceTolerance), mean*(1-BalanceTolerance)
 	heavy, light := make([]int, 0, evenSide), make([]int, 0, evenSide)
+	e.stuck = make([]bool, rb.n)
 	for range 10*rb.n + 1000 {
 		heavy, light = e.extremes(heavy[:0], light[:0])
-		if float64(e.bytes[heavy[0]]) <= hi && float64(e.bytes[light[0]]) >= lo {
+		if len(heavy) == 0 || len(light) == 0 ||
+			float64(e.bytes[heavy[0]]) <= hi && float64(e.bytes[light[0]]) >= lo {
 			return
 		}
 		done := true
@@ -147,7 +156,11 @@ func (e *byteEvener) run() {
 			}
 		}
 		if done {
-			return
+			// Neither the heaviest broker nor the lightest can be brought
+			// closer to any of the others tried (a broker whose bytes are
+			// mostly in topics not being placed): leave them as they are
+			// and even the others.
+			e.stuck[heavy[0]], e.stuck[light[0]] = true, true
 		}
 	}
 }
@@ -156,6 +169,9 @@ func (e *byteEvener) run() {
 // evenSide lightest, lightest first.
 func (e *byteEvener) extremes(heavy, light []int) ([]int, []int) {
 	for b := range e.bytes {
+		if e.stuck[b] {
+			continue
+		}
 		heavy = insertRanked(heavy, b, func(x, y int) bool { return e.bytes[x] > e.bytes[y] })
 		light = insertRanked(light, b, func(x, y int) bool { return e.bytes[x] < e.bytes[y] })
 	}
