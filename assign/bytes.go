@@ -1,18 +1,27 @@
 package assign
 
 import (
+	"math"
 	"slices"
 )
 
 // BalanceTolerance is how even Rebalance makes the brokers' bytes when it
 // knows the partitions' sizes (RebalanceOptions.Size): it stops once every
-// broker of the set holds within ±BalanceTolerance of their mean bytes
-// (0.10: within 10 %), or when no step it may take brings a broker closer.
+// broker of the set holds within ±BalanceTolerance (0.10: 10 %) of its
+// share of their bytes, or when no step it may take brings a broker
+// closer. A broker's share is the brokers' bytes split in proportion to
+// the replicas each holds in the count-balanced placement (o.Load
+// included): the mean when the counts are even. Not the plain mean: the
+// rack rule can make counts uneven (a partition of replication factor 3
+// over 3 racks has a replica in each, so a rack of 2 brokers among racks
+// of 3 holds half as much again on each), and bytes cannot be evener than
+// the replicas that carry them.
 const BalanceTolerance = 0.10
 
 // evenBytes is Rebalance's last phase with sizes: out, the count-balanced
 // placement of topics (the plans keep, fill and lead made), is changed in
-// place until the brokers' bytes are within BalanceTolerance of their mean.
+// place until the brokers' bytes are within BalanceTolerance of their
+// shares.
 //
 // The replica counts stay even: a step either swaps two replicas between
 // two brokers (each broker keeps its count) or moves one replica, and a
@@ -23,13 +32,14 @@ const BalanceTolerance = 0.10
 // rack-aware as without sizes. A replica that moves takes the place of the
 // one it replaces in the partition's list: a leader's replacement leads.
 //
-// Each step is between a broker among the heaviest and one among the
-// lightest, and is the one that narrows their gap most per byte it adds to
+// Heaviest and lightest are by bytes above or below a broker's share
+// (BalanceTolerance). Each step is between a broker among the heaviest
+// and one among the lightest, and is the one that narrows their gap most per byte it adds to
 // the plan's copies: a step that copies nothing more (a replica the plan
 // adds anyway sent elsewhere, or one sent back where it is now) comes
 // first, the largest of those; then the one with the largest narrowing
 // per byte copied. A step never widens the gap it narrows (each one lowers
-// the sum of squares of the brokers' bytes), so the phase ends; it is also
+// the sum of squares of the brokers' bytes above or below their shares), so the phase ends; it is also
 // bounded by a number of steps proportional to the brokers. When neither
 // the heaviest broker nor the lightest has a step with the others tried
 // (their bytes are mostly in topics not being placed, or every step would
@@ -60,6 +70,20 @@ func (rb *rebalancer) evenBytes(topics []*topicPlan, out []Assignment, size [][]
 		}
 	}
 	copy(e.base, e.count)
+	// Each broker's share: the bytes in proportion to its replicas.
+	var total int64
+	var weight float64
+	for b := range rb.n {
+		total += e.bytes[b]
+		weight += float64(rb.load[b])
+	}
+	if total == 0 || weight == 0 {
+		return
+	}
+	e.target = make([]int64, rb.n)
+	for b := range rb.n {
+		e.target[b] = int64(float64(total) * float64(rb.load[b]) / weight)
+	}
 	e.run()
 }
 
@@ -78,6 +102,8 @@ type byteEvener struct {
 	// counts of the count-balanced placement.
 	bytes       []int64
 	count, base []int
+	// target is each broker's share of the bytes (BalanceTolerance).
+	target []int64
 	// held are the partitions each broker holds a replica of.
 	held      [][]replicaRef
 	rackCount []int
@@ -127,25 +153,18 @@ const evenSide = 4
 
 func (e *byteEvener) run() {
 	rb := e.rb
-	var sum int64
-	for _, b := range e.bytes {
-		sum += b
-	}
-	mean := float64(sum) / float64(rb.n)
-	hi, lo := mean*(1+BalanceTolerance), mean*(1-BalanceTolerance)
 	heavy, light := make([]int, 0, evenSide), make([]int, 0, evenSide)
 	e.stuck = make([]bool, rb.n)
 	for range 10*rb.n + 1000 {
 		heavy, light = e.extremes(heavy[:0], light[:0])
-		if len(heavy) == 0 || len(light) == 0 ||
-			float64(e.bytes[heavy[0]]) <= hi && float64(e.bytes[light[0]]) >= lo {
+		if len(heavy) == 0 || e.even() {
 			return
 		}
 		done := true
 	pairs:
 		for _, a := range heavy {
 			for _, b := range light {
-				if e.bytes[a] <= e.bytes[b] {
+				if e.excess(a) <= e.excess(b) {
 					continue
 				}
 				if s := e.best(a, b); s.ok {
@@ -165,6 +184,20 @@ func (e *byteEvener) run() {
 	}
 }
 
+// excess is how many bytes broker b holds above its share (< 0: below).
+func (e *byteEvener) excess(b int) int64 { return e.bytes[b] - e.target[b] }
+
+// even reports whether every broker not stuck is within BalanceTolerance
+// of its share.
+func (e *byteEvener) even() bool {
+	for b, t := range e.target {
+		if !e.stuck[b] && math.Abs(float64(e.excess(b))) > BalanceTolerance*float64(t) {
+			return false
+		}
+	}
+	return true
+}
+
 // extremes are the evenSide heaviest brokers, heaviest first, and the
 // evenSide lightest, lightest first.
 func (e *byteEvener) extremes(heavy, light []int) ([]int, []int) {
@@ -172,8 +205,8 @@ func (e *byteEvener) extremes(heavy, light []int) ([]int, []int) {
 		if e.stuck[b] {
 			continue
 		}
-		heavy = insertRanked(heavy, b, func(x, y int) bool { return e.bytes[x] > e.bytes[y] })
-		light = insertRanked(light, b, func(x, y int) bool { return e.bytes[x] < e.bytes[y] })
+		heavy = insertRanked(heavy, b, func(x, y int) bool { return e.excess(x) > e.excess(y) })
+		light = insertRanked(light, b, func(x, y int) bool { return e.excess(x) < e.excess(y) })
 	}
 	return heavy, light
 }
@@ -254,7 +287,7 @@ func narrowing(gap, t int64) int64 {
 
 // best is the best step from broker a (heavier) to b (lighter).
 func (e *byteEvener) best(a, b int) step {
-	gap := e.bytes[a] - e.bytes[b]
+	gap := e.excess(a) - e.excess(b)
 	var best step
 	consider := func(s step) {
 		if s.narrowing > 0 && s.better(best) {
