@@ -172,3 +172,35 @@ func TestCheckDisk(t *testing.T) {
 		t.Error("refused without sizes")
 	}
 }
+
+// TestProgressReestimate: a move the cluster no longer runs counts as
+// copied; the time left is the bytes left at the rate measured between
+// two progresses, or before one the preview's estimate scaled to what is
+// left.
+func TestProgressReestimate(t *testing.T) {
+	s := costCluster(t)
+	sz := costSizes(time.Unix(100, 0), 1, nil, nil)
+	done := clusterops.ProgressOf(s, sz, []clusterops.PartitionMove{move(0, []int{1, 2}, []int{1, 3})})
+	if !done.Known || done.Copied != 10*mib || done.Total != 10*mib || done.Percent() != 100 || len(done.Partitions) != 0 {
+		t.Fatalf("%+v", done)
+	}
+	if e := done.Reestimate(nil, clusterops.ETA{Known: true, Duration: time.Minute}); !e.Known || e.Duration != 0 {
+		t.Fatalf("%+v", e)
+	}
+	if p := clusterops.ProgressOf(s, nil, nil); p.Known {
+		t.Fatalf("%+v", p)
+	}
+	prev := clusterops.MoveProgress{At: time.Unix(100, 0), Copied: 10 * mib, Total: 100 * mib, Known: true}
+	now := clusterops.MoveProgress{At: time.Unix(110, 0), Copied: 30 * mib, Total: 100 * mib, Known: true}
+	// 20 MiB in 10 s: 70 MiB left take 35 s.
+	if e := now.Reestimate(&prev, clusterops.ETA{}); !e.Known || e.Duration != 35*time.Second {
+		t.Fatalf("%+v", e)
+	}
+	// No rate yet: 70 % of the preview's 100 s.
+	if e := now.Reestimate(nil, clusterops.ETA{Known: true, Duration: 100 * time.Second, Broker: 2}); e.Duration != 70*time.Second || e.Broker != 2 {
+		t.Fatalf("%+v", e)
+	}
+	if e := now.Reestimate(nil, clusterops.ETA{Known: true, Never: true}); !e.Never {
+		t.Fatalf("%+v", e)
+	}
+}
