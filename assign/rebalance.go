@@ -13,6 +13,18 @@ type RebalanceOptions struct {
 	// loaded by a topic, new replicas and leaders go to the least loaded
 	// overall, so that moving some topics keeps the whole cluster even.
 	Load, Leaders map[int]int
+	// Size, when set, is a partition's size in bytes (a negative one is
+	// unknown and counts as none): topic indexes the assignments handed to
+	// Replace or Rebalance, partition is the partition's id. With it the
+	// placement weighs bytes as well as replicas: Replace sends each new
+	// replica to the eligible broker holding the fewest bytes, Rebalance
+	// evens the brokers' bytes (BalanceTolerance). Without it (nil) both
+	// place by replica counts alone.
+	Size func(topic, partition int) int64
+	// Bytes is each broker's bytes in topics that are not being placed
+	// (read only with Size): what a broker holds besides the replicas the
+	// placement decides.
+	Bytes map[int]int64
 }
 
 // Rebalance places the replicas of each topic in current (one Assignment
@@ -40,6 +52,11 @@ type RebalanceOptions struct {
 //     and leads no more than its share of the topic's partitions; otherwise
 //     the replica leading the fewest partitions leads. The leader is listed
 //     first; the other replicas keep their order, new ones last.
+//   - Bytes (with o.Size): once the counts are even, the brokers' bytes
+//     are evened to within BalanceTolerance of their mean by swapping
+//     replicas between heavy and light brokers, or moving one, each
+//     broker's count staying within one of the count-balanced placement's
+//     (evenBytes).
 //
 // Each partition keeps its replication factor. Errors are Kafka's:
 // "Replication factor: r larger than available brokers: n." and the
@@ -66,6 +83,16 @@ func Rebalance(brokers []Broker, current []Assignment, o RebalanceOptions) ([]As
 	for i, t := range topics {
 		rb.fill(t)
 		out[i] = rb.lead(t)
+	}
+	if o.Size != nil {
+		size := make([][]int64, len(topics))
+		for i, t := range topics {
+			size[i] = make([]int64, len(t.ids))
+			for pi, p := range t.ids {
+				size[i][pi] = max(o.Size(i, p), 0)
+			}
+		}
+		rb.evenBytes(topics, out, size, o.Bytes)
 	}
 	return out, nil
 }

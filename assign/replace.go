@@ -13,6 +13,14 @@ import "slices"
 //     fewest of the partition's replicas; then to the broker holding the
 //     fewest of the topic's replicas, then the fewest overall (o.Load and
 //     what this placement added), then the lowest id.
+//   - With sizes (o.Size), the rack rule first as above, then the broker
+//     that holds the fewest bytes (o.Bytes, every replica that stays, and
+//     what this placement added) before the counts; and each topic's
+//     largest partitions are placed first, so that the big copies land on
+//     the emptiest brokers and the small ones even out what is left. The
+//     replicas that move are the same: each one that must move is copied
+//     whatever its destination, so moving exactly those is also moving
+//     the fewest bytes.
 //   - The preferred leader stays when its replica stays. Otherwise the
 //     kept replica leading the fewest of the topic's partitions (then the
 //     fewest overall) leads: an in-sync replica rather than a new copy.
@@ -41,6 +49,31 @@ func Replace(brokers []Broker, current []Assignment, keep func(id int) bool, o R
 		load[i], leaders[i] = o.Load[id], o.Leaders[id]
 	}
 	stays := func(id int) bool { return id >= 0 && keep(id) }
+	// By bytes: every broker's bytes as they will be once the replicas
+	// that stay are counted, before any is placed (so that a topic placed
+	// early sees what a later one keeps), and each topic's partitions'
+	// sizes.
+	var bytes []int64
+	var sizes [][]int64
+	if o.Size != nil {
+		bytes = make([]int64, len(ids))
+		for i, id := range ids {
+			bytes[i] = o.Bytes[id]
+		}
+		sizes = make([][]int64, len(current))
+		for ti, a := range current {
+			sizes[ti] = make([]int64, 0, len(a))
+			for _, p := range a.Partitions() {
+				n := max(o.Size(ti, p), 0)
+				sizes[ti] = append(sizes[ti], n)
+				for _, r := range a[p] {
+					if i, ok := index[r]; ok && stays(r) {
+						bytes[i] += n
+					}
+				}
+			}
+		}
+	}
 	out := make([]Assignment, len(current))
 	for ti, a := range current {
 		topicLoad, topicLeaders := make([]int, len(ids)), make([]int, len(ids))
@@ -59,7 +92,18 @@ func Replace(brokers []Broker, current []Assignment, keep func(id int) bool, o R
 			}
 		}
 		res := make(Assignment, len(a))
-		for _, p := range a.Partitions() {
+		order := a.Partitions()
+		var size map[int]int64
+		if bytes != nil {
+			size = make(map[int]int64, len(order))
+			for k, p := range order {
+				size[p] = sizes[ti][k]
+			}
+			// The largest first; equal sizes by partition id, as without
+			// sizes.
+			slices.SortStableFunc(order, func(x, y int) int { return cmpInt64(size[y], size[x]) })
+		}
+		for _, p := range order {
 			rs := a[p]
 			kept := make([]int, 0, len(rs))
 			for _, r := range rs {
@@ -83,6 +127,9 @@ func Replace(brokers []Broker, current []Assignment, keep func(id int) bool, o R
 						return ri < rj
 					}
 				}
+				if bytes != nil && bytes[i] != bytes[j] {
+					return bytes[i] < bytes[j]
+				}
 				if topicLoad[i] != topicLoad[j] {
 					return topicLoad[i] < topicLoad[j]
 				}
@@ -105,6 +152,9 @@ func Replace(brokers []Broker, current []Assignment, keep func(id int) bool, o R
 				nw = append(nw, ids[best])
 				topicLoad[best]++
 				load[best]++
+				if bytes != nil {
+					bytes[best] += size[p]
+				}
 				inRack[rackOf[ids[best]]]++
 			}
 			if len(rs) > 0 && !stays(rs[0]) {
@@ -134,4 +184,15 @@ func Replace(brokers []Broker, current []Assignment, keep func(id int) bool, o R
 		out[ti] = res
 	}
 	return out, nil
+}
+
+// cmpInt64 orders int64s.
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

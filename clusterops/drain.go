@@ -23,6 +23,8 @@ type DrainRequest struct {
 	Strategy Strategy
 	// Rand draws the kafka strategy's start index and shift (nil: random).
 	Rand *rand.Rand
+	// Sizes plan by bytes as well (GenerateRequest.Sizes); nil: by counts.
+	Sizes *cluster.Sizes
 }
 
 // PlanDrain proposes moving every replica off req.Broker onto the other
@@ -62,7 +64,7 @@ func PlanDrain(s *cluster.Snapshot, req DrainRequest) (*GeneratePlan, error) {
 		return nil, kafkaErr(cluster.ClassAdminCommandFailed, "Broker "+strconv.Itoa(req.Broker)+" is the only live broker: there is nowhere to move its replicas.")
 	}
 	return GenerateReassignment(s, GenerateRequest{Topics: topics, Brokers: brokers, RackAware: cluster.RackAwareSafe,
-		Strategy: req.Strategy, StartIndex: -1, Rand: req.Rand})
+		Strategy: req.Strategy, StartIndex: -1, Rand: req.Rand, Sizes: req.Sizes})
 }
 
 // Moves are the partitions that strategy st changes, sorted by topic then
@@ -133,6 +135,30 @@ type MoveWarnings struct {
 	RackUnknown []int
 	// Heavy are the brokers the moves leave far above the mean.
 	Heavy []HeavyBroker
+	// HeavyBytes are the brokers the moves leave far above the mean
+	// bytes (WarnMovesSized, with sizes known).
+	HeavyBytes []HeavyBytesBroker
+}
+
+// HeavyBytesBroker is a broker that moves leave holding far more bytes
+// than the brokers' mean (HeavyBytes): Before and After are its bytes,
+// Mean the mean after the moves of the live brokers holding any.
+type HeavyBytesBroker struct {
+	ID            int
+	Before, After int64
+	Mean          float64
+}
+
+// Percent is how far above the mean the broker ends, in percent.
+func (h HeavyBytesBroker) Percent() int {
+	return int(math.Round((float64(h.After)/h.Mean - 1) * 100))
+}
+
+// String is the warning: "broker 3 ends with 120 GiB, 62% above the
+// mean (74.0 GiB)".
+func (h HeavyBytesBroker) String() string {
+	return "broker " + strconv.Itoa(h.ID) + " ends with " + cluster.FormatBytes(h.After) + ", " +
+		strconv.Itoa(h.Percent()) + "% above the mean (" + cluster.FormatBytes(int64(h.Mean)) + ")"
 }
 
 // RFAboveRackText is the RFAboveRack warning, in words that do not count
@@ -174,6 +200,28 @@ const (
 	heavyRatio  = 1.25
 	heavyMargin = 2
 )
+
+// WarnMovesSized is WarnMoves with the brokers the moves leave far above
+// the mean bytes by the sizes sz (HeavyBytes): those the moves add bytes
+// to. Without sizes it is WarnMoves.
+func WarnMovesSized(s *cluster.Snapshot, sz *cluster.Sizes, moves []PartitionMove) MoveWarnings {
+	w := WarnMoves(s, moves)
+	if !sz.Known() {
+		return w
+	}
+	after := BytesAfter(s, sz, moves)
+	ids, mean := heavyBytesOf(s, after)
+	for _, id := range ids {
+		var before int64
+		if d, ok := sz.Broker(id); ok {
+			before = d.Bytes
+		}
+		if after[id] > before {
+			w.HeavyBytes = append(w.HeavyBytes, HeavyBytesBroker{ID: id, Before: before, After: after[id], Mean: mean})
+		}
+	}
+	return w
+}
 
 // WarnMoves computes the warnings of moves on s.
 func WarnMoves(s *cluster.Snapshot, moves []PartitionMove) MoveWarnings {

@@ -274,17 +274,23 @@ func BytesAfter(s *cluster.Snapshot, sz *cluster.Sizes, moves []PartitionMove) m
 }
 
 // HeavyBytes are the brokers moves leave holding more than 1.5× the mean
-// bytes of the brokers that hold any (the same rule as Heavy for
-// replicas), with the mean.
+// bytes of the live brokers that hold any, and more than 1 MiB above it,
+// with the mean.
 func HeavyBytes(s *cluster.Snapshot, sz *cluster.Sizes, moves []PartitionMove) ([]int, float64) {
-	after := BytesAfter(s, sz, moves)
+	return heavyBytesOf(s, BytesAfter(s, sz, moves))
+}
+
+// heavyBytesOf is HeavyBytes of the brokers' bytes after the moves. A
+// broker left holding nothing (the one a drain empties) is not in the
+// mean: it would make every other broker look heavier.
+func heavyBytesOf(s *cluster.Snapshot, after map[int]int64) ([]int, float64) {
 	if len(after) < 2 {
 		return nil, 0
 	}
 	var sum float64
 	n := 0
 	for id, b := range after {
-		if s.IsLive(id) {
+		if s.IsLive(id) && b > 0 {
 			sum += float64(b)
 			n++
 		}

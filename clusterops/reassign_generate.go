@@ -27,12 +27,23 @@ const (
 	// KRaft cluster, cordoned (its controller refuses a target naming
 	// one); every other replica stays where it is. Each new replica goes
 	// where the partition's rack spread and the load want it
-	// (assign.Replace). Not Kafka's.
+	// (assign.Replace). With sizes (GenerateRequest.Sizes) the load is the
+	// brokers' bytes first: within the rack rule each new replica goes to
+	// the broker that will hold the fewest bytes, the largest partitions
+	// placed first; the replicas that move are the same, and as each is
+	// copied whole wherever it goes, no plan copies fewer bytes. Not
+	// Kafka's.
 	StrategyMinimal
 	// StrategyBalanced keeps every replica that may stay while evening
 	// the topics out over the listed brokers and racks (assign.Rebalance):
 	// it also moves replicas of listed brokers that hold more than their
-	// share. Not Kafka's.
+	// share. With sizes it then evens the listed brokers' bytes: until
+	// each holds within ±assign.BalanceTolerance (10 %) of their mean
+	// bytes, or no step brings the heaviest and lightest closer, it swaps
+	// replicas between a heavy and a light broker (or moves one), each
+	// broker's replica count staying within one of the count-balanced
+	// plan's; the steps that copy nothing more come first, then those
+	// that even the most per byte copied. Not Kafka's.
 	StrategyBalanced
 )
 
@@ -72,6 +83,9 @@ type GenerateRequest struct {
 	// when set.
 	StartIndex int
 	Rand       *rand.Rand
+	// Sizes are the partitions' sizes (DescribeLogDirs'); nil or unknown:
+	// the plans are by replica counts alone, and no bytes are counted.
+	Sizes *cluster.Sizes
 }
 
 // TopicProposal is one topic of a --generate.
@@ -97,6 +111,17 @@ type MoveCount struct {
 	Replicas, Leaders         int
 	TotalReplicas, Partitions int
 	Offline, Cordoned         map[int]int
+	// With sizes: Bytes is what the plan copies (each added replica is a
+	// copy of its partition's largest replica; a tiered topic's local
+	// bytes, which is what a new follower copies), BytesIn the same by
+	// receiving broker, UnknownBytes the added replicas whose partition no
+	// broker reported (counted as 0 bytes), and Disk the brokers whose log
+	// directories could not hold what they receive (CheckDisk): a plan
+	// with any is refused (GeneratePlan.DiskError).
+	Bytes        int64
+	BytesIn      map[int]int64
+	UnknownBytes int
+	Disk         []DiskShortfall
 }
 
 // GeneratePlan is a --generate's result.
@@ -114,6 +139,8 @@ type GeneratePlan struct {
 	// Kafka, Minimal and Balanced count what each strategy moves over all
 	// topics.
 	Kafka, Minimal, Balanced MoveCount
+	// Sizes are the sizes the plans were made with (nil: by counts).
+	Sizes *cluster.Sizes
 }
 
 // CurrentJSON is the current assignment in the file format, as
@@ -203,6 +230,16 @@ func GenerateReassignment(s *cluster.Snapshot, req GenerateRequest) (*GeneratePl
 	// in the topics that stay where they are.
 	load, leaders := loadOutside(s, moving)
 	opts := assign.RebalanceOptions{Load: load, Leaders: leaders}
+	if sz := req.Sizes; sz.Known() {
+		g.Sizes = sz
+		opts.Size = func(ti, p int) int64 {
+			if n, ok := sz.PartitionBytes(topics[ti].Name, p); ok {
+				return n
+			}
+			return -1
+		}
+		opts.Bytes = bytesOutside(s, sz, moving)
+	}
 	listed := map[int]bool{}
 	for _, id := range req.Brokers {
 		listed[id] = true
@@ -233,7 +270,73 @@ func GenerateReassignment(s *cluster.Snapshot, req GenerateRequest) (*GeneratePl
 		g.count(s, tp.Current, tp.Current, &tp, listed)
 		g.Topics = append(g.Topics, tp)
 	}
+	g.checkDisk()
 	return g, nil
+}
+
+// bytesOutside is each broker's bytes in the topics that are not moving:
+// the replicas the brokers reported, each once (a replica being moved
+// between a broker's log directories has a future copy too, which the
+// broker deletes when the move is done; it is not counted).
+func bytesOutside(s *cluster.Snapshot, sz *cluster.Sizes, moving map[string]bool) map[int]int64 {
+	out := map[int]int64{}
+	for _, t := range s.Topics() {
+		if moving[t.Name] {
+			continue
+		}
+		for _, p := range t.Partitions {
+			ps, ok := sz.Partition(t.Name, p.ID)
+			if !ok {
+				continue
+			}
+			for _, r := range ps.Replicas {
+				if !r.Future {
+					out[int(r.Broker)] += r.Bytes
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkDisk fills every strategy's Disk from what each broker receives.
+func (g *GeneratePlan) checkDisk() {
+	if !g.Sizes.Known() {
+		return
+	}
+	for _, mc := range []*MoveCount{&g.Kafka, &g.Minimal, &g.Balanced} {
+		mc.Disk = CheckDisk(g.Sizes, MoveBytes{Known: true, In: mc.BytesIn})
+	}
+}
+
+// DiskRefusal is a plan refused because it would fill brokers' log
+// directories past their usable bytes. Kafka does not check this: the
+// reassignment is accepted, and a broker whose log directory fills while
+// it copies marks the directory offline, with every replica in it.
+type DiskRefusal struct {
+	Strategy   Strategy
+	Shortfalls []DiskShortfall
+}
+
+// Error is "the minimal plan would fill log directories past their
+// usable bytes: broker 3 would receive 12.0 GiB but its log directories
+// have 9.5 GiB usable; broker 5 would …".
+func (e *DiskRefusal) Error() string {
+	parts := make([]string, len(e.Shortfalls))
+	for i, d := range e.Shortfalls {
+		parts[i] = d.Error()
+	}
+	return "the " + e.Strategy.String() + " plan would fill log directories past their usable bytes: " + strings.Join(parts, "; ")
+}
+
+// DiskError is why strategy st's plan must not be written (a
+// *DiskRefusal), or nil when its brokers' log directories can hold what
+// they receive or no sizes are known.
+func (g *GeneratePlan) DiskError(st Strategy) error {
+	if d := g.Count(st).Disk; len(d) > 0 {
+		return &DiskRefusal{Strategy: st, Shortfalls: d}
+	}
+	return nil
 }
 
 // plan is strategy st's assignment.
@@ -321,6 +424,9 @@ func (g *GeneratePlan) count(s *cluster.Snapshot, from, sizes assign.Assignment,
 		r, l := assign.CountMoves(from, c.to)
 		c.mc.Replicas += r
 		c.mc.Leaders += l
+		if g.Sizes.Known() {
+			g.countBytes(t.Topic, from, c.to, c.mc)
+		}
 		c.mc.Partitions += len(c.to)
 		for _, rs := range sizes {
 			c.mc.TotalReplicas += len(rs)
@@ -337,6 +443,31 @@ func (g *GeneratePlan) count(s *cluster.Snapshot, from, sizes assign.Assignment,
 					c.mc.Cordoned = bump(c.mc.Cordoned, r)
 				}
 			}
+		}
+	}
+}
+
+// countBytes adds to mc the bytes each replica that to adds to from
+// copies: the partition's size, to the receiving broker.
+func (g *GeneratePlan) countBytes(topic string, from, to assign.Assignment, mc *MoveCount) {
+	for p, nw := range to {
+		n, known := int64(-1), false
+		for _, r := range nw {
+			if slices.Contains(from[p], r) {
+				continue
+			}
+			if n < 0 {
+				n, known = g.Sizes.PartitionBytes(topic, p)
+			}
+			if !known {
+				mc.UnknownBytes++
+				continue
+			}
+			if mc.BytesIn == nil {
+				mc.BytesIn = map[int]int64{}
+			}
+			mc.Bytes += n
+			mc.BytesIn[r] += n
 		}
 	}
 }
