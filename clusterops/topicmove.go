@@ -23,6 +23,9 @@ type TopicMoveRequest struct {
 	RF       int
 	Strategy Strategy
 	Rand     *rand.Rand
+	// Sizes, when known, place by bytes and count them, as
+	// GenerateRequest.Sizes does.
+	Sizes *cluster.Sizes
 }
 
 // sentinel is a broker id no cluster has: a replica to place, in an
@@ -88,6 +91,16 @@ func PlanTopicMove(s *cluster.Snapshot, req TopicMoveRequest) (*GeneratePlan, er
 	}
 	load, leaders := loadOutside(s, map[string]bool{t.Name: true})
 	opts := assign.RebalanceOptions{Load: load, Leaders: leaders}
+	if sz := req.Sizes; sz.Known() {
+		g.Sizes = sz
+		opts.Size = func(_, p int) int64 {
+			if n, ok := sz.PartitionBytes(t.Name, p); ok {
+				return n
+			}
+			return -1
+		}
+		opts.Bytes = bytesOutside(s, sz, map[string]bool{t.Name: true})
+	}
 	minimal, err := assign.Replace(brokers, []assign.Assignment{start}, s.IsLive, opts)
 	if err != nil {
 		return nil, cluster.AsKafkaError(err)
@@ -115,6 +128,7 @@ func PlanTopicMove(s *cluster.Snapshot, req TopicMoveRequest) (*GeneratePlan, er
 	tp.Proposed = tp.plan(req.Strategy)
 	g.count(s, current, start, &tp, nil)
 	g.Topics = []TopicProposal{tp}
+	g.checkDisk()
 	return g, nil
 }
 
