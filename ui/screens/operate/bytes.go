@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
@@ -51,7 +52,7 @@ func (r *reassign) sized() {
 	case r.fr.Stage <= wizard.StagePreview:
 		r.costs()
 	case r.plan != nil:
-		r.moved.measure(r.snap, r.sizes, r.plan.Moves)
+		r.moved.measure(r.snap, r.sizes, r.plan.Moves, &r.pr)
 		r.bytesNow = r.moved.status()
 	}
 }
@@ -356,11 +357,15 @@ const copyTop = 3
 // grew, a replica that restarted its copy).
 type moved struct {
 	// est is the preview's estimate of the moves written, at their
-	// throttle; prev the progress at the reading before cur's.
-	est  clusterops.ETA
-	prev *clusterops.MoveProgress
-	cur  clusterops.MoveProgress
-	eta  clusterops.ETA
+	// throttle; startAt when the reading it was made from was taken:
+	// the time left is measured between readings taken after it (before,
+	// nothing was copying). prev is the progress at the reading before
+	// cur's.
+	est     clusterops.ETA
+	startAt time.Time
+	prev    *clusterops.MoveProgress
+	cur     clusterops.MoveProgress
+	eta     clusterops.ETA
 	// copied and pct are the most shown so far; total the newest total
 	// (at least copied). parts are the most shown per partition.
 	copied, total int64
@@ -369,23 +374,27 @@ type moved struct {
 	known         bool
 }
 
-// start takes the moves written and the preview's estimate for them.
+// start takes the moves written and the preview's estimate for them;
+// the progress follows with the first observe.
 func (m *moved) start(snap *cluster.Snapshot, sz *cluster.Sizes, moves []clusterops.PartitionMove, throttle int64) {
 	*m = moved{est: clusterops.BytesOfMoves(snap, sz, moves).ETA(throttle), parts: map[cluster.TopicPartition]int64{}}
-	m.measure(snap, sz, moves)
+	if sz.Known() {
+		m.startAt = sz.At
+	}
 }
 
 // measure takes a snapshot or a reading: the progress of moves in snap
-// by sz, the time left re-estimated from the reading before.
-func (m *moved) measure(snap *cluster.Snapshot, sz *cluster.Sizes, moves []clusterops.PartitionMove) {
+// by sz (pr their phases), the time left re-estimated from the reading
+// before.
+func (m *moved) measure(snap *cluster.Snapshot, sz *cluster.Sizes, moves []clusterops.PartitionMove, pr *clusterops.ReassignProgress) {
 	if m.parts == nil || snap == nil {
 		return
 	}
-	p := clusterops.ProgressOf(snap, sz, moves)
+	p := progressOf(snap, sz, moves, pr)
 	if !p.Known {
 		return
 	}
-	if m.cur.Known && p.At.After(m.cur.At) {
+	if m.cur.Known && p.At.After(m.cur.At) && m.cur.At.After(m.startAt) {
 		prev := m.cur
 		m.prev = &prev
 	}
@@ -397,6 +406,37 @@ func (m *moved) measure(snap *cluster.Snapshot, sz *cluster.Sizes, moves []clust
 	for _, pc := range p.Partitions {
 		m.parts[pc.TopicPartition] = max(m.parts[pc.TopicPartition], pc.Copied)
 	}
+}
+
+// progressOf is clusterops.ProgressOf, but for the moves the controller
+// has not started (queued: no replica being added yet), which it would
+// count as done: they count as nothing copied.
+func progressOf(snap *cluster.Snapshot, sz *cluster.Sizes, moves []clusterops.PartitionMove, pr *clusterops.ReassignProgress) clusterops.MoveProgress {
+	queued := map[cluster.TopicPartition]bool{}
+	if pr != nil {
+		for _, p := range pr.Partitions {
+			if p.Phase == cluster.ReassignQueued {
+				queued[p.TopicPartition] = true
+			}
+		}
+	}
+	if len(queued) == 0 {
+		return clusterops.ProgressOf(snap, sz, moves)
+	}
+	var started []clusterops.PartitionMove
+	var waiting int64
+	for _, m := range moves {
+		if !queued[m.TopicPartition] {
+			started = append(started, m)
+			continue
+		}
+		if n, ok := sz.PartitionBytes(m.Topic, m.Partition); ok {
+			waiting += n * int64(len(m.Adding()))
+		}
+	}
+	p := clusterops.ProgressOf(snap, sz, started)
+	p.Total += waiting
+	return p
 }
 
 // status is the bytes copied, the percentage and the time left: "750 MiB

@@ -436,7 +436,7 @@ func (r *reassign) observe() {
 	}
 	r.pr = r.tracker.Update(r.snap)
 	r.pg.observe(r.snap, &r.pr)
-	r.moved.measure(r.snap, r.sizes, r.plan.Moves)
+	r.moved.measure(r.snap, r.sizes, r.plan.Moves, &r.pr)
 	r.bytesNow = r.moved.status()
 	if r.fr.Stage == wizard.StageProgress && r.pr.Done() {
 		r.fr.Finish()
