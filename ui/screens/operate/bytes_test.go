@@ -6,10 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/fixture"
 	"github.com/ktopo/ktopo/ui/internal/wizard"
 	"github.com/ktopo/ktopo/ui/nav"
+	"github.com/ktopo/ktopo/ui/theme"
 )
 
 // bytesSpec is a small cluster for the tests by bytes: 4 brokers, no
@@ -260,4 +263,33 @@ func TestBackgroundBytes(t *testing.T) {
 	if line, st := e.m.TaskStatus(); st != nav.TaskRunning || line != "Draining broker 1: 0/2 partitions moved, 200 MiB of 400 MiB copied (50%)" {
 		t.Fatalf("status %q %v", line, st)
 	}
+}
+
+// TestMatrixFolds: with more brokers than fit, the matrix keeps those
+// that send and receive the most (in id order) and folds the others into
+// a line each, with what they send or receive together.
+func TestMatrixFolds(t *testing.T) {
+	mb := clusterops.MoveBytes{In: map[int]int64{}, Out: map[int]int64{}, Matrix: map[[2]int]int64{}, Known: true}
+	for src := 1; src <= 5; src++ {
+		dst := src + 5
+		n := int64(src) * 100 << 20
+		mb.Out[src] += n
+		mb.In[dst] += n
+		mb.Matrix[[2]int{src, dst}] += n
+		mb.Total += n
+	}
+	st := theme.Mono()
+	var got []string
+	for _, l := range matrixLines(&st, mb, 60, 24) {
+		got = append(got, strings.TrimRight(ansi.Strip(l), " "))
+	}
+	sameLines(t, got, []string{
+		" from \\ to       → 8       → 9      → 10     sends",
+		" broker 3    300 MiB         ·         ·   300 MiB",
+		" broker 4          ·   400 MiB         ·   400 MiB",
+		" broker 5          ·         ·   500 MiB   500 MiB",
+		" receives    300 MiB   400 MiB   500 MiB  1.46 GiB",
+		" + 2 more brokers send 300 MiB (1,2)",
+		" + 2 more brokers receive 300 MiB (6,7)",
+	})
 }
