@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -77,11 +78,65 @@ func (r *reassign) costs() {
 	}
 	// The preview's moves are the chosen strategy's (choose).
 	c.mb = c.byStrategy[r.strategy]
+	if r.leadingFirst() {
+		c.mb = leadersFirst(r.snap, r.sizes, c.mb, r.moves, r.lead.plan)
+	}
 	if !c.mb.Known {
 		return
 	}
 	c.short = clusterops.CheckDisk(r.sizes, c.mb)
 	c.heavy = r.heavyBytesLines()
+}
+
+// leadersFirst is mb once a drain's leadership step has moved the
+// leaders off the drained broker: the new replicas of those partitions
+// copy from their new leader, which sends what the drained broker would
+// have (the step runs before any copy, so the ETA is the new sender's).
+func leadersFirst(s *cluster.Snapshot, sz *cluster.Sizes, mb clusterops.MoveBytes, moves []clusterops.PartitionMove, lead *clusterops.LeadershipFirst) clusterops.MoveBytes {
+	if !mb.Known || lead.Empty() {
+		return mb
+	}
+	to := map[cluster.TopicPartition]int{}
+	for _, lm := range lead.Moves {
+		to[lm.TopicPartition] = lm.To
+	}
+	// The maps are the strategy's, shared with its line: changed on
+	// copies.
+	mb.Out, mb.OutRate, mb.Matrix = maps.Clone(mb.Out), maps.Clone(mb.OutRate), maps.Clone(mb.Matrix)
+	for _, m := range moves {
+		next, ok := to[m.TopicPartition]
+		if !ok {
+			continue
+		}
+		t := s.Topic(m.Topic)
+		if t == nil {
+			continue
+		}
+		p := t.Partition(m.Partition)
+		n, known := sz.PartitionBytes(m.Topic, m.Partition)
+		if p == nil || !p.HasLeader() || !known || p.Leader == next {
+			continue
+		}
+		var rate float64
+		if ps, ok := sz.Partition(m.Topic, m.Partition); ok && ps.RateKnown {
+			rate = ps.Rate
+		}
+		for _, b := range m.Adding() {
+			move(mb.Out, p.Leader, next, n)
+			move(mb.Matrix, [2]int{p.Leader, b}, [2]int{next, b}, n)
+			mb.OutRate[p.Leader] -= rate
+			mb.OutRate[next] += rate
+		}
+	}
+	return mb
+}
+
+// move moves n from key a to key b of m, dropping a once it is empty.
+func move[K comparable](m map[K]int64, a, b K, n int64) {
+	m[b] += n
+	if m[a] -= n; m[a] <= 0 {
+		delete(m, a)
+	}
 }
 
 // heavyBytesLines warn of the brokers the chosen moves leave far above

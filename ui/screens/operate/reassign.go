@@ -218,6 +218,7 @@ func (r *reassign) key(msg tea.KeyPressMsg) tea.Cmd {
 		r.choose()
 	case key.Matches(msg, km.LeadersFirst):
 		r.lead.on = !r.lead.on
+		r.costs() // the leaders' new brokers send their copies
 		r.fr.Ops.Reset()
 	case key.Matches(msg, km.MoreReplicas):
 		r.rf = r.nextRF(1)
