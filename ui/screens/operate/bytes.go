@@ -210,7 +210,7 @@ func (r *reassign) bytesLines(w int) []string {
 		s += " (" + text.Count(mb.Unknown, "partition") + " of unknown size counted as 0)"
 	}
 	if r.sizes.StaleWhy != "" {
-		s += " · sizes of an older reading (" + r.sizes.StaleWhy + ")"
+		s += " · sizes of an earlier reading: the newest failed (" + strings.TrimPrefix(r.sizes.StaleWhy, "sizes unknown: ") + ")"
 	}
 	var out []string
 	for _, l := range wizard.Wrap(s, w, 1) {

@@ -208,6 +208,12 @@ func TestPreviewSizesUnknown(t *testing.T) {
 	if got := view(e.m); strings.Contains(got, "to copy") {
 		t.Fatalf("the popup names bytes:\n%s", got)
 	}
+	// A reading that failed after one that did not: the last sizes kept,
+	// marked (as the shell keeps them).
+	e.press("esc")
+	known := sizesOf(e.model.Snapshot(), t0, 1<<40, map[cluster.TopicPartition]int64{orders0: 300 << 20, orders1: 100 << 20}, nil, nil)
+	e.m.SetSizes(known.Stale(cluster.UnknownSizes(t0.Add(time.Minute), "broker 2: i/o timeout")))
+	sameLines(t, block(t, screenLines(e.m), "bytes:", 1), []string{" bytes: 400 MiB to copy · sizes of an earlier reading: the newest failed (broker 2: i/o timeout)"})
 }
 
 // TestProgressBytes: once written, the progress is measured on the new
