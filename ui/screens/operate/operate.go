@@ -180,6 +180,20 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	m.settle()
 }
 
+// SetSizes implements ui.SizesSetter: a reading of the brokers' log
+// directories re-measures the preview's plan by bytes, or the written
+// one's progress; in the background too, where the status bar shows it.
+func (m *Model) SetSizes(s *cluster.Sizes) {
+	if s == nil || s == m.sizes {
+		return
+	}
+	m.sizes = s
+	if sz, ok := m.op.(sizer); ok {
+		sz.sized()
+	}
+	m.settle()
+}
+
 // Update implements ui.Screen.
 func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	cmd, req := m.update(msg)

@@ -116,7 +116,16 @@ type base struct {
 	// pr is the written operation's progress, err why its write failed.
 	pr  clusterops.ReassignProgress
 	err error
+	// sizes are the newest reading of the brokers' log directories (nil:
+	// the shell never gave one); bytesNow is the status bar's progress by
+	// bytes ("" without sizes).
+	sizes    *cluster.Sizes
+	bytesNow string
 }
+
+// sizer is an operation that shows bytes: each reading the shell hands
+// the wizard re-measures it.
+type sizer interface{ sized() }
 
 // kind is what the wizard knows of an operation before it exists: how
 // to make it, and how the shell names it when it refuses it.

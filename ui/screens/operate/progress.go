@@ -309,6 +309,9 @@ func barWidth(w int) int { return min(max(w/3, 10), 40) }
 // the grid shows.
 func (b *base) progressLine(op operation) string {
 	s := op.verb(formIng) + " " + op.subject() + ": " + strconv.Itoa(b.pr.Count[cluster.ReassignDone]) + "/" + strconv.Itoa(len(b.pr.Partitions)) + " partitions " + b.pg.doneWord()
+	if b.bytesNow != "" {
+		s += ", " + b.bytesNow
+	}
 	if w := b.pg.waiting(&b.pr); len(w) > 0 {
 		s += " — waiting: " + w[0]
 	}

@@ -53,6 +53,10 @@ type reassign struct {
 	refusal error
 	// heavy warn of brokers the plan leaves far above the mean (heavy.go).
 	heavy []string
+	// cost is the plan by bytes (bytes.go), moved the written plan's
+	// progress by bytes.
+	cost  moveCost
+	moved moved
 
 	lead leading
 
@@ -104,7 +108,7 @@ func (r *reassign) subject() string {
 }
 
 func (r *reassign) ready() bool {
-	return len(r.moves) > 0 && len(r.running) == 0 && r.refusal == nil
+	return len(r.moves) > 0 && len(r.running) == 0 && r.refusal == nil && len(r.cost.short) == 0
 }
 
 // refresh follows another reassignment: while one runs this one cannot
@@ -163,6 +167,7 @@ func (r *reassign) runningLines(w int) []string {
 func (r *reassign) replan() {
 	r.running = r.runningNow()
 	r.plan, r.tracker, r.unthrottle = nil, nil, unthrottle{}
+	r.moved, r.bytesNow = moved{}, ""
 	r.lead.phase, r.lead.wrote = leadNone, false
 	rng := rand.New(rand.NewPCG(r.seed[0], r.seed[1]))
 	if r.drain() {
@@ -190,6 +195,7 @@ func (r *reassign) choose() {
 	}
 	r.refusal = r.kraftRefusal()
 	r.heavy = r.heavyLines()
+	r.costs()
 	r.fr.Ops.Reset()
 	r.pv.set(r.snap, r.moves)
 }
@@ -212,6 +218,7 @@ func (r *reassign) key(msg tea.KeyPressMsg) tea.Cmd {
 		r.choose()
 	case key.Matches(msg, km.LeadersFirst):
 		r.lead.on = !r.lead.on
+		r.costs() // the leaders' new brokers send their copies
 		r.fr.Ops.Reset()
 	case key.Matches(msg, km.MoreReplicas):
 		r.rf = r.nextRF(1)
@@ -382,6 +389,7 @@ func (r *reassign) update(msg tea.Msg) tea.Cmd {
 		r.fr.Stage = wizard.StageProgress
 		r.tracker = clusterops.NewReassignTracker(msg.plan.Moves, msg.plan.TopicVersions)
 		r.pg.set(msg.plan.Moves, msg.plan.Throttle, &reassignGlyphs)
+		r.moved.start(r.snap, r.sizes, msg.plan.Moves, msg.plan.Throttle)
 		r.observe()
 	case leadWrittenMsg, leadElectionMsg:
 		cmd = r.leadStep(msg)
@@ -429,6 +437,8 @@ func (r *reassign) observe() {
 	}
 	r.pr = r.tracker.Update(r.snap)
 	r.pg.observe(r.snap, &r.pr)
+	r.moved.measure(r.snap, r.sizes, r.plan.Moves, &r.pr)
+	r.bytesNow = r.moved.status()
 	if r.fr.Stage == wizard.StageProgress && r.pr.Done() {
 		r.fr.Finish()
 		if r.throttled() {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/internal/cell"
@@ -30,6 +31,9 @@ func (r *reassign) summary() (string, nav.TaskState) {
 
 func (r *reassign) summaryLine() string {
 	s := r.verb(formEd) + " " + r.subject() + ": " + text.Count(len(r.pr.Partitions), "partition") + " moved in " + r.fr.Elapsed().Round(time.Millisecond).String()
+	if r.moved.known {
+		s += " (" + cluster.FormatBytes(r.moved.total) + " copied)"
+	}
 	if !r.drain() {
 		rf := text.Range(r.lo, r.hi)
 		if r.rfAsked() {
@@ -78,6 +82,14 @@ func (r *reassign) head(w int) []string {
 	if r.lead.wrote && r.lead.plan != nil {
 		t.extra = []string{"leaders first: " + strconv.Itoa(r.lead.moved) + "/" + strconv.Itoa(len(r.lead.plan.Elect)) +
 			" moved off broker " + strconv.Itoa(r.broker) + " before the copy"}
+	}
+	if r.fr.Stage == wizard.StageProgress {
+		if b := r.moved.status(); b != "" {
+			t.extra = append(t.extra, "bytes: "+b)
+		}
+		if c := r.moved.copying(); c != "" {
+			t.extra = append(t.extra, c)
+		}
 	}
 	if r.err != nil && r.wr != nil && r.wr.MaybeWritten(r.err) {
 		t.failed = "The reply was lost: the reassignment may have started. ktopo reassign --list shows whether it did."
@@ -145,7 +157,7 @@ func (r *reassign) previewHead(w int) []string {
 		}
 		for _, stg := range clusterops.Strategies() {
 			if c := r.gen.Count(stg); stg != r.strategy && c.Replicas > 0 {
-				out = append(out, cell.Clip(" "+st.Muted.S("○ "+stg.String()+": "+cell.Thousands(c.Replicas)+" of "+cell.Thousands(c.TotalReplicas)+" replicas would be copied"), w))
+				out = append(out, cell.Clip(" "+st.Muted.S("○ "+stg.String()+": "+cell.Thousands(c.Replicas)+" of "+cell.Thousands(c.TotalReplicas)+" replicas would be copied"+r.strategyBytes(stg)), w))
 			}
 		}
 		return out
@@ -154,12 +166,14 @@ func (r *reassign) previewHead(w int) []string {
 		out = append(out, cell.Clip(" "+r.strategyLine(stg), w))
 	}
 	out = append(out, cell.Clip(" "+st.Muted.S(text.Count(len(r.moves), "partition")+" move · rack-safe · throttle ")+st.Text.S(throttleText(r.throttle))+st.Muted.S(removedWhenDone(r.throttle)), w))
+	out = append(out, r.bytesLines(w)...)
 	out = append(out, r.stepLines(w)...)
 	if err := r.refusal; err != nil {
 		for _, l := range wizard.Wrap("✗ Kafka would refuse this plan: "+err.Error()+" enter writes nothing; s tries another strategy.", w, 1) {
 			out = append(out, st.Error.S(l))
 		}
 	}
+	out = append(out, r.diskLines(w)...)
 	var warns []string
 	if off := r.gen.Count(r.strategy).Offline; len(off) > 0 {
 		why := ": their partitions move anyway, and Kafka refuses a target naming a broker that is down"
@@ -187,6 +201,7 @@ func (r *reassign) previewHead(w int) []string {
 		warns = append(warns, "the "+r.strategy.String()+" strategy "+movesOff(cb, "cordoned")+": Kafka refuses a target naming a cordoned broker, so a partition that moves leaves it")
 	}
 	warns = append(warns, r.heavy...)
+	warns = append(warns, r.cost.heavy...)
 
 	if b, ok := r.snap.Broker(r.broker); ok && !b.Live && r.drain() {
 		warns = append(warns, "broker "+strconv.Itoa(r.broker)+" is offline: the new replicas copy from the other replicas")
@@ -215,6 +230,9 @@ func (r *reassign) popup() ([]string, string, string) {
 		text.Count(len(r.moves), "partition") + " move: " + text.Count(c.Replicas, "replica") + " copied,",
 		strconv.Itoa(c.Leaders) + " preferred " + text.Plural(c.Leaders, "leader changes", "leaders change") + " (strategy " + r.strategy.String() + ")",
 		"throttle " + throttleText(r.throttle) + removedWhenDone(r.throttle) + r.rfChange(),
+	}
+	if pb := r.popupBytes(); pb != "" {
+		b = append(b, pb)
 	}
 	steps := r.steps()
 	switch {
@@ -263,7 +281,7 @@ func removedWhenDone(throttle int64) string {
 func (r *reassign) strategyLine(stg clusterops.Strategy) string {
 	st := &r.st
 	c := r.gen.Count(stg)
-	s := stg.String() + ": " + cell.Thousands(c.Replicas) + " of " + cell.Thousands(c.TotalReplicas) + " replicas copied"
+	s := stg.String() + ": " + cell.Thousands(c.Replicas) + " of " + cell.Thousands(c.TotalReplicas) + " replicas copied" + r.strategyBytes(stg)
 	if d := c.Replicas - r.gen.Minimal.Replicas; stg == clusterops.StrategyBalanced && d > 0 {
 		s += " (" + cell.Thousands(d) + " more, to even the load out)"
 	}
