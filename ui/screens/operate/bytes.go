@@ -50,6 +50,9 @@ type moveCost struct {
 // or the progress of the one written.
 func (r *reassign) sized() {
 	switch {
+	case r.fr.Stage <= wizard.StagePreview && r.snap != nil && !r.planSizes.Known() && r.sizes.Known():
+		// The first sizes: the plan is made again by bytes.
+		r.replan()
 	case r.fr.Stage <= wizard.StagePreview:
 		r.costs()
 	case r.plan != nil:

@@ -29,6 +29,11 @@ type reassign struct {
 	// topic whose partitions move ("" for a drain).
 	broker int
 	topic  string
+	// planSizes are the sizes the plans are made with: the first known
+	// reading, kept, so that a newer reading (every partition a little
+	// larger) does not re-place the preview's replicas under the
+	// operator's eyes; the bytes shown follow every reading (costs).
+	planSizes *cluster.Sizes
 	// rf is the replication factor asked for (a topic; 0: each partition
 	// keeps its own), lo and hi the topic's now (they differ when its
 	// partitions do).
@@ -170,15 +175,18 @@ func (r *reassign) replan() {
 	r.moved, r.bytesNow = moved{}, ""
 	r.lead.phase, r.lead.wrote = leadNone, false
 	rng := rand.New(rand.NewPCG(r.seed[0], r.seed[1]))
+	if !r.planSizes.Known() && r.sizes.Known() {
+		r.planSizes = r.sizes
+	}
 	if r.drain() {
-		r.gen, r.planErr = clusterops.PlanDrain(r.snap, clusterops.DrainRequest{Broker: r.broker, Strategy: r.strategy, Rand: rng})
+		r.gen, r.planErr = clusterops.PlanDrain(r.snap, clusterops.DrainRequest{Broker: r.broker, Strategy: r.strategy, Rand: rng, Sizes: r.planSizes})
 		r.choose()
 		return
 	}
 	if t := r.snap.Topic(r.topic); t != nil && r.hi == 0 {
 		r.lo, r.hi = t.ReplicationFactors()
 	}
-	r.gen, r.planErr = clusterops.PlanTopicMove(r.snap, clusterops.TopicMoveRequest{Topic: r.topic, RF: r.rf, Strategy: r.strategy, Rand: rng})
+	r.gen, r.planErr = clusterops.PlanTopicMove(r.snap, clusterops.TopicMoveRequest{Topic: r.topic, RF: r.rf, Strategy: r.strategy, Rand: rng, Sizes: r.planSizes})
 	r.choose()
 }
 
