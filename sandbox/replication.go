@@ -16,8 +16,9 @@ import (
 // never held (a reassignment adding it: LeaderAndIsr with isNew, the
 // broker not in the ISR) must copy the whole partition from its leader
 // before the leader can add it to the ISR. The sandbox gives every
-// partition a size (DemoTopic.PartitionSize, Config.PartitionSize) and
-// copies it at a rate: each broker copies into its new replicas at
+// partition a size (DemoTopic.PartitionSize, Config.PartitionSize) that
+// grows at its produce rate (sizes.go), and copies it at a rate, until the
+// copy has caught up with what was produced meanwhile too: each broker copies into its new replicas at
 // Config.ReplicationRate shared between them, and Kafka's replication
 // throttles apply as Kafka applies them: a copy whose "partition:broker"
 // is in the topic's follower.replication.throttled.replicas (or that list
@@ -45,17 +46,20 @@ type CopyStatus struct {
 	Partition int
 	// Broker receives the copy from Leader.
 	Broker, Leader int
-	// Size and Copied in bytes; Rate in bytes per second (0 while the
-	// broker or its leader is down).
+	// Size is the partition's size now (it grows while it is copied) and
+	// Copied what the new replica holds, in bytes; Rate is the copy's rate
+	// and Growth the partition's produce rate, in bytes per second (Rate
+	// is 0 while the broker or its leader is down). The copy ends when
+	// Copied reaches Size: after Size / (Rate − Growth) seconds, never
+	// when Growth ≥ Rate.
 	Size, Copied int64
-	Rate         float64
+	Rate, Growth float64
 	// Throttled: a replication throttle limits the rate.
 	Throttled bool
 }
 
 // copyState is one replica's copy.
 type copyState struct {
-	size   int64
 	copied float64
 	leader int
 	rate   float64
@@ -84,23 +88,6 @@ func newReplication(cl *Cluster) *replication {
 	return &replication{cl: cl, copies: map[replicaKey]*copyState{}, configs: map[string]cachedConfig{}}
 }
 
-// partitionSize is the simulated size of one of a topic's partitions.
-func (cl *Cluster) partitionSize(topic string) int64 {
-	for _, t := range DemoTopics() {
-		if t.Name == topic && cl.cfg.DemoTopics {
-			return t.PartitionSize
-		}
-	}
-	switch s := cl.cfg.PartitionSize; {
-	case s < 0:
-		return 0
-	case s == 0:
-		return DefaultPartitionSize
-	default:
-		return s
-	}
-}
-
 func (cl *Cluster) replicationRate() float64 {
 	if cl.cfg.ReplicationRate > 0 {
 		return float64(cl.cfg.ReplicationRate)
@@ -111,15 +98,17 @@ func (cl *Cluster) replicationRate() float64 {
 // start begins broker's copy of p from leader, unless it holds p already
 // or copies it (idempotent).
 func (r *replication) start(p tp, broker, leader int) {
-	size := r.cl.partitionSize(p.topic)
+	size := r.cl.partitionBytes(p, time.Now())
 	if size <= 0 {
 		return
 	}
 	r.mu.Lock()
 	k := replicaKey{p, broker}
 	if _, ok := r.copies[k]; !ok {
-		r.copies[k] = &copyState{size: size, leader: leader}
-		r.cl.log.Info("copying partition from its leader", "broker", broker, "partition", p.String(), "leader", leader, "bytes", size)
+		_, growth := r.cl.partitionShape(p)
+		r.copies[k] = &copyState{leader: leader}
+		r.cl.log.Info("copying partition from its leader", "broker", broker, "partition", p.String(), "leader", leader,
+			"bytes", size, "growth", growth)
 	}
 	start := !r.ticking
 	r.ticking = true
@@ -169,7 +158,7 @@ func (r *replication) run() {
 			return
 		}
 		now := time.Now()
-		finished, more := r.advance(now.Sub(last).Seconds())
+		finished, more := r.advance(now, now.Sub(last).Seconds())
 		last = now
 		for _, f := range finished {
 			r.cl.deliver(f.leader, &msgIsrCheck{p: f.p})
@@ -185,8 +174,10 @@ type finishedCopy struct {
 	leader int
 }
 
-// advance moves every live copy on by dt seconds at its rate.
-func (r *replication) advance(dt float64) ([]finishedCopy, bool) {
+// advance moves every live copy on by dt seconds at its rate; a copy is
+// finished when it holds the partition's size at now (what was produced
+// while it ran included).
+func (r *replication) advance(now time.Time, dt float64) ([]finishedCopy, bool) {
 	r.mu.Lock()
 	keys := make([]replicaKey, 0, len(r.copies))
 	for k := range r.copies {
@@ -203,7 +194,7 @@ func (r *replication) advance(dt float64) ([]finishedCopy, bool) {
 			continue
 		}
 		c.copied += c.rate * dt
-		if c.copied >= float64(c.size) {
+		if c.copied >= float64(r.cl.partitionBytes(k.tp, now)) {
 			delete(r.copies, k)
 			finished = append(finished, finishedCopy{p: k.tp, leader: c.leader})
 			r.cl.log.Info("partition copied", "broker", k.replica, "partition", k.tp.String(), "leader", c.leader)
@@ -338,12 +329,15 @@ func (r *replication) config(path string) map[string]string {
 // partition and broker.
 func (cl *Cluster) Copies() []CopyStatus {
 	r := cl.repl
+	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]CopyStatus, 0, len(r.copies))
 	for k, c := range r.copies {
+		size := cl.partitionBytes(k.tp, now)
+		_, growth := cl.partitionShape(k.tp)
 		out = append(out, CopyStatus{Topic: k.topic, Partition: k.partition, Broker: k.replica, Leader: c.leader,
-			Size: c.size, Copied: min(int64(c.copied), c.size), Rate: c.rate, Throttled: c.followerThrottled || c.leaderThrottled})
+			Size: size, Copied: min(int64(c.copied), size), Rate: c.rate, Growth: growth, Throttled: c.followerThrottled || c.leaderThrottled})
 	}
 	slices.SortFunc(out, func(a, b CopyStatus) int {
 		if c := compareTP(tp{a.Topic, a.Partition}, tp{b.Topic, b.Partition}); c != 0 {
@@ -351,5 +345,16 @@ func (cl *Cluster) Copies() []CopyStatus {
 		}
 		return a.Broker - b.Broker
 	})
+	return out
+}
+
+// copiedBytes is what each copying replica holds now.
+func (r *replication) copiedBytes() map[replicaKey]int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[replicaKey]int64, len(r.copies))
+	for k, c := range r.copies {
+		out[k] = int64(c.copied)
+	}
 	return out
 }
