@@ -373,3 +373,41 @@ func TestSizesSkewSeeded(t *testing.T) {
 		t.Errorf("other topic: %d bytes at %.0f/s", base, rate)
 	}
 }
+
+// TestDemoSizes: the demo cluster's sizes as the TUI's sandbox shows them:
+// every demo replica sized, one 100 GiB log directory a broker, the busy
+// topics the big ones.
+func TestDemoSizes(t *testing.T) {
+	e := newEnv(t, Config{Brokers: 6, Racks: 3, DemoTopics: true, Rand: rand.New(rand.NewPCG(1, 1))})
+	src := e.c.Sizes(fastSizes)
+	defer src.Close()
+	want := 0
+	for _, d := range DemoTopics() {
+		want += d.Partitions * d.ReplicationFactor
+	}
+	sz := waitSizes(t, src, "every demo replica", func(sz *cluster.Sizes) (bool, string) {
+		n := 0
+		for _, id := range sz.BrokerIDs() {
+			d, _ := sz.Broker(id)
+			n += d.Replicas
+		}
+		return n == want && len(sz.BrokerIDs()) == 6, fmt.Sprintf("%d of %d replicas", n, want)
+	})
+	for _, id := range sz.BrokerIDs() {
+		d, _ := sz.Broker(id)
+		total, usable, ok := d.Disk()
+		if len(d.Dirs) != 1 || d.Dirs[0].Path != "/var/lib/kafka/data" || !ok || total != DefaultDiskSize || usable != total-d.Bytes {
+			t.Errorf("broker %d: dirs %+v", id, d.Dirs)
+		}
+		t.Logf("broker %d: %s in %d replicas, %s free of %s", id, cluster.FormatBytes(d.Bytes), d.Replicas,
+			cluster.FormatBytes(usable), cluster.FormatBytes(total))
+	}
+	var prev int64 = -1
+	for _, name := range []string{"clicks", "orders", "payments", "audit-log"} {
+		_, data, ok := sz.TopicBytes(name)
+		if !ok || (prev >= 0 && data >= prev) {
+			t.Errorf("%s holds %s (the topic before it %s)", name, cluster.FormatBytes(data), cluster.FormatBytes(prev))
+		}
+		prev = data
+	}
+}
