@@ -214,13 +214,26 @@ func (b *broker) describeLogDirs(m *msgDescribeLogDirs) {
 // unreached. prev (nil for none) gives the growth rates.
 func (cl *Cluster) readSizes(ctx context.Context, at time.Time, prev *cluster.Sizes) *cluster.Sizes {
 	b := cluster.NewSizesBuilder(at)
-	copied := cl.repl.copiedBytes()
+	helds := make([][]tp, cl.cfg.Brokers+1)
+	answered := make([]bool, cl.cfg.Brokers+1)
 	for id := 1; id <= cl.cfg.Brokers; id++ {
 		held, err := cl.heldReplicas(ctx, id)
 		if err != nil {
 			b.Unreached(id, err.Error())
 			continue
 		}
+		helds[id], answered[id] = held, true
+	}
+	// The copies are read after the brokers answered: a copy starts on
+	// its broker's goroutine before the broker answers, so every copy of
+	// a replica an answer names is here, unless it has finished since
+	// (then the replica holds the whole partition).
+	copied := cl.repl.copiedBytes()
+	for id := 1; id <= cl.cfg.Brokers; id++ {
+		if !answered[id] {
+			continue
+		}
+		held := helds[id]
 		dirs := cl.logDirs()
 		sizes := make([]cluster.ReplicaSize, len(held))
 		used := make([]int64, len(dirs))
