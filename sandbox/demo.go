@@ -16,8 +16,9 @@ type DemoTopic struct {
 	Partitions        int
 	ReplicationFactor int // capped at the number of brokers
 	Config            map[string]string
-	// PartitionSize is the simulated size of each partition in bytes
-	// (what a reassignment copies to a new replica).
+	// PartitionSize is the simulated size in bytes of an average
+	// partition when the sandbox first sizes it (what a reassignment
+	// copies to a new replica, with what was produced since).
 	PartitionSize int64
 	// ProduceRate is how fast the topic grows, in bytes per second over
 	// all its partitions (a simulated producer).

@@ -77,11 +77,9 @@ func (cl *Cluster) sizeSeed() uint64 {
 // in bytes per second.
 func (cl *Cluster) partitionShape(p tp) (int64, float64) {
 	if cl.cfg.DemoTopics {
-		for _, t := range DemoTopics() {
-			if t.Name == p.topic {
-				w := cl.skew(p)
-				return int64(float64(t.PartitionSize) * w), float64(t.ProduceRate) / float64(max(t.Partitions, 1)) * w
-			}
+		if t, ok := demoShapes()[p.topic]; ok {
+			w := cl.skew(p)
+			return int64(float64(t.PartitionSize) * w), float64(t.ProduceRate) / float64(max(t.Partitions, 1)) * w
 		}
 	}
 	base := cl.cfg.PartitionSize
@@ -93,6 +91,16 @@ func (cl *Cluster) partitionShape(p tp) (int64, float64) {
 	}
 	return base, float64(cl.cfg.ProduceRate)
 }
+
+// demoShapes are the demo topics by name, built once: sizes are computed
+// for every replica at every reading.
+var demoShapes = sync.OnceValue(func() map[string]DemoTopic {
+	m := map[string]DemoTopic{}
+	for _, t := range DemoTopics() {
+		m[t.Name] = t
+	}
+	return m
+})
 
 // skew is a demo partition's weight, 0.5 to 1.5, from the seed, its topic
 // and its number: a few partitions hot, a few cold, as keyed ones are.
