@@ -60,7 +60,11 @@ type CopyStatus struct {
 
 // copyState is one replica's copy.
 type copyState struct {
+	// copied is what the replica held at at, the copy's last step.
 	copied float64
+	at     time.Time
+	// rated: rate was set by a tick (a new copy's is not yet).
+	rated  bool
 	leader int
 	rate   float64
 	// throttled by the follower's and the leader's throttle (this tick).
@@ -106,7 +110,7 @@ func (r *replication) start(p tp, broker, leader int) {
 	k := replicaKey{p, broker}
 	if _, ok := r.copies[k]; !ok {
 		_, growth := r.cl.partitionShape(p)
-		r.copies[k] = &copyState{leader: leader}
+		r.copies[k] = &copyState{leader: leader, at: time.Now()}
 		r.cl.log.Info("copying partition from its leader", "broker", broker, "partition", p.String(), "leader", leader,
 			"bytes", size, "growth", growth)
 	}
@@ -148,7 +152,6 @@ func (r *replication) copying(p tp, broker int) bool {
 func (r *replication) run() {
 	t := time.NewTicker(copyTick)
 	defer t.Stop()
-	last := time.Now()
 	for {
 		<-t.C
 		if r.cl.isClosed() {
@@ -158,8 +161,7 @@ func (r *replication) run() {
 			return
 		}
 		now := time.Now()
-		finished, more := r.advance(now, now.Sub(last).Seconds())
-		last = now
+		finished, more := r.advance(now)
 		for _, f := range finished {
 			r.cl.deliver(f.leader, &msgIsrCheck{p: f.p})
 		}
@@ -174,14 +176,23 @@ type finishedCopy struct {
 	leader int
 }
 
-// advance moves every live copy on by dt seconds at its rate; a copy is
-// finished when it holds the partition's size at now (what was produced
-// while it ran included).
-func (r *replication) advance(now time.Time, dt float64) ([]finishedCopy, bool) {
+// advance moves every copy on to now at the rate it had since its last
+// step, then sets the rates of the next; a copy new since the last tick
+// copies from its start at its first rate. A copy is finished when it
+// holds the partition's size at now (what was produced while it ran
+// included).
+func (r *replication) advance(now time.Time) ([]finishedCopy, bool) {
+	step := func(c *copyState) {
+		c.copied += c.rate * max(now.Sub(c.at).Seconds(), 0)
+		c.at = now
+	}
 	r.mu.Lock()
 	keys := make([]replicaKey, 0, len(r.copies))
-	for k := range r.copies {
+	for k, c := range r.copies {
 		keys = append(keys, k)
+		if c.rated {
+			step(c)
+		}
 	}
 	r.mu.Unlock()
 	r.rates(keys)
@@ -193,7 +204,10 @@ func (r *replication) advance(now time.Time, dt float64) ([]finishedCopy, bool) 
 		if c == nil {
 			continue
 		}
-		c.copied += c.rate * dt
+		if !c.rated {
+			c.rated = true
+			step(c)
+		}
 		if c.copied >= float64(r.cl.partitionBytes(k.tp, now)) {
 			delete(r.copies, k)
 			finished = append(finished, finishedCopy{p: k.tp, leader: c.leader})
@@ -337,7 +351,7 @@ func (cl *Cluster) Copies() []CopyStatus {
 		size := cl.partitionBytes(k.tp, now)
 		_, growth := cl.partitionShape(k.tp)
 		out = append(out, CopyStatus{Topic: k.topic, Partition: k.partition, Broker: k.replica, Leader: c.leader,
-			Size: size, Copied: min(int64(c.copied), size), Rate: c.rate, Growth: growth, Throttled: c.followerThrottled || c.leaderThrottled})
+			Size: size, Copied: c.holds(now, size), Rate: c.rate, Growth: growth, Throttled: c.followerThrottled || c.leaderThrottled})
 	}
 	slices.SortFunc(out, func(a, b CopyStatus) int {
 		if c := compareTP(tp{a.Topic, a.Partition}, tp{b.Topic, b.Partition}); c != 0 {
@@ -348,13 +362,22 @@ func (cl *Cluster) Copies() []CopyStatus {
 	return out
 }
 
-// copiedBytes is what each copying replica holds now.
-func (r *replication) copiedBytes() map[replicaKey]int64 {
+// holds is what the replica holds at now, of a partition of size bytes:
+// the copy goes on between its steps, at its rate, so that sizes read
+// between two ticks rise smoothly as a real copy's do rather than in
+// steps that the partition's growth would overtake.
+func (c *copyState) holds(now time.Time, size int64) int64 {
+	n := c.copied + c.rate*max(now.Sub(c.at).Seconds(), 0)
+	return min(int64(n), size)
+}
+
+// copiedBytes is what each copying replica holds at now.
+func (r *replication) copiedBytes(now time.Time) map[replicaKey]int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make(map[replicaKey]int64, len(r.copies))
 	for k, c := range r.copies {
-		out[k] = int64(c.copied)
+		out[k] = c.holds(now, r.cl.partitionBytes(k.tp, now))
 	}
 	return out
 }

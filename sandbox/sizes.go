@@ -236,7 +236,7 @@ func (cl *Cluster) readSizes(ctx context.Context, at time.Time, prev *cluster.Si
 	// its broker's goroutine before the broker answers, so every copy of
 	// a replica an answer names is here, unless it has finished since
 	// (then the replica holds the whole partition).
-	copied := cl.repl.copiedBytes()
+	copied := cl.repl.copiedBytes(at)
 	for id := 1; id <= cl.cfg.Brokers; id++ {
 		if !answered[id] {
 			continue

@@ -15,6 +15,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 )
 
 // fastSizes reads every 50 ms: the tests wait on conditions, not on the
@@ -155,8 +156,11 @@ func TestSizesOfACopy(t *testing.T) {
 	defer src.Close()
 	src.Hurry(true)
 	e.requestReassignment(cluster.PartitionReassignment{Topic: "t", Partition: 0, Replicas: []int{1, 2, 3}})
+	moves := []clusterops.PartitionMove{{TopicPartition: cluster.TopicPartition{Topic: "t", Partition: 0},
+		Current: []int{1, 2}, Target: []int{1, 2, 3}}}
 	var (
 		last      int64 = -1
+		percent   float64
 		readings  int
 		partial   bool
 		finalSize *cluster.Sizes
@@ -172,15 +176,30 @@ func TestSizesOfACopy(t *testing.T) {
 			t.Errorf("broker 3's replica shrank from %d to %d bytes", last, r.Bytes)
 		}
 		last = r.Bytes
+		// The progress a screen shows, from the snapshot and these sizes.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		snap, err := zksource.Load(ctx, e.c.admin, cluster.ModelOptions{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr := clusterops.ProgressOf(snap, sz, moves)
+		if pr.Percent() < percent {
+			t.Errorf("progress went back from %.1f%% to %.1f%%", percent, pr.Percent())
+		}
+		percent = pr.Percent()
 		if r.Bytes < full {
 			partial = true
-			return false, fmt.Sprintf("%d of %d bytes", r.Bytes, full)
+			return false, fmt.Sprintf("%d of %d bytes (%.1f%%)", r.Bytes, full, percent)
 		}
 		finalSize = sz
 		return true, ""
 	})
 	if !partial {
 		t.Errorf("broker 3's replica was never seen partly copied (%d readings)", readings)
+	}
+	if percent != 100 {
+		t.Errorf("progress %.1f%% once copied", percent)
 	}
 	e.waitGone(cluster.ReassignPartitionsPath)
 	e.waitStates("t", map[int]*st{0: s(1, 2, 1, 3, 1, 2, 3)})
