@@ -158,7 +158,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	case cfg.ProduceRate < 0:
 		return nil, errors.New("sandbox: ProduceRate must not be negative")
 	case cfg.LogDirs < 0 || cfg.LogDirs > maxLogDirs:
-		return nil, fmt.Errorf("sandbox: LogDirs must be between 1 and %d, not %d", maxLogDirs, cfg.LogDirs)
+		return nil, fmt.Errorf("sandbox: LogDirs must be between 1 and %d (0 means 1), not %d", maxLogDirs, cfg.LogDirs)
 	case cfg.DiskSize < 0:
 		return nil, errors.New("sandbox: DiskSize must not be negative")
 	}

@@ -430,3 +430,22 @@ func TestDemoSizes(t *testing.T) {
 		prev = data
 	}
 }
+
+// TestSizesConfigRejected: impossible sizes are refused before anything
+// connects.
+func TestSizesConfigRejected(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{ProduceRate: -1}, "ProduceRate must not be negative"},
+		{Config{LogDirs: -1}, "LogDirs must be between 1 and 16 (0 means 1), not -1"},
+		{Config{LogDirs: 17}, "LogDirs must be between 1 and 16 (0 means 1), not 17"},
+		{Config{DiskSize: -1}, "DiskSize must not be negative"},
+	} {
+		tc.cfg.Connect = "127.0.0.1:1"
+		if _, err := Start(context.Background(), tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+}
