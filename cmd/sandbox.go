@@ -70,11 +70,15 @@ partitions it prefers. --seed draws the cluster id and the demo topics'
 placements and ids from a seed: the same cluster on every run.
 
 Partitions have a simulated size (the demo topics': orders 256 MiB a partition,
-clicks 512 MiB, payments 64 MiB, audit-log 32 MiB, __consumer_offsets 4 MiB;
-64 MiB for other topics). A replica that a reassignment adds copies it before
-it can join the ISR, at 128 MiB/s per receiving broker shared by its copies,
-and within Kafka's replication throttles when they name it, so a throttled
-reassignment is visibly slower; "status" shows the copies.`,
+clicks 512 MiB, payments 64 MiB, audit-log 32 MiB, __consumer_offsets 4 MiB, each
+partition skewed by up to half; 64 MiB for other topics) that grows at a
+simulated produce rate (clicks 8 MiB/s, orders 2 MiB/s, payments 256 KiB/s,
+__consumer_offsets 64 KiB/s, audit-log 16 KiB/s; other topics do not grow). A
+replica that a reassignment adds copies it, and what is produced meanwhile,
+before it can join the ISR, at 128 MiB/s per receiving broker shared by its
+copies, and within Kafka's replication throttles when they name it, so a
+throttled reassignment is visibly slower; "status" shows the copies and each
+broker's bytes and free disk (one 100 GiB log directory a broker).`,
 		Example: `  ktopo sandbox --demo-topics
   ktopo sandbox --brokers 3 --racks 3 --demo-topics --seed 1
   ktopo sandbox --demo-topics --listen 127.0.0.1:2181 --pace 300ms

@@ -110,6 +110,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 		}
 		defer sb.close()
 		conn, cfg.Connect, cfg.Mode, cfg.Sandbox = sb.conn, sb.connect, ui.ModeSandbox, sb.control
+		cfg.Sizes = sb.sizes
 		if sf.seeded {
 			cfg.Rand = sf.rand(wizardStream)
 		}

@@ -45,7 +45,10 @@ type sandboxRun struct {
 	conn    *zkwatch.Conn
 	connect string
 	control ui.SandboxControl
-	close   func()
+	// sizes are the simulated brokers' log directories and replicas'
+	// sizes (ui.Config.Sizes).
+	sizes *sandbox.SizeSource
+	close func()
 }
 
 // startSandbox starts the embedded ZooKeeper (on sf.listen) and the
@@ -76,11 +79,14 @@ func startSandbox(ctx context.Context, logger *log.Logger, sf sandboxFlags) (*sa
 	}
 	control := sandboxControl{c: sb, chosen: new(atomic.Bool)}
 	go paceWhenOnline(ctx, control, logger, sf.pace)
+	sizes := sb.Sizes(sandbox.SizeOptions{})
 	return &sandboxRun{
 		conn:    conn,
 		connect: connect,
 		control: control,
+		sizes:   sizes,
 		close: func() {
+			_ = sizes.Close()
 			conn.Close()
 			sb.Close()
 			srv.Close()

@@ -460,6 +460,8 @@ func (b *broker) runInbox() {
 			b.sendFetches()
 		case *msgIsrCheck:
 			b.maybeExpandIsr(m.p)
+		case *msgDescribeLogDirs:
+			b.describeLogDirs(m)
 		case *msgAlterPartitionResponse:
 			b.handleAlterPartitionResponse(m)
 		case *msgAlterPartitionCheck:

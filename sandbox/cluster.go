@@ -49,6 +49,20 @@ type Config struct {
 	// (Kafka's leader and follower replication throttles apply as Kafka
 	// applies them). 0 means DefaultReplicationRate.
 	ReplicationRate int64
+	// ProduceRate is how fast, in bytes per second, every partition of a
+	// topic that is not a demo topic grows (the demo topics have rates of
+	// their own, DemoTopic.ProduceRate): a simulated producer, so that
+	// sizes grow between readings and a copy must catch up with what is
+	// written while it runs. 0 means no growth.
+	ProduceRate int64
+	// LogDirs is how many log directories each broker has (Kafka's
+	// log.dirs), each on a volume of its own; 0 means 1. A replica lives in
+	// one of them, chosen by its topic, partition and broker.
+	LogDirs int
+	// DiskSize is the size in bytes of each log directory's volume, whose
+	// usable space is what the replicas in it leave; 0 means
+	// DefaultDiskSize.
+	DiskSize int64
 	// LeaderImbalanceCheckInterval is Kafka's
 	// leader.imbalance.check.interval.seconds: how often the active
 	// controller runs the automatic preferred leader election
@@ -111,7 +125,8 @@ type Cluster struct {
 	paceMu      sync.Mutex
 	paceChanged chan struct{}
 
-	repl *replication
+	repl  *replication
+	sizes *sizeModel
 
 	// mig is the simulated KRaft controller of a migration (migration.go).
 	mig     *migration
@@ -140,6 +155,12 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, errors.New("sandbox: durations must not be negative")
 	case cfg.ReplicationRate < 0:
 		return nil, errors.New("sandbox: ReplicationRate must not be negative")
+	case cfg.ProduceRate < 0:
+		return nil, errors.New("sandbox: ProduceRate must not be negative")
+	case cfg.LogDirs < 0 || cfg.LogDirs > maxLogDirs:
+		return nil, fmt.Errorf("sandbox: LogDirs must be between 1 and %d (0 means 1), not %d", maxLogDirs, cfg.LogDirs)
+	case cfg.DiskSize < 0:
+		return nil, errors.New("sandbox: DiskSize must not be negative")
 	}
 	if _, err := zkwatch.ParseConnectString(cfg.Connect); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -156,6 +177,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	cl := &Cluster{cfg: cfg, log: cfg.Logger, brokers: map[int]*broker{}, racks: map[int]string{},
 		paceChanged: make(chan struct{})}
 	cl.repl = newReplication(cl)
+	cl.sizes = newSizeModel()
 	if cl.log == nil {
 		cl.log = discardLogger()
 	}
@@ -189,6 +211,10 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	// The partitions' skew is drawn now, after every other draw of
+	// Config.Rand, so that sizes take nothing from the cluster id and the
+	// placements one seed gave before sizes existed.
+	cl.sizeSeed()
 	return cl, nil
 }
 

@@ -274,6 +274,7 @@ func (c *controller) completeDeleteTopic(t string) error {
 		return err
 	}
 	c.cc.removeTopic(t)
+	c.b.cl.forgetTopic(t)
 	return nil
 }
 

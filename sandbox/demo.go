@@ -16,9 +16,18 @@ type DemoTopic struct {
 	Partitions        int
 	ReplicationFactor int // capped at the number of brokers
 	Config            map[string]string
-	// PartitionSize is the simulated size of each partition in bytes
-	// (what a reassignment copies to a new replica).
+	// PartitionSize is the simulated size in bytes of an average
+	// partition when the sandbox first sizes it (what a reassignment
+	// copies to a new replica, with what was produced since).
 	PartitionSize int64
+	// ProduceRate is how fast the topic grows, in bytes per second over
+	// all its partitions (a simulated producer).
+	//
+	// A demo topic's partitions are skewed, as keyed partitions are: each
+	// partition's size and rate are PartitionSize and its share of
+	// ProduceRate times a weight between 0.5 and 1.5 drawn from the
+	// partition (and Config.Rand), so one seed gives the same sizes.
+	ProduceRate int64
 }
 
 // DemoTopics returns the demo topics: a few shapes, with and without
@@ -26,12 +35,12 @@ type DemoTopic struct {
 // partitions and configs a 3.x broker gives it.
 func DemoTopics() []DemoTopic {
 	return []DemoTopic{
-		{Name: "orders", Partitions: 12, ReplicationFactor: 3, Config: map[string]string{}, PartitionSize: 256 << 20},
-		{Name: "payments", Partitions: 6, ReplicationFactor: 3, Config: map[string]string{"min.insync.replicas": "2"}, PartitionSize: 64 << 20},
-		{Name: "clicks", Partitions: 24, ReplicationFactor: 2, Config: map[string]string{"retention.ms": "86400000"}, PartitionSize: 512 << 20},
-		{Name: "audit-log", Partitions: 3, ReplicationFactor: 3, Config: map[string]string{"cleanup.policy": "compact"}, PartitionSize: 32 << 20},
+		{Name: "orders", Partitions: 12, ReplicationFactor: 3, Config: map[string]string{}, PartitionSize: 256 << 20, ProduceRate: 2 << 20},
+		{Name: "payments", Partitions: 6, ReplicationFactor: 3, Config: map[string]string{"min.insync.replicas": "2"}, PartitionSize: 64 << 20, ProduceRate: 256 << 10},
+		{Name: "clicks", Partitions: 24, ReplicationFactor: 2, Config: map[string]string{"retention.ms": "86400000"}, PartitionSize: 512 << 20, ProduceRate: 8 << 20},
+		{Name: "audit-log", Partitions: 3, ReplicationFactor: 3, Config: map[string]string{"cleanup.policy": "compact"}, PartitionSize: 32 << 20, ProduceRate: 16 << 10},
 		{Name: "__consumer_offsets", Partitions: 50, ReplicationFactor: 3, Config: map[string]string{
-			"cleanup.policy": "compact", "compression.type": "producer", "segment.bytes": "104857600"}, PartitionSize: 4 << 20},
+			"cleanup.policy": "compact", "compression.type": "producer", "segment.bytes": "104857600"}, PartitionSize: 4 << 20, ProduceRate: 64 << 10},
 	}
 }
 

@@ -122,6 +122,18 @@
 //     brokers have leader/follower.replication.throttled.rate (read from
 //     ZooKeeper at most once a second while copies run). Cluster.Copies
 //     and "status" show them.
+//   - Partition sizes grow (sizes.go): from its base size, a partition
+//     grows at its produce rate (DemoTopic.ProduceRate, spread over a
+//     demo topic's partitions with a skew drawn from Config.Rand;
+//     Config.ProduceRate for other topics), and a copy ends only once it
+//     has caught up with that growth, so a copy throttled at T of a
+//     partition growing at G takes its size / (T − G).
+//     Cluster.Sizes is a clusterwatch.SizeSource: every 2 s (1 s while
+//     hurried) each running broker answers for its log directories
+//     (Config.LogDirs on volumes of Config.DiskSize, 100 GiB by default)
+//     and the replicas it holds, as Kafka's DescribeLogDirs does: a
+//     leader's and a follower's size is the partition's, a copying
+//     replica's what it has copied; a killed broker is unreached.
 //   - Topic deletion (§4.12, §5.6) from /admin/delete_topics, also while a
 //     replica's broker is down (the topic stays marked and deletion resumes
 //     when the broker returns): remove-from-ISR writes, then the topic
@@ -158,7 +170,11 @@
 //     through it (one found in a topic znode is resumed at failover). A
 //     copy is a size and a rate, not log replication: leaders and
 //     followers hold no data, and a throttle is a fair share of the
-//     throttled broker's rate rather than Kafka's quota windows.
+//     throttled broker's rate rather than Kafka's quota windows. Sizes
+//     are numbers that grow at a configured rate, without segments or
+//     retention; there is no Kafka protocol to read them through.
+//     Followers never lag, so an in-sync follower's size is its
+//     leader's.
 //   - No controlled shutdown: Kill is a crash whose session has already
 //     expired (KillTogether: several, their registrations gone in one
 //     transaction, as sessions ZooKeeper expires in the same tick); Close
@@ -179,8 +195,9 @@
 //   - delete.topic.enable is always true. Dynamic broker configs
 //     (/config/brokers, the cluster default of
 //     unclean.leader.election.enable included) are logged, not applied;
-//     no produce is simulated, so min.insync.replicas, which brokers
-//     apply, changes nothing a ZooKeeper watcher sees.
+//     the simulated produce is only a growing size, so
+//     min.insync.replicas, which brokers apply, changes nothing a
+//     ZooKeeper watcher sees.
 //   - MoveController has no Kafka counterpart (Kafka operators delete
 //     /controller by hand): the controller resigns like
 //     triggerControllerMove and sits out the next election.

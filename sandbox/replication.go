@@ -16,8 +16,9 @@ import (
 // never held (a reassignment adding it: LeaderAndIsr with isNew, the
 // broker not in the ISR) must copy the whole partition from its leader
 // before the leader can add it to the ISR. The sandbox gives every
-// partition a size (DemoTopic.PartitionSize, Config.PartitionSize) and
-// copies it at a rate: each broker copies into its new replicas at
+// partition a size (DemoTopic.PartitionSize, Config.PartitionSize) that
+// grows at its produce rate (sizes.go), and copies it at a rate, until the
+// copy has caught up with what was produced meanwhile too: each broker copies into its new replicas at
 // Config.ReplicationRate shared between them, and Kafka's replication
 // throttles apply as Kafka applies them: a copy whose "partition:broker"
 // is in the topic's follower.replication.throttled.replicas (or that list
@@ -45,18 +46,25 @@ type CopyStatus struct {
 	Partition int
 	// Broker receives the copy from Leader.
 	Broker, Leader int
-	// Size and Copied in bytes; Rate in bytes per second (0 while the
-	// broker or its leader is down).
+	// Size is the partition's size now (it grows while it is copied) and
+	// Copied what the new replica holds, in bytes; Rate is the copy's rate
+	// and Growth the partition's produce rate, in bytes per second (Rate
+	// is 0 while the broker or its leader is down). The copy ends when
+	// Copied reaches Size: after Size / (Rate − Growth) seconds, never
+	// when Growth ≥ Rate.
 	Size, Copied int64
-	Rate         float64
+	Rate, Growth float64
 	// Throttled: a replication throttle limits the rate.
 	Throttled bool
 }
 
 // copyState is one replica's copy.
 type copyState struct {
-	size   int64
+	// copied is what the replica held at at, the copy's last step.
 	copied float64
+	at     time.Time
+	// rated: rate was set by a tick (a new copy's is not yet).
+	rated  bool
 	leader int
 	rate   float64
 	// throttled by the follower's and the leader's throttle (this tick).
@@ -84,23 +92,6 @@ func newReplication(cl *Cluster) *replication {
 	return &replication{cl: cl, copies: map[replicaKey]*copyState{}, configs: map[string]cachedConfig{}}
 }
 
-// partitionSize is the simulated size of one of a topic's partitions.
-func (cl *Cluster) partitionSize(topic string) int64 {
-	for _, t := range DemoTopics() {
-		if t.Name == topic && cl.cfg.DemoTopics {
-			return t.PartitionSize
-		}
-	}
-	switch s := cl.cfg.PartitionSize; {
-	case s < 0:
-		return 0
-	case s == 0:
-		return DefaultPartitionSize
-	default:
-		return s
-	}
-}
-
 func (cl *Cluster) replicationRate() float64 {
 	if cl.cfg.ReplicationRate > 0 {
 		return float64(cl.cfg.ReplicationRate)
@@ -111,15 +102,17 @@ func (cl *Cluster) replicationRate() float64 {
 // start begins broker's copy of p from leader, unless it holds p already
 // or copies it (idempotent).
 func (r *replication) start(p tp, broker, leader int) {
-	size := r.cl.partitionSize(p.topic)
+	size := r.cl.partitionBytes(p, time.Now())
 	if size <= 0 {
 		return
 	}
 	r.mu.Lock()
 	k := replicaKey{p, broker}
 	if _, ok := r.copies[k]; !ok {
-		r.copies[k] = &copyState{size: size, leader: leader}
-		r.cl.log.Info("copying partition from its leader", "broker", broker, "partition", p.String(), "leader", leader, "bytes", size)
+		_, growth := r.cl.partitionShape(p)
+		r.copies[k] = &copyState{leader: leader, at: time.Now()}
+		r.cl.log.Info("copying partition from its leader", "broker", broker, "partition", p.String(), "leader", leader,
+			"bytes", size, "growth", growth)
 	}
 	start := !r.ticking
 	r.ticking = true
@@ -159,7 +152,6 @@ func (r *replication) copying(p tp, broker int) bool {
 func (r *replication) run() {
 	t := time.NewTicker(copyTick)
 	defer t.Stop()
-	last := time.Now()
 	for {
 		<-t.C
 		if r.cl.isClosed() {
@@ -169,8 +161,7 @@ func (r *replication) run() {
 			return
 		}
 		now := time.Now()
-		finished, more := r.advance(now.Sub(last).Seconds())
-		last = now
+		finished, more := r.advance(now)
 		for _, f := range finished {
 			r.cl.deliver(f.leader, &msgIsrCheck{p: f.p})
 		}
@@ -185,12 +176,23 @@ type finishedCopy struct {
 	leader int
 }
 
-// advance moves every live copy on by dt seconds at its rate.
-func (r *replication) advance(dt float64) ([]finishedCopy, bool) {
+// advance moves every copy on to now at the rate it had since its last
+// step, then sets the rates of the next; a copy new since the last tick
+// copies from its start at its first rate. A copy is finished when it
+// holds the partition's size at now (what was produced while it ran
+// included).
+func (r *replication) advance(now time.Time) ([]finishedCopy, bool) {
+	step := func(c *copyState) {
+		c.copied += c.rate * max(now.Sub(c.at).Seconds(), 0)
+		c.at = now
+	}
 	r.mu.Lock()
 	keys := make([]replicaKey, 0, len(r.copies))
-	for k := range r.copies {
+	for k, c := range r.copies {
 		keys = append(keys, k)
+		if c.rated {
+			step(c)
+		}
 	}
 	r.mu.Unlock()
 	r.rates(keys)
@@ -202,8 +204,11 @@ func (r *replication) advance(dt float64) ([]finishedCopy, bool) {
 		if c == nil {
 			continue
 		}
-		c.copied += c.rate * dt
-		if c.copied >= float64(c.size) {
+		if !c.rated {
+			c.rated = true
+			step(c)
+		}
+		if c.copied >= float64(r.cl.partitionBytes(k.tp, now)) {
 			delete(r.copies, k)
 			finished = append(finished, finishedCopy{p: k.tp, leader: c.leader})
 			r.cl.log.Info("partition copied", "broker", k.replica, "partition", k.tp.String(), "leader", c.leader)
@@ -338,12 +343,15 @@ func (r *replication) config(path string) map[string]string {
 // partition and broker.
 func (cl *Cluster) Copies() []CopyStatus {
 	r := cl.repl
+	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]CopyStatus, 0, len(r.copies))
 	for k, c := range r.copies {
+		size := cl.partitionBytes(k.tp, now)
+		_, growth := cl.partitionShape(k.tp)
 		out = append(out, CopyStatus{Topic: k.topic, Partition: k.partition, Broker: k.replica, Leader: c.leader,
-			Size: c.size, Copied: min(int64(c.copied), c.size), Rate: c.rate, Throttled: c.followerThrottled || c.leaderThrottled})
+			Size: size, Copied: c.holds(now, size), Rate: c.rate, Growth: growth, Throttled: c.followerThrottled || c.leaderThrottled})
 	}
 	slices.SortFunc(out, func(a, b CopyStatus) int {
 		if c := compareTP(tp{a.Topic, a.Partition}, tp{b.Topic, b.Partition}); c != 0 {
@@ -351,5 +359,25 @@ func (cl *Cluster) Copies() []CopyStatus {
 		}
 		return a.Broker - b.Broker
 	})
+	return out
+}
+
+// holds is what the replica holds at now, of a partition of size bytes:
+// the copy goes on between its steps, at its rate, so that sizes read
+// between two ticks rise smoothly as a real copy's do rather than in
+// steps that the partition's growth would overtake.
+func (c *copyState) holds(now time.Time, size int64) int64 {
+	n := c.copied + c.rate*max(now.Sub(c.at).Seconds(), 0)
+	return min(int64(n), size)
+}
+
+// copiedBytes is what each copying replica holds at now.
+func (r *replication) copiedBytes(now time.Time) map[replicaKey]int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[replicaKey]int64, len(r.copies))
+	for k, c := range r.copies {
+		out[k] = c.holds(now, r.cl.partitionBytes(k.tp, now))
+	}
 	return out
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -45,6 +46,9 @@ type BrokerStatus struct {
 	Controller bool
 	// KRaft: rolled to KRaft mode by the simulated migration.
 	KRaft bool
+	// Disk is what a running broker's log directories hold (its simulated
+	// DescribeLogDirs answer); nil when it did not answer.
+	Disk *cluster.BrokerDisk
 }
 
 // TopicStatus counts a topic's partitions by state.
@@ -102,9 +106,13 @@ func (cl *Cluster) Status() (Status, error) {
 		}
 		s.Registered = true
 	}
+	sizes := cl.readSizes(context.Background(), time.Now(), nil)
 	for _, id := range sortedInts(byID) {
 		s := byID[id]
 		s.Controller = id == st.Controller
+		if d, ok := sizes.Broker(id); ok {
+			s.Disk = d
+		}
 		st.Brokers = append(st.Brokers, *s)
 	}
 	topics, _, err := conn.Children(cluster.BrokerTopicsPath)
@@ -232,6 +240,12 @@ func (s Status) String() string {
 		if br.Controller {
 			b.WriteString(", controller")
 		}
+		if d := br.Disk; d != nil {
+			fmt.Fprintf(&b, ", %s in %d replicas", cluster.FormatBytes(d.Bytes), d.Replicas)
+			if total, usable, ok := d.Disk(); ok {
+				fmt.Fprintf(&b, ", %s free of %s", cluster.FormatBytes(usable), cluster.FormatBytes(total))
+			}
+		}
 		b.WriteByte('\n')
 	}
 	for _, t := range s.Topics {
@@ -251,6 +265,9 @@ func (s Status) String() string {
 	for _, c := range s.Copies {
 		fmt.Fprintf(&b, "copying %s-%d to broker %d from broker %d: %d%% of %s at %s/s", c.Topic, c.Partition, c.Broker, c.Leader,
 			100*c.Copied/max(c.Size, 1), mib(float64(c.Size)), mib(c.Rate))
+		if c.Growth > 0 {
+			fmt.Fprintf(&b, " (growing at %s)", cluster.FormatRate(c.Growth))
+		}
 		if c.Throttled {
 			b.WriteString(" (throttled)")
 		}
