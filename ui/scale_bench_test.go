@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ktopo/ktopo/clusterwatch/zksource"
 	"os"
 	"os/exec"
 	"runtime"
@@ -18,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/clusterwatch/zksource"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
@@ -50,6 +52,11 @@ type scaleResult struct {
 	Partitions     int
 	Topics         int
 	MirrorRequests int64
+	// SizesMS is two readings of every replica's size built (as a poller
+	// builds them) and applied to the TUI, with a frame of the overview
+	// and of the topics each; SizesHeapMiB the live heap they add.
+	SizesMS      float64
+	SizesHeapMiB float64
 }
 
 // scaleChild is the child's main.
@@ -147,6 +154,21 @@ func scaleLoad(cs string) (scaleResult, error) {
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	res.HeapMiB = float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc)) / (1 << 20)
+	sizesStart := time.Now()
+	var prev *cluster.Sizes
+	for i := range 2 {
+		prev = scaleSizes(snap, sizesStart.Add(time.Duration(i)*30*time.Second), prev)
+		app.Update(sizesMsg{prev})
+		for _, tab := range []string{"1", "2"} {
+			app.Update(tea.KeyPressMsg{Code: rune(tab[0]), Text: tab})
+			_ = app.View().Content
+		}
+	}
+	res.SizesMS = float64(time.Since(sizesStart).Microseconds()) / 1000
+	runtime.GC()
+	var withSizes runtime.MemStats
+	runtime.ReadMemStats(&withSizes)
+	res.SizesHeapMiB = (float64(withSizes.HeapAlloc) - float64(after.HeapAlloc)) / (1 << 20)
 	res.PeakRSSKiB = procStatusKiB("VmHWM")
 	if path := os.Getenv("KTOPO_SCALE_MEMPROFILE"); path != "" {
 		if f, err := os.Create(path); err == nil {
@@ -304,6 +326,8 @@ func BenchmarkScaleLoad(b *testing.B) {
 		b.ReportMetric((peak-base)*1024/parts, "RSS-B/partition")
 		b.ReportMetric(float64(mid.Frames), "load-frames")
 		b.ReportMetric(mid.FrameP99MS, "load-frame-p99-ms")
+		b.ReportMetric(medianOf(results, func(r scaleResult) float64 { return r.SizesMS }), "sizes-2-readings-ms")
+		b.ReportMetric(medianOf(results, func(r scaleResult) float64 { return r.SizesHeapMiB }), "sizes-heap-MiB")
 		b.Logf("bare %v (with brokers and configs %v, and GetW %v), TUI load %v (%.2f×, %.2f× the same znodes), first topics at %v; peak RSS %.0f MiB (base %.0f), heap %.1f MiB; %.0f B/partition heap, %.0f B/partition RSS; first banner %q; %d frames (%d partial), frame p99 %.1f ms max %.1f ms; %d requests",
 			mb.Round(time.Millisecond), ma.Round(time.Millisecond), median(bareW).Round(time.Millisecond), ml.Round(time.Millisecond), float64(ml)/float64(mb), float64(ml)/float64(ma),
 			median(first).Round(time.Millisecond), peak/1024, base/1024, heap, heap*(1<<20)/parts, (peak-base)*1024/parts,
@@ -351,4 +375,27 @@ func medianOf(rs []scaleResult, f func(scaleResult) float64) float64 {
 	}
 	slices.Sort(xs)
 	return xs[len(xs)/2]
+}
+
+// scaleSizes is a reading of every replica's size in snap at at, as a
+// poller builds one from DescribeLogDirs (one directory per broker; sizes
+// spread over four orders of magnitude; each partition grown since prev).
+func scaleSizes(snap *cluster.Snapshot, at time.Time, prev *cluster.Sizes) *cluster.Sizes {
+	b := cluster.NewSizesBuilder(at)
+	for _, br := range snap.Brokers() {
+		b.Broker(br.ID, []cluster.LogDir{{Path: "/var/lib/kafka/data", Total: 4 << 40, Usable: 2 << 40}})
+	}
+	grown := int64(0)
+	if prev != nil {
+		grown = 30 << 20
+	}
+	for ti, t := range snap.Topics() {
+		for _, p := range t.Partitions {
+			n := int64(1+(ti*7919+p.ID*104729)%10_000)<<17 + grown
+			for _, r := range p.Replicas {
+				b.Replica(t.Name, p.ID, cluster.ReplicaSize{Broker: int32(r), Bytes: n})
+			}
+		}
+	}
+	return b.Done(prev)
 }
