@@ -215,6 +215,7 @@ func New(cfg Config) *App {
 	a.km.Global.Create.SetEnabled(cfg.Writer != nil || cfg.Mode == ModeReadOnly)
 	a.overview = overview.New(a.st, a.km, a.anims)
 	a.overview.SetConnect(cfg.Connect)
+	a.overview.SetClock(cfg.Now) // the sizes' age, told per reading and per batch
 	a.topics = topics.New(a.st, a.km, a.anims)
 	to := tree.Options{Styles: a.st, Keys: a.km, Location: cfg.Location, Task: a.newID()}
 	if sub, ok := cfg.Source.(tree.Subtrees); ok {
