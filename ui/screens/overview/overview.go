@@ -25,7 +25,7 @@ import (
 )
 
 const (
-	cardH    = 6 // lines per card without sizes, borders included
+	cardH = 6 // lines per card without sizes, borders included
 	// maxCardH is a card's height with sizes: the bytes held and a line
 	// per log directory (sizes.go).
 	maxCardH = cardH + 1 + maxDirLines
