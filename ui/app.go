@@ -235,6 +235,8 @@ func New(cfg Config) *App {
 	a.cmd = theme.NewInput(a.st, ":")
 	a.cmd.ShowSuggestions = true
 	a.setTabs(a.newTabs())
+	// The tabs start with the sizes unknown, saying why, until a reading.
+	a.applySizes(a.sizes)
 	a.restyle(a.st)
 	a.started = cfg.Now()
 	if cfg.Notice != "" {

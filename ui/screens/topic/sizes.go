@@ -141,8 +141,9 @@ func shortBytes(n int64) string {
 	return "?"
 }
 
-// sizesShown reports whether the size columns are shown: sizes were given.
-func (m *Model) sizesShown() bool { return m.sizes != nil }
+// sizesShown reports whether the size columns are shown: sizes are known
+// (unknown ones are the title's reason, the columns left out).
+func (m *Model) sizesShown() bool { return m.sizes.Known() }
 
 // replSizesShown reports whether the replicas' sizes fit beside the
 // other columns, leaving the state its room.
@@ -234,7 +235,7 @@ func (m *Model) sizesNote() string {
 	case m.sizes == nil:
 		return ""
 	case !m.sizes.Known():
-		return "  " + st.Muted.S(m.sizes.Why())
+		return st.Muted.S("  ·  " + m.sizes.Why())
 	case m.sizes.StaleWhy != "":
 		note := "stale sizes (newer " + m.sizes.StaleWhy + ")"
 		if m.sizeTitle != "" {

@@ -7,8 +7,10 @@ import (
 
 // The topics' sizes: a SIZE column (the topic's bytes on disk over all its
 // replicas) and, on a wide screen, a GROWTH column (its partitions'
-// growth since the reading before), "—" where unknown. Each topic's are
-// computed once per reading (SetSizes), never per frame.
+// growth since the reading before), "—" for a topic no broker reported.
+// While no size is known the columns are left out and the title says
+// why. Each topic's are computed once per reading (SetSizes), never per
+// frame.
 
 const (
 	cSize   = 11
@@ -60,7 +62,7 @@ func (m *Model) SetSizes(s *cluster.Sizes) {
 // sizeW is the width of the size columns (0 without sizes).
 func (m *Model) sizeW() int {
 	switch {
-	case m.sizes == nil:
+	case !m.sizes.Known():
 		return 0
 	case m.growthShown():
 		return cSize + cGrowth
@@ -68,11 +70,11 @@ func (m *Model) sizeW() int {
 	return cSize
 }
 
-func (m *Model) growthShown() bool { return m.sizes != nil && m.w >= growthMinW }
+func (m *Model) growthShown() bool { return m.sizes.Known() && m.w >= growthMinW }
 
 // sizeCells are a row's size columns.
 func (m *Model) sizeCells(t *cluster.Topic, selected bool) string {
-	if m.sizes == nil {
+	if !m.sizes.Known() {
 		return ""
 	}
 	st := &m.st

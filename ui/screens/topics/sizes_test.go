@@ -51,6 +51,7 @@ func specSizes(snap *cluster.Snapshot, per, grow int64, prev *cluster.Sizes) *cl
 // TestSizesView: the SIZE column holds each topic's bytes over all its
 // replicas ("—" for one not reported), GROWTH (wide screens) its growth
 // since the reading before; `s` reaches the size sort after the others.
+// Unknown sizes leave the columns out, the title saying why.
 func TestSizesView(t *testing.T) {
 	snap := fixture.Small().Model().Snapshot()
 	first := specSizes(snap, 1<<20, 0, nil)
@@ -103,7 +104,7 @@ func TestSizesView(t *testing.T) {
 	if m.Sort() != ByName {
 		t.Errorf("five s with unknown sizes: sorted by %v, want name", m.Sort())
 	}
-	if out := ansi.Strip(m.View()); !strings.Contains(out, "sizes unknown: no access") || !strings.Contains(out, "—") {
+	if out := ansi.Strip(m.View()); !strings.Contains(out, "sizes unknown: no access") || strings.Contains(out, "SIZE") {
 		t.Errorf("unknown sizes are not said:\n%s", out)
 	}
 }

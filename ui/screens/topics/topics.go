@@ -342,7 +342,7 @@ func (m *Model) View() string {
 		return cell.Fit(s, w)
 	}
 	hdr := " " + mark(ByName, "NAME", nw, false) + mark(ByPartitions, "PARTS", cPart, true) + cell.FitRight("RF", cRF-1) + " "
-	if m.sizes != nil {
+	if m.sizes.Known() {
 		hdr += mark(BySize, "SIZE", cSize, true)
 		if m.growthShown() {
 			hdr += cell.FitRight("GROWTH", cGrowth-1) + " "
