@@ -115,3 +115,29 @@ func TestSizesFollowTheTopic(t *testing.T) {
 		t.Errorf("rows:\n%s\n%s", row(0), row(7))
 	}
 }
+
+// BenchmarkSizesView: a topic of many partitions with sizes: a frame
+// costs what it costs without.
+func BenchmarkSizesView(b *testing.B) {
+	spec := fixture.Sized(100_000)
+	if testing.Short() {
+		spec = fixture.Sized(10_000)
+	}
+	snap := spec.Model().Snapshot()
+	sb := cluster.NewSizesBuilder(sizesAt)
+	for _, br := range snap.Brokers() {
+		sb.Broker(br.ID, []cluster.LogDir{{Path: "/a", Total: 1 << 40, Usable: 1 << 39}})
+	}
+	for _, p := range snap.Topic("big").Partitions {
+		for _, r := range p.Replicas {
+			sb.Replica("big", p.ID, cluster.ReplicaSize{Broker: int32(r), Bytes: int64(p.ID) << 20})
+		}
+	}
+	s := sb.Done(nil)
+	m, _ := newScreen(snap, "big", 200, 60)
+	m.SetSizes(s)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
+	}
+}

@@ -108,3 +108,34 @@ func TestSizesView(t *testing.T) {
 		t.Errorf("unknown sizes are not said:\n%s", out)
 	}
 }
+
+// BenchmarkSizesView: the topics with sizes, sorted by size: a frame
+// costs what it costs without (the sizes are per reading); SetSizes is
+// the per-reading cost.
+func BenchmarkSizesView(b *testing.B) {
+	spec := fixture.Sized(100_000)
+	if testing.Short() {
+		spec = fixture.Sized(10_000)
+	}
+	snap := spec.Model().Snapshot()
+	s := specSizes(snap, 1<<20, 0, nil)
+	b.Run("view", func(b *testing.B) {
+		m := newScreen(snap, 200, 60)
+		m.SetSizes(s)
+		fixture.Press(m, "s", "s", "s", "s", "s")
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = m.View()
+		}
+	})
+	b.Run("reading", func(b *testing.B) {
+		m := newScreen(snap, 200, 60)
+		fixture.Press(m, "s", "s", "s", "s", "s")
+		b.ReportAllocs()
+		for b.Loop() {
+			m.SetSizes(s)
+			m.sizes = nil // the same reading again
+			_ = m.View()
+		}
+	})
+}
