@@ -219,7 +219,8 @@ func (m *Model) sizeLines(id int, iw int) []string {
 	return out
 }
 
-// dirLine is one log directory on a card: its disk's bar and its path.
+// dirLine is one log directory on a card: its disk's bar, its free bytes
+// and its path.
 func dirLine(st *theme.Styles, d cluster.LogDir, iw int) string {
 	switch {
 	case d.Err != "":
@@ -228,13 +229,24 @@ func dirLine(st *theme.Styles, d cluster.LogDir, iw int) string {
 		// Before Kafka 3.3 a broker does not report its volume (KIP-827).
 		return st.Muted.S(cell.Fit(cluster.FormatBytes(d.Bytes)+" "+d.Path+" (disk not reported)", iw))
 	}
-	bw := min(max(iw/2, 9), 20)
+	bw := min(max(iw/3, 9), 16)
+	if iw < 30 {
+		bw = min(max(iw/2, 9), 12) // a narrow card: the bar and the path
+	}
 	bar, w := diskBar(st, d.Total, d.Usable, bw)
 	rest := iw - w
-	if rest < 3 {
-		return cell.PadStyled(bar, w, iw)
+	// What is left usable, then the path, as far as they fit (the free
+	// bytes first: what an operator asks of a disk).
+	free := " " + cluster.FormatBytes(d.Usable) + " free"
+	switch {
+	case rest >= cell.Width(free)+5:
+		return bar + st.Muted.S(free) + " " + st.Muted.S(cell.Fit(d.Path, rest-cell.Width(free)-1))
+	case rest >= cell.Width(free):
+		return bar + st.Muted.S(cell.Fit(free, rest))
+	case rest >= 3:
+		return bar + " " + st.Muted.S(cell.Fit(d.Path, rest-1))
 	}
-	return bar + " " + st.Muted.S(cell.Fit(d.Path, rest-1))
+	return cell.PadStyled(bar, w, iw)
 }
 
 // rackSizeLine is the second line of a rack's heading: its bytes held and
