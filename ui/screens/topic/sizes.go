@@ -58,8 +58,11 @@ func (m *Model) SetSizes(s *cluster.Sizes) {
 	m.buildSizes()
 }
 
-// buildSizes recomputes the rows' sizes when the sizes or the topic
-// changed.
+// buildSizes starts over the rows' sizes when the sizes or the topic
+// changed: the title's bytes and the replica sizes' column width now, each
+// row's sizes when it is first drawn (partSizeAt). A big topic changes
+// with every leader move or ISR change, and reading 50,000 partitions'
+// replicas then would cost tens of milliseconds a batch.
 func (m *Model) buildSizes() {
 	if m.sizes == nil || m.t == nil || m.t == m.sizedFor {
 		return
@@ -67,7 +70,7 @@ func (m *Model) buildSizes() {
 	m.sizedFor = m.t
 	s := m.sizes
 	m.sizeTitle = ""
-	m.partSizes = m.partSizes[:0]
+	clear(m.partSizes)
 	m.replSizesW = 0
 	if !s.Known() {
 		return
@@ -78,10 +81,30 @@ func (m *Model) buildSizes() {
 			m.sizeTitle += ", +" + cluster.FormatRate(r)
 		}
 	}
+	most := 0
 	for _, p := range m.t.Partitions {
-		m.partSizes = append(m.partSizes, partSizeOf(s, m.name, p))
-		m.replSizesW = max(m.replSizesW, m.partSizes[len(m.partSizes)-1].w)
+		most = max(most, len(p.Replicas))
 	}
+	// Each replica's cell is at most 5 columns and a space (shortBytes);
+	// a future replica, rare, may push its row's state along.
+	m.replSizesW = max(most*(maxShort+1)-1, 0)
+}
+
+// partSizeAt is the sizes of the topic's partition at index i, computed
+// once per reading and topic.
+func (m *Model) partSizeAt(i int) partSize {
+	if i < 0 || i >= len(m.t.Partitions) || !m.sizes.Known() {
+		return partSize{size: "—"}
+	}
+	if ps, ok := m.partSizes[i]; ok {
+		return ps
+	}
+	if m.partSizes == nil {
+		m.partSizes = map[int]partSize{}
+	}
+	ps := partSizeOf(m.sizes, m.name, m.t.Partitions[i])
+	m.partSizes[i] = ps
+	return ps
 }
 
 // partSizeOf is partition p's sizes.
@@ -122,6 +145,9 @@ func partSizeOf(s *cluster.Sizes, topic string, p *cluster.Partition) partSize {
 	}
 	return out
 }
+
+// maxShort is shortBytes' widest.
+const maxShort = 5
 
 // shortBytes writes n in at most five columns: "812M", "1.2G", "12G".
 func shortBytes(n int64) string {
@@ -172,10 +198,7 @@ func (m *Model) sizeCells(p *cluster.Partition, i int, fixed int, selected bool)
 		return "", 0
 	}
 	st := &m.st
-	ps := partSize{size: "—"}
-	if i >= 0 && i < len(m.partSizes) {
-		ps = m.partSizes[i]
-	}
+	ps := m.partSizeAt(i)
 	ink := st.Text
 	switch {
 	case !ps.known:
@@ -200,8 +223,9 @@ func (m *Model) sizeCells(p *cluster.Partition, i int, fixed int, selected bool)
 	w := cSize
 	if showRepl {
 		col := m.replSizesCol()
-		out += replCells(st, ps, selected) + cell.Spaces(col-ps.w)
-		w += col
+		gap := max(col-ps.w, 2) // a future replica may overflow the column
+		out += replCells(st, ps, selected) + cell.Spaces(gap)
+		w += ps.w + gap
 	}
 	return out, w
 }

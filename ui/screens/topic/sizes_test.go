@@ -141,3 +141,27 @@ func BenchmarkSizesView(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkSizesRebuild: what a change of a big topic costs the sizes
+// (recomputed when the topic changes, not per frame).
+func BenchmarkSizesRebuild(b *testing.B) {
+	spec := fixture.Sized(100_000)
+	snap := spec.Model().Snapshot()
+	sb := cluster.NewSizesBuilder(sizesAt)
+	for _, br := range snap.Brokers() {
+		sb.Broker(br.ID, []cluster.LogDir{{Path: "/a", Total: 1 << 40, Usable: 1 << 39}})
+	}
+	for _, p := range snap.Topic("big").Partitions {
+		for _, r := range p.Replicas {
+			sb.Replica("big", p.ID, cluster.ReplicaSize{Broker: int32(r), Bytes: int64(p.ID) << 20})
+		}
+	}
+	s := sb.Done(nil)
+	m, _ := newScreen(snap, "big", 200, 60)
+	m.SetSizes(s)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.sizedFor = nil
+		m.buildSizes()
+	}
+}

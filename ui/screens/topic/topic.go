@@ -59,12 +59,13 @@ type Model struct {
 	queued     map[int][]int
 	catchingUp int
 
-	// The sizes (nil: none given, no size columns) and what the rows show
-	// of them, built for the topic sizedFor (sizes.go).
+	// The sizes (nil: none given; no size columns until some are known)
+	// and what the rows show of them, for the topic sizedFor, each
+	// partition's (by its index) once drawn (sizes.go).
 	sizes      *cluster.Sizes
 	sizedFor   *cluster.Topic
 	sizeTitle  string
-	partSizes  []partSize
+	partSizes  map[int]partSize
 	replSizesW int
 
 	renderRow func(p *cluster.Partition, selected bool) string

@@ -64,8 +64,8 @@ type Model struct {
 	health  map[*cluster.Topic]cluster.TopicHealth // for the current snapshot
 	selName string
 
-	// sizes (nil: none given, no size columns) and each topic's, computed
-	// per reading (sizes.go).
+	// sizes (nil: none given; no size columns until some are known) and
+	// each topic's, computed per reading (sizes.go).
 	sizes      *cluster.Sizes
 	topicSizes map[string]topicSize
 
