@@ -146,6 +146,9 @@ func BenchmarkSizesView(b *testing.B) {
 // (recomputed when the topic changes, not per frame).
 func BenchmarkSizesRebuild(b *testing.B) {
 	spec := fixture.Sized(100_000)
+	if testing.Short() {
+		spec = fixture.Sized(10_000)
+	}
 	snap := spec.Model().Snapshot()
 	sb := cluster.NewSizesBuilder(sizesAt)
 	for _, br := range snap.Brokers() {
