@@ -215,6 +215,7 @@ func New(cfg Config) *App {
 	a.km.Global.Create.SetEnabled(cfg.Writer != nil || cfg.Mode == ModeReadOnly)
 	a.overview = overview.New(a.st, a.km, a.anims)
 	a.overview.SetConnect(cfg.Connect)
+	a.overview.SetClock(cfg.Now) // the sizes' age, told per reading and per batch
 	a.topics = topics.New(a.st, a.km, a.anims)
 	to := tree.Options{Styles: a.st, Keys: a.km, Location: cfg.Location, Task: a.newID()}
 	if sub, ok := cfg.Source.(tree.Subtrees); ok {
@@ -234,6 +235,8 @@ func New(cfg Config) *App {
 	a.cmd = theme.NewInput(a.st, ":")
 	a.cmd.ShowSuggestions = true
 	a.setTabs(a.newTabs())
+	// The tabs start with the sizes unknown, saying why, until a reading.
+	a.applySizes(a.sizes)
 	a.restyle(a.st)
 	a.started = cfg.Now()
 	if cfg.Notice != "" {

@@ -22,7 +22,7 @@ var groupTitles = []struct{ field, title, about string }{
 	{"Global", "Everywhere", "On every screen, unless a text field has the keyboard; in a text field only `f1`, `ctrl+c` and the field's own keys act. " +
 		"On a KRaft cluster the ZooKeeper-only tabs are absent and the others keep their numbers (Events is `4` on both)."},
 	{"List", "Lists", "The list screens (topics, topic, broker, events), the tree and the overview's broker cards."},
-	{"Filter", "Filters and sorting", "The topics, topic and events screens."},
+	{"Filter", "Filters and sorting", "The topics, topic and events screens. On the topics `s` cycles name, partitions, under-replicated, offline, under min ISR and, once sizes are known, size (biggest first)."},
 	{"Input", "Text fields", "While a filter (`/`) or the `:` line has the keyboard; every other key types."},
 	{"Tree", "ZooKeeper tree", ""},
 	{"Wizard", "Topic creation wizard", "Each stage enables its own keys (form, preview, confirmation, progress, summary); the form's fields take every other key."},

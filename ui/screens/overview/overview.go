@@ -9,6 +9,7 @@ package overview
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -24,7 +25,10 @@ import (
 )
 
 const (
-	cardH    = 6 // lines per card, borders included
+	cardH = 6 // lines per card without sizes, borders included
+	// maxCardH is a card's height with sizes: the bytes held and a line
+	// per log directory (sizes.go).
+	maxCardH = cardH + 1 + maxDirLines
 	minCardW = 24
 	maxCardW = 38
 	headH    = 4 // cluster lines + blank + rack header
@@ -61,8 +65,18 @@ type Model struct {
 	heatLines       []string
 	reassignLines   []string
 
-	// renderCard draws one card; a field so tests can count calls.
-	renderCard func(b *cluster.Broker, w int, selected bool) [cardH]string
+	// The sizes (nil: none given) and what the cards and headings show of
+	// them, computed per reading (sizes.go).
+	sizes       *cluster.Sizes
+	now         func() time.Time
+	sizeLine    string
+	brokerSizes map[int]brokerSizes
+	rackSizes   []rackSizes
+	dirLines    int
+
+	// renderCard draws one card (its first cardHeight() lines are used); a
+	// field so tests can count calls.
+	renderCard func(b *cluster.Broker, w int, selected bool) [maxCardH]string
 }
 
 // New returns the screen.
@@ -85,6 +99,7 @@ func (m *Model) SetSize(w, h int) {
 // SetStyles implements ui.Screen.
 func (m *Model) SetStyles(st theme.Styles) {
 	m.st = st
+	m.buildSizes()
 	if m.snap != nil {
 		m.buildExtras() // the notes' inks too
 	}
@@ -113,6 +128,7 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 	}
 	m.snap = s
 	m.racks = s.Racks()
+	m.buildSizes() // the racks' sums, the summary's age
 	m.clamp()
 	m.buildExtras()
 }
@@ -218,14 +234,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 	return nil, nil
 }
 
-func (m *Model) cardRows() int { return max((m.h-m.headH())/cardH, 1) }
+func (m *Model) cardRows() int { return max((m.h-m.headH())/m.cardHeight(), 1) }
 
-// headH is headH with a KRaft cluster's quorum line.
+// headH is headH with a KRaft cluster's quorum line, the sizes' line and
+// the racks' line of sizes.
 func (m *Model) headH() int {
+	h := headH
 	if m.snap != nil && m.snap.KRaft() != nil {
-		return headH + 1
+		h++
 	}
-	return headH
+	if m.sizeLine != "" {
+		h++
+	}
+	if m.showSizes() {
+		h++
+	}
+	return h
 }
 
 func (m *Model) visibleRacks() (n, cw int) {
@@ -313,24 +337,35 @@ func (m *Model) View() string {
 		hb.WriteString(ink.S(label) + m.st.Muted.S(cell.Fit(stats, cw-cell.Width(label))))
 	}
 	lines = append(lines, hb.String())
+	if m.showSizes() {
+		var sb strings.Builder
+		for ri := from; ri < to; ri++ {
+			if ri > from {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(m.rackSizeLine(ri, cw))
+		}
+		lines = append(lines, sb.String())
+	}
 	vis := m.cardRows()
+	ch := m.cardHeight()
 	brokers := m.snap
 	for row := m.rowOff; row < m.rowOff+vis; row++ {
-		var block [cardH]strings.Builder
+		var block [maxCardH]strings.Builder
 		any := false
 		for ri := from; ri < to; ri++ {
-			var card [cardH]string
+			var card [maxCardH]string
 			r := &m.racks[ri]
 			if row < len(r.Brokers) {
 				b, _ := brokers.Broker(r.Brokers[row])
 				card = m.renderCard(b, cw, ri == m.rack && row == m.pos)
 				any = true
 			} else {
-				for i := range card {
+				for i := range ch {
 					card[i] = cell.Spaces(cw)
 				}
 			}
-			for i := range card {
+			for i := range ch {
 				if ri > from {
 					block[i].WriteByte(' ')
 				}
@@ -340,7 +375,7 @@ func (m *Model) View() string {
 		if !any {
 			break
 		}
-		for i := range block {
+		for i := range ch {
 			lines = append(lines, block[i].String())
 		}
 	}
@@ -427,17 +462,22 @@ func (m *Model) header() []string {
 		count("topics", len(s.Topics()), st.Bold) + count("partitions", h.Partitions, st.Bold) +
 		count(urp, h.UnderReplicated, st.Warning) + count("offline", h.Offline, st.Danger) +
 		count(minISR, h.UnderMinISR, st.Danger)
+	out := []string{cell.Clip(l1, m.w), cell.Clip(l2, m.w)}
 	if q := quorumLine(&m.st, s, m.w); q != "" {
-		return []string{cell.Clip(l1, m.w), cell.Clip(l2, m.w), q, ""}
+		out = append(out, q)
 	}
-	return []string{cell.Clip(l1, m.w), cell.Clip(l2, m.w), ""}
+	if m.sizeLine != "" {
+		out = append(out, cell.Clip(m.sizeLine, m.w))
+	}
+	return append(out, "")
 }
 
 // card draws a broker card of width w.
-func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
+func (m *Model) card(b *cluster.Broker, w int, selected bool) [maxCardH]string {
 	st := m.st
 	iw := w - 4 // borders and one space of padding on each side
-	var out [cardH]string
+	var out [maxCardH]string
+	ch := m.cardHeight()
 	border := st.Subtle
 	switch {
 	case selected:
@@ -451,7 +491,7 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 		tl, tr, bl, br, hz, vt = "╔", "╗", "╚", "╝", "═", "║"
 	}
 	out[0] = border.S(tl + strings.Repeat(hz, w-2) + tr)
-	out[cardH-1] = border.S(bl + strings.Repeat(hz, w-2) + br)
+	out[ch-1] = border.S(bl + strings.Repeat(hz, w-2) + br)
 	line := func(i int, left string, leftW int, right string, rightW int) {
 		gap := iw - leftW - rightW
 		if gap < 1 {
@@ -528,5 +568,10 @@ func (m *Model) card(b *cluster.Broker, w int, selected bool) [cardH]string {
 	}
 	pref = cell.Fit(pref, iw)
 	line(4, pink.S(pref), iw, "", 0)
+	if m.showSizes() {
+		for i, l := range m.sizeLines(b.ID, iw) {
+			line(5+i, l, iw, "", 0)
+		}
+	}
 	return out
 }

@@ -123,7 +123,7 @@ func TestRenderCalls(t *testing.T) {
 		m := newScreen(spec, 80, 24)
 		calls := 0
 		real := m.renderCard
-		m.renderCard = func(b *cluster.Broker, w int, sel bool) [cardH]string { calls++; return real(b, w, sel) }
+		m.renderCard = func(b *cluster.Broker, w int, sel bool) [maxCardH]string { calls++; return real(b, w, sel) }
 		m.View()
 		if limit := 24 + 2; calls > limit {
 			t.Fatalf("%d brokers: %d card renders for 24 lines", n, calls)

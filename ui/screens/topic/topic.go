@@ -59,6 +59,15 @@ type Model struct {
 	queued     map[int][]int
 	catchingUp int
 
+	// The sizes (nil: none given; no size columns until some are known)
+	// and what the rows show of them, for the topic sizedFor, each
+	// partition's (by its index) once drawn (sizes.go).
+	sizes      *cluster.Sizes
+	sizedFor   *cluster.Topic
+	sizeTitle  string
+	partSizes  map[int]partSize
+	replSizesW int
+
 	renderRow func(p *cluster.Partition, selected bool) string
 }
 
@@ -110,6 +119,7 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 		}
 	}
 	m.rebuild()
+	m.buildSizes()
 }
 
 // Unhealthy reports whether only unhealthy partitions are shown.
@@ -331,6 +341,7 @@ func (m *Model) View() string {
 	if t.Err != nil {
 		title += "  " + st.Error.S(t.Err.Error())
 	}
+	title += m.sizesNote()
 	lines = append(lines, cell.Clip(title, m.w))
 	var cfg string
 	switch {
@@ -360,7 +371,7 @@ func (m *Model) View() string {
 	iw := m.isrW()
 	rw := m.replW + 2
 	hdr := " " + cell.FitRight("PART", cPart-2) + "  " + cell.Fit("LEADER", cLeader) + cell.Fit("REPLICAS", rw) + cell.Fit("ISR", iw) +
-		cell.FitRight("EPOCH", cEpoch-2) + "  STATE"
+		cell.FitRight("EPOCH", cEpoch-2) + "  " + m.sizeHeader(1+cPart+cLeader+rw+iw+cEpoch) + "STATE"
 	lines = append(lines, st.Header.S(cell.Fit(hdr, m.w)))
 	from, to := m.win.Visible()
 	for i := from; i < to; i++ {
@@ -413,6 +424,8 @@ func (m *Model) row(p *cluster.Partition, selected bool) string {
 	}
 	word := s.String()
 	fixed := 1 + cPart + cLeader + max(replW, rw) + iw + cEpoch
+	sizes, sizesW := m.sizeCells(p, m.indexOf(p), 1+cPart+cLeader+rw+iw+cEpoch, selected)
+	fixed += sizesW
 	if r := m.reassignWords(p, m.w-fixed < 40); r != "" {
 		if s == cluster.ConditionReassigning {
 			word = r
@@ -422,7 +435,7 @@ func (m *Model) row(p *cluster.Partition, selected bool) string {
 	}
 	line := " " + cell.FitRight(strconv.Itoa(p.ID), cPart-2) + "  " + lInk.Unless(selected).S(cell.Fit(leader, cLeader)) +
 		cell.PadStyled(repl, replW, rw) + iInk.Unless(selected).S(cell.Fit(isr, iw)) + cell.FitRight(epoch, cEpoch-2) + "  " +
-		part.Ink(st, s).Unless(selected).S(word)
+		sizes + part.Ink(st, s).Unless(selected).S(word)
 	width := fixed + cell.Width(word)
 	line = cell.Row(line, width, m.w, selected)
 	return st.Selected.If(selected).S(line)

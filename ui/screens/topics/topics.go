@@ -1,7 +1,8 @@
 // Package topics is the topic list: name, partitions, replication factor,
 // under-replicated, offline and under-min-ISR partitions, config
-// overrides and the deletion mark; `/` filters (substring, or a regular
-// expression after ~), `s` cycles the sort column, `enter` opens a topic.
+// overrides and the deletion mark, and with sizes each topic's bytes on
+// disk and growth; `/` filters (substring, or a regular expression after
+// ~), `s` cycles the sort column, `enter` opens a topic.
 package topics
 
 import (
@@ -33,10 +34,13 @@ const (
 	ByUnderReplicated
 	ByOffline
 	ByUnderMinISR
+	// BySize sorts by the bytes on disk; `s` passes over it while sizes
+	// are unknown.
+	BySize
 	sortKeys
 )
 
-var sortNames = [...]string{"name", "partitions", "under-replicated", "offline", "under min ISR"}
+var sortNames = [...]string{"name", "partitions", "under-replicated", "offline", "under min ISR", "size"}
 
 // String names the column.
 func (k SortKey) String() string { return sortNames[k] }
@@ -59,6 +63,11 @@ type Model struct {
 	win     cursor.Window
 	health  map[*cluster.Topic]cluster.TopicHealth // for the current snapshot
 	selName string
+
+	// sizes (nil: none given; no size columns until some are known) and
+	// each topic's, computed per reading (sizes.go).
+	sizes      *cluster.Sizes
+	topicSizes map[string]topicSize
 
 	renderRow func(t *cluster.Topic, selected bool) string
 }
@@ -156,16 +165,21 @@ func (m *Model) refresh() {
 			}
 		}
 		if m.sort != ByName {
-			key := func(t *cluster.Topic) int {
+			key := func(t *cluster.Topic) int64 {
 				switch m.sort {
 				case ByPartitions:
-					return len(t.Partitions)
+					return int64(len(t.Partitions))
 				case ByUnderReplicated:
-					return m.healthOf(t).UnderReplicated
+					return int64(m.healthOf(t).UnderReplicated)
 				case ByOffline:
-					return m.healthOf(t).Offline
+					return int64(m.healthOf(t).Offline)
+				case BySize:
+					if ts, ok := m.topicSizes[t.Name]; ok {
+						return ts.disk
+					}
+					return -1 // unknown: last
 				}
-				return m.healthOf(t).UnderMinISR
+				return int64(m.healthOf(t).UnderMinISR)
 			}
 			// Biggest first; ties by name (the snapshot order).
 			slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(key(ts[b]), key(ts[a])) })
@@ -253,6 +267,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		case key.Matches(msg, m.fk.Sort):
 			m.remember()
 			m.sort = (m.sort + 1) % sortKeys
+			if m.sort == BySize && !m.sizes.Known() {
+				m.sort = ByName
+			}
 			m.dirty = true
 			m.refresh()
 			return nil, nil
@@ -291,7 +308,7 @@ const (
 )
 
 func (m *Model) nameW() int {
-	fixed := 1 + cPart + cRF + cURP + cOff + cMin + cDel + 1
+	fixed := 1 + cPart + cRF + m.sizeW() + cURP + cOff + cMin + cDel + 1
 	cfg := 24
 	if m.w >= 120 {
 		cfg = 48
@@ -312,7 +329,7 @@ func (m *Model) View() string {
 		total = len(m.snap.Topics())
 	}
 	title := " " + st.Bold.S("Topics") + st.Muted.S("  "+cell.Thousands(m.win.N)+" of "+cell.Thousands(total)+"  ·  sorted by "+m.sort.String())
-	title += m.filter.Title(&st, "  (esc clears)")
+	title += m.filter.Title(&st, "  (esc clears)") + m.sizesNote()
 	lines = append(lines, cell.Clip(title, m.w))
 	nw := m.nameW()
 	mark := func(k SortKey, s string, w int, right bool) string {
@@ -324,8 +341,14 @@ func (m *Model) View() string {
 		}
 		return cell.Fit(s, w)
 	}
-	hdr := " " + mark(ByName, "NAME", nw, false) + mark(ByPartitions, "PARTS", cPart, true) + cell.FitRight("RF", cRF-1) + " " +
-		mark(ByUnderReplicated, "URP", cURP, true) + mark(ByOffline, "OFFLINE", cOff, true) + mark(ByUnderMinISR, "<MINISR", cMin, true) +
+	hdr := " " + mark(ByName, "NAME", nw, false) + mark(ByPartitions, "PARTS", cPart, true) + cell.FitRight("RF", cRF-1) + " "
+	if m.sizes.Known() {
+		hdr += mark(BySize, "SIZE", cSize, true)
+		if m.growthShown() {
+			hdr += cell.FitRight("GROWTH", cGrowth-1) + " "
+		}
+	}
+	hdr += mark(ByUnderReplicated, "URP", cURP, true) + mark(ByOffline, "OFFLINE", cOff, true) + mark(ByUnderMinISR, "<MINISR", cMin, true) +
 		" " + cell.Fit("DELETING", cDel-1) + "CONFIG OVERRIDES"
 	lines = append(lines, st.Header.S(cell.Fit(hdr, m.w)))
 	if m.snap == nil {
@@ -368,7 +391,7 @@ func (m *Model) row(t *cluster.Topic, selected bool) string {
 	if t.MarkedForDeletion {
 		del = "yes"
 	}
-	cfgW := max(m.w-(1+nw+cPart+cRF+cURP+cOff+cMin+cDel), 0)
+	cfgW := max(m.w-(1+nw+cPart+cRF+m.sizeW()+cURP+cOff+cMin+cDel), 0)
 	var cfg string
 	switch {
 	case t.ConfigErr != nil:
@@ -387,7 +410,7 @@ func (m *Model) row(t *cluster.Topic, selected bool) string {
 		cfg = b.String()
 	}
 	line := " " + nameInk.Unless(selected).S(cell.Fit(t.Name, nw)) + cell.FitRight(cell.Thousands(len(t.Partitions)), cPart-1) + " " +
-		cell.FitRight(text.Range(t.ReplicationFactors()), cRF-1) + " " +
+		cell.FitRight(text.Range(t.ReplicationFactors()), cRF-1) + " " + m.sizeCells(t, selected) +
 		num(h.UnderReplicated, cURP, st.Warning) + num(h.Offline, cOff, st.Danger) + num(h.UnderMinISR, cMin, st.Danger) +
 		" " + st.Danger.Unless(selected).S(cell.Fit(del, cDel-1)) + st.Muted.Unless(selected).S(cell.Fit(cfg, cfgW))
 	return st.Selected.If(selected).S(line)
