@@ -57,6 +57,10 @@ type scaleResult struct {
 	// and of the topics each; SizesHeapMiB the live heap they add.
 	SizesMS      float64
 	SizesHeapMiB float64
+	// SizesBuildMS is the part of SizesMS spent building the readings;
+	// LoadPeakRSSKiB the peak RSS before the sizes.
+	SizesBuildMS   float64
+	LoadPeakRSSKiB int
 }
 
 // scaleChild is the child's main.
@@ -154,10 +158,13 @@ func scaleLoad(cs string) (scaleResult, error) {
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	res.HeapMiB = float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc)) / (1 << 20)
+	res.LoadPeakRSSKiB = procStatusKiB("VmHWM")
 	sizesStart := time.Now()
 	var prev *cluster.Sizes
 	for i := range 2 {
+		t0 := time.Now()
 		prev = scaleSizes(snap, sizesStart.Add(time.Duration(i)*30*time.Second), prev)
+		res.SizesBuildMS += float64(time.Since(t0).Microseconds()) / 1000
 		app.Update(sizesMsg{prev})
 		for _, tab := range []string{"1", "2"} {
 			app.Update(tea.KeyPressMsg{Code: rune(tab[0]), Text: tab})
@@ -328,6 +335,8 @@ func BenchmarkScaleLoad(b *testing.B) {
 		b.ReportMetric(mid.FrameP99MS, "load-frame-p99-ms")
 		b.ReportMetric(medianOf(results, func(r scaleResult) float64 { return r.SizesMS }), "sizes-2-readings-ms")
 		b.ReportMetric(medianOf(results, func(r scaleResult) float64 { return r.SizesHeapMiB }), "sizes-heap-MiB")
+		b.ReportMetric(medianOf(results, func(r scaleResult) float64 { return r.SizesBuildMS }), "sizes-build-ms")
+		b.ReportMetric(medianOf(results, func(r scaleResult) float64 { return float64(r.LoadPeakRSSKiB) })/1024, "load-peak-RSS-MiB")
 		b.Logf("bare %v (with brokers and configs %v, and GetW %v), TUI load %v (%.2f×, %.2f× the same znodes), first topics at %v; peak RSS %.0f MiB (base %.0f), heap %.1f MiB; %.0f B/partition heap, %.0f B/partition RSS; first banner %q; %d frames (%d partial), frame p99 %.1f ms max %.1f ms; %d requests",
 			mb.Round(time.Millisecond), ma.Round(time.Millisecond), median(bareW).Round(time.Millisecond), ml.Round(time.Millisecond), float64(ml)/float64(mb), float64(ml)/float64(ma),
 			median(first).Round(time.Millisecond), peak/1024, base/1024, heap, heap*(1<<20)/parts, (peak-base)*1024/parts,
