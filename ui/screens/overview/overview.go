@@ -73,6 +73,7 @@ type Model struct {
 	brokerSizes map[int]brokerSizes
 	rackSizes   []rackSizes
 	dirLines    int
+	oneDir      bool // every broker reports one log directory
 
 	// renderCard draws one card (its first cardHeight() lines are used); a
 	// field so tests can count calls.
@@ -241,9 +242,6 @@ func (m *Model) cardRows() int { return max((m.h-m.headH())/m.cardHeight(), 1) }
 func (m *Model) headH() int {
 	h := headH
 	if m.snap != nil && m.snap.KRaft() != nil {
-		h++
-	}
-	if m.sizeLine != "" {
 		h++
 	}
 	if m.showSizes() {
@@ -466,8 +464,10 @@ func (m *Model) header() []string {
 	if q := quorumLine(&m.st, s, m.w); q != "" {
 		out = append(out, q)
 	}
+	// The sizes' line takes the place of the blank line under the
+	// counts: the cards keep their room.
 	if m.sizeLine != "" {
-		out = append(out, cell.Clip(m.sizeLine, m.w))
+		return append(out, cell.Clip(m.sizeLine, m.w))
 	}
 	return append(out, "")
 }

@@ -103,6 +103,12 @@ func (m *Model) buildSizes() {
 		m.dirLines = max(m.dirLines, min(len(d.Dirs), maxDirLines))
 	}
 	m.dirLines = max(m.dirLines, 1)
+	m.oneDir = true
+	for _, id := range ids {
+		if d, _ := s.Broker(id); len(d.Dirs) > 1 {
+			m.oneDir = false
+		}
+	}
 	for id, why := range s.Unreached {
 		if _, ok := m.brokerSizes[id]; !ok {
 			m.brokerSizes[id] = brokerSizes{unreached: why}
@@ -140,12 +146,17 @@ func (m *Model) buildSizes() {
 	}
 }
 
-// cardHeight is a card's height: its sizes' lines when sizes are known.
+// cardHeight is a card's height: its sizes' lines when sizes are known
+// (one when every broker has one log directory: the bytes held and its
+// disk on one line).
 func (m *Model) cardHeight() int {
-	if m.showSizes() {
-		return cardH + 1 + m.dirLines
+	switch {
+	case !m.showSizes():
+		return cardH
+	case m.oneDir:
+		return cardH + 1
 	}
-	return cardH
+	return cardH + 1 + m.dirLines
 }
 
 // diskBar draws "▕████░░░░▏ 62%" of a volume, width w in all (at least
@@ -206,6 +217,20 @@ func (m *Model) sizeLines(id int, iw int) []string {
 		}
 	}
 	dirs := bs.dirs
+	if m.oneDir {
+		if len(dirs) == 1 && ok && bs.known && dirs[0].Err == "" && dirs[0].Total >= 0 && dirs[0].Usable >= 0 {
+			// "5.12 GiB ▕█░░░░▏ 5% 94.9 GiB free": the bytes held, then
+			// the directory's disk (a heavy broker's bytes marked).
+			held := cluster.FormatBytes(bs.bytes) + " "
+			ink := text
+			if bs.heavy > 0 {
+				held = cluster.FormatBytes(bs.bytes) + " ▲" + strconv.FormatFloat(bs.heavy, 'f', 1, 64) + "× "
+				ink = st.Warning
+			}
+			return []string{ink.S(held) + dirLine(st, dirs[0], iw-cell.Width(held))}
+		}
+		return out[:1]
+	}
 	for i := 0; i < m.dirLines; i++ {
 		switch {
 		case i >= len(dirs):

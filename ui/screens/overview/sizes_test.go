@@ -97,8 +97,8 @@ func TestSizesView(t *testing.T) {
 	}
 }
 
-// TestSizesUnknown: unknown sizes are one muted line under the counts,
-// the cards as without sizes; stale ones are the last known, marked.
+// TestSizesUnknown: unknown sizes are one muted line under the counts (in
+// place of the blank line there), the cards as without sizes; stale ones are the last known, marked.
 func TestSizesUnknown(t *testing.T) {
 	for _, sz := range sizes {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
@@ -110,8 +110,9 @@ func TestSizesUnknown(t *testing.T) {
 			if got := lines[2]; !strings.Contains(got, "sizes unknown: DescribeLogDirs: CLUSTER_AUTHORIZATION_FAILED") {
 				t.Fatalf("line 3 is %q, want the reason:\n%s", got, out)
 			}
-			// Everything else as without sizes, one line lower.
-			if a, b := strings.Join(lines[3:], "\n"), strings.Join(wlines[2:len(wlines)-1], "\n"); a != b {
+			// Everything else as without sizes: the reason takes the
+			// place of the blank line under the counts.
+			if a, b := strings.Join(lines[3:], "\n"), strings.Join(wlines[3:], "\n"); a != b {
 				t.Errorf("the cards differ from those without sizes:\n%s\nwithout:\n%s", a, b)
 			}
 			golden.RequireEqual(t, out)
