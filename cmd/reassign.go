@@ -164,8 +164,8 @@ func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 			}
 			// ktopo's addition, after Kafka's lines: how far the copies
 			// have got, by bytes.
-			if moves := runningMoves(s, nil); len(moves) > 0 {
-				return writeProgress(c.OutOrStdout(), s, ses.readSizes(ctx), moves)
+			if moves, _ := runningMoves(s, nil); len(moves) > 0 {
+				return writeProgress(c.OutOrStdout(), s, ses.readSizes(ctx), moves, nil)
 			}
 			return nil
 		})

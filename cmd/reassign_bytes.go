@@ -84,14 +84,13 @@ func sizesNoteLine(sz *cluster.Sizes) string {
 // --execute left on their topics (the leader list names the replicas a
 // partition had): without those lists a finished partition counts as
 // nothing to copy.
-func runningMoves(s *cluster.Snapshot, rs []cluster.Reassignment) []clusterops.PartitionMove {
+func runningMoves(s *cluster.Snapshot, rs []cluster.Reassignment) (moves, pending []clusterops.PartitionMove) {
 	running := map[cluster.TopicPartition]clusterops.ListedReassignment{}
 	for _, l := range clusterops.ListReassignments(s) {
 		if l.Started {
 			running[l.TopicPartition] = l
 		}
 	}
-	var moves []clusterops.PartitionMove
 	if rs == nil {
 		for tp, l := range running {
 			moves = append(moves, clusterops.PartitionMove{TopicPartition: tp, Current: l.RevertsTo(), Target: l.Target()})
@@ -102,14 +101,41 @@ func runningMoves(s *cluster.Snapshot, rs []cluster.Reassignment) []clusterops.P
 			moves = append(moves, clusterops.PartitionMove{TopicPartition: r.TopicPartition, Current: l.RevertsTo(), Target: l.Target()})
 			continue
 		}
-		if before := throttledLeaders(s, r.TopicPartition); len(before) > 0 {
-			moves = append(moves, clusterops.PartitionMove{TopicPartition: r.TopicPartition, Current: before, Target: r.Replicas})
+		before := throttledLeaders(s, r.TopicPartition)
+		if len(before) == 0 {
+			continue
+		}
+		m := clusterops.PartitionMove{TopicPartition: r.TopicPartition, Current: before, Target: r.Replicas}
+		if holds(s, r.TopicPartition, r.Replicas) {
+			moves = append(moves, m) // done: copied whole
+		} else {
+			// Not started yet (ZooKeeper's controller has not taken the
+			// request up): nothing copied.
+			pending = append(pending, m)
 		}
 	}
 	slices.SortFunc(moves, func(a, b clusterops.PartitionMove) int {
 		return cluster.CompareTopicPartitions(a.TopicPartition, b.TopicPartition)
 	})
-	return moves
+	return moves, pending
+}
+
+// holds reports whether the partition's replicas are replicas (as a set).
+func holds(s *cluster.Snapshot, tp cluster.TopicPartition, replicas []int) bool {
+	t := s.Topic(tp.Topic)
+	if t == nil {
+		return false
+	}
+	p := t.Partition(tp.Partition)
+	if p == nil || len(p.Replicas) != len(replicas) {
+		return false
+	}
+	for _, id := range replicas {
+		if !slices.Contains(p.Replicas, id) {
+			return false
+		}
+	}
+	return true
 }
 
 // throttledLeaders are the brokers the topic's
@@ -157,8 +183,8 @@ func brokerThrottle(s *cluster.Snapshot, mb clusterops.MoveBytes) int64 {
 // writeProgress prints how far moves have copied, by the new replicas'
 // sizes, and the time left ("Progress by bytes: …"), after a blank line,
 // so that the lines before stay Kafka's.
-func writeProgress(out io.Writer, s *cluster.Snapshot, sz *cluster.Sizes, moves []clusterops.PartitionMove) error {
-	if len(moves) == 0 {
+func writeProgress(out io.Writer, s *cluster.Snapshot, sz *cluster.Sizes, moves, pending []clusterops.PartitionMove) error {
+	if len(moves)+len(pending) == 0 {
 		return nil
 	}
 	if !sz.Known() {
@@ -166,7 +192,26 @@ func writeProgress(out io.Writer, s *cluster.Snapshot, sz *cluster.Sizes, moves 
 		return err
 	}
 	pr := clusterops.ProgressOf(s, sz, moves)
-	mb := clusterops.BytesOfMoves(s, sz, moves)
+	// A move the controller has not started has copied nothing yet (its
+	// new replicas are empty), which ProgressOf, reading the partition as
+	// not moving, would count as done.
+	for _, m := range pending {
+		n, ok := sz.PartitionBytes(m.Topic, m.Partition)
+		if !ok {
+			continue
+		}
+		pp := clusterops.PartitionCopy{TopicPartition: m.TopicPartition}
+		for _, b := range m.Adding() {
+			pp.Total += n
+			if r, ok := sz.Replica(m.Topic, m.Partition, b); ok {
+				pp.Copied += min(r.Bytes, n)
+			}
+		}
+		pr.Copied += pp.Copied
+		pr.Total += pp.Total
+		pr.Partitions = append(pr.Partitions, pp)
+	}
+	mb := clusterops.BytesOfMoves(s, sz, append(slices.Clone(moves), pending...))
 	throttle := brokerThrottle(s, mb)
 	eta := pr.Reestimate(nil, mb.ETA(throttle))
 	var b strings.Builder

@@ -44,8 +44,8 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		// bytes, and the time left, measured before the throttles (whose
 		// lists tell the finished partitions' copies) go.
 		var progress strings.Builder
-		if moves := runningMoves(s, rs); len(moves) > 0 {
-			if err := writeProgress(&progress, s, ses.readSizes(ctx), moves); err != nil {
+		if moves, pending := runningMoves(s, rs); len(moves)+len(pending) > 0 {
+			if err := writeProgress(&progress, s, ses.readSizes(ctx), moves, pending); err != nil {
 				return err
 			}
 		}
