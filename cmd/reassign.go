@@ -289,7 +289,7 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	// ktopo's addition: the bytes the moves copy and the time they take;
 	// a plan that would fill a broker's disks is refused here, before
 	// anything is written.
-	if err := writeMoveBytes(out, ws.snap, ws.readSizes(ctx), plan.Moves, f.throttle); err != nil {
+	if err := writeMoveBytes(out, c.ErrOrStderr(), ws.snap, ws.readSizes(ctx), plan.Moves, f.throttle); err != nil {
 		return err
 	}
 	if f.dryRun {
@@ -516,10 +516,13 @@ func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		// Kafka's output, whose proposed assignment stays the last line
 		// (scripts take it with tail -1); no plan is printed that would
 		// fill a broker's disks.
-		if err := writeMoveBytes(out, s, ses.readSizes(ctx), g.Moves(g.Strategy), -1); err != nil {
+		var bytes strings.Builder
+		if err := writeMoveBytes(&bytes, c.ErrOrStderr(), s, ses.readSizes(ctx), g.Moves(g.Strategy), -1); err != nil {
 			return err
 		}
-		fmt.Fprintln(out)
+		if bytes.Len() > 0 {
+			fmt.Fprintln(out, bytes.String())
+		}
 		_, err = fmt.Fprintf(out, "Current partition replica assignment\n%s\n\nProposed partition reassignment configuration\n%s\n",
 			g.CurrentJSON(), g.ProposedJSON())
 		return err

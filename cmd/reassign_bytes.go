@@ -19,13 +19,15 @@ import (
 )
 
 // writeMoveBytes prints what moves copy ("Bytes to move: …", in and out
-// per broker) and how long they take under throttle (< 0: none). It
+// per broker) and how long they take under throttle (< 0: none), or on
+// errOut why that is unknown. It
 // refuses, with the brokers named, moves that would fill a broker's log
 // directories past their usable bytes (clusterops.CheckDisk).
-func writeMoveBytes(out io.Writer, s *cluster.Snapshot, sz *cluster.Sizes, moves []clusterops.PartitionMove, throttle int64) error {
+func writeMoveBytes(out, errOut io.Writer, s *cluster.Snapshot, sz *cluster.Sizes, moves []clusterops.PartitionMove, throttle int64) error {
 	mb := clusterops.BytesOfMoves(s, sz, moves)
 	if !mb.Known {
-		_, err := fmt.Fprintf(out, "Bytes to move: unknown (%s)\n", sz.Why())
+		// Standard output stays as without sizes; the note says why.
+		_, err := fmt.Fprintf(errOut, "Note: bytes to move unknown: %s\n", sz.Why())
 		return err
 	}
 	var b strings.Builder
@@ -188,8 +190,9 @@ func writeProgress(out io.Writer, s *cluster.Snapshot, sz *cluster.Sizes, moves,
 		return nil
 	}
 	if !sz.Known() {
-		_, err := fmt.Fprintf(out, "\nProgress by bytes: unknown (%s)\n", sz.Why())
-		return err
+		// Kafka's lines alone, as without sizes; why is in the log.
+		kafkaLogger().Printf("progress by bytes: %s", sz.Why())
+		return nil
 	}
 	pr := clusterops.ProgressOf(s, sz, moves)
 	// A move the controller has not started has copied nothing yet (its

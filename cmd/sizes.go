@@ -31,7 +31,7 @@ func (s *session) readSizes(ctx context.Context) *cluster.Sizes {
 	if err != nil {
 		return cluster.UnknownSizes(time.Now(), err.Error())
 	}
-	cl, err := kafkawatch.NewClient(d)
+	cl, err := kafkawatch.NewSizesClient(d)
 	if err != nil {
 		return cluster.UnknownSizes(time.Now(), err.Error())
 	}

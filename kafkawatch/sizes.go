@@ -233,12 +233,21 @@ func (p *SizePoller) client() (*kgo.Client, []string, string) {
 	}
 	d := p.dial
 	d.Bootstrap = seeds
-	cl, err := NewClient(d)
+	cl, err := NewSizesClient(d)
 	if err != nil {
 		return nil, nil, err.Error()
 	}
 	p.cl, p.dial.Bootstrap = cl, seeds
 	return cl, seeds, ""
+}
+
+// NewSizesClient is a client of its own for reading sizes (a
+// ZooKeeper-mode cluster's, a command's): a broker that refuses the
+// connection is not dialled again and again for the request's whole
+// retry time (franz-go's default), so that an address that serves no
+// Kafka says so at once; the reading asks again at its next interval.
+func NewSizesClient(d Dial) (*kgo.Client, error) {
+	return NewClient(d, kgo.RequestRetries(0))
 }
 
 // ReadSizes reads the sizes once through cl, for a command: never an
