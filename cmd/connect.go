@@ -41,6 +41,11 @@ type connFlags struct {
 	// side beside its ZooKeeper (--bootstrap-controller, migration's
 	// --bootstrap-server): --command-config then secures that side.
 	kraftSide bool
+	// sizesSide is set by what reads the brokers' sizes (--sizes, the
+	// TUI, reassign): in ZooKeeper mode --command-config then secures the
+	// Kafka-protocol connections to the brokers, on --sizes-listener.
+	sizesSide     bool
+	sizesListener string
 
 	flags    *pflag.FlagSet // the root's persistent flags, to tell given from default
 	resolved *target        // --context applied (once)
@@ -102,6 +107,7 @@ func (f *connFlags) register(c *cobra.Command) {
 	pf.DurationVar(&f.requestTimeout, "request-timeout", zkwatch.DefaultRequestTimeout, "deadline for connecting and for every ZooKeeper request (for a KRaft cluster, every poll)")
 	pf.StringVar(&f.bootstrap, "bootstrap-server", "", "a KRaft cluster's brokers host:port[,host:port…], read over the Kafka protocol (env "+envBootstrap+")")
 	pf.StringVar(&f.commandConfig, "command-config", "", "with --bootstrap-server: a Kafka client properties file (security.protocol, ssl.*, sasl.mechanism, sasl.jaas.config), as Kafka's tools take it")
+	pf.StringVar(&f.sizesListener, "sizes-listener", "", "with --zookeeper: the brokers' listener (by name) to read their log directories' sizes through (default: their only listener, else the one whose security protocol is --command-config's security.protocol, else PLAINTEXT)")
 	pf.DurationVar(&f.pollInterval, "poll-interval", kafkawatch.DefaultInterval, "with --bootstrap-server: how often the TUI and ktopo events poll the cluster")
 }
 
@@ -208,8 +214,8 @@ func (f *connFlags) target() (target, error) {
 		f.resolved = &t
 		return t, nil
 	}
-	if changed("command-config") && !f.kraftSide {
-		return t, errors.New("--command-config is for a KRaft cluster, with --bootstrap-server (or a migration's KRaft side, with --bootstrap-controller)")
+	if changed("command-config") && !f.kraftSide && !f.sizesSide {
+		return t, errors.New("--command-config is for a KRaft cluster, with --bootstrap-server (or a migration's KRaft side, with --bootstrap-controller, or the brokers' sizes, with --sizes)")
 	}
 	if f.digest == "" {
 		f.digest = os.Getenv(envDigest)

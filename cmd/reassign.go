@@ -147,6 +147,9 @@ func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if err := checkJavaInts(f.throttleFlag); err != nil {
 		return err
 	}
+	// In ZooKeeper mode the sizes are read from the brokers, with
+	// --command-config's security.
+	cf.sizesSide = true
 	if _, err := cf.target(); err != nil {
 		return err
 	}
@@ -154,9 +157,17 @@ func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	case "cancel":
 		return runCancel(c, cf, f)
 	case "list":
-		return withCluster(c, cf, func(_ context.Context, ses *session) error {
+		return withCluster(c, cf, func(ctx context.Context, ses *session) error {
 			s := ses.snap
-			return writeReassignList(c.OutOrStdout(), s)
+			if err := writeReassignList(c.OutOrStdout(), s); err != nil {
+				return err
+			}
+			// ktopo's addition, after Kafka's lines: how far the copies
+			// have got, by bytes.
+			if moves, _ := runningMoves(s, nil); len(moves) > 0 {
+				return writeProgress(c.OutOrStdout(), s, ses.readSizes(ctx), moves, nil)
+			}
+			return nil
 		})
 	case "generate":
 		return runGenerate(c, cf, f)
@@ -274,6 +285,12 @@ func runExecute(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	writeMoves(out, plan.Moves)
 	if f.throttle >= 0 && f.throttle < 1024 {
 		fmt.Fprintf(out, "Warning: a throttle of %d B/s is below 1 KB/s, the least Kafka advises: the copies may barely move.\n", f.throttle)
+	}
+	// ktopo's addition: the bytes the moves copy and the time they take;
+	// a plan that would fill a broker's disks is refused here, before
+	// anything is written.
+	if err := writeMoveBytes(out, c.ErrOrStderr(), ws.snap, ws.readSizes(ctx), plan.Moves, f.throttle); err != nil {
+		return err
 	}
 	if f.dryRun {
 		words := clusterops.WordsFor(writes)
@@ -474,7 +491,7 @@ func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if f.disableRack {
 		req.RackAware = cluster.RackAwareDisabled
 	}
-	return withCluster(c, cf, func(_ context.Context, ses *session) error {
+	return withCluster(c, cf, func(ctx context.Context, ses *session) error {
 		s := ses.snap
 		g, err := clusterops.GenerateReassignment(s, req)
 		if err != nil {
@@ -494,6 +511,17 @@ func runGenerate(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 		out := c.OutOrStdout()
 		if err := writeGenerateReport(out, g, f.disableRack); err != nil {
 			return err
+		}
+		// The bytes the plan copies come after ktopo's report and before
+		// Kafka's output, whose proposed assignment stays the last line
+		// (scripts take it with tail -1); no plan is printed that would
+		// fill a broker's disks.
+		var bytes strings.Builder
+		if err := writeMoveBytes(&bytes, c.ErrOrStderr(), s, ses.readSizes(ctx), g.Moves(g.Strategy), -1); err != nil {
+			return err
+		}
+		if bytes.Len() > 0 {
+			fmt.Fprintln(out, bytes.String())
 		}
 		_, err = fmt.Fprintf(out, "Current partition replica assignment\n%s\n\nProposed partition reassignment configuration\n%s\n",
 			g.CurrentJSON(), g.ProposedJSON())

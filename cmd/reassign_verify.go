@@ -25,7 +25,7 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 	if err != nil {
 		return err
 	}
-	return withCluster(c, cf, func(_ context.Context, ses *session) error {
+	return withCluster(c, cf, func(ctx context.Context, ses *session) error {
 		s, out := ses.snap, c.OutOrStdout()
 		states, _ := clusterops.VerifyReassignment(s, rs)
 		var b strings.Builder
@@ -40,6 +40,16 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 			}
 		}
 		fmt.Fprint(out, b.String())
+		// ktopo's addition after Kafka's lines: the copies' progress by
+		// bytes, and the time left, measured before the throttles (whose
+		// lists tell the finished partitions' copies) go.
+		var progress strings.Builder
+		if moves, pending := runningMoves(s, rs); len(moves)+len(pending) > 0 {
+			if err := writeProgress(&progress, s, ses.readSizes(ctx), moves, pending); err != nil {
+				return err
+			}
+		}
+		defer fmt.Fprint(out, progress.String())
 		if f.preserveThrottles {
 			return nil
 		}

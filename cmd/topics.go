@@ -387,6 +387,7 @@ type describeFlags struct {
 	excludeInternal bool
 	filter          render.DescribeFilter
 	output          string
+	sizes           bool
 }
 
 func newTopicsDescribeCmd(cf *connFlags) *cobra.Command {
@@ -428,7 +429,8 @@ overrides alone).`,
 			if err != nil {
 				return err
 			}
-			return withCluster(c, cf, func(_ context.Context, ses *session) error {
+			cf.sizesSide = f.sizes
+			return withCluster(c, cf, func(ctx context.Context, ses *session) error {
 				s := ses.snap
 				if f.topic != "" && len(filter.Topics(s)) == 0 {
 					if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
@@ -436,10 +438,14 @@ overrides alone).`,
 					}
 					return cluster.TopicDoesNotExistError(f.topic)
 				}
-				if f.output == "json" {
-					return render.WriteDescribeJSON(c.OutOrStdout(), s, filter, f.filter)
+				var sz *cluster.Sizes
+				if f.sizes {
+					sz = ses.readSizes(ctx)
 				}
-				return render.WriteDescribe(c.OutOrStdout(), s, filter, f.filter)
+				if f.output == "json" {
+					return render.WriteDescribeSizesJSON(c.OutOrStdout(), s, filter, f.filter, sz)
+				}
+				return render.WriteDescribeSizes(c.OutOrStdout(), s, filter, f.filter, sz)
 			})
 		},
 	}
@@ -450,6 +456,7 @@ overrides alone).`,
 	fl.BoolVar(&f.filter.Unavailable, "unavailable-partitions", false, "only partitions without a live leader")
 	fl.BoolVar(&f.filter.UnderMinISR, "under-min-isr-partitions", false, "only partitions whose ISR is smaller than min.insync.replicas")
 	fl.StringVar(&f.output, "output", "text", "output format: text or json")
+	fl.BoolVar(&f.sizes, "sizes", false, "add the replicas' sizes as the brokers report them (DescribeLogDirs): Size and SizeOnDisk per topic, Size and ReplicaSizes per partition (exact bytes with --output json)")
 	return c
 }
 
@@ -612,6 +619,7 @@ func validateDelete(ctx context.Context, out io.Writer, w clusterops.Writer, s *
 
 func newBrokersCmd(cf *connFlags) *cobra.Command {
 	var output string
+	var sizes bool
 	c := &cobra.Command{
 		Use:         "brokers",
 		Annotations: modes(modesBoth),
@@ -619,7 +627,10 @@ func newBrokersCmd(cf *connFlags) *cobra.Command {
 		Long: `brokers lists the registered brokers: id, rack, endpoints, whether it is the
 controller (and its epoch), and the replicas and leaders it holds. A broker that
 holds replicas but is not registered is listed as offline. --output json prints
-the same as JSON.
+the same as JSON. --sizes adds what each broker's log directories hold (BYTES)
+and their volumes' used and usable bytes (Kafka 3.3+), as each broker reports
+them (DescribeLogDirs, asked of every broker; in ZooKeeper mode at the addresses
+the brokers registered, on --sizes-listener, with --command-config's security).
   - ZooKeeper mode (--zookeeper): each broker's registration znode, with its
     JSON version and registration time (VERSION, REGISTERED).
   - KRaft (--bootstrap-server): every broker the controller has registered,
@@ -635,15 +646,21 @@ the same as JSON.
 			if err := checkOutput(output); err != nil {
 				return err
 			}
-			return withCluster(c, cf, func(_ context.Context, ses *session) error {
+			cf.sizesSide = sizes
+			return withCluster(c, cf, func(ctx context.Context, ses *session) error {
 				s := ses.snap
-				if output == "json" {
-					return render.WriteBrokersJSON(c.OutOrStdout(), s)
+				var sz *cluster.Sizes
+				if sizes {
+					sz = ses.readSizes(ctx)
 				}
-				return render.WriteBrokers(c.OutOrStdout(), s)
+				if output == "json" {
+					return render.WriteBrokersSizesJSON(c.OutOrStdout(), s, sz)
+				}
+				return render.WriteBrokersSizes(c.OutOrStdout(), s, sz)
 			})
 		},
 	}
 	c.Flags().StringVar(&output, "output", "text", "output format: text or json")
+	c.Flags().BoolVar(&sizes, "sizes", false, "add what each broker's log directories hold and their volumes' used and usable bytes, as the broker reports them (DescribeLogDirs; exact bytes with --output json; in ZooKeeper mode through the brokers' registered listener: --sizes-listener, --command-config)")
 	return c
 }

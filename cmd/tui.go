@@ -28,7 +28,9 @@ import (
 func setupTUI(root *cobra.Command, cf *connFlags) {
 	var sf sandboxFlags
 	var controllers string
+	var noSizes bool
 	f := root.Flags()
+	f.BoolVar(&noSizes, "no-sizes", false, "do not read the replicas' sizes and the brokers' disks (DescribeLogDirs to every broker, every 30 s, every 5 s while a reassignment runs)")
 	f.DurationVar(&sf.pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
 	f.StringVar(&sf.listen, "listen", "127.0.0.1:0", "sandbox only: address to serve the embedded ZooKeeper on, for other clients (port 0 picks a free one)")
 	f.StringVar(&controllers, "bootstrap-controller", "", "with --zookeeper: the KRaft controllers' CONTROLLER listeners host:port[,…] of a cluster migrating to KRaft (with --command-config's security): the migration radar asks their quorum how far ZooKeeper lags KRaft")
@@ -53,7 +55,7 @@ ktopo logs to ` + displayPath(LogPath()) + ` (set KTOPO_LOG to change it),
 never to the terminal. NO_COLOR=1 turns colours off.`
 	root.RunE = func(c *cobra.Command, _ []string) error {
 		sf.seeded = c.Flags().Changed("seed")
-		return runTUI(c, cf, sf, controllers)
+		return runTUI(c, cf, sf, controllers, noSizes)
 	}
 }
 
@@ -66,8 +68,9 @@ func displayPath(p string) string {
 }
 
 // runTUI opens the TUI; controllers is --bootstrap-controller.
-func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string) error {
+func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string, noSizes bool) error {
 	cf.kraftSide = controllers != ""
+	cf.sizesSide = !noSizes
 	t, err := cf.target()
 	if err != nil {
 		return err
@@ -99,6 +102,9 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 			logger.Print(w)
 		}
 	}
+	if noSizes {
+		cfg.SizesOff = "turned off with --no-sizes"
+	}
 	if t.kraft {
 		return runKRaftTUI(c, cf, cfg, t, logger)
 	}
@@ -125,6 +131,19 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 		cfg.Mode = ui.ModeLive
 		if t.readOnly {
 			cfg.Mode = ui.ModeReadOnly
+		}
+		if !noSizes {
+			// The sizes come from the brokers over the Kafka protocol, at
+			// the addresses they registered in ZooKeeper (read again at
+			// each reading until one answers).
+			d, err := cf.zkSizesDial()
+			if err != nil {
+				return err
+			}
+			d.Logger = logger
+			sp := kafkawatch.NewSizePollerSeeds(cf.zkSizesSeeds(conn, d.Security.Protocol, logger), d, kafkawatch.SizeOptions{Logger: logger})
+			defer sp.Close()
+			cfg.Sizes = sp
 		}
 	}
 	mirror, err := zkwatch.NewMirror(conn, zksource.Shape(), zksource.TUIMirror())
@@ -216,6 +235,11 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 	p := kafkawatch.StartWith(cl, d, kafkawatch.Options{Interval: cf.pollInterval, Progress: true, Logger: logger})
 	defer p.Close()
 	cfg.Source, cfg.Mode = p, ui.ModeLive
+	if cfg.SizesOff == "" {
+		sp := kafkawatch.NewSizePoller(cl, kafkawatch.SizeOptions{Timeout: d.RequestTimeout, Logger: logger})
+		defer sp.Close()
+		cfg.Sizes = sp
+	}
 	if t.readOnly {
 		cfg.Mode = ui.ModeReadOnly
 	} else {

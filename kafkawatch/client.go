@@ -41,8 +41,9 @@ func (d Dial) timeout() time.Duration {
 }
 
 // NewClient makes a franz-go client for d. It connects lazily: the first
-// request finds out whether the brokers answer.
-func NewClient(d Dial) (*kgo.Client, error) {
+// request finds out whether the brokers answer. extra options come last
+// (they win).
+func NewClient(d Dial, extra ...kgo.Opt) (*kgo.Client, error) {
 	if len(d.Bootstrap) == 0 {
 		return nil, errors.New("no bootstrap server given")
 	}
@@ -72,7 +73,7 @@ func NewClient(d Dial) (*kgo.Client, error) {
 		w = d.Logger.Writer()
 	}
 	opts = append(opts, kgo.WithLogger(kgo.BasicLogger(w, kgo.LogLevelWarn, func() string { return "kafka: " })))
-	return kgo.NewClient(opts...)
+	return kgo.NewClient(append(opts, extra...)...)
 }
 
 // maxReadBytes bounds a response. Large clusters answer Metadata with

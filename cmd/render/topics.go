@@ -72,6 +72,16 @@ func (d DescribeFilter) match(s *cluster.Snapshot, t *cluster.Topic, p *cluster.
 // partition line ends with its eligible leader replicas (Elr and
 // LastKnownElr, "N/A" where the cluster does not report them).
 func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter) error {
+	return WriteDescribeSizes(w, s, f, d, nil)
+}
+
+// WriteDescribeSizes is WriteDescribe with the replicas' sizes (sz not
+// nil: topics describe --sizes): the topic line ends with its Size (one
+// copy: its partitions' largest replicas) and SizeOnDisk (every replica),
+// each partition line with its Size and ReplicaSizes (broker=size, in the
+// order of Replicas), in binary units; "?" where no broker reported one. A
+// last line says why sizes are unknown, or which brokers did not answer.
+func WriteDescribeSizes(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter, sz *cluster.Sizes) error {
 	var b strings.Builder
 	if s.Access(cluster.BrokerTopicsPath)&cluster.NoChildren != 0 {
 		b.WriteString(unlistedTopics + "\n")
@@ -99,6 +109,13 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d De
 			}
 			if t.MarkedForDeletion {
 				b.WriteString("\tMarkedForDeletion: true")
+			}
+			if sz != nil {
+				size, disk := "?", "?"
+				if dk, data, ok := sz.TopicBytes(t.Name); ok {
+					size, disk = cluster.FormatBytes(data), cluster.FormatBytes(dk)
+				}
+				b.WriteString("\tSize: " + size + "\tSizeOnDisk: " + disk)
 			}
 			b.WriteByte('\n')
 		}
@@ -128,11 +145,58 @@ func WriteDescribe(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d De
 			if t.MarkedForDeletion {
 				b.WriteString("\tMarkedForDeletion: true")
 			}
+			if sz != nil {
+				writePartitionSizes(&b, sz, t.Name, p)
+			}
 			b.WriteByte('\n')
 		}
 	}
+	if sz != nil {
+		b.WriteString(sizesNote(sz))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writePartitionSizes ends a partition line with its sizes.
+func writePartitionSizes(b *strings.Builder, sz *cluster.Sizes, topic string, p *cluster.Partition) {
+	size := "?"
+	if n, ok := sz.PartitionBytes(topic, p.ID); ok {
+		size = cluster.FormatBytes(n)
+	}
+	parts := make([]string, 0, len(p.Replicas))
+	for _, id := range p.Replicas {
+		v := "?"
+		if r, ok := sz.Replica(topic, p.ID, id); ok {
+			v = cluster.FormatBytes(r.Bytes)
+		}
+		parts = append(parts, strconv.Itoa(id)+"="+v)
+	}
+	if ps, ok := sz.Partition(topic, p.ID); ok {
+		for _, r := range ps.Replicas {
+			if r.Future {
+				parts = append(parts, strconv.Itoa(int(r.Broker))+"(future)="+cluster.FormatBytes(r.Bytes))
+			}
+		}
+	}
+	b.WriteString("\tSize: " + size + "\tReplicaSizes: " + strings.Join(parts, ","))
+}
+
+// sizesNote is the line under a table with sizes: why they are unknown,
+// or the brokers that did not answer ("" when all did).
+func sizesNote(sz *cluster.Sizes) string {
+	if !sz.Known() {
+		return "Note: " + sz.Why() + "\n"
+	}
+	if len(sz.Unreached) == 0 {
+		return ""
+	}
+	ids := slices.Sorted(maps.Keys(sz.Unreached))
+	var parts []string
+	for _, id := range ids {
+		parts = append(parts, fmt.Sprintf("broker %d: %s", id, sz.Unreached[id]))
+	}
+	return "Note: sizes incomplete, not answered by " + strings.Join(parts, "; ") + "\n"
 }
 
 func assigned(t *cluster.Topic) int {
@@ -180,6 +244,10 @@ type describeJSON struct {
 	MarkedForDeletion bool              `json:"markedForDeletion"`
 	Partitions        []partitionJSON   `json:"partitions"`
 	Error             string            `json:"error,omitempty"`
+	// Bytes (one copy: the partitions' largest replicas) and DiskBytes
+	// (every replica) are set with --sizes when a broker reported them.
+	Bytes     *int64 `json:"bytes,omitempty"`
+	DiskBytes *int64 `json:"diskBytes,omitempty"`
 	// NoAccess lists the topic's znodes ZooKeeper's ACLs keep from this
 	// session: what they hold is unknown (not empty).
 	NoAccess []string `json:"noAccess,omitempty"`
@@ -198,12 +266,30 @@ type partitionJSON struct {
 	UnderMinISR     bool   `json:"underMinIsr"`
 	State           string `json:"state"`
 	Error           string `json:"error,omitempty"`
+	// Bytes is the largest replica's size and ReplicaSizes every replica
+	// a broker reported (--sizes).
+	Bytes        *int64            `json:"bytes,omitempty"`
+	ReplicaSizes []replicaSizeJSON `json:"replicaSizes,omitempty"`
+}
+
+type replicaSizeJSON struct {
+	Broker    int   `json:"broker"`
+	Bytes     int64 `json:"bytes"`
+	OffsetLag int64 `json:"offsetLag"`
+	Future    bool  `json:"future,omitempty"`
 }
 
 // WriteDescribeJSON prints {"topics":[…]} with the same selection as
 // WriteDescribe (report options select partitions; topics without a
 // matching partition are left out).
 func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter) error {
+	return WriteDescribeSizesJSON(w, s, f, d, nil)
+}
+
+// WriteDescribeSizesJSON is WriteDescribeJSON with the sizes, in bytes
+// (sz not nil): each topic's and partition's bytes, each replica's, and
+// "sizesError" or "sizesUnreached" at the end where they are unknown.
+func WriteDescribeSizesJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, d DescribeFilter, sz *cluster.Sizes) error {
 	// Streamed a topic at a time (the same bytes as encoding the whole
 	// {"topics":[...]} object): 100,000 partitions need no copy of the
 	// whole document in memory.
@@ -223,6 +309,9 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, 
 		for _, e := range t.Config {
 			dj.Configs[e.Key] = e.Value
 		}
+		if disk, data, ok := sz.TopicBytes(t.Name); ok {
+			dj.Bytes, dj.DiskBytes = &data, &disk
+		}
 		for i := range t.Partitions {
 			p := t.Partitions[i]
 			if !p.InAssignment || !d.match(s, t, p) {
@@ -238,6 +327,14 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, 
 			}
 			if p.StateErr() != nil && s.Access(cluster.PartitionStatePath(t.Name, p.ID)) == 0 {
 				pj.Error = p.StateErr().Error()
+			}
+			if ps, ok := sz.Partition(t.Name, p.ID); ok {
+				if n, ok := ps.Largest(); ok {
+					pj.Bytes = &n
+				}
+				for _, r := range ps.Replicas {
+					pj.ReplicaSizes = append(pj.ReplicaSizes, replicaSizeJSON{Broker: int(r.Broker), Bytes: r.Bytes, OffsetLag: r.OffsetLag, Future: r.Future})
+				}
 			}
 			dj.Partitions = append(dj.Partitions, pj)
 		}
@@ -256,8 +353,41 @@ func WriteDescribeJSON(w io.Writer, s *cluster.Snapshot, f cluster.TopicFilter, 
 			return err
 		}
 	}
-	bw.WriteString("]}\n")
+	bw.WriteString("]")
+	if err := writeSizesTail(bw, sz); err != nil {
+		return err
+	}
+	bw.WriteString("}\n")
 	return bw.Flush()
+}
+
+// writeSizesTail adds "sizesError" (why no size is known) or
+// "sizesUnreached" (the brokers that did not answer, with why) to a JSON
+// object being written.
+func writeSizesTail(bw *bufio.Writer, sz *cluster.Sizes) error {
+	if sz == nil {
+		return nil
+	}
+	var tail any
+	switch {
+	case !sz.Known():
+		tail = struct {
+			E string `json:"sizesError"`
+		}{sz.Why()}
+	case len(sz.Unreached) > 0:
+		tail = struct {
+			U map[int]string `json:"sizesUnreached"`
+		}{sz.Unreached}
+	default:
+		return nil
+	}
+	b, err := json.Marshal(tail)
+	if err != nil {
+		return err
+	}
+	bw.WriteByte(',')
+	_, err = bw.Write(b[1 : len(b)-1])
+	return err
 }
 
 // partitionState names a partition's state as the controller would.
@@ -285,11 +415,20 @@ func nonNil(xs []int) []int {
 // A KRaft cluster's brokers have no registration JSON or time: their
 // table has a STATE column instead (online, fenced, cordoned, offline).
 func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
+	return WriteBrokersSizes(w, s, nil)
+}
+
+// WriteBrokersSizes is WriteBrokers with each broker's sizes (sz not nil:
+// brokers --sizes): the bytes its replicas hold (BYTES), and its log
+// directories' volumes, used and usable (DISK USED, DISK USABLE: "-"
+// before Kafka 3.3, which does not report them); a broker that did not
+// answer reads "?", and a line under the table says why.
+func WriteBrokersSizes(w io.Writer, s *cluster.Snapshot, sz *cluster.Sizes) error {
 	if s.KRaft() != nil {
-		return writeKRaftBrokers(w, s)
+		return writeKRaftBrokers(w, s, sz)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tVERSION\tREGISTERED\tREPLICAS\tLEADERS")
+	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tVERSION\tREGISTERED\tREPLICAS\tLEADERS"+sizesHeader(sz))
 	if s.Access(cluster.BrokerIDsPath)&cluster.NoChildren != 0 {
 		fmt.Fprintf(tw, "?\t%s\t%s to %s: the registered brokers cannot be listed\n", NoAccess, NoAccess, cluster.BrokerIDsPath)
 	}
@@ -320,15 +459,49 @@ func WriteBrokers(w io.Writer, s *cluster.Snapshot) error {
 		if b.IsController {
 			marker = "yes (epoch " + strconv.Itoa(ctrl.Epoch) + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", b.ID, rack, endpoints, marker, version, registered, b.Replicas, b.Leaders)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d%s\n", b.ID, rack, endpoints, marker, version, registered, b.Replicas, b.Leaders, sizesCells(sz, b.ID))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeSizesNote(w, sz)
+}
+
+func writeSizesNote(w io.Writer, sz *cluster.Sizes) error {
+	if sz == nil {
+		return nil
+	}
+	_, err := io.WriteString(w, sizesNote(sz))
+	return err
+}
+
+func sizesHeader(sz *cluster.Sizes) string {
+	if sz == nil {
+		return ""
+	}
+	return "\tBYTES\tDISK USED\tDISK USABLE"
+}
+
+// sizesCells are a broker's size columns.
+func sizesCells(sz *cluster.Sizes, id int) string {
+	if sz == nil {
+		return ""
+	}
+	d, ok := sz.Broker(id)
+	if !ok {
+		return "\t?\t?\t?"
+	}
+	used, usable := "-", "-"
+	if total, u, ok := d.Disk(); ok {
+		used, usable = cluster.FormatBytes(total-u), cluster.FormatBytes(u)
+	}
+	return "\t" + cluster.FormatBytes(d.Bytes) + "\t" + used + "\t" + usable
 }
 
 // writeKRaftBrokers is WriteBrokers for a KRaft cluster.
-func writeKRaftBrokers(w io.Writer, s *cluster.Snapshot) error {
+func writeKRaftBrokers(w io.Writer, s *cluster.Snapshot, sz *cluster.Sizes) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tSTATE\tREPLICAS\tLEADERS")
+	fmt.Fprintln(tw, "ID\tRACK\tENDPOINTS\tCONTROLLER\tSTATE\tREPLICAS\tLEADERS"+sizesHeader(sz))
 	ctrl := s.Controller()
 	for _, b := range s.Brokers() {
 		rack := "-"
@@ -343,13 +516,15 @@ func writeKRaftBrokers(w io.Writer, s *cluster.Snapshot) error {
 		if b.IsController {
 			marker = "yes (epoch " + strconv.Itoa(ctrl.Epoch) + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\n", b.ID, rack, cmpOr(strings.Join(eps, ","), "-"), marker, brokerState(&b), b.Replicas, b.Leaders)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d%s\n", b.ID, rack, cmpOr(strings.Join(eps, ","), "-"), marker, brokerState(&b), b.Replicas, b.Leaders, sizesCells(sz, b.ID))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, KRaftControllerLine(s))
-	return err
+	if _, err := fmt.Fprintln(w, KRaftControllerLine(s)); err != nil {
+		return err
+	}
+	return writeSizesNote(w, sz)
 }
 
 // KRaftControllerLine names a KRaft cluster's active controller under the
@@ -412,10 +587,39 @@ type brokersJSON struct {
 	NoAccess bool `json:"noAccess,omitempty"`
 	// State is a KRaft broker's: online, fenced, cordoned or offline.
 	State string `json:"state,omitempty"`
+	// Sizes are what the broker reported of its log directories
+	// (--sizes); SizesError why it did not.
+	Sizes      *brokerSizesJSON `json:"sizes,omitempty"`
+	SizesError string           `json:"sizesError,omitempty"`
+}
+
+type brokerSizesJSON struct {
+	Bytes    int64 `json:"bytes"`
+	Replicas int   `json:"replicas"`
+	// TotalBytes and UsableBytes sum the directories' volumes; absent
+	// before Kafka 3.3.
+	TotalBytes  *int64       `json:"totalBytes,omitempty"`
+	UsableBytes *int64       `json:"usableBytes,omitempty"`
+	LogDirs     []logDirJSON `json:"logDirs"`
+}
+
+type logDirJSON struct {
+	Path        string `json:"path"`
+	TotalBytes  *int64 `json:"totalBytes,omitempty"`
+	UsableBytes *int64 `json:"usableBytes,omitempty"`
+	Bytes       int64  `json:"bytes"`
+	Replicas    int    `json:"replicas"`
+	Error       string `json:"error,omitempty"`
 }
 
 // WriteBrokersJSON prints {"controller":{…},"brokers":[…]}.
 func WriteBrokersJSON(w io.Writer, s *cluster.Snapshot) error {
+	return WriteBrokersSizesJSON(w, s, nil)
+}
+
+// WriteBrokersSizesJSON is WriteBrokersJSON with each broker's sizes in
+// bytes (sz not nil), and "sizesError" where none is known.
+func WriteBrokersSizesJSON(w io.Writer, s *cluster.Snapshot, sz *cluster.Sizes) error {
 	ctrl := s.Controller()
 	out := struct {
 		ClusterID  string `json:"clusterId,omitempty"`
@@ -425,7 +629,11 @@ func WriteBrokersJSON(w io.Writer, s *cluster.Snapshot) error {
 		// controller is then unknown, not absent).
 		QuorumError string        `json:"quorumError,omitempty"`
 		Brokers     []brokersJSON `json:"brokers"`
+		SizesError  string        `json:"sizesError,omitempty"`
 	}{ClusterID: s.ClusterID(), Epoch: ctrl.Epoch, Brokers: []brokersJSON{}}
+	if sz != nil && !sz.Known() {
+		out.SizesError = sz.Why()
+	}
 	if k := s.KRaft(); k != nil {
 		out.QuorumError = k.QuorumErr
 	}
@@ -455,9 +663,34 @@ func WriteBrokersJSON(w io.Writer, s *cluster.Snapshot) error {
 		if s.KRaft() != nil {
 			bj.State, bj.Version = brokerState(&b), 0
 		}
+		if d, ok := sz.Broker(b.ID); ok {
+			bj.Sizes = brokerSizes(d)
+		} else if sz != nil && sz.Unreached[b.ID] != "" {
+			bj.SizesError = sz.Unreached[b.ID]
+		}
 		out.Brokers = append(out.Brokers, bj)
 	}
 	return json.NewEncoder(w).Encode(out)
+}
+
+func brokerSizes(d *cluster.BrokerDisk) *brokerSizesJSON {
+	bs := &brokerSizesJSON{Bytes: d.Bytes, Replicas: d.Replicas, LogDirs: []logDirJSON{}}
+	if total, usable, ok := d.Disk(); ok {
+		bs.TotalBytes, bs.UsableBytes = &total, &usable
+	}
+	for _, dir := range d.Dirs {
+		lj := logDirJSON{Path: dir.Path, Bytes: dir.Bytes, Replicas: dir.Replicas, Error: dir.Err}
+		if dir.Total >= 0 {
+			t := dir.Total
+			lj.TotalBytes = &t
+		}
+		if dir.Usable >= 0 {
+			u := dir.Usable
+			lj.UsableBytes = &u
+		}
+		bs.LogDirs = append(bs.LogDirs, lj)
+	}
+	return bs
 }
 
 // WriteNodeErrors names every znode the model could not decode, one line
