@@ -43,14 +43,14 @@ func main() {
 	var o options
 	var size string
 	flag.StringVar(&o.out, "out", "docs/images", "directory the PNGs are written to")
-	flag.StringVar(&size, "size", "100x30", "terminal size, COLUMNSxROWS")
+	flag.StringVar(&size, "size", "100x32", "terminal size, COLUMNSxROWS")
 	flag.Float64Var(&o.fontSize, "font-size", 13, "font size in pixels")
 	flag.StringVar(&o.bin, "ktopo", "", "the ktopo binary to run (default: go build one from this checkout)")
 	flag.IntVar(&o.port, "port", 2181, "port of the sandbox's ZooKeeper, shown on the overview (0, or when it is taken: a free one)")
 	flag.StringVar(&o.captures, "captures", "", "also save each raw capture (text with SGR sequences) in this directory")
 	flag.Parse()
 	if _, err := fmt.Sscanf(size, "%dx%d", &o.w, &o.h); err != nil || o.w < 20 || o.h < 10 {
-		fmt.Fprintf(os.Stderr, "screenshots: -size %q: want COLUMNSxROWS, e.g. 100x30\n", size)
+		fmt.Fprintf(os.Stderr, "screenshots: -size %q: want COLUMNSxROWS, e.g. 100x32\n", size)
 		os.Exit(2)
 	}
 	if err := run(o, os.Stdout); err != nil {

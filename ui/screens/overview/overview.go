@@ -244,10 +244,32 @@ func (m *Model) headH() int {
 	if m.snap != nil && m.snap.KRaft() != nil {
 		h++
 	}
-	if m.showSizes() {
+	if m.rackSizesShown() {
 		h++
 	}
 	return h
+}
+
+// rackSizesShown reports whether the racks' headings get their line of
+// sizes: when sizes are known, unless that line is what keeps the load
+// heat map off a screen that would show every card and the heat map
+// without it (the heat map says more than a rack's bytes, which its
+// cards add up to).
+func (m *Model) rackSizesShown() bool {
+	if !m.showSizes() {
+		return false
+	}
+	tall := 0
+	for _, r := range m.racks {
+		tall = max(tall, len(r.Brokers))
+	}
+	h := headH
+	if m.snap != nil && m.snap.KRaft() != nil {
+		h++
+	}
+	room := m.h - h - tall*m.cardHeight() // below every card, without the line
+	need := len(m.heatLines) + 1          // the heat map and its blank line
+	return len(m.heatLines) == 0 || room-1 >= need || room < need
 }
 
 func (m *Model) visibleRacks() (n, cw int) {
@@ -335,7 +357,7 @@ func (m *Model) View() string {
 		hb.WriteString(ink.S(label) + m.st.Muted.S(cell.Fit(stats, cw-cell.Width(label))))
 	}
 	lines = append(lines, hb.String())
-	if m.showSizes() {
+	if m.rackSizesShown() {
 		var sb strings.Builder
 		for ri := from; ri < to; ri++ {
 			if ri > from {
