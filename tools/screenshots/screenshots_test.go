@@ -259,7 +259,7 @@ func TestScenario(t *testing.T) {
 	if !haveDejaVu() && os.Getenv("CI") != "true" {
 		t.Skip("skipping: DejaVu Sans Mono is not installed (apt-get install fonts-dejavu-core)")
 	}
-	o := options{out: t.TempDir(), w: 100, h: 30, fontSize: 13, port: 0}
+	o := options{out: t.TempDir(), w: 100, h: 32, fontSize: 13, port: 0}
 	steps := scenario()
 	if testing.Short() {
 		o.only = 1
