@@ -88,6 +88,18 @@ more than its share of the topic; the replicas that must move go to the
 brokers furthest below their share, and a partition keeps its leader when it
 can.
 
+With the replicas' sizes (DescribeLogDirs, asked of every broker; in ZooKeeper
+mode through the brokers' registered listener, --sizes-listener, with
+--command-config's security), --generate and --execute also print the bytes
+the plan copies, in and out per broker, and how long it takes at --throttle:
+each broker sends and receives at most the throttle, and also copies what its
+partitions grow by meanwhile. The minimal strategy then puts the largest
+replicas on the brokers holding the fewest bytes; the balanced one evens the
+bytes per broker to within 10 % of each broker's share, keeping replica counts
+within one. A plan that would fill a broker's log directories past their
+usable bytes is refused. --verify and --list add the bytes copied, a
+percentage and the time left.
+
 A throttle left behind would slow those replicas' next catch-up, hence
 --verify. --dry-run runs every check and prints exactly what would be written
 (the znodes and JSON, or the requests) without writing; --timeout bounds the
