@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
+	"github.com/ktopo/ktopo/kafkawatch"
 )
 
 // BenchmarkKRaftScale opens the TUI on a real KRaft cluster (Kafka 4.4.0)
@@ -131,6 +132,14 @@ func BenchmarkKRaftScale(b *testing.B) {
 		b.ReportMetric(medianF(bareMeta), "bare-meta-ms")
 		b.ReportMetric(medianF(of(func(r kraftResult) float64 { return r.LoadCPUMS })), "load-CPU-ms")
 		b.ReportMetric(slices.Max(of(func(r kraftResult) float64 { return float64(r.PeakRSSKiB) }))/1024, "peak-RSS-MiB")
+		b.ReportMetric(slices.Max(of(func(r kraftResult) float64 { return float64(r.LoadPeakRSSKiB) }))/1024, "load-peak-RSS-MiB")
+		sizesCPU := medianF(of(func(r kraftResult) float64 { return r.SizesCPUMS }))
+		b.ReportMetric(sizesCPU, "sizes-CPU-ms")
+		// A reading every DefaultSizesInterval (30 s) and, while a move
+		// runs, every DefaultSizesHurried (5 s): its share of a core.
+		b.ReportMetric(sizesCPU/float64(kafkawatch.DefaultSizesInterval.Milliseconds())*100, "sizes-CPU-%")
+		b.ReportMetric(sizesCPU/float64(kafkawatch.DefaultSizesHurried.Milliseconds())*100, "sizes-hurried-CPU-%")
+		b.ReportMetric(float64(r.SizesReplicas), "sizes-replicas")
 		b.ReportMetric(medianF(of(func(r kraftResult) float64 { return r.IdleCPUPct })), "poll-CPU-%")
 		b.ReportMetric(medianF(of(func(r kraftResult) float64 { return r.PollMS })), "poll-ms")
 		if len(change) > 0 {

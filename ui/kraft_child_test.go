@@ -43,6 +43,12 @@ type kraftResult struct {
 	ChangeMS      []float64 // a topic created (CreateTopics answered) to the frame showing it
 	BaseRSSKiB    int       // VmRSS before starting
 	PeakRSSKiB    int       // VmHWM at the end
+	// LoadPeakRSSKiB is VmHWM before the sizes; SizesCPUMS the process's
+	// CPU per sizes reading (read, built, applied, drawn), SizesReplicas
+	// the replicas a reading held.
+	LoadPeakRSSKiB int
+	SizesCPUMS     float64
+	SizesReplicas  int
 }
 
 func cpuTime() time.Duration {
@@ -189,6 +195,35 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 		del.Topics = []kmsg.DeleteTopicsRequestTopic{dt}
 		_, _ = del.RequestWith(ctx, cl)
 	}
+	res.LoadPeakRSSKiB = procStatusKiB("VmHWM")
+
+	// Sizes: three readings of every broker's log directories (the
+	// session's SizePoller on the poller's client), each applied to the
+	// TUI and drawn on the overview and the topics; the CPU of one.
+	sp := kafkawatch.NewSizePoller(p.Client(), kafkawatch.SizeOptions{Interval: time.Second})
+	defer sp.Close()
+	c1 := cpuTime()
+	const readings = 3
+	for range readings {
+		sz, err := sp.Next(ctx)
+		if err != nil {
+			return res, err
+		}
+		if !sz.Known() {
+			return res, fmt.Errorf("sizes: %s", sz.Why())
+		}
+		app.Update(sizesMsg{sz})
+		for _, tab := range []string{"1", "2"} {
+			app.Update(tea.KeyPressMsg{Code: rune(tab[0]), Text: tab})
+			_ = app.View().Content
+		}
+		res.SizesReplicas = 0
+		for _, id := range sz.BrokerIDs() {
+			d, _ := sz.Broker(id)
+			res.SizesReplicas += d.Replicas
+		}
+	}
+	res.SizesCPUMS = float64((cpuTime() - c1).Microseconds()) / 1000 / readings
 	res.PeakRSSKiB = procStatusKiB("VmHWM")
 	return res, nil
 }
