@@ -197,7 +197,8 @@ const (
 
 // bytesLines are the preview's lines by bytes: the total, the source ×
 // destination matrix with what each broker sends and receives, the ETA
-// under each throttle; one muted line when sizes are unknown; nil before
+// under each throttle (the matrix not while the exact writes are open);
+// one muted line when sizes are unknown; nil before
 // the wizard was told anything of sizes.
 func (r *reassign) bytesLines(w int) []string {
 	st := &r.st
@@ -219,7 +220,9 @@ func (r *reassign) bytesLines(w int) []string {
 	for _, l := range wizard.Wrap(s, w, 1) {
 		out = append(out, st.Text.S(l))
 	}
-	if mb.Total > 0 {
+	if mb.Total > 0 && !r.fr.Ops.Shown() {
+		// The matrix gives way to the exact writes while they are open
+		// (w): the total and the ETA stay.
 		out = append(out, matrixLines(st, mb, w, r.h)...)
 	}
 	return append(out, r.etaLines(w)...)

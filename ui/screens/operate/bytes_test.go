@@ -123,6 +123,16 @@ func TestPreviewBytes(t *testing.T) {
 		" receives    300 MiB   100 MiB   400 MiB",
 		" ETA: throttle 10 MiB/s: about 30s (broker 1 sending) · 50 MiB/s: about 6s · 100 MiB/s: about 3s · none: as fast as the network allows",
 	})
+	// The exact writes (w) take the matrix's room; the total and the ETA
+	// stay.
+	e.press("w")
+	if out := view(e.m); strings.Contains(out, "from \\ to") || !strings.Contains(out, "bytes: 400 MiB to copy") || !strings.Contains(out, "ETA: throttle") {
+		t.Fatalf("with the exact writes open:\n%s", out)
+	}
+	e.press("w")
+	if out := view(e.m); !strings.Contains(out, "from \\ to") {
+		t.Fatalf("the writes closed, no matrix:\n%s", out)
+	}
 	e.press("t", "t", "t") // none
 	sameLines(t, block(t, screenLines(e.m), "ETA:", 1), []string{
 		" ETA: throttle none: as fast as the network allows · 10 MiB/s: about 30s · 50 MiB/s: about 6s · 100 MiB/s: about 3s",
