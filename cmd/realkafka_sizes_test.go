@@ -68,6 +68,17 @@ func (r sizesRig) ktopo(t *testing.T, args ...string) string {
 	return runOK(t, append(args, r.conn...)...)
 }
 
+// ktopoAll runs ktopo and returns its standard output and error (the
+// progress by bytes is on standard error), failing on a non-zero exit.
+func (r sizesRig) ktopoAll(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := runCLI(t, append(args, r.conn...)...)
+	if code != 0 {
+		t.Fatalf("ktopo %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out + errOut
+}
+
 func (r sizesRig) tool(t *testing.T, script string, args ...string) string {
 	t.Helper()
 	res, err := r.dist.Command(script, args...)
@@ -296,7 +307,7 @@ func drainBySizes(t *testing.T, r sizesRig) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the reassignment did not finish in %s (3 × its ETA); last --verify:\n%s", time.Since(start), last)
 		}
-		last = r.ktopo(t, "reassign", "--verify", "--reassignment-json-file", plan)
+		last = r.ktopoAll(t, "reassign", "--verify", "--reassignment-json-file", plan)
 		if m := progressRE.FindStringSubmatch(last); m != nil {
 			p, _ := strconv.ParseFloat(m[1], 64)
 			if n := len(pcts); n > 0 && p < pcts[n-1] {

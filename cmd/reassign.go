@@ -98,7 +98,8 @@ replicas on the brokers holding the fewest bytes; the balanced one evens the
 bytes per broker to within 10 % of each broker's share, keeping replica counts
 within one. A plan that would fill a broker's log directories past their
 usable bytes is refused. --verify and --list add the bytes copied, a
-percentage and the time left.
+percentage and the time left, on standard error (standard output stays
+Kafka's).
 
 A throttle left behind would slow those replicas' next catch-up, hence
 --verify. --dry-run runs every check and prints exactly what would be written
@@ -174,10 +175,10 @@ func runReassign(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 			if err := writeReassignList(c.OutOrStdout(), s); err != nil {
 				return err
 			}
-			// ktopo's addition, after Kafka's lines: how far the copies
-			// have got, by bytes.
+			// ktopo's addition, on standard error so that standard output
+			// stays Kafka's: how far the copies have got, by bytes.
 			if moves, _ := runningMoves(s, nil); len(moves) > 0 {
-				return writeProgress(c.OutOrStdout(), s, ses.readSizes(ctx), moves, nil)
+				return writeProgress(c.ErrOrStderr(), s, ses.readSizes(ctx), moves, nil)
 			}
 			return nil
 		})

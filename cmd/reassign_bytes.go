@@ -183,8 +183,8 @@ func brokerThrottle(s *cluster.Snapshot, mb clusterops.MoveBytes) int64 {
 }
 
 // writeProgress prints how far moves have copied, by the new replicas'
-// sizes, and the time left ("Progress by bytes: …"), after a blank line,
-// so that the lines before stay Kafka's.
+// sizes, and the time left ("Progress by bytes: …"), after a blank line;
+// nothing when the moves copy no byte (empty partitions, or all done).
 func writeProgress(out io.Writer, s *cluster.Snapshot, sz *cluster.Sizes, moves, pending []clusterops.PartitionMove) error {
 	if len(moves)+len(pending) == 0 {
 		return nil
@@ -213,6 +213,9 @@ func writeProgress(out io.Writer, s *cluster.Snapshot, sz *cluster.Sizes, moves,
 		pr.Copied += pp.Copied
 		pr.Total += pp.Total
 		pr.Partitions = append(pr.Partitions, pp)
+	}
+	if pr.Total == 0 {
+		return nil
 	}
 	mb := clusterops.BytesOfMoves(s, sz, append(slices.Clone(moves), pending...))
 	throttle := brokerThrottle(s, mb)

@@ -40,16 +40,17 @@ func runVerify(c *cobra.Command, cf *connFlags, f *reassignFlags) error {
 			}
 		}
 		fmt.Fprint(out, b.String())
-		// ktopo's addition after Kafka's lines: the copies' progress by
-		// bytes, and the time left, measured before the throttles (whose
-		// lists tell the finished partitions' copies) go.
+		// ktopo's addition, on standard error so that standard output
+		// stays Kafka's: the copies' progress by bytes, and the time left,
+		// measured before the throttles (whose lists tell the finished
+		// partitions' copies) go.
 		var progress strings.Builder
 		if moves, pending := runningMoves(s, rs); len(moves)+len(pending) > 0 {
 			if err := writeProgress(&progress, s, ses.readSizes(ctx), moves, pending); err != nil {
 				return err
 			}
 		}
-		defer fmt.Fprint(out, progress.String())
+		defer fmt.Fprint(c.ErrOrStderr(), progress.String())
 		if f.preserveThrottles {
 			return nil
 		}
