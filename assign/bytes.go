@@ -1,6 +1,7 @@
 package assign
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -299,7 +300,7 @@ func (e *byteEvener) best(a, b int) step {
 	// b's replicas by size, for the swaps.
 	e.sorted = append(e.sorted[:0], e.held[b]...)
 	slices.SortFunc(e.sorted, func(x, y replicaRef) int {
-		return cmpInt64(e.size[x.t][x.p], e.size[y.t][y.p])
+		return cmp.Compare(e.size[x.t][x.p], e.size[y.t][y.p])
 	})
 	swapWith := func(r replicaRef, q replicaRef) {
 		if q == r {
@@ -325,7 +326,7 @@ func (e *byteEvener) best(a, b int) step {
 		// The swap that moves closest to half the gap: b's replica of
 		// size n − gap/2, and its neighbours by size.
 		want := n - gap/2
-		k, _ := slices.BinarySearchFunc(e.sorted, want, func(q replicaRef, w int64) int { return cmpInt64(e.size[q.t][q.p], w) })
+		k, _ := slices.BinarySearchFunc(e.sorted, want, func(q replicaRef, w int64) int { return cmp.Compare(e.size[q.t][q.p], w) })
 		for j := max(0, k-2); j < min(len(e.sorted), k+2); j++ {
 			swapWith(r, e.sorted[j])
 		}

@@ -1,6 +1,9 @@
 package assign
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Replace places the replicas that must move, and nothing else: in each
 // partition of current (one Assignment per topic), a replica stays when
@@ -101,7 +104,7 @@ func Replace(brokers []Broker, current []Assignment, keep func(id int) bool, o R
 			}
 			// The largest first; equal sizes by partition id, as without
 			// sizes.
-			slices.SortStableFunc(order, func(x, y int) int { return cmpInt64(size[y], size[x]) })
+			slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(size[y], size[x]) })
 		}
 		for _, p := range order {
 			rs := a[p]
@@ -184,15 +187,4 @@ func Replace(brokers []Broker, current []Assignment, keep func(id int) bool, o R
 		out[ti] = res
 	}
 	return out, nil
-}
-
-// cmpInt64 orders int64s.
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package clusterops
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -230,19 +231,9 @@ func CheckDisk(sz *cluster.Sizes, mb MoveBytes) []DiskShortfall {
 		}
 	}
 	slices.SortFunc(out, func(a, b DiskShortfall) int {
-		return cmpInt64(b.Incoming-b.Usable, a.Incoming-a.Usable)
+		return cmp.Compare(b.Incoming-b.Usable, a.Incoming-a.Usable)
 	})
 	return out
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // BytesAfter is what each broker would hold after moves: what it holds

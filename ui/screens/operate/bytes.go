@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"slices"
@@ -302,21 +303,11 @@ func biggest(ids []int, by map[int]int64, n int) (kept, rest []int) {
 		return ids, nil
 	}
 	sorted := slices.Clone(ids)
-	slices.SortStableFunc(sorted, func(a, b int) int { return cmpBytes(by[b], by[a]) })
+	slices.SortStableFunc(sorted, func(a, b int) int { return cmp.Compare(by[b], by[a]) })
 	kept, rest = sorted[:n], sorted[n:]
 	slices.Sort(kept)
 	slices.Sort(rest)
 	return kept, rest
-}
-
-func cmpBytes(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // etaLines are how long the chosen moves take under the chosen throttle
@@ -526,7 +517,7 @@ func (m *moved) copying() string {
 	}
 	ps := slices.Clone(m.cur.Partitions)
 	left := func(p clusterops.PartitionCopy) int64 { return p.Total - max(p.Copied, m.parts[p.TopicPartition]) }
-	slices.SortStableFunc(ps, func(a, b clusterops.PartitionCopy) int { return cmpBytes(left(b), left(a)) })
+	slices.SortStableFunc(ps, func(a, b clusterops.PartitionCopy) int { return cmp.Compare(left(b), left(a)) })
 	parts := make([]string, 0, copyTop)
 	for _, p := range ps[:min(copyTop, len(ps))] {
 		parts = append(parts, p.String()+" "+cluster.FormatBytes(max(p.Copied, m.parts[p.TopicPartition]))+" of "+cluster.FormatBytes(p.Total))
