@@ -206,6 +206,11 @@ func (f *connFlags) target() (target, error) {
 				return t, fmt.Errorf("--%s is for a ZooKeeper connection; a KRaft cluster's TLS and SASL settings go in --command-config's properties file", flag)
 			}
 		}
+		if changed("sizes-listener") {
+			// A KRaft session reads the sizes through the brokers its
+			// --bootstrap-server reaches, on that listener.
+			return t, errors.New("--sizes-listener is for a ZooKeeper connection: a KRaft cluster's sizes are read through --bootstrap-server's listener")
+		}
 		if t.commandConfig != "" && propertiesHoldSecrets(t.commandConfig) {
 			if w := config.Exposed(t.commandConfig, "holds a password"); w != "" {
 				t.warnings = append(t.warnings, w)

@@ -67,6 +67,7 @@ func TestKRaftFlags(t *testing.T) {
 	}{
 		{[]string{"brokers", "--zookeeper", "zk:2181", "--bootstrap-server", "k:9092"}, "--zookeeper and --bootstrap-server name two clusters"},
 		{[]string{"brokers", "--bootstrap-server", "k:9092", "--zk-digest", "a:b"}, "--zk-digest is for a ZooKeeper connection"},
+		{[]string{"brokers", "--bootstrap-server", "k:9092", "--sizes", "--sizes-listener", "INTERNAL"}, "--sizes-listener is for a ZooKeeper connection"},
 		{[]string{"brokers", "--zookeeper", "zk:2181", "--command-config", props}, "--command-config is for a KRaft cluster"},
 		{[]string{"brokers", "--bootstrap-server", "k:9092", "--command-config", props}, "SASL mechanism GSSAPI is not supported by ktopo"},
 		{[]string{"brokers", "--bootstrap-server", "k:9092", "--command-config", "/nonexistent.properties"}, "--command-config: open /nonexistent.properties"},

@@ -310,8 +310,13 @@ const (
 func (m *Model) nameW() int {
 	fixed := 1 + cPart + cRF + m.sizeW() + cURP + cOff + cMin + cDel + 1
 	cfg := 24
-	if m.w >= 120 {
+	switch {
+	case m.w >= 120:
 		cfg = 48
+	case m.sizeW() > 0:
+		// The size column's room comes out of the configs' (a name cut
+		// short is worse than an override list cut short).
+		cfg = 14
 	}
 	return min(max(m.w-fixed-cfg, 12), 60)
 }
