@@ -60,7 +60,7 @@ func scenario() []step {
 		{name: "broker-down", title: "Overview: broker 2 killed",
 			keys: []string{"Escape", "h"}, want: []string{"OFFLINE", "under-replicated 50"}, gone: []string{"What if"}},
 		{name: "topics", title: "Topics: under-replicated partitions per topic",
-			keys: []string{"2"}, want: []string{"Topics  6 of 6", "invoices", "__consumer_offse", "SIZE"}, gone: []string{"Killed broker"}},
+			keys: []string{"2"}, want: []string{"Topics  6 of 6", "invoices", "__consumer_offsets", "SIZE"}, gone: []string{"Killed broker"}},
 		{name: "topic", title: "Topic: partitions, leaders, replicas out of the ISR",
 			keys: []string{":", text("topic orders"), "Enter"}, want: []string{"Topic orders", "6 under-replicated", "2!"}},
 		{name: "events", title: "Events: the creation, then broker 2's failure",
