@@ -172,9 +172,17 @@ func (e ETA) String() string {
 		return "nothing to copy"
 	}
 	if e.Broker < 0 {
-		return "about " + FormatDuration(e.Duration)
+		return About(e.Duration)
 	}
-	return "about " + FormatDuration(e.Duration) + " (broker " + strconv.Itoa(e.Broker) + " " + side() + ")"
+	return About(e.Duration) + " (broker " + strconv.Itoa(e.Broker) + " " + side() + ")"
+}
+
+// About is an estimate of d for a person: "about 4m10s", or "under 1s".
+func About(d time.Duration) string {
+	if d < time.Second {
+		return "under 1s"
+	}
+	return "about " + FormatDuration(d)
 }
 
 // FormatDuration rounds a duration for a person: "45s", "4m10s",

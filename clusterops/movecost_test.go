@@ -204,3 +204,21 @@ func TestProgressReestimate(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 }
+
+// TestAbout: an estimate under a second is not "about under 1s".
+func TestAbout(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		300 * time.Millisecond:     "under 1s",
+		0:                          "under 1s",
+		2 * time.Second:            "about 2s",
+		250 * time.Second:          "about 4m10s",
+		2*time.Hour + time.Hour/12: "about 2h05m",
+	} {
+		if got := clusterops.About(d); got != want {
+			t.Errorf("About(%v) = %q, want %q", d, got, want)
+		}
+	}
+	if got := (clusterops.ETA{Known: true, Duration: 400 * time.Millisecond, Broker: 2}).String(); got != "under 1s (broker 2 sending)" {
+		t.Errorf("a short ETA: %q", got)
+	}
+}

@@ -358,7 +358,7 @@ func etaText(e clusterops.ETA, full bool) string {
 	case e.Duration == 0:
 		return "nothing to copy"
 	}
-	return "about " + clusterops.FormatDuration(e.Duration)
+	return clusterops.About(e.Duration)
 }
 
 // side is what the broker that sets an estimate's pace does.
