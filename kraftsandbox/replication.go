@@ -1,0 +1,5 @@
+package kraftsandbox
+
+// replState is the replication simulation's state: reassignments' copies
+// and the automatic leader rebalance.
+type replState struct{}
