@@ -137,7 +137,9 @@ const allTopicOperations = 0b1111111111000
 
 // autoCreate is auto.create.topics.enable (Kafka's default: true). c.mu
 // is held.
-func (c *Cluster) autoCreate() bool { return c.brokerConfigs[""]["auto.create.topics.enable"] != "false" }
+func (c *Cluster) autoCreate() bool {
+	return c.brokerConfigs[""]["auto.create.topics.enable"] != "false"
+}
 
 // autoCreateTopic creates a topic a producer or consumer asked for, with
 // num.partitions and default.replication.factor (1 and 1 by default), as
