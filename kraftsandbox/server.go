@@ -138,7 +138,7 @@ func (c *Cluster) serve(n *node, conn net.Conn) {
 		if _, err := io.ReadFull(conn, body); err != nil {
 			return
 		}
-		resp, corr, err := c.handle(n, body)
+		resp, corr, err := c.handleSafely(n, body)
 		if err != nil {
 			if !errors.Is(err, errClose) {
 				c.logf("node %d: closing %s: %v", n.id, conn.RemoteAddr(), err)
@@ -159,6 +159,19 @@ func (c *Cluster) serve(n *node, conn net.Conn) {
 			return
 		}
 	}
+}
+
+// handleSafely is handle with a handler's panic turned into a closed
+// connection and a log line: one hostile or unforeseen request never
+// takes the simulated cluster down (the fuzz test looks for the panics
+// themselves, calling handle).
+func (c *Cluster) handleSafely(n *node, body []byte) (resp kmsg.Response, corr int32, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			resp, err = nil, fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return c.handle(n, body)
 }
 
 // handle decodes one request and runs its handler. A nil response with a
