@@ -14,13 +14,21 @@ import (
 
 // realKafka44 is the bootstrap of a real Kafka 4.4.0 KRaft cluster of 3
 // brokers (1-3, racks rack-a..c): KTOPO_KAFKA44_BOOTSTRAP when set (a
-// running one), else the package's shared one (kafkatest.SharedKRaft;
-// skipped without Java unless CI=true).
+// running one, e.g. the one kafka-cluster --kraft prints), else one the
+// test starts with a controller and stops when it ends (skipped without
+// Java unless CI=true).
 func realKafka44(t *testing.T) string {
 	if bs := os.Getenv("KTOPO_KAFKA44_BOOTSTRAP"); bs != "" {
 		return bs
 	}
-	return kafkatest.SharedKRaft(t, kafkatest.Kafka44).Bootstrap()
+	kafkatest.Require(t, kafkatest.Kafka44)
+	c, err := kafkatest.StartKRaft(kafkatest.KRaftOptions{Version: kafkatest.Kafka44, Controllers: 1, Brokers: 3, Racks: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	kafkatest.Attach(t, c)
+	return c.Bootstrap()
 }
 
 func adminEnvOf(t *testing.T, bootstrap string) *adminEnv {
