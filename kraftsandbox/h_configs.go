@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -125,6 +126,15 @@ func (c *Cluster) staticBrokerConfigs(b *broker) map[string]string {
 	}
 	if b.rack != nil {
 		m["broker.rack"] = *b.rack
+	}
+	if c.cfg.SessionTimeout != 9*time.Second {
+		m["broker.session.timeout.ms"] = strconv.FormatInt(c.cfg.SessionTimeout.Milliseconds(), 10)
+	}
+	if c.cfg.NoAutoLeaderRebalance {
+		m["auto.leader.rebalance.enable"] = "false"
+	}
+	if c.cfg.LeaderImbalanceCheckInterval != 300*time.Second {
+		m["leader.imbalance.check.interval.seconds"] = strconv.FormatInt(int64(c.cfg.LeaderImbalanceCheckInterval/time.Second), 10)
 	}
 	return m
 }
@@ -252,6 +262,9 @@ func (c *Cluster) brokerConfigEntries(b *broker, synonyms bool) []kmsg.DescribeC
 			d, ok := lookupDef(brokerDefs, name)
 			if !ok {
 				d = configDef{name: name, typ: brokerDynamicDefs[name]}
+				if _, ok := brokerDynamicDefs[name]; !ok {
+					d.readOnly, d.sensitive = true, true
+				}
 			}
 			entry(name, d.typ, d.readOnly, d.sensitive, c.brokerSynonyms(nil, name)[:1])
 		}
@@ -264,11 +277,13 @@ func (c *Cluster) brokerConfigEntries(b *broker, synonyms bool) []kmsg.DescribeC
 	maps.Copy(dyn, c.brokerConfigs[strconv.Itoa(int(b.id))])
 	for _, name := range slices.Sorted(maps.Keys(dyn)) {
 		if _, ok := lookupDef(brokerDefs, name); !ok {
-			typ, ok := brokerDynamicDefs[name]
-			if !ok {
-				typ = kmsg.ConfigTypeString
+			if typ, ok := brokerDynamicDefs[name]; ok {
+				entry(name, typ, false, false, c.brokerSynonyms(b, name))
+			} else {
+				// A config Kafka does not know: kept, shown as a
+				// sensitive read-only one of no type.
+				entry(name, kmsg.ConfigTypeUnknown, true, true, c.brokerSynonyms(b, name))
 			}
-			entry(name, typ, false, false, c.brokerSynonyms(b, name))
 		}
 	}
 	return out
@@ -436,6 +451,9 @@ func (c *Cluster) validateBrokerConfigs(b *broker, changed []string, cfg map[str
 	if len(ro) > 0 {
 		return refusal(kerr.InvalidRequest, "Cannot update these configs dynamically: [%s]", strings.Join(ro, ", "))
 	}
+	if b == nil && slices.Contains(changed, cordonedLogDirs) {
+		return refusal(kerr.InvalidRequest, "Cannot update these configs at default cluster level, broker id must be specified: [%s]", cordonedLogDirs)
+	}
 	for _, k := range changed {
 		v, ok := cfg[k]
 		if !ok {
@@ -499,18 +517,15 @@ func splitList(v string) []string {
 }
 
 // applyCordons marks every broker's log directories cordoned as its
-// effective cordoned.log.dirs says ("*": all), as the brokers report in
-// their heartbeats. c.mu is held.
+// cordoned.log.dirs says ("*": all; a per-broker config only), as the
+// brokers report in their heartbeats (a real broker's next heartbeat, the
+// sandbox's at once). c.mu is held.
 func (c *Cluster) applyCordons() {
 	if !c.cordonSupported() {
 		return
 	}
 	for _, b := range c.brokers {
-		v, ok := c.brokerConfigs[strconv.Itoa(int(b.id))][cordonedLogDirs]
-		if !ok {
-			v = c.brokerConfigs[""][cordonedLogDirs]
-		}
-		list := splitList(v)
+		list := splitList(c.brokerConfigs[strconv.Itoa(int(b.id))][cordonedLogDirs])
 		all := len(list) == 1 && list[0] == "*"
 		for i := range b.dirs {
 			cordoned := all || slices.Contains(list, b.dirs[i].path)
@@ -656,6 +671,7 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 // applyOps is a resource's dynamic configs after ops (replace: only
 // ops' SETs remain).
 func applyOps(cur map[string]string, ops []configOp, replace bool, defs []configDef) (map[string]string, *configError) {
+	broker := len(defs) > 0 && &defs[0] == &brokerDefs[0]
 	cfg := maps.Clone(cur)
 	if cfg == nil || replace {
 		cfg = map[string]string{}
@@ -672,7 +688,13 @@ func applyOps(cur map[string]string, ops []configOp, replace bool, defs []config
 				verb = "SUBTRACT"
 			}
 			d, ok := lookupDef(defs, op.name)
-			if !ok || d.typ != kmsg.ConfigTypeList {
+			switch {
+			case broker && !ok:
+				// A broker checks the operation before the controller.
+				return nil, refusal(kerr.InvalidConfig, "Unknown config name: %s", op.name)
+			case broker && d.typ != kmsg.ConfigTypeList:
+				return nil, refusal(kerr.InvalidConfig, "Config value %s is not allowed for config key: %s", strings.ToLower(verb), op.name)
+			case !ok || d.typ != kmsg.ConfigTypeList:
 				return nil, refusal(kerr.InvalidConfig, "Can't %s to key %s because its type is not LIST.", verb, op.name)
 			}
 			v, ok := cfg[op.name]
