@@ -248,7 +248,14 @@ func elect(t *testing.T, cl *kgo.Client, typ int8, topics map[string][]int32) ma
 			req.Topics = append(req.Topics, rt)
 		}
 	}
+	// The client's cached controller may be a broker the test killed:
+	// retry, as Kafka's admin client does, with fresh metadata.
 	resp, err := req.RequestWith(ctx(t), cl)
+	for i := 0; err != nil && i < 10; i++ {
+		cl.ForceMetadataRefresh()
+		time.Sleep(100 * time.Millisecond)
+		resp, err = req.RequestWith(ctx(t), cl)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
