@@ -84,9 +84,9 @@ func TestKafkaToolsReassignAndElect(t *testing.T) {
 	if err := c.Restart(1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "1 back in tools-0's ISR", func() bool { s := state(c, "tools", 0); return len(s.isr) == 2 })
+	waitFor(t, "1 back in huge-0's ISR", func() bool { s := state(c, "huge", 0); return len(s.isr) == 2 })
 	out = run("kafka-leader-election", "--election-type", "preferred", "--all-topic-partitions")
-	if !strings.Contains(out, "Successfully completed leader election (PREFERRED) for partitions") || !strings.Contains(out, "tools-0") || strings.Contains(out, "tools-1") {
+	if !strings.Contains(out, "Successfully completed leader election (PREFERRED) for partitions") || !strings.Contains(out, "huge-0") || strings.Contains(out, "tools-1") {
 		t.Errorf("all partitions: %s", out)
 	}
 	out = run("kafka-leader-election", "--election-type", "unclean", "--topic", "tools", "--partition", "1")
