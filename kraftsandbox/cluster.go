@@ -307,6 +307,7 @@ func (c *Cluster) Restart(id int) error {
 			return err
 		}
 		c.mu.Lock()
+		c.brokerRestarting(b)
 		c.registerBroker(b, time.Now())
 		c.logf("broker %d restarted", id)
 		c.mu.Unlock()
