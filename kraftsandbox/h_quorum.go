@@ -90,9 +90,6 @@ func init() {
 // majority resigns. c.mu is held.
 func (c *Cluster) quorumTick(now time.Time, _ time.Duration) {
 	q := &c.ext.quorum
-	if q.fetched == nil {
-		q.fetched = map[int32]*replicaFetch{}
-	}
 	if c.leader < 0 {
 		q.noMajoritySince = time.Time{}
 		return
@@ -119,16 +116,29 @@ func (c *Cluster) quorumTick(now time.Time, _ time.Duration) {
 		c.record() // NoOpRecord
 		q.lastNoOp = now
 	}
+	c.liveFetch(now, false)
+}
+
+// liveFetch records a fetch from the leader by every live voter and
+// broker (onlyNew: by those that have not fetched in this epoch yet, as
+// they do within moments of an election). c.mu is held.
+func (c *Cluster) liveFetch(now time.Time, onlyNew bool) {
+	q := &c.ext.quorum
+	if q.fetched == nil {
+		q.fetched = map[int32]*replicaFetch{}
+	}
 	fetch := func(id int32) {
 		f := q.fetched[id]
 		if f == nil {
 			f = &replicaFetch{}
 			q.fetched[id] = f
+		} else if onlyNew && f.epoch == c.leaderEpoch {
+			return
 		}
 		f.epoch, f.leo, f.lastFetch, f.lastCaughtUp = c.leaderEpoch, c.offset, now, now
 	}
 	for _, ct := range c.controllers {
-		if ct.alive {
+		if ct.alive && ct.id != c.leader {
 			fetch(ct.id)
 		}
 	}
@@ -221,6 +231,7 @@ func (c *Cluster) describeQuorum(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	now := time.Now()
+	c.liveFetch(now, true)
 	p := kmsg.NewDescribeQuorumResponseTopicPartition()
 	p.LeaderID, p.LeaderEpoch, p.HighWatermark = c.leader, c.leaderEpoch, c.offset
 	if req.Version >= 2 {
