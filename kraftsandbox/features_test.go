@@ -137,6 +137,22 @@ func TestUpdateFeaturesApplies(t *testing.T) {
 	if elr {
 		t.Error("ELR still enabled")
 	}
+	// Enabling it sets the cluster-wide min.insync.replicas and drops
+	// the brokers' own (the controller's ELR safety records).
+	c.mu.Lock()
+	c.brokerConfigs["2"] = map[string]string{"min.insync.replicas": "2"}
+	c.mu.Unlock()
+	if resp := updateFeatures(t, c, 1, false, featureUpdate{"eligible.leader.replicas.version", 1, 1}); resp.ErrorCode != 0 {
+		t.Fatalf("elr on: %v", kerr.ErrorForCode(resp.ErrorCode))
+	}
+	c.mu.Lock()
+	cluster, ok := c.brokerConfigs[""]["min.insync.replicas"]
+	_, own := c.brokerConfigs["2"]["min.insync.replicas"]
+	elr = c.elrEnabled()
+	c.mu.Unlock()
+	if !elr || !ok || cluster != "1" || own {
+		t.Errorf("elr on: enabled %v, cluster min.insync.replicas %q (%v), broker 2's kept %v", elr, cluster, ok, own)
+	}
 }
 
 func TestJavaHashMapOrder(t *testing.T) {

@@ -131,7 +131,31 @@ func (c *Cluster) updateFeatures(r *request) (kmsg.Response, error) {
 		c.featuresEpoch = c.record()
 		c.logf("feature %s finalized at level %d", name, lvl)
 	}
+	if levels["eligible.leader.replicas.version"] > 0 {
+		c.elrSafetyConfigs()
+	}
 	return resp, nil
+}
+
+// elrSafetyConfigs is ConfigurationControlManager.maybeGenerateElrSafetyRecords,
+// which an update enabling eligible leader replicas brings along: the
+// cluster-wide min.insync.replicas is set (to the brokers' static value,
+// Kafka's default 1 in the sandbox) when it is not, and the brokers' own
+// min.insync.replicas are removed. c.mu is held.
+func (c *Cluster) elrSafetyConfigs() {
+	if c.brokerConfigs[""] == nil {
+		c.brokerConfigs[""] = map[string]string{}
+	}
+	if _, ok := c.brokerConfigs[""]["min.insync.replicas"]; !ok {
+		c.brokerConfigs[""]["min.insync.replicas"] = "1"
+		c.record()
+	}
+	for k, m := range c.brokerConfigs {
+		if _, ok := m["min.insync.replicas"]; ok && k != "" {
+			delete(m, "min.insync.replicas")
+			c.record()
+		}
+	}
 }
 
 // checkFeatureUpdate is FeatureControlManager.updateFeature's checks of
