@@ -145,20 +145,52 @@ type configSynonym struct {
 	source      kmsg.ConfigSource
 }
 
-// brokerSynonyms are the values of a broker config on broker b (nil:
+// nodeConf is a node whose configs are read: its id and its
+// server.properties.
+type nodeConf struct {
+	id     string
+	static map[string]string
+}
+
+// brokerConf is a broker's nodeConf (nil for nil). c.mu is held.
+func (c *Cluster) brokerConf(b *broker) *nodeConf {
+	if b == nil {
+		return nil
+	}
+	return &nodeConf{strconv.Itoa(int(b.id)), c.staticBrokerConfigs(b)}
+}
+
+// controllerConf is a controller's nodeConf. c.mu is held.
+func (c *Cluster) controllerConf(ct *controller) *nodeConf {
+	var voters []string
+	for _, o := range c.controllers {
+		voters = append(voters, fmt.Sprintf("%d@%s", o.id, o.n.addr()))
+	}
+	id := strconv.Itoa(int(ct.id))
+	return &nodeConf{id, map[string]string{
+		"node.id": id, "broker.id": id, "process.roles": "controller",
+		"listeners":                      "CONTROLLER://" + ct.n.addr(),
+		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"controller.listener.names":      "CONTROLLER",
+		"controller.quorum.voters":       strings.Join(voters, ","),
+		"log.dirs":                       fmt.Sprintf("/var/lib/kafka/controller-%d", ct.id),
+	}}
+}
+
+// brokerSynonyms are the values of a broker config on node nc (nil:
 // the cluster default's resource), most specific first. c.mu is held.
-func (c *Cluster) brokerSynonyms(b *broker, name string) []configSynonym {
+func (c *Cluster) brokerSynonyms(nc *nodeConf, name string) []configSynonym {
 	var out []configSynonym
-	if b != nil {
-		if v, ok := c.brokerConfigs[strconv.Itoa(int(b.id))][name]; ok {
+	if nc != nil {
+		if v, ok := c.brokerConfigs[nc.id][name]; ok {
 			out = append(out, configSynonym{name, v, kmsg.ConfigSourceDynamicBrokerConfig})
 		}
 	}
 	if v, ok := c.brokerConfigs[""][name]; ok {
 		out = append(out, configSynonym{name, v, kmsg.ConfigSourceDynamicDefaultBrokerConfig})
 	}
-	if b != nil {
-		if v, ok := c.staticBrokerConfigs(b)[name]; ok {
+	if nc != nil {
+		if v, ok := nc.static[name]; ok {
 			out = append(out, configSynonym{name, v, kmsg.ConfigSourceStaticBrokerConfig})
 		}
 	}
@@ -170,7 +202,7 @@ func (c *Cluster) brokerSynonyms(b *broker, name string) []configSynonym {
 
 // topicSynonyms are the values of a topic config, most specific first,
 // on the broker answering. c.mu is held.
-func (c *Cluster) topicSynonyms(t *topic, overrides map[string]string, d configDef, b *broker) []configSynonym {
+func (c *Cluster) topicSynonyms(overrides map[string]string, d configDef, b *nodeConf) []configSynonym {
 	var out []configSynonym
 	if v, ok := overrides[d.name]; ok {
 		out = append(out, configSynonym{d.name, v, kmsg.ConfigSourceDynamicTopicConfig})
@@ -182,23 +214,23 @@ func (c *Cluster) topicSynonyms(t *topic, overrides map[string]string, d configD
 }
 
 // answeringBroker is the broker whose configs a request on node n reads
-// (a controller reads the first broker's; nil when none).
-func (c *Cluster) answeringBroker(n *node) *broker {
+// (a controller reads the first broker's; nil when none). c.mu is held.
+func (c *Cluster) answeringBroker(n *node) *nodeConf {
 	if b := c.broker(n.id); b != nil && !n.controller {
-		return b
+		return c.brokerConf(b)
 	}
 	if len(c.brokers) > 0 {
-		return c.brokers[0]
+		return c.brokerConf(c.brokers[0])
 	}
 	return nil
 }
 
 // topicConfigEntries are every config of a topic with overrides as a
 // 4.4.0 broker describes them. c.mu is held.
-func (c *Cluster) topicConfigEntries(overrides map[string]string, b *broker, synonyms, docs bool) []kmsg.DescribeConfigsResponseResourceConfig {
+func (c *Cluster) topicConfigEntries(overrides map[string]string, b *nodeConf, synonyms, docs bool) []kmsg.DescribeConfigsResponseResourceConfig {
 	var out []kmsg.DescribeConfigsResponseResourceConfig
 	for _, d := range topicDefs {
-		syn := c.topicSynonyms(nil, overrides, d, b)
+		syn := c.topicSynonyms(overrides, d, b)
 		e := kmsg.NewDescribeConfigsResponseResourceConfig()
 		e.Name, e.ConfigType, e.Source = d.name, d.typ, kmsg.ConfigSourceDefaultConfig
 		if len(syn) > 0 {
@@ -232,9 +264,9 @@ func synonymEntries(syn []configSynonym) []kmsg.DescribeConfigsResponseResourceC
 	return out
 }
 
-// brokerConfigEntries are a broker's configs (b nil: the cluster
+// brokerConfigEntries are a node's configs (b nil: the cluster
 // default's, only those set). c.mu is held.
-func (c *Cluster) brokerConfigEntries(b *broker, synonyms bool) []kmsg.DescribeConfigsResponseResourceConfig {
+func (c *Cluster) brokerConfigEntries(b *nodeConf, synonyms bool) []kmsg.DescribeConfigsResponseResourceConfig {
 	var out []kmsg.DescribeConfigsResponseResourceConfig
 	entry := func(name string, typ kmsg.ConfigType, readOnly, sensitive bool, syn []configSynonym) {
 		e := kmsg.NewDescribeConfigsResponseResourceConfig()
@@ -274,7 +306,7 @@ func (c *Cluster) brokerConfigEntries(b *broker, synonyms bool) []kmsg.DescribeC
 		entry(d.name, d.typ, d.readOnly, d.sensitive, c.brokerSynonyms(b, d.name))
 	}
 	dyn := maps.Clone(c.brokerConfigs[""])
-	maps.Copy(dyn, c.brokerConfigs[strconv.Itoa(int(b.id))])
+	maps.Copy(dyn, c.brokerConfigs[b.id])
 	for _, name := range slices.Sorted(maps.Keys(dyn)) {
 		if _, ok := lookupDef(brokerDefs, name); !ok {
 			if typ, ok := brokerDynamicDefs[name]; ok {
@@ -317,13 +349,16 @@ func (c *Cluster) describeConfigs(r *request) (kmsg.Response, error) {
 				out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Code, ptr("Broker id must be an integer, but it is: "+rr.ResourceName)
 				break
 			}
-			b := c.broker(int32(id))
-			if b == nil || r.node.id != int32(id) {
+			if r.node.id != int32(id) {
 				msg := fmt.Sprintf("Unexpected broker id, expected %d or empty string, but received %d", r.node.id, id)
 				out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Code, &msg
 				break
 			}
-			entries = c.brokerConfigEntries(b, req.IncludeSynonyms)
+			nc := c.brokerConf(c.broker(int32(id)))
+			if r.node.controller {
+				nc = c.controllerConf(c.controller(int32(id)))
+			}
+			entries = c.brokerConfigEntries(nc, req.IncludeSynonyms)
 		default:
 			msg := fmt.Sprintf("Unsupported resource type %s", rr.ResourceType)
 			out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Code, &msg
