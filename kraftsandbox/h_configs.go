@@ -398,15 +398,25 @@ func asConfigError(err error) *configError {
 
 // validateTopicConfigs checks a topic's whole set of overrides as the
 // controller's ConfigurationControlManager does (LogConfig.validate):
-// unknown names in sorted order, then every value, then the compaction
-// lags. The values of the configs ktopo's table knows are its checks;
-// the configs of Kafka 4.x beyond it are checked for their type.
+// unknown names in the order of a java.util.HashMap of them, then every value in LogConfig's order,
+// then the compaction lags (ktopo's checks, cluster.ValidateKnownTopicConfig,
+// with 4.x's bound of segment.bytes); the configs of Kafka 4.x beyond
+// ktopo's table are checked for their type, last.
 func validateTopicConfigs(cfg map[string]string) *configError {
 	keys := slices.Sorted(maps.Keys(cfg))
-	for _, k := range keys {
+	for _, k := range javaHashOrder(keys) {
 		if _, ok := lookupDef(topicDefs, k); !ok {
 			return refusal(kerr.InvalidConfig, "Unknown topic config name: %s", k)
 		}
+	}
+	// segment.bytes, the first config Kafka parses, has 4.x's bound.
+	if v, ok := cfg["segment.bytes"]; ok {
+		if n, err := strconv.ParseInt(cluster.JavaTrim(v), 10, 32); err == nil && n < 1048576 {
+			return refusal(kerr.InvalidConfig, "Invalid value %s for configuration segment.bytes: Value must be at least 1048576", v)
+		}
+	}
+	if err := cluster.ValidateKnownTopicConfig(cfg); err != nil {
+		return asConfigError(err)
 	}
 	for _, k := range keys {
 		d, _ := lookupDef(topicDefs, k)
@@ -414,27 +424,50 @@ func validateTopicConfigs(cfg map[string]string) *configError {
 			return err
 		}
 	}
-	if err := cluster.ValidateKnownTopicConfig(cfg); err != nil {
-		return asConfigError(err)
-	}
 	return nil
 }
 
-// validateTopicValue checks one topic config's value.
+// validateTopicValue checks one value of a config of Kafka 4.x that
+// ktopo's table does not know (those it knows ValidateKnownTopicConfig
+// checks): its type.
 func validateTopicValue(d configDef, v string) *configError {
-	if d.name == "segment.bytes" {
-		// Kafka 4.0 raised the minimum to 1 MiB (KIP-1030).
-		if n, err := strconv.ParseInt(cluster.JavaTrim(v), 10, 32); err == nil && n < 1048576 {
-			return refusal(kerr.InvalidConfig, "Invalid value %s for configuration segment.bytes: Value must be at least 1048576", v)
-		}
-	}
 	if _, ok := cluster.LookupTopicConfig(d.name); ok {
-		return asConfigError(cluster.ValidateTopicConfigValue(d.name, v))
+		return nil
 	}
 	if msg := typeError(d.typ, v); msg != "" {
 		return refusal(kerr.InvalidConfig, "Invalid value %s for configuration %s: %s", v, d.name, msg)
 	}
+	if lo, ok := topicBounds[d.name]; ok {
+		if n, _ := strconv.ParseInt(cluster.JavaTrim(v), 10, 64); n < lo {
+			return refusal(kerr.InvalidConfig, "Invalid value %s for configuration %s: Value must be at least %d", v, d.name, lo)
+		}
+	}
 	return nil
+}
+
+// topicBounds are the lower bounds of Kafka 4.x's topic configs beyond
+// ktopo's table (read from a real 4.4.0's refusals).
+var topicBounds = map[string]int64{"max.decompressed.message.bytes": 1, "remote.copy.lag.ms": -1, "remote.copy.lag.bytes": -1}
+
+// javaHashOrder is the order a java.util.HashMap (or Properties) of
+// these strings iterates them in: by bucket of String.hashCode, spread,
+// in a table grown as Java grows it; in a bucket, by name.
+func javaHashOrder(keys []string) []string {
+	size := 16
+	for len(keys) > size*3/4 {
+		size *= 2
+	}
+	bucket := func(k string) int {
+		var h int32
+		for _, r := range k {
+			h = 31*h + int32(r)
+		}
+		u := uint32(h)
+		return int((u ^ u>>16) & uint32(size-1))
+	}
+	out := slices.Clone(keys)
+	slices.SortStableFunc(out, func(a, b string) int { return bucket(a) - bucket(b) })
+	return out
 }
 
 // typeError is ConfigDef.parseType's refusal of a value ("" when it
