@@ -346,3 +346,44 @@ func TestAdminWriter(t *testing.T) {
 		t.Errorf("topics left: %v %v", s.Topic(a), s.Topic(b))
 	}
 }
+
+// TestAdminMinISRClearsELR: lowering min.insync.replicas to the ISR's
+// size clears the eligible leader replicas (KIP-966), of a topic's own
+// config and of the cluster default's.
+func TestAdminMinISRClearsELR(t *testing.T) {
+	c := startTest(t, Config{})
+	adm := newAdminClient(t, c)
+	for _, name := range []string{"e-own", "e-default"} {
+		if r := adm.create(name, 1, 3, false); r.ErrorCode != 0 {
+			t.Fatal(codeMsg(r.ErrorCode, r.ErrorMessage))
+		}
+	}
+	// A partition whose ISR shrank below min.insync.replicas=3: the
+	// replicas that left are eligible leaders.
+	shrink := func(name string) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		p := c.topics[name].parts[0]
+		p.elr = slices.Clone(p.replicas[1:])
+		p.isr = p.replicas[:1]
+	}
+	adm.alter("topic", "e-own", "SET min.insync.replicas=3")
+	adm.alter("broker", "", "SET min.insync.replicas=3")
+	shrink("e-own")
+	shrink("e-default")
+	adm.alter("topic", "e-own", "SET min.insync.replicas=1")
+	c.mu.Lock()
+	if p := c.topics["e-own"].parts[0]; len(p.elr) != 0 {
+		t.Errorf("e-own: ELR %v after min.insync.replicas=1", p.elr)
+	}
+	if p := c.topics["e-default"].parts[0]; len(p.elr) != 2 {
+		t.Errorf("e-default: ELR %v, want 2 replicas while the default is 3", p.elr)
+	}
+	c.mu.Unlock()
+	adm.alter("broker", "", "SET min.insync.replicas=1")
+	c.mu.Lock()
+	if p := c.topics["e-default"].parts[0]; len(p.elr) != 0 {
+		t.Errorf("e-default: ELR %v after the default's min.insync.replicas=1", p.elr)
+	}
+	c.mu.Unlock()
+}

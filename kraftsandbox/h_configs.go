@@ -694,8 +694,12 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 		}
 		if !validateOnly {
 			c.offset += int64(len(ops))
+			old := t.configs
 			t.configs = cfg
 			c.logf("topic %s configs: %v", name, cfg)
+			if old[cluster.ConfigMinInsyncReplicas] != cfg[cluster.ConfigMinInsyncReplicas] {
+				c.minISRChanged(t)
+			}
 		}
 		return nil
 	case kmsg.ConfigResourceTypeBroker:
@@ -727,7 +731,15 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 		}
 		if !validateOnly {
 			c.offset += int64(len(ops))
+			old := c.brokerConfigs[name]
 			c.brokerConfigs[name] = cfg
+			if name == "" && old[cluster.ConfigMinInsyncReplicas] != cfg[cluster.ConfigMinInsyncReplicas] {
+				for _, tn := range slices.Sorted(maps.Keys(c.topics)) {
+					if t := c.topics[tn]; t.configs[cluster.ConfigMinInsyncReplicas] == "" {
+						c.minISRChanged(t)
+					}
+				}
+			}
 			c.applyCordons()
 			c.logf("broker %q dynamic configs: %v", name, cfg)
 		}
@@ -785,6 +797,16 @@ func applyOps(cur map[string]string, ops []configOp, replace bool, defs []config
 		}
 	}
 	return cfg, nil
+}
+
+// minISRChanged re-evaluates the eligible leader replicas of a topic
+// whose min.insync.replicas changed, as the controller does on such a
+// config change (KIP-966: an ISR now at min.insync.replicas clears its
+// ELR). c.mu is held.
+func (c *Cluster) minISRChanged(t *topic) {
+	for _, p := range t.parts {
+		c.change(t, p, p.isr, electAny)
+	}
 }
 
 // throttleRate is a broker's leader (or follower) replication throttle
