@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -386,4 +387,37 @@ func TestAdminMinISRClearsELR(t *testing.T) {
 		t.Errorf("e-default: ELR %v after the default's min.insync.replicas=1", p.elr)
 	}
 	c.mu.Unlock()
+}
+
+// TestAdminFencedBroker: a fenced broker in assignments, with a real
+// 4.4.0's answers (broker 3 of 3 killed and fenced).
+func TestAdminFencedBroker(t *testing.T) {
+	c := startTest(t, Config{Brokers: 3, SessionTimeout: 200 * time.Millisecond, Tick: 20 * time.Millisecond})
+	e := adminEnvOf(t, c.Bootstrap())
+	if got := createTopic("admin-g", 1, 1, nil, false)(e); !strings.HasPrefix(got, "ok") {
+		t.Fatal(got)
+	}
+	if err := c.Kill(3); err != nil {
+		t.Fatal(err)
+	}
+	for fenced, deadline := false, time.Now().Add(time.Minute); !fenced; {
+		if time.Now().After(deadline) {
+			t.Fatal("broker 3 never fenced")
+		}
+		time.Sleep(20 * time.Millisecond)
+		c.mu.Lock()
+		fenced = c.brokers[2].fenced
+		c.mu.Unlock()
+	}
+	for _, st := range []adminStep{
+		{"manual fenced", createTopic("admin-f", -1, -1, [][]int32{{3}}, true), "INVALID_REPLICA_ASSIGNMENT All brokers specified in the manual partition assignment for partition 0 are fenced or in controlled shutdown.; then -"},
+		{"manual fenced first", createTopic("admin-f", -1, -1, [][]int32{{3, 1}}, true), "ok 1x2 id=true configs=37 min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG); then -"},
+		{"placed rf3", createTopic("admin-f", 3, 3, nil, true), "ok 3x3 id=true configs=37 min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG); then -"},
+		{"placed rf4", createTopic("admin-f", 3, 4, nil, true), "INVALID_REPLICATION_FACTOR Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached because only 3 broker(s) are registered or some brokers have all their log directories cordoned.; then -"},
+		{"grow manual fenced", createPartitions("admin-g", 2, [][]int32{{3}}, true), "INVALID_REPLICA_ASSIGNMENT All brokers specified in the manual partition assignment for partition 1 are fenced or in controlled shutdown.; then 1x1"},
+	} {
+		if got := st.do(e); got != st.want {
+			t.Errorf("%s: the sandbox answers\n\t%s\nKafka\n\t%s", st.name, got, st.want)
+		}
+	}
 }
