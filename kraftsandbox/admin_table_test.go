@@ -3,6 +3,7 @@ package kraftsandbox
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -39,9 +40,19 @@ type adminEnv struct {
 	// answered, so a read after a change is retried until it shows what
 	// the answer expects (or a while has passed).
 	settle string
+	// seed sends every request to the first seed (a controller's
+	// listener, which franz-go cannot route to).
+	seed bool
 }
 
 func (e *adminEnv) send(req kmsg.Request) kmsg.Response {
+	if e.seed {
+		resp, err := e.cl.Broker(math.MinInt32).Request(e.ctx, req)
+		if err != nil {
+			return nil
+		}
+		return resp
+	}
 	resp, err := e.cl.Request(e.ctx, req)
 	if err != nil {
 		return nil
@@ -461,6 +472,48 @@ func TestAdminTable(t *testing.T) {
 	c := startTest(t, Config{Brokers: 3, Racks: 3})
 	e := adminEnvOf(t, c.Bootstrap())
 	for _, st := range adminTable() {
+		if got := st.do(e); got != st.want {
+			t.Errorf("%s: the sandbox answers\n\t%s\nKafka\n\t%s", st.name, got, st.want)
+		}
+	}
+}
+
+// controllerTable: requests a client sends a controller directly
+// (--bootstrap-controller), with a real 4.4.0's answers: the controller
+// stores broker configs without the brokers' checks, lets
+// cordoned.log.dirs only shrink, knows registered brokers only.
+func controllerTable() []adminStep {
+	return []adminStep{
+		{"ctl create", createTopic("admin-g", 1, 1, nil, false), "ok 1x1 id=true configs=37 min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG); then -"},
+		{"ctl read-only", incAlter("broker", "2", true, "SET num.partitions=2"), "ok"},
+		{"ctl bad type", incAlter("broker", "2", true, "SET leader.replication.throttled.rate=x"), "ok"},
+		{"ctl neg", incAlter("broker", "2", true, "SET leader.replication.throttled.rate=-1"), "ok"},
+		{"ctl min isr 0", incAlter("broker", "", true, "SET min.insync.replicas=0"), "ok"},
+		{"ctl min isr x", incAlter("broker", "", true, "SET min.insync.replicas=x"), "ok"},
+		{"ctl cordon default", incAlter("broker", "", true, "SET cordoned.log.dirs=*"), "INVALID_CONFIG When updating cordoned.log.dirs via controllers,  the new value must be a subset of the current configuration value."},
+		{"ctl cordon missing", incAlter("broker", "2", true, "SET cordoned.log.dirs=/nowhere"), "INVALID_CONFIG When updating cordoned.log.dirs via controllers,  the new value must be a subset of the current configuration value."},
+		{"ctl append int", incAlter("broker", "2", true, "APPEND log.cleaner.threads=1"), "INVALID_CONFIG Can't APPEND to key log.cleaner.threads because its type is not LIST."},
+		{"ctl append unknown", incAlter("broker", "2", true, "APPEND foo.bar=1"), "INVALID_CONFIG Can't APPEND to key foo.bar because its type is not LIST."},
+		{"ctl append throttle", incAlter("broker", "2", true, "APPEND leader.replication.throttled.rate=1"), "INVALID_CONFIG Can't APPEND to key leader.replication.throttled.rate because its type is not LIST."},
+		{"ctl unknown broker", incAlter("broker", "9", true, "SET leader.replication.throttled.rate=1"), "BROKER_ID_NOT_REGISTERED No node with id 9 found."},
+		{"ctl bad broker", incAlter("broker", "x", true, "SET leader.replication.throttled.rate=1"), "INVALID_REQUEST Unable to parse broker name as a base 10 number."},
+		{"ctl null", incAlter("broker", "2", true, "SET leader.replication.throttled.rate"), "ok"},
+		{"ctl legacy read-only", legacyAlter("broker", "2", true, "num.partitions=5"), "ok"},
+		{"ctl topic bad", incAlter("topic", "admin-g", true, "SET retention.ms=x"), "INVALID_CONFIG Invalid value x for configuration retention.ms: Not a number of type LONG"},
+		{"ctl describe broker", describe("broker", "2", "num.partitions"), "INVALID_REQUEST Unexpected broker id, expected 3000 or empty string, but received 2"},
+		{"ctl describe topic", describe("topic", "admin-g", "retention.ms"), "ok retention.ms=604800000(DEFAULT_CONFIG,false,LONG)[]"},
+		{"ctl describe default", describe("broker", ""), "ok min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG,false,INT)[min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG)]"},
+		{"ctl delete", deleteTopic("admin-g", false, false), "admin-g ok; then -"},
+	}
+}
+
+// TestAdminControllerTable sends the controller table to a sandbox
+// controller.
+func TestAdminControllerTable(t *testing.T) {
+	c := startTest(t, Config{Brokers: 3, Racks: 3})
+	e := adminEnvOf(t, c.ControllerBootstrap())
+	e.seed = true
+	for _, st := range controllerTable() {
 		if got := st.do(e); got != st.want {
 			t.Errorf("%s: the sandbox answers\n\t%s\nKafka\n\t%s", st.name, got, st.want)
 		}

@@ -685,7 +685,7 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 				return refusal(kerr.InvalidRequest, "Null value not supported for : %s", op.name)
 			}
 		}
-		cfg, err := applyOps(t.configs, ops, replace, topicDefs)
+		cfg, err := applyOps(t.configs, ops, replace, topicDefs, false)
 		if err != nil {
 			return err
 		}
@@ -703,8 +703,13 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 		}
 		return nil
 	case kmsg.ConfigResourceTypeBroker:
+		if r.node.controller {
+			if err := c.checkBrokerOnController(name, ops); err != nil {
+				return err
+			}
+		}
 		var b *broker
-		if name != "" {
+		if name != "" && !r.node.controller {
 			id, err := strconv.Atoi(name)
 			if err != nil {
 				return refusal(kerr.InvalidRequest, "Node id must be an integer, but it is: %s", name)
@@ -714,11 +719,14 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 			}
 		}
 		for _, op := range ops {
-			if op.value == nil && op.op != kmsg.IncrementalAlterConfigOpDelete {
+			if op.value == nil && op.op != kmsg.IncrementalAlterConfigOpDelete && !r.node.controller {
 				return refusal(kerr.InvalidRequest, "Null value not supported for : %s", op.name)
 			}
 		}
-		cfg, err := applyOps(c.brokerConfigs[name], ops, replace, brokerDefs)
+		// A broker checks its configs before it forwards them to the
+		// controller; sent to a controller, they are the controller's
+		// only (a read-only config is stored: only the broker refuses it).
+		cfg, err := applyOps(c.brokerConfigs[name], ops, replace, brokerDefs, !r.node.controller)
 		if err != nil {
 			return err
 		}
@@ -726,7 +734,11 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 		for _, op := range ops {
 			changed = append(changed, op.name)
 		}
-		if err := c.validateBrokerConfigs(b, changed, cfg); err != nil {
+		if r.node.controller {
+			if err := checkControllerCordon(c.brokerConfigs[name], cfg, changed); err != nil {
+				return err
+			}
+		} else if err := c.validateBrokerConfigs(b, changed, cfg); err != nil {
 			return err
 		}
 		if !validateOnly {
@@ -748,10 +760,45 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 	return refusal(kerr.InvalidRequest, "Unexpected resource type %s", typ)
 }
 
+// checkBrokerOnController is a controller's check of a broker resource
+// a client sent it directly (--bootstrap-controller): a registered
+// broker's id or "". c.mu is held.
+func (c *Cluster) checkBrokerOnController(name string, ops []configOp) *configError {
+	if name == "" {
+		return nil
+	}
+	id, err := strconv.ParseInt(name, 10, 32)
+	if err != nil {
+		return refusal(kerr.InvalidRequest, "Unable to parse broker name as a base 10 number.")
+	}
+	if b := c.broker(int32(id)); b == nil || !b.registered {
+		return refusal(kerr.BrokerIDNotRegistered, "No node with id %d found.", id)
+	}
+	return nil
+}
+
+// checkControllerCordon is a controller's rule for cordoned.log.dirs
+// sent to it directly: it may only shrink (uncordon), never grow.
+func checkControllerCordon(cur, cfg map[string]string, changed []string) *configError {
+	if !slices.Contains(changed, cordonedLogDirs) {
+		return nil
+	}
+	old := splitList(cur[cordonedLogDirs])
+	if slices.Equal(old, []string{"*"}) {
+		return nil
+	}
+	for _, d := range splitList(cfg[cordonedLogDirs]) {
+		if !slices.Contains(old, d) {
+			return refusal(kerr.InvalidConfig, "When updating cordoned.log.dirs via controllers,  the new value must be a subset of the current configuration value.")
+		}
+	}
+	return nil
+}
+
 // applyOps is a resource's dynamic configs after ops (replace: only
-// ops' SETs remain).
-func applyOps(cur map[string]string, ops []configOp, replace bool, defs []configDef) (map[string]string, *configError) {
-	broker := len(defs) > 0 && &defs[0] == &brokerDefs[0]
+// ops' SETs remain; a SET of no value, which only a controller takes,
+// deletes); broker: with a broker's own refusals of APPEND and SUBTRACT.
+func applyOps(cur map[string]string, ops []configOp, replace bool, defs []configDef, broker bool) (map[string]string, *configError) {
 	cfg := maps.Clone(cur)
 	if cfg == nil || replace {
 		cfg = map[string]string{}
@@ -759,6 +806,10 @@ func applyOps(cur map[string]string, ops []configOp, replace bool, defs []config
 	for _, op := range ops {
 		switch op.op {
 		case kmsg.IncrementalAlterConfigOpSet:
+			if op.value == nil {
+				delete(cfg, op.name)
+				continue
+			}
 			cfg[op.name] = *op.value
 		case kmsg.IncrementalAlterConfigOpDelete:
 			delete(cfg, op.name)
