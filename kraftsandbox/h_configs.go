@@ -24,8 +24,7 @@ import (
 // the broker's server.properties (STATIC_BROKER_CONFIG: the sandbox's
 // own, staticBrokerConfigs) and Kafka's default (DEFAULT_CONFIG).
 //
-// What is reduced: the brokers' configs carry no documentation (the
-// topics' do, Kafka's own words); a broker config's value is checked for
+// What is reduced: a broker config's value is checked for
 // its type only (and the few bounds below), not every validator of
 // KafkaConfig; the dynamic configs outside KafkaConfig (the replication
 // throttles) are listed only once set.
@@ -70,6 +69,7 @@ func parseConfigDefs(tsv string, topic bool) []configDef {
 			d.doc = unescape.Replace(f[4])
 		} else {
 			d.readOnly, d.sensitive = f[3] == "ro", f[4] == "sensitive"
+			d.doc = unescape.Replace(f[5])
 		}
 		out = append(out, d)
 	}
@@ -266,10 +266,16 @@ func synonymEntries(syn []configSynonym) []kmsg.DescribeConfigsResponseResourceC
 
 // brokerConfigEntries are a node's configs (b nil: the cluster
 // default's, only those set). c.mu is held.
-func (c *Cluster) brokerConfigEntries(b *nodeConf, synonyms bool) []kmsg.DescribeConfigsResponseResourceConfig {
+func (c *Cluster) brokerConfigEntries(b *nodeConf, synonyms, docs bool) []kmsg.DescribeConfigsResponseResourceConfig {
 	var out []kmsg.DescribeConfigsResponseResourceConfig
 	entry := func(name string, typ kmsg.ConfigType, readOnly, sensitive bool, syn []configSynonym) {
 		e := kmsg.NewDescribeConfigsResponseResourceConfig()
+		if docs {
+			if d, ok := lookupDef(brokerDefs, name); ok {
+				doc := d.doc
+				e.Documentation = &doc
+			}
+		}
 		e.Name, e.ConfigType, e.ReadOnly, e.IsSensitive, e.Source = name, typ, readOnly, sensitive, kmsg.ConfigSourceDefaultConfig
 		if len(syn) > 0 {
 			v := syn[0].value
@@ -341,7 +347,7 @@ func (c *Cluster) describeConfigs(r *request) (kmsg.Response, error) {
 			entries = c.topicConfigEntries(t.configs, c.answeringBroker(r.node), req.IncludeSynonyms, req.IncludeDocumentation)
 		case kmsg.ConfigResourceTypeBroker:
 			if rr.ResourceName == "" {
-				entries = c.brokerConfigEntries(nil, req.IncludeSynonyms)
+				entries = c.brokerConfigEntries(nil, req.IncludeSynonyms, req.IncludeDocumentation)
 				break
 			}
 			id, err := strconv.Atoi(rr.ResourceName)
@@ -358,7 +364,7 @@ func (c *Cluster) describeConfigs(r *request) (kmsg.Response, error) {
 			if r.node.controller {
 				nc = c.controllerConf(c.controller(int32(id)))
 			}
-			entries = c.brokerConfigEntries(nc, req.IncludeSynonyms)
+			entries = c.brokerConfigEntries(nc, req.IncludeSynonyms, req.IncludeDocumentation)
 		default:
 			msg := fmt.Sprintf("Unsupported resource type %s", rr.ResourceType)
 			out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Code, &msg
