@@ -24,10 +24,20 @@ import (
 // the broker's server.properties (STATIC_BROKER_CONFIG: the sandbox's
 // own, staticBrokerConfigs) and Kafka's default (DEFAULT_CONFIG).
 //
-// What is reduced: a broker config's value is checked for
-// its type only (and the few bounds below), not every validator of
-// KafkaConfig; the dynamic configs outside KafkaConfig (the replication
-// throttles) are listed only once set.
+// A broker checks a change of its configs (read-only configs, values,
+// cordoned.log.dirs among its log.dirs) before it forwards it to the
+// controller; a change sent to a controller directly is checked by the
+// controller's rules only (checked against a real 4.4.0: a read-only
+// config is stored, cordoned.log.dirs may only shrink). A cordon
+// (cordoned.log.dirs, per broker) marks the broker's log directories
+// cordoned at once (a real broker reports it in its next heartbeat).
+//
+// What is reduced: a broker config's value is checked for its type only
+// (and the few bounds of brokerBounds), not every validator of
+// KafkaConfig, and a static config is the sandbox's (staticBrokerConfigs),
+// not tuned as a test rig's; the dynamic configs outside KafkaConfig
+// (the replication throttles) are listed only once set, as Kafka lists
+// them.
 
 //go:embed testdata/configs-4.4-topic.tsv
 var topicConfigsTSV string
