@@ -336,6 +336,76 @@ func configString(c kmsg.DescribeConfigsResponseResourceConfig) string {
 	return s + "[" + strings.Join(syn, ",") + "]"
 }
 
+func multiCreate(names ...string) func(e *adminEnv) string {
+	return func(e *adminEnv) string {
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.ValidateOnly = true
+		for _, n := range names {
+			t := kmsg.NewCreateTopicsRequestTopic()
+			t.Topic, t.NumPartitions, t.ReplicationFactor = n, 1, 1
+			req.Topics = append(req.Topics, t)
+		}
+		resp, _ := e.send(req).(*kmsg.CreateTopicsResponse)
+		if resp == nil {
+			return "no answer"
+		}
+		out := ""
+		for _, t := range resp.Topics {
+			out += fmt.Sprintf("[%s %s]", t.Topic, codeMsg(t.ErrorCode, t.ErrorMessage))
+		}
+		return out
+	}
+}
+
+func multiGrow(names ...string) func(e *adminEnv) string {
+	return func(e *adminEnv) string {
+		req := kmsg.NewPtrCreatePartitionsRequest()
+		req.ValidateOnly = true
+		for _, n := range names {
+			t := kmsg.NewCreatePartitionsRequestTopic()
+			t.Topic, t.Count = n, 5
+			req.Topics = append(req.Topics, t)
+		}
+		resp, _ := e.send(req).(*kmsg.CreatePartitionsResponse)
+		if resp == nil {
+			return "no answer"
+		}
+		out := ""
+		for _, t := range resp.Topics {
+			out += fmt.Sprintf("[%s %s]", t.Topic, codeMsg(t.ErrorCode, t.ErrorMessage))
+		}
+		return out
+	}
+}
+
+func multiDelete(byBoth bool, names ...string) func(e *adminEnv) string {
+	return func(e *adminEnv) string {
+		req := kmsg.NewPtrDeleteTopicsRequest()
+		for _, n := range names {
+			t := kmsg.NewDeleteTopicsRequestTopic()
+			n := n
+			t.Topic = &n
+			if byBoth {
+				t.TopicID = e.topicID(n)
+			}
+			req.Topics = append(req.Topics, t)
+		}
+		resp, _ := e.send(req).(*kmsg.DeleteTopicsResponse)
+		if resp == nil {
+			return "no answer"
+		}
+		out := ""
+		for _, t := range resp.Topics {
+			n := "<nil>"
+			if t.Topic != nil {
+				n = *t.Topic
+			}
+			out += fmt.Sprintf("[%s %v %s]", n, t.TopicID != [16]byte{}, codeMsg(t.ErrorCode, t.ErrorMessage))
+		}
+		return out
+	}
+}
+
 // adminTable is the table (see above).
 func adminTable() []adminStep {
 	const t1, t2 = "admin-t1", "admin-t2"
@@ -457,6 +527,15 @@ func adminTable() []adminStep {
 		{"legacy broker", legacyAlter("broker", "1", true, "leader.replication.throttled.rate=5"), "ok"},
 		{"legacy broker read-only", legacyAlter("broker", "1", true, "num.partitions=5"), "INVALID_REQUEST Cannot update these configs dynamically: [num.partitions]"},
 
+		{"dup create", multiCreate("admin-m", "admin-m"), "[admin-m INVALID_REQUEST Duplicate topic name.]"},
+		{"colliding in one request", multiCreate("admin.m", "admin_m"), "[admin.m ok][admin_m ok]"},
+		{"create m1", createTopic("admin-m1", 2, 1, nil, false), "ok 2x1 id=true configs=37 min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG); then 2x1"},
+		{"dup grow", multiGrow("admin-m1", "admin-m1"), "[admin-m1 INVALID_REQUEST Duplicate topic name.]"},
+		{"delete by name and id", multiDelete(true, "admin-m1"), "[admin-m1 true INVALID_REQUEST You may not specify both topic name and topic id.]"},
+		{"dup delete", multiDelete(false, "admin-m1", "admin-m1"), "[admin-m1 false INVALID_REQUEST Duplicate topic name.]"},
+		{"alter empty topic", incAlter("topic", "", true, "SET retention.ms=1"), "INVALID_REQUEST Default topic resources are not allowed."},
+		{"describe empty topic", describe("topic", ""), "INVALID_TOPIC_EXCEPTION Topic name is invalid: the empty string is not allowed"},
+		{"delete m1", deleteTopic("admin-m1", false, false), "admin-m1 ok; then -"},
 		{"delete unknown", deleteTopic("admin-zz", false, false), "admin-zz UNKNOWN_TOPIC_OR_PARTITION This server does not host this topic-partition.; then -"},
 		{"delete unknown id", deleteTopic("admin-zz", true, true), "<nil> UNKNOWN_TOPIC_ID This server does not host this topic ID.; then -"},
 		{"delete", deleteTopic(t2, false, false), "admin-t2 ok; then -"},

@@ -350,6 +350,10 @@ func (c *Cluster) describeConfigs(r *request) (kmsg.Response, error) {
 		switch rr.ResourceType {
 		case kmsg.ConfigResourceTypeTopic:
 			t := c.topics[rr.ResourceName]
+			if err := validTopicName(rr.ResourceName); err != nil {
+				out.ErrorCode, out.ErrorMessage = kerr.InvalidTopicException.Code, ptr(err.Error())
+				break
+			}
 			if t == nil {
 				out.ErrorCode, out.ErrorMessage = kerr.UnknownTopicOrPartition.Code, new(string)
 				break
@@ -692,6 +696,9 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 	}
 	switch typ {
 	case kmsg.ConfigResourceTypeTopic:
+		if name == "" {
+			return refusal(kerr.InvalidRequest, "Default topic resources are not allowed.")
+		}
 		t := c.topics[name]
 		if t == nil {
 			return refusal(kerr.UnknownTopicOrPartition, "The topic '%s' does not exist.", name)

@@ -48,8 +48,12 @@ func (c *Cluster) createTopics(r *request) (kmsg.Response, error) {
 		rt := kmsg.NewCreateTopicsResponseTopic()
 		rt.Topic = t.Topic
 		if count[t.Topic] > 1 {
+			// One answer for a name given more than once.
 			rt.ErrorCode, rt.ErrorMessage = kerr.InvalidRequest.Code, ptr("Duplicate topic name.")
 			resp.Topics = append(resp.Topics, rt)
+			count[t.Topic] = 0
+			continue
+		} else if count[t.Topic] == 0 {
 			continue
 		}
 		a, cfg, err := c.checkCreate(t)
@@ -216,6 +220,9 @@ func (c *Cluster) createPartitions(r *request) (kmsg.Response, error) {
 		if count[t.Topic] > 1 {
 			rt.ErrorCode, rt.ErrorMessage = kerr.InvalidRequest.Code, ptr("Duplicate topic name.")
 			resp.Topics = append(resp.Topics, rt)
+			count[t.Topic] = 0
+			continue
+		} else if count[t.Topic] == 0 {
 			continue
 		}
 		tp, a, err := c.checkAddPartitions(t)
@@ -289,9 +296,38 @@ func (c *Cluster) deleteTopics(r *request) (kmsg.Response, error) {
 	for _, t := range req.Topics {
 		asks = append(asks, ask{name: t.Topic, id: t.TopicID})
 	}
+	names, ids := map[string]int{}, map[[16]byte]int{}
+	for _, a := range asks {
+		if a.name != nil {
+			names[*a.name]++
+		} else {
+			ids[a.id]++
+		}
+	}
 	for _, a := range asks {
 		rt := kmsg.NewDeleteTopicsResponseTopic()
 		var t *topic
+		switch {
+		case a.name != nil && a.id != [16]byte{}:
+			rt.Topic, rt.TopicID = a.name, a.id
+			rt.ErrorCode, rt.ErrorMessage = kerr.InvalidRequest.Code, ptr("You may not specify both topic name and topic id.")
+			resp.Topics = append(resp.Topics, rt)
+			continue
+		case a.name != nil && names[*a.name] != 1, a.name == nil && ids[a.id] != 1:
+			// One answer for a name (an id) given more than once.
+			if a.name != nil && names[*a.name] > 1 {
+				names[*a.name] = 0
+				rt.Topic = a.name
+				rt.ErrorCode, rt.ErrorMessage = kerr.InvalidRequest.Code, ptr("Duplicate topic name.")
+				resp.Topics = append(resp.Topics, rt)
+			} else if a.name == nil && ids[a.id] > 1 {
+				ids[a.id] = 0
+				rt.TopicID = a.id
+				rt.ErrorCode, rt.ErrorMessage = kerr.InvalidRequest.Code, ptr("Duplicate topic id.")
+				resp.Topics = append(resp.Topics, rt)
+			}
+			continue
+		}
 		if a.name != nil {
 			rt.Topic = a.name
 			if t = c.topics[*a.name]; t == nil {
