@@ -421,3 +421,47 @@ func TestAdminFencedBroker(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminNoQuorum: without a quorum leader a write gets no answer
+// (as from a real 4.4.0) until the quorum has one again; reads are
+// answered from the brokers' metadata.
+func TestAdminNoQuorum(t *testing.T) {
+	c := startTest(t, Config{Controllers: 1, Tick: 20 * time.Millisecond})
+	e := adminEnvOf(t, c.Bootstrap())
+	if got := createTopic("q-a", 1, 1, nil, false)(e); !strings.HasPrefix(got, "ok") {
+		t.Fatal(got)
+	}
+	if err := c.Kill(FirstControllerID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() { done <- incAlter("topic", "q-a", false, "SET retention.ms=1")(e) }()
+	if got := describe("topic", "q-a", "retention.ms")(e); got != "ok retention.ms=604800000(DEFAULT_CONFIG,false,LONG)[]" {
+		t.Errorf("describe without a quorum: %s", got)
+	}
+	select {
+	case got := <-done:
+		t.Fatalf("a write answered without a quorum leader: %s", got)
+	default:
+	}
+	if err := c.Restart(FirstControllerID); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-done; got != "ok" {
+		t.Errorf("the write once the quorum is back: %s", got)
+	}
+	if got := describe("topic", "q-a", "retention.ms")(e); got != "ok retention.ms=1(DYNAMIC_TOPIC_CONFIG,false,LONG)[retention.ms=1(DYNAMIC_TOPIC_CONFIG)]" {
+		t.Errorf("describe after the write: %s", got)
+	}
+	// A write waiting for the quorum does not keep the cluster from
+	// closing (the test's cleanup), nor its broker from being killed.
+	if err := c.Kill(FirstControllerID); err != nil {
+		t.Fatal(err)
+	}
+	go deleteTopic("q-a", false, false)(e)
+	go createTopic("q-b", 1, 1, nil, false)(adminEnvOf(t, c.Bootstrap()))
+	describe("topic", "q-a")(e)
+	if err := c.Kill(1); err != nil {
+		t.Fatal(err)
+	}
+}

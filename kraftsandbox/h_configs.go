@@ -637,7 +637,9 @@ type alterResource struct {
 func (c *Cluster) incrementalAlterConfigs(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.IncrementalAlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	for _, rr := range req.Resources {
 		out := kmsg.NewIncrementalAlterConfigsResponseResource()
@@ -659,7 +661,9 @@ func (c *Cluster) incrementalAlterConfigs(r *request) (kmsg.Response, error) {
 func (c *Cluster) alterConfigs(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.AlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	for _, rr := range req.Resources {
 		out := kmsg.NewAlterConfigsResponseResource()

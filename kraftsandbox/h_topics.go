@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -34,11 +35,36 @@ func init() {
 // with c.mu held after the topic left the metadata.
 var onTopicDeleted []func(c *Cluster, t *topic)
 
+// lockForWrite locks c.mu once the metadata quorum has a leader: a
+// write goes to the active controller (a broker forwards it), and while
+// there is none a real 4.4.0 leaves it unanswered (CreateTopics and
+// IncrementalAlterConfigs seen waiting past the client's 30 s). false:
+// the node or the cluster stopped meanwhile (the connection closes).
+func (c *Cluster) lockForWrite(r *request) bool {
+	for {
+		c.mu.Lock()
+		if c.leader >= 0 {
+			return true
+		}
+		c.mu.Unlock()
+		if !r.node.listening() {
+			return false
+		}
+		select {
+		case <-c.ctx.Done():
+			return false
+		case <-time.After(c.cfg.Tick):
+		}
+	}
+}
+
 // createTopics answers CreateTopics.
 func (c *Cluster) createTopics(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.CreateTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	count := map[string]int{}
 	for _, t := range req.Topics {
@@ -208,7 +234,9 @@ func (c *Cluster) checkManualPartition(id int, replicas []int32, rf int) *config
 func (c *Cluster) createPartitions(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.CreatePartitionsRequest)
 	resp := req.ResponseKind().(*kmsg.CreatePartitionsResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	count := map[string]int{}
 	for _, t := range req.Topics {
@@ -283,7 +311,9 @@ func (c *Cluster) checkAddPartitions(t kmsg.CreatePartitionsRequestTopic) (*topi
 func (c *Cluster) deleteTopics(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.DeleteTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.DeleteTopicsResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	type ask struct {
 		name *string
