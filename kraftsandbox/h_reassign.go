@@ -23,6 +23,9 @@ func init() {
 type refusal struct {
 	code *kerr.Error
 	msg  string
+	// null: no message (ApiError.fromThrowable leaves out a message that
+	// is the code's own).
+	null bool
 }
 
 func refuse(code *kerr.Error, format string, args ...any) *refusal {
@@ -40,13 +43,15 @@ var kafkaMessages = map[int16]string{
 	kerr.PreferredLeaderNotAvailable.Code: "The preferred leader was not available.",
 	kerr.EligibleLeadersNotAvailable.Code: "Eligible topic partition leaders are not available.",
 	kerr.ElectionNotNeeded.Code:           "Leader election not needed for topic partition.",
-	kerr.NoReassignmentInProgress.Code:    "No partition reassignment is in progress.",
 }
 
 // fields are a refusal's fields in a response (0, nil: none).
 func (r *refusal) fields() (int16, *string) {
 	if r == nil {
 		return 0, nil
+	}
+	if r.null {
+		return r.code.Code, nil
 	}
 	msg := r.msg
 	return r.code.Code, &msg
@@ -159,7 +164,9 @@ func (c *Cluster) changeReassignment(t *topic, p *partition, target []int32, all
 // unclean election the topic must allow). c.mu is held.
 func (c *Cluster) cancelReassignment(t *topic, id int, p *partition) *refusal {
 	if !p.reassigning() {
-		return refuseBare(kerr.NoReassignmentInProgress)
+		// NoReassignmentInProgressException with the code's own message,
+		// which ApiError.fromThrowable leaves out.
+		return &refusal{code: kerr.NoReassignmentInProgress, null: true}
 	}
 	replicas := minus(p.replicas, p.adding)
 	isr := minus(p.isr, p.adding)

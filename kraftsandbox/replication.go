@@ -257,14 +257,16 @@ func (c *Cluster) advanceCopies(sec float64) {
 		}
 	}
 	for p, rs := range done {
-		// The leader's AlterPartition: the caught-up replicas join the ISR
-		// (in replica order), which may complete a reassignment.
+		// The leader's AlterPartition: the caught-up replicas join the ISR,
+		// which may complete a reassignment. The ISR it sends is sorted
+		// (real Kafka 4.4 shows [1 2 3] after 2 then 1 rejoined [3]).
 		isr := slices.Clone(p.isr)
-		for _, r := range p.replicas {
-			if slices.Contains(rs, r) && !slices.Contains(isr, r) {
+		for _, r := range rs {
+			if !slices.Contains(isr, r) {
 				isr = append(isr, r)
 			}
 		}
+		slices.Sort(isr)
 		c.change(c.ext.repl.copying[p].t, p, isr, electAny)
 	}
 }
