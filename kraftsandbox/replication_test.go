@@ -469,3 +469,28 @@ func metadataPartition(t *testing.T, cl *kgo.Client, topic string, part int32) k
 	t.Fatalf("no partition %s-%d", topic, part)
 	return kmsg.MetadataResponseTopicPartition{}
 }
+
+// BenchmarkTickMillionPartitions is one tick of a cluster of 1,000,000
+// partitions of which 1,000 grow and none copies.
+func BenchmarkTickMillionPartitions(b *testing.B) {
+	c := startTest(b, Config{Brokers: 6, Tick: time.Hour, NoAutoLeaderRebalance: true})
+	c.mu.Lock()
+	for i := range 1000 {
+		rs := make([][]int32, 1000)
+		for j := range rs {
+			rs[j] = []int32{int32(j%6 + 1), int32((j+1)%6 + 1)}
+		}
+		t := c.addTopic("t"+strconv.Itoa(i), rs, nil)
+		t.parts[0].rate = 1000
+	}
+	now := time.Now()
+	c.tick(now, 0)
+	c.mu.Unlock()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.mu.Lock()
+		now = now.Add(100 * time.Millisecond)
+		c.tick(now, 100*time.Millisecond)
+		c.mu.Unlock()
+	}
+}
