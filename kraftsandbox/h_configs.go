@@ -402,7 +402,7 @@ func asConfigError(err error) *apiError {
 	if err == nil {
 		return nil
 	}
-	return &apiError{kerr.InvalidConfig, err.Error()}
+	return &apiError{code: kerr.InvalidConfig, msg: err.Error()}
 }
 
 // validateTopicConfigs checks a topic's whole set of overrides as the

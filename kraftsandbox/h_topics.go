@@ -108,7 +108,7 @@ func (c *Cluster) createTopics(r *request) (kmsg.Response, error) {
 // by partition and its configs. c.mu is held.
 func (c *Cluster) checkCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32, map[string]string, *apiError) {
 	if err := validTopicName(t.Topic); err != nil {
-		return nil, nil, &apiError{kerr.InvalidTopicException, err.Error()}
+		return nil, nil, &apiError{code: kerr.InvalidTopicException, msg: err.Error()}
 	}
 	if c.topics[t.Topic] != nil {
 		return nil, nil, refuse(kerr.TopicAlreadyExists, "Topic '%s' already exists.", t.Topic)
