@@ -20,6 +20,7 @@ type ctrlSide struct {
 	name    string
 	cl      *kgo.Client
 	kill    func(id int)
+	stop    func(id int)
 	restart func(id int)
 	// part reads ctrl-elr-0's registration as a broker's metadata holds it.
 	part func() pstate
@@ -123,7 +124,8 @@ func electAnswers(t *testing.T, cl *kgo.Client, typ int8) string {
 // AlterPartitionReassignments and ElectLeaders, then a topic of
 // min.insync.replicas=2 on brokers 1-3 whose brokers are killed one by
 // one (fencing, leaders, ISR, ELR, last known ELR, leader epochs) and
-// restarted (a hard kill's broker leaves the ELR). Java needed: skipped
+// restarted (a hard kill's broker leaves the ELR), then stopped cleanly
+// one by one and restarted (they stay eligible). Java needed: skipped
 // without it unless CI=true.
 func TestControllerLikeRealKafka(t *testing.T) {
 	d := kafkatest.Require(t, kafkatest.Kafka44)
@@ -163,6 +165,7 @@ func TestControllerLikeRealKafka(t *testing.T) {
 	sides := []*ctrlSide{
 		{name: "kafka", cl: rcl,
 			kill:    func(id int) { real.Node(id).Kill() },
+			stop:    func(id int) { real.Node(id).Stop() },
 			restart: func(id int) { must(t, real.Node(id).Start()) },
 			part: func() pstate {
 				s, err := describePartition(rcl, "ctrl-elr")
@@ -173,6 +176,7 @@ func TestControllerLikeRealKafka(t *testing.T) {
 			}},
 		{name: "sandbox", cl: scl,
 			kill:    func(id int) { must(t, sb.Kill(id)) },
+			stop:    func(id int) { must(t, sb.Stop(id)) },
 			restart: func(id int) { must(t, sb.Restart(id)) },
 			part:    func() pstate { return state(sb, "ctrl-elr", 0) }},
 	}
@@ -225,6 +229,29 @@ func TestControllerLikeRealKafka(t *testing.T) {
 	for _, id := range []int{2, 3, 1} {
 		up = append(up, int32(id))
 		compare(fmt.Sprintf("broker %d restarted", id), func(s *ctrlSide) string {
+			s.restart(id)
+			waitFenced(s, int32(id), false)
+			waitFor(t, s.name+": the running replicas in the ISR", func() bool {
+				p := s.part()
+				return p.leader < 0 || containsAll(p.isr, up)
+			})
+			return stable(s).show()
+		})
+	}
+
+	// Clean stops (SIGTERM: a controlled shutdown) keep the stopped
+	// replicas eligible: the last one back leads from the ELR.
+	for _, id := range []int{1, 2, 3} {
+		compare(fmt.Sprintf("broker %d stopped", id), func(s *ctrlSide) string {
+			s.stop(id)
+			waitFenced(s, int32(id), true)
+			return stable(s).show()
+		})
+	}
+	up = nil
+	for _, id := range []int{2, 1, 3} {
+		up = append(up, int32(id))
+		compare(fmt.Sprintf("broker %d restarted after its clean stop", id), func(s *ctrlSide) string {
 			s.restart(id)
 			waitFenced(s, int32(id), false)
 			waitFor(t, s.name+": the running replicas in the ISR", func() bool {
