@@ -135,7 +135,7 @@ func TestControllerLikeRealKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(real.Stop)
-	rcl, err := kgo.NewClient(kgo.SeedBrokers(real.Node(4).Addr()), kgo.RequestTimeoutOverhead(10*time.Second))
+	rcl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(real.Bootstrap(), ",")...), kgo.RequestTimeoutOverhead(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,6 +261,37 @@ func TestControllerLikeRealKafka(t *testing.T) {
 			return stable(s).show()
 		})
 	}
+
+	// Reassignments: a reorder completes at once; one onto a fenced
+	// broker stays in progress until cancelled.
+	full := func(s *ctrlSide) string { p := stable(s); return fmt.Sprintf("replicas=%v %s", p.replicas, p.show()) }
+	listed := func(s *ctrlSide) string {
+		var out []string
+		for topic, ps := range listReassignments(t, s.cl) {
+			for _, p := range ps {
+				out = append(out, fmt.Sprintf("%s-%d replicas=%v adding=%v removing=%v", topic, p.Partition, p.Replicas, p.AddingReplicas, p.RemovingReplicas))
+			}
+		}
+		slices.Sort(out)
+		return strings.Join(out, "\n")
+	}
+	compare("reorder", func(s *ctrlSide) string {
+		code, msg := alter(t, s.cl, 0, true, "ctrl-elr", 0, []int32{3, 1, 2})
+		return fmt.Sprintf("%d %s\n%s", code, msg, full(s))
+	})
+	compare("broker 4 killed", func(s *ctrlSide) string {
+		s.kill(4)
+		waitFenced(s, 4, true)
+		return full(s)
+	})
+	compare("reassignment onto fenced broker 4", func(s *ctrlSide) string {
+		code, msg := alter(t, s.cl, 0, true, "ctrl-elr", 0, []int32{4, 1, 2})
+		return fmt.Sprintf("%d %s\n%s\n%s", code, msg, full(s), listed(s))
+	})
+	compare("cancelled", func(s *ctrlSide) string {
+		code, msg := alter(t, s.cl, 0, true, "ctrl-elr", 0, nil)
+		return fmt.Sprintf("%d %s\n%s\n%s", code, msg, full(s), listed(s))
+	})
 }
 
 func must(t *testing.T, err error) {
