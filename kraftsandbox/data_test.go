@@ -2,10 +2,11 @@ package kraftsandbox
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"encoding/binary"
 	"hash/crc32"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +81,7 @@ func consumeUntil(t testing.TB, ctx context.Context, cl *kgo.Client, seen map[st
 }
 
 func TestDataGroupRoundTrip(t *testing.T) {
-	c := startTest(t, Config{})
+	c := startTest(t, Config{Logger: testLogger(t)})
 	dataTopic(t, c, "rt", 6, 3, nil)
 	ctx := ctxT(t, 60*time.Second)
 	prod := kclient(t, c, kgo.DefaultProduceTopic("rt"))
@@ -97,6 +98,8 @@ func TestDataGroupRoundTrip(t *testing.T) {
 			kgo.DisableAutoCommit(), kgo.FetchMaxWait(500*time.Millisecond))
 		members = append(members, cl)
 	}
+	pollCtx, donePolling := context.WithCancel(ctx)
+	defer donePolling()
 	for _, cl := range members {
 		wg.Add(1)
 		go func() {
@@ -105,12 +108,15 @@ func TestDataGroupRoundTrip(t *testing.T) {
 				mu.Lock()
 				done := len(seen) >= n
 				mu.Unlock()
-				if done || ctx.Err() != nil {
+				if done || pollCtx.Err() != nil {
 					return
 				}
-				fs := cl.PollRecords(ctx, 100)
+				fs := cl.PollRecords(pollCtx, 100)
 				mu.Lock()
 				fs.EachRecord(func(r *kgo.Record) { seen[string(r.Value)]++ })
+				if len(seen) >= n {
+					donePolling() // the other member may wait for records
+				}
 				mu.Unlock()
 				if err := cl.CommitUncommittedOffsets(ctx); err != nil && !errors.Is(err, kerr.RebalanceInProgress) {
 					t.Logf("commit: %v", err)
@@ -481,12 +487,23 @@ func TestDataLeaderKilled(t *testing.T) {
 	seen := map[string]int{}
 	consumeUntil(t, ctx, cons, seen, func() bool { return len(seen) >= 500 })
 
-	leader, epoch := leaderOf(c, "lk", 0)
+	// Kill the group's coordinator, leading a partition of lk too.
+	leader := coordinatorOf(t, ctx, prod, "gk")
+	part := -1
+	for i := range 3 {
+		if l, _ := leaderOf(c, "lk", i); l == leader {
+			part = i
+		}
+	}
+	if part < 0 {
+		t.Fatalf("the coordinator %d leads no partition of lk", leader)
+	}
+	_, epoch := leaderOf(c, "lk", part)
 	if err := c.Kill(int(leader)); err != nil {
 		t.Fatal(err)
 	}
 	for {
-		l, e := leaderOf(c, "lk", 0)
+		l, e := leaderOf(c, "lk", part)
 		if l != leader && l >= 0 && e > epoch {
 			break
 		}
@@ -624,3 +641,15 @@ func TestDataEmptyPartitionsCostNothing(t *testing.T) {
 }
 
 func crc32Castagnoli(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// testLogger logs the sandbox's lines in the test's log.
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tWriter{t}, nil))
+}
+
+type tWriter struct{ t testing.TB }
+
+func (w tWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}
