@@ -117,4 +117,48 @@ func TestDataConsoleTools(t *testing.T) {
 	if !slices.Equal(rplain, plain) || !slices.Equal(rgrouped, grouped) {
 		t.Errorf("real Kafka read back %d and %d lines, the sandbox %d and %d", len(rplain), len(rgrouped), len(plain), len(grouped))
 	}
+
+	// kafka-consumer-groups --list and --describe read the group alike
+	// (the offsets per partition aside: the producer spreads the lines
+	// at random).
+	groups := func(bootstrap string) (string, []string) {
+		list, _ := consoleRun(t, d, "", "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bootstrap, "--list")
+		desc, _ := consoleRun(t, d, "", "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bootstrap,
+			"--describe", "--group", "console-group")
+		var rows []string
+		var total int
+		for _, l := range strings.Split(strings.TrimSpace(desc), "\n") {
+			f := strings.Fields(l)
+			if len(f) == 9 && f[0] == "console-group" {
+				var cur int
+				fmt.Sscan(f[3], &cur)
+				total += cur
+				f[3], f[4] = "N", "N"
+			}
+			rows = append(rows, strings.Join(f, " "))
+		}
+		rows = append(rows, fmt.Sprint("total ", total))
+		return list, rows
+	}
+	slist, sdesc := groups(c.Bootstrap())
+	rlist, rdesc := groups(rk.Bootstrap())
+	// The group of a console consumer without --group is
+	// console-consumer-<random>; the brokers answer in any order.
+	names := func(list string) []string {
+		var out []string
+		for _, g := range strings.Fields(list) {
+			if strings.HasPrefix(g, "console-consumer-") {
+				g = "console-consumer-N"
+			}
+			out = append(out, g)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if !slices.Contains(names(slist), "console-group") || !slices.Equal(names(slist), names(rlist)) {
+		t.Errorf("kafka-consumer-groups --list: sandbox %q, real %q", slist, rlist)
+	}
+	if !slices.Equal(sdesc, rdesc) {
+		t.Errorf("kafka-consumer-groups --describe:\nsandbox:\n%s\nreal:\n%s", strings.Join(sdesc, "\n"), strings.Join(rdesc, "\n"))
+	}
 }
