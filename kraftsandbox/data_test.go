@@ -661,3 +661,33 @@ func (w tWriter) Write(b []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(b)))
 	return len(b), nil
 }
+
+// TestDataOldVersions: a client pinned to old versions (topics by name:
+// Produce v7, Fetch v4 and v11, ListOffsets v1, no fetch sessions before
+// v7) produces and consumes as a new one does.
+func TestDataOldVersions(t *testing.T) {
+	c := startTest(t, Config{Brokers: 3})
+	dataTopic(t, c, "old", 3, 2, nil)
+	for _, fetchV := range []int16{4, 11} {
+		ctx := ctxT(t, 30*time.Second)
+		vs := kversion.Stable()
+		vs.SetMaxKeyVersion(kmsg.Produce.Int16(), 7)
+		vs.SetMaxKeyVersion(kmsg.Fetch.Int16(), fetchV)
+		vs.SetMaxKeyVersion(kmsg.ListOffsets.Int16(), 1)
+		topic := "old"
+		prefix := fmt.Sprintf("f%d", fetchV)
+		prod := kclient(t, c, kgo.MaxVersions(vs), kgo.DefaultProduceTopic(topic))
+		produceN(t, ctx, prod, topic, prefix, 300)
+		cons := kclient(t, c, kgo.MaxVersions(vs), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+			kgo.FetchMaxWait(200*time.Millisecond))
+		seen := map[string]int{}
+		consumeUntil(t, ctx, cons, seen, func() bool {
+			for i := range 300 {
+				if seen[fmt.Sprintf("%s-%d", prefix, i)] == 0 {
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
