@@ -155,7 +155,7 @@ func (c *Cluster) initPartition(p *partition, rs []int32, ints []int32) []int32 
 	n := len(rs)
 	p.replicas = ints[:n:n]
 	copy(p.replicas, rs)
-	p.isr = ints[n:n:2*n]
+	p.isr = ints[n : n : 2*n]
 	p.leader = -1
 	for _, r := range rs {
 		if c.usable(r) {
