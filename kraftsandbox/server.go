@@ -158,6 +158,9 @@ func (c *Cluster) serve(n *node, conn net.Conn) {
 		if _, err := conn.Write(out); err != nil {
 			return
 		}
+		if cap(out) > 1<<20 {
+			out = nil // a Metadata of a million partitions is 40 MiB: not kept per connection
+		}
 	}
 }
 
