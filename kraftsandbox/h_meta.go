@@ -2,6 +2,7 @@ package kraftsandbox
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -72,14 +73,10 @@ func (c *Cluster) metadata(r *request) (kmsg.Response, error) {
 	resp.ControllerID = c.someLiveBroker()
 	var ts []metaTopic
 	if req.Topics == nil {
-		names := make([]string, 0, len(c.topics))
-		for n := range c.topics {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		ts = make([]metaTopic, 0, len(names))
-		for _, n := range names {
-			ts = append(ts, metaTopic{t: c.topics[n]})
+		sorted := c.sortedTopics()
+		ts = make([]metaTopic, 0, len(sorted))
+		for _, t := range sorted {
+			ts = append(ts, metaTopic{t: t})
 		}
 		return c.encodeMetadata(resp, ts, req.IncludeTopicAuthorizedOperations), nil
 	}
@@ -106,6 +103,30 @@ func (c *Cluster) metadata(r *request) (kmsg.Response, error) {
 		ts = append(ts, metaTopic{t: t})
 	}
 	return c.encodeMetadata(resp, ts, req.IncludeTopicAuthorizedOperations), nil
+}
+
+// topicOrder is the topics in name order, as of the metadata log's end
+// offset at and the number of topics n.
+type topicOrder struct {
+	at, n  int64
+	topics []*topic
+}
+
+// sortedTopics is every topic in name order. The order is kept until the
+// metadata changes (a topic is created or deleted only with a record):
+// sorting 100,000 names for every Metadata of every topic took a tenth
+// of a second. The caller must not change the slice. c.mu is held.
+func (c *Cluster) sortedTopics() []*topic {
+	if c.byName.topics != nil && c.byName.at == c.offset && c.byName.n == int64(len(c.topics)) {
+		return c.byName.topics
+	}
+	ts := make([]*topic, 0, len(c.topics))
+	for _, t := range c.topics {
+		ts = append(ts, t)
+	}
+	slices.SortFunc(ts, func(a, b *topic) int { return strings.Compare(a.name, b.name) })
+	c.byName = topicOrder{at: c.offset, n: int64(len(c.topics)), topics: ts}
+	return ts
 }
 
 // metaTopic is one topic of a Metadata response: a topic, or the error
@@ -155,14 +176,18 @@ func (c *Cluster) encodeMetadata(resp *kmsg.MetadataResponse, ts []metaTopic, au
 			offline = append(offline, b.id)
 		}
 	}
-	parts := 0
+	size := len(frame)
 	for _, mt := range ts {
-		if mt.t != nil {
-			parts += len(mt.t.parts)
+		if mt.t == nil {
+			size += 64
+			continue
+		}
+		size += 40 + len(mt.t.name)
+		for _, p := range mt.t.parts {
+			size += 32 + 4*(2*len(p.replicas)+len(p.isr))
 		}
 	}
-	// About 20 bytes a partition and 3 a replica.
-	dst := make([]byte, 0, len(frame)+len(ts)*48+parts*(20+3*3*4))
+	dst := make([]byte, 0, size)
 	dst = append(dst, head...)
 	arrayLen := func(dst []byte, n int) []byte {
 		if flex {

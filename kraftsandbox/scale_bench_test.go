@@ -3,8 +3,11 @@ package kraftsandbox
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -323,11 +326,27 @@ func TestScaleChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := startScale(t, topics)
-	cl := scaleClient(t, c)
+	c, took := startScale(t, topics)
+	fmt.Printf("filled in %s: VmHWM %d MiB, VmRSS %d MiB\n", took, procKiB("VmHWM")/1024, procKiB("VmRSS")/1024)
+	// The requests on a bare connection: a kgo client would decode the
+	// responses into this process's heap.
+	conn, err := net.Dial("tcp", c.brokers[0].n.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := metadataRequestBody(t)
+	frame := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
+	frame = append(frame, body...)
 	for range 5 {
-		req := kmsg.NewPtrMetadataRequest()
-		if _, err := cl.Broker(1).RetriableRequest(context.Background(), req); err != nil {
+		if _, err := conn.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+		var size [4]byte
+		if _, err := io.ReadFull(conn, size[:]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.CopyN(io.Discard, conn, int64(binary.BigEndian.Uint32(size[:]))); err != nil {
 			t.Fatal(err)
 		}
 	}
