@@ -99,7 +99,7 @@ type Cluster struct {
 	leaderEpoch int32
 	topics      map[string]*topic
 	topicIDs    map[[16]byte]*topic
-	// byName is the topics in name order as of a metadata offset
+	// byName is the topics in name order, while the same exist
 	// (sortedTopics).
 	byName topicOrder
 	// brokerConfigs are the dynamic broker configs: "" is the

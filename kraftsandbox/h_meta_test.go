@@ -141,3 +141,64 @@ func TestMetadataEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedTopicsFollowsChanges checks that the kept order of topics
+// changes with the topics, also when one is deleted and another created
+// (the same number of topics).
+func TestSortedTopicsFollowsChanges(t *testing.T) {
+	c := startTest(t, Config{})
+	if err := c.CreateTopicsBulk("b-", 3, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	names := func() []string {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		var out []string
+		for _, t := range c.sortedTopics() {
+			out = append(out, t.name)
+		}
+		return out
+	}
+	if got, want := names(), []string{"b-00000", "b-00001", "b-00002"}; !slices.Equal(got, want) {
+		t.Fatalf("topics %v, want %v", got, want)
+	}
+	c.mu.Lock()
+	gone := c.topics["b-00001"]
+	delete(c.topics, gone.name)
+	delete(c.topicIDs, gone.id)
+	a, err := c.place(0, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.addTopic("a-new", a, nil)
+	c.mu.Unlock()
+	if got, want := names(), []string{"a-new", "b-00000", "b-00002"}; !slices.Equal(got, want) {
+		t.Fatalf("after a deletion and a creation: topics %v, want %v", got, want)
+	}
+	c.mu.Lock()
+	gone = c.topics["a-new"]
+	delete(c.topics, gone.name)
+	delete(c.topicIDs, gone.id)
+	c.mu.Unlock()
+	if got, want := names(), []string{"b-00000", "b-00002"}; !slices.Equal(got, want) {
+		t.Fatalf("after a deletion: topics %v, want %v", got, want)
+	}
+	// CreateTopicsBulk skips the topics that exist.
+	if err := c.CreateTopicsBulk("b-", 4, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(), []string{"b-00000", "b-00001", "b-00002", "b-00003"}; !slices.Equal(got, want) {
+		t.Fatalf("after a second fill: topics %v, want %v", got, want)
+	}
+	for _, n := range names() {
+		tp := c.topics[n]
+		if len(tp.parts) != 2 {
+			t.Errorf("%s: %d partitions, want 2", n, len(tp.parts))
+		}
+		for i, p := range tp.parts {
+			if len(p.replicas) != 3 || !slices.Equal(p.isr, p.replicas) || p.leader != p.replicas[0] {
+				t.Errorf("%s-%d: replicas %v isr %v leader %d", n, i, p.replicas, p.isr, p.leader)
+			}
+		}
+	}
+}

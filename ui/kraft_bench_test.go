@@ -72,6 +72,12 @@ func BenchmarkKRaftScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("created %d topics × %d partitions in %s", created, parts, time.Since(start).Round(time.Millisecond))
+	kraftScale(b, bs, topics)
+}
+
+// kraftScale is BenchmarkKRaftScale's measurements on the cluster at bs,
+// which holds at least topics topics.
+func kraftScale(b *testing.B, bs string, topics int) {
 	idle, changes, rounds := "10", "3", 3
 	if testing.Short() {
 		idle, changes, rounds = "3", "1", 1
