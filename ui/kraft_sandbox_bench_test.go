@@ -155,4 +155,3 @@ func procKiBOf(pid int, field string) int {
 	}
 	return 0
 }
-
