@@ -26,7 +26,7 @@ func (c *Cluster) apiVersions(r *request) (kmsg.Response, error) {
 			resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
 		}
 	}
-	resp.FinalizedFeaturesEpoch = c.featuresEpoch
+	resp.FinalizedFeaturesEpoch = c.finalizedFeaturesEpoch(r.node.controller)
 	return resp, nil
 }
 
