@@ -353,24 +353,13 @@ func (c *Cluster) describeConfigs(r *request) (kmsg.Response, error) {
 
 func ptr[T any](v T) *T { return &v }
 
-// configError is a refusal of a config change: a code and Kafka's
-// message.
-type configError struct {
-	code *kerr.Error
-	msg  string
-}
-
-func refusal(code *kerr.Error, format string, args ...any) *configError {
-	return &configError{code, fmt.Sprintf(format, args...)}
-}
-
 // asConfigError is one of ktopo's checks' errors as the controller's
 // INVALID_CONFIG (a topic config's value or name).
-func asConfigError(err error) *configError {
+func asConfigError(err error) *apiError {
 	if err == nil {
 		return nil
 	}
-	return &configError{kerr.InvalidConfig, err.Error()}
+	return &apiError{kerr.InvalidConfig, err.Error()}
 }
 
 // validateTopicConfigs checks a topic's whole set of overrides as the
@@ -378,11 +367,11 @@ func asConfigError(err error) *configError {
 // unknown names in sorted order, then every value, then the compaction
 // lags. The values of the configs ktopo's table knows are its checks;
 // the configs of Kafka 4.x beyond it are checked for their type.
-func validateTopicConfigs(cfg map[string]string) *configError {
+func validateTopicConfigs(cfg map[string]string) *apiError {
 	keys := slices.Sorted(maps.Keys(cfg))
 	for _, k := range keys {
 		if _, ok := lookupDef(topicDefs, k); !ok {
-			return refusal(kerr.InvalidConfig, "Unknown topic config name: %s", k)
+			return refuse(kerr.InvalidConfig, "Unknown topic config name: %s", k)
 		}
 	}
 	for _, k := range keys {
@@ -398,18 +387,18 @@ func validateTopicConfigs(cfg map[string]string) *configError {
 }
 
 // validateTopicValue checks one topic config's value.
-func validateTopicValue(d configDef, v string) *configError {
+func validateTopicValue(d configDef, v string) *apiError {
 	if d.name == "segment.bytes" {
 		// Kafka 4.0 raised the minimum to 1 MiB (KIP-1030).
 		if n, err := strconv.ParseInt(cluster.JavaTrim(v), 10, 32); err == nil && n < 1048576 {
-			return refusal(kerr.InvalidConfig, "Invalid value %s for configuration segment.bytes: Value must be at least 1048576", v)
+			return refuse(kerr.InvalidConfig, "Invalid value %s for configuration segment.bytes: Value must be at least 1048576", v)
 		}
 	}
 	if _, ok := cluster.LookupTopicConfig(d.name); ok {
 		return asConfigError(cluster.ValidateTopicConfigValue(d.name, v))
 	}
 	if msg := typeError(d.typ, v); msg != "" {
-		return refusal(kerr.InvalidConfig, "Invalid value %s for configuration %s: %s", v, d.name, msg)
+		return refuse(kerr.InvalidConfig, "Invalid value %s for configuration %s: %s", v, d.name, msg)
 	}
 	return nil
 }
@@ -453,7 +442,7 @@ var brokerBounds = map[string]int64{
 // validateBrokerConfigs checks a broker's (b nil: the cluster default's)
 // new dynamic configs as a 4.4.0 broker does before the controller
 // stores them: read-only configs first, then each value.
-func (c *Cluster) validateBrokerConfigs(b *broker, changed []string, cfg map[string]string) *configError {
+func (c *Cluster) validateBrokerConfigs(b *broker, changed []string, cfg map[string]string) *apiError {
 	var ro []string
 	for _, k := range changed {
 		if d, ok := lookupDef(brokerDefs, k); ok && d.readOnly {
@@ -461,10 +450,10 @@ func (c *Cluster) validateBrokerConfigs(b *broker, changed []string, cfg map[str
 		}
 	}
 	if len(ro) > 0 {
-		return refusal(kerr.InvalidRequest, "Cannot update these configs dynamically: [%s]", strings.Join(ro, ", "))
+		return refuse(kerr.InvalidRequest, "Cannot update these configs dynamically: [%s]", strings.Join(ro, ", "))
 	}
 	if b == nil && slices.Contains(changed, cordonedLogDirs) {
-		return refusal(kerr.InvalidRequest, "Cannot update these configs at default cluster level, broker id must be specified: [%s]", cordonedLogDirs)
+		return refuse(kerr.InvalidRequest, "Cannot update these configs at default cluster level, broker id must be specified: [%s]", cordonedLogDirs)
 	}
 	for _, k := range changed {
 		v, ok := cfg[k]
@@ -479,11 +468,11 @@ func (c *Cluster) validateBrokerConfigs(b *broker, changed []string, cfg map[str
 			continue // Kafka keeps a config it does not know
 		}
 		if msg := typeError(typ, v); msg != "" {
-			return refusal(kerr.InvalidRequest, "Invalid value %s for configuration %s: %s", v, k, msg)
+			return refuse(kerr.InvalidRequest, "Invalid value %s for configuration %s: %s", v, k, msg)
 		}
 		if lo, ok := brokerBounds[k]; ok {
 			if n, _ := strconv.ParseInt(cluster.JavaTrim(v), 10, 64); n < lo {
-				return refusal(kerr.InvalidRequest, "Invalid value %s for configuration %s: Value must be at least %d", v, k, lo)
+				return refuse(kerr.InvalidRequest, "Invalid value %s for configuration %s: Value must be at least %d", v, k, lo)
 			}
 		}
 		if k == cordonedLogDirs && b != nil {
@@ -497,7 +486,7 @@ func (c *Cluster) validateBrokerConfigs(b *broker, changed []string, cfg map[str
 
 // checkCordonedDirs is the broker's check of cordoned.log.dirs: "*" or
 // paths among its log.dirs.
-func checkCordonedDirs(b *broker, v string) *configError {
+func checkCordonedDirs(b *broker, v string) *apiError {
 	list := splitList(v)
 	if len(list) == 1 && list[0] == "*" {
 		return nil
@@ -509,7 +498,7 @@ func checkCordonedDirs(b *broker, v string) *configError {
 		}
 	}
 	if len(missing) > 0 {
-		return refusal(kerr.InvalidRequest, "requirement failed: All entries in cordoned.log.dirs must be present in log.dirs or log.dir. Missing entries : %s", strings.Join(missing, ", "))
+		return refuse(kerr.InvalidRequest, "requirement failed: All entries in cordoned.log.dirs must be present in log.dirs or log.dir. Missing entries : %s", strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -610,11 +599,11 @@ type configOp struct {
 // alterResource checks and (unless validateOnly) applies one resource's
 // changes; replace: the changes are the whole new set (AlterConfigs).
 // c.mu is held.
-func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name string, ops []configOp, replace, validateOnly bool) *configError {
+func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name string, ops []configOp, replace, validateOnly bool) *apiError {
 	seen := map[string]bool{}
 	for _, op := range ops {
 		if seen[op.name] {
-			return refusal(kerr.InvalidRequest, "Error due to duplicate config keys")
+			return refuse(kerr.InvalidRequest, "Error due to duplicate config keys")
 		}
 		seen[op.name] = true
 	}
@@ -622,11 +611,11 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 	case kmsg.ConfigResourceTypeTopic:
 		t := c.topics[name]
 		if t == nil {
-			return refusal(kerr.UnknownTopicOrPartition, "The topic '%s' does not exist.", name)
+			return refuse(kerr.UnknownTopicOrPartition, "The topic '%s' does not exist.", name)
 		}
 		for _, op := range ops {
 			if op.value == nil && op.op != kmsg.IncrementalAlterConfigOpDelete {
-				return refusal(kerr.InvalidRequest, "Null value not supported for : %s", op.name)
+				return refuse(kerr.InvalidRequest, "Null value not supported for : %s", op.name)
 			}
 		}
 		cfg, err := applyOps(t.configs, ops, replace, topicDefs)
@@ -647,15 +636,15 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 		if name != "" {
 			id, err := strconv.Atoi(name)
 			if err != nil {
-				return refusal(kerr.InvalidRequest, "Node id must be an integer, but it is: %s", name)
+				return refuse(kerr.InvalidRequest, "Node id must be an integer, but it is: %s", name)
 			}
 			if b = c.broker(int32(id)); b == nil {
-				return refusal(kerr.InvalidRequest, "Unexpected broker id, expected %d or empty string, but received %d", r.node.id, id)
+				return refuse(kerr.InvalidRequest, "Unexpected broker id, expected %d or empty string, but received %d", r.node.id, id)
 			}
 		}
 		for _, op := range ops {
 			if op.value == nil && op.op != kmsg.IncrementalAlterConfigOpDelete {
-				return refusal(kerr.InvalidRequest, "Null value not supported for : %s", op.name)
+				return refuse(kerr.InvalidRequest, "Null value not supported for : %s", op.name)
 			}
 		}
 		cfg, err := applyOps(c.brokerConfigs[name], ops, replace, brokerDefs)
@@ -677,12 +666,12 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 		}
 		return nil
 	}
-	return refusal(kerr.InvalidRequest, "Unexpected resource type %s", typ)
+	return refuse(kerr.InvalidRequest, "Unexpected resource type %s", typ)
 }
 
 // applyOps is a resource's dynamic configs after ops (replace: only
 // ops' SETs remain).
-func applyOps(cur map[string]string, ops []configOp, replace bool, defs []configDef) (map[string]string, *configError) {
+func applyOps(cur map[string]string, ops []configOp, replace bool, defs []configDef) (map[string]string, *apiError) {
 	broker := len(defs) > 0 && &defs[0] == &brokerDefs[0]
 	cfg := maps.Clone(cur)
 	if cfg == nil || replace {
@@ -703,11 +692,11 @@ func applyOps(cur map[string]string, ops []configOp, replace bool, defs []config
 			switch {
 			case broker && !ok:
 				// A broker checks the operation before the controller.
-				return nil, refusal(kerr.InvalidConfig, "Unknown config name: %s", op.name)
+				return nil, refuse(kerr.InvalidConfig, "Unknown config name: %s", op.name)
 			case broker && d.typ != kmsg.ConfigTypeList:
-				return nil, refusal(kerr.InvalidConfig, "Config value %s is not allowed for config key: %s", strings.ToLower(verb), op.name)
+				return nil, refuse(kerr.InvalidConfig, "Config value %s is not allowed for config key: %s", strings.ToLower(verb), op.name)
 			case !ok || d.typ != kmsg.ConfigTypeList:
-				return nil, refusal(kerr.InvalidConfig, "Can't %s to key %s because its type is not LIST.", verb, op.name)
+				return nil, refuse(kerr.InvalidConfig, "Can't %s to key %s because its type is not LIST.", verb, op.name)
 			}
 			v, ok := cfg[op.name]
 			if !ok && d.def != nil {
@@ -725,7 +714,7 @@ func applyOps(cur map[string]string, ops []configOp, replace bool, defs []config
 			}
 			cfg[op.name] = strings.Join(items, ",")
 		default:
-			return nil, refusal(kerr.InvalidRequest, "Unknown alter configs operation %d", op.op)
+			return nil, refuse(kerr.InvalidRequest, "Unknown alter configs operation %d", op.op)
 		}
 	}
 	return cfg, nil

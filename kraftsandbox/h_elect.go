@@ -78,7 +78,7 @@ func (c *Cluster) electLeaders(r *request) (kmsg.Response, error) {
 }
 
 // electOne is ReplicationControlManager.electLeader. c.mu is held.
-func (c *Cluster) electOne(name string, id int32, kind electionKind) *refusal {
+func (c *Cluster) electOne(name string, id int32, kind electionKind) *apiError {
 	t := c.topics[name]
 	if t == nil {
 		return refuse(kerr.UnknownTopicOrPartition, "No such topic as %s", name)

@@ -63,6 +63,9 @@ type quorumState struct {
 	// fetched is, by node id, the leader epoch in which the voter or
 	// observer last fetched, what it had then and when.
 	fetched map[int32]*replicaFetch
+	// lastLeader is the last leader the quorum had (0, never a
+	// controller's id, before the first tick).
+	lastLeader int32
 	// lastNoOp is when the leader last appended a NoOpRecord;
 	// noMajoritySince when it stopped hearing from a majority.
 	lastNoOp, noMajoritySince time.Time
@@ -94,6 +97,7 @@ func (c *Cluster) quorumTick(now time.Time, _ time.Duration) {
 		q.noMajoritySince = time.Time{}
 		return
 	}
+	q.lastLeader = c.leader
 	live := 0
 	for _, ct := range c.controllers {
 		if ct.alive {
@@ -174,12 +178,19 @@ func (c *Cluster) awaitQuorumLeader() bool {
 }
 
 // notControllerMessage is a follower controller's NOT_CONTROLLER message
-// (ControllerExceptions.newWrongControllerException). c.mu is held.
+// (ControllerExceptions.newWrongControllerException): while the quorum
+// has no leader, a real 4.4 controller keeps naming the last leader it
+// knew (seen on a real cluster a minute after its leader was killed).
+// c.mu is held.
 func (c *Cluster) notControllerMessage() string {
-	if c.leader < 0 {
+	leader := c.leader
+	if leader < 0 {
+		leader = c.ext.quorum.lastLeader
+	}
+	if leader <= 0 {
 		return "No controller appears to be active."
 	}
-	return "The active controller appears to be node " + strconv.Itoa(int(c.leader)) + "."
+	return "The active controller appears to be node " + strconv.Itoa(int(leader)) + "."
 }
 
 func strp(s string) *string { return &s }
@@ -363,6 +374,7 @@ func (c *Cluster) unregisterBroker(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	c.unregister(b)
+	resp.ErrorMessage = strp("")
 	return resp, nil
 }
 

@@ -1,7 +1,6 @@
 package kraftsandbox
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -17,39 +16,6 @@ func init() {
 		kmsg.AlterPartitionAssignments.Int16():  (*Cluster).alterPartitionReassignments,
 		kmsg.ListPartitionReassignments.Int16(): (*Cluster).listPartitionReassignments,
 	})
-}
-
-// refusal is one partition's error: Kafka's code and message (ApiError).
-type refusal struct {
-	code *kerr.Error
-	msg  string
-}
-
-func refuse(code *kerr.Error, format string, args ...any) *refusal {
-	return &refusal{code: code, msg: fmt.Sprintf(format, args...)}
-}
-
-// refuseBare is a refusal with the code's own message (new ApiError(Errors.X)).
-func refuseBare(code *kerr.Error) *refusal {
-	return &refusal{code: code, msg: kafkaMessages[code.Code]}
-}
-
-// kafkaMessages are Errors.java's default messages of the codes the
-// controller answers without one of its own.
-var kafkaMessages = map[int16]string{
-	kerr.PreferredLeaderNotAvailable.Code: "The preferred leader was not available.",
-	kerr.EligibleLeadersNotAvailable.Code: "Eligible topic partition leaders are not available.",
-	kerr.ElectionNotNeeded.Code:           "Leader election not needed for topic partition.",
-	kerr.NoReassignmentInProgress.Code:    "No partition reassignment is in progress.",
-}
-
-// fields are a refusal's fields in a response (0, nil: none).
-func (r *refusal) fields() (int16, *string) {
-	if r == nil {
-		return 0, nil
-	}
-	msg := r.msg
-	return r.code.Code, &msg
 }
 
 // alterPartitionReassignments is alterPartitionReassignments: each
@@ -85,7 +51,7 @@ func (c *Cluster) alterPartitionReassignments(r *request) (kmsg.Response, error)
 
 // alterReassignment is alterPartitionReassignment: a target starts (or
 // changes) the partition's reassignment, none cancels it. c.mu is held.
-func (c *Cluster) alterReassignment(name string, rp kmsg.AlterPartitionAssignmentsRequestTopicPartition, allowRF bool) *refusal {
+func (c *Cluster) alterReassignment(name string, rp kmsg.AlterPartitionAssignmentsRequestTopicPartition, allowRF bool) *apiError {
 	t := c.topics[name]
 	if t == nil {
 		return refuse(kerr.UnknownTopicOrPartition, "Unable to find a topic named %s.", name)
@@ -100,35 +66,12 @@ func (c *Cluster) alterReassignment(name string, rp kmsg.AlterPartitionAssignmen
 	return c.changeReassignment(t, p, rp.Replicas, allowRF)
 }
 
-// checkManualPartition is validateManualPartitionAssignment
-// (clusterops.CheckKRaftManualPartition's rules): not empty, in broker id
-// order every broker registered (fenced ones are) and, from 4.3 on, not
-// all of whose log directories are cordoned, none twice. c.mu is held.
-func (c *Cluster) checkManualPartition(replicas []int32) *refusal {
-	if len(replicas) == 0 {
-		return refuse(kerr.InvalidReplicaAssignment, "The manual partition assignment includes an empty replica list.")
-	}
-	sorted := slices.Sorted(slices.Values(replicas))
-	for i, id := range sorted {
-		b := c.broker(id)
-		switch {
-		case b == nil || !b.registered:
-			return refuse(kerr.InvalidReplicaAssignment, "The manual partition assignment includes broker %d, but no such broker is registered.", id)
-		case c.cordonSupported() && allCordoned(b):
-			return refuse(kerr.InvalidReplicaAssignment, "The manual partition assignment includes broker %d, but all its log directories are cordoned.", id)
-		case i > 0 && sorted[i-1] == id:
-			return refuse(kerr.InvalidReplicaAssignment, "The manual partition assignment includes the broker %d more than once.", id)
-		}
-	}
-	return nil
-}
-
 // changeReassignment is changePartitionReassignment: the replicas become
 // the target followed by the replicas it removes (ascending), adding the
 // target's new replicas (ascending); a target that only reorders or
 // shrinks completes at once. c.mu is held.
-func (c *Cluster) changeReassignment(t *topic, p *partition, target []int32, allowRF bool) *refusal {
-	if err := c.checkManualPartition(target); err != nil {
+func (c *Cluster) changeReassignment(t *topic, p *partition, target []int32, allowRF bool) *apiError {
+	if err := c.checkManualPartition(-1, target, -1); err != nil {
 		return err
 	}
 	if !allowRF {
@@ -157,7 +100,7 @@ func (c *Cluster) changeReassignment(t *topic, p *partition, target []int32, all
 // PartitionReassignmentRevert: the replicas less those being added, the
 // ISR likewise (when that empties it, the first remaining replica, an
 // unclean election the topic must allow). c.mu is held.
-func (c *Cluster) cancelReassignment(t *topic, id int, p *partition) *refusal {
+func (c *Cluster) cancelReassignment(t *topic, id int, p *partition) *apiError {
 	if !p.reassigning() {
 		return refuseBare(kerr.NoReassignmentInProgress)
 	}

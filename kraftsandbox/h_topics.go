@@ -76,17 +76,17 @@ func (c *Cluster) createTopics(r *request) (kmsg.Response, error) {
 
 // checkCreate checks one topic of CreateTopics and returns its replicas
 // by partition and its configs. c.mu is held.
-func (c *Cluster) checkCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32, map[string]string, *configError) {
+func (c *Cluster) checkCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32, map[string]string, *apiError) {
 	if err := validTopicName(t.Topic); err != nil {
-		return nil, nil, &configError{kerr.InvalidTopicException, err.Error()}
+		return nil, nil, &apiError{kerr.InvalidTopicException, err.Error()}
 	}
 	if c.topics[t.Topic] != nil {
-		return nil, nil, refusal(kerr.TopicAlreadyExists, "Topic '%s' already exists.", t.Topic)
+		return nil, nil, refuse(kerr.TopicAlreadyExists, "Topic '%s' already exists.", t.Topic)
 	}
 	if cluster.HasCollisionChars(t.Topic) {
 		for _, name := range slices.Sorted(maps.Keys(c.topics)) {
 			if cluster.TopicsCollide(name, t.Topic) {
-				return nil, nil, refusal(kerr.InvalidTopicException, "Topic '%s' collides with existing topic: %s", t.Topic, name)
+				return nil, nil, refuse(kerr.InvalidTopicException, "Topic '%s' collides with existing topic: %s", t.Topic, name)
 			}
 		}
 	}
@@ -100,7 +100,7 @@ func (c *Cluster) checkCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32, map[s
 		cfg[kv.Name] = *kv.Value
 	}
 	if len(nulls) > 0 {
-		return nil, nil, refusal(kerr.InvalidConfig, "Null value not supported for topic configs: %s", strings.Join(nulls, ","))
+		return nil, nil, refuse(kerr.InvalidConfig, "Null value not supported for topic configs: %s", strings.Join(nulls, ","))
 	}
 	if err := validateTopicConfigs(cfg); err != nil {
 		return nil, nil, err
@@ -112,9 +112,9 @@ func (c *Cluster) checkCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32, map[s
 	rf, n := int(t.ReplicationFactor), int(t.NumPartitions)
 	switch {
 	case rf < -1 || rf == 0:
-		return nil, nil, refusal(kerr.InvalidReplicationFactor, "Replication factor must be larger than 0, or -1 to use the default value.")
+		return nil, nil, refuse(kerr.InvalidReplicationFactor, "Replication factor must be larger than 0, or -1 to use the default value.")
 	case n < -1 || n == 0:
-		return nil, nil, refusal(kerr.InvalidPartitions, "Number of partitions was set to an invalid non-positive value.")
+		return nil, nil, refuse(kerr.InvalidPartitions, "Number of partitions was set to an invalid non-positive value.")
 	}
 	if rf == -1 {
 		rf = c.intBrokerDefault("default.replication.factor", 1)
@@ -131,27 +131,27 @@ func (c *Cluster) checkCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32, map[s
 
 // placementError is the controller's refusal when the placer cannot
 // place rf replicas.
-func placementError(rf int, err error) *configError {
+func placementError(rf int, err error) *apiError {
 	var ae *assign.Error
 	if errors.As(err, &ae) {
-		return refusal(kerr.InvalidReplicationFactor, "Unable to replicate the partition %d time(s): %s", rf, ae.Message)
+		return refuse(kerr.InvalidReplicationFactor, "Unable to replicate the partition %d time(s): %s", rf, ae.Message)
 	}
-	return refusal(kerr.UnknownServerError, "%v", err)
+	return refuse(kerr.UnknownServerError, "%v", err)
 }
 
 // checkManualCreate checks a CreateTopics' manual assignment.
-func (c *Cluster) checkManualCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32, *configError) {
+func (c *Cluster) checkManualCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32, *apiError) {
 	if t.ReplicationFactor != -1 {
-		return nil, refusal(kerr.InvalidRequest, "A manual partition assignment was specified, but replication factor was not set to -1.")
+		return nil, refuse(kerr.InvalidRequest, "A manual partition assignment was specified, but replication factor was not set to -1.")
 	}
 	if t.NumPartitions != -1 {
-		return nil, refusal(kerr.InvalidRequest, "A manual partition assignment was specified, but numPartitions was not set to -1.")
+		return nil, refuse(kerr.InvalidRequest, "A manual partition assignment was specified, but numPartitions was not set to -1.")
 	}
 	byID := map[int32][]int32{}
 	rf := -1
 	for _, a := range t.ReplicaAssignment {
 		if _, ok := byID[a.Partition]; ok {
-			return nil, refusal(kerr.InvalidReplicaAssignment, "Found multiple manual partition assignments for partition %d", a.Partition)
+			return nil, refuse(kerr.InvalidReplicaAssignment, "Found multiple manual partition assignments for partition %d", a.Partition)
 		}
 		if err := c.checkManualPartition(int(a.Partition), a.Replicas, rf); err != nil {
 			return nil, err
@@ -163,7 +163,7 @@ func (c *Cluster) checkManualCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32,
 	for i := range out {
 		rs, ok := byID[int32(i)]
 		if !ok {
-			return nil, refusal(kerr.InvalidReplicaAssignment, "partitions should be a consecutive 0-based integer sequence")
+			return nil, refuse(kerr.InvalidReplicaAssignment, "partitions should be a consecutive 0-based integer sequence")
 		}
 		out[i] = rs
 	}
@@ -173,29 +173,29 @@ func (c *Cluster) checkManualCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32,
 // checkManualPartition is validateManualPartitionAssignment for one
 // partition (clusterops.CheckKRaftManualPartition's rules, on the
 // sandbox's brokers): replicas in id order, each registered, not
-// cordoned (4.3+), not twice; rf replicas (rf < 0: any); one of them
-// unfenced. c.mu is held.
-func (c *Cluster) checkManualPartition(id int, replicas []int32, rf int) *configError {
+// cordoned (4.3+), not twice; rf replicas (rf < 0: any); for a new
+// partition (id >= 0, not a reassignment's target) one of them unfenced. c.mu is held.
+func (c *Cluster) checkManualPartition(id int, replicas []int32, rf int) *apiError {
 	if len(replicas) == 0 {
-		return refusal(kerr.InvalidReplicaAssignment, "The manual partition assignment includes an empty replica list.")
+		return refuse(kerr.InvalidReplicaAssignment, "The manual partition assignment includes an empty replica list.")
 	}
 	sorted := slices.Sorted(slices.Values(replicas))
 	for i, r := range sorted {
 		b := c.broker(r)
 		switch {
 		case b == nil || !b.registered:
-			return refusal(kerr.InvalidReplicaAssignment, "The manual partition assignment includes broker %d, but no such broker is registered.", r)
+			return refuse(kerr.InvalidReplicaAssignment, "The manual partition assignment includes broker %d, but no such broker is registered.", r)
 		case c.cordonSupported() && allCordoned(b):
-			return refusal(kerr.InvalidReplicaAssignment, "%s", clusterops.CordonedAssignmentMessage(int(r)))
+			return refuse(kerr.InvalidReplicaAssignment, "%s", clusterops.CordonedAssignmentMessage(int(r)))
 		case i > 0 && sorted[i-1] == r:
-			return refusal(kerr.InvalidReplicaAssignment, "The manual partition assignment includes the broker %d more than once.", r)
+			return refuse(kerr.InvalidReplicaAssignment, "The manual partition assignment includes the broker %d more than once.", r)
 		}
 	}
 	if rf >= 0 && len(replicas) != rf {
-		return refusal(kerr.InvalidReplicaAssignment, "The manual partition assignment includes a partition with %d replica(s), but this is not consistent with previous partitions, which have %d replica(s).", len(replicas), rf)
+		return refuse(kerr.InvalidReplicaAssignment, "The manual partition assignment includes a partition with %d replica(s), but this is not consistent with previous partitions, which have %d replica(s).", len(replicas), rf)
 	}
-	if !slices.ContainsFunc(replicas, c.usable) {
-		return refusal(kerr.InvalidReplicaAssignment, "All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", id)
+	if id >= 0 && !slices.ContainsFunc(replicas, c.usable) {
+		return refuse(kerr.InvalidReplicaAssignment, "All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", id)
 	}
 	return nil
 }
@@ -238,19 +238,19 @@ func (c *Cluster) createPartitions(r *request) (kmsg.Response, error) {
 
 // checkAddPartitions checks one topic of CreatePartitions and returns
 // its new partitions' replicas. c.mu is held.
-func (c *Cluster) checkAddPartitions(t kmsg.CreatePartitionsRequestTopic) (*topic, [][]int32, *configError) {
+func (c *Cluster) checkAddPartitions(t kmsg.CreatePartitionsRequestTopic) (*topic, [][]int32, *apiError) {
 	tp := c.topics[t.Topic]
 	if tp == nil {
-		return nil, nil, &configError{code: kerr.UnknownTopicOrPartition}
+		return nil, nil, &apiError{code: kerr.UnknownTopicOrPartition}
 	}
 	n, want := len(tp.parts), int(t.Count)
 	switch {
 	case want == n:
-		return nil, nil, refusal(kerr.InvalidPartitions, "Topic already has %d partition(s).", n)
+		return nil, nil, refuse(kerr.InvalidPartitions, "Topic already has %d partition(s).", n)
 	case want < n:
-		return nil, nil, refusal(kerr.InvalidPartitions, "The topic %s currently has %d partition(s); %d would not be an increase.", t.Topic, n, want)
+		return nil, nil, refuse(kerr.InvalidPartitions, "The topic %s currently has %d partition(s); %d would not be an increase.", t.Topic, n, want)
 	case t.Assignment != nil && len(t.Assignment) != want-n:
-		return nil, nil, refusal(kerr.InvalidReplicaAssignment, "Attempted to add %d additional partition(s), but only %d assignment(s) were specified.", want-n, len(t.Assignment))
+		return nil, nil, refuse(kerr.InvalidReplicaAssignment, "Attempted to add %d additional partition(s), but only %d assignment(s) were specified.", want-n, len(t.Assignment))
 	}
 	rf := len(tp.parts[0].replicas)
 	if t.Assignment == nil {

@@ -172,6 +172,11 @@ func TestQuorumLeaderKilled(t *testing.T) {
 	}
 	// Two of three dead: no leader. Controllers answer
 	// NOT_LEADER_OR_FOLLOWER; a broker holds the request then times out.
+	eventually(t, "a tick sees leader 3001", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.ext.quorum.lastLeader == 3001
+	})
 	if err := c.Kill(3001); err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +185,14 @@ func TestQuorumLeaderKilled(t *testing.T) {
 	}
 	if got := describeQuorum(t, c, 1).ErrorCode; got != kerr.RequestTimedOut.Code {
 		t.Errorf("no leader, broker: %v", kerr.ErrorForCode(got))
+	}
+	// A controller keeps naming the last leader it knew, as a real one
+	// does.
+	un := kmsg.NewPtrUnregisterBrokerRequest()
+	un.BrokerID = 99
+	if r := nodeRequest[*kmsg.UnregisterBrokerResponse](t, c.addrOf(3002), un); r.ErrorCode != kerr.NotController.Code ||
+		*r.ErrorMessage != "The active controller appears to be node 3001." {
+		t.Errorf("no leader, unregister on a controller: %v %v", kerr.ErrorForCode(r.ErrorCode), r.ErrorMessage)
 	}
 	// A majority back: a leader in a later epoch.
 	if err := c.Restart(3000); err != nil {

@@ -223,8 +223,8 @@ func (c *Cluster) advanceCopies(sec float64) {
 				continue
 			}
 			x := cp{p: p, info: info, r: r}
-			x.fRate = c.throttleRate(r, followerThrottledRate)
-			x.lRt = c.throttleRate(p.leader, leaderThrottledRate)
+			x.fRate = c.throttleOrNone(r, false)
+			x.lRt = c.throttleOrNone(p.leader, true)
 			x.fTh = x.fRate >= 0 && c.throttles(info, p, followerThrottledReplicas, r)
 			x.lTh = x.lRt >= 0 && c.throttles(info, p, leaderThrottledReplicas, p.leader)
 			inbound[r]++
@@ -267,23 +267,6 @@ func (c *Cluster) advanceCopies(sec float64) {
 		}
 		c.change(c.ext.repl.copying[p].t, p, isr, electAny)
 	}
-}
-
-// throttleRate is a broker's throttle rate config (its own, else the
-// cluster-wide default) in bytes/s, -1 when unset. c.mu is held.
-func (c *Cluster) throttleRate(broker int32, key string) float64 {
-	v, ok := c.brokerConfigs[strconv.Itoa(int(broker))][key]
-	if !ok {
-		v, ok = c.brokerConfigs[""][key]
-	}
-	if !ok {
-		return -1
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < 0 {
-		return -1
-	}
-	return float64(n)
 }
 
 // throttles says whether the topic's throttled-replicas config key names
@@ -453,4 +436,13 @@ func (c *Cluster) brokerRestarting(b *broker) {
 	}
 	delete(c.ext.repl.cleanStop, b.id)
 	b.shuttingDown = false
+}
+
+// throttleOrNone is a broker's replication throttle rate in bytes/s, -1
+// when none is set. c.mu is held.
+func (c *Cluster) throttleOrNone(broker int32, leader bool) float64 {
+	if r, ok := c.throttleRate(broker, leader); ok {
+		return r
+	}
+	return -1
 }
