@@ -95,12 +95,7 @@ func TestDataConsoleTools(t *testing.T) {
 	}
 
 	// The same against real Kafka 4.4.
-	rk, err := kafkatest.StartKRaft(kafkatest.KRaftOptions{Version: kafkatest.Kafka44, Combined: true,
-		Props: map[string]string{"offsets.topic.replication.factor": "1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rk.Stop)
+	rk := kafkatest.SharedKRaft(t, kafkatest.Kafka44)
 	rcl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(rk.Bootstrap(), ",")...))
 	if err != nil {
 		t.Fatal(err)

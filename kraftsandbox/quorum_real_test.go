@@ -14,21 +14,14 @@ import (
 // realKRaft is a real Kafka 4.4 KRaft cluster of 3 controllers and 3
 // brokers to compare with: the one KTOPO_REAL_KRAFT_BOOTSTRAP and
 // KTOPO_REAL_KRAFT_CONTROLLERS name (a running one, only read and given
-// a topic of this test's), else one started for the test.
+// a topic of this test's), else the package's shared one.
 func realKRaft(t *testing.T) (bootstrap, controllers string) {
 	t.Helper()
 	bs, cs := os.Getenv("KTOPO_REAL_KRAFT_BOOTSTRAP"), os.Getenv("KTOPO_REAL_KRAFT_CONTROLLERS")
 	if bs != "" && cs != "" {
 		return bs, cs
 	}
-	rc, err := kafkatest.StartKRaft(kafkatest.KRaftOptions{Version: kafkatest.Kafka44})
-	if err != nil {
-		if os.Getenv("CI") != "true" {
-			t.Skipf("skipping: no real Kafka 4.4 cluster: %v", err)
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Stop)
+	rc := kafkatest.SharedKRaft(t, kafkatest.Kafka44)
 	return rc.Bootstrap(), rc.ControllerBootstrap()
 }
 
