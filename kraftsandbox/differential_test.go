@@ -3,10 +3,12 @@ package kraftsandbox_test
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +38,8 @@ import (
 // runs the sandbox's side only (and prints its outputs).
 func TestDifferential(t *testing.T) {
 	dist := kafkatest.Require(t, kafkatest.Kafka44)
+	// Last: the tool JVM (and any shared cluster) ends with the test.
+	t.Cleanup(kafkatest.StopAll)
 	start := time.Now()
 	dir := t.TempDir()
 	for name, text := range scriptFiles {
@@ -114,6 +118,7 @@ type output struct {
 	raw, norm string
 	code      int
 	err       error // the step could not run (its setup failed)
+	took      time.Duration
 }
 
 type stepResult struct {
@@ -132,7 +137,7 @@ func kafkaSide(t *testing.T) *side {
 	c, err := kafkatest.StartKRaft(kafkatest.KRaftOptions{Version: kafkatest.Kafka44, Controllers: 3, Brokers: 3, Racks: 3,
 		Props: map[string]string{"auto.leader.rebalance.enable": "false"}})
 	if err != nil {
-		if os.Getenv("CI") != "true" && strings.Contains(err.Error(), "unavailable") {
+		if os.Getenv("CI") != "true" && errors.Is(err, kafkatest.ErrUnavailable) {
 			t.Skip(err)
 		}
 		t.Fatal(err)
@@ -184,7 +189,7 @@ func newSide(t *testing.T, name, bootstrap, controllers string) *side {
 
 // run runs one step on the side: its setup, then the tool.
 func (s *side) run(t *testing.T, dist *kafkatest.Dist, dir string, st step) output {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if st.before != nil {
 		if err := st.before(ctx, s); err != nil {
@@ -198,16 +203,26 @@ func (s *side) run(t *testing.T, dist *kafkatest.Dist, dir string, st step) outp
 		a = strings.ReplaceAll(a, "{dir}", dir)
 		args[i] = a
 	}
+	// Timeouts shorter than the admin client's minute: a request the
+	// sandbox does not answer fails the step in seconds, not minutes. A
+	// tool prints them only when one expires.
+	// It goes after the bootstrap option, before a subcommand
+	// (kafka-metadata-quorum describe, kafka-features describe).
+	args = slices.Insert(args, 2, "--command-config", filepath.Join(dir, "admin.properties"))
+	began := time.Now()
 	res, err := dist.Command(st.tool, args...)
+	took := time.Since(began)
 	if err != nil {
-		return output{err: err}
+		return output{err: err, took: took}
 	}
 	raw := res.Stdout
 	if res.Stderr != "" {
 		raw += "[stderr]\n" + res.Stderr
 	}
-	o := output{raw: raw, code: res.Code, norm: s.names.Normalise(raw, st.placed...)}
-	if st.after != nil {
+	o := output{raw: raw, code: res.Code, norm: s.names.Normalise(raw, st.placed...), took: took}
+	// What a step waits for after its tool is what the tool did: nothing
+	// when it failed.
+	if st.after != nil && res.Code == 0 {
 		if err := st.after(ctx, s); err != nil {
 			o.err = fmt.Errorf("after: %w", err)
 		}
@@ -220,7 +235,7 @@ func (s *side) run(t *testing.T, dist *kafkatest.Dist, dir string, st step) outp
 // script no longer meets.
 func report(t *testing.T, results []stepResult, both bool) {
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-4s %-44s %-6s %s\n", "#", "step", "exit", "result")
+	fmt.Fprintf(&table, "%-3s %-40s %-5s %-11s %s\n", "#", "step", "exit", "time", "result")
 	failed := 0
 	for i, r := range results {
 		verdict := ""
@@ -248,9 +263,17 @@ func report(t *testing.T, results []stepResult, both bool) {
 			}
 		}
 		exit := fmt.Sprintf("%d/%d", r.kafka.code, r.sandbox.code)
-		fmt.Fprintf(&table, "%-4d %-44s %-6s %s\n", i+1, r.step.name, exit, verdict)
+		took := fmt.Sprintf("%.1f/%.1fs", r.kafka.took.Seconds(), r.sandbox.took.Seconds())
+		if !both {
+			o := r.kafka
+			if o.raw == "" && o.err == nil {
+				o = r.sandbox
+			}
+			exit, took = fmt.Sprint(o.code), fmt.Sprintf("%.1fs", o.took.Seconds())
+		}
+		fmt.Fprintf(&table, "%-3d %-40s %-5s %-11s %s\n", i+1, r.step.name, exit, took, verdict)
 	}
-	t.Logf("per-step results (exit: kafka/sandbox):\n%s", table.String())
+	t.Logf("per-step results (exit status and time: kafka/sandbox):\n%s", table.String())
 	if failed > 0 {
 		t.Errorf("%d of %d steps differ from Kafka 4.4.0 (diffs above; accepted differences: knownDifferences and docs/kraft-sandbox-fidelity.md)", failed, len(results))
 	}
@@ -331,6 +354,7 @@ type step struct {
 
 // scriptFiles are the JSON files the script's tools read.
 var scriptFiles = map[string]string{
+	"admin.properties": "request.timeout.ms=10000\ndefault.api.timeout.ms=15000\n",
 	// diff-a-0's replicas reordered: the controller keeps the leader,
 	// so a preferred election then moves it.
 	"reorder.json": `{"version":1,"partitions":[{"topic":"diff-a","partition":0,"replicas":[2,1,3]}]}`,
