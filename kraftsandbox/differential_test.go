@@ -56,6 +56,11 @@ func TestDifferential(t *testing.T) {
 	if only == "" || only == "sandbox" {
 		sb = sandboxSide(t)
 	}
+	for _, s := range []*side{real, sb} {
+		if s != nil {
+			s.names.Literals = map[string]string{dir: "<dir>"}
+		}
+	}
 	t.Logf("clusters up after %s", time.Since(start).Round(time.Millisecond))
 
 	var results []stepResult
@@ -98,6 +103,10 @@ func dump(t *testing.T, dir string, results []stepResult) {
 			}
 			name := fmt.Sprintf("%02d-%s.%s.txt", i+1, strings.ReplaceAll(r.step.name, " ", "-"), side)
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			norm := fmt.Sprintf("exit %d\n%s", o.code, o.norm)
+			if err := os.WriteFile(filepath.Join(dir, strings.TrimSuffix(name, ".txt")+".norm"), []byte(norm), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -221,7 +230,13 @@ func (s *side) run(t *testing.T, dist *kafkatest.Dist, dir string, st step) outp
 	}
 	o := output{raw: raw, code: res.Code, norm: s.names.Normalise(raw, st.placed...), took: took}
 	// What a step waits for after its tool is what the tool did: nothing
-	// when it failed.
+	// when it failed. Every broker's metadata then agrees, so that the
+	// next tool reads the same whichever broker it asks.
+	if res.Code == 0 {
+		if err := s.settle(ctx); err != nil {
+			o.err = fmt.Errorf("after: brokers' metadata: %w", err)
+		}
+	}
 	if st.after != nil && res.Code == 0 {
 		if err := st.after(ctx, s); err != nil {
 			o.err = fmt.Errorf("after: %w", err)
@@ -396,17 +411,20 @@ var script = []step{
 	{name: "alter partitions down (refused)", tool: "kafka-topics",
 		args: []string{"--bootstrap-server", "{bs}", "--alter", "--topic", "diff-a", "--partitions", "2"}},
 	{name: "topic config alter", tool: "kafka-configs",
-		args: []string{"--bootstrap-server", "{bs}", "--alter", "--entity-type", "topics", "--entity-name", "diff-a", "--add-config", "retention.ms=86400000,max.message.bytes=2000000"}},
+		args:  []string{"--bootstrap-server", "{bs}", "--alter", "--entity-type", "topics", "--entity-name", "diff-a", "--add-config", "retention.ms=86400000,max.message.bytes=2000000"},
+		after: waitConfigs(kmsg.ConfigResourceTypeTopic, "diff-a", map[string]string{"retention.ms": "86400000", "max.message.bytes": "2000000"})},
 	{name: "topic config bad value (refused)", tool: "kafka-configs",
 		args: []string{"--bootstrap-server", "{bs}", "--alter", "--entity-type", "topics", "--entity-name", "diff-a", "--add-config", "min.insync.replicas=two"}},
 	{name: "topic config describe", tool: "kafka-configs",
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--entity-type", "topics", "--entity-name", "diff-a"}},
 	{name: "broker throttle alter", tool: "kafka-configs",
-		args: []string{"--bootstrap-server", "{bs}", "--alter", "--entity-type", "brokers", "--entity-name", "2", "--add-config", "leader.replication.throttled.rate=5000000,follower.replication.throttled.rate=5000000"}},
+		args:  []string{"--bootstrap-server", "{bs}", "--alter", "--entity-type", "brokers", "--entity-name", "2", "--add-config", "leader.replication.throttled.rate=5000000,follower.replication.throttled.rate=5000000"},
+		after: waitConfigs(kmsg.ConfigResourceTypeBroker, "2", map[string]string{"leader.replication.throttled.rate": "5000000", "follower.replication.throttled.rate": "5000000"})},
 	{name: "broker config describe", tool: "kafka-configs",
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--entity-type", "brokers", "--entity-name", "2"}},
 	{name: "broker config delete", tool: "kafka-configs",
-		args: []string{"--bootstrap-server", "{bs}", "--alter", "--entity-type", "brokers", "--entity-name", "2", "--delete-config", "leader.replication.throttled.rate,follower.replication.throttled.rate"}},
+		args:  []string{"--bootstrap-server", "{bs}", "--alter", "--entity-type", "brokers", "--entity-name", "2", "--delete-config", "leader.replication.throttled.rate,follower.replication.throttled.rate"},
+		after: waitConfigs(kmsg.ConfigResourceTypeBroker, "2", map[string]string{"leader.replication.throttled.rate": "", "follower.replication.throttled.rate": ""})},
 	{name: "reassign reorder", tool: "kafka-reassign-partitions",
 		args:  []string{"--bootstrap-server", "{bs}", "--reassignment-json-file", "{dir}/reorder.json", "--execute"},
 		after: waitReassignments},
@@ -420,7 +438,8 @@ var script = []step{
 		args: []string{"--bootstrap-server", "{bs}", "--election-type", "preferred", "--topic", "diff-a", "--partition", "0"}},
 	{name: "reassign throttled", tool: "kafka-reassign-partitions",
 		args:   []string{"--bootstrap-server", "{bs}", "--reassignment-json-file", "{dir}/move.json", "--execute", "--throttle", "1024"},
-		before: produce("diff-c", 4<<20)},
+		before: produce("diff-c", 4<<20),
+		after:  waitConfigs(kmsg.ConfigResourceTypeTopic, "diff-c", map[string]string{"leader.replication.throttled.replicas": "0:1,0:2", "follower.replication.throttled.replicas": "0:3"})},
 	{name: "reassign verify in progress", tool: "kafka-reassign-partitions",
 		args: []string{"--bootstrap-server", "{bs}", "--reassignment-json-file", "{dir}/move.json", "--verify"}},
 	{name: "reassign list", tool: "kafka-reassign-partitions",
@@ -428,8 +447,9 @@ var script = []step{
 	{name: "throttled topic config", tool: "kafka-configs",
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--entity-type", "topics", "--entity-name", "diff-c"}},
 	{name: "reassign cancel", tool: "kafka-reassign-partitions",
-		args:  []string{"--bootstrap-server", "{bs}", "--reassignment-json-file", "{dir}/move.json", "--cancel"},
-		after: waitReassignments},
+		args: []string{"--bootstrap-server", "{bs}", "--reassignment-json-file", "{dir}/move.json", "--cancel"},
+		after: both(waitReassignments,
+			waitConfigs(kmsg.ConfigResourceTypeTopic, "diff-c", map[string]string{"leader.replication.throttled.replicas": "", "follower.replication.throttled.replicas": ""}))},
 	{name: "describe after moves", tool: "kafka-topics",
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--topic", "diff-[ac]"}},
 	{name: "log dirs", tool: "kafka-log-dirs",
@@ -472,6 +492,105 @@ func (s *side) partitions(ctx context.Context) (map[string][]int32, error) {
 		out[*tp.Topic] = leaders
 	}
 	return out, nil
+}
+
+// settle waits until every broker's metadata (topics, partitions, their
+// leaders, epochs, replicas and ISRs) is the same.
+func (s *side) settle(ctx context.Context) error {
+	return poll(ctx, func() (bool, error) {
+		md, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, s.cl)
+		if err != nil {
+			return false, err
+		}
+		var first string
+		for i, b := range md.Brokers {
+			resp, err := s.cl.Broker(int(b.NodeID)).RetriableRequest(ctx, kmsg.NewPtrMetadataRequest())
+			if err != nil {
+				return false, err
+			}
+			fp := fingerprint(resp.(*kmsg.MetadataResponse))
+			if i == 0 {
+				first = fp
+			} else if fp != first {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+// fingerprint is a metadata response's topics in a canonical form.
+func fingerprint(md *kmsg.MetadataResponse) string {
+	var lines []string
+	for _, tp := range md.Topics {
+		for _, p := range tp.Partitions {
+			lines = append(lines, fmt.Sprintf("%s %d %d %d %v %v %d", *tp.Topic, p.Partition, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR, p.ErrorCode))
+		}
+		if len(tp.Partitions) == 0 {
+			lines = append(lines, fmt.Sprintf("%s %d", *tp.Topic, tp.ErrorCode))
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// waitConfigs waits until every broker describes the resource (a topic,
+// or a broker: kmsg.ConfigResourceTypeBroker) with the configs given
+// ("" for not set dynamically).
+func waitConfigs(typ kmsg.ConfigResourceType, name string, want map[string]string) func(ctx context.Context, s *side) error {
+	return func(ctx context.Context, s *side) error {
+		return poll(ctx, func() (bool, error) {
+			var ids []int32
+			if typ == kmsg.ConfigResourceTypeBroker {
+				// A broker answers for its own configs only.
+				var id int32
+				fmt.Sscan(name, &id)
+				ids = []int32{id}
+			} else {
+				md, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, s.cl)
+				if err != nil {
+					return false, err
+				}
+				for _, b := range md.Brokers {
+					ids = append(ids, b.NodeID)
+				}
+			}
+			for _, id := range ids {
+				req := kmsg.NewPtrDescribeConfigsRequest()
+				r := kmsg.NewDescribeConfigsRequestResource()
+				r.ResourceType, r.ResourceName = typ, name
+				req.Resources = append(req.Resources, r)
+				resp, err := s.cl.Broker(int(id)).RetriableRequest(ctx, req)
+				if err != nil {
+					return false, err
+				}
+				got := map[string]string{}
+				for _, res := range resp.(*kmsg.DescribeConfigsResponse).Resources {
+					for _, c := range res.Configs {
+						if c.Value != nil && (c.Source == kmsg.ConfigSourceDynamicTopicConfig || c.Source == kmsg.ConfigSourceDynamicBrokerConfig) {
+							got[c.Name] = *c.Value
+						}
+					}
+				}
+				for k, v := range want {
+					if got[k] != v {
+						return false, nil
+					}
+				}
+			}
+			return true, nil
+		})
+	}
+}
+
+// both runs one wait, then another.
+func both(a, b func(ctx context.Context, s *side) error) func(ctx context.Context, s *side) error {
+	return func(ctx context.Context, s *side) error {
+		if err := a(ctx, s); err != nil {
+			return err
+		}
+		return b(ctx, s)
+	}
 }
 
 // waitTopics waits until the topics are in the side's metadata with

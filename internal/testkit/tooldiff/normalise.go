@@ -17,6 +17,9 @@ type Names struct {
 	// Nodes names the nodes' listeners: "host:port" → "<broker 1>",
 	// "<controller 3000>" (another address becomes "<addr>").
 	Nodes map[string]string
+	// Literals are other texts to replace, as given (e.g. the directory
+	// of the files the tools read → "<dir>").
+	Literals map[string]string
 }
 
 // Normalise returns a tool's output with what differs between any two
@@ -25,6 +28,7 @@ type Names struct {
 // --describe lines have their leaders, replicas, ISRs and ELRs masked.
 //
 // What it masks, and nothing else:
+//   - Literals;
 //   - the cluster id → <cluster-id>; listeners (host:port) → their names;
 //   - kafka-topics' TopicId → <topic-id>;
 //   - log directory paths in kafka-log-dirs' and kafka-reassign-partitions'
@@ -40,6 +44,9 @@ type Names struct {
 //     their widest value);
 //   - kafka-features' Epoch (the metadata offset of the last change) → <n>.
 func (n Names) Normalise(out string, placed ...string) string {
+	for text, name := range n.Literals {
+		out = strings.ReplaceAll(out, text, name)
+	}
 	if n.ClusterID != "" {
 		out = strings.ReplaceAll(out, n.ClusterID, "<cluster-id>")
 	}

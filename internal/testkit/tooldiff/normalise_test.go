@@ -146,9 +146,11 @@ func TestNormaliseMasksOnlyWhatDiffers(t *testing.T) {
 	}
 }
 
-func TestNormaliseUnknownAddress(t *testing.T) {
-	got := kafkaNames.Normalise("Error connecting to node localhost:9999 (id: 1 rack: null), 127.0.0.1:13151")
-	if want := "Error connecting to node <addr> (id: 1 rack: null), <broker 1>"; got != want {
+func TestNormaliseUnknownAddressAndLiterals(t *testing.T) {
+	n := kafkaNames
+	n.Literals = map[string]string{"/tmp/TestDifferential1/001": "<dir>"}
+	got := n.Normalise("Error connecting to node localhost:9999 (id: 1 rack: null), 127.0.0.1:13151 --command-config /tmp/TestDifferential1/001/admin.properties")
+	if want := "Error connecting to node <addr> (id: 1 rack: null), <broker 1> --command-config <dir>/admin.properties"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
