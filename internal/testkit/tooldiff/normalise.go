@@ -6,7 +6,10 @@
 package tooldiff
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -36,12 +39,14 @@ type Names struct {
 //     lags of kafka-log-dirs → <size>, <lag>;
 //   - kafka-metadata-quorum describe --status: LeaderId, LeaderEpoch,
 //     HighWatermark, MaxFollowerLag, MaxFollowerLagTimeMs → <n>, the
-//     observers' directoryIds → <dir-id>;
+//     observers' directoryIds → <dir-id>, and the observers sorted by id
+//     (Kafka's quorum leader keeps them in a HashMap keyed by id and
+//     directory id: their order changes from cluster to cluster);
 //   - kafka-metadata-quorum describe --replication: the voters' NodeIds
 //     (which voter leads is an election's chance) → <voter>, the
 //     observers' DirectoryIds, every LogEndOffset, Lag and timestamp; the
-//     table's cells are re-joined with one tab (Kafka pads the columns to
-//     their widest value);
+//     observers' rows sorted by id (as in --status); the table's cells
+//     re-joined with one tab (Kafka pads the columns to their widest value);
 //   - kafka-features' Epoch (the metadata offset of the last change) → <n>.
 func (n Names) Normalise(out string, placed ...string) string {
 	for text, name := range n.Literals {
@@ -62,6 +67,12 @@ func (n Names) Normalise(out string, placed ...string) string {
 	out = logDirsRE.ReplaceAllStringFunc(out, func(s string) string {
 		return pathRE.ReplaceAllString(s, `"<log-dir>"`)
 	})
+	out = observersRE.ReplaceAllStringFunc(out, func(l string) string {
+		m := observersRE.FindStringSubmatch(l)
+		obs := observerRE.FindAllString(m[2], -1)
+		slices.SortStableFunc(obs, func(a, b string) int { return cmp.Compare(observerID(a), observerID(b)) })
+		return m[1] + "[" + strings.Join(obs, ", ") + "]"
+	})
 	lines := strings.Split(out, "\n")
 	inTable := false
 	for i, l := range lines {
@@ -80,7 +91,44 @@ func (n Names) Normalise(out string, placed ...string) string {
 		}
 		lines[i] = l
 	}
+	sortObserverRows(lines)
 	return strings.Join(lines, "\n")
+}
+
+// observersRE is kafka-metadata-quorum describe --status's observers,
+// observerRE one of them.
+var (
+	observersRE = regexp.MustCompile(`(?m)^(CurrentObservers:\s+)\[(.*)\]$`)
+	observerRE  = regexp.MustCompile(`\{"id": -?\d+[^}]*\}`)
+)
+
+// observerID is an observer's id in --status's list, or a --replication
+// row's NodeId.
+func observerID(s string) int {
+	s = strings.TrimPrefix(s, `{"id": `)
+	end := strings.IndexFunc(s, func(r rune) bool { return r != '-' && (r < '0' || r > '9') })
+	if end >= 0 {
+		s = s[:end]
+	}
+	id, _ := strconv.Atoi(s)
+	return id
+}
+
+// sortObserverRows sorts each run of --replication's Observer rows by
+// NodeId.
+func sortObserverRows(lines []string) {
+	isObserver := func(l string) bool { return strings.HasSuffix(l, "\tObserver") }
+	for i := 0; i < len(lines); i++ {
+		if !isObserver(lines[i]) {
+			continue
+		}
+		j := i
+		for j < len(lines) && isObserver(lines[j]) {
+			j++
+		}
+		slices.SortStableFunc(lines[i:j], func(a, b string) int { return cmp.Compare(observerID(a), observerID(b)) })
+		i = j
+	}
 }
 
 // replicationRow normalises a row of kafka-metadata-quorum describe
