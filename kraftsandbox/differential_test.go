@@ -454,10 +454,24 @@ var script = []step{
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--topic", "diff-[ac]"}},
 	{name: "log dirs", tool: "kafka-log-dirs",
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--broker-list", "1,2,3", "--topic-list", "diff-a,diff-c"}},
+	{name: "topic configs all", tool: "kafka-configs",
+		args: []string{"--bootstrap-server", "{bs}", "--describe", "--all", "--entity-type", "topics", "--entity-name", "diff-c"}},
+	{name: "create for consumers", tool: "kafka-topics",
+		args:  []string{"--bootstrap-server", "{bs}", "--create", "--topic", "diff-d", "--replica-assignment", "1:2,2:3"},
+		after: waitTopics("diff-d")},
+	{name: "console consumer", tool: "kafka-console-consumer",
+		args:   []string{"--bootstrap-server", "{bs}", "--topic", "diff-d", "--group", "diff-g", "--from-beginning", "--max-messages", "3", "--timeout-ms", "15000"},
+		before: produceText("diff-d", "one", "two", "three")},
+	{name: "consumer group describe", tool: "kafka-consumer-groups",
+		args: []string{"--bootstrap-server", "{bs}", "--describe", "--group", "diff-g"}},
+	{name: "consumer group list", tool: "kafka-consumer-groups",
+		args: []string{"--bootstrap-server", "{bs}", "--list"}},
 	{name: "quorum status", tool: "kafka-metadata-quorum",
 		args: []string{"--bootstrap-controller", "{ctl}", "describe", "--status"}},
 	{name: "quorum replication", tool: "kafka-metadata-quorum",
 		args: []string{"--bootstrap-controller", "{ctl}", "describe", "--replication"}},
+	{name: "quorum status through brokers", tool: "kafka-metadata-quorum",
+		args: []string{"--bootstrap-server", "{bs}", "describe", "--status"}},
 	{name: "features", tool: "kafka-features",
 		args: []string{"--bootstrap-controller", "{ctl}", "describe"}},
 	{name: "delete", tool: "kafka-topics",
@@ -467,7 +481,7 @@ var script = []step{
 		args: []string{"--bootstrap-server", "{bs}", "--list", "--topic", "diff-.*"}},
 	{name: "cleanup", tool: "kafka-topics",
 		args:  []string{"--bootstrap-server", "{bs}", "--delete", "--topic", "diff-.*"},
-		after: waitGone("diff-a", "diff-c")},
+		after: waitGone("diff-a", "diff-c", "diff-d")},
 }
 
 // partitions returns the side's topics' partitions' leaders (by topic,
@@ -683,6 +697,19 @@ func produce(topic string, n int) func(ctx context.Context, s *side) error {
 		}
 		// A record's failure is reported to its promise; one more, synchronously.
 		return s.cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: 0, Value: []byte("last")}).FirstErr()
+	}
+}
+
+// produceText writes records with these values to partition 0 of a
+// topic, one by one, acks=all.
+func produceText(topic string, values ...string) func(ctx context.Context, s *side) error {
+	return func(ctx context.Context, s *side) error {
+		for _, v := range values {
+			if err := s.cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: 0, Value: []byte(v)}).FirstErr(); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }
 

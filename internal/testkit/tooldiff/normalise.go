@@ -36,7 +36,8 @@ type Names struct {
 //   - kafka-topics' TopicId → <topic-id>;
 //   - log directory paths in kafka-log-dirs' and kafka-reassign-partitions'
 //     JSON ("logDir", "log_dirs") → <log-dir>, and the sizes and offset
-//     lags of kafka-log-dirs → <size>, <lag>;
+//     lags of kafka-log-dirs → <size>, <lag> (except 0: an empty
+//     partition, a replica in sync);
 //   - kafka-metadata-quorum describe --status: LeaderId, LeaderEpoch,
 //     HighWatermark, MaxFollowerLag, MaxFollowerLagTimeMs → <n>, the
 //     observers' directoryIds → <dir-id>, and the observers sorted by id
@@ -183,8 +184,10 @@ var rules = []struct {
 	// kafka-topics --describe.
 	{regexp.MustCompile(`TopicId: [A-Za-z0-9_-]{22}\b`), "TopicId: <topic-id>"},
 	// kafka-log-dirs.
-	{regexp.MustCompile(`"size":\d+`), `"size":<size>`},
-	{regexp.MustCompile(`"offsetLag":\d+`), `"offsetLag":<lag>`},
+	// An empty partition's size is 0 (an empty segment) and an in-sync
+	// replica's lag 0 in any cluster: only other values are masked.
+	{regexp.MustCompile(`"size":[1-9]\d*`), `"size":<size>`},
+	{regexp.MustCompile(`"offsetLag":[1-9]\d*`), `"offsetLag":<lag>`},
 	// kafka-metadata-quorum describe --status.
 	{regexp.MustCompile(`(?m)^((?:LeaderId|LeaderEpoch|HighWatermark|MaxFollowerLag|MaxFollowerLagTimeMs):\s+)-?\d+$`), "${1}<n>"},
 	{regexp.MustCompile(`"directoryId": "[A-Za-z0-9_-]{22}"`), `"directoryId": "<dir-id>"`},

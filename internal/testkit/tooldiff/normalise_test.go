@@ -75,8 +75,7 @@ func other(raw string) (string, Names) {
 	for _, r := range []struct{ re, with string }{
 		{`TopicId: [A-Za-z0-9_-]{22}`, "TopicId: zzzzzzzzzzzzzzzzzzzzzz"},
 		{`/tmp/ktopo-kafkatest/[0-9-]+/broker-(\d)-data`, "/var/lib/kafka/broker-$1"},
-		{`"size":\d+`, `"size":12345`},
-		{`"offsetLag":\d+`, `"offsetLag":7`},
+		{`"size":[1-9]\d*`, `"size":12345`},
 		{`(?m)^(LeaderId:\s+)3000`, "${1}3001"},
 		{`(?m)^(LeaderEpoch:\s+)\d+`, "${1}4"},
 		{`(?m)^(HighWatermark:\s+)\d+`, "${1}77"},
@@ -125,6 +124,8 @@ func TestNormaliseMasksOnlyWhatDiffers(t *testing.T) {
 		{"reassign-throttled.txt", "1024 B/s", "1000 B/s"},
 		{"log-dirs.txt", `"partition":"diff-c-0"`, `"partition":"diff-c-1"`},
 		{"log-dirs.txt", `"isFuture":false`, `"isFuture":true`},
+		{"log-dirs.txt", `"size":0`, `"size":1`},
+		{"log-dirs.txt", `"offsetLag":0`, `"offsetLag":1`},
 		{"quorum-status.txt", `{"id": 3001`, `{"id": 3003`},
 		{"quorum-status.txt", `{"id": 3, "directoryId"`, `{"id": 4, "directoryId"`},
 		{"quorum-replication.txt", "Follower", "Observer"},
