@@ -120,6 +120,24 @@ type side struct {
 	controllers string
 	names       tooldiff.Names
 	cl          *kgo.Client
+	// kill and restart a broker's process (nil: a cluster the test did
+	// not start).
+	kill, restart func(id int) error
+	// down are the brokers killed (by index in bootstrap): {bs} leaves
+	// them out, as an operator would, so that no tool's admin client
+	// warns of a connection refused to the one it happened to pick.
+	down map[int]bool
+}
+
+// bs is the side's --bootstrap-server: its live brokers.
+func (s *side) bs() string {
+	var live []string
+	for i, a := range strings.Split(s.bootstrap, ",") {
+		if !s.down[i+1] {
+			live = append(live, a)
+		}
+	}
+	return strings.Join(live, ",")
 }
 
 // output is what one step printed on one side, normalised.
@@ -153,17 +171,24 @@ func kafkaSide(t *testing.T) *side {
 	}
 	kafkatest.Attach(t, c)
 	t.Cleanup(c.Stop)
-	return newSide(t, "kafka", c.Bootstrap(), c.ControllerBootstrap())
+	s := newSide(t, "kafka", c.Bootstrap(), c.ControllerBootstrap())
+	s.kill = func(id int) error { c.Node(id).Kill(); return nil }
+	s.restart = func(id int) error { return c.Node(id).Start() }
+	return s
 }
 
 func sandboxSide(t *testing.T) *side {
-	c, err := kraftsandbox.Start(kraftsandbox.Config{Brokers: 3, Controllers: 3, Racks: 3,
+	// The real cluster's session timeout (kafkatest's 6 s), so that a
+	// killed broker is fenced as soon on both sides.
+	c, err := kraftsandbox.Start(kraftsandbox.Config{Brokers: 3, Controllers: 3, Racks: 3, SessionTimeout: 6 * time.Second,
 		NoAutoLeaderRebalance: true, Rand: mrand.New(mrand.NewPCG(30, 44))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return newSide(t, "sandbox", c.Bootstrap(), c.ControllerBootstrap())
+	s := newSide(t, "sandbox", c.Bootstrap(), c.ControllerBootstrap())
+	s.kill, s.restart = c.Kill, c.Restart
+	return s
 }
 
 // newSide connects to a cluster: brokers 1..n in bootstrap's order,
@@ -207,7 +232,7 @@ func (s *side) run(t *testing.T, dist *kafkatest.Dist, dir string, st step) outp
 	}
 	args := make([]string, len(st.args))
 	for i, a := range st.args {
-		a = strings.ReplaceAll(a, "{bs}", s.bootstrap)
+		a = strings.ReplaceAll(a, "{bs}", s.bs())
 		a = strings.ReplaceAll(a, "{ctl}", s.controllers)
 		a = strings.ReplaceAll(a, "{dir}", dir)
 		args[i] = a
@@ -464,6 +489,18 @@ var script = []step{
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--topic", "diff-[ac]"}},
 	{name: "log dirs", tool: "kafka-log-dirs",
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--broker-list", "1,2,3", "--topic-list", "diff-a,diff-c"}},
+	{name: "broker 3 killed: describe", tool: "kafka-topics",
+		args:   []string{"--bootstrap-server", "{bs}", "--describe", "--topic", "diff-[ac]"},
+		before: killBroker(3)},
+	{name: "under-replicated partitions", tool: "kafka-topics",
+		args: []string{"--bootstrap-server", "{bs}", "--describe", "--under-replicated-partitions", "--topic", "diff-[ac]"}},
+	{name: "preferred replica down (refused)", tool: "kafka-leader-election",
+		args: []string{"--bootstrap-server", "{bs}", "--election-type", "preferred", "--topic", "diff-a", "--partition", "2"}},
+	{name: "broker 3 back: describe", tool: "kafka-topics",
+		args:   []string{"--bootstrap-server", "{bs}", "--describe", "--topic", "diff-a"},
+		before: restartBroker(3)},
+	{name: "leader election back to preferred", tool: "kafka-leader-election",
+		args: []string{"--bootstrap-server", "{bs}", "--election-type", "preferred", "--topic", "diff-a", "--partition", "2"}},
 	{name: "topic configs all", tool: "kafka-configs",
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--all", "--entity-type", "topics", "--entity-name", "diff-c"}},
 	{name: "create for consumers", tool: "kafka-topics",
@@ -707,6 +744,78 @@ func produce(topic string, n int) func(ctx context.Context, s *side) error {
 		}
 		// A record's failure is reported to its promise; one more, synchronously.
 		return s.cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: 0, Value: []byte("last")}).FirstErr()
+	}
+}
+
+// killBroker kills a broker (SIGKILL: no controlled shutdown) and waits
+// until the controller has fenced it: it is in no ISR of any partition
+// and every broker's metadata agrees.
+func killBroker(id int32) func(ctx context.Context, s *side) error {
+	return func(ctx context.Context, s *side) error {
+		if s.kill == nil {
+			return errors.New("cannot kill a broker of a cluster the test did not start")
+		}
+		if err := s.kill(int(id)); err != nil {
+			return err
+		}
+		if s.down == nil {
+			s.down = map[int]bool{}
+		}
+		s.down[int(id)] = true
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		err := poll(ctx, func() (bool, error) {
+			md, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, s.cl)
+			if err != nil {
+				return false, nil // the killed broker's connection
+			}
+			for _, tp := range md.Topics {
+				for _, p := range tp.Partitions {
+					if slices.Contains(p.ISR, id) || p.Leader == id {
+						return false, nil
+					}
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		return s.settle(ctx) // over the live brokers: the metadata's
+	}
+}
+
+// restartBroker starts a killed broker again and waits until it is back
+// in the ISR of every partition it holds, on every broker.
+func restartBroker(id int32) func(ctx context.Context, s *side) error {
+	return func(ctx context.Context, s *side) error {
+		if s.restart == nil {
+			return errors.New("cannot restart a broker of a cluster the test did not start")
+		}
+		if err := s.restart(int(id)); err != nil {
+			return err
+		}
+		delete(s.down, int(id))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		err := poll(ctx, func() (bool, error) {
+			md, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, s.cl)
+			if err != nil {
+				return false, nil
+			}
+			for _, tp := range md.Topics {
+				for _, p := range tp.Partitions {
+					if slices.Contains(p.Replicas, id) && !slices.Contains(p.ISR, id) {
+						return false, nil
+					}
+				}
+			}
+			return len(md.Brokers) == 3, nil
+		})
+		if err != nil {
+			return err
+		}
+		return s.settle(ctx)
 	}
 }
 
