@@ -751,7 +751,7 @@ func produce(topic string, n int) func(ctx context.Context, s *side) error {
 // until the controller has fenced it: it is in no ISR of any partition
 // and every broker's metadata agrees.
 func killBroker(id int32) func(ctx context.Context, s *side) error {
-	return func(ctx context.Context, s *side) error {
+	return func(_ context.Context, s *side) error { // a wait of its own: longer than a step's
 		if s.kill == nil {
 			return errors.New("cannot kill a broker of a cluster the test did not start")
 		}
@@ -788,7 +788,7 @@ func killBroker(id int32) func(ctx context.Context, s *side) error {
 // restartBroker starts a killed broker again and waits until it is back
 // in the ISR of every partition it holds, on every broker.
 func restartBroker(id int32) func(ctx context.Context, s *side) error {
-	return func(ctx context.Context, s *side) error {
+	return func(_ context.Context, s *side) error { // a wait of its own: longer than a step's
 		if s.restart == nil {
 			return errors.New("cannot restart a broker of a cluster the test did not start")
 		}
