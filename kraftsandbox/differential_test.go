@@ -414,6 +414,8 @@ var scriptFiles = map[string]string{
 	// an assignment to a broker that does not exist.
 	"unknown.json": `{"version":1,"partitions":[{"topic":"diff-a","partition":1,"replicas":[2,3,4]}]}`,
 	"elect.json":   `{"partitions":[{"topic":"diff-a","partition":0}]}`,
+	"elect-all.json": `{"partitions":[{"topic":"diff-a","partition":0},{"topic":"diff-a","partition":1},` +
+		`{"topic":"diff-a","partition":2},{"topic":"diff-a","partition":3},{"topic":"diff-c","partition":0}]}`,
 }
 
 // script is the differential script: about thirty tool invocations, in
@@ -496,11 +498,16 @@ var script = []step{
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--under-replicated-partitions", "--topic", "diff-[ac]"}},
 	{name: "preferred replica down (refused)", tool: "kafka-leader-election",
 		args: []string{"--bootstrap-server", "{bs}", "--election-type", "preferred", "--topic", "diff-a", "--partition", "2"}},
-	{name: "broker 3 back: describe", tool: "kafka-topics",
-		args:   []string{"--bootstrap-server", "{bs}", "--describe", "--topic", "diff-a"},
-		before: restartBroker(3)},
+	{name: "broker 2 killed too: describe (ELR)", tool: "kafka-topics",
+		args:   []string{"--bootstrap-server", "{bs}", "--describe", "--topic", "diff-[ac]"},
+		before: killBroker(2)},
+	{name: "under min ISR", tool: "kafka-topics",
+		args: []string{"--bootstrap-server", "{bs}", "--describe", "--under-min-isr-partitions", "--topic", "diff-[ac]"}},
+	{name: "brokers 2 and 3 back: describe", tool: "kafka-topics",
+		args:   []string{"--bootstrap-server", "{bs}", "--describe", "--topic", "diff-[ac]"},
+		before: restartBrokers(2, 3)},
 	{name: "leader election back to preferred", tool: "kafka-leader-election",
-		args: []string{"--bootstrap-server", "{bs}", "--election-type", "preferred", "--topic", "diff-a", "--partition", "2"}},
+		args: []string{"--bootstrap-server", "{bs}", "--election-type", "preferred", "--path-to-json-file", "{dir}/elect-all.json"}},
 	{name: "topic configs all", tool: "kafka-configs",
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--all", "--entity-type", "topics", "--entity-name", "diff-c"}},
 	{name: "create for consumers", tool: "kafka-topics",
@@ -785,17 +792,19 @@ func killBroker(id int32) func(ctx context.Context, s *side) error {
 	}
 }
 
-// restartBroker starts a killed broker again and waits until it is back
-// in the ISR of every partition it holds, on every broker.
-func restartBroker(id int32) func(ctx context.Context, s *side) error {
+// restartBrokers starts killed brokers again and waits until every
+// partition has all its replicas in its ISR, on every broker.
+func restartBrokers(ids ...int32) func(ctx context.Context, s *side) error {
 	return func(_ context.Context, s *side) error { // a wait of its own: longer than a step's
 		if s.restart == nil {
 			return errors.New("cannot restart a broker of a cluster the test did not start")
 		}
-		if err := s.restart(int(id)); err != nil {
-			return err
+		for _, id := range ids {
+			if err := s.restart(int(id)); err != nil {
+				return err
+			}
+			delete(s.down, int(id))
 		}
-		delete(s.down, int(id))
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		err := poll(ctx, func() (bool, error) {
@@ -805,7 +814,7 @@ func restartBroker(id int32) func(ctx context.Context, s *side) error {
 			}
 			for _, tp := range md.Topics {
 				for _, p := range tp.Partitions {
-					if slices.Contains(p.Replicas, id) && !slices.Contains(p.ISR, id) {
+					if len(p.ISR) != len(p.Replicas) {
 						return false, nil
 					}
 				}
