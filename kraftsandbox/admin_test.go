@@ -465,3 +465,46 @@ func TestAdminNoQuorum(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAdminTopicSynonyms: a topic's configs as each broker describes
+// them, with the broker's own dynamic configs among the synonyms (a
+// real 4.4.0's answers: broker 1 with log.retention.ms and log.roll.ms
+// set, broker 2 without).
+func TestAdminTopicSynonyms(t *testing.T) {
+	c := startTest(t, Config{Brokers: 3})
+	e := adminEnvOf(t, c.Bootstrap())
+	createTopic("s-a", 1, 1, nil, false, "segment.ms=100000")(e)
+	if got := incAlter("broker", "1", false, "SET log.retention.ms=5000", "SET log.roll.ms=7000")(e); got != "ok" {
+		t.Fatal(got)
+	}
+	want := map[int32][]string{
+		1: {"flush.ms=9223372036854775807(DEFAULT_CONFIG,false,LONG)[]",
+			"retention.ms=5000(DYNAMIC_BROKER_CONFIG,false,LONG)[log.retention.ms=5000(DYNAMIC_BROKER_CONFIG),log.retention.hours=168(DEFAULT_CONFIG)]",
+			"segment.jitter.ms=0(DEFAULT_CONFIG,false,LONG)[]",
+			"segment.ms=100000(DYNAMIC_TOPIC_CONFIG,false,LONG)[segment.ms=100000(DYNAMIC_TOPIC_CONFIG),log.roll.ms=7000(DYNAMIC_BROKER_CONFIG),log.roll.hours=168(DEFAULT_CONFIG)]"},
+		2: {"flush.ms=9223372036854775807(DEFAULT_CONFIG,false,LONG)[]",
+			"retention.ms=604800000(DEFAULT_CONFIG,false,LONG)[]",
+			"segment.jitter.ms=0(DEFAULT_CONFIG,false,LONG)[]",
+			"segment.ms=100000(DYNAMIC_TOPIC_CONFIG,false,LONG)[segment.ms=100000(DYNAMIC_TOPIC_CONFIG)]"},
+	}
+	for id, w := range want {
+		req := kmsg.NewPtrDescribeConfigsRequest()
+		req.IncludeSynonyms = true
+		r := kmsg.NewDescribeConfigsRequestResource()
+		r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, "s-a"
+		r.ConfigNames = []string{"flush.ms", "retention.ms", "segment.jitter.ms", "segment.ms"}
+		req.Resources = append(req.Resources, r)
+		resp, err := req.RequestWith(e.ctx, e.cl.Broker(int(id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, cf := range resp.Resources[0].Configs {
+			got = append(got, configString(cf))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, w) {
+			t.Errorf("broker %d describes\n\t%s\nKafka\n\t%s", id, strings.Join(got, "\n\t"), strings.Join(w, "\n\t"))
+		}
+	}
+}

@@ -211,16 +211,68 @@ func (c *Cluster) brokerSynonyms(nc *nodeConf, name string) []configSynonym {
 }
 
 // topicSynonyms are the values of a topic config, most specific first,
-// on the broker answering. c.mu is held.
+// on the broker answering: the override, then the broker configs it
+// falls back to, level by level (each level's names in turn, as
+// Kafka's ConfigHelper lists them). The broker configs in other units
+// (log.retention.hours …) are listed at their defaults only beside a
+// broker config set (as a real 4.4.0 lists them). c.mu is held.
 func (c *Cluster) topicSynonyms(overrides map[string]string, d configDef, b *nodeConf) []configSynonym {
 	var out []configSynonym
 	if v, ok := overrides[d.name]; ok {
 		out = append(out, configSynonym{d.name, v, kmsg.ConfigSourceDynamicTopicConfig})
 	}
-	for _, s := range d.synonyms {
-		out = append(out, c.brokerSynonyms(b, s)...)
+	names := slices.Clone(d.synonyms)
+	for _, u := range unitSynonyms[d.name] {
+		names = append(names, u.name)
+	}
+	set := false // a broker-level value (a topic's own does not count)
+	var defaults []configSynonym
+	for _, level := range []kmsg.ConfigSource{kmsg.ConfigSourceDynamicBrokerConfig, kmsg.ConfigSourceDynamicDefaultBrokerConfig,
+		kmsg.ConfigSourceStaticBrokerConfig, kmsg.ConfigSourceDefaultConfig} {
+		for i, name := range names {
+			for _, syn := range c.brokerSynonyms(b, name) {
+				switch {
+				case syn.source != level:
+				case level != kmsg.ConfigSourceDefaultConfig:
+					out, set = append(out, syn), true
+				case i < len(d.synonyms):
+					out = append(out, syn)
+				default:
+					defaults = append(defaults, syn)
+				}
+			}
+		}
+	}
+	if set {
+		out = append(out, defaults...)
 	}
 	return out
+}
+
+// unitSynonym is a broker config a topic config falls back to in
+// another unit.
+type unitSynonym struct {
+	name string
+	ms   int64 // its unit in ms
+}
+
+var unitSynonyms = map[string][]unitSynonym{
+	"retention.ms":      {{"log.retention.minutes", 60_000}, {"log.retention.hours", 3_600_000}},
+	"segment.ms":        {{"log.roll.hours", 3_600_000}},
+	"segment.jitter.ms": {{"log.roll.jitter.hours", 3_600_000}},
+}
+
+// synonymValue is a topic config's value from its first synonym,
+// converted to the topic config's unit.
+func synonymValue(topicConfig string, syn configSynonym) string {
+	for _, u := range unitSynonyms[topicConfig] {
+		if u.name == syn.name {
+			if n, err := strconv.ParseInt(cluster.JavaTrim(syn.value), 10, 64); err == nil {
+				return strconv.FormatInt(n*u.ms, 10)
+			}
+		}
+	}
+	return syn.value
 }
 
 // answeringBroker is the broker whose configs a request on node n reads
@@ -244,7 +296,7 @@ func (c *Cluster) topicConfigEntries(overrides map[string]string, b *nodeConf, s
 		e := kmsg.NewDescribeConfigsResponseResourceConfig()
 		e.Name, e.ConfigType, e.Source = d.name, d.typ, kmsg.ConfigSourceDefaultConfig
 		if len(syn) > 0 {
-			v := syn[0].value
+			v := synonymValue(d.name, syn[0])
 			e.Value, e.Source = &v, syn[0].source
 		} else if d.def != nil {
 			v := *d.def
