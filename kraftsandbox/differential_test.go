@@ -23,19 +23,23 @@ import (
 
 // TestDifferential runs one script of Kafka 4.4's own tools (kafka-topics,
 // kafka-configs, kafka-reassign-partitions, kafka-leader-election,
-// kafka-metadata-quorum, kafka-log-dirs, kafka-features) against a real
+// kafka-metadata-quorum, kafka-log-dirs, kafka-features,
+// kafka-console-consumer, kafka-consumer-groups) against a real
 // Kafka 4.4.0 KRaft cluster (3 controllers 3000-3002, brokers 1-3 in racks
 // rack-a..c, internal/testkit/kafkatest) and against the sandbox of the
 // same shape, and requires that every step prints the same, normalised
-// (tooldiff.Normaliser: cluster and topic ids, addresses, log directories,
-// times, offsets and sizes) and with the same exit status, except for the
-// differences knownDifferences names (docs/kraft-sandbox-fidelity.md).
+// (tooldiff.Names.Normalise: cluster, topic and directory ids, addresses,
+// log directories, times, offsets, epochs and sizes), with the same exit
+// status, except for the differences knownDifferences names
+// (docs/kraft-sandbox-fidelity.md). It logs a table of every step's
+// result, and a unified diff of each step that differs.
 //
 // The real cluster needs Java: the test skips without it, unless CI=true.
 // KTOPO_KRAFT_DIFF_REAL=<bootstrap>/<controllers> runs the script against
 // a cluster already running instead of starting one (its topics are named
 // diff-*; it should have the same shape); KTOPO_KRAFT_DIFF_SIDES=sandbox
-// runs the sandbox's side only (and prints its outputs).
+// runs the sandbox's side only (and prints its outputs);
+// KTOPO_KRAFT_DIFF_DUMP=<dir> writes every step's outputs there.
 func TestDifferential(t *testing.T) {
 	dist := kafkatest.Require(t, kafkatest.Kafka44)
 	// Last: the tool JVM (and any shared cluster) ends with the test.
@@ -65,6 +69,7 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 	t.Logf("clusters up after %s", time.Since(start).Round(time.Millisecond))
+	scriptStart := time.Now()
 
 	var results []stepResult
 	for _, st := range script {
@@ -82,7 +87,7 @@ func TestDifferential(t *testing.T) {
 		}
 		results = append(results, r)
 	}
-	t.Logf("script ran in %s (%d steps)", time.Since(start).Round(time.Millisecond), len(script))
+	t.Logf("script ran in %s (%d steps; %s in all)", time.Since(scriptStart).Round(time.Millisecond), len(script), time.Since(start).Round(time.Millisecond))
 	if d := os.Getenv("KTOPO_KRAFT_DIFF_DUMP"); d != "" {
 		dump(t, d, results)
 	}
