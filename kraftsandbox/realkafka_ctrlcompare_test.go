@@ -20,6 +20,7 @@ type ctrlSide struct {
 	name    string
 	cl      *kgo.Client
 	kill    func(id int)
+	stop    func(id int)
 	restart func(id int)
 	// part reads ctrl-elr-0's registration as a broker's metadata holds it.
 	part func() pstate
@@ -123,7 +124,8 @@ func electAnswers(t *testing.T, cl *kgo.Client, typ int8) string {
 // AlterPartitionReassignments and ElectLeaders, then a topic of
 // min.insync.replicas=2 on brokers 1-3 whose brokers are killed one by
 // one (fencing, leaders, ISR, ELR, last known ELR, leader epochs) and
-// restarted (a hard kill's broker leaves the ELR). Java needed: skipped
+// restarted (a hard kill's broker leaves the ELR), then stopped cleanly
+// one by one and restarted (they stay eligible). Java needed: skipped
 // without it unless CI=true.
 func TestControllerLikeRealKafka(t *testing.T) {
 	d := kafkatest.Require(t, kafkatest.Kafka44)
@@ -133,7 +135,7 @@ func TestControllerLikeRealKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(real.Stop)
-	rcl, err := kgo.NewClient(kgo.SeedBrokers(real.Node(4).Addr()), kgo.RequestTimeoutOverhead(10*time.Second))
+	rcl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(real.Bootstrap(), ",")...), kgo.RequestTimeoutOverhead(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,6 +165,7 @@ func TestControllerLikeRealKafka(t *testing.T) {
 	sides := []*ctrlSide{
 		{name: "kafka", cl: rcl,
 			kill:    func(id int) { real.Node(id).Kill() },
+			stop:    func(id int) { real.Node(id).Stop() },
 			restart: func(id int) { must(t, real.Node(id).Start()) },
 			part: func() pstate {
 				s, err := describePartition(rcl, "ctrl-elr")
@@ -173,6 +176,7 @@ func TestControllerLikeRealKafka(t *testing.T) {
 			}},
 		{name: "sandbox", cl: scl,
 			kill:    func(id int) { must(t, sb.Kill(id)) },
+			stop:    func(id int) { must(t, sb.Stop(id)) },
 			restart: func(id int) { must(t, sb.Restart(id)) },
 			part:    func() pstate { return state(sb, "ctrl-elr", 0) }},
 	}
@@ -234,6 +238,60 @@ func TestControllerLikeRealKafka(t *testing.T) {
 			return stable(s).show()
 		})
 	}
+
+	// Clean stops (SIGTERM: a controlled shutdown) keep the stopped
+	// replicas eligible: the last one back leads from the ELR.
+	for _, id := range []int{1, 2, 3} {
+		compare(fmt.Sprintf("broker %d stopped", id), func(s *ctrlSide) string {
+			s.stop(id)
+			waitFenced(s, int32(id), true)
+			return stable(s).show()
+		})
+	}
+	up = nil
+	for _, id := range []int{2, 1, 3} {
+		up = append(up, int32(id))
+		compare(fmt.Sprintf("broker %d restarted after its clean stop", id), func(s *ctrlSide) string {
+			s.restart(id)
+			waitFenced(s, int32(id), false)
+			waitFor(t, s.name+": the running replicas in the ISR", func() bool {
+				p := s.part()
+				return p.leader < 0 || containsAll(p.isr, up)
+			})
+			return stable(s).show()
+		})
+	}
+
+	// Reassignments: a reorder completes at once; one onto a fenced
+	// broker stays in progress until cancelled.
+	full := func(s *ctrlSide) string { p := stable(s); return fmt.Sprintf("replicas=%v %s", p.replicas, p.show()) }
+	listed := func(s *ctrlSide) string {
+		var out []string
+		for topic, ps := range listReassignments(t, s.cl) {
+			for _, p := range ps {
+				out = append(out, fmt.Sprintf("%s-%d replicas=%v adding=%v removing=%v", topic, p.Partition, p.Replicas, p.AddingReplicas, p.RemovingReplicas))
+			}
+		}
+		slices.Sort(out)
+		return strings.Join(out, "\n")
+	}
+	compare("reorder", func(s *ctrlSide) string {
+		code, msg := alter(t, s.cl, 0, true, "ctrl-elr", 0, []int32{3, 1, 2})
+		return fmt.Sprintf("%d %s\n%s", code, msg, full(s))
+	})
+	compare("broker 4 killed", func(s *ctrlSide) string {
+		s.kill(4)
+		waitFenced(s, 4, true)
+		return full(s)
+	})
+	compare("reassignment onto fenced broker 4", func(s *ctrlSide) string {
+		code, msg := alter(t, s.cl, 0, true, "ctrl-elr", 0, []int32{4, 1, 2})
+		return fmt.Sprintf("%d %s\n%s\n%s", code, msg, full(s), listed(s))
+	})
+	compare("cancelled", func(s *ctrlSide) string {
+		code, msg := alter(t, s.cl, 0, true, "ctrl-elr", 0, nil)
+		return fmt.Sprintf("%d %s\n%s\n%s", code, msg, full(s), listed(s))
+	})
 }
 
 func must(t *testing.T, err error) {
