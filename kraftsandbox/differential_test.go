@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,18 +72,20 @@ func TestDifferential(t *testing.T) {
 	t.Logf("clusters up after %s", time.Since(start).Round(time.Millisecond))
 	scriptStart := time.Now()
 
+	var sides []*side
+	for _, s := range []*side{real, sb} {
+		if s != nil {
+			sides = append(sides, s)
+		}
+	}
 	var results []stepResult
 	for _, st := range script {
 		r := stepResult{step: st}
-		for _, s := range []*side{real, sb} {
-			if s == nil {
-				continue
-			}
-			out := s.run(t, dist, dir, st)
-			if s == real {
-				r.kafka = out
+		for i, o := range runStep(dist, dir, st, sides) {
+			if sides[i] == real {
+				r.kafka = o
 			} else {
-				r.sandbox = out
+				r.sandbox = o
 			}
 		}
 		results = append(results, r)
@@ -238,15 +241,57 @@ func newSide(t *testing.T, name, bootstrap, controllers string) *side {
 	return s
 }
 
-// run runs one step on the side: its setup, then the tool.
-func (s *side) run(t *testing.T, dist *kafkatest.Dist, dir string, st step) output {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if st.before != nil {
+// runStep runs one step on each side: the setups at once, the tools one
+// after the other (they share the tool JVM), then the waits at once.
+func runStep(dist *kafkatest.Dist, dir string, st step, sides []*side) []output {
+	outs := make([]output, len(sides))
+	each := func(f func(i int, s *side)) {
+		var wg sync.WaitGroup
+		for i, s := range sides {
+			wg.Add(1)
+			go func() { defer wg.Done(); f(i, s) }()
+		}
+		wg.Wait()
+	}
+	each(func(i int, s *side) {
+		if st.before == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
 		if err := st.before(ctx, s); err != nil {
-			return output{err: fmt.Errorf("setup: %w", err)}
+			outs[i].err = fmt.Errorf("setup: %w", err)
+		}
+	})
+	for i, s := range sides {
+		if outs[i].err == nil {
+			outs[i] = s.tool(dist, dir, st)
 		}
 	}
+	// What a step waits for after its tool is what the tool did: nothing
+	// when it failed. Every broker's metadata then agrees, so that the
+	// next tool reads the same whichever broker it asks.
+	each(func(i int, s *side) {
+		if outs[i].err != nil || outs[i].code != 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := s.settle(ctx); err != nil {
+			outs[i].err = fmt.Errorf("after: brokers' metadata: %w", err)
+			return
+		}
+		if st.after != nil {
+			if err := st.after(ctx, s); err != nil {
+				outs[i].err = fmt.Errorf("after: %w", err)
+			}
+		}
+	})
+	return outs
+}
+
+// tool runs a step's tool against the side.
+func (s *side) tool(dist *kafkatest.Dist, dir string, st step) output {
 	args := make([]string, len(st.args))
 	for i, a := range st.args {
 		a = strings.ReplaceAll(a, "{bs}", s.bs())
@@ -256,9 +301,9 @@ func (s *side) run(t *testing.T, dist *kafkatest.Dist, dir string, st step) outp
 	}
 	// Timeouts shorter than the admin client's minute: a request the
 	// sandbox does not answer fails the step in seconds, not minutes. A
-	// tool prints them only when one expires.
-	// It goes after the bootstrap option, before a subcommand
-	// (kafka-metadata-quorum describe, kafka-features describe).
+	// tool prints them only when one expires. The option goes after the
+	// bootstrap option, before a subcommand (kafka-metadata-quorum
+	// describe, kafka-features describe).
 	args = slices.Insert(args, 2, "--command-config", filepath.Join(dir, "admin.properties"))
 	began := time.Now()
 	res, err := dist.Command(st.tool, args...)
@@ -270,21 +315,7 @@ func (s *side) run(t *testing.T, dist *kafkatest.Dist, dir string, st step) outp
 	if res.Stderr != "" {
 		raw += "[stderr]\n" + res.Stderr
 	}
-	o := output{raw: raw, code: res.Code, norm: s.names.Normalise(raw, st.placed...), took: took}
-	// What a step waits for after its tool is what the tool did: nothing
-	// when it failed. Every broker's metadata then agrees, so that the
-	// next tool reads the same whichever broker it asks.
-	if res.Code == 0 {
-		if err := s.settle(ctx); err != nil {
-			o.err = fmt.Errorf("after: brokers' metadata: %w", err)
-		}
-	}
-	if st.after != nil && res.Code == 0 {
-		if err := st.after(ctx, s); err != nil {
-			o.err = fmt.Errorf("after: %w", err)
-		}
-	}
-	return o
+	return output{raw: raw, code: res.Code, norm: s.names.Normalise(raw, st.placed...), took: took}
 }
 
 // report logs every step's result and fails the test for each difference
