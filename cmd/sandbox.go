@@ -98,8 +98,10 @@ when its heartbeats have been missing for broker.session.timeout.ms: 9 s, or
 elects another leader when it led), move-controller (the quorum's leader
 resigns) and status (the quorum's leader and epoch, the brokers fenced or not,
 the topics' partitions online). It has no pace: its controller writes each
-change in one step, as Kafka's does. --zookeeper, --listen, --data-dir, --empty
-and --pace are ZooKeeper mode's and refused with --kraft.`,
+change in one step, as Kafka's does. --listen HOST:PORT puts the brokers on
+PORT, PORT+1, … and the controllers on the ports after them (default: free
+ports). --zookeeper, --data-dir, --empty and --pace are ZooKeeper mode's and
+refused with --kraft.`,
 		Example: `  ktopo sandbox --demo-topics
   ktopo sandbox --brokers 3 --racks 3 --demo-topics --seed 1
   ktopo sandbox --demo-topics --listen 127.0.0.1:2181 --pace 300ms
@@ -114,7 +116,7 @@ and --pace are ZooKeeper mode's and refused with --kraft.`,
 			external := cf.zookeeper
 			if kraft {
 				return runKRaftSandbox(c, cf, kraftSandboxFlags{brokers: brokers, racks: racks, controllers: controllers,
-					demoTopics: demoTopics, seed: seed, imbalance: imbalance})
+					demoTopics: demoTopics, seed: seed, imbalance: imbalance, listen: listen})
 			}
 			switch {
 			case cf.contextName != "":
@@ -200,7 +202,7 @@ and --pace are ZooKeeper mode's and refused with --kraft.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&empty, "empty", false, "serve only the bare ZooKeeper server: pristine tree, no brokers, no writes of its own")
-	f.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve the embedded ZooKeeper on (port 0 picks a free one)")
+	f.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve the embedded ZooKeeper on (port 0 picks a free one); with --kraft the first broker's, the other brokers and the controllers on the ports after it")
 	f.StringVar(&dataDir, "data-dir", "", "keep the embedded ZooKeeper's tree in this directory across runs (default: in memory only)")
 	f.BoolVar(&kraft, "kraft", false, "run a simulated Kafka 4.4 cluster in KRaft mode (brokers and controllers on loopback, over the Kafka protocol) instead of a ZooKeeper-mode one")
 	f.IntVar(&controllers, "controllers", 3, "with --kraft: number of KRaft controllers (ids 3000…), the metadata quorum's voters")

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -19,11 +21,12 @@ type kraftSandboxFlags struct {
 	demoTopics                  bool
 	seed                        uint64
 	imbalance                   time.Duration
+	listen                      string // --listen, when given
 }
 
 // zkSandboxOnly are the sandbox's flags that only the ZooKeeper-mode
 // sandbox takes.
-var zkSandboxOnly = []string{"empty", "listen", "data-dir", "pace"}
+var zkSandboxOnly = []string{"empty", "data-dir", "pace"}
 
 // runKRaftSandbox is "ktopo sandbox --kraft": it starts the simulated
 // KRaft cluster, prints its brokers' and controllers' listeners and reads
@@ -55,12 +58,18 @@ func runKRaftSandbox(c *cobra.Command, cf *connFlags, kf kraftSandboxFlags) erro
 	case kf.imbalance < 0:
 		return fmt.Errorf("--leader-imbalance-check-interval must not be negative, not %s", kf.imbalance)
 	}
+	var err error
 	ctx, stop := signal.NotifyContext(contextOf(c), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	out := &lockedWriter{w: c.OutOrStdout()}
 	cfg := kraftsandbox.Config{Brokers: kf.brokers, Racks: kf.racks, Controllers: kf.controllers, DemoTopics: kf.demoTopics,
 		LeaderImbalanceCheckInterval: kf.imbalance, NoAutoLeaderRebalance: kf.imbalance == 0,
 		Logger: slog.New(slog.NewTextHandler(openLog(), &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	if changed("listen") {
+		if cfg.Host, cfg.Port, err = kraftListen(kf.listen); err != nil {
+			return err
+		}
+	}
 	if changed("seed") {
 		cfg.Rand = sandboxFlags{seed: kf.seed, seeded: true}.rand(sandboxStream)
 	}
@@ -86,4 +95,18 @@ func runKRaftSandbox(c *cobra.Command, cf *connFlags, kf kraftSandboxFlags) erro
 	}
 	fmt.Fprintln(out, "sandbox stopped")
 	return nil
+}
+
+// kraftListen reads --listen for the KRaft sandbox: the host its
+// listeners bind and the first broker's port (0: free ports).
+func kraftListen(listen string) (string, int, error) {
+	host, p, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", 0, fmt.Errorf("--listen %q: %w", listen, err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("--listen %q: the port is not a number from 0 to 65535", listen)
+	}
+	return host, port, nil
 }

@@ -97,7 +97,7 @@ func TestKRaftSandboxFlagConflicts(t *testing.T) {
 		{[]string{"sandbox", "--kraft", "--zookeeper", "127.0.0.1:1"}, "cannot be combined with --zookeeper"},
 		{[]string{"sandbox", "--kraft", "--bootstrap-server", "127.0.0.1:1"}, "cannot be combined with --bootstrap-server"},
 		{[]string{"sandbox", "--kraft", "--context", "prod"}, "not on a --context"},
-		{[]string{"sandbox", "--kraft", "--listen", "127.0.0.1:0"}, "--listen is for the ZooKeeper-mode sandbox"},
+		{[]string{"sandbox", "--kraft", "--listen", "127.0.0.1"}, `--listen "127.0.0.1": address 127.0.0.1: missing port in address`},
 		{[]string{"sandbox", "--kraft", "--empty"}, "--empty is for the ZooKeeper-mode sandbox"},
 		{[]string{"sandbox", "--kraft", "--data-dir", "/tmp/x"}, "--data-dir is for the ZooKeeper-mode sandbox"},
 		{[]string{"sandbox", "--kraft", "--pace", "1s"}, "--pace is for the ZooKeeper-mode sandbox"},
@@ -108,7 +108,6 @@ func TestKRaftSandboxFlagConflicts(t *testing.T) {
 		{[]string{"--sandbox", "kraft", "--zookeeper", "127.0.0.1:1"}, "--sandbox is for the sandbox"},
 		{[]string{"--sandbox", "kraft", "--bootstrap-server", "127.0.0.1:1"}, "--sandbox is for the sandbox"},
 		{[]string{"--sandbox", "zk", "--zookeeper", "127.0.0.1:1"}, "--sandbox is for the sandbox"},
-		{[]string{"--sandbox", "kraft", "--listen", "127.0.0.1:0"}, "--listen is for the ZooKeeper sandbox"},
 		{[]string{"--sandbox", "kraft", "--pace", "1s"}, "--pace is for the ZooKeeper sandbox"},
 		{[]string{"--sandbox", "raft"}, `--sandbox "raft": the sandbox is zk (ZooKeeper mode) or kraft`},
 		{[]string{"--sandbox", "kraft", "--bootstrap-controller", "127.0.0.1:1"}, "--bootstrap-controller is for a ZooKeeper cluster"},
@@ -157,7 +156,7 @@ func TestTUIKRaftSandbox(t *testing.T) {
 	}
 	data, _ := os.ReadFile(logf)
 	for _, want := range []string{"KRaft sandbox: --bootstrap-server 127.0.0.1:", "TUI on KRaft cluster", "(sandbox, every",
-		`msg="broker 1 killed"`, `msg="broker 1 fenced: no heartbeat for 1s (broker.session.timeout.ms)"`, "controller 3001 is the metadata quorum's leader in epoch 2"} {
+		`msg="broker 1 killed"`, "Fencing broker 1 because its session has timed out.", "controller 3001 is the metadata quorum's leader in epoch 2"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the log file lacks %q:\n%s", want, data)
 		}

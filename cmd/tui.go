@@ -32,7 +32,7 @@ func setupTUI(root *cobra.Command, cf *connFlags) {
 	f := root.Flags()
 	f.BoolVar(&noSizes, "no-sizes", false, "do not read the replicas' sizes and the brokers' disks (DescribeLogDirs to every broker, every 30 s, every 5 s while a reassignment runs)")
 	f.DurationVar(&sf.pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
-	f.StringVar(&sf.listen, "listen", "127.0.0.1:0", "sandbox only: address to serve the embedded ZooKeeper on, for other clients (port 0 picks a free one)")
+	f.StringVar(&sf.listen, "listen", "127.0.0.1:0", "sandbox only: address to serve the embedded ZooKeeper on, for other clients (port 0 picks a free one); with --sandbox kraft the first broker's, the other brokers and the controllers on the ports after it")
 	f.StringVar(&controllers, "bootstrap-controller", "", "with --zookeeper: the KRaft controllers' CONTROLLER listeners host:port[,…] of a cluster migrating to KRaft (with --command-config's security): the migration radar asks their quorum how far ZooKeeper lags KRaft")
 	f.StringVar(&sf.kind, "sandbox", "zk", "sandbox only: the kind of cluster the sandbox simulates: zk (ZooKeeper mode: an embedded ZooKeeper, its brokers and controller) or kraft (Kafka 4.4 in KRaft mode: 6 brokers, 3 controllers, over the Kafka protocol on loopback)")
 	f.Uint64Var(&sf.seed, "seed", 0, "sandbox only: draw the cluster id, the demo topics' placements and ids and the creation wizard's start index from this seed, so that every run starts alike (default: random)")

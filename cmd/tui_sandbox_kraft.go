@@ -23,7 +23,7 @@ func (sf sandboxFlags) kraft(c *cobra.Command) (bool, error) {
 	default:
 		return false, fmt.Errorf("--sandbox %q: the sandbox is zk (ZooKeeper mode) or kraft", sf.kind)
 	}
-	for _, name := range []string{"listen", "pace"} {
+	for _, name := range []string{"pace"} {
 		if c.Flags().Changed(name) {
 			return false, fmt.Errorf("--%s is for the ZooKeeper sandbox; it cannot be combined with --sandbox kraft", name)
 		}
@@ -46,6 +46,12 @@ func runKRaftSandboxTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, sf sandb
 	}
 	if cf.flags != nil && cf.flags.Changed("session-timeout") {
 		scfg.SessionTimeout = cf.sessionTimeout
+	}
+	if c.Flags().Changed("listen") {
+		var err error
+		if scfg.Host, scfg.Port, err = kraftListen(sf.listen); err != nil {
+			return err
+		}
 	}
 	sb, err := kraftsandbox.Start(scfg)
 	if err != nil {
