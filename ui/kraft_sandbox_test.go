@@ -47,12 +47,17 @@ func TestKRaftSandbox(t *testing.T) {
 	if st, isErr := a.Status(); isErr || !strings.Contains(st, "Killed broker 1: the controller fences it after broker.session.timeout.ms without heartbeats") {
 		t.Errorf("status after x: %q %v", st, isErr)
 	}
+	// x on a rack heading kills its brokers together.
+	press(a, "k", "x")
+	if st, isErr := a.Status(); isErr || !strings.Contains(st, "together: the controller fences each after broker.session.timeout.ms") {
+		t.Errorf("status after x on a rack: %q %v", st, isErr)
+	}
 	press(a, "m")
 	if st, isErr := a.Status(); isErr || st != "The metadata quorum's leader moved to controller 3001." {
 		t.Errorf("status after m: %q %v", st, isErr)
 	}
 	press(a, "p")
-	if want := []string{"kill 1", "move"}; !slices.Equal(sb.actions, want) {
+	if want := []string{"kill 1", "kill together [4]", "move"}; !slices.Equal(sb.actions, want) {
 		t.Errorf("sandbox actions %v, want %v (p is the election wizard's)", sb.actions, want)
 	}
 	if len(a.stack) != 1 || !strings.Contains(screen(a), "lect") {

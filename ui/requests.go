@@ -131,6 +131,7 @@ func (a *App) kraftSandbox() bool {
 // predicts), or restarts them all when none runs.
 func (a *App) toggleBrokers(sb SandboxControl, ids []int) tea.Cmd {
 	ids = slices.Clone(ids)
+	kraft := a.kraftSandbox()
 	verb := "Restarting"
 	if slices.ContainsFunc(ids, a.snap.IsLive) {
 		verb = "Killing"
@@ -160,6 +161,9 @@ func (a *App) toggleBrokers(sb SandboxControl, ids []int) tea.Cmd {
 					return sandboxDoneMsg{err: err}
 				}
 			}
+		}
+		if kraft {
+			return sandboxDoneMsg{text: "Killed brokers " + text.Ints(running) + " together: the controller fences each after broker.session.timeout.ms without heartbeats. x again restarts them."}
 		}
 		return sandboxDoneMsg{text: "Killed brokers " + text.Ints(running) + " together: watch the leaders move and the ISRs shrink. x again restarts them."}
 	})
