@@ -160,7 +160,8 @@ func commandIndex(cmds []*cobra.Command) string {
 	b.WriteString("Every command's page: its `--help` (usage, description, examples, flags) and, where there is more to say,\n")
 	b.WriteString("worked examples with their output. Every command but `version` (and `plan`, given `--brokers`) reads or writes a\n")
 	b.WriteString("cluster: in ZooKeeper mode its ZooKeeper (`--zookeeper`, `--context`), in KRaft mode its brokers (`--bootstrap-server`);\n")
-	b.WriteString("`migration` and `sandbox` are for ZooKeeper mode only, the others for both (each page says how they differ).\n")
+	b.WriteString("`migration` is for ZooKeeper mode only; `sandbox` runs a simulated cluster of either kind (`--kraft`); the others work on both\n")
+	b.WriteString("(each page says how they differ).\n")
 	b.WriteString("How to name the cluster and secure the connection is in [docs/connecting.md](../connecting.md); what differs on\n")
 	b.WriteString("KRaft in [docs/kraft.md](../kraft.md).\n\n")
 	b.WriteString("| command | does |\n|---|---|\n")
@@ -171,7 +172,9 @@ func commandIndex(cmds []*cobra.Command) string {
 	b.WriteString("The examples that say so ran on a sandbox started afresh with a seed, so that you can run them\n")
 	b.WriteString("again and get the same plans (times, dates and topic ids differ):\n\n")
 	b.WriteString("```sh\nktopo sandbox --demo-topics --seed 1 --listen 127.0.0.1:2181   # in one terminal: 6 brokers in 3 racks\n")
-	b.WriteString("export KTOPO_ZOOKEEPER=127.0.0.1:2181                          # in another, then the example\n```\n")
+	b.WriteString("export KTOPO_ZOOKEEPER=127.0.0.1:2181                          # in another, then the example\n```\n\n")
+	b.WriteString("A KRaft cluster to try the `--bootstrap-server` examples on is `ktopo sandbox --kraft --demo-topics`: it prints the\n")
+	b.WriteString("`--bootstrap-server` (and `--bootstrap-controller`) to give them.\n")
 	return b.String()
 }
 

@@ -19,28 +19,32 @@ import (
 
 func newSandboxCmd(cf *connFlags) *cobra.Command {
 	var (
-		empty      bool
-		listen     string
-		brokers    int
-		racks      int
-		demoTopics bool
-		pace       time.Duration
-		dataDir    string
-		seed       uint64
-		imbalance  time.Duration
+		empty       bool
+		listen      string
+		brokers     int
+		racks       int
+		demoTopics  bool
+		pace        time.Duration
+		dataDir     string
+		seed        uint64
+		imbalance   time.Duration
+		kraft       bool
+		controllers int
 	)
 	cmd := &cobra.Command{
 		Use:         "sandbox",
-		Annotations: modes(modesZooKeeper),
-		Short:       "Run simulated Kafka brokers and a ZooKeeper-mode controller, on an embedded ZooKeeper or on --zookeeper",
-		Long: `sandbox runs simulated Kafka brokers (ids 1..N, racks rack-a, rack-b, …) and a
-ZooKeeper-mode controller that make exactly the ZooKeeper writes Kafka 3.x makes:
-broker registrations, controller election, partition state as topics are created,
-brokers fail and come back, preferred elections, topic deletions, added
-partitions, config changes and partition reassignments (requested in
+		Annotations: modes(modesBoth),
+		Short:       "Run a simulated Kafka cluster: ZooKeeper-mode brokers and controller (on an embedded ZooKeeper or --zookeeper), or a KRaft cluster (--kraft)",
+		Long: `sandbox runs a simulated Kafka cluster for other clients: in ZooKeeper mode by
+default, in KRaft mode with --kraft. No Kafka, no Java.
+
+In ZooKeeper mode it runs simulated Kafka brokers (ids 1..N, racks rack-a, rack-b,
+…) and a ZooKeeper-mode controller that make exactly the ZooKeeper writes Kafka
+3.x makes: broker registrations, controller election, partition state as topics
+are created, brokers fail and come back, preferred elections, topic deletions,
+added partitions, config changes and partition reassignments (requested in
 /admin/reassign_partitions, as "ktopo reassign" and Kafka's --zookeeper tool
-request them). No Kafka, no Java. The sandbox is a cluster in ZooKeeper mode only:
-there is no simulated KRaft cluster (--bootstrap-server is for real ones).
+request them).
 
 By default it serves ktopo's embedded ZooKeeper on --listen and prints
 "listening on HOST:PORT". With --zookeeper it runs on any ZooKeeper instead (the
@@ -78,17 +82,42 @@ replica that a reassignment adds copies it, and what is produced meanwhile,
 before it can join the ISR, at 128 MiB/s per receiving broker shared by its
 copies, and within Kafka's replication throttles when they name it, so a
 throttled reassignment is visibly slower; "status" shows the copies and each
-broker's bytes and free disk (one 100 GiB log directory a broker).`,
+broker's bytes and free disk (one 100 GiB log directory a broker).
+
+With --kraft it runs a simulated Kafka 4.4 cluster in KRaft mode instead:
+--brokers brokers (ids 1..N) and --controllers controllers (ids 3000…, the
+metadata quorum), each on its own loopback listener, served over the Kafka
+protocol so that Kafka's own tools and clients (kafka-topics, the console
+producer and consumer, kafka-metadata-quorum with --bootstrap-controller) and
+ktopo's commands with --bootstrap-server work on it as on a real one. It prints
+the brokers' listeners as "--bootstrap-server HOST:PORT,…" and the controllers'
+as "--bootstrap-controller HOST:PORT,…", then reads control commands (type
+"help"): kill and restart a broker or a controller (a killed broker is fenced
+when its heartbeats have been missing for broker.session.timeout.ms: 9 s, or
+--session-timeout when given; a killed controller leaves the quorum, which
+elects another leader when it led), move-controller (the quorum's leader
+resigns) and status (the quorum's leader and epoch, the brokers fenced or not,
+the topics' partitions online). It has no pace: its controller writes each
+change in one step, as Kafka's does. --listen HOST:PORT puts the brokers on
+PORT, PORT+1, … and the controllers on the ports after them (default: free
+ports). --zookeeper, --data-dir, --empty and --pace are ZooKeeper mode's and
+refused with --kraft.`,
 		Example: `  ktopo sandbox --demo-topics
   ktopo sandbox --brokers 3 --racks 3 --demo-topics --seed 1
   ktopo sandbox --demo-topics --listen 127.0.0.1:2181 --pace 300ms
   ktopo sandbox --zookeeper zk:2181/sandbox --brokers 3
-  ktopo sandbox --empty --data-dir /tmp/ktopo-zk`,
+  ktopo sandbox --empty --data-dir /tmp/ktopo-zk
+  ktopo sandbox --kraft --demo-topics --seed 1
+  ktopo topics list --bootstrap-server 127.0.0.1:PORT   # a listener "ktopo sandbox --kraft" printed`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			// --zookeeper is the root's persistent flag; the environment
 			// variable that stands for it elsewhere is deliberately ignored.
 			external := cf.zookeeper
+			if kraft {
+				return runKRaftSandbox(c, cf, kraftSandboxFlags{brokers: brokers, racks: racks, controllers: controllers,
+					demoTopics: demoTopics, seed: seed, imbalance: imbalance, listen: listen})
+			}
 			switch {
 			case cf.contextName != "":
 				// A context names a real cluster: the sandbox never runs there.
@@ -105,6 +134,8 @@ broker's bytes and free disk (one 100 GiB log directory a broker).`,
 				return errors.New("the sandbox does not support --zk-digest")
 			case !empty && !cf.tls.Empty():
 				return errors.New("the sandbox does not support TLS to ZooKeeper (--zk-tls-*)")
+			case c.Flags().Changed("controllers"):
+				return errors.New("--controllers is for the KRaft sandbox (--kraft): the ZooKeeper-mode sandbox's controller is one of its brokers")
 			case !empty && brokers < 1:
 				return fmt.Errorf("--brokers must be at least 1, not %d", brokers)
 			case imbalance < 0:
@@ -171,8 +202,10 @@ broker's bytes and free disk (one 100 GiB log directory a broker).`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&empty, "empty", false, "serve only the bare ZooKeeper server: pristine tree, no brokers, no writes of its own")
-	f.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve the embedded ZooKeeper on (port 0 picks a free one)")
+	f.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve the embedded ZooKeeper on (port 0 picks a free one); with --kraft the first broker's, the other brokers and the controllers on the ports after it")
 	f.StringVar(&dataDir, "data-dir", "", "keep the embedded ZooKeeper's tree in this directory across runs (default: in memory only)")
+	f.BoolVar(&kraft, "kraft", false, "run a simulated Kafka 4.4 cluster in KRaft mode (brokers and controllers on loopback, over the Kafka protocol) instead of a ZooKeeper-mode one")
+	f.IntVar(&controllers, "controllers", 3, "with --kraft: number of KRaft controllers (ids 3000…), the metadata quorum's voters")
 	f.IntVar(&brokers, "brokers", 6, "number of simulated brokers (ids 1..N)")
 	f.IntVar(&racks, "racks", 3, "racks the brokers are spread over round-robin (0: no rack information)")
 	f.BoolVar(&demoTopics, "demo-topics", false, "create a few demo topics (orders, payments, clicks, audit-log, __consumer_offsets)")

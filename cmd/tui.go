@@ -32,11 +32,13 @@ func setupTUI(root *cobra.Command, cf *connFlags) {
 	f := root.Flags()
 	f.BoolVar(&noSizes, "no-sizes", false, "do not read the replicas' sizes and the brokers' disks (DescribeLogDirs to every broker, every 30 s, every 5 s while a reassignment runs)")
 	f.DurationVar(&sf.pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
-	f.StringVar(&sf.listen, "listen", "127.0.0.1:0", "sandbox only: address to serve the embedded ZooKeeper on, for other clients (port 0 picks a free one)")
+	f.StringVar(&sf.listen, "listen", "127.0.0.1:0", "sandbox only: address to serve the embedded ZooKeeper on, for other clients (port 0 picks a free one); with --sandbox kraft the first broker's, the other brokers and the controllers on the ports after it")
 	f.StringVar(&controllers, "bootstrap-controller", "", "with --zookeeper: the KRaft controllers' CONTROLLER listeners host:port[,…] of a cluster migrating to KRaft (with --command-config's security): the migration radar asks their quorum how far ZooKeeper lags KRaft")
+	f.StringVar(&sf.kind, "sandbox", "zk", "sandbox only: the kind of cluster the sandbox simulates: zk (ZooKeeper mode: an embedded ZooKeeper, its brokers and controller) or kraft (Kafka 4.4 in KRaft mode: 6 brokers, 3 controllers, over the Kafka protocol on loopback)")
 	f.Uint64Var(&sf.seed, "seed", 0, "sandbox only: draw the cluster id, the demo topics' placements and ids and the creation wizard's start index from this seed, so that every run starts alike (default: random)")
 	root.Args = cobra.NoArgs
 	root.Example = `  ktopo
+  ktopo --sandbox kraft --seed 1
   ktopo --zookeeper zk1:2181,zk2:2181/kafka
   ktopo --bootstrap-server kafka1:9092 --command-config client.properties`
 	root.Long += `
@@ -47,7 +49,12 @@ given with --bootstrap-server (or $KTOPO_BOOTSTRAP_SERVER; polled every
 --poll-interval; the ZooKeeper tree and the migration radar are not tabs there),
 else on a sandbox: an embedded ZooKeeper with 6 simulated brokers in 3 racks and
 demo topics (a ZooKeeper-mode cluster), where you can kill and restart brokers
-and watch leaders move and ISRs shrink. Press ? in the UI for its keys.
+and watch leaders move and ISRs shrink. With --sandbox kraft the sandbox is a
+simulated Kafka 4.4 cluster in KRaft mode instead (6 brokers in 3 racks, 3
+controllers, the demo topics, read as a KRaft cluster given with
+--bootstrap-server is): a killed broker is fenced once broker.session.timeout.ms
+(9 s; --session-timeout when given) passes without its heartbeats. Press ? in
+the UI for its keys.
 
 Contexts (named clusters with connect string, digest auth, read-only and
 production flags) live in ` + displayPath(config.Path()) + `.
@@ -79,11 +86,15 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 		return errors.New("--bootstrap-controller is for a ZooKeeper cluster migrating to KRaft (with --zookeeper or a context): the migration radar asks the KRaft quorum how far ZooKeeper lags; a KRaft cluster's overview shows its quorum")
 	}
 	if t.connect != "" {
-		for _, name := range []string{"listen", "seed"} {
+		for _, name := range []string{"listen", "seed", "sandbox"} {
 			if c.Flags().Changed(name) {
 				return fmt.Errorf("--%s is for the sandbox; it cannot be combined with a cluster (--zookeeper, --bootstrap-server, --context or $%s)", name, envZookeeper)
 			}
 		}
+	}
+	kraftSandbox, err := sf.kraft(c)
+	if err != nil {
+		return err
 	}
 	if !term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd()) {
 		return errors.New("the terminal UI needs a terminal; the commands (ktopo --help) work without one")
@@ -107,6 +118,9 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 	}
 	if t.kraft {
 		return runKRaftTUI(c, cf, cfg, t, logger)
+	}
+	if t.connect == "" && kraftSandbox {
+		return runKRaftSandboxTUI(c, cf, cfg, sf, logger)
 	}
 	var conn *zkwatch.Conn
 	if t.connect == "" {
@@ -216,6 +230,14 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 	if err != nil {
 		return err
 	}
+	return openKRaftTUI(c, cf, cfg, t, d, logger)
+}
+
+// openKRaftTUI is runKRaftTUI on d: a KRaft cluster's, or the KRaft
+// sandbox's (cfg.Mode ModeSandbox: its Sandbox control kept, no plan
+// saved).
+func openKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, d kafkawatch.Dial, logger *log.Logger) error {
+	sandbox := cfg.Mode == ui.ModeSandbox
 	d.Logger = logger
 	fmt.Fprintf(c.ErrOrStderr(), "Connecting to %s…\r", t.connect)
 	cl, err := kafkawatch.NewClient(d)
@@ -234,7 +256,10 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 	}
 	p := kafkawatch.StartWith(cl, d, kafkawatch.Options{Interval: cf.pollInterval, Progress: true, Logger: logger})
 	defer p.Close()
-	cfg.Source, cfg.Mode = p, ui.ModeLive
+	cfg.Source = p
+	if !sandbox {
+		cfg.Mode = ui.ModeLive
+	}
 	if cfg.SizesOff == "" {
 		sp := kafkawatch.NewSizePoller(cl, kafkawatch.SizeOptions{Timeout: d.RequestTimeout, Logger: logger})
 		defer sp.Close()
@@ -251,6 +276,8 @@ func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logge
 		cfg.Writer = w
 	}
 	logger.Printf("TUI on KRaft cluster %s (%s, every %s)", cfg.Connect, modeName(cfg.Mode), cf.pollInterval)
-	cfg.SavePlan = planSaver(t, cf)
+	if !sandbox {
+		cfg.SavePlan = planSaver(t, cf)
+	}
 	return runApp(contextOf(c), c, ui.New(cfg))
 }

@@ -26,6 +26,7 @@ type sandboxFlags struct {
 	listen string        // --listen
 	seed   uint64        // --seed, when seeded
 	seeded bool
+	kind   string // --sandbox: zk or kraft
 }
 
 // The streams drawn from one --seed: the sandbox's own choices and the

@@ -399,7 +399,13 @@ func (p *Poller) load(state *clusterwatch.State) error {
 	var wg sync.WaitGroup
 	defer func() {
 		wcancel()
-		for range parts { // drained: the stream closes once its requests are done
+		// Drained: the stream closes once its requests are done (nil when
+		// the brokers serve no DescribeConfigs: nothing to drain, and a
+		// range over a nil channel would block for ever).
+		for parts != nil {
+			if _, ok := <-parts; !ok {
+				break
+			}
 		}
 		wg.Wait()
 	}()

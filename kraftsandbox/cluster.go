@@ -24,6 +24,10 @@ type Config struct {
 	DemoTopics bool
 	// Host is the address the listeners bind (default 127.0.0.1).
 	Host string
+	// Port, when set, is the first broker's port: the brokers listen on
+	// Port, Port+1, …, the controllers on the ports after the brokers'
+	// (0: free ports).
+	Port int
 	// Rand draws the cluster id, topic ids, the placer's randomness and
 	// the demo topics' skew; nil: random.
 	Rand *rand.Rand
@@ -155,6 +159,14 @@ func Start(cfg Config) (*Cluster, error) {
 			b.rack = &r
 		}
 		c.brokers = append(c.brokers, b)
+	}
+	if cfg.Port > 0 {
+		for i, b := range c.brokers {
+			b.n.port = int32(cfg.Port + i)
+		}
+		for i, ct := range c.controllers {
+			ct.n.port = int32(cfg.Port + len(c.brokers) + i)
+		}
 	}
 	for _, ct := range c.controllers {
 		if err := c.listen(ct.n); err != nil {

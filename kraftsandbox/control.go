@@ -178,6 +178,9 @@ const controlHelp = `commands:
                           closes; a broker is fenced broker.session.timeout.ms
                           later, a controller leaves the quorum (the others elect
                           a leader when it led)
+  stop <id> [<id>…]       stop a broker cleanly (SIGTERM): a controlled shutdown
+                          moves its leaders away and takes it out of the ISRs
+                          first; a controller stops as kill stops it
   restart <id> [<id>…]    start it again on its old address: a broker registers
                           anew (fenced until caught up), a controller rejoins
   move-controller         the metadata quorum's leader resigns; the next live
@@ -222,7 +225,7 @@ func RunCommand(c *Cluster, line string) string {
 	switch cmd {
 	case "help":
 		return controlHelp
-	case "kill", "restart":
+	case "kill", "stop", "restart":
 		if len(args) == 0 {
 			return fmt.Sprintf("error: %s takes a broker or controller id", cmd)
 		}
@@ -237,7 +240,10 @@ func RunCommand(c *Cluster, line string) string {
 		var lines []string
 		for _, id := range ids {
 			act, done := c.Kill, "killed"
-			if cmd == "restart" {
+			switch cmd {
+			case "stop":
+				act, done = c.Stop, "stopped"
+			case "restart":
 				act, done = c.Restart, "restarted"
 			}
 			if err := act(id); err != nil {

@@ -3,7 +3,9 @@ package kraftsandbox
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +58,15 @@ func TestControlKillRestart(t *testing.T) {
 	out = control(t, c, "restart 2 3000", "restart 2")
 	wantLines(t, out, "broker 2 restarted", "controller 3000 restarted", "error: broker 2 is already running")
 	waitStatus(t, c, "broker 2 (rack-b): up, unfenced")
+
+	// A controlled shutdown fences the broker at once and moves its
+	// leaders away: no partition goes offline.
+	out = control(t, c, "stop 3", "stop 3", "status")
+	wantLines(t, out, "broker 3 stopped", "error: broker 3 is not running", "broker 3 (rack-c): down, fenced",
+		"topic orders: 12/12 partitions online")
+	out = control(t, c, "restart 3")
+	wantLines(t, out, "broker 3 restarted")
+	waitStatus(t, c, "broker 3 (rack-c): up, unfenced")
 }
 
 // waitStatus waits until the status shows want.
@@ -141,4 +152,23 @@ func controllerClient(t *testing.T, c *Cluster) *kgo.Client {
 	}
 	t.Cleanup(cl.Close)
 	return cl
+}
+
+// TestPort: Config.Port puts the brokers on Port, Port+1, … and the
+// controllers after them, so that a sandbox keeps its addresses from run
+// to run.
+func TestPort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	c := startTest(t, Config{Brokers: 2, Controllers: 1, Racks: 1, Port: port})
+	if want := fmt.Sprintf("127.0.0.1:%d,127.0.0.1:%d", port, port+1); c.Bootstrap() != want {
+		t.Errorf("bootstrap %s, want %s", c.Bootstrap(), want)
+	}
+	if want := fmt.Sprintf("127.0.0.1:%d", port+2); c.ControllerBootstrap() != want {
+		t.Errorf("controllers %s, want %s", c.ControllerBootstrap(), want)
+	}
 }

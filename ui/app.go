@@ -211,6 +211,12 @@ func New(cfg Config) *App {
 	a.km.Global.QuitAnyway.SetEnabled(false)
 	a.km.Global.Stay.SetEnabled(false)
 	a.km.SetSandbox(cfg.Sandbox != nil && cfg.Mode == ModeSandbox)
+	if a.kraftSandbox() {
+		// The KRaft sandbox elects leaders as a KRaft cluster does: the
+		// election wizard, over ElectLeaders, rather than at once.
+		a.km.Sandbox.Elect.SetEnabled(false)
+		a.km.Ops.Elect.SetEnabled(true)
+	}
 	// Read-only mode keeps `c`, to say that it refuses (as d, p and e do).
 	a.km.Global.Create.SetEnabled(cfg.Writer != nil || cfg.Mode == ModeReadOnly)
 	a.overview = overview.New(a.st, a.km, a.anims)

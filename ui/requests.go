@@ -9,6 +9,7 @@ import (
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/ui/nav"
 	"github.com/ktopo/ktopo/ui/screens/overview"
+	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/ui/screens/whatif"
 )
 
@@ -61,6 +62,7 @@ func (a *App) sandboxAction(req nav.Request) tea.Cmd {
 	if sb == nil || a.cfg.Mode != ModeSandbox {
 		return a.setStatus("Sandbox actions work only in the sandbox.", true)
 	}
+	kraft := a.kraftSandbox()
 	switch r := req.(type) {
 	case nav.ToggleBroker:
 		id := r.Broker
@@ -72,6 +74,9 @@ func (a *App) sandboxAction(req nav.Request) tea.Cmd {
 			if sb.Running(id) {
 				if err := sb.Kill(id); err != nil {
 					return sandboxDoneMsg{err: err}
+				}
+				if kraft {
+					return sandboxDoneMsg{text: "Killed broker " + strconv.Itoa(id) + ": the controller fences it after broker.session.timeout.ms without heartbeats. x again restarts it."}
 				}
 				return sandboxDoneMsg{text: "Killed broker " + strconv.Itoa(id) + ": watch its leaders move and the ISRs shrink. x again restarts it."}
 			}
@@ -101,10 +106,24 @@ func (a *App) sandboxAction(req nav.Request) tea.Cmd {
 			if err != nil {
 				return sandboxDoneMsg{err: err}
 			}
+			if kraft {
+				return sandboxDoneMsg{text: "The metadata quorum's leader moved to controller " + strconv.Itoa(id) + "."}
+			}
 			return sandboxDoneMsg{text: "The controller moved to broker " + strconv.Itoa(id) + "."}
 		})
 	}
 	return nil
+}
+
+// kraftSandbox reports the KRaft sandbox: a sandbox whose source is a
+// KRaft cluster's (no ZooKeeper tree), whose controller is the metadata
+// quorum's leader and whose elections are the election wizard's.
+func (a *App) kraftSandbox() bool {
+	if a.cfg.Sandbox == nil || a.cfg.Mode != ModeSandbox || a.cfg.Source == nil {
+		return false
+	}
+	_, zk := a.cfg.Source.(tree.Subtrees)
+	return !zk
 }
 
 // toggleBrokers kills the running brokers of ids in one event (a rack
@@ -112,6 +131,7 @@ func (a *App) sandboxAction(req nav.Request) tea.Cmd {
 // predicts), or restarts them all when none runs.
 func (a *App) toggleBrokers(sb SandboxControl, ids []int) tea.Cmd {
 	ids = slices.Clone(ids)
+	kraft := a.kraftSandbox()
 	verb := "Restarting"
 	if slices.ContainsFunc(ids, a.snap.IsLive) {
 		verb = "Killing"
@@ -141,6 +161,9 @@ func (a *App) toggleBrokers(sb SandboxControl, ids []int) tea.Cmd {
 					return sandboxDoneMsg{err: err}
 				}
 			}
+		}
+		if kraft {
+			return sandboxDoneMsg{text: "Killed brokers " + text.Ints(running) + " together: the controller fences each after broker.session.timeout.ms without heartbeats. x again restarts them."}
 		}
 		return sandboxDoneMsg{text: "Killed brokers " + text.Ints(running) + " together: watch the leaders move and the ISRs shrink. x again restarts them."}
 	})

@@ -1,6 +1,6 @@
 // Command screenshots draws the pictures of ktopo in the README and
 // docs/tui.md from the real program: it builds ktopo, runs it on its
-// sandbox in a detached tmux session, walks through the screens with tmux
+// sandbox (then on its KRaft sandbox) in a detached tmux session, walks through the screens with tmux
 // send-keys, reads each screen with its colours (capture-pane -e) and
 // renders it to a PNG in docs/images. Run it from the repository's root:
 //
@@ -35,8 +35,11 @@ type options struct {
 	fontSize float64
 	bin      string // a built ktopo ("" builds one)
 	port     int    // the sandbox's ZooKeeper port (shown on the overview)
-	captures string // where the raw captures go ("": nowhere)
-	only     int    // the first n steps only (0: all)
+	// kraftPort is the KRaft sandbox's first broker's port (its brokers
+	// and controllers on the next ones; 0: free ports).
+	kraftPort int
+	captures  string // where the raw captures go ("": nowhere)
+	only      int    // the first n steps only (0: all)
 }
 
 func main() {
@@ -47,6 +50,7 @@ func main() {
 	flag.Float64Var(&o.fontSize, "font-size", 13, "font size in pixels")
 	flag.StringVar(&o.bin, "ktopo", "", "the ktopo binary to run (default: go build one from this checkout)")
 	flag.IntVar(&o.port, "port", 2181, "port of the sandbox's ZooKeeper, shown on the overview (0, or when it is taken: a free one)")
+	flag.IntVar(&o.kraftPort, "kraft-port", 9092, "the KRaft sandbox's first broker's port, its 6 brokers and 3 controllers on the next ones (0, or when one is taken: free ports)")
 	flag.StringVar(&o.captures, "captures", "", "also save each raw capture (text with SGR sequences) in this directory")
 	flag.Parse()
 	if _, err := fmt.Sscanf(size, "%dx%d", &o.w, &o.h); err != nil || o.w < 20 || o.h < 10 {
@@ -90,15 +94,31 @@ func run(o options, log io.Writer) error {
 	env := []string{"HOME=" + tmp, "XDG_CONFIG_HOME=" + tmp, "XDG_STATE_HOME=" + tmp,
 		"KTOPO_LOG=" + filepath.Join(tmp, "ktopo.log"), "KTOPO_ZOOKEEPER=", "NO_COLOR=",
 		"TERM=xterm-256color", "COLORTERM=truecolor", "TZ=UTC", "LANG=C.UTF-8"}
-	t, err := startTerm(o.w, o.h, env, bin, "--seed", "1", "--listen", listen, "--pace", scenarioPace)
-	if err != nil {
-		return err
-	}
-	defer t.close()
 	steps := scenario()
 	if o.only > 0 {
 		steps = steps[:o.only]
 	}
+	if err := walk(o, r, env, tmp, log, steps, bin, "--seed", "1", "--listen", listen, "--pace", scenarioPace); err != nil {
+		return err
+	}
+	if o.only > 0 {
+		return nil
+	}
+	// The KRaft sandbox, on ports of its own from o.kraftPort (the
+	// overview shows them), with a short broker session so that a killed
+	// broker is fenced within the picture's wait.
+	fmt.Fprintln(log, "the KRaft sandbox")
+	return walk(o, r, env, tmp, log, kraftScenario(), bin, "--sandbox", "kraft", "--seed", "1",
+		"--listen", kraftAddr(o.kraftPort, log), "--session-timeout", kraftSession)
+}
+
+// walk runs ktopo with args in a terminal of its own and takes steps.
+func walk(o options, r *renderer, env []string, tmp string, log io.Writer, steps []step, bin string, args ...string) error {
+	t, err := startTerm(o.w, o.h, env, append([]string{bin}, args...)...)
+	if err != nil {
+		return err
+	}
+	defer t.close()
 	for _, st := range steps {
 		if err := st.take(t, r, o, log); err != nil {
 			logData, _ := os.ReadFile(filepath.Join(tmp, "ktopo.log"))
@@ -107,6 +127,23 @@ func run(o options, log io.Writer) error {
 	}
 	_ = t.keys("q")
 	return nil
+}
+
+// kraftAddr is 127.0.0.1:port when the KRaft sandbox's nine ports from
+// port are free, else 127.0.0.1:0 (free ports, which the picture shows).
+func kraftAddr(port int, log io.Writer) string {
+	if port == 0 {
+		return "127.0.0.1:0"
+	}
+	for p := port; p < port+9; p++ {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			fmt.Fprintf(log, "127.0.0.1:%d is taken: the KRaft sandbox listens on free ports, which the picture shows\n", p)
+			return "127.0.0.1:0"
+		}
+		l.Close()
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 // sandboxAddr is 127.0.0.1:port, or a free port when port is 0 or taken.

@@ -77,3 +77,18 @@ func scenario() []step {
 			live: true},
 	}
 }
+
+// kraftSession is the KRaft sandbox's broker.session.timeout.ms in the
+// pictures: short, so that a killed broker is fenced within moments.
+const kraftSession = "2s"
+
+// kraftScenario is the walk on the KRaft sandbox (ktopo --sandbox kraft):
+// its overview with the metadata quorum, then a broker killed and fenced.
+func kraftScenario() []step {
+	return []step{
+		{title: "the KRaft sandbox's overview", want: []string{"SANDBOX", "quorum leader 3000 (epoch 1)", "broker 6", "partitions 95", "under-replicated 0", "sizes of 6 brokers"},
+			gone: []string{"Tree", "Migration"}},
+		{name: "kraft-sandbox", title: "KRaft sandbox: broker 2 killed (x), fenced once its session timed out",
+			keys: []string{"l", "x"}, want: []string{"FENCED", "fenced 2", "brokers 5/6 live"}},
+	}
+}

@@ -207,7 +207,7 @@ func TestNoTofu(t *testing.T) {
 // some of them, docs/tui.md all.
 func TestDocsShowEveryPicture(t *testing.T) {
 	var taken []string
-	for _, st := range scenario() {
+	for _, st := range append(scenario(), kraftScenario()...) {
 		if st.name != "" {
 			taken = append(taken, st.name)
 		}
@@ -259,8 +259,8 @@ func TestScenario(t *testing.T) {
 	if !haveDejaVu() && os.Getenv("CI") != "true" {
 		t.Skip("skipping: DejaVu Sans Mono is not installed (apt-get install fonts-dejavu-core)")
 	}
-	o := options{out: t.TempDir(), w: 100, h: 32, fontSize: 13, port: 0}
-	steps := scenario()
+	o := options{out: t.TempDir(), w: 100, h: 32, fontSize: 13, port: 0, kraftPort: 0}
+	steps := append(scenario(), kraftScenario()...)
 	if testing.Short() {
 		o.only = 1
 		steps = steps[:1]
