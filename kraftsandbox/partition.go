@@ -86,6 +86,15 @@ func (c *Cluster) change(t *topic, p *partition, isr []int32, kind electionKind)
 		}
 	}
 	leader := c.electLeader(t, p, isr, elr, kind)
+	// An unclean election (a leader from neither the ISR nor the ELR)
+	// leaves the partition RECOVERING; its leader's next ISR expansion
+	// (AlterPartition) recovers it.
+	recovering := p.recovering
+	if leader >= 0 && !slices.Contains(isr, leader) && !slices.Contains(elr, leader) {
+		recovering = true
+	} else if leader == p.leader && len(isr) > len(p.isr) {
+		recovering = false
+	}
 	if leader >= 0 && !slices.Contains(isr, leader) {
 		// A leader from the ELR or an unclean election is the new ISR.
 		isr = []int32{leader}
@@ -101,9 +110,10 @@ func (c *Cluster) change(t *topic, p *partition, isr []int32, kind electionKind)
 	if c.elrEnabled() && len(isr) == 0 && leader < 0 && len(elr) == 0 {
 		lastKnown = slices.Clone(p.isr)
 	}
-	if leader == p.leader && slices.Equal(isr, p.isr) && slices.Equal(elr, p.elr) && slices.Equal(lastKnown, p.lastKnownELR) {
+	if leader == p.leader && slices.Equal(isr, p.isr) && slices.Equal(elr, p.elr) && slices.Equal(lastKnown, p.lastKnownELR) && recovering == p.recovering {
 		return false
 	}
+	p.recovering = recovering
 	if leader != p.leader {
 		p.leaderEpoch++
 	}
