@@ -39,9 +39,17 @@ func TestLayers(t *testing.T) {
 	}
 	forbid("ui", "the TUI reaches a cluster through the ports only",
 		"github.com/go-zookeeper/zk", "github.com/twmb/franz-go/pkg/kgo", "github.com/twmb/franz-go/pkg/kmsg",
-		mod+"zkwatch", mod+"zkops", mod+"kafkaops", mod+"kafkawatch", mod+"clusterwatch/zksource", mod+"sandbox")
+		mod+"zkwatch", mod+"zkops", mod+"kafkaops", mod+"kafkawatch", mod+"clusterwatch/zksource", mod+"sandbox", mod+"kraftsandbox")
+	// The KRaft sandbox is a server: it speaks the Kafka protocol to
+	// ktopo's clients and shares none of their code, so that a bug in
+	// ktopo's reader or writer cannot hide in the simulation it is tested
+	// on (it shares the model's rules: placement, validation, Kafka's
+	// messages, which the differential test checks against real Kafka).
+	forbid("kraftsandbox", "the KRaft sandbox shares no code with ktopo's clients",
+		"github.com/go-zookeeper/zk", "github.com/twmb/franz-go/pkg/kgo", mod+"kafkawatch", mod+"kafkaops",
+		mod+"zkwatch", mod+"zkops", mod+"sandbox", mod+"clusterwatch")
 	for _, p := range []string{"cluster", "clusterops", "clusterwatch", "clusterwatch/zksource", "kafkawatch", "kafkaops",
-		"zkops", "zkwatch", "assign", "sandbox", "zkserver"} {
+		"zkops", "zkwatch", "assign", "sandbox", "kraftsandbox", "zkserver"} {
 		forbid(p, "a domain package draws nothing", "charm.land/bubbletea/v2", "charm.land/lipgloss/v2")
 	}
 	// The list above names every package of the module's first level
@@ -51,7 +59,7 @@ func TestLayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := []string{"cluster", "clusterops", "clusterwatch", "clusterwatch/zksource", "kafkawatch", "kafkaops", "zkops",
-		"zkwatch", "assign", "sandbox", "zkserver"}
+		"zkwatch", "assign", "sandbox", "kraftsandbox", "zkserver"}
 	for _, p := range strings.Fields(string(out)) {
 		rel := strings.TrimPrefix(p, mod)
 		if rel == strings.TrimSuffix(mod, "/") || strings.HasPrefix(rel, "ui") || strings.HasPrefix(rel, "cmd") ||

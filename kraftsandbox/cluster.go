@@ -124,7 +124,11 @@ func Start(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{cfg: cfg, rnd: cfg.Rand, leader: -1, topics: map[string]*topic{},
-		topicIDs: map[[16]byte]*topic{}, brokerConfigs: map[string]map[string]string{}}
+		topicIDs: map[[16]byte]*topic{}, brokerConfigs: map[string]map[string]string{
+			// With ELR, a new 4.x cluster's controller writes the
+			// cluster-wide min.insync.replicas (KIP-966).
+			"": {"min.insync.replicas": "1"},
+		}}
 	c.placer = assign.NewJavaRandom(int64(c.rnd.Uint64()))
 	c.handlers = c.allHandlers()
 	var cid [16]byte
@@ -303,6 +307,7 @@ func (c *Cluster) Restart(id int) error {
 			return err
 		}
 		c.mu.Lock()
+		c.brokerRestarting(b)
 		c.registerBroker(b, time.Now())
 		c.logf("broker %d restarted", id)
 		c.mu.Unlock()

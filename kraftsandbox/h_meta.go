@@ -24,7 +24,7 @@ func (c *Cluster) apiVersions(r *request) (kmsg.Response, error) {
 			resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
 		}
 	}
-	resp.FinalizedFeaturesEpoch = c.featuresEpoch
+	resp.FinalizedFeaturesEpoch = c.finalizedFeaturesEpoch(r.node.controller)
 	return resp, nil
 }
 

@@ -25,6 +25,7 @@ type ext struct {
 	data   dataState
 	groups groupState
 	repl   replState
+	quorum quorumState // h_quorum.go
 }
 
 func init() {
