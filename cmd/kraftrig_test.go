@@ -46,6 +46,16 @@ type kraftBackend interface {
 	reassignThrottled(t *testing.T, file string, rate int)
 	// disableELR downgrades eligible.leader.replicas.version to 0.
 	disableELR(t *testing.T)
+	// createTopicRF creates topic placed by the controller.
+	createTopicRF(t *testing.T, topic string, partitions, rf int)
+	// stopNode stops a process cleanly (SIGTERM: a broker's controlled
+	// shutdown).
+	stopNode(id int) error
+	// quorumLeader is the metadata quorum's leader.
+	quorumLeader(t *testing.T) int
+	// kafkaTool runs one of Kafka's tools: false without them (the
+	// sandbox), where a scenario checks with ktopo alone.
+	kafkaTool(t *testing.T, script string, args ...string) (string, bool)
 	// recovering lists the partitions ("topic-p") whose leader recovery
 	// state is RECOVERING, which no client API shows.
 	recovering(t *testing.T) map[string]bool
@@ -105,6 +115,36 @@ func (c realKRaft) reassignThrottled(t *testing.T, file string, rate int) {
 func (c realKRaft) disableELR(t *testing.T) {
 	t.Helper()
 	kafkaTool(t, c.KRaftCluster, "kafka-features", "--bootstrap-controller", c.ControllerBootstrap(), "downgrade", "--feature", cluster.FeatureELR+"=0")
+}
+
+func (c realKRaft) createTopicRF(t *testing.T, topic string, partitions, rf int) {
+	t.Helper()
+	if res, err := c.Topics("--create", "--topic", topic, "--partitions", strconv.Itoa(partitions), "--replication-factor", strconv.Itoa(rf)); err != nil || res.Code != 0 {
+		t.Fatalf("create: %v %+v", err, res)
+	}
+}
+
+func (c realKRaft) stopNode(id int) error {
+	n := c.Node(id)
+	if n == nil {
+		return fmt.Errorf("no node %d", id)
+	}
+	n.Stop()
+	return nil
+}
+
+func (c realKRaft) quorumLeader(t *testing.T) int {
+	t.Helper()
+	q, err := c.Quorum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q.LeaderID
+}
+
+func (c realKRaft) kafkaTool(t *testing.T, script string, args ...string) (string, bool) {
+	t.Helper()
+	return kafkaTool(t, c.KRaftCluster, script, args...), true
 }
 
 func (c realKRaft) recovering(t *testing.T) map[string]bool {
@@ -270,6 +310,23 @@ func (c sandboxKRaft) disableELR(t *testing.T) {
 	}
 }
 
+func (c sandboxKRaft) createTopicRF(t *testing.T, topic string, partitions, rf int) {
+	t.Helper()
+	runOK(t, "topics", "create", "--bootstrap-server", c.Bootstrap(), "--topic", topic, "--partitions", strconv.Itoa(partitions),
+		"--replication-factor", strconv.Itoa(rf))
+}
+
+func (c sandboxKRaft) stopNode(id int) error { return c.Cluster.Stop(id) }
+
+func (c sandboxKRaft) quorumLeader(t *testing.T) int {
+	id, _ := c.QuorumLeader()
+	return id
+}
+
+func (c sandboxKRaft) kafkaTool(t *testing.T, script string, args ...string) (string, bool) {
+	return "", false
+}
+
 func (c sandboxKRaft) recovering(t *testing.T) map[string]bool {
 	out := map[string]bool{}
 	for _, key := range c.RecoveringPartitions() {
@@ -282,3 +339,99 @@ var (
 	_ kraftBackend = realKRaft{}
 	_ kraftBackend = sandboxKRaft{}
 )
+
+// sandboxRig is the TUI scenarios' rig on the sandbox: no Kafka tools.
+func (c sandboxKRaft) rig() kraftRig { return kraftRig{bs: c.Bootstrap(), brokers: c.BrokerIDs()} }
+
+// describeRead is describe from ktopo's read of the cluster: the replicas
+// and leader ("none" without one) kafka-topics --describe prints.
+func (r kraftRig) describeRead(t *testing.T, topics ...string) map[string]map[string]partitionRec {
+	t.Helper()
+	s := r.read(t)
+	out := map[string]map[string]partitionRec{}
+	for _, name := range topics {
+		tp := s.Topic(name)
+		if tp == nil {
+			continue
+		}
+		out[name] = map[string]partitionRec{}
+		for _, p := range tp.Partitions {
+			leader := "none"
+			if p.HasLeader() {
+				leader = strconv.Itoa(p.Leader)
+			}
+			out[name][strconv.Itoa(p.ID)] = partitionRec{Replicas: joinInts(p.Replicas), Leader: leader}
+		}
+	}
+	return out
+}
+
+// setConfigs is the dynamic configs of a resource as DescribeConfigs
+// answers: "name=value" of each set on it (kafka-configs --describe's
+// words), sensitive ones too.
+func setConfigs(t *testing.T, bs string, typ kmsg.ConfigResourceType, name string) []string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bs, ",")...), kgo.RetryTimeout(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	res := kmsg.NewDescribeConfigsRequestResource()
+	res.ResourceType, res.ResourceName = typ, name
+	req.Resources = append(req.Resources, res)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range resp.Resources {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+			t.Fatalf("describe configs of %s: %v", name, err)
+		}
+		for _, e := range r.Configs {
+			switch e.Source {
+			case kmsg.ConfigSourceDynamicTopicConfig, kmsg.ConfigSourceDynamicBrokerConfig, kmsg.ConfigSourceDynamicDefaultBrokerConfig:
+				if (e.Source == kmsg.ConfigSourceDynamicDefaultBrokerConfig) != (typ == kmsg.ConfigResourceTypeBroker && name == "") {
+					continue
+				}
+				v := ""
+				if e.Value != nil {
+					v = *e.Value
+				}
+				out = append(out, e.Name+"="+v)
+			}
+		}
+	}
+	return out
+}
+
+func (r kraftRig) configsRead(t *testing.T, typ kmsg.ConfigResourceType, name string) string {
+	t.Helper()
+	return strings.Join(setConfigs(t, r.bs, typ, name), "\n")
+}
+
+// throttlesRead is throttles from DescribeConfigs: the throttle rates
+// set on any broker (or as the cluster default) and the throttled
+// replicas of topics.
+func (r kraftRig) throttlesRead(t *testing.T, topics ...string) []string {
+	t.Helper()
+	var out []string
+	for _, id := range append([]string{""}, strings.Fields(strings.Trim(fmt.Sprint(r.brokers), "[]"))...) {
+		for _, e := range setConfigs(t, r.bs, kmsg.ConfigResourceTypeBroker, id) {
+			if strings.Contains(e, "throttled.rate") {
+				out = append(out, "broker "+id+": "+e)
+			}
+		}
+	}
+	for _, topic := range topics {
+		for _, e := range setConfigs(t, r.bs, kmsg.ConfigResourceTypeTopic, topic) {
+			if strings.Contains(e, "throttled.replicas") {
+				out = append(out, topic+": "+e)
+			}
+		}
+	}
+	return out
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
+	"github.com/ktopo/ktopo/kraftsandbox"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -50,6 +51,18 @@ func TestRealKRaftOperations(t *testing.T) {
 	}
 	t.Run("reassign --additional, --cancel", func(t *testing.T) { testKRaftCancel(t, c, others) })
 	t.Run("unclean election", func(t *testing.T) { testKRaftUnclean(t, c, others) })
+}
+
+// TestSandboxKRaftOperations is TestRealKRaftOperations on the simulated
+// KRaft cluster (kraftsandbox, no Java): a controller and 4 brokers in 2
+// racks; the fake controller's answers against the sandbox's, and every
+// TUI operation in the built binary in a real terminal, each end state
+// checked with ktopo's reads and franz-go's DescribeConfigs where the real
+// test asks Kafka's tools.
+func TestSandboxKRaftOperations(t *testing.T) {
+	c := startSandboxKRaft(t, kraftsandbox.Config{Controllers: 1, Brokers: 4, Racks: 2})
+	t.Run("the fake controller answers as the sandbox", func(t *testing.T) { testFakeWriter(t, c.Bootstrap()) })
+	t.Run("the TUI's operations", func(t *testing.T) { testKRaftTUI(t, c.rig()) })
 }
 
 // testKRaftTUI runs the TUI's operations in one terminal, in turn, and
