@@ -56,6 +56,9 @@ type kraftBackend interface {
 	// kafkaTool runs one of Kafka's tools: false without them (the
 	// sandbox), where a scenario checks with ktopo alone.
 	kafkaTool(t *testing.T, script string, args ...string) (string, bool)
+	// waitNoThrottles waits until no throttle is left on any broker nor
+	// on topic.
+	waitNoThrottles(t *testing.T, topic string)
 	// recovering lists the partitions ("topic-p") whose leader recovery
 	// state is RECOVERING, which no client API shows.
 	recovering(t *testing.T) map[string]bool
@@ -145,6 +148,11 @@ func (c realKRaft) quorumLeader(t *testing.T) int {
 func (c realKRaft) kafkaTool(t *testing.T, script string, args ...string) (string, bool) {
 	t.Helper()
 	return kafkaTool(t, c.KRaftCluster, script, args...), true
+}
+
+func (c realKRaft) waitNoThrottles(t *testing.T, topic string) {
+	t.Helper()
+	waitNoThrottles(t, c.KRaftCluster, topic)
 }
 
 func (c realKRaft) recovering(t *testing.T) map[string]bool {
@@ -325,6 +333,15 @@ func (c sandboxKRaft) quorumLeader(t *testing.T) int {
 
 func (c sandboxKRaft) kafkaTool(t *testing.T, script string, args ...string) (string, bool) {
 	return "", false
+}
+
+func (c sandboxKRaft) waitNoThrottles(t *testing.T, topic string) {
+	t.Helper()
+	var left []string
+	waitUntilShowing(t, "no throttle left", func() bool {
+		left = c.rig().throttles(t, topic)
+		return len(left) == 0
+	}, func() string { return strings.Join(left, "\n") })
 }
 
 func (c sandboxKRaft) recovering(t *testing.T) map[string]bool {
