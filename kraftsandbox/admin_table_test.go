@@ -3,6 +3,7 @@ package kraftsandbox
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -39,9 +40,19 @@ type adminEnv struct {
 	// answered, so a read after a change is retried until it shows what
 	// the answer expects (or a while has passed).
 	settle string
+	// seed sends every request to the first seed (a controller's
+	// listener, which franz-go cannot route to).
+	seed bool
 }
 
 func (e *adminEnv) send(req kmsg.Request) kmsg.Response {
+	if e.seed {
+		resp, err := e.cl.Broker(math.MinInt32).Request(e.ctx, req)
+		if err != nil {
+			return nil
+		}
+		return resp
+	}
 	resp, err := e.cl.Request(e.ctx, req)
 	if err != nil {
 		return nil
@@ -325,6 +336,76 @@ func configString(c kmsg.DescribeConfigsResponseResourceConfig) string {
 	return s + "[" + strings.Join(syn, ",") + "]"
 }
 
+func multiCreate(names ...string) func(e *adminEnv) string {
+	return func(e *adminEnv) string {
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.ValidateOnly = true
+		for _, n := range names {
+			t := kmsg.NewCreateTopicsRequestTopic()
+			t.Topic, t.NumPartitions, t.ReplicationFactor = n, 1, 1
+			req.Topics = append(req.Topics, t)
+		}
+		resp, _ := e.send(req).(*kmsg.CreateTopicsResponse)
+		if resp == nil {
+			return "no answer"
+		}
+		out := ""
+		for _, t := range resp.Topics {
+			out += fmt.Sprintf("[%s %s]", t.Topic, codeMsg(t.ErrorCode, t.ErrorMessage))
+		}
+		return out
+	}
+}
+
+func multiGrow(names ...string) func(e *adminEnv) string {
+	return func(e *adminEnv) string {
+		req := kmsg.NewPtrCreatePartitionsRequest()
+		req.ValidateOnly = true
+		for _, n := range names {
+			t := kmsg.NewCreatePartitionsRequestTopic()
+			t.Topic, t.Count = n, 5
+			req.Topics = append(req.Topics, t)
+		}
+		resp, _ := e.send(req).(*kmsg.CreatePartitionsResponse)
+		if resp == nil {
+			return "no answer"
+		}
+		out := ""
+		for _, t := range resp.Topics {
+			out += fmt.Sprintf("[%s %s]", t.Topic, codeMsg(t.ErrorCode, t.ErrorMessage))
+		}
+		return out
+	}
+}
+
+func multiDelete(byBoth bool, names ...string) func(e *adminEnv) string {
+	return func(e *adminEnv) string {
+		req := kmsg.NewPtrDeleteTopicsRequest()
+		for _, n := range names {
+			t := kmsg.NewDeleteTopicsRequestTopic()
+			n := n
+			t.Topic = &n
+			if byBoth {
+				t.TopicID = e.topicID(n)
+			}
+			req.Topics = append(req.Topics, t)
+		}
+		resp, _ := e.send(req).(*kmsg.DeleteTopicsResponse)
+		if resp == nil {
+			return "no answer"
+		}
+		out := ""
+		for _, t := range resp.Topics {
+			n := "<nil>"
+			if t.Topic != nil {
+				n = *t.Topic
+			}
+			out += fmt.Sprintf("[%s %v %s]", n, t.TopicID != [16]byte{}, codeMsg(t.ErrorCode, t.ErrorMessage))
+		}
+		return out
+	}
+}
+
 // adminTable is the table (see above).
 func adminTable() []adminStep {
 	const t1, t2 = "admin-t1", "admin-t2"
@@ -352,6 +433,15 @@ func adminTable() []adminStep {
 		{"create removed config", createTopic(t2, 1, 1, nil, false, "message.format.version=3.0"), "INVALID_CONFIG Unknown topic config name: message.format.version; then -"},
 		{"create bad value", createTopic(t2, 1, 1, nil, false, "retention.ms=soon"), "INVALID_CONFIG Invalid value soon for configuration retention.ms: Not a number of type LONG; then -"},
 		{"create small segment", createTopic(t2, 1, 1, nil, false, "segment.bytes=1000"), "INVALID_CONFIG Invalid value 1000 for configuration segment.bytes: Value must be at least 1048576; then -"},
+		{"create two bad values", createTopic(t2, 1, 1, nil, false, "segment.ms=0", "retention.ms=x", "segment.bytes=y"), "INVALID_CONFIG Invalid value y for configuration segment.bytes: Not a number of type INT; then -"},
+		{"create two unknown", createTopic(t2, 1, 1, nil, false, "zz.b=1", "aa.a=2"), "INVALID_CONFIG Unknown topic config name: zz.b; then -"},
+		{"create 4.4 config", createTopic(t2, 1, 1, nil, true, "remote.copy.lag.ms=x"), "INVALID_CONFIG Invalid value x for configuration remote.copy.lag.ms: Not a number of type LONG; then -"},
+		{"create 4.4 config ok", createTopic(t2, 1, 1, nil, true, "max.decompressed.message.bytes=-5", "errors.deadletterqueue.group.enable=true"), "INVALID_CONFIG Invalid value -5 for configuration max.decompressed.message.bytes: Value must be at least 1; then -"},
+		{"create two unknown reversed", createTopic(t2, 1, 1, nil, false, "aa.a=2", "zz.b=1"), "INVALID_CONFIG Unknown topic config name: zz.b; then -"},
+		{"create lag ms", createTopic(t2, 1, 1, nil, true, "remote.copy.lag.ms=-5"), "INVALID_CONFIG Invalid value -5 for configuration remote.copy.lag.ms: Value must be at least -1; then -"},
+		{"create lag bytes", createTopic(t2, 1, 1, nil, true, "remote.copy.lag.bytes=-5"), "INVALID_CONFIG Invalid value -5 for configuration remote.copy.lag.bytes: Value must be at least -1; then -"},
+		{"create lag ok", createTopic(t2, 1, 1, nil, true, "remote.copy.lag.bytes=-1", "remote.copy.lag.ms=0", "max.decompressed.message.bytes=1", "errors.deadletterqueue.group.enable=true"), "ok 1x1 id=true configs=37 errors.deadletterqueue.group.enable=true(DYNAMIC_TOPIC_CONFIG),max.decompressed.message.bytes=1(DYNAMIC_TOPIC_CONFIG),min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG),remote.copy.lag.bytes=-1(DYNAMIC_TOPIC_CONFIG),remote.copy.lag.ms=0(DYNAMIC_TOPIC_CONFIG); then -"},
+		{"create dlq bad", createTopic(t2, 1, 1, nil, true, "errors.deadletterqueue.group.enable=yes"), "INVALID_CONFIG Invalid value yes for configuration errors.deadletterqueue.group.enable: Expected value to be either true or false; then -"},
 		{"create null value", createTopic(t2, 1, 1, nil, false, "retention.ms"), "INVALID_CONFIG Null value not supported for topic configs: retention.ms; then -"},
 		{"create bad policy", createTopic(t2, 1, 1, nil, false, "cleanup.policy=keep"), "INVALID_CONFIG Invalid value keep for configuration cleanup.policy: String must be one of: compact, delete; then -"},
 		{"create compaction lags", createTopic(t2, 1, 1, nil, false, "min.compaction.lag.ms=10", "max.compaction.lag.ms=5"), "INVALID_CONFIG conflict topic config setting min.compaction.lag.ms (10) > max.compaction.lag.ms (5); then -"},
@@ -437,6 +527,15 @@ func adminTable() []adminStep {
 		{"legacy broker", legacyAlter("broker", "1", true, "leader.replication.throttled.rate=5"), "ok"},
 		{"legacy broker read-only", legacyAlter("broker", "1", true, "num.partitions=5"), "INVALID_REQUEST Cannot update these configs dynamically: [num.partitions]"},
 
+		{"dup create", multiCreate("admin-m", "admin-m"), "[admin-m INVALID_REQUEST Duplicate topic name.]"},
+		{"colliding in one request", multiCreate("admin.m", "admin_m"), "[admin.m ok][admin_m ok]"},
+		{"create m1", createTopic("admin-m1", 2, 1, nil, false), "ok 2x1 id=true configs=37 min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG); then 2x1"},
+		{"dup grow", multiGrow("admin-m1", "admin-m1"), "[admin-m1 INVALID_REQUEST Duplicate topic name.]"},
+		{"delete by name and id", multiDelete(true, "admin-m1"), "[admin-m1 true INVALID_REQUEST You may not specify both topic name and topic id.]"},
+		{"dup delete", multiDelete(false, "admin-m1", "admin-m1"), "[admin-m1 false INVALID_REQUEST Duplicate topic name.]"},
+		{"alter empty topic", incAlter("topic", "", true, "SET retention.ms=1"), "INVALID_REQUEST Default topic resources are not allowed."},
+		{"describe empty topic", describe("topic", ""), "INVALID_TOPIC_EXCEPTION Topic name is invalid: the empty string is not allowed"},
+		{"delete m1", deleteTopic("admin-m1", false, false), "admin-m1 ok; then -"},
 		{"delete unknown", deleteTopic("admin-zz", false, false), "admin-zz UNKNOWN_TOPIC_OR_PARTITION This server does not host this topic-partition.; then -"},
 		{"delete unknown id", deleteTopic("admin-zz", true, true), "<nil> UNKNOWN_TOPIC_ID This server does not host this topic ID.; then -"},
 		{"delete", deleteTopic(t2, false, false), "admin-t2 ok; then -"},
@@ -452,6 +551,48 @@ func TestAdminTable(t *testing.T) {
 	c := startTest(t, Config{Brokers: 3, Racks: 3})
 	e := adminEnvOf(t, c.Bootstrap())
 	for _, st := range adminTable() {
+		if got := st.do(e); got != st.want {
+			t.Errorf("%s: the sandbox answers\n\t%s\nKafka\n\t%s", st.name, got, st.want)
+		}
+	}
+}
+
+// controllerTable: requests a client sends a controller directly
+// (--bootstrap-controller), with a real 4.4.0's answers: the controller
+// stores broker configs without the brokers' checks, lets
+// cordoned.log.dirs only shrink, knows registered brokers only.
+func controllerTable() []adminStep {
+	return []adminStep{
+		{"ctl create", createTopic("admin-g", 1, 1, nil, false), "ok 1x1 id=true configs=37 min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG); then -"},
+		{"ctl read-only", incAlter("broker", "2", true, "SET num.partitions=2"), "ok"},
+		{"ctl bad type", incAlter("broker", "2", true, "SET leader.replication.throttled.rate=x"), "ok"},
+		{"ctl neg", incAlter("broker", "2", true, "SET leader.replication.throttled.rate=-1"), "ok"},
+		{"ctl min isr 0", incAlter("broker", "", true, "SET min.insync.replicas=0"), "ok"},
+		{"ctl min isr x", incAlter("broker", "", true, "SET min.insync.replicas=x"), "ok"},
+		{"ctl cordon default", incAlter("broker", "", true, "SET cordoned.log.dirs=*"), "INVALID_CONFIG When updating cordoned.log.dirs via controllers,  the new value must be a subset of the current configuration value."},
+		{"ctl cordon missing", incAlter("broker", "2", true, "SET cordoned.log.dirs=/nowhere"), "INVALID_CONFIG When updating cordoned.log.dirs via controllers,  the new value must be a subset of the current configuration value."},
+		{"ctl append int", incAlter("broker", "2", true, "APPEND log.cleaner.threads=1"), "INVALID_CONFIG Can't APPEND to key log.cleaner.threads because its type is not LIST."},
+		{"ctl append unknown", incAlter("broker", "2", true, "APPEND foo.bar=1"), "INVALID_CONFIG Can't APPEND to key foo.bar because its type is not LIST."},
+		{"ctl append throttle", incAlter("broker", "2", true, "APPEND leader.replication.throttled.rate=1"), "INVALID_CONFIG Can't APPEND to key leader.replication.throttled.rate because its type is not LIST."},
+		{"ctl unknown broker", incAlter("broker", "9", true, "SET leader.replication.throttled.rate=1"), "BROKER_ID_NOT_REGISTERED No node with id 9 found."},
+		{"ctl bad broker", incAlter("broker", "x", true, "SET leader.replication.throttled.rate=1"), "INVALID_REQUEST Unable to parse broker name as a base 10 number."},
+		{"ctl null", incAlter("broker", "2", true, "SET leader.replication.throttled.rate"), "ok"},
+		{"ctl legacy read-only", legacyAlter("broker", "2", true, "num.partitions=5"), "ok"},
+		{"ctl topic bad", incAlter("topic", "admin-g", true, "SET retention.ms=x"), "INVALID_CONFIG Invalid value x for configuration retention.ms: Not a number of type LONG"},
+		{"ctl describe broker", describe("broker", "2", "num.partitions"), "INVALID_REQUEST Unexpected broker id, expected 3000 or empty string, but received 2"},
+		{"ctl describe topic", describe("topic", "admin-g", "retention.ms"), "ok retention.ms=604800000(DEFAULT_CONFIG,false,LONG)[]"},
+		{"ctl describe default", describe("broker", ""), "ok min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG,false,INT)[min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG)]"},
+		{"ctl delete", deleteTopic("admin-g", false, false), "admin-g ok; then -"},
+	}
+}
+
+// TestAdminControllerTable sends the controller table to a sandbox
+// controller.
+func TestAdminControllerTable(t *testing.T) {
+	c := startTest(t, Config{Brokers: 3, Racks: 3})
+	e := adminEnvOf(t, c.ControllerBootstrap())
+	e.seed = true
+	for _, st := range controllerTable() {
 		if got := st.do(e); got != st.want {
 			t.Errorf("%s: the sandbox answers\n\t%s\nKafka\n\t%s", st.name, got, st.want)
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -344,5 +345,166 @@ func TestAdminWriter(t *testing.T) {
 	s := read()
 	if s.Topic(a) != nil || s.Topic(b) != nil {
 		t.Errorf("topics left: %v %v", s.Topic(a), s.Topic(b))
+	}
+}
+
+// TestAdminMinISRClearsELR: lowering min.insync.replicas to the ISR's
+// size clears the eligible leader replicas (KIP-966), of a topic's own
+// config and of the cluster default's.
+func TestAdminMinISRClearsELR(t *testing.T) {
+	c := startTest(t, Config{})
+	adm := newAdminClient(t, c)
+	for _, name := range []string{"e-own", "e-default"} {
+		if r := adm.create(name, 1, 3, false); r.ErrorCode != 0 {
+			t.Fatal(codeMsg(r.ErrorCode, r.ErrorMessage))
+		}
+	}
+	// A partition whose ISR shrank below min.insync.replicas=3: the
+	// replicas that left are eligible leaders.
+	shrink := func(name string) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		p := c.topics[name].parts[0]
+		p.elr = slices.Clone(p.replicas[1:])
+		p.isr = p.replicas[:1]
+	}
+	adm.alter("topic", "e-own", "SET min.insync.replicas=3")
+	adm.alter("broker", "", "SET min.insync.replicas=3")
+	shrink("e-own")
+	shrink("e-default")
+	adm.alter("topic", "e-own", "SET min.insync.replicas=1")
+	c.mu.Lock()
+	if p := c.topics["e-own"].parts[0]; len(p.elr) != 0 {
+		t.Errorf("e-own: ELR %v after min.insync.replicas=1", p.elr)
+	}
+	if p := c.topics["e-default"].parts[0]; len(p.elr) != 2 {
+		t.Errorf("e-default: ELR %v, want 2 replicas while the default is 3", p.elr)
+	}
+	c.mu.Unlock()
+	adm.alter("broker", "", "SET min.insync.replicas=1")
+	c.mu.Lock()
+	if p := c.topics["e-default"].parts[0]; len(p.elr) != 0 {
+		t.Errorf("e-default: ELR %v after the default's min.insync.replicas=1", p.elr)
+	}
+	c.mu.Unlock()
+}
+
+// TestAdminFencedBroker: a fenced broker in assignments, with a real
+// 4.4.0's answers (broker 3 of 3 killed and fenced).
+func TestAdminFencedBroker(t *testing.T) {
+	c := startTest(t, Config{Brokers: 3, SessionTimeout: 200 * time.Millisecond, Tick: 20 * time.Millisecond})
+	e := adminEnvOf(t, c.Bootstrap())
+	if got := createTopic("admin-g", 1, 1, nil, false)(e); !strings.HasPrefix(got, "ok") {
+		t.Fatal(got)
+	}
+	if err := c.Kill(3); err != nil {
+		t.Fatal(err)
+	}
+	for fenced, deadline := false, time.Now().Add(time.Minute); !fenced; {
+		if time.Now().After(deadline) {
+			t.Fatal("broker 3 never fenced")
+		}
+		time.Sleep(20 * time.Millisecond)
+		c.mu.Lock()
+		fenced = c.brokers[2].fenced
+		c.mu.Unlock()
+	}
+	for _, st := range []adminStep{
+		{"manual fenced", createTopic("admin-f", -1, -1, [][]int32{{3}}, true), "INVALID_REPLICA_ASSIGNMENT All brokers specified in the manual partition assignment for partition 0 are fenced or in controlled shutdown.; then -"},
+		{"manual fenced first", createTopic("admin-f", -1, -1, [][]int32{{3, 1}}, true), "ok 1x2 id=true configs=37 min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG); then -"},
+		{"placed rf3", createTopic("admin-f", 3, 3, nil, true), "ok 3x3 id=true configs=37 min.insync.replicas=1(DYNAMIC_DEFAULT_BROKER_CONFIG); then -"},
+		{"placed rf4", createTopic("admin-f", 3, 4, nil, true), "INVALID_REPLICATION_FACTOR Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached because only 3 broker(s) are registered or some brokers have all their log directories cordoned.; then -"},
+		{"grow manual fenced", createPartitions("admin-g", 2, [][]int32{{3}}, true), "INVALID_REPLICA_ASSIGNMENT All brokers specified in the manual partition assignment for partition 1 are fenced or in controlled shutdown.; then 1x1"},
+	} {
+		if got := st.do(e); got != st.want {
+			t.Errorf("%s: the sandbox answers\n\t%s\nKafka\n\t%s", st.name, got, st.want)
+		}
+	}
+}
+
+// TestAdminNoQuorum: without a quorum leader a write gets no answer
+// (as from a real 4.4.0) until the quorum has one again; reads are
+// answered from the brokers' metadata.
+func TestAdminNoQuorum(t *testing.T) {
+	c := startTest(t, Config{Controllers: 1, Tick: 20 * time.Millisecond})
+	e := adminEnvOf(t, c.Bootstrap())
+	if got := createTopic("q-a", 1, 1, nil, false)(e); !strings.HasPrefix(got, "ok") {
+		t.Fatal(got)
+	}
+	if err := c.Kill(FirstControllerID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() { done <- incAlter("topic", "q-a", false, "SET retention.ms=1")(e) }()
+	if got := describe("topic", "q-a", "retention.ms")(e); got != "ok retention.ms=604800000(DEFAULT_CONFIG,false,LONG)[]" {
+		t.Errorf("describe without a quorum: %s", got)
+	}
+	select {
+	case got := <-done:
+		t.Fatalf("a write answered without a quorum leader: %s", got)
+	default:
+	}
+	if err := c.Restart(FirstControllerID); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-done; got != "ok" {
+		t.Errorf("the write once the quorum is back: %s", got)
+	}
+	if got := describe("topic", "q-a", "retention.ms")(e); got != "ok retention.ms=1(DYNAMIC_TOPIC_CONFIG,false,LONG)[retention.ms=1(DYNAMIC_TOPIC_CONFIG)]" {
+		t.Errorf("describe after the write: %s", got)
+	}
+	// A write waiting for the quorum does not keep the cluster from
+	// closing (the test's cleanup), nor its broker from being killed.
+	if err := c.Kill(FirstControllerID); err != nil {
+		t.Fatal(err)
+	}
+	go deleteTopic("q-a", false, false)(e)
+	go createTopic("q-b", 1, 1, nil, false)(adminEnvOf(t, c.Bootstrap()))
+	describe("topic", "q-a")(e)
+	if err := c.Kill(1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAdminTopicSynonyms: a topic's configs as each broker describes
+// them, with the broker's own dynamic configs among the synonyms (a
+// real 4.4.0's answers: broker 1 with log.retention.ms and log.roll.ms
+// set, broker 2 without).
+func TestAdminTopicSynonyms(t *testing.T) {
+	c := startTest(t, Config{Brokers: 3})
+	e := adminEnvOf(t, c.Bootstrap())
+	createTopic("s-a", 1, 1, nil, false, "segment.ms=100000")(e)
+	if got := incAlter("broker", "1", false, "SET log.retention.ms=5000", "SET log.roll.ms=7000")(e); got != "ok" {
+		t.Fatal(got)
+	}
+	want := map[int32][]string{
+		1: {"flush.ms=9223372036854775807(DEFAULT_CONFIG,false,LONG)[]",
+			"retention.ms=5000(DYNAMIC_BROKER_CONFIG,false,LONG)[log.retention.ms=5000(DYNAMIC_BROKER_CONFIG),log.retention.hours=168(DEFAULT_CONFIG)]",
+			"segment.jitter.ms=0(DEFAULT_CONFIG,false,LONG)[]",
+			"segment.ms=100000(DYNAMIC_TOPIC_CONFIG,false,LONG)[segment.ms=100000(DYNAMIC_TOPIC_CONFIG),log.roll.ms=7000(DYNAMIC_BROKER_CONFIG),log.roll.hours=168(DEFAULT_CONFIG)]"},
+		2: {"flush.ms=9223372036854775807(DEFAULT_CONFIG,false,LONG)[]",
+			"retention.ms=604800000(DEFAULT_CONFIG,false,LONG)[]",
+			"segment.jitter.ms=0(DEFAULT_CONFIG,false,LONG)[]",
+			"segment.ms=100000(DYNAMIC_TOPIC_CONFIG,false,LONG)[segment.ms=100000(DYNAMIC_TOPIC_CONFIG)]"},
+	}
+	for id, w := range want {
+		req := kmsg.NewPtrDescribeConfigsRequest()
+		req.IncludeSynonyms = true
+		r := kmsg.NewDescribeConfigsRequestResource()
+		r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, "s-a"
+		r.ConfigNames = []string{"flush.ms", "retention.ms", "segment.jitter.ms", "segment.ms"}
+		req.Resources = append(req.Resources, r)
+		resp, err := req.RequestWith(e.ctx, e.cl.Broker(int(id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, cf := range resp.Resources[0].Configs {
+			got = append(got, configString(cf))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, w) {
+			t.Errorf("broker %d describes\n\t%s\nKafka\n\t%s", id, strings.Join(got, "\n\t"), strings.Join(w, "\n\t"))
+		}
 	}
 }

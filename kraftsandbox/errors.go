@@ -11,6 +11,9 @@ import (
 type apiError struct {
 	code *kerr.Error
 	msg  string
+	// null: no message (ApiError.fromThrowable leaves out a message that
+	// is the code's own).
+	null bool
 }
 
 // refuse is a refusal with Kafka's message.
@@ -30,13 +33,15 @@ var kafkaMessages = map[int16]string{
 	kerr.PreferredLeaderNotAvailable.Code: "The preferred leader was not available.",
 	kerr.EligibleLeadersNotAvailable.Code: "Eligible topic partition leaders are not available.",
 	kerr.ElectionNotNeeded.Code:           "Leader election not needed for topic partition.",
-	kerr.NoReassignmentInProgress.Code:    "No partition reassignment is in progress.",
 }
 
 // fields are a refusal's fields in a response (0, nil: none).
 func (r *apiError) fields() (int16, *string) {
 	if r == nil {
 		return 0, nil
+	}
+	if r.null {
+		return r.code.Code, nil
 	}
 	msg := r.msg
 	return r.code.Code, &msg

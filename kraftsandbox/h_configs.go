@@ -24,11 +24,20 @@ import (
 // the broker's server.properties (STATIC_BROKER_CONFIG: the sandbox's
 // own, staticBrokerConfigs) and Kafka's default (DEFAULT_CONFIG).
 //
-// What is reduced: the brokers' configs carry no documentation (the
-// topics' do, Kafka's own words); a broker config's value is checked for
-// its type only (and the few bounds below), not every validator of
-// KafkaConfig; the dynamic configs outside KafkaConfig (the replication
-// throttles) are listed only once set.
+// A broker checks a change of its configs (read-only configs, values,
+// cordoned.log.dirs among its log.dirs) before it forwards it to the
+// controller; a change sent to a controller directly is checked by the
+// controller's rules only (checked against a real 4.4.0: a read-only
+// config is stored, cordoned.log.dirs may only shrink). A cordon
+// (cordoned.log.dirs, per broker) marks the broker's log directories
+// cordoned at once (a real broker reports it in its next heartbeat).
+//
+// What is reduced: a broker config's value is checked for its type only
+// (and the few bounds of brokerBounds), not every validator of
+// KafkaConfig, and a static config is the sandbox's (staticBrokerConfigs),
+// not tuned as a test rig's; the dynamic configs outside KafkaConfig
+// (the replication throttles) are listed only once set, as Kafka lists
+// them.
 
 //go:embed testdata/configs-4.4-topic.tsv
 var topicConfigsTSV string
@@ -70,6 +79,7 @@ func parseConfigDefs(tsv string, topic bool) []configDef {
 			d.doc = unescape.Replace(f[4])
 		} else {
 			d.readOnly, d.sensitive = f[3] == "ro", f[4] == "sensitive"
+			d.doc = unescape.Replace(f[5])
 		}
 		out = append(out, d)
 	}
@@ -145,20 +155,52 @@ type configSynonym struct {
 	source      kmsg.ConfigSource
 }
 
-// brokerSynonyms are the values of a broker config on broker b (nil:
+// nodeConf is a node whose configs are read: its id and its
+// server.properties.
+type nodeConf struct {
+	id     string
+	static map[string]string
+}
+
+// brokerConf is a broker's nodeConf (nil for nil). c.mu is held.
+func (c *Cluster) brokerConf(b *broker) *nodeConf {
+	if b == nil {
+		return nil
+	}
+	return &nodeConf{strconv.Itoa(int(b.id)), c.staticBrokerConfigs(b)}
+}
+
+// controllerConf is a controller's nodeConf. c.mu is held.
+func (c *Cluster) controllerConf(ct *controller) *nodeConf {
+	var voters []string
+	for _, o := range c.controllers {
+		voters = append(voters, fmt.Sprintf("%d@%s", o.id, o.n.addr()))
+	}
+	id := strconv.Itoa(int(ct.id))
+	return &nodeConf{id, map[string]string{
+		"node.id": id, "broker.id": id, "process.roles": "controller",
+		"listeners":                      "CONTROLLER://" + ct.n.addr(),
+		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"controller.listener.names":      "CONTROLLER",
+		"controller.quorum.voters":       strings.Join(voters, ","),
+		"log.dirs":                       fmt.Sprintf("/var/lib/kafka/controller-%d", ct.id),
+	}}
+}
+
+// brokerSynonyms are the values of a broker config on node nc (nil:
 // the cluster default's resource), most specific first. c.mu is held.
-func (c *Cluster) brokerSynonyms(b *broker, name string) []configSynonym {
+func (c *Cluster) brokerSynonyms(nc *nodeConf, name string) []configSynonym {
 	var out []configSynonym
-	if b != nil {
-		if v, ok := c.brokerConfigs[strconv.Itoa(int(b.id))][name]; ok {
+	if nc != nil {
+		if v, ok := c.brokerConfigs[nc.id][name]; ok {
 			out = append(out, configSynonym{name, v, kmsg.ConfigSourceDynamicBrokerConfig})
 		}
 	}
 	if v, ok := c.brokerConfigs[""][name]; ok {
 		out = append(out, configSynonym{name, v, kmsg.ConfigSourceDynamicDefaultBrokerConfig})
 	}
-	if b != nil {
-		if v, ok := c.staticBrokerConfigs(b)[name]; ok {
+	if nc != nil {
+		if v, ok := nc.static[name]; ok {
 			out = append(out, configSynonym{name, v, kmsg.ConfigSourceStaticBrokerConfig})
 		}
 	}
@@ -169,40 +211,92 @@ func (c *Cluster) brokerSynonyms(b *broker, name string) []configSynonym {
 }
 
 // topicSynonyms are the values of a topic config, most specific first,
-// on the broker answering. c.mu is held.
-func (c *Cluster) topicSynonyms(t *topic, overrides map[string]string, d configDef, b *broker) []configSynonym {
+// on the broker answering: the override, then the broker configs it
+// falls back to, level by level (each level's names in turn, as
+// Kafka's ConfigHelper lists them). The broker configs in other units
+// (log.retention.hours …) are listed at their defaults only beside a
+// broker config set (as a real 4.4.0 lists them). c.mu is held.
+func (c *Cluster) topicSynonyms(overrides map[string]string, d configDef, b *nodeConf) []configSynonym {
 	var out []configSynonym
 	if v, ok := overrides[d.name]; ok {
 		out = append(out, configSynonym{d.name, v, kmsg.ConfigSourceDynamicTopicConfig})
 	}
-	for _, s := range d.synonyms {
-		out = append(out, c.brokerSynonyms(b, s)...)
+	names := slices.Clone(d.synonyms)
+	for _, u := range unitSynonyms[d.name] {
+		names = append(names, u.name)
+	}
+	set := false // a broker-level value (a topic's own does not count)
+	var defaults []configSynonym
+	for _, level := range []kmsg.ConfigSource{kmsg.ConfigSourceDynamicBrokerConfig, kmsg.ConfigSourceDynamicDefaultBrokerConfig,
+		kmsg.ConfigSourceStaticBrokerConfig, kmsg.ConfigSourceDefaultConfig} {
+		for i, name := range names {
+			for _, syn := range c.brokerSynonyms(b, name) {
+				switch {
+				case syn.source != level:
+				case level != kmsg.ConfigSourceDefaultConfig:
+					out, set = append(out, syn), true
+				case i < len(d.synonyms):
+					out = append(out, syn)
+				default:
+					defaults = append(defaults, syn)
+				}
+			}
+		}
+	}
+	if set {
+		out = append(out, defaults...)
 	}
 	return out
 }
 
+// unitSynonym is a broker config a topic config falls back to in
+// another unit.
+type unitSynonym struct {
+	name string
+	ms   int64 // its unit in ms
+}
+
+var unitSynonyms = map[string][]unitSynonym{
+	"retention.ms":      {{"log.retention.minutes", 60_000}, {"log.retention.hours", 3_600_000}},
+	"segment.ms":        {{"log.roll.hours", 3_600_000}},
+	"segment.jitter.ms": {{"log.roll.jitter.hours", 3_600_000}},
+}
+
+// synonymValue is a topic config's value from its first synonym,
+// converted to the topic config's unit.
+func synonymValue(topicConfig string, syn configSynonym) string {
+	for _, u := range unitSynonyms[topicConfig] {
+		if u.name == syn.name {
+			if n, err := strconv.ParseInt(cluster.JavaTrim(syn.value), 10, 64); err == nil {
+				return strconv.FormatInt(n*u.ms, 10)
+			}
+		}
+	}
+	return syn.value
+}
+
 // answeringBroker is the broker whose configs a request on node n reads
-// (a controller reads the first broker's; nil when none).
-func (c *Cluster) answeringBroker(n *node) *broker {
+// (a controller reads the first broker's; nil when none). c.mu is held.
+func (c *Cluster) answeringBroker(n *node) *nodeConf {
 	if b := c.broker(n.id); b != nil && !n.controller {
-		return b
+		return c.brokerConf(b)
 	}
 	if len(c.brokers) > 0 {
-		return c.brokers[0]
+		return c.brokerConf(c.brokers[0])
 	}
 	return nil
 }
 
 // topicConfigEntries are every config of a topic with overrides as a
 // 4.4.0 broker describes them. c.mu is held.
-func (c *Cluster) topicConfigEntries(overrides map[string]string, b *broker, synonyms, docs bool) []kmsg.DescribeConfigsResponseResourceConfig {
+func (c *Cluster) topicConfigEntries(overrides map[string]string, b *nodeConf, synonyms, docs bool) []kmsg.DescribeConfigsResponseResourceConfig {
 	var out []kmsg.DescribeConfigsResponseResourceConfig
 	for _, d := range topicDefs {
-		syn := c.topicSynonyms(nil, overrides, d, b)
+		syn := c.topicSynonyms(overrides, d, b)
 		e := kmsg.NewDescribeConfigsResponseResourceConfig()
 		e.Name, e.ConfigType, e.Source = d.name, d.typ, kmsg.ConfigSourceDefaultConfig
 		if len(syn) > 0 {
-			v := syn[0].value
+			v := synonymValue(d.name, syn[0])
 			e.Value, e.Source = &v, syn[0].source
 		} else if d.def != nil {
 			v := *d.def
@@ -232,12 +326,18 @@ func synonymEntries(syn []configSynonym) []kmsg.DescribeConfigsResponseResourceC
 	return out
 }
 
-// brokerConfigEntries are a broker's configs (b nil: the cluster
+// brokerConfigEntries are a node's configs (b nil: the cluster
 // default's, only those set). c.mu is held.
-func (c *Cluster) brokerConfigEntries(b *broker, synonyms bool) []kmsg.DescribeConfigsResponseResourceConfig {
+func (c *Cluster) brokerConfigEntries(b *nodeConf, synonyms, docs bool) []kmsg.DescribeConfigsResponseResourceConfig {
 	var out []kmsg.DescribeConfigsResponseResourceConfig
 	entry := func(name string, typ kmsg.ConfigType, readOnly, sensitive bool, syn []configSynonym) {
 		e := kmsg.NewDescribeConfigsResponseResourceConfig()
+		if docs {
+			if d, ok := lookupDef(brokerDefs, name); ok {
+				doc := d.doc
+				e.Documentation = &doc
+			}
+		}
 		e.Name, e.ConfigType, e.ReadOnly, e.IsSensitive, e.Source = name, typ, readOnly, sensitive, kmsg.ConfigSourceDefaultConfig
 		if len(syn) > 0 {
 			v := syn[0].value
@@ -274,7 +374,7 @@ func (c *Cluster) brokerConfigEntries(b *broker, synonyms bool) []kmsg.DescribeC
 		entry(d.name, d.typ, d.readOnly, d.sensitive, c.brokerSynonyms(b, d.name))
 	}
 	dyn := maps.Clone(c.brokerConfigs[""])
-	maps.Copy(dyn, c.brokerConfigs[strconv.Itoa(int(b.id))])
+	maps.Copy(dyn, c.brokerConfigs[b.id])
 	for _, name := range slices.Sorted(maps.Keys(dyn)) {
 		if _, ok := lookupDef(brokerDefs, name); !ok {
 			if typ, ok := brokerDynamicDefs[name]; ok {
@@ -302,6 +402,10 @@ func (c *Cluster) describeConfigs(r *request) (kmsg.Response, error) {
 		switch rr.ResourceType {
 		case kmsg.ConfigResourceTypeTopic:
 			t := c.topics[rr.ResourceName]
+			if err := validTopicName(rr.ResourceName); err != nil {
+				out.ErrorCode, out.ErrorMessage = kerr.InvalidTopicException.Code, ptr(err.Error())
+				break
+			}
 			if t == nil {
 				out.ErrorCode, out.ErrorMessage = kerr.UnknownTopicOrPartition.Code, new(string)
 				break
@@ -309,7 +413,7 @@ func (c *Cluster) describeConfigs(r *request) (kmsg.Response, error) {
 			entries = c.topicConfigEntries(t.configs, c.answeringBroker(r.node), req.IncludeSynonyms, req.IncludeDocumentation)
 		case kmsg.ConfigResourceTypeBroker:
 			if rr.ResourceName == "" {
-				entries = c.brokerConfigEntries(nil, req.IncludeSynonyms)
+				entries = c.brokerConfigEntries(nil, req.IncludeSynonyms, req.IncludeDocumentation)
 				break
 			}
 			id, err := strconv.Atoi(rr.ResourceName)
@@ -317,13 +421,16 @@ func (c *Cluster) describeConfigs(r *request) (kmsg.Response, error) {
 				out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Code, ptr("Broker id must be an integer, but it is: "+rr.ResourceName)
 				break
 			}
-			b := c.broker(int32(id))
-			if b == nil || r.node.id != int32(id) {
+			if r.node.id != int32(id) {
 				msg := fmt.Sprintf("Unexpected broker id, expected %d or empty string, but received %d", r.node.id, id)
 				out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Code, &msg
 				break
 			}
-			entries = c.brokerConfigEntries(b, req.IncludeSynonyms)
+			nc := c.brokerConf(c.broker(int32(id)))
+			if r.node.controller {
+				nc = c.controllerConf(c.controller(int32(id)))
+			}
+			entries = c.brokerConfigEntries(nc, req.IncludeSynonyms, req.IncludeDocumentation)
 		default:
 			msg := fmt.Sprintf("Unsupported resource type %s", rr.ResourceType)
 			out.ErrorCode, out.ErrorMessage = kerr.InvalidRequest.Code, &msg
@@ -347,20 +454,30 @@ func asConfigError(err error) *apiError {
 	if err == nil {
 		return nil
 	}
-	return &apiError{kerr.InvalidConfig, err.Error()}
+	return &apiError{code: kerr.InvalidConfig, msg: err.Error()}
 }
 
 // validateTopicConfigs checks a topic's whole set of overrides as the
 // controller's ConfigurationControlManager does (LogConfig.validate):
-// unknown names in sorted order, then every value, then the compaction
-// lags. The values of the configs ktopo's table knows are its checks;
-// the configs of Kafka 4.x beyond it are checked for their type.
+// unknown names in the order of a java.util.HashMap of them, then every value in LogConfig's order,
+// then the compaction lags (ktopo's checks, cluster.ValidateKnownTopicConfig,
+// with 4.x's bound of segment.bytes); the configs of Kafka 4.x beyond
+// ktopo's table are checked for their type, last.
 func validateTopicConfigs(cfg map[string]string) *apiError {
 	keys := slices.Sorted(maps.Keys(cfg))
-	for _, k := range keys {
+	for _, k := range javaHashOrder(keys) {
 		if _, ok := lookupDef(topicDefs, k); !ok {
 			return refuse(kerr.InvalidConfig, "Unknown topic config name: %s", k)
 		}
+	}
+	// segment.bytes, the first config Kafka parses, has 4.x's bound.
+	if v, ok := cfg["segment.bytes"]; ok {
+		if n, err := strconv.ParseInt(cluster.JavaTrim(v), 10, 32); err == nil && n < 1048576 {
+			return refuse(kerr.InvalidConfig, "Invalid value %s for configuration segment.bytes: Value must be at least 1048576", v)
+		}
+	}
+	if err := cluster.ValidateKnownTopicConfig(cfg); err != nil {
+		return asConfigError(err)
 	}
 	for _, k := range keys {
 		d, _ := lookupDef(topicDefs, k)
@@ -368,27 +485,50 @@ func validateTopicConfigs(cfg map[string]string) *apiError {
 			return err
 		}
 	}
-	if err := cluster.ValidateKnownTopicConfig(cfg); err != nil {
-		return asConfigError(err)
-	}
 	return nil
 }
 
-// validateTopicValue checks one topic config's value.
+// validateTopicValue checks one value of a config of Kafka 4.x that
+// ktopo's table does not know (those it knows ValidateKnownTopicConfig
+// checks): its type.
 func validateTopicValue(d configDef, v string) *apiError {
-	if d.name == "segment.bytes" {
-		// Kafka 4.0 raised the minimum to 1 MiB (KIP-1030).
-		if n, err := strconv.ParseInt(cluster.JavaTrim(v), 10, 32); err == nil && n < 1048576 {
-			return refuse(kerr.InvalidConfig, "Invalid value %s for configuration segment.bytes: Value must be at least 1048576", v)
-		}
-	}
 	if _, ok := cluster.LookupTopicConfig(d.name); ok {
-		return asConfigError(cluster.ValidateTopicConfigValue(d.name, v))
+		return nil
 	}
 	if msg := typeError(d.typ, v); msg != "" {
 		return refuse(kerr.InvalidConfig, "Invalid value %s for configuration %s: %s", v, d.name, msg)
 	}
+	if lo, ok := topicBounds[d.name]; ok {
+		if n, _ := strconv.ParseInt(cluster.JavaTrim(v), 10, 64); n < lo {
+			return refuse(kerr.InvalidConfig, "Invalid value %s for configuration %s: Value must be at least %d", v, d.name, lo)
+		}
+	}
 	return nil
+}
+
+// topicBounds are the lower bounds of Kafka 4.x's topic configs beyond
+// ktopo's table (read from a real 4.4.0's refusals).
+var topicBounds = map[string]int64{"max.decompressed.message.bytes": 1, "remote.copy.lag.ms": -1, "remote.copy.lag.bytes": -1}
+
+// javaHashOrder is the order a java.util.HashMap (or Properties) of
+// these strings iterates them in: by bucket of String.hashCode, spread,
+// in a table grown as Java grows it; in a bucket, by name.
+func javaHashOrder(keys []string) []string {
+	size := 16
+	for len(keys) > size*3/4 {
+		size *= 2
+	}
+	bucket := func(k string) int {
+		var h int32
+		for _, r := range k {
+			h = 31*h + int32(r)
+		}
+		u := uint32(h)
+		return int((u ^ u>>16) & uint32(size-1))
+	}
+	out := slices.Clone(keys)
+	slices.SortStableFunc(out, func(a, b string) int { return bucket(a) - bucket(b) })
+	return out
 }
 
 // typeError is ConfigDef.parseType's refusal of a value ("" when it
@@ -538,7 +678,9 @@ type alterResource struct {
 func (c *Cluster) incrementalAlterConfigs(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.IncrementalAlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	for _, rr := range req.Resources {
 		out := kmsg.NewIncrementalAlterConfigsResponseResource()
@@ -560,7 +702,9 @@ func (c *Cluster) incrementalAlterConfigs(r *request) (kmsg.Response, error) {
 func (c *Cluster) alterConfigs(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.AlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	for _, rr := range req.Resources {
 		out := kmsg.NewAlterConfigsResponseResource()
@@ -597,6 +741,9 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 	}
 	switch typ {
 	case kmsg.ConfigResourceTypeTopic:
+		if name == "" {
+			return refuse(kerr.InvalidRequest, "Default topic resources are not allowed.")
+		}
 		t := c.topics[name]
 		if t == nil {
 			return refuse(kerr.UnknownTopicOrPartition, "The topic '%s' does not exist.", name)
@@ -606,7 +753,7 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 				return refuse(kerr.InvalidRequest, "Null value not supported for : %s", op.name)
 			}
 		}
-		cfg, err := applyOps(t.configs, ops, replace, topicDefs)
+		cfg, err := applyOps(t.configs, ops, replace, topicDefs, false)
 		if err != nil {
 			return err
 		}
@@ -615,13 +762,22 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 		}
 		if !validateOnly {
 			c.offset += int64(len(ops))
+			old := t.configs
 			t.configs = cfg
 			c.logf("topic %s configs: %v", name, cfg)
+			if old[cluster.ConfigMinInsyncReplicas] != cfg[cluster.ConfigMinInsyncReplicas] {
+				c.minISRChanged(t)
+			}
 		}
 		return nil
 	case kmsg.ConfigResourceTypeBroker:
+		if r.node.controller {
+			if err := c.checkBrokerOnController(name, ops); err != nil {
+				return err
+			}
+		}
 		var b *broker
-		if name != "" {
+		if name != "" && !r.node.controller {
 			id, err := strconv.Atoi(name)
 			if err != nil {
 				return refuse(kerr.InvalidRequest, "Node id must be an integer, but it is: %s", name)
@@ -631,11 +787,14 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 			}
 		}
 		for _, op := range ops {
-			if op.value == nil && op.op != kmsg.IncrementalAlterConfigOpDelete {
+			if op.value == nil && op.op != kmsg.IncrementalAlterConfigOpDelete && !r.node.controller {
 				return refuse(kerr.InvalidRequest, "Null value not supported for : %s", op.name)
 			}
 		}
-		cfg, err := applyOps(c.brokerConfigs[name], ops, replace, brokerDefs)
+		// A broker checks its configs before it forwards them to the
+		// controller; sent to a controller, they are the controller's
+		// only (a read-only config is stored: only the broker refuses it).
+		cfg, err := applyOps(c.brokerConfigs[name], ops, replace, brokerDefs, !r.node.controller)
 		if err != nil {
 			return err
 		}
@@ -643,12 +802,24 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 		for _, op := range ops {
 			changed = append(changed, op.name)
 		}
-		if err := c.validateBrokerConfigs(b, changed, cfg); err != nil {
+		if r.node.controller {
+			if err := checkControllerCordon(c.brokerConfigs[name], cfg, changed); err != nil {
+				return err
+			}
+		} else if err := c.validateBrokerConfigs(b, changed, cfg); err != nil {
 			return err
 		}
 		if !validateOnly {
 			c.offset += int64(len(ops))
+			old := c.brokerConfigs[name]
 			c.brokerConfigs[name] = cfg
+			if name == "" && old[cluster.ConfigMinInsyncReplicas] != cfg[cluster.ConfigMinInsyncReplicas] {
+				for _, tn := range slices.Sorted(maps.Keys(c.topics)) {
+					if t := c.topics[tn]; t.configs[cluster.ConfigMinInsyncReplicas] == "" {
+						c.minISRChanged(t)
+					}
+				}
+			}
 			c.applyCordons()
 			c.logf("broker %q dynamic configs: %v", name, cfg)
 		}
@@ -657,10 +828,45 @@ func (c *Cluster) alterResource(r *request, typ kmsg.ConfigResourceType, name st
 	return refuse(kerr.InvalidRequest, "Unexpected resource type %s", typ)
 }
 
+// checkBrokerOnController is a controller's check of a broker resource
+// a client sent it directly (--bootstrap-controller): a registered
+// broker's id or "". c.mu is held.
+func (c *Cluster) checkBrokerOnController(name string, ops []configOp) *apiError {
+	if name == "" {
+		return nil
+	}
+	id, err := strconv.ParseInt(name, 10, 32)
+	if err != nil {
+		return refuse(kerr.InvalidRequest, "Unable to parse broker name as a base 10 number.")
+	}
+	if b := c.broker(int32(id)); b == nil || !b.registered {
+		return refuse(kerr.BrokerIDNotRegistered, "No node with id %d found.", id)
+	}
+	return nil
+}
+
+// checkControllerCordon is a controller's rule for cordoned.log.dirs
+// sent to it directly: it may only shrink (uncordon), never grow.
+func checkControllerCordon(cur, cfg map[string]string, changed []string) *apiError {
+	if !slices.Contains(changed, cordonedLogDirs) {
+		return nil
+	}
+	old := splitList(cur[cordonedLogDirs])
+	if slices.Equal(old, []string{"*"}) {
+		return nil
+	}
+	for _, d := range splitList(cfg[cordonedLogDirs]) {
+		if !slices.Contains(old, d) {
+			return refuse(kerr.InvalidConfig, "When updating cordoned.log.dirs via controllers,  the new value must be a subset of the current configuration value.")
+		}
+	}
+	return nil
+}
+
 // applyOps is a resource's dynamic configs after ops (replace: only
-// ops' SETs remain).
-func applyOps(cur map[string]string, ops []configOp, replace bool, defs []configDef) (map[string]string, *apiError) {
-	broker := len(defs) > 0 && &defs[0] == &brokerDefs[0]
+// ops' SETs remain; a SET of no value, which only a controller takes,
+// deletes); broker: with a broker's own refusals of APPEND and SUBTRACT.
+func applyOps(cur map[string]string, ops []configOp, replace bool, defs []configDef, broker bool) (map[string]string, *apiError) {
 	cfg := maps.Clone(cur)
 	if cfg == nil || replace {
 		cfg = map[string]string{}
@@ -668,6 +874,10 @@ func applyOps(cur map[string]string, ops []configOp, replace bool, defs []config
 	for _, op := range ops {
 		switch op.op {
 		case kmsg.IncrementalAlterConfigOpSet:
+			if op.value == nil {
+				delete(cfg, op.name)
+				continue
+			}
 			cfg[op.name] = *op.value
 		case kmsg.IncrementalAlterConfigOpDelete:
 			delete(cfg, op.name)
@@ -706,6 +916,16 @@ func applyOps(cur map[string]string, ops []configOp, replace bool, defs []config
 		}
 	}
 	return cfg, nil
+}
+
+// minISRChanged re-evaluates the eligible leader replicas of a topic
+// whose min.insync.replicas changed, as the controller does on such a
+// config change (KIP-966: an ISR now at min.insync.replicas clears its
+// ELR). c.mu is held.
+func (c *Cluster) minISRChanged(t *topic) {
+	for _, p := range t.parts {
+		c.change(t, p, p.isr, electAny)
+	}
 }
 
 // throttleRate is a broker's leader (or follower) replication throttle

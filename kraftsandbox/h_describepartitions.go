@@ -113,4 +113,6 @@ func (c *Cluster) describePartition(i int, p *partition) kmsg.DescribeTopicParti
 func orEmpty(ids []int32) []int32 { return append([]int32{}, ids...) }
 
 // isInternal says whether a topic is one of Kafka's internal topics.
-func isInternal(name string) bool { return name == "__consumer_offsets" || name == "__transaction_state" }
+func isInternal(name string) bool {
+	return name == "__consumer_offsets" || name == "__transaction_state"
+}

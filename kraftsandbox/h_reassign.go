@@ -102,7 +102,9 @@ func (c *Cluster) changeReassignment(t *topic, p *partition, target []int32, all
 // unclean election the topic must allow). c.mu is held.
 func (c *Cluster) cancelReassignment(t *topic, id int, p *partition) *apiError {
 	if !p.reassigning() {
-		return refuseBare(kerr.NoReassignmentInProgress)
+		// NoReassignmentInProgressException with the code's own message,
+		// which ApiError.fromThrowable leaves out.
+		return &apiError{code: kerr.NoReassignmentInProgress, null: true}
 	}
 	replicas := minus(p.replicas, p.adding)
 	isr := minus(p.isr, p.adding)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -34,11 +35,36 @@ func init() {
 // with c.mu held after the topic left the metadata.
 var onTopicDeleted []func(c *Cluster, t *topic)
 
+// lockForWrite locks c.mu once the metadata quorum has a leader: a
+// write goes to the active controller (a broker forwards it), and while
+// there is none a real 4.4.0 leaves it unanswered (CreateTopics and
+// IncrementalAlterConfigs seen waiting past the client's 30 s). false:
+// the node or the cluster stopped meanwhile (the connection closes).
+func (c *Cluster) lockForWrite(r *request) bool {
+	for {
+		c.mu.Lock()
+		if c.leader >= 0 {
+			return true
+		}
+		c.mu.Unlock()
+		if !r.node.listening() {
+			return false
+		}
+		select {
+		case <-c.ctx.Done():
+			return false
+		case <-time.After(c.cfg.Tick):
+		}
+	}
+}
+
 // createTopics answers CreateTopics.
 func (c *Cluster) createTopics(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.CreateTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	count := map[string]int{}
 	for _, t := range req.Topics {
@@ -48,8 +74,12 @@ func (c *Cluster) createTopics(r *request) (kmsg.Response, error) {
 		rt := kmsg.NewCreateTopicsResponseTopic()
 		rt.Topic = t.Topic
 		if count[t.Topic] > 1 {
+			// One answer for a name given more than once.
 			rt.ErrorCode, rt.ErrorMessage = kerr.InvalidRequest.Code, ptr("Duplicate topic name.")
 			resp.Topics = append(resp.Topics, rt)
+			count[t.Topic] = 0
+			continue
+		} else if count[t.Topic] == 0 {
 			continue
 		}
 		a, cfg, err := c.checkCreate(t)
@@ -78,7 +108,7 @@ func (c *Cluster) createTopics(r *request) (kmsg.Response, error) {
 // by partition and its configs. c.mu is held.
 func (c *Cluster) checkCreate(t kmsg.CreateTopicsRequestTopic) ([][]int32, map[string]string, *apiError) {
 	if err := validTopicName(t.Topic); err != nil {
-		return nil, nil, &apiError{kerr.InvalidTopicException, err.Error()}
+		return nil, nil, &apiError{code: kerr.InvalidTopicException, msg: err.Error()}
 	}
 	if c.topics[t.Topic] != nil {
 		return nil, nil, refuse(kerr.TopicAlreadyExists, "Topic '%s' already exists.", t.Topic)
@@ -204,7 +234,9 @@ func (c *Cluster) checkManualPartition(id int, replicas []int32, rf int) *apiErr
 func (c *Cluster) createPartitions(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.CreatePartitionsRequest)
 	resp := req.ResponseKind().(*kmsg.CreatePartitionsResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	count := map[string]int{}
 	for _, t := range req.Topics {
@@ -216,6 +248,9 @@ func (c *Cluster) createPartitions(r *request) (kmsg.Response, error) {
 		if count[t.Topic] > 1 {
 			rt.ErrorCode, rt.ErrorMessage = kerr.InvalidRequest.Code, ptr("Duplicate topic name.")
 			resp.Topics = append(resp.Topics, rt)
+			count[t.Topic] = 0
+			continue
+		} else if count[t.Topic] == 0 {
 			continue
 		}
 		tp, a, err := c.checkAddPartitions(t)
@@ -276,7 +311,9 @@ func (c *Cluster) checkAddPartitions(t kmsg.CreatePartitionsRequestTopic) (*topi
 func (c *Cluster) deleteTopics(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.DeleteTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.DeleteTopicsResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	type ask struct {
 		name *string
@@ -289,9 +326,38 @@ func (c *Cluster) deleteTopics(r *request) (kmsg.Response, error) {
 	for _, t := range req.Topics {
 		asks = append(asks, ask{name: t.Topic, id: t.TopicID})
 	}
+	names, ids := map[string]int{}, map[[16]byte]int{}
+	for _, a := range asks {
+		if a.name != nil {
+			names[*a.name]++
+		} else {
+			ids[a.id]++
+		}
+	}
 	for _, a := range asks {
 		rt := kmsg.NewDeleteTopicsResponseTopic()
 		var t *topic
+		switch {
+		case a.name != nil && a.id != [16]byte{}:
+			rt.Topic, rt.TopicID = a.name, a.id
+			rt.ErrorCode, rt.ErrorMessage = kerr.InvalidRequest.Code, ptr("You may not specify both topic name and topic id.")
+			resp.Topics = append(resp.Topics, rt)
+			continue
+		case a.name != nil && names[*a.name] != 1, a.name == nil && ids[a.id] != 1:
+			// One answer for a name (an id) given more than once.
+			if a.name != nil && names[*a.name] > 1 {
+				names[*a.name] = 0
+				rt.Topic = a.name
+				rt.ErrorCode, rt.ErrorMessage = kerr.InvalidRequest.Code, ptr("Duplicate topic name.")
+				resp.Topics = append(resp.Topics, rt)
+			} else if a.name == nil && ids[a.id] > 1 {
+				ids[a.id] = 0
+				rt.TopicID = a.id
+				rt.ErrorCode, rt.ErrorMessage = kerr.InvalidRequest.Code, ptr("Duplicate topic id.")
+				resp.Topics = append(resp.Topics, rt)
+			}
+			continue
+		}
 		if a.name != nil {
 			rt.Topic = a.name
 			if t = c.topics[*a.name]; t == nil {

@@ -12,14 +12,15 @@ import (
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 )
 
-// realKafka44 is the bootstrap of a real Kafka 4.4.0 KRaft cluster of 3
-// brokers (1-3, racks rack-a..c): KTOPO_KAFKA44_BOOTSTRAP when set (a
+// realKafka44 is the bootstrap (brokers, controllers) of a real Kafka
+// 4.4.0 KRaft cluster of 3 brokers (1-3, racks rack-a..c):
+// KTOPO_KAFKA44_BOOTSTRAP and KTOPO_KAFKA44_CONTROLLERS when set (a
 // running one, e.g. the one kafka-cluster --kraft prints), else one the
 // test starts with a controller and stops when it ends (skipped without
 // Java unless CI=true).
-func realKafka44(t *testing.T) string {
+func realKafka44(t *testing.T) (string, string) {
 	if bs := os.Getenv("KTOPO_KAFKA44_BOOTSTRAP"); bs != "" {
-		return bs
+		return bs, os.Getenv("KTOPO_KAFKA44_CONTROLLERS")
 	}
 	kafkatest.Require(t, kafkatest.Kafka44)
 	c, err := kafkatest.StartKRaft(kafkatest.KRaftOptions{Version: kafkatest.Kafka44, Controllers: 1, Brokers: 3, Racks: 3})
@@ -28,7 +29,7 @@ func realKafka44(t *testing.T) string {
 	}
 	t.Cleanup(c.Stop)
 	kafkatest.Attach(t, c)
-	return c.Bootstrap()
+	return c.Bootstrap(), c.ControllerBootstrap()
 }
 
 func adminEnvOf(t *testing.T, bootstrap string) *adminEnv {
@@ -46,9 +47,23 @@ func adminEnvOf(t *testing.T, bootstrap string) *adminEnv {
 // 4.4 and to the sandbox, step by step, and requires the table's answers
 // of both.
 func TestRealKafkaAdminTable(t *testing.T) {
-	real := adminEnvOf(t, realKafka44(t))
-	sb := adminEnvOf(t, startTest(t, Config{Brokers: 3, Racks: 3}).Bootstrap())
-	for _, st := range adminTable() {
+	bs, controllers := realKafka44(t)
+	c := startTest(t, Config{Brokers: 3, Racks: 3})
+	real, sb := adminEnvOf(t, bs), adminEnvOf(t, c.Bootstrap())
+	compareAdminTable(t, real, sb, adminTable())
+	if controllers == "" {
+		t.Log("no KTOPO_KAFKA44_CONTROLLERS: the controller table is not compared")
+		return
+	}
+	real, sb = adminEnvOf(t, controllers), adminEnvOf(t, c.ControllerBootstrap())
+	real.seed, sb.seed = true, true
+	compareAdminTable(t, real, sb, controllerTable())
+}
+
+// compareAdminTable sends a table's steps to real Kafka and to the
+// sandbox, in turn, and requires the table's answers of both.
+func compareAdminTable(t *testing.T, real, sb *adminEnv, table []adminStep) {
+	for _, st := range table {
 		real.settle = st.want
 		got := st.do(real)
 		// Kafka's brokers learn a change from the metadata log a moment

@@ -58,7 +58,7 @@ func TestKafkaToolsReassignAndElect(t *testing.T) {
 			t.Errorf("verify in progress: %s", out)
 		}
 		out = run("kafka-reassign-partitions", "--cancel", "--preserve-throttles", "--reassignment-json-file", plan)
-		if !strings.Contains(out, "Successfully cancelled partition reassignment for huge-0") {
+		if !strings.Contains(out, "Successfully cancelled partition reassignment for: huge-0") {
 			t.Errorf("cancel: %s", out)
 		}
 		if s := state(c, "huge", 0); s.reassigning() || len(s.replicas) != 2 || s.replicas[0] != 1 {

@@ -31,8 +31,9 @@ import (
 // the estimate clusterops.MoveBytes.ETA makes.
 //
 // Only the partitions that grow (rate > 0) or copy cost anything per
-// tick: the first are listed again when the metadata changed (at most
-// once a second), the second kept as they change (replicasMoved).
+// tick: the first are listed again when the topics, their partitions or
+// their rates changed (checked at most once a second, one step a topic),
+// the second kept as they change (replicasMoved).
 
 // ReplicationRate is the rate a broker copies into its new replicas,
 // shared by them, in bytes per second (the ZooKeeper sandbox's
@@ -54,11 +55,11 @@ type replState struct {
 	// copying are the partitions with a replica outside the ISR.
 	copying map[*partition]*copyPart
 	// growing are the partitions with a produce rate, listed at
-	// scannedAt when the metadata log ended at scannedOffset.
-	growing       []*partition
-	scannedAt     time.Time
-	scannedOffset int64
-	scanned       bool
+	// scannedAt when the topics' shape was scannedShape.
+	growing      []*partition
+	scannedAt    time.Time
+	scannedShape topicsShape
+	scanned      bool
 	// cleanStop are the brokers last stopped by a controlled shutdown
 	// (Stop): their restart is clean, they stay eligible leaders.
 	cleanStop map[int32]bool
@@ -150,7 +151,7 @@ func (c *Cluster) replicaBytes(p *partition, r int32) float64 {
 // rebalance when due. c.mu is held.
 func (c *Cluster) replicationTick(now time.Time, dt time.Duration) {
 	rs := &c.ext.repl
-	if !rs.scanned || rs.scannedOffset != c.offset && now.Sub(rs.scannedAt) >= time.Second {
+	if !rs.scanned || now.Sub(rs.scannedAt) >= time.Second && c.topicsShape() != rs.scannedShape {
 		c.scanPartitions(now)
 	}
 	sec := dt.Seconds()
@@ -189,7 +190,26 @@ func (c *Cluster) scanPartitions(now time.Time) {
 			delete(rs.copying, p) // deleted
 		}
 	}
-	rs.scanned, rs.scannedAt, rs.scannedOffset = true, now, c.offset
+	rs.scanned, rs.scannedAt, rs.scannedShape = true, now, c.topicsShape()
+}
+
+// topicsShape is what says the growing partitions may have changed: the
+// topics, their partitions and their produce rates (a sum each, the
+// topics' pointers folded in).
+type topicsShape struct {
+	topics, partitions int
+	rates, ids         float64
+}
+
+// topicsShape costs one step a topic, none a partition. c.mu is held.
+func (c *Cluster) topicsShape() topicsShape {
+	s := topicsShape{topics: len(c.topics)}
+	for _, t := range c.topics {
+		s.partitions += len(t.parts)
+		s.rates += t.rate
+		s.ids += float64(t.id[0]) + float64(t.id[1])*256
+	}
+	return s
 }
 
 // advanceCopies moves every copy on by sec seconds at the rates Kafka's
@@ -257,14 +277,16 @@ func (c *Cluster) advanceCopies(sec float64) {
 		}
 	}
 	for p, rs := range done {
-		// The leader's AlterPartition: the caught-up replicas join the ISR
-		// (in replica order), which may complete a reassignment.
+		// The leader's AlterPartition: the caught-up replicas join the ISR,
+		// which may complete a reassignment. The ISR it sends is sorted
+		// (real Kafka 4.4 shows [1 2 3] after 2 then 1 rejoined [3]).
 		isr := slices.Clone(p.isr)
-		for _, r := range p.replicas {
-			if slices.Contains(rs, r) && !slices.Contains(isr, r) {
+		for _, r := range rs {
+			if !slices.Contains(isr, r) {
 				isr = append(isr, r)
 			}
 		}
+		slices.Sort(isr)
 		c.change(c.ext.repl.copying[p].t, p, isr, electAny)
 	}
 }
@@ -339,6 +361,11 @@ func (c *Cluster) Copies() []CopyStatus {
 	return out
 }
 
+// ratesChanged tells the replication that partitions' produce rates
+// changed (a part that sets partition.rate without changing its topic's
+// rate calls it). c.mu is held.
+func (c *Cluster) ratesChanged() { c.ext.repl.scanned = false }
+
 // SetPartitionSize sets a partition's simulated size in bytes and its
 // produce rate in bytes/s (tests, demos).
 func (c *Cluster) SetPartitionSize(topicName string, partition int, size, rate float64) error {
@@ -350,7 +377,7 @@ func (c *Cluster) SetPartitionSize(topicName string, partition int, size, rate f
 	}
 	p := t.parts[partition]
 	p.size, p.rate = size, rate
-	c.ext.repl.scanned = false
+	c.ratesChanged()
 	return nil
 }
 
