@@ -99,6 +99,9 @@ type Cluster struct {
 	leaderEpoch int32
 	topics      map[string]*topic
 	topicIDs    map[[16]byte]*topic
+	// byName is the topics in name order, while the same exist
+	// (sortedTopics).
+	byName topicOrder
 	// brokerConfigs are the dynamic broker configs: "" is the
 	// cluster-wide default, else a broker id.
 	brokerConfigs map[string]map[string]string

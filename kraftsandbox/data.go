@@ -2,7 +2,6 @@ package kraftsandbox
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
 	"slices"
 	"time"
@@ -225,40 +224,33 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 // (exactly one batch of magic 2, its CRC, acks=all against
 // min.insync.replicas) and appends it. c.mu is held.
 func (c *Cluster) appendBatch(req *kmsg.ProduceRequest, t *topic, p *partition, recs []byte, now int64, sp *kmsg.ProduceResponseTopicPartition) {
-	fail := func(e *kerr.Error, msg string) {
-		sp.ErrorCode = e.Code
-		if msg != "" {
-			sp.ErrorMessage = &msg
-		}
-	}
-	tp := fmt.Sprintf("%s-%d", t.name, sp.Partition)
-	if len(recs) == 0 {
-		fail(kerr.InvalidRecord, fmt.Sprintf("Produce requests with version %d must have at least one record batch per partition", req.Version))
-		return
-	}
+	// Kafka answers these refusals with the error code alone (only a
+	// RecordValidationException carries a message), as a real 4.4.0
+	// broker was seen to do for NOT_ENOUGH_REPLICAS.
+	fail := func(e *kerr.Error) { sp.ErrorCode = e.Code }
 	if len(recs) < batchHeaderLen || recs[bMagic] != 2 {
-		fail(kerr.InvalidRecord, fmt.Sprintf("Produce requests with version %d are only allowed to contain record batches with magic version 2", req.Version))
+		fail(kerr.InvalidRecord)
 		return
 	}
 	n := int(int32(binary.BigEndian.Uint32(recs[bLength:]))) + 12
 	if n < batchHeaderLen || n > len(recs) {
-		fail(kerr.CorruptMessage, "")
+		fail(kerr.CorruptMessage)
 		return
 	}
 	if n != len(recs) {
-		fail(kerr.InvalidRecord, fmt.Sprintf("Produce requests with version %d are only allowed to contain exactly one record batch per partition", req.Version))
+		// Produce v3+ takes exactly one batch per partition.
+		fail(kerr.InvalidRecord)
 		return
 	}
 	if crc32.Checksum(recs[bAttributes:n], castagnoli) != binary.BigEndian.Uint32(recs[bCRC:]) {
-		fail(kerr.CorruptMessage, fmt.Sprintf("Record is corrupt (stored crc = %d) in topic partition %s.", binary.BigEndian.Uint32(recs[bCRC:]), tp))
+		fail(kerr.CorruptMessage)
 		return
 	}
-	if req.Acks == -1 {
-		if minISR := c.minISR(t); len(p.isr) < minISR {
-			fail(kerr.NotEnoughReplicas, fmt.Sprintf("The size of the current ISR : %d is insufficient to satisfy the min.isr requirement of %d for partition %s, live replica(s) broker.id are : %s",
-				len(p.isr), minISR, tp, scalaSet(p.isr)))
-			return
-		}
+	// acks=all needs an ISR of min.insync.replicas, capped at the
+	// number of replicas (Partition.effectiveMinIsr).
+	if req.Acks == -1 && len(p.isr) < min(c.minISR(t), len(p.replicas)) {
+		fail(kerr.NotEnoughReplicas)
+		return
 	}
 	if p.log == nil {
 		p.log = &plog{}
@@ -296,18 +288,6 @@ func (c *Cluster) appendBatch(req *kmsg.ProduceRequest, t *topic, p *partition, 
 	l.hw = last + 1
 	p.size += float64(len(raw))
 	sp.BaseOffset, sp.LogStartOffset = base, l.start
-}
-
-// scalaSet prints ids as a Scala Set's toString does: Set(1, 2).
-func scalaSet(ids []int32) string {
-	s := "Set("
-	for i, id := range ids {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprint(id)
-	}
-	return s + ")"
 }
 
 // logEnd, logStart are a partition's high watermark and log start offset.

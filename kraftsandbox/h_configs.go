@@ -395,6 +395,11 @@ func (c *Cluster) describeConfigs(r *request) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// The topics without overrides have the same entries: built once a
+	// request (ktopo's 250 topics a request of a 100,000-topic sandbox:
+	// 400 times 250 lists of 39 configs and their synonyms took minutes
+	// of CPU).
+	var plain []kmsg.DescribeConfigsResponseResourceConfig
 	for _, rr := range req.Resources {
 		out := kmsg.NewDescribeConfigsResponseResource()
 		out.ResourceType, out.ResourceName = rr.ResourceType, rr.ResourceName
@@ -408,6 +413,13 @@ func (c *Cluster) describeConfigs(r *request) (kmsg.Response, error) {
 			}
 			if t == nil {
 				out.ErrorCode, out.ErrorMessage = kerr.UnknownTopicOrPartition.Code, new(string)
+				break
+			}
+			if len(t.configs) == 0 && rr.ConfigNames == nil {
+				if plain == nil {
+					plain = c.topicConfigEntries(t.configs, c.answeringBroker(r.node), req.IncludeSynonyms, req.IncludeDocumentation)
+				}
+				entries = plain
 				break
 			}
 			entries = c.topicConfigEntries(t.configs, c.answeringBroker(r.node), req.IncludeSynonyms, req.IncludeDocumentation)

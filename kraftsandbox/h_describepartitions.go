@@ -30,19 +30,26 @@ func (c *Cluster) describeTopicPartitions(r *request) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.DescribeTopicPartitionsResponse)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// The topics by name: every topic's kept order when none is named
+	// (sortedTopics), else the names asked for, sorted; from the cursor's
+	// topic on (a binary search, so that walking a million partitions a
+	// page at a time stays linear).
 	var names []string
 	if len(req.Topics) == 0 {
-		names = make([]string, 0, len(c.topics))
-		for n := range c.topics {
-			names = append(names, n)
+		ts := c.sortedTopics()
+		names = make([]string, len(ts))
+		for i, t := range ts {
+			names[i] = t.name
 		}
 	} else {
 		for _, t := range req.Topics {
 			names = append(names, t.Topic)
 		}
+		if !slices.IsSorted(names) {
+			slices.Sort(names)
+		}
+		names = slices.Compact(names)
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
 	limit := min(int(req.ResponsePartitionLimit), maxRequestPartitionSizeLimit)
 	if limit <= 0 {
 		limit = maxRequestPartitionSizeLimit
@@ -52,10 +59,8 @@ func (c *Cluster) describeTopicPartitions(r *request) (kmsg.Response, error) {
 		startTopic, startPart = req.Cursor.Topic, int(req.Cursor.Partition)
 	}
 	left := limit
-	for _, name := range names {
-		if name < startTopic {
-			continue
-		}
+	from, _ := slices.BinarySearch(names, startTopic)
+	for _, name := range names[from:] {
 		t := c.topics[name]
 		if t == nil {
 			rt := kmsg.NewDescribeTopicPartitionsResponseTopic()

@@ -2,7 +2,9 @@ package kraftsandbox
 
 import (
 	"slices"
+	"strings"
 
+	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -53,10 +55,13 @@ func (c *Cluster) someLiveBroker() int32 {
 
 // metadata answers Metadata from the brokers' metadata: live brokers,
 // every topic asked for (all when Topics is nil), each partition's
-// leader, replicas, ISR and offline replicas.
+// leader, replicas, ISR and offline replicas. The response is encoded
+// here, under c.mu, straight from the state (encodeMetadata): a million
+// partitions as kmsg structs would take a second and half a GiB.
 func (c *Cluster) metadata(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.MetadataRequest)
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
+	resp.Version = req.Version
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, b := range c.liveBrokers() {
@@ -66,16 +71,14 @@ func (c *Cluster) metadata(r *request) (kmsg.Response, error) {
 	}
 	resp.ClusterID = &c.clusterID
 	resp.ControllerID = c.someLiveBroker()
+	var ts []metaTopic
 	if req.Topics == nil {
-		names := make([]string, 0, len(c.topics))
-		for n := range c.topics {
-			names = append(names, n)
+		sorted := c.sortedTopics()
+		ts = make([]metaTopic, 0, len(sorted))
+		for _, t := range sorted {
+			ts = append(ts, metaTopic{t: t})
 		}
-		slices.Sort(names)
-		for _, n := range names {
-			resp.Topics = append(resp.Topics, c.metadataTopic(c.topics[n], req.IncludeTopicAuthorizedOperations))
-		}
-		return resp, nil
+		return c.encodeMetadata(resp, ts, req.IncludeTopicAuthorizedOperations), nil
 	}
 	for _, rt := range req.Topics {
 		var t *topic
@@ -94,40 +97,213 @@ func (c *Cluster) metadata(r *request) (kmsg.Response, error) {
 			if rt.Topic == nil {
 				mt.ErrorCode = kerr.UnknownTopicID.Code
 			}
-			resp.Topics = append(resp.Topics, mt)
+			ts = append(ts, metaTopic{missing: &mt})
 			continue
 		}
-		resp.Topics = append(resp.Topics, c.metadataTopic(t, req.IncludeTopicAuthorizedOperations))
+		ts = append(ts, metaTopic{t: t})
 	}
-	return resp, nil
+	return c.encodeMetadata(resp, ts, req.IncludeTopicAuthorizedOperations), nil
 }
 
-// metadataTopic is one topic in a Metadata response. c.mu is held.
-func (c *Cluster) metadataTopic(t *topic, authOps bool) kmsg.MetadataResponseTopic {
-	mt := kmsg.NewMetadataResponseTopic()
-	name := t.name
-	mt.Topic, mt.TopicID, mt.IsInternal = &name, t.id, t.name == "__consumer_offsets" || t.name == "__transaction_state"
-	if authOps {
-		mt.AuthorizedOperations = allTopicOperations
+// topicOrder is the topics in name order, with the number of topics and
+// the XOR of their ids when it was sorted.
+type topicOrder struct {
+	n      int
+	ids    [16]byte
+	topics []*topic
+}
+
+// sortedTopics is every topic in name order. The order is kept while the
+// same topics exist (the same number, the same XOR of their random ids: a
+// topic deleted and another created change it): sorting 100,000 names
+// for every Metadata of every topic took a tenth of a second, walking
+// the map takes a few milliseconds. (The metadata log's offset would not
+// do: the quorum's leader appends a record every half second.) The
+// caller must not change the slice. c.mu is held.
+func (c *Cluster) sortedTopics() []*topic {
+	var ids [16]byte
+	for _, t := range c.topics {
+		for i := range ids {
+			ids[i] ^= t.id[i]
+		}
 	}
-	for i, p := range t.parts {
-		mp := kmsg.NewMetadataResponseTopicPartition()
-		mp.Partition, mp.Leader, mp.LeaderEpoch = int32(i), p.leader, p.leaderEpoch
-		mp.Replicas, mp.ISR = slices.Clone(p.replicas), slices.Clone(p.isr)
-		for _, rid := range p.replicas {
-			if !c.usable(rid) {
-				mp.OfflineReplicas = append(mp.OfflineReplicas, rid)
+	if c.byName.topics != nil && c.byName.n == len(c.topics) && c.byName.ids == ids {
+		return c.byName.topics
+	}
+	ts := make([]*topic, 0, len(c.topics))
+	for _, t := range c.topics {
+		ts = append(ts, t)
+	}
+	slices.SortFunc(ts, func(a, b *topic) int { return strings.Compare(a.name, b.name) })
+	c.byName = topicOrder{n: len(c.topics), ids: ids, topics: ts}
+	return ts
+}
+
+// metaTopic is one topic of a Metadata response: a topic, or the error
+// entry of one that does not exist.
+type metaTopic struct {
+	t       *topic
+	missing *kmsg.MetadataResponseTopic
+}
+
+// encodedResponse is a response encoded by its handler: AppendTo appends
+// the encoding (of the version the handler encoded, the request's).
+type encodedResponse struct {
+	kmsg.Response
+	raw []byte
+}
+
+func (e *encodedResponse) AppendTo(dst []byte) []byte { return append(dst, e.raw...) }
+
+// encodeMetadata encodes a Metadata response: resp's fields but its
+// topics (encoded by kmsg, resp.Topics empty) with ts spliced in where
+// the topics go, each partition written straight from the state, as
+// kmsg's MetadataResponse.AppendTo writes it (the wire test compares
+// them, every version). c.mu is held.
+func (c *Cluster) encodeMetadata(resp *kmsg.MetadataResponse, ts []metaTopic, authOps bool) kmsg.Response {
+	v := resp.Version
+	flex := v >= 9
+	resp.Topics = nil
+	frame := resp.AppendTo(nil)
+	// After the (empty) topics array: the cluster's authorized operations
+	// (v8-10), the error code (v13+), the tagged fields (flexible).
+	tail := 0
+	if v >= 8 && v <= 10 {
+		tail += 4
+	}
+	if v >= 13 {
+		tail += 2
+	}
+	empty := 4
+	if flex {
+		tail++
+		empty = 1
+	}
+	head, rest := frame[:len(frame)-tail-empty], frame[len(frame)-tail:]
+	var offline []int32
+	for _, b := range c.brokers {
+		if !c.usable(b.id) {
+			offline = append(offline, b.id)
+		}
+	}
+	size := len(frame)
+	for _, mt := range ts {
+		if mt.t == nil {
+			size += 64
+			continue
+		}
+		size += 40 + len(mt.t.name)
+		for _, p := range mt.t.parts {
+			size += 32 + 4*(2*len(p.replicas)+len(p.isr))
+		}
+	}
+	dst := make([]byte, 0, size)
+	dst = append(dst, head...)
+	arrayLen := func(dst []byte, n int) []byte {
+		if flex {
+			return kbin.AppendCompactArrayLen(dst, n)
+		}
+		return kbin.AppendArrayLen(dst, n)
+	}
+	ints := func(dst []byte, ids []int32) []byte {
+		dst = arrayLen(dst, len(ids))
+		for _, id := range ids {
+			dst = kbin.AppendInt32(dst, id)
+		}
+		return dst
+	}
+	dst = arrayLen(dst, len(ts))
+	for _, mt := range ts {
+		if mt.missing != nil {
+			// An error entry: let kmsg encode a response of it alone
+			// and take the topic out.
+			one := kmsg.NewPtrMetadataResponse()
+			one.Version = v
+			one.Topics = []kmsg.MetadataResponseTopic{*mt.missing}
+			enc := one.AppendTo(nil)
+			pre := 0
+			if v >= 3 {
+				pre += 4
+			}
+			pre += empty // no brokers
+			if v >= 2 {
+				pre += 2 // a null cluster id: int16 -1 (or one byte when flexible)
+				if flex {
+					pre--
+				}
+			}
+			if v >= 1 {
+				pre += 4
+			}
+			pre += empty // one topic: the same length as an empty array's
+			dst = append(dst, enc[pre:len(enc)-tail]...)
+			continue
+		}
+		t := mt.t
+		dst = kbin.AppendInt16(dst, 0)
+		switch {
+		case v >= 12 && flex:
+			dst = kbin.AppendCompactNullableString(dst, &t.name)
+		case flex:
+			dst = kbin.AppendCompactString(dst, t.name)
+		default:
+			dst = kbin.AppendString(dst, t.name)
+		}
+		if v >= 10 {
+			dst = kbin.AppendUuid(dst, t.id)
+		}
+		if v >= 1 {
+			dst = kbin.AppendBool(dst, t.name == "__consumer_offsets" || t.name == "__transaction_state")
+		}
+		dst = arrayLen(dst, len(t.parts))
+		for i, p := range t.parts {
+			code := int16(0)
+			if p.leader < 0 {
+				code = kerr.LeaderNotAvailable.Code
+			}
+			dst = kbin.AppendInt16(dst, code)
+			dst = kbin.AppendInt32(dst, int32(i))
+			dst = kbin.AppendInt32(dst, p.leader)
+			if v >= 7 {
+				dst = kbin.AppendInt32(dst, p.leaderEpoch)
+			}
+			dst = ints(dst, p.replicas)
+			dst = ints(dst, p.isr)
+			if v >= 5 {
+				n := 0
+				if len(offline) > 0 {
+					for _, r := range p.replicas {
+						if slices.Contains(offline, r) {
+							n++
+						}
+					}
+				}
+				dst = arrayLen(dst, n)
+				if n > 0 {
+					for _, r := range p.replicas {
+						if slices.Contains(offline, r) {
+							dst = kbin.AppendInt32(dst, r)
+						}
+					}
+				}
+			}
+			if flex {
+				dst = append(dst, 0)
 			}
 		}
-		if mp.OfflineReplicas == nil {
-			mp.OfflineReplicas = []int32{}
+		if v >= 8 {
+			ops := int32(-2147483648)
+			if authOps {
+				ops = allTopicOperations
+			}
+			dst = kbin.AppendInt32(dst, ops)
 		}
-		if p.leader < 0 {
-			mp.ErrorCode = kerr.LeaderNotAvailable.Code
+		if flex {
+			dst = append(dst, 0)
 		}
-		mt.Partitions = append(mt.Partitions, mp)
 	}
-	return mt
+	dst = append(dst, rest...)
+	return &encodedResponse{Response: resp, raw: dst}
 }
 
 // allTopicOperations is the authorized operations of a topic without an

@@ -157,6 +157,15 @@ func TestControllerLikeRealKafka(t *testing.T) {
 	if err != nil || cresp.Topics[0].ErrorCode != 0 {
 		t.Fatalf("creating the real topic: %v %+v", err, cresp)
 	}
+	// The brokers learn of the topic from the metadata log a moment
+	// after the controller answers.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := describePartition(rcl, "ctrl-elr"); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the real topic never described: %v", err)
+		}
+	}
 
 	sb := startTest(t, Config{Brokers: 4, Controllers: 1, Racks: 1, SessionTimeout: 300 * time.Millisecond, NoAutoLeaderRebalance: true})
 	mkTopic(t, sb, "ctrl-elr", [][]int32{{1, 2, 3}}, map[string]string{"min.insync.replicas": "2"}, 1<<20)

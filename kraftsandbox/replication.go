@@ -151,8 +151,15 @@ func (c *Cluster) replicaBytes(p *partition, r int32) float64 {
 // rebalance when due. c.mu is held.
 func (c *Cluster) replicationTick(now time.Time, dt time.Duration) {
 	rs := &c.ext.repl
-	if !rs.scanned || now.Sub(rs.scannedAt) >= time.Second && c.topicsShape() != rs.scannedShape {
+	if !rs.scanned {
 		c.scanPartitions(now)
+	} else if now.Sub(rs.scannedAt) >= time.Second {
+		// The shape is checked once a second, whatever it says: a walk
+		// of every topic each tick would cost a core at 100,000 topics.
+		if c.topicsShape() != rs.scannedShape {
+			c.scanPartitions(now)
+		}
+		rs.scannedAt = now
 	}
 	sec := dt.Seconds()
 	for _, p := range rs.growing {

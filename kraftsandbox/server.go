@@ -153,10 +153,22 @@ func (c *Cluster) serve(n *node, conn net.Conn) {
 		if resp.IsFlexible() && resp.Key() != kmsg.ApiVersions.Int16() {
 			out = append(out, 0) // no tagged fields in the response header
 		}
+		if e, ok := resp.(*encodedResponse); ok {
+			// Encoded by its handler: written as it is, after the header.
+			binary.BigEndian.PutUint32(out, uint32(len(out)-4+len(e.raw)))
+			bufs := net.Buffers{out, e.raw}
+			if _, err := bufs.WriteTo(conn); err != nil {
+				return
+			}
+			continue
+		}
 		out = resp.AppendTo(out)
 		binary.BigEndian.PutUint32(out, uint32(len(out)-4))
 		if _, err := conn.Write(out); err != nil {
 			return
+		}
+		if cap(out) > 1<<20 {
+			out = nil // a Metadata of a million partitions is 40 MiB: not kept per connection
 		}
 	}
 }

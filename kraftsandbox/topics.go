@@ -3,7 +3,6 @@ package kraftsandbox
 import (
 	"fmt"
 	"maps"
-	"slices"
 
 	"github.com/ktopo/ktopo/assign"
 	"github.com/ktopo/ktopo/cluster"
@@ -117,8 +116,19 @@ func (c *Cluster) addTopic(name string, replicas [][]int32, configs map[string]s
 	}
 	c.uuidInto(&t.id)
 	c.record()
+	// One allocation for the partitions and one for their replicas and
+	// ISRs (a million partitions are a million fewer objects for the
+	// garbage collector to track).
+	t.parts = make([]*partition, 0, len(replicas))
+	slab := make([]partition, len(replicas))
+	n := 0
 	for _, rs := range replicas {
-		t.parts = append(t.parts, c.newPartition(rs))
+		n += 2 * len(rs)
+	}
+	ints := make([]int32, n)
+	for i, rs := range replicas {
+		ints = c.initPartition(&slab[i], rs, ints)
+		t.parts = append(t.parts, &slab[i])
 	}
 	c.offset += int64(len(t.configs))
 	c.topics[name] = t
@@ -129,19 +139,37 @@ func (c *Cluster) addTopic(name string, replicas [][]int32, configs map[string]s
 
 // newPartition is a new partition's registration. c.mu is held.
 func (c *Cluster) newPartition(rs []int32) *partition {
-	p := &partition{replicas: slices.Clone(rs), leader: -1}
+	p := new(partition)
+	c.initPartition(p, rs, nil)
+	return p
+}
+
+// initPartition registers a new partition in p, its replicas and ISR
+// taken from the front of ints when it has room for both (each a full
+// slice: an append copies it), else allocated; it returns the rest of
+// ints. c.mu is held.
+func (c *Cluster) initPartition(p *partition, rs []int32, ints []int32) []int32 {
+	if len(ints) < 2*len(rs) {
+		ints = make([]int32, 2*len(rs))
+	}
+	n := len(rs)
+	p.replicas = ints[:n:n]
+	copy(p.replicas, rs)
+	p.isr = ints[n : n : 2*n]
+	p.leader = -1
 	for _, r := range rs {
 		if c.usable(r) {
 			p.isr = append(p.isr, r)
 		}
 	}
 	if len(p.isr) == 0 {
-		p.isr = slices.Clone(rs) // a partition of fenced brokers only: no leader yet
+		p.isr = append(p.isr, rs...) // a partition of fenced brokers only: no leader yet
 	} else {
 		p.leader = p.isr[0]
 	}
+	p.isr = p.isr[:len(p.isr):len(p.isr)]
 	c.record()
-	return p
+	return ints[2*n:]
 }
 
 // intBrokerDefault is a cluster-wide broker config as an int (def when

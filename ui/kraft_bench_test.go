@@ -40,6 +40,9 @@ import (
 // highest). KTOPO_KRAFT_CPUPROFILE writes a child's CPU profile of its
 // first load, KTOPO_KRAFT_CHILD_LOG its poller's log.
 //
+// BenchmarkKRaftSandboxScale measures the same on a KRaft sandbox
+// (no Java; 100,000 topics with KTOPO_KRAFT_BENCH_TOPICS=100000).
+//
 // Run with: go test -run '^$' -bench KRaftScale -benchtime 1x ./ui
 func BenchmarkKRaftScale(b *testing.B) {
 	topics, parts := 10_000, 10
@@ -72,6 +75,12 @@ func BenchmarkKRaftScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("created %d topics × %d partitions in %s", created, parts, time.Since(start).Round(time.Millisecond))
+	kraftScale(b, bs, topics)
+}
+
+// kraftScale is BenchmarkKRaftScale's measurements on the cluster at bs,
+// which holds at least topics topics.
+func kraftScale(b *testing.B, bs string, topics int) {
 	idle, changes, rounds := "10", "3", 3
 	if testing.Short() {
 		idle, changes, rounds = "3", "1", 1

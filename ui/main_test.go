@@ -17,6 +17,9 @@ func TestMain(m *testing.M) {
 	if bs := os.Getenv(kraftChildEnv); bs != "" {
 		os.Exit(kraftChild(bs))
 	}
+	if spec := os.Getenv(kraftSandboxEnv); spec != "" {
+		os.Exit(kraftSandboxChild(spec))
+	}
 	if plan := os.Getenv(churnDriverEnv); plan != "" {
 		os.Exit(churnDriver(plan))
 	}
