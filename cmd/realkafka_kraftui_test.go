@@ -16,6 +16,7 @@ import (
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/kafkawatch"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The TUI's operations on a real KRaft cluster (Kafka 4.4, a controller
@@ -31,7 +32,8 @@ import (
 // configs and leaders asked for.
 
 // kraftRig is a KRaft cluster the scenarios run on: its bootstrap list,
-// its brokers, its version's tools.
+// its brokers, its version's tools (nil on the sandbox, which is read
+// with ktopo's reads and franz-go's requests instead: kraftrig_test.go).
 type kraftRig struct {
 	bs      string
 	brokers []int
@@ -62,6 +64,9 @@ type partitionRec struct {
 // its replicas and leader.
 func (r kraftRig) describe(t *testing.T, topics ...string) map[string]map[string]partitionRec {
 	t.Helper()
+	if r.dist == nil {
+		return r.describeRead(t, topics...)
+	}
 	out := map[string]map[string]partitionRec{}
 	for _, rec := range describeRecords(t, r.tool(t, "kafka-topics", "--describe", "--topic", strings.Join(topics, "|"))) {
 		if p, ok := rec["Partition"]; ok {
@@ -72,6 +77,37 @@ func (r kraftRig) describe(t *testing.T, topics ...string) map[string]map[string
 		}
 	}
 	return out
+}
+
+// brokerConfigs is kafka-configs --describe of broker id: its dynamic
+// configs.
+func (r kraftRig) brokerConfigs(t *testing.T, id int) string {
+	t.Helper()
+	if r.dist == nil {
+		return r.configsRead(t, kmsg.ConfigResourceTypeBroker, strconv.Itoa(id))
+	}
+	return r.tool(t, "kafka-configs", "--describe", "--entity-type", "brokers", "--entity-name", strconv.Itoa(id))
+}
+
+// topicConfigs is kafka-configs --describe of topic: its overrides.
+func (r kraftRig) topicConfigs(t *testing.T, topic string) string {
+	t.Helper()
+	if r.dist == nil {
+		return r.configsRead(t, kmsg.ConfigResourceTypeTopic, topic)
+	}
+	return r.tool(t, "kafka-configs", "--describe", "--entity-type", "topics", "--entity-name", topic)
+}
+
+// cordon cordons broker id's log directories as an operator does: with
+// Kafka's kafka-configs (ktopo's configs on the sandbox).
+func (r kraftRig) cordon(t *testing.T, id int) {
+	t.Helper()
+	args := []string{"--alter", "--entity-type", "brokers", "--entity-name", strconv.Itoa(id), "--add-config", "cordoned.log.dirs=*"}
+	if r.dist == nil {
+		runOK(t, append([]string{"configs", "--bootstrap-server", r.bs}, args...)...)
+		return
+	}
+	r.tool(t, "kafka-configs", args...)
 }
 
 // read is the cluster as ktopo reads it (a one-shot poll): what the
@@ -105,6 +141,9 @@ func on(d map[string]map[string]partitionRec, broker int) []string {
 // on topics.
 func (r kraftRig) throttles(t *testing.T, topics ...string) []string {
 	t.Helper()
+	if r.dist == nil {
+		return r.throttlesRead(t, topics...)
+	}
 	var out []string
 	for _, l := range strings.Split(r.tool(t, "kafka-configs", "--describe", "--entity-type", "brokers"), "\n") {
 		if strings.Contains(l, "throttled.rate") {
@@ -382,7 +421,7 @@ func (k *kraftUI) drain(t *testing.T, throttled, cordonedBefore bool) {
 	if left := on(after, b); len(left) > 0 {
 		t.Errorf("Kafka's kafka-topics still places %v on drained broker %d", left, b)
 	}
-	if d := k.r.tool(t, "kafka-configs", "--describe", "--entity-type", "brokers", "--entity-name", bs); !strings.Contains(d, "cordoned.log.dirs=*") {
+	if d := k.r.brokerConfigs(t, b); !strings.Contains(d, "cordoned.log.dirs=*") {
 		t.Errorf("broker %d is not cordoned after its drain:\n%s", b, d)
 	}
 	// The leaders it led went where the preview said: all of them when
@@ -573,7 +612,7 @@ func (k *kraftUI) opsWhileCordoned(t *testing.T) {
 	tm.waitProgress("e's end", stall, "Topic ui-orders's configs changed: 1 override set")
 	var cfg string
 	waitUntilShowing(t, "kafka-configs showing retention.ms=3600000", func() bool {
-		cfg = k.r.tool(t, "kafka-configs", "--describe", "--entity-type", "topics", "--entity-name", "ui-orders")
+		cfg = k.r.topicConfigs(t, "ui-orders")
 		return strings.Contains(cfg, "retention.ms=3600000")
 	}, func() string { return cfg })
 
@@ -599,6 +638,11 @@ func (k *kraftUI) cordonByHand(t *testing.T) {
 	}
 	tp := cluster.TopicPartition{Topic: "ui-orders", Partition: 0}
 	reassign := func(target []int) {
+		if slices.Equal(k.r.read(t).Topic("ui-orders").Partition(0).Replicas, target) {
+			// On its target already: ktopo reassign --execute would wait
+			// for a change the controller never writes.
+			return
+		}
 		file := filepath.Join(t.TempDir(), "reorder.json")
 		if err := os.WriteFile(file, cluster.FormatReassignmentJSON(map[cluster.TopicPartition][]int{tp: target}), 0o644); err != nil {
 			t.Fatal(err)
@@ -616,5 +660,5 @@ func (k *kraftUI) cordonByHand(t *testing.T) {
 	waitUntil(t, "broker "+bs+" leading ui-orders-0, second", func() bool {
 		return k.r.read(t).Topic("ui-orders").Partition(0).Leader == k.broker
 	})
-	k.r.tool(t, "kafka-configs", "--alter", "--entity-type", "brokers", "--entity-name", bs, "--add-config", "cordoned.log.dirs=*")
+	k.r.cordon(t, k.broker)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/kafkawatch"
+	"github.com/ktopo/ktopo/kraftsandbox"
 	"github.com/ktopo/ktopo/ui/screens/whatif"
 )
 
@@ -46,6 +47,20 @@ func TestRealKRaftWhatIf(t *testing.T) {
 	}
 	t.Cleanup(c.Stop)
 	kafkatest.Attach(t, c)
+	testKRaftWhatIf(t, realKRaft{c})
+}
+
+// TestSandboxKRaftWhatIf is TestRealKRaftWhatIf on the simulated KRaft
+// cluster (kraftsandbox, no Java): the same brokers, racks, topics and
+// kills, its controller's fencing and elections against the prediction.
+func TestSandboxKRaftWhatIf(t *testing.T) {
+	c := startSandboxKRaft(t, kraftsandbox.Config{Controllers: 1, Brokers: 4, Racks: 2, NoAutoLeaderRebalance: true})
+	testKRaftWhatIf(t, c)
+}
+
+// testKRaftWhatIf is TestRealKRaftWhatIf's scenarios on c: 4 brokers in
+// 2 racks, no automatic preferred elections.
+func testKRaftWhatIf(t *testing.T, c kraftBackend) {
 	w := &kraftWhatIf{t: t, c: c}
 	for _, tp := range []struct{ name, assignment, config string }{
 		{"w-r3m2", "1:2:3,2:3:4,3:4:1,4:1:2,1:3:2,2:1:4", "min.insync.replicas=2"},
@@ -56,13 +71,13 @@ func TestRealKRaftWhatIf(t *testing.T) {
 		{"w-r3u", "1:2:3,3:1:4", "unclean.leader.election.enable=true,min.insync.replicas=2"},
 		{"w-r1", "1,2,3,4", ""},
 	} {
-		args := []string{"--bootstrap-server", c.Bootstrap(), "--create", "--topic", tp.name, "--replica-assignment", tp.assignment}
+		var configs []string
 		for _, kv := range strings.Split(tp.config, ",") {
 			if kv != "" {
-				args = append(args, "--config", kv)
+				configs = append(configs, kv)
 			}
 		}
-		kafkaTool(t, c, "kafka-topics", args...)
+		c.createTopic(t, tp.name, tp.assignment, configs...)
 	}
 	// The lagging topics: replica 1 in sync, the others being added at
 	// 1 B/s; an unclean election may elect them. A scenario has only
@@ -72,7 +87,7 @@ func TestRealKRaftWhatIf(t *testing.T) {
 	lagB := lagging{"lag-b", []int{1, 2, 3}} // with 1 and 2 gone: 2 may lead first, then 3
 	for _, elr := range []bool{true, false} {
 		if !elr {
-			kafkaTool(t, c, "kafka-features", "--bootstrap-controller", c.ControllerBootstrap(), "downgrade", "--feature", cluster.FeatureELR+"=0")
+			c.disableELR(t)
 		}
 		for _, sc := range []struct {
 			name string
@@ -97,7 +112,7 @@ func TestRealKRaftWhatIf(t *testing.T) {
 // kraftWhatIf runs the what-if's scenarios on one cluster.
 type kraftWhatIf struct {
 	t *testing.T
-	c *kafkatest.KRaftCluster
+	c kraftBackend
 }
 
 // lagging is a topic of one partition on replicas[0] being reassigned
@@ -138,9 +153,7 @@ func (s pstate) equal(o pstate) bool {
 func (w *kraftWhatIf) scenario(t *testing.T, elr bool, kill []int, lag []lagging) {
 	c := w.c
 	w.healthy(t)
-	if res, err := c.Dist().Command("kafka-leader-election", "--bootstrap-server", c.Bootstrap(), "--election-type", "preferred", "--all-topic-partitions"); err != nil {
-		t.Fatalf("kafka-leader-election: %v %+v", err, res)
-	}
+	c.electPreferred(t)
 	w.waitFor(t, "every partition led by its preferred replica", func(s *cluster.Snapshot) (bool, string) {
 		for _, tp := range s.Topics() {
 			for _, p := range tp.Partitions {
@@ -156,8 +169,8 @@ func (w *kraftWhatIf) scenario(t *testing.T, elr bool, kill []int, lag []lagging
 	}
 	t.Cleanup(func() {
 		for _, l := range lag {
-			if res, err := c.Dist().Command("kafka-topics", "--bootstrap-server", c.Bootstrap(), "--delete", "--topic", l.name); err != nil || res.Code != 0 {
-				t.Errorf("delete %s: %v %+v", l.name, err, res)
+			if err := c.deleteTopic(t, l.name); err != nil {
+				t.Errorf("delete %s: %v", l.name, err)
 			}
 		}
 		if err := c.Heal(); err != nil {
@@ -174,7 +187,7 @@ func (w *kraftWhatIf) scenario(t *testing.T, elr bool, kill []int, lag []lagging
 	// partition of one replica back from an unclean shutdown) stays so
 	// whatever the controller writes (PartitionRegistration.merge only
 	// ever sets RECOVERING).
-	wasRecovering := w.recovering(t)
+	wasRecovering := c.recovering(t)
 	fi := cluster.PredictFailure(before, kill...)
 	if !fi.KRaft || fi.ELR != elr || fi.Counts.Partitions == 0 {
 		t.Fatalf("the prediction: KRaft %v, ELR %v, %d partitions", fi.KRaft, fi.ELR, fi.Counts.Partitions)
@@ -205,10 +218,12 @@ func (w *kraftWhatIf) scenario(t *testing.T, elr bool, kill []int, lag []lagging
 	})
 
 	for _, id := range kill {
-		c.Node(id).Kill()
+		if err := c.Kill(id); err != nil {
+			t.Fatal(err)
+		}
 	}
 	after := w.settled(t, kill)
-	rec := w.recovering(t)
+	rec := c.recovering(t)
 	var diff []string
 	compared, several, notFirst, unclean, withELR := 0, 0, 0, 0, 0
 	for _, key := range slices.Sorted(maps.Keys(want)) {
@@ -281,14 +296,11 @@ func describe(s *cluster.Snapshot) string {
 // reassignment is seen with the ISR still replicas[0] alone.
 func (w *kraftWhatIf) startLagging(t *testing.T, l lagging) {
 	c := w.c
-	kafkaTool(t, c, "kafka-topics", "--bootstrap-server", c.Bootstrap(), "--create", "--topic", l.name,
-		"--replica-assignment", strconv.Itoa(l.replicas[0]), "--config", "unclean.leader.election.enable=true", "--config", "min.insync.replicas=1")
-	waitAssignment(t, c, l.name, map[string]string{"0": strconv.Itoa(l.replicas[0])})
+	c.createTopic(t, l.name, strconv.Itoa(l.replicas[0]), "unclean.leader.election.enable=true", "min.insync.replicas=1")
+	c.waitAssignment(t, l.name, map[string]string{"0": strconv.Itoa(l.replicas[0])})
 	produce(t, c.Bootstrap(), l.name, 6000, 1000)
 	file := moveFile(t, l.name, l.replicas...)
-	// --additional: Kafka's tool refuses to start one while another
-	// reassignment runs.
-	kafkaTool(t, c, "kafka-reassign-partitions", "--bootstrap-server", c.Bootstrap(), "--execute", "--additional", "--reassignment-json-file", file, "--throttle", "1")
+	c.reassignThrottled(t, file, 1)
 	w.waitFor(t, l.name+" reassigned, its new replicas out of sync", func(s *cluster.Snapshot) (bool, string) {
 		tp := s.Topic(l.name)
 		if tp == nil || len(tp.Partitions) != 1 {
@@ -388,28 +400,23 @@ func (w *kraftWhatIf) load(t *testing.T) *cluster.Snapshot {
 }
 
 func (w *kraftWhatIf) tryLoad() (*cluster.Snapshot, error) {
-	var bs []string
-	for _, n := range w.c.Brokers() {
-		if n.Running() {
-			bs = append(bs, n.Addr())
-		}
-	}
+	bs := w.c.runningBrokers()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return kafkawatch.Load(ctx, kafkawatch.Dial{Bootstrap: bs}, cluster.ModelOptions{}, nil)
 }
 
-// recovering lists the partitions ("topic-p") the controller's metadata
-// log leaves RECOVERING (an unclean election not yet followed by the new
-// leader's AlterPartition): its PartitionRecords and
+// kraftRecovering lists the partitions ("topic-p") the controller's
+// metadata log leaves RECOVERING (an unclean election not yet followed by
+// the new leader's AlterPartition): its PartitionRecords and
 // PartitionChangeRecords replayed, as kafka-dump-log decodes them.
-func (w *kraftWhatIf) recovering(t *testing.T) map[string]bool {
+func kraftRecovering(t *testing.T, c *kafkatest.KRaftCluster) map[string]bool {
 	t.Helper()
-	logs, err := filepath.Glob(filepath.Join(w.c.Node(kafkatest.FirstControllerID).DataDir(), "__cluster_metadata-0", "*.log"))
+	logs, err := filepath.Glob(filepath.Join(c.Node(kafkatest.FirstControllerID).DataDir(), "__cluster_metadata-0", "*.log"))
 	if err != nil || len(logs) == 0 {
 		t.Fatalf("no metadata log: %v", err)
 	}
-	out := kafkaTool(t, w.c, "kafka-dump-log", append([]string{"--cluster-metadata-decoder", "--files"}, strings.Join(logs, ","))...)
+	out := kafkaTool(t, c, "kafka-dump-log", append([]string{"--cluster-metadata-decoder", "--files"}, strings.Join(logs, ","))...)
 	names := map[string]string{} // topic id → name
 	state := map[string]int{}    // topic id/partition → leaderRecoveryState
 	for _, line := range strings.Split(out, "\n") {

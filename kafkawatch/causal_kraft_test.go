@@ -16,6 +16,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/kafkawatch"
+	"github.com/ktopo/ktopo/kraftsandbox"
 )
 
 // TestPollerFenceIsCausal (Kafka 4.4, a controller and 3 brokers): a
@@ -37,6 +38,25 @@ func TestPollerFenceIsCausal(t *testing.T) {
 	}
 	defer c.Stop()
 	kafkatest.Attach(t, c)
+	testFenceIsCausal(t, c)
+}
+
+// TestSandboxPollerFenceIsCausal is TestPollerFenceIsCausal on the
+// simulated KRaft cluster (kraftsandbox, no Java): its controller too
+// fences a killed broker in the same change that moves its leaders and
+// shrinks its ISRs, and ktopo's poller must see the fence first.
+func TestSandboxPollerFenceIsCausal(t *testing.T) {
+	c, err := kraftsandbox.Start(kraftsandbox.Config{Brokers: 3, Controllers: 1, Racks: 3, SessionTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	testFenceIsCausal(t, c)
+}
+
+// testFenceIsCausal is the scenario of TestPollerFenceIsCausal on a
+// cluster of 3 brokers and a controller.
+func testFenceIsCausal(t *testing.T, c kafkatest.KRaftNodes) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(kafkawatch.SplitBootstrap(c.Bootstrap())...), kgo.RetryTimeout(time.Minute))
@@ -88,14 +108,16 @@ func TestPollerFenceIsCausal(t *testing.T) {
 				results[i] = w.followKill(ctx, victim, led)
 			}()
 		}
-		c.Node(victim).Kill()
+		if err := c.Kill(victim); err != nil {
+			t.Fatal(err)
+		}
 		wg.Wait()
 		for _, r := range results {
 			if r != "" {
 				t.Errorf("kill %d of broker %d: %s", k+1, victim, r)
 			}
 		}
-		if err := c.Node(victim).Start(); err != nil {
+		if err := c.Restart(victim); err != nil {
 			t.Fatal(err)
 		}
 		if t.Failed() {

@@ -16,6 +16,7 @@ import (
 	"github.com/ktopo/ktopo/clusterwatch"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 	"github.com/ktopo/ktopo/kafkawatch"
+	"github.com/ktopo/ktopo/kraftsandbox"
 )
 
 // TestPollerReadsEveryTopicsConfigs runs the poller against a real Kafka
@@ -32,9 +33,27 @@ func TestPollerReadsEveryTopicsConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Stop()
+	testPollerReadsEveryTopicsConfigs(t, c.Bootstrap())
+}
+
+// TestSandboxPollerReadsEveryTopicsConfigs is
+// TestPollerReadsEveryTopicsConfigs on the simulated KRaft cluster
+// (kraftsandbox, no Java) of one broker.
+func TestSandboxPollerReadsEveryTopicsConfigs(t *testing.T) {
+	c, err := kraftsandbox.Start(kraftsandbox.Config{Brokers: 1, Controllers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	testPollerReadsEveryTopicsConfigs(t, c.Bootstrap())
+}
+
+// testPollerReadsEveryTopicsConfigs is the scenario of
+// TestPollerReadsEveryTopicsConfigs on the brokers of bootstrap.
+func testPollerReadsEveryTopicsConfigs(t *testing.T, bootstrap string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(kafkawatch.SplitBootstrap(c.Bootstrap())...), kgo.RetryTimeout(time.Minute))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kafkawatch.SplitBootstrap(bootstrap)...), kgo.RetryTimeout(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +107,7 @@ func TestPollerReadsEveryTopicsConfigs(t *testing.T) {
 		}
 	}
 
-	p, err := kafkawatch.Start(kafkawatch.Dial{Bootstrap: kafkawatch.SplitBootstrap(c.Bootstrap())},
+	p, err := kafkawatch.Start(kafkawatch.Dial{Bootstrap: kafkawatch.SplitBootstrap(bootstrap)},
 		kafkawatch.Options{Progress: true, Interval: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

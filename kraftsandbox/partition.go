@@ -201,12 +201,23 @@ func (c *Cluster) build(t *topic, p *partition, s changeSpec) bool {
 		}
 	}
 
+	// the leader recovery state (KIP-704): RECOVERING after an unclean
+	// election until its leader grows the ISR (its AlterPartition says
+	// RECOVERED); a record without one keeps it.
+	recovering := p.recovering
+	if leaderSet && unclean {
+		recovering = true
+	} else if setISR && leader == p.leader && len(recISR) > len(p.isr) {
+		recovering = false
+	}
+
 	elrChanged := !slices.Equal(elr, p.elr)
 	replicasChanged := !slices.Equal(replicas, p.replicas) && len(replicas) > 0
 	addingChanged, removingChanged := !slices.Equal(adding, p.adding), !slices.Equal(removing, p.removing)
-	if !leaderSet && !setISR && !elrChanged && !setLastKnown && !replicasChanged && !addingChanged && !removingChanged {
+	if !leaderSet && !setISR && !elrChanged && !setLastKnown && !replicasChanged && !addingChanged && !removingChanged && recovering == p.recovering {
 		return false
 	}
+	p.recovering = recovering
 	oldISR, oldReplicas := p.isr, p.replicas
 	if leaderSet {
 		p.leader = leader

@@ -74,6 +74,9 @@ type partition struct {
 	isr, elr, lastKnownELR []int32
 	leader                 int32
 	leaderEpoch, epoch     int32
+	// recovering is the leader recovery state RECOVERING (KIP-704): an
+	// unclean election's leader until it next grows the ISR.
+	recovering bool
 	// adding and removing are a reassignment's replicas (the target is
 	// replicas minus removing).
 	adding, removing []int32

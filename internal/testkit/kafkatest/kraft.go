@@ -630,6 +630,41 @@ func (c *KRaftCluster) Heal() error {
 	return c.WaitReady(2 * time.Minute)
 }
 
+// KRaftNodes is what a KRaft scenario needs of a cluster to run on real
+// Kafka (a KRaftCluster) or on the simulated one (kraftsandbox.Cluster):
+// its listeners, its processes' ids, and kill -9 and a start again of one
+// of them.
+type KRaftNodes interface {
+	Bootstrap() string
+	ControllerBootstrap() string
+	BrokerIDs() []int
+	ControllerIDs() []int
+	Kill(id int) error
+	Restart(id int) error
+}
+
+var _ KRaftNodes = (*KRaftCluster)(nil)
+
+// Kill kills node id (SIGKILL) and waits until it is gone.
+func (c *KRaftCluster) Kill(id int) error {
+	n := c.Node(id)
+	if n == nil {
+		return fmt.Errorf("no node %d", id)
+	}
+	n.Kill()
+	return nil
+}
+
+// Restart starts node id again after a Kill or a Stop (Node.Restart
+// stops a running one first).
+func (c *KRaftCluster) Restart(id int) error {
+	n := c.Node(id)
+	if n == nil {
+		return fmt.Errorf("no node %d", id)
+	}
+	return n.Start()
+}
+
 // LogTails returns the last n lines of every node's log.
 func (c *KRaftCluster) LogTails(n int) string { return logTails(c.nodes, n) }
 
