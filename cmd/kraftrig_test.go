@@ -89,7 +89,7 @@ func (c realKRaft) createTopic(t *testing.T, topic, assignment string, configs .
 
 func (c realKRaft) deleteTopic(t *testing.T, topic string) error {
 	if res, err := c.Dist().Command("kafka-topics", "--bootstrap-server", c.Bootstrap(), "--delete", "--topic", topic); err != nil || res.Code != 0 {
-		return fmt.Errorf("%v %+v", err, res)
+		return fmt.Errorf("%w %+v", err, res)
 	}
 	return nil
 }
@@ -198,7 +198,7 @@ func (c sandboxKRaft) Heal() error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the sandbox's brokers not all live again: %v", err)
+			return fmt.Errorf("the sandbox's brokers not all live again: %w", err)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -324,7 +324,7 @@ func (c sandboxKRaft) createTopicRF(t *testing.T, topic string, partitions, rf i
 		"--replication-factor", strconv.Itoa(rf))
 }
 
-func (c sandboxKRaft) stopNode(id int) error { return c.Cluster.Stop(id) }
+func (c sandboxKRaft) stopNode(id int) error { return c.Stop(id) }
 
 func (c sandboxKRaft) quorumLeader(t *testing.T) int {
 	id, _ := c.QuorumLeader()

@@ -2,6 +2,7 @@ package kraftsandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -103,8 +104,9 @@ func codeMsg(code int16, msg *string) string {
 		return "ok"
 	}
 	name := fmt.Sprint(code)
-	if e := kerr.ErrorForCode(code); e != nil {
-		name = e.(*kerr.Error).Message
+	var ke *kerr.Error
+	if errors.As(kerr.ErrorForCode(code), &ke) {
+		name = ke.Message
 	}
 	if msg == nil {
 		return name + " <nil>"

@@ -3,6 +3,7 @@ package kraftsandbox
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -101,7 +102,7 @@ func TestControlMoveController(t *testing.T) {
 	}
 	// 3000 and 3002 down: no majority, no leader.
 	control(t, c, "kill 3000")
-	if _, err := c.MoveQuorumLeader(); err != ErrNoQuorumLeader {
+	if _, err := c.MoveQuorumLeader(); !errors.Is(err, ErrNoQuorumLeader) {
 		t.Errorf("moving without a leader: %v, want ErrNoQuorumLeader", err)
 	}
 	lone := startTest(t, Config{Brokers: 1, Controllers: 1, Racks: 1})

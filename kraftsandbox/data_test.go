@@ -268,7 +268,7 @@ func fixCRC(raw []byte) {
 }
 
 // produceTo sends one batch to a partition on one broker, acks as given.
-func produceTo(t testing.TB, ctx context.Context, c *Cluster, cl *kgo.Client, broker int32, version int16, topic string, id [16]byte, p int32, acks int16, raw []byte) kmsg.ProduceResponseTopicPartition {
+func produceTo(t testing.TB, ctx context.Context, c *Cluster, broker int32, version int16, topic string, id [16]byte, p int32, acks int16, raw []byte) kmsg.ProduceResponseTopicPartition {
 	t.Helper()
 	req := kmsg.NewPtrProduceRequest()
 	req.Version, req.Acks, req.TimeoutMillis = version, acks, 5000
@@ -287,7 +287,7 @@ func produceTo(t testing.TB, ctx context.Context, c *Cluster, cl *kgo.Client, br
 	case 0:
 		ack = kgo.NoAck()
 	}
-	cl = kclient(t, c, kgo.MaxVersions(pinned(kmsg.Produce, version)), kgo.RequiredAcks(ack), kgo.DisableIdempotentWrite())
+	cl := kclient(t, c, kgo.MaxVersions(pinned(kmsg.Produce, version)), kgo.RequiredAcks(ack), kgo.DisableIdempotentWrite())
 	resp, err := req.RequestWith(ctx, cl.Broker(int(broker)))
 	if err != nil {
 		t.Fatal(err)
@@ -318,23 +318,23 @@ func TestDataProduceRefusals(t *testing.T) {
 		}
 	}
 	// A follower is not the leader: it names the leader (KIP-951).
-	sp := produceTo(t, ctx, c, cl, other, 12, "pr", [16]byte{}, 0, 1, oneBatch(1000, "a"))
+	sp := produceTo(t, ctx, c, other, 12, "pr", [16]byte{}, 0, 1, oneBatch(1000, "a"))
 	if sp.ErrorCode != kerr.NotLeaderForPartition.Code || sp.CurrentLeader.LeaderID != leader || sp.CurrentLeader.LeaderEpoch != epoch {
 		t.Errorf("produce to follower %d: error %d leader %+v, want NOT_LEADER_OR_FOLLOWER naming %d", other, sp.ErrorCode, sp.CurrentLeader, leader)
 	}
 	// Unknown topics, by name and by id.
-	if sp := produceTo(t, ctx, c, cl, leader, 12, "nope", [16]byte{}, 0, 1, oneBatch(1000, "a")); sp.ErrorCode != kerr.UnknownTopicOrPartition.Code {
+	if sp := produceTo(t, ctx, c, leader, 12, "nope", [16]byte{}, 0, 1, oneBatch(1000, "a")); sp.ErrorCode != kerr.UnknownTopicOrPartition.Code {
 		t.Errorf("unknown topic: error %d", sp.ErrorCode)
 	}
-	if sp := produceTo(t, ctx, c, cl, leader, 13, "", [16]byte{1}, 0, 1, oneBatch(1000, "a")); sp.ErrorCode != kerr.UnknownTopicID.Code {
+	if sp := produceTo(t, ctx, c, leader, 13, "", [16]byte{1}, 0, 1, oneBatch(1000, "a")); sp.ErrorCode != kerr.UnknownTopicID.Code {
 		t.Errorf("unknown topic id: error %d", sp.ErrorCode)
 	}
-	if sp := produceTo(t, ctx, c, cl, leader, 12, "pr", [16]byte{}, 7, 1, oneBatch(1000, "a")); sp.ErrorCode != kerr.UnknownTopicOrPartition.Code {
+	if sp := produceTo(t, ctx, c, leader, 12, "pr", [16]byte{}, 7, 1, oneBatch(1000, "a")); sp.ErrorCode != kerr.UnknownTopicOrPartition.Code {
 		t.Errorf("unknown partition: error %d", sp.ErrorCode)
 	}
 	// min.insync.replicas 4 on 3 replicas is capped at 3: acks=all
 	// works with the whole ISR (Partition.effectiveMinIsr).
-	if sp := produceTo(t, ctx, c, cl, leader, 12, "pr", [16]byte{}, 0, -1, oneBatch(500, "z")); sp.ErrorCode != 0 || sp.BaseOffset != 0 {
+	if sp := produceTo(t, ctx, c, leader, 12, "pr", [16]byte{}, 0, -1, oneBatch(500, "z")); sp.ErrorCode != 0 || sp.BaseOffset != 0 {
 		t.Errorf("acks=all with the whole ISR: error %d base %d", sp.ErrorCode, sp.BaseOffset)
 	}
 	// The ISR shrinks to the leader: acks=all is refused, with the code
@@ -342,26 +342,26 @@ func TestDataProduceRefusals(t *testing.T) {
 	c.mu.Lock()
 	c.change(tp, tp.parts[0], []int32{leader}, electAny)
 	c.mu.Unlock()
-	sp = produceTo(t, ctx, c, cl, leader, 12, "pr", [16]byte{}, 0, -1, oneBatch(1000, "a"))
+	sp = produceTo(t, ctx, c, leader, 12, "pr", [16]byte{}, 0, -1, oneBatch(1000, "a"))
 	if sp.ErrorCode != kerr.NotEnoughReplicas.Code || sp.ErrorMessage != nil {
 		t.Errorf("acks=all below min ISR: error %d message %v", sp.ErrorCode, sp.ErrorMessage)
 	}
 	// acks=1 is not held to it; by topic id (v13) too.
-	if sp := produceTo(t, ctx, c, cl, leader, 12, "pr", [16]byte{}, 0, 1, oneBatch(1000, "a", "b")); sp.ErrorCode != 0 || sp.BaseOffset != 1 {
+	if sp := produceTo(t, ctx, c, leader, 12, "pr", [16]byte{}, 0, 1, oneBatch(1000, "a", "b")); sp.ErrorCode != 0 || sp.BaseOffset != 1 {
 		t.Errorf("acks=1: error %d base %d", sp.ErrorCode, sp.BaseOffset)
 	}
-	if sp := produceTo(t, ctx, c, cl, leader, 13, "", tp.id, 0, 1, oneBatch(2000, "c")); sp.ErrorCode != 0 || sp.BaseOffset != 3 {
+	if sp := produceTo(t, ctx, c, leader, 13, "", tp.id, 0, 1, oneBatch(2000, "c")); sp.ErrorCode != 0 || sp.BaseOffset != 3 {
 		t.Errorf("by topic id: error %d base %d", sp.ErrorCode, sp.BaseOffset)
 	}
 	// A corrupt batch.
 	bad := oneBatch(1000, "x")
 	bad[len(bad)-1] ^= 0xff
-	if sp := produceTo(t, ctx, c, cl, leader, 12, "pr", [16]byte{}, 0, 1, bad); sp.ErrorCode != kerr.CorruptMessage.Code {
+	if sp := produceTo(t, ctx, c, leader, 12, "pr", [16]byte{}, 0, 1, bad); sp.ErrorCode != kerr.CorruptMessage.Code {
 		t.Errorf("corrupt batch: error %d", sp.ErrorCode)
 	}
 	// Two batches in one partition's records.
 	two := append(oneBatch(1000, "x"), oneBatch(1000, "y")...)
-	if sp := produceTo(t, ctx, c, cl, leader, 12, "pr", [16]byte{}, 0, 1, two); sp.ErrorCode != kerr.InvalidRecord.Code {
+	if sp := produceTo(t, ctx, c, leader, 12, "pr", [16]byte{}, 0, 1, two); sp.ErrorCode != kerr.InvalidRecord.Code {
 		t.Errorf("two batches: error %d", sp.ErrorCode)
 	}
 
@@ -445,7 +445,7 @@ func TestDataFetchWaits(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if sp := produceTo(t, ctx, c, other, leader, 12, "fw", [16]byte{}, 0, 1, oneBatch(1000, "hello")); sp.ErrorCode != 0 {
+	if sp := produceTo(t, ctx, c, leader, 12, "fw", [16]byte{}, 0, 1, oneBatch(1000, "hello")); sp.ErrorCode != 0 {
 		t.Fatalf("produce: %d", sp.ErrorCode)
 	}
 	resp := <-got

@@ -678,13 +678,6 @@ func (c *Cluster) applyCordons() {
 	}
 }
 
-// alterResource is one resource's new dynamic configs: the keys changed
-// and the whole set after the change.
-type alterResource struct {
-	changed []string
-	cfg     map[string]string
-}
-
 // incrementalAlterConfigs answers IncrementalAlterConfigs of topics and
 // brokers: SET, DELETE, APPEND, SUBTRACT, validated as Kafka does.
 func (c *Cluster) incrementalAlterConfigs(r *request) (kmsg.Response, error) {

@@ -2,6 +2,7 @@ package kraftsandbox
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"testing"
@@ -33,7 +34,7 @@ func exchange(t *testing.T, addr string, raw []byte) (body []byte, closed bool) 
 	}
 	var size [4]byte
 	if _, err := io.ReadFull(conn, size[:]); err != nil {
-		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
 			t.Fatal("no answer and the connection stayed open")
 		}
 		return nil, true
