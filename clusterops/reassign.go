@@ -172,6 +172,12 @@ func checkReassignment(s *cluster.Snapshot, rs []cluster.Reassignment, throttle 
 		entries[i] = cluster.PartitionReassignment{Topic: m.Topic, Partition: m.Partition, Replicas: m.Target}
 	}
 	p.NodeJSON = cluster.EncodeReassignPartitions(entries)
+	if s.KRaft() != nil {
+		// A KRaft controller writes no record for a move that changes
+		// nothing, so no version would ever say it was done: a move is
+		// done once its partition has its target and no reassignment.
+		return p, nil
+	}
 	p.TopicVersions = map[string]int32{}
 	for _, m := range p.Moves {
 		if _, ok := p.TopicVersions[m.Topic]; !ok {

@@ -102,6 +102,39 @@ func TestReassignTracker(t *testing.T) {
 	}
 }
 
+// TestKRaftNoOpMoveIsDone: on a KRaft cluster a move to the replicas a
+// partition already has makes the controller write nothing (no version
+// moves), so the plan keeps no versions and the tracker says done at
+// once, instead of waiting for ever (it hung ktopo reassign --execute).
+func TestKRaftNoOpMoveIsDone(t *testing.T) {
+	m := cluster.NewModel(cluster.ModelOptions{})
+	var evs []cluster.NodeEvent
+	for _, id := range []int{1, 2, 3} {
+		evs = append(evs, cluster.NodeEvent{Type: cluster.NodeCreated, Path: cluster.BrokerIDPath(id), Data: []byte(clustertest.BrokerJSON(id, "r"))})
+	}
+	evs = append(evs, cluster.NodeEvent{Type: cluster.NodeCreated, Path: cluster.TopicPath("t"),
+		Data: cluster.EncodeTopicAssignment(cluster.NewTopicAssignment(map[int][]int{0: {1, 2}}, "")), Stat: cluster.Stat{Version: 4}},
+		cluster.NodeEvent{Type: cluster.NodeCreated, Path: cluster.PartitionStatePath("t", 0),
+			Data: cluster.EncodePartitionState(cluster.PartitionState{ControllerEpoch: 1, Leader: 1, LeaderEpoch: 0, ISR: []int{1, 2}})})
+	for i := range evs {
+		evs[i].Stat.Mzxid, evs[i].Stat.Czxid = int64(i+1), int64(i+1)
+	}
+	m.Apply(evs, false)
+	m.SetKRaft(&cluster.KRaft{Quorum: cluster.Quorum{LeaderID: 3000, LeaderEpoch: 1}})
+	s := m.Snapshot()
+	plan, err := CheckReassignment(s, []cluster.Reassignment{{TopicPartition: cluster.TopicPartition{Topic: "t", Partition: 0}, Replicas: []int{1, 2}}}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.TopicVersions != nil {
+		t.Errorf("a KRaft plan keeps versions: %v", plan.TopicVersions)
+	}
+	pr := NewReassignTracker(plan.Moves, plan.TopicVersions).Update(s)
+	if len(pr.Partitions) != 1 || pr.Partitions[0].Phase != cluster.ReassignDone {
+		t.Errorf("a move that changes nothing: %+v", pr.Partitions)
+	}
+}
+
 // TestReassignThrottles: Kafka's tool's throttle lists and brokers for a
 // plan (the values TestRealKafkaReassign compares with the tool's).
 func TestReassignThrottles(t *testing.T) {
