@@ -2,6 +2,7 @@ package kraftsandbox
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"regexp"
@@ -121,3 +122,59 @@ func activeFirst(t *testing.T, controllers string) string {
 // answeringController is the node id a controller names itself by in a
 // refusal.
 var answeringController = regexp.MustCompile(`expected 30[0-9]{2} or`)
+
+// TestRealKafkaInactiveController sends writes to a controller that is
+// not the active one, on real Kafka 4.4 and on the sandbox: both answer
+// NOT_CONTROLLER naming the active controller (its id aside).
+func TestRealKafkaInactiveController(t *testing.T) {
+	_, controllers := realKafka44(t)
+	if controllers == "" {
+		t.Skip("no KTOPO_KAFKA44_CONTROLLERS")
+	}
+	c := startTest(t, Config{Brokers: 3, Racks: 3})
+	answers := func(controllers string) string {
+		// The active controller first: the others follow.
+		inactive := strings.Split(activeFirst(t, controllers), ",")[1]
+		env := adminEnvOf(t, inactive)
+		env.seed = true
+		create := kmsg.NewPtrCreateTopicsRequest()
+		ct := kmsg.NewCreateTopicsRequestTopic()
+		ct.Topic, ct.NumPartitions, ct.ReplicationFactor = "admin-inactive", 1, 1
+		create.Topics, create.ValidateOnly = append(create.Topics, ct), true
+		cr, ok := env.send(create).(*kmsg.CreateTopicsResponse)
+		if !ok {
+			t.Fatal("no answer to CreateTopics")
+		}
+		alter := kmsg.NewPtrIncrementalAlterConfigsRequest()
+		ar := kmsg.NewIncrementalAlterConfigsRequestResource()
+		ar.ResourceType, ar.ResourceName = kmsg.ConfigResourceTypeTopic, "admin-inactive"
+		cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		v := "1000"
+		cfg.Name, cfg.Value = "retention.ms", &v
+		ar.Configs = append(ar.Configs, cfg)
+		alter.Resources, alter.ValidateOnly = append(alter.Resources, ar), true
+		arr, ok := env.send(alter).(*kmsg.IncrementalAlterConfigsResponse)
+		if !ok {
+			t.Fatal("no answer to IncrementalAlterConfigs")
+		}
+		return answeringNode.ReplaceAllString(fmt.Sprintf("create %d %v; alter %d %v", cr.Topics[0].ErrorCode, deref(cr.Topics[0].ErrorMessage),
+			arr.Resources[0].ErrorCode, deref(arr.Resources[0].ErrorMessage)), "node N")
+	}
+	want := "create 41 The active controller appears to be node N.; alter 41 The active controller appears to be node N."
+	if got := answers(controllers); got != want {
+		t.Errorf("Kafka answers\n\t%s\nwant\n\t%s", got, want)
+	}
+	if got := answers(c.ControllerBootstrap()); got != want {
+		t.Errorf("the sandbox answers\n\t%s\nwant\n\t%s", got, want)
+	}
+}
+
+// answeringNode is a node id in a NOT_CONTROLLER message.
+var answeringNode = regexp.MustCompile(`node [0-9]+`)
+
+func deref(s *string) string {
+	if s == nil {
+		return "<null>"
+	}
+	return *s
+}

@@ -220,6 +220,10 @@ func (c *Cluster) handle(n *node, body []byte) (resp kmsg.Response, corr int32, 
 	if clientID != nil {
 		rq.clientID = *clientID
 	}
+	if ans, ok := c.inactiveControllerAnswer(rq); ok {
+		ans.SetVersion(version)
+		return ans, corr, nil
+	}
 	resp, err = c.handlers[key](c, rq)
 	if err != nil || rq.noReply {
 		return nil, 0, err
