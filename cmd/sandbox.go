@@ -97,11 +97,13 @@ when its heartbeats have been missing for broker.session.timeout.ms: 9 s, or
 --session-timeout when given; a killed controller leaves the quorum, which
 elects another leader when it led), move-controller (the quorum's leader
 resigns) and status (the quorum's leader and epoch, the brokers fenced or not,
-the topics' partitions online). It has no pace: its controller writes each
-change in one step, as Kafka's does. --listen HOST:PORT puts the brokers on
-PORT, PORT+1, … and the controllers on the ports after them (default: free
-ports). --zookeeper, --data-dir, --empty and --pace are ZooKeeper mode's and
-refused with --kraft.`,
+the topics' partitions online), pace DURATION (a delay before each write the
+controller applies, to watch each change land; --pace sets it at start) and
+pause/resume (the simulated clock stops: killed brokers are not fenced, copies
+and sizes stand still). --listen HOST:PORT puts the brokers on PORT, PORT+1, …
+and the controllers on the ports after them (default: free ports).
+--zookeeper, --data-dir and --empty are ZooKeeper mode's and refused with
+--kraft.`,
 		Example: `  ktopo sandbox --demo-topics
   ktopo sandbox --brokers 3 --racks 3 --demo-topics --seed 1
   ktopo sandbox --demo-topics --listen 127.0.0.1:2181 --pace 300ms
@@ -115,7 +117,7 @@ refused with --kraft.`,
 			// variable that stands for it elsewhere is deliberately ignored.
 			external := cf.zookeeper
 			if kraft {
-				return runKRaftSandbox(c, cf, kraftSandboxFlags{brokers: brokers, racks: racks, controllers: controllers,
+				return runKRaftSandbox(c, cf, kraftSandboxFlags{brokers: brokers, racks: racks, controllers: controllers, pace: pace,
 					demoTopics: demoTopics, seed: seed, imbalance: imbalance, listen: listen})
 			}
 			switch {

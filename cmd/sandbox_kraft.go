@@ -22,11 +22,12 @@ type kraftSandboxFlags struct {
 	seed                        uint64
 	imbalance                   time.Duration
 	listen                      string // --listen, when given
+	pace                        time.Duration
 }
 
 // zkSandboxOnly are the sandbox's flags that only the ZooKeeper-mode
 // sandbox takes.
-var zkSandboxOnly = []string{"empty", "data-dir", "pace"}
+var zkSandboxOnly = []string{"empty", "data-dir"}
 
 // runKRaftSandbox is "ktopo sandbox --kraft": it starts the simulated
 // KRaft cluster, prints its brokers' and controllers' listeners and reads
@@ -55,6 +56,8 @@ func runKRaftSandbox(c *cobra.Command, cf *connFlags, kf kraftSandboxFlags) erro
 		return fmt.Errorf("--controllers must be at least 1, not %d", kf.controllers)
 	case kf.racks < 0:
 		return fmt.Errorf("--racks must not be negative, not %d", kf.racks)
+	case kf.pace < 0:
+		return fmt.Errorf("--pace must not be negative, not %s", kf.pace)
 	case kf.imbalance < 0:
 		return fmt.Errorf("--leader-imbalance-check-interval must not be negative, not %s", kf.imbalance)
 	}
@@ -80,6 +83,7 @@ func runKRaftSandbox(c *cobra.Command, cf *connFlags, kf kraftSandboxFlags) erro
 	if err != nil {
 		return err
 	}
+	sb.SetPace(kf.pace)
 	fmt.Fprintf(out, "--bootstrap-server %s\n", sb.Bootstrap())
 	fmt.Fprintf(out, "--bootstrap-controller %s\n", sb.ControllerBootstrap())
 	fmt.Fprintf(out, "sandbox: KRaft cluster %s: %d brokers (%s), %d controllers; type \"help\" for commands\n",

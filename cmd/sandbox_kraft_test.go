@@ -100,7 +100,7 @@ func TestKRaftSandboxFlagConflicts(t *testing.T) {
 		{[]string{"sandbox", "--kraft", "--listen", "127.0.0.1"}, `--listen "127.0.0.1": address 127.0.0.1: missing port in address`},
 		{[]string{"sandbox", "--kraft", "--empty"}, "--empty is for the ZooKeeper-mode sandbox"},
 		{[]string{"sandbox", "--kraft", "--data-dir", "/tmp/x"}, "--data-dir is for the ZooKeeper-mode sandbox"},
-		{[]string{"sandbox", "--kraft", "--pace", "1s"}, "--pace is for the ZooKeeper-mode sandbox"},
+		{[]string{"sandbox", "--kraft", "--pace", "-1s"}, "--pace must not be negative"},
 		{[]string{"sandbox", "--kraft", "--read-only"}, "read-only mode: refusing to run the KRaft sandbox"},
 		{[]string{"sandbox", "--kraft", "--controllers", "0"}, "--controllers must be at least 1"},
 		{[]string{"sandbox", "--kraft", "--brokers", "0"}, "--brokers must be at least 1"},
@@ -108,7 +108,6 @@ func TestKRaftSandboxFlagConflicts(t *testing.T) {
 		{[]string{"--sandbox", "kraft", "--zookeeper", "127.0.0.1:1"}, "--sandbox is for the sandbox"},
 		{[]string{"--sandbox", "kraft", "--bootstrap-server", "127.0.0.1:1"}, "--sandbox is for the sandbox"},
 		{[]string{"--sandbox", "zk", "--zookeeper", "127.0.0.1:1"}, "--sandbox is for the sandbox"},
-		{[]string{"--sandbox", "kraft", "--pace", "1s"}, "--pace is for the ZooKeeper sandbox"},
 		{[]string{"--sandbox", "raft"}, `--sandbox "raft": the sandbox is zk (ZooKeeper mode) or kraft`},
 		{[]string{"--sandbox", "kraft", "--bootstrap-controller", "127.0.0.1:1"}, "--bootstrap-controller is for a ZooKeeper cluster"},
 	} {

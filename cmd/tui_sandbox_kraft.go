@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,11 +23,6 @@ func (sf sandboxFlags) kraft(c *cobra.Command) (bool, error) {
 	case "kraft":
 	default:
 		return false, fmt.Errorf("--sandbox %q: the sandbox is zk (ZooKeeper mode) or kraft", sf.kind)
-	}
-	for _, name := range []string{"pace"} {
-		if c.Flags().Changed(name) {
-			return false, fmt.Errorf("--%s is for the ZooKeeper sandbox; it cannot be combined with --sandbox kraft", name)
-		}
 	}
 	return true, nil
 }
@@ -58,6 +54,11 @@ func runKRaftSandboxTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, sf sandb
 		return err
 	}
 	defer sb.Close()
+	if c.Flags().Changed("pace") {
+		// The default pace is the ZooKeeper sandbox's, for its znode
+		// writes; the KRaft sandbox's writes are paced when asked.
+		sb.SetPace(sf.pace)
+	}
 	d := kafkawatch.Dial{}
 	if d.Bootstrap, err = kafkawatch.ParseBootstrap(sb.Bootstrap()); err != nil {
 		return err
@@ -85,3 +86,12 @@ func (k kraftControl) ElectPreferred(string) (string, error) {
 }
 
 var _ ui.SandboxControl = kraftControl{}
+
+// SetPace and Pace implement ui.Pacer (the creation wizard's pace key):
+// the delay before each write the sandbox's controller applies.
+func (k kraftControl) SetPace(d time.Duration) { k.c.SetPace(d) }
+
+// Pace is the delay before each write the controller applies.
+func (k kraftControl) Pace() time.Duration { return k.c.Pace() }
+
+var _ ui.Pacer = kraftControl{}

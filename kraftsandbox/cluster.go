@@ -118,6 +118,9 @@ type Cluster struct {
 	// the controller's (groups, producer ids): see their files.
 	ext ext
 
+	// pacing slows or stops the simulation (pace.go).
+	pacing pacing
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -463,7 +466,11 @@ func (c *Cluster) run() {
 			return
 		case now := <-t.C:
 			c.mu.Lock()
-			c.tick(now, now.Sub(last))
+			if c.Paused() {
+				c.hold(now.Sub(last))
+			} else {
+				c.tick(now, now.Sub(last))
+			}
 			c.mu.Unlock()
 			last = now
 		}

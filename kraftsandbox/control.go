@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The sandbox's controls: what "ktopo sandbox --kraft" reads on its
@@ -185,6 +186,10 @@ const controlHelp = `commands:
                           anew (fenced until caught up), a controller rejoins
   move-controller         the metadata quorum's leader resigns; the next live
                           controller leads in a new epoch
+  pace <duration>         delay before each write the controller applies, e.g.
+                          500ms (0 = none), to watch each change land
+  pause, resume           stop and restart the simulated clock: killed brokers
+                          are not fenced, copies and sizes stand still
   status                  the quorum, controllers, brokers (fenced or not) and
                           topics (partitions online)
   help                    this list`
@@ -269,8 +274,26 @@ func RunCommand(c *Cluster, line string) string {
 			return "error: " + err.Error()
 		}
 		return c.Status().String()
-	case "pace", "pause":
-		return "error: the KRaft sandbox has no pace: its controller writes each change in one step, as Kafka's does (the ZooKeeper sandbox's pace slows its znode writes)"
+	case "pace":
+		if len(args) != 1 {
+			return fmt.Sprintf("pace %s (pace <duration> sets it, e.g. pace 500ms; 0 = none)", c.Pace())
+		}
+		d, err := time.ParseDuration(args[0])
+		if err != nil || d < 0 {
+			return fmt.Sprintf("error: pace: %q is not a duration such as 250ms or 1s", args[0])
+		}
+		c.SetPace(d)
+		return fmt.Sprintf("pace %s", d)
+	case "pause", "resume":
+		if err := noArgs(); err != nil {
+			return "error: " + err.Error()
+		}
+		if cmd == "pause" {
+			c.Pause()
+			return "paused: no heartbeat is missed, no copy moves, no partition grows until resume"
+		}
+		c.Resume()
+		return "resumed"
 	case "elect-preferred":
 		return "error: elect leaders as on any KRaft cluster: ktopo leader-election or kafka-leader-election --bootstrap-server …"
 	case "migrate":

@@ -129,9 +129,9 @@ func askController(t *testing.T, c *Cluster, req *kmsg.DescribeClusterRequest) *
 // to try help.
 func TestControlHelpAndRefusals(t *testing.T) {
 	c := startTest(t, Config{Brokers: 1, Controllers: 1, Racks: 1})
-	out := control(t, c, "help", "pace 1s", "migrate", "elect-preferred", "bogus", "kill", "status now")
-	wantLines(t, out, "kill <id>", "restart <id>", "move-controller", "status", "help",
-		"error: the KRaft sandbox has no pace", "error: the KRaft sandbox is KRaft from the start",
+	out := control(t, c, "help", "pace x", "migrate", "elect-preferred", "bogus", "kill", "status now")
+	wantLines(t, out, "kill <id>", "restart <id>", "move-controller", "status", "help", "pace <duration>", "pause, resume",
+		`error: pace: "x" is not a duration`, "error: the KRaft sandbox is KRaft from the start",
 		"error: elect leaders as on any KRaft cluster", `error: unknown command "bogus" (try "help")`,
 		"error: kill takes a broker or controller id", "error: status takes no argument")
 	if got := control(t, c, "status"); !strings.Contains(got, "no topics") {
@@ -171,5 +171,36 @@ func TestPort(t *testing.T) {
 	}
 	if want := fmt.Sprintf("127.0.0.1:%d", port+2); c.ControllerBootstrap() != want {
 		t.Errorf("controllers %s, want %s", c.ControllerBootstrap(), want)
+	}
+}
+
+// TestControlPauseAndPace: paused, a killed broker stays unfenced however
+// long it is silent; resumed, it is fenced a session timeout later. pace
+// delays each write the controller applies, and 0 takes it off.
+func TestControlPauseAndPace(t *testing.T) {
+	c := startTest(t, Config{Brokers: 3, Controllers: 1, Racks: 1, SessionTimeout: 300 * time.Millisecond, Tick: 10 * time.Millisecond})
+	fenced := func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.broker(2).fenced
+	}
+	wantLines(t, control(t, c, "pause", "kill 2"), "paused", "broker 2 killed")
+	// Ten session timeouts of the stopped clock.
+	for range 30 {
+		time.Sleep(100 * time.Millisecond)
+		if fenced() {
+			t.Fatal("broker 2 fenced while the clock was paused")
+		}
+	}
+	wantLines(t, control(t, c, "resume"), "resumed")
+	waitFor(t, "broker 2 fenced after the resume", fenced)
+
+	wantLines(t, control(t, c, "pace 200ms", "pace"), "pace 200ms", "pace 200ms (pace <duration> sets it")
+	if c.Pace() != 200*time.Millisecond {
+		t.Errorf("pace %s", c.Pace())
+	}
+	wantLines(t, control(t, c, "pace 0"), "pace 0s")
+	if c.Pace() != 0 {
+		t.Errorf("pace %s after pace 0", c.Pace())
 	}
 }

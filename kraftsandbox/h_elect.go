@@ -22,7 +22,9 @@ func init() {
 func (c *Cluster) electLeaders(r *request) (kmsg.Response, error) {
 	req := r.req.(*kmsg.ElectLeadersRequest)
 	resp := req.ResponseKind().(*kmsg.ElectLeadersResponse)
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	kind := electPreferred
 	switch req.ElectionType {

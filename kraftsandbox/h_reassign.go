@@ -24,7 +24,9 @@ func (c *Cluster) alterPartitionReassignments(r *request) (kmsg.Response, error)
 	req := r.req.(*kmsg.AlterPartitionAssignmentsRequest)
 	resp := req.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
 	resp.AllowReplicationFactorChange = req.AllowReplicationFactorChange
-	c.mu.Lock()
+	if !c.lockForWrite(r) {
+		return nil, errClose
+	}
 	defer c.mu.Unlock()
 	ok, total := 0, 0
 	for _, rt := range req.Topics {

@@ -41,6 +41,14 @@ var onTopicDeleted []func(c *Cluster, t *topic)
 // IncrementalAlterConfigs seen waiting past the client's 30 s). false:
 // the node or the cluster stopped meanwhile (the connection closes).
 func (c *Cluster) lockForWrite(r *request) bool {
+	if d := c.Pace(); d > 0 {
+		// The controller is slowed down to watch its changes (pace).
+		select {
+		case <-c.ctx.Done():
+			return false
+		case <-time.After(d):
+		}
+	}
 	for {
 		c.mu.Lock()
 		if c.leader >= 0 {
