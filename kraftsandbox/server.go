@@ -62,7 +62,11 @@ func (c *Cluster) listen(n *node) error {
 	}
 	n.mu.Lock()
 	n.ln = ln
-	n.port = int32(ln.Addr().(*net.TCPAddr).Port)
+	if n.port == 0 {
+		// Set once, before anyone knows the address: handlers read every
+		// node's port without its lock (a restart keeps it).
+		n.port = int32(ln.Addr().(*net.TCPAddr).Port)
+	}
 	n.conns = map[net.Conn]struct{}{}
 	n.mu.Unlock()
 	n.wg.Add(1)
