@@ -110,8 +110,17 @@ func (c *Cluster) wait(n *node, ch <-chan struct{}, d time.Duration) bool {
 	}
 }
 
-// partitionOf finds a topic's partition (nil when either is unknown).
-// c.mu is held.
+// requestTopic is the topic a Produce or Fetch names: by id from version
+// 13 on, else by name (nil when unknown). c.mu is held.
+func (c *Cluster) requestTopic(byID bool, name string, id [16]byte) *topic {
+	if byID {
+		return c.topicIDs[id]
+	}
+	return c.topics[name]
+}
+
+// partitionOf is partition idx of t (nil when t is nil or has no such
+// partition). c.mu is held.
 func (c *Cluster) partitionOf(t *topic, idx int32) *partition {
 	if t == nil || idx < 0 || int(idx) >= len(t.parts) {
 		return nil
@@ -163,12 +172,7 @@ func (c *Cluster) produce(r *request) (kmsg.Response, error) {
 	leaders := map[int32]bool{}
 	appended := false
 	for _, rt := range req.Topics {
-		var t *topic
-		if req.Version >= 13 {
-			t = c.topicIDs[rt.TopicID]
-		} else {
-			t = c.topics[rt.Topic]
-		}
+		t := c.requestTopic(req.Version >= 13, rt.Topic, rt.TopicID)
 		st := kmsg.NewProduceResponseTopic()
 		st.Topic, st.TopicID = rt.Topic, rt.TopicID
 		for _, rp := range rt.Partitions {
@@ -353,12 +357,7 @@ func (c *Cluster) fetchOnce(n *node, req *kmsg.FetchRequest) (*kmsg.FetchRespons
 	}
 	leaders := map[int32]bool{}
 	for _, rt := range req.Topics {
-		var t *topic
-		if req.Version >= 13 {
-			t = c.topicIDs[rt.TopicID]
-		} else {
-			t = c.topics[rt.Topic]
-		}
+		t := c.requestTopic(req.Version >= 13, rt.Topic, rt.TopicID)
 		st := kmsg.NewFetchResponseTopic()
 		st.Topic, st.TopicID = rt.Topic, rt.TopicID
 		for _, rp := range rt.Partitions {

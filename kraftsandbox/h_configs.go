@@ -695,7 +695,7 @@ func (c *Cluster) incrementalAlterConfigs(r *request) (kmsg.Response, error) {
 			ops = append(ops, configOp{cf.Op, cf.Name, cf.Value})
 		}
 		if err := c.alterResource(r, rr.ResourceType, rr.ResourceName, ops, false, req.ValidateOnly); err != nil {
-			out.ErrorCode, out.ErrorMessage = err.code.Code, &err.msg
+			out.ErrorCode, out.ErrorMessage = err.fields()
 		}
 		resp.Resources = append(resp.Resources, out)
 	}
@@ -719,7 +719,7 @@ func (c *Cluster) alterConfigs(r *request) (kmsg.Response, error) {
 			ops = append(ops, configOp{kmsg.IncrementalAlterConfigOpSet, cf.Name, cf.Value})
 		}
 		if err := c.alterResource(r, rr.ResourceType, rr.ResourceName, ops, true, req.ValidateOnly); err != nil {
-			out.ErrorCode, out.ErrorMessage = err.code.Code, &err.msg
+			out.ErrorCode, out.ErrorMessage = err.fields()
 		}
 		resp.Resources = append(resp.Resources, out)
 	}

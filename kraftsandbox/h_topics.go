@@ -92,7 +92,7 @@ func (c *Cluster) createTopics(r *request) (kmsg.Response, error) {
 		}
 		a, cfg, err := c.checkCreate(t)
 		if err != nil {
-			rt.ErrorCode, rt.ErrorMessage = err.code.Code, &err.msg
+			rt.ErrorCode, rt.ErrorMessage = err.fields()
 			resp.Topics = append(resp.Topics, rt)
 			continue
 		}
