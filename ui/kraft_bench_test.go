@@ -38,7 +38,9 @@ import (
 // reader of the same Metadata and DescribeConfigs (what the brokers need,
 // the floor of a load), and reports the medians (the peak RSS: the
 // highest). KTOPO_KRAFT_CPUPROFILE writes a child's CPU profile of its
-// first load, KTOPO_KRAFT_CHILD_LOG its poller's log.
+// first load, KTOPO_KRAFT_IDLE_CPUPROFILE of its idle polls,
+// KTOPO_KRAFT_HEAPPROFILE its heap after them,
+// KTOPO_KRAFT_CHILD_LOG its poller's log.
 //
 // BenchmarkKRaftSandboxScale measures the same on a KRaft sandbox
 // (no Java; 100,000 topics with KTOPO_KRAFT_BENCH_TOPICS=100000).

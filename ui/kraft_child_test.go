@@ -7,6 +7,7 @@ import (
 	"log"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -129,6 +130,12 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 
 	// The quiet cluster: what its polls cost (the poller and the TUI).
 	idle := time.Duration(envInt("KTOPO_KRAFT_CHILD_IDLE", 10)) * time.Second
+	stopIdleProfile := func() {}
+	if path := os.Getenv("KTOPO_KRAFT_IDLE_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			stopIdleProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		}
+	}
 	c0, w0 := cpuTime(), time.Now()
 	// follow applies the poller's batches for d.
 	follow := func(d time.Duration) {
@@ -143,6 +150,14 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 		}
 	}
 	follow(idle)
+	stopIdleProfile()
+	if path := os.Getenv("KTOPO_KRAFT_HEAPPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			runtime.GC()
+			_ = pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
 	res.IdleSeconds = time.Since(w0).Seconds()
 	res.IdleCPUPct = float64(cpuTime()-c0) * 100 / float64(time.Since(w0))
 	for _, c := range p.Stats().Counts {
