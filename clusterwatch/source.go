@@ -57,6 +57,10 @@ func (s State) String() string {
 // over the Kafka protocol).
 type Progress struct {
 	Done, Known int
+	// Topics is, while a Kafka source's first load delivers a large
+	// cluster's topics in pieces, how many of the Known topics are in so
+	// far (0 once they all are, and for other sources).
+	Topics int
 }
 
 // Batch is one delivery of a source.

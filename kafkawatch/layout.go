@@ -2,9 +2,11 @@ package kafkawatch
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -34,6 +36,19 @@ type layout struct {
 	brokerCfg                              map[string]*node
 	topics                                 map[string]*topicNode
 	partitions                             int
+	// lists holds every replica list the partitions name, once.
+	lists lists
+	// metaHash is the hash of the topics of the Metadata response applied
+	// last (metaResponse.hash).
+	metaHash uint64
+	// What a poll asks of some topics, kept as the topics change rather
+	// than found by looking at every topic every poll: setGen counts the
+	// topics created and deleted; fresh are the topics whose configs were
+	// never read; unsure those that may have eligible leader replicas
+	// (elrTopics).
+	setGen uint64
+	fresh  map[string]*topicNode
+	unsure map[string]*topicNode
 
 	kraft        *cluster.KRaft
 	lastBrokers  []brokerInfo
@@ -48,11 +63,18 @@ type layout struct {
 
 // node is a synthesized znode's last data and stat.
 type node struct {
+	stat
+	data []byte
+}
+
+// stat is a synthesized znode's stat: all a node whose data is not kept
+// (a partition's state) needs. It holds no pointer, so that a million
+// partitions' worth of them is memory the garbage collector never scans.
+type stat struct {
 	present      bool
-	data         []byte
+	version      int32
 	czxid, mzxid int64
 	ctime, mtime int64
-	version      int32
 }
 
 type topicNode struct {
@@ -74,21 +96,25 @@ type topicNode struct {
 	hash uint64
 }
 
+// partNode is what the layout keeps of a partition: its replica lists
+// as ids of the layout's lists (no pointer: a topic's partNodes are one
+// block the garbage collector does not scan; at a million partitions
+// slices here were 260 MB of the heap it scanned every collection).
 type partNode struct {
 	present       bool
 	leader, epoch int32
 	// replicas are those of its topic znode: the controller's during a
 	// reassignment (ListPartitionReassignments, which a broker's metadata
 	// may trail), else meta, Metadata's.
-	replicas, meta, isr []int32
-	adding, removing    []int32
-	state               node
-	elrList, lastKnown  []int32
+	replicas, meta, isr listID
+	adding, removing    listID
+	elrList, lastKnown  listID
+	state               stat
 }
 
 // lastPartitions are a topic's partitions as the last poll read them
 // from Metadata.
-func (tn *topicNode) lastPartitions() []kmsg.MetadataResponseTopicPartition {
+func (l *layout) lastPartitions(tn *topicNode) []kmsg.MetadataResponseTopicPartition {
 	ps := make([]kmsg.MetadataResponseTopicPartition, 0, len(tn.parts))
 	for i := range tn.parts {
 		pn := &tn.parts[i]
@@ -96,10 +122,54 @@ func (tn *topicNode) lastPartitions() []kmsg.MetadataResponseTopicPartition {
 			continue
 		}
 		p := kmsg.NewMetadataResponseTopicPartition()
-		p.Partition, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR = int32(i), pn.leader, pn.epoch, pn.meta, pn.isr
+		p.Partition, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR = int32(i), pn.leader, pn.epoch, l.lists.get(pn.meta), l.lists.get(pn.isr)
 		ps = append(ps, p)
 	}
 	return ps
+}
+
+// listID names a replica list held in a layout's lists; 0 is the empty
+// list.
+type listID uint32
+
+// lists interns replica lists: a cluster's partitions name a few
+// distinct lists many times over (6 brokers, replication factor 3: at
+// most 120), each held once. Lists are never dropped: there are at most
+// as many as partitions ever seen, and far fewer in practice.
+type lists struct {
+	ids map[string]listID
+	all [][]int32 // by id; all[0] is nil
+	key []byte    // scratch for lookups
+}
+
+// id is xs's id (nil and empty are 0), interning it when new. xs is
+// copied: the caller may reuse it.
+func (ls *lists) id(xs []int32) listID {
+	if len(xs) == 0 {
+		return 0
+	}
+	ls.key = ls.key[:0]
+	for _, x := range xs {
+		ls.key = binary.BigEndian.AppendUint32(ls.key, uint32(x))
+	}
+	if id, ok := ls.ids[string(ls.key)]; ok { // no allocation for the lookup
+		return id
+	}
+	if ls.ids == nil {
+		ls.ids, ls.all = map[string]listID{}, [][]int32{nil}
+	}
+	id := listID(len(ls.all))
+	ls.ids[string(ls.key)] = id
+	ls.all = append(ls.all, slices.Clone(xs))
+	return id
+}
+
+// get is the list of id (nil for 0). It is shared: never changed.
+func (ls *lists) get(id listID) []int32 {
+	if id == 0 {
+		return nil
+	}
+	return ls.all[id]
 }
 
 func newLayout(protocol string) *layout {
@@ -107,7 +177,7 @@ func newLayout(protocol string) *layout {
 		protocol = "PLAINTEXT"
 	}
 	return &layout{protocol: protocol, brokers: map[int32]*node{}, brokerCfg: map[string]*node{},
-		topics: map[string]*topicNode{}, logDirs: map[int32][2]int{}, quorum: cluster.Quorum{LeaderID: -1}}
+		topics: map[string]*topicNode{}, fresh: map[string]*topicNode{}, unsure: map[string]*topicNode{}, logDirs: map[int32][2]int{}, quorum: cluster.Quorum{LeaderID: -1}}
 }
 
 // out collects a poll's events.
@@ -138,7 +208,7 @@ func (o *out) set(n *node, path string, data []byte, denied cluster.Access) {
 
 // setState is set for a topic or state znode, whose data is not kept:
 // it goes to the model as its value (NodeEvent.Value), never encoded.
-func (o *out) setState(n *node, path string, value any) {
+func (o *out) setState(n *stat, path string, value any) {
 	o.l.zxid++
 	typ := cluster.NodeChanged
 	if !n.present {
@@ -154,13 +224,19 @@ func (o *out) setState(n *node, path string, value any) {
 
 // del emits the deletion of a present node.
 func (o *out) del(n *node, path string) {
+	o.delStat(&n.stat, path)
+	n.data = nil
+}
+
+// delStat is del for a node whose data is not kept.
+func (o *out) delStat(n *stat, path string) {
 	if !n.present {
 		return
 	}
 	o.l.zxid++
 	o.events = append(o.events, cluster.NodeEvent{Type: cluster.NodeDeleted, Path: path,
 		Stat: cluster.Stat{Mzxid: o.l.zxid, Mtime: o.ms}})
-	*n = node{}
+	*n = stat{}
 }
 
 // apply folds a poll into the layout and returns its events (in write
@@ -168,12 +244,14 @@ func (o *out) del(n *node, path string) {
 // replicas that changed.
 func (l *layout) apply(v *view) ([]cluster.NodeEvent, *cluster.KRaft, []cluster.PartitionELR) {
 	o := &out{l: l, ms: v.at.UnixMilli()}
-	l.gen++
+	if !v.cont {
+		l.gen++
+	}
 	if v.clusterID != "" {
 		o.set(&l.clusterID, cluster.ClusterIDPath, cluster.EncodeClusterID(v.clusterID), 0)
 	}
 	l.applyQuorum(o, v)
-	if v.hasTopics {
+	if v.hasTopics && !v.cont {
 		l.applyBrokers(o, v)
 	}
 	l.applyBrokerConfigs(o, v)
@@ -187,7 +265,7 @@ func (l *layout) apply(v *view) ([]cluster.NodeEvent, *cluster.KRaft, []cluster.
 	if v.inherited != nil {
 		l.inherit = v.inherited.update(l.inherit)
 	}
-	if v.hasTopics {
+	if v.hasTopics && !v.cont {
 		l.lastBrokers, l.fencedListed = v.brokers, v.fencedListed
 	}
 	l.noteQuorum(v)
@@ -297,7 +375,9 @@ func ints(xs []int32) []int {
 // them), then applies the configs and eligible leader replicas read; it
 // returns the eligible leader replicas that changed.
 func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
-	if v.hasTopics {
+	if v.hasTopics && v.sameTopics {
+		l.keepTopics(o, v)
+	} else if v.hasTopics {
 		total := 0
 		for i := range v.topics {
 			mt := &v.topics[i]
@@ -313,7 +393,7 @@ func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
 				// Only its reassignment may have changed: the partitions
 				// are those of the last poll (the response's bytes were
 				// not copied, as they equal them).
-				ps = tn.lastPartitions()
+				ps = l.lastPartitions(tn)
 			} else {
 				ps = mt.partitions()
 			}
@@ -333,17 +413,27 @@ func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
 			if tn == nil {
 				tn = &topicNode{name: name, id: mt.id}
 				l.topics[name] = tn
+				l.fresh[name] = tn
+				l.setGen++
 			}
 			tn.gen, tn.hash = l.gen, mt.hash
 			total += len(ps)
 			l.applyPartitions(o, v, tn, ps)
 		}
-		for _, tn := range l.topics {
-			if tn.gen != l.gen {
-				l.deleteTopic(o, tn)
+		if !v.more { // the poll's last topics: those it did not list are gone
+			for _, tn := range l.topics {
+				if tn.gen != l.gen {
+					l.deleteTopic(o, tn)
+				}
 			}
 		}
+		if v.cont {
+			total += l.partitions
+		}
 		l.partitions = total
+		if !v.more {
+			l.metaHash = v.metaHash
+		}
 	}
 	for name, c := range v.configs {
 		tn := l.topics[name]
@@ -356,6 +446,9 @@ func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
 			o.set(&tn.config, path, nil, cluster.NoData)
 		case c.err == nil:
 			o.set(&tn.config, path, cluster.EncodeEntityConfigEntries(c.entries), 0)
+		}
+		if tn.config.present {
+			delete(l.fresh, name)
 		}
 	}
 	var elr []cluster.PartitionELR
@@ -374,21 +467,32 @@ func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
 			if len(p.EligibleLeaderReplicas) > 0 || len(p.LastKnownELR) > 0 {
 				tn.elr = true
 			}
-			if !slices.Equal(pn.elrList, p.EligibleLeaderReplicas) || !slices.Equal(pn.lastKnown, p.LastKnownELR) {
-				pn.elrList, pn.lastKnown = nonEmpty(p.EligibleLeaderReplicas), nonEmpty(p.LastKnownELR)
+			if e, k := l.lists.id(p.EligibleLeaderReplicas), l.lists.id(p.LastKnownELR); e != pn.elrList || k != pn.lastKnown {
+				pn.elrList, pn.lastKnown = e, k
 				elr = append(elr, cluster.PartitionELR{Topic: name, Partition: int(p.Partition),
-					ELR: ints(pn.elrList), LastKnownELR: ints(pn.lastKnown)})
+					ELR: ints(l.lists.get(e)), LastKnownELR: ints(l.lists.get(k))})
 			}
 		}
+		l.noteUnsure(tn)
 	}
 	return elr
 }
 
-func nonEmpty(xs []int32) []int32 {
-	if len(xs) == 0 {
-		return nil
+// keepTopics is applyTopics's part for a poll whose Metadata listed the
+// topics and partitions as the one before: every topic stays, and only
+// the reassignments, read apart, may have changed.
+func (l *layout) keepTopics(o *out, v *view) {
+	var moving []*topicNode
+	for name, tn := range l.topics {
+		tn.gen = l.gen
+		if v.reassign != nil && (tn.reassigning || v.reassign[name] != nil) {
+			moving = append(moving, tn)
+		}
 	}
-	return xs
+	slices.SortFunc(moving, func(a, b *topicNode) int { return strings.Compare(a.name, b.name) })
+	for _, tn := range moving {
+		l.applyPartitions(o, v, tn, l.lastPartitions(tn))
+	}
 }
 
 // applyPartitions emits the topic znode when its assignment changed, then
@@ -402,7 +506,7 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.Metad
 	assignChanged := !tn.node.present
 	if n < len(tn.parts) {
 		for id := n; id < len(tn.parts); id++ {
-			o.del(&tn.parts[id].state, cluster.PartitionStatePath(tn.name, id))
+			o.delStat(&tn.parts[id].state, cluster.PartitionStatePath(tn.name, id))
 		}
 		tn.parts = tn.parts[:n]
 		assignChanged = true
@@ -412,48 +516,52 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.Metad
 	}
 	reassign := v.reassign[tn.name]
 	tn.unsure, tn.reassigning = false, false
+	ls := &l.lists
 	for i := range ps {
 		p := &ps[i]
 		pn := &tn.parts[p.Partition]
-		adding, removing, replicas := pn.adding, pn.removing, p.Replicas
+		adding, removing := pn.adding, pn.removing
+		pn.meta = ls.id(p.Replicas)
+		replicas := pn.meta
 		if v.reassign != nil {
 			r, listed := reassign[p.Partition]
-			adding, removing = nonEmpty(r.adding), nonEmpty(r.removing)
+			adding, removing = ls.id(r.adding), ls.id(r.removing)
 			if listed && len(r.replicas) > 0 {
-				replicas = r.replicas
+				replicas = ls.id(r.replicas)
 			}
 		}
-		pn.meta = p.Replicas
-		if !pn.present || !slices.Equal(pn.replicas, replicas) || !slices.Equal(pn.adding, adding) || !slices.Equal(pn.removing, removing) {
+		if !pn.present || pn.replicas != replicas || pn.adding != adding || pn.removing != removing {
 			pn.replicas, pn.adding, pn.removing = replicas, adding, removing
 			assignChanged = true
 		}
-		tn.reassigning = tn.reassigning || adding != nil || removing != nil
+		tn.reassigning = tn.reassigning || adding != 0 || removing != 0
 		tn.unsure = tn.unsure || p.Leader < 0 || len(p.ISR) < len(p.Replicas)
 	}
+	l.noteUnsure(tn)
 	if assignChanged {
 		a := cluster.NewTopicAssignment(make(map[int][]int, len(ps)), topicID(tn.id))
 		for i := range ps {
 			pn := &tn.parts[ps[i].Partition]
 			id := int(ps[i].Partition)
-			a.Partitions[id] = ints(pn.replicas)
-			if pn.adding != nil {
-				a.AddingReplicas[id] = ints(pn.adding)
+			a.Partitions[id] = ints(ls.get(pn.replicas))
+			if pn.adding != 0 {
+				a.AddingReplicas[id] = ints(ls.get(pn.adding))
 			}
-			if pn.removing != nil {
-				a.RemovingReplicas[id] = ints(pn.removing)
+			if pn.removing != 0 {
+				a.RemovingReplicas[id] = ints(ls.get(pn.removing))
 			}
 		}
 		tn.node.data = nil
-		o.setState(&tn.node, cluster.TopicPath(tn.name), &a)
+		o.setState(&tn.node.stat, cluster.TopicPath(tn.name), &a)
 	}
 	for i := range ps {
 		p := &ps[i]
 		pn := &tn.parts[p.Partition]
-		if pn.present && pn.leader == p.Leader && pn.epoch == p.LeaderEpoch && slices.Equal(pn.isr, p.ISR) {
+		isr := ls.id(p.ISR)
+		if pn.present && pn.leader == p.Leader && pn.epoch == p.LeaderEpoch && pn.isr == isr {
 			continue
 		}
-		pn.present, pn.leader, pn.epoch, pn.isr = true, p.Leader, p.LeaderEpoch, p.ISR
+		pn.present, pn.leader, pn.epoch, pn.isr = true, p.Leader, p.LeaderEpoch, isr
 		st := cluster.PartitionState{Version: 1, ControllerEpoch: l.quorumEpoch, Leader: int(p.Leader), LeaderEpoch: int(p.LeaderEpoch), ISR: ints(p.ISR)}
 		if st.ISR == nil {
 			st.ISR = []int{}
@@ -465,11 +573,14 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.Metad
 // deleteTopic emits a topic's deletion: its states, its znode, its config.
 func (l *layout) deleteTopic(o *out, tn *topicNode) {
 	for id := range tn.parts {
-		o.del(&tn.parts[id].state, cluster.PartitionStatePath(tn.name, id))
+		o.delStat(&tn.parts[id].state, cluster.PartitionStatePath(tn.name, id))
 	}
 	o.del(&tn.node, cluster.TopicPath(tn.name))
 	o.del(&tn.config, cluster.TopicConfigPath(tn.name))
 	delete(l.topics, tn.name)
+	delete(l.fresh, tn.name)
+	delete(l.unsure, tn.name)
+	l.setGen++
 }
 
 // facts builds the KRaft facts from what the polls said last; nil when
@@ -532,16 +643,23 @@ func replicas(rs []kmsg.DescribeQuorumResponseTopicPartitionReplicaState, end in
 	return out
 }
 
+// noteUnsure keeps l.unsure as tn's flags say.
+func (l *layout) noteUnsure(tn *topicNode) {
+	if tn.unsure || tn.elr {
+		l.unsure[tn.name] = tn
+	} else {
+		delete(l.unsure, tn.name)
+	}
+}
+
 // elrTopics are the topics to describe for their eligible leader
 // replicas: those with a partition under-replicated or without leader
 // (as the layout holds them), or with eligible leader replicas last time
 // (to see them go).
 func (l *layout) elrTopics() []string {
 	var out []string
-	for name, tn := range l.topics {
-		if tn.unsure || tn.elr {
-			out = append(out, name)
-		}
+	for name := range l.unsure {
+		out = append(out, name)
 	}
 	slices.Sort(out)
 	return out

@@ -2,6 +2,8 @@ package kafkawatch
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -112,4 +114,55 @@ func jsonBothWays(b *testing.B, events []cluster.NodeEvent) (encode, decode time
 		b.Fatalf("%d events do not decode", bad)
 	}
 	return encode, decode
+}
+
+// BenchmarkQuietPoll is a poll of a quiet KRaft cluster of 10,000 topics
+// × 10 partitions × RF 3 (100,000 topics with KTOPO_BENCH_QUIET_TOPICS),
+// once its first poll is in: the Metadata response read against the
+// layout and applied, nothing having changed. What every poll of an idle
+// cluster costs besides the network.
+func BenchmarkQuietPoll(b *testing.B) {
+	topics := 10_000
+	if n, err := strconv.Atoi(os.Getenv("KTOPO_BENCH_QUIET_TOPICS")); err == nil && n > 0 {
+		topics = n
+	}
+	const parts, brokers = 10, 6
+	resp := kmsg.NewPtrMetadataResponse()
+	resp.Version = 12
+	resp.ClusterID = str("cid")
+	for id := int32(1); id <= brokers; id++ {
+		br := kmsg.NewMetadataResponseBroker()
+		br.NodeID, br.Host, br.Port = id, fmt.Sprintf("kafka-%d", id), 9092
+		resp.Brokers = append(resp.Brokers, br)
+	}
+	for i := range topics {
+		mt := kmsg.NewMetadataResponseTopic()
+		mt.Topic, mt.TopicID = str(fmt.Sprintf("topic-%06d", i)), [16]byte{byte(i), byte(i >> 8), byte(i >> 16), 1}
+		for p := range int32(parts) {
+			rs := []int32{1 + (int32(i)+p)%brokers, 1 + (int32(i)+p+1)%brokers, 1 + (int32(i)+p+2)%brokers}
+			mt.Partitions = append(mt.Partitions, mdPart(p, rs[0], 3, rs, rs))
+		}
+		resp.Topics = append(resp.Topics, mt)
+	}
+	data := resp.AppendTo(nil)
+	l := newLayout("PLAINTEXT")
+	poll := func() int {
+		r := &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 12}, lay: l}
+		if err := r.ReadFrom(data); err != nil {
+			b.Fatal(err)
+		}
+		v := &view{at: time.Now(), hasTopics: true, clusterID: "cid", topics: r.topics, sameTopics: r.same, metaHash: r.hash,
+			reassign: map[string]map[int32]reassignInfo{}, quorum: quorum(3000, 1)}
+		for _, br := range r.Brokers {
+			v.brokers = append(v.brokers, brokerInfo{id: br.NodeID, host: br.Host, port: br.Port})
+		}
+		events, _, _ := l.apply(v)
+		return len(events)
+	}
+	poll()
+	for b.Loop() {
+		if n := poll(); n != 0 {
+			b.Fatalf("a quiet poll made %d events", n)
+		}
+	}
 }

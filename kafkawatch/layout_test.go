@@ -286,3 +286,70 @@ func TestLayoutQuorumDenied(t *testing.T) {
 		t.Fatalf("Kafka's message: %s", err)
 	}
 }
+
+// TestSplitLoadIsTheWholeLoad: a first load laid out in pieces (a large
+// cluster's, view.split) emits the very events one piece would, ends
+// with the same partition count, and the next poll still finds a topic
+// gone (its generation is that of the whole poll, not of a piece).
+func TestSplitLoadIsTheWholeLoad(t *testing.T) {
+	mk := func() *view {
+		v := &view{clusterID: "c1", hasTopics: true, brokers: brokers(), quorum: quorum(3000, 4)}
+		for i := range 7 {
+			var ps []kmsg.MetadataResponseTopicPartition
+			for p := range int32(i%3 + 1) {
+				ps = append(ps, mdPart(p, 1+p%3, 0, []int32{1 + p%3, 1 + (p+1)%3}, []int32{1 + p%3}))
+			}
+			v.topics = append(v.topics, mdTopic(string(rune('a'+i))+"-topic", byte(i+1), ps...))
+		}
+		return v
+	}
+	whole, split := newHarness(t), newHarness(t)
+	wantEvents, _ := whole.poll(mk())
+	pieces := mk().split(2)
+	if len(pieces) < 3 {
+		t.Fatalf("%d pieces of 7 topics cut at 2 partitions, want several", len(pieces))
+	}
+	var gotEvents []cluster.NodeEvent
+	n := 0
+	for i, piece := range pieces {
+		if piece.more != (i < len(pieces)-1) || piece.cont != (i > 0) {
+			t.Fatalf("piece %d: more %v cont %v", i, piece.more, piece.cont)
+		}
+		n += len(piece.topics)
+		ev, _ := split.poll(piece)
+		gotEvents = append(gotEvents, ev...)
+	}
+	if n != 7 {
+		t.Fatalf("the pieces hold %d topics, want 7", n)
+	}
+	strip := func(evs []cluster.NodeEvent) []string {
+		var out []string
+		for _, e := range evs {
+			out = append(out, e.Type.String()+" "+e.Path)
+		}
+		return out
+	}
+	if !slices.Equal(strip(gotEvents), strip(wantEvents)) {
+		t.Fatalf("in pieces:\n%v\nwhole:\n%v", strip(gotEvents), strip(wantEvents))
+	}
+	if split.l.partitions != whole.l.partitions || split.l.partitions != 13 {
+		t.Fatalf("partitions: in pieces %d, whole %d, want 13", split.l.partitions, whole.l.partitions)
+	}
+	ws, ss := whole.m.Snapshot(), split.m.Snapshot()
+	if len(ws.Topics()) != 7 || len(ss.Topics()) != 7 || ws.Health() != ss.Health() {
+		t.Fatalf("models differ: whole %d topics %+v, in pieces %d topics %+v", len(ws.Topics()), ws.Health(), len(ss.Topics()), ss.Health())
+	}
+	// The next poll lists one topic fewer: it is gone, in both.
+	next := mk()
+	next.topics = next.topics[1:]
+	for _, h := range []*harness{whole, split} {
+		h.poll(next)
+		if s := h.m.Snapshot(); s.Topic("a-topic") != nil || len(s.Topics()) != 6 {
+			t.Fatalf("a-topic not gone after a poll without it: %d topics", len(s.Topics()))
+		}
+	}
+	// A view of fewer partitions than a piece is not cut.
+	if v := mk(); len(v.split(1000)) != 1 || v.split(1000)[0] != v {
+		t.Fatal("a small view was cut")
+	}
+}

@@ -85,6 +85,26 @@ func TestMetaResponse(t *testing.T) {
 	if len(events) != 1 || events[0].Path != "/brokers/topics/b/partitions/2/state" {
 		t.Fatalf("events %+v", events)
 	}
+	// Once the layout knows the response's hash, the same bytes again
+	// are not walked at all: the poll keeps every topic.
+	quiet := newLayout("PLAINTEXT")
+	r1 := &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 13}, lay: quiet}
+	if err := r1.ReadFrom(data); err != nil || r1.same {
+		t.Fatalf("first read: same %v, %v", r1.same, err)
+	}
+	quiet.apply(&view{hasTopics: true, topics: r1.topics, metaHash: r1.hash})
+	r2 := &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 13}, lay: quiet}
+	if err := r2.ReadFrom(data); err != nil || !r2.same || r2.topics != nil || *r2.ClusterID != "cid" || len(r2.Brokers) != 1 {
+		t.Fatalf("the same bytes again: same %v, %d topics, %+v, %v", r2.same, len(r2.topics), r2.MetadataResponse, err)
+	}
+	if events, _, _ := quiet.apply(&view{hasTopics: true, sameTopics: true, metaHash: r2.hash}); len(events) != 0 || len(quiet.topics) != 2 || quiet.partitions != 6 {
+		t.Fatalf("a poll of the same bytes: events %v, %d topics, %d partitions", events, len(quiet.topics), quiet.partitions)
+	}
+	// Other bytes (the ISR changed above) are walked again.
+	r3 := &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 13}, lay: quiet}
+	if err := r3.ReadFrom(resp.AppendTo(nil)); err != nil || r3.same || len(r3.topics) != 2 {
+		t.Fatalf("changed bytes: same %v, %d topics, %v", r3.same, len(r3.topics), err)
+	}
 	// A truncated response is an error, not a panic.
 	if err := (&metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 13}}).ReadFrom(data[:len(data)/2]); err == nil {
 		t.Fatal("a truncated response was read")

@@ -48,6 +48,15 @@ type view struct {
 	// configs only has not).
 	hasTopics bool
 	topics    []metaTopic
+	// cont: the topics continue those of the view applied before, of the
+	// same poll (its other parts are not in this one); more: more of the
+	// poll's topics follow, so those not listed are not gone (yet). A
+	// first load lays out a large cluster's topics in pieces (split).
+	cont, more bool
+	// sameTopics: Metadata's topics are byte for byte those the layout
+	// applied last (topics is nil); metaHash is their hash.
+	sameTopics bool
+	metaHash   uint64
 
 	reassign    map[string]map[int32]reassignInfo // nil when unknown
 	reassignErr error
@@ -71,6 +80,38 @@ type view struct {
 	logDirs map[int32][2]int
 
 	features []cluster.Feature // nil when not asked
+}
+
+// split cuts v's topics into pieces of about parts partitions each (a
+// topic is never cut): the first piece is v with its first topics, the
+// others hold only topics (and the reassignments they are read with);
+// every piece but the last says more follow. A view of fewer partitions is
+// one piece, v itself.
+func (v *view) split(parts int) []*view {
+	var out []*view
+	from, n := 0, 0
+	for i := range v.topics {
+		n += v.topics[i].count()
+		if n < parts || i+1 == len(v.topics) {
+			continue
+		}
+		if from == 0 {
+			first := *v
+			first.topics = v.topics[:i+1]
+			out = append(out, &first)
+		} else {
+			out = append(out, &view{at: v.at, hasTopics: true, topics: v.topics[from : i+1], reassign: v.reassign, cont: true, metaHash: v.metaHash})
+		}
+		from, n = i+1, 0
+	}
+	if from == 0 {
+		return []*view{v}
+	}
+	out = append(out, &view{at: v.at, hasTopics: true, topics: v.topics[from:], reassign: v.reassign, cont: true, metaHash: v.metaHash})
+	for _, piece := range out[:len(out)-1] {
+		piece.more = true
+	}
+	return out
 }
 
 type brokerInfo struct {
@@ -148,6 +189,7 @@ func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions, lay *layou
 			v.clusterID = *resp.ClusterID
 		}
 		v.topics, v.hasTopics = resp.topics, true
+		v.sameTopics, v.metaHash = resp.same, resp.hash
 		for _, b := range resp.Brokers {
 			v.brokers = append(v.brokers, brokerInfo{id: b.NodeID, host: b.Host, port: b.Port, rack: b.Rack})
 		}

@@ -60,6 +60,10 @@ const (
 	configInFlight = 4
 )
 
+// loadPiece is about how many partitions a first load lays out in one
+// batch (see view.split).
+const loadPiece = 50_000
+
 // progressEvery is how often a first load delivers the configs read so
 // far.
 const progressEvery = 250 * time.Millisecond
@@ -98,6 +102,7 @@ type Poller struct {
 	brokersSoon atomic.Int32
 	cfgOrder    []string // the topics in the order their configs are read
 	cfgCursor   int
+	cfgGen      uint64 // the layout's setGen when cfgOrder was taken
 
 	mu        sync.Mutex
 	lastHeard time.Time
@@ -380,11 +385,24 @@ func (p *Poller) load(state *clusterwatch.State) error {
 		return true
 	}
 	core := time.Since(start)
-	events, kraft, elr := p.lay.apply(v)
-	names := p.lay.names()
-	if !deliver(clusterwatch.Batch{Events: events, KRaft: kraft, ELR: elr, Progress: clusterwatch.Progress{Known: len(names)}}, false) {
-		return p.ctx.Err()
+	// A large cluster's topics are laid out and delivered in pieces, so
+	// that the first screen shows the first of them while the rest are
+	// laid out (and no poll holds the events of a million partitions at
+	// once).
+	pieces := v.split(loadPiece)
+	laid := 0
+	for i, piece := range pieces {
+		events, kraft, elr := p.lay.apply(piece)
+		laid += len(piece.topics)
+		pr := clusterwatch.Progress{Known: len(v.topics)}
+		if i < len(pieces)-1 {
+			pr.Topics = laid
+		}
+		if !deliver(clusterwatch.Batch{Events: events, KRaft: kraft, ELR: elr, Progress: pr}, false) {
+			return p.ctx.Err()
+		}
 	}
+	names := p.lay.names()
 	// The rest is asked once the consumer has taken the topics in (it
 	// takes the next batch, this one of progress alone, only then): the
 	// first screen never waits for the decoding of the configs, nor, on a
@@ -463,7 +481,7 @@ func (p *Poller) load(state *clusterwatch.State) error {
 			return p.ctx.Err()
 		}
 	}
-	p.cfgOrder = names
+	p.cfgOrder, p.cfgGen = names, p.lay.setGen
 	configs := time.Since(start)
 	var r *view
 	select {
@@ -471,7 +489,7 @@ func (p *Poller) load(state *clusterwatch.State) error {
 	case <-p.ctx.Done():
 		return p.ctx.Err()
 	}
-	events, kraft, elr = p.lay.apply(r)
+	events, kraft, elr := p.lay.apply(r)
 	events = append(last, events...)
 	if kraft == nil {
 		kraft = lastKRaft
@@ -631,25 +649,15 @@ func orEmpty[T any](ch <-chan T) <-chan T {
 	return ch
 }
 
-// sameOrder reports whether cfgOrder still holds every topic of the
-// layout (it has as many).
-func (p *Poller) sameOrder() bool {
-	for _, name := range p.cfgOrder {
-		if p.lay.topics[name] == nil {
-			return false
-		}
-	}
-	return true
-}
-
 // freshTopics are the topics whose configs were never read (new ones),
 // at most ConfigTopics, sorted.
 func (p *Poller) freshTopics() []string {
 	var fresh []string
-	for name, tn := range p.lay.topics {
-		if !tn.config.present && len(fresh) < p.opts.ConfigTopics {
-			fresh = append(fresh, name)
+	for name := range p.lay.fresh {
+		if len(fresh) == p.opts.ConfigTopics {
+			break
 		}
+		fresh = append(fresh, name)
 	}
 	slices.Sort(fresh)
 	return fresh
@@ -659,8 +667,8 @@ func (p *Poller) freshTopics() []string {
 // reads: ConfigTopics of them in turn (the order taken again when the
 // topics changed).
 func (p *Poller) configTurn() []string {
-	if len(p.lay.topics) != len(p.cfgOrder) || !p.sameOrder() {
-		p.cfgOrder = p.lay.names()
+	if p.cfgGen != p.lay.setGen {
+		p.cfgOrder, p.cfgGen = p.lay.names(), p.lay.setGen
 		p.cfgCursor = 0
 	}
 	n := min(p.opts.ConfigTopics, len(p.cfgOrder))

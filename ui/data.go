@@ -168,10 +168,14 @@ func (a *App) loadingBanner() string {
 	if p.Known == 0 {
 		return line
 	}
-	if a.sourceKind() == cluster.ViaKafka {
+	switch {
+	case a.sourceKind() == cluster.ViaKafka && p.Topics > 0:
+		// A large cluster's topics come in pieces; their configs after.
+		line += " read the partitions of " + cell.Thousands(p.Topics) + " of " + cell.Count(p.Known, "topic")
+	case a.sourceKind() == cluster.ViaKafka:
 		// The topics and partitions are in; the topics' configs follow.
 		line += " read the configs of " + cell.Thousands(p.Done) + " of " + cell.Count(p.Known, "topic")
-	} else {
+	default:
 		line += " read " + cell.Thousands(p.Done) + " of the " + cell.Thousands(p.Known) + " znodes found so far"
 	}
 	if s := a.snap; s != nil && s.Partial() {

@@ -122,8 +122,8 @@ func kraftScale(b *testing.B, bs string, topics int) {
 				b.Fatalf("the model holds %d topics, want at least %d", r.Topics, topics)
 			}
 			results = append(results, r)
-			b.Logf("round: bare Metadata %.0f ms, bare configs %.0f ms; first topics %.0f ms, full model %.0f ms (ktopo's CPU %.0f ms), peak RSS %.0f MiB, idle polls %.1f%% of a core (last poll %.0f ms), changes on screen %v ms",
-				bareMeta[len(bareMeta)-1], bareConfigs[len(bareConfigs)-1], r.FirstTopicsMS, r.LoadMS, r.LoadCPUMS, float64(r.PeakRSSKiB)/1024, r.IdleCPUPct, r.PollMS, r.ChangeMS)
+			b.Logf("round: bare Metadata %.0f ms, bare configs %.0f ms; first topics %.0f ms, full model %.0f ms (ktopo's CPU %.0f ms), peak RSS %.0f MiB (%.0f MiB when loaded, %.0f MiB before the sizes), idle polls %.1f%% of a core (last poll %.0f ms), changes on screen %v ms",
+				bareMeta[len(bareMeta)-1], bareConfigs[len(bareConfigs)-1], r.FirstTopicsMS, r.LoadMS, r.LoadCPUMS, float64(r.PeakRSSKiB)/1024, float64(r.LoadedRSSKiB)/1024, float64(r.LoadPeakRSSKiB)/1024, r.IdleCPUPct, r.PollMS, r.ChangeMS)
 		}
 		of := func(f func(kraftResult) float64) []float64 {
 			var out []float64
@@ -144,6 +144,7 @@ func kraftScale(b *testing.B, bs string, topics int) {
 		b.ReportMetric(medianF(of(func(r kraftResult) float64 { return r.LoadCPUMS })), "load-CPU-ms")
 		b.ReportMetric(slices.Max(of(func(r kraftResult) float64 { return float64(r.PeakRSSKiB) }))/1024, "peak-RSS-MiB")
 		b.ReportMetric(slices.Max(of(func(r kraftResult) float64 { return float64(r.LoadPeakRSSKiB) }))/1024, "load-peak-RSS-MiB")
+		b.ReportMetric(slices.Max(of(func(r kraftResult) float64 { return float64(r.LoadedRSSKiB) }))/1024, "loaded-RSS-MiB")
 		sizesCPU := medianF(of(func(r kraftResult) float64 { return r.SizesCPUMS }))
 		b.ReportMetric(sizesCPU, "sizes-CPU-ms")
 		// A reading every DefaultSizesInterval (30 s) and, while a move

@@ -48,6 +48,8 @@ type kraftResult struct {
 	// CPU per sizes reading (read, built, applied, drawn), SizesReplicas
 	// the replicas a reading held.
 	LoadPeakRSSKiB int
+	// LoadedRSSKiB is VmHWM when the full model is in.
+	LoadedRSSKiB int
 	SizesCPUMS     float64
 	SizesReplicas  int
 }
@@ -121,6 +123,7 @@ func kraftLoad(bootstrap string) (kraftResult, error) {
 		if b.Loaded {
 			res.LoadMS = float64(time.Since(start).Microseconds()) / 1000
 			res.LoadCPUMS = float64((cpuTime() - cpu0).Microseconds()) / 1000
+			res.LoadedRSSKiB = procStatusKiB("VmHWM")
 			stopProfile()
 			break
 		}

@@ -125,7 +125,12 @@ func TestKRaftApp(t *testing.T) {
 	if s := screen(loading); !strings.Contains(s, "Connecting to Kafka…") || strings.Contains(s, "Tree") {
 		t.Fatalf("before the first batch:\n%s", s)
 	}
-	run(loading, batchMsg{Partial: true, States: []clusterwatch.State{clusterwatch.StateConnected}, Progress: clusterwatch.Progress{Done: 2, Known: 6}})
+	// A large cluster's topics come in pieces, then their configs.
+	run(loading, batchMsg{Partial: true, States: []clusterwatch.State{clusterwatch.StateConnected}, Progress: clusterwatch.Progress{Known: 60_000, Topics: 20_000}})
+	if s := screen(loading); !strings.Contains(s, "Loading the cluster from Kafka… read the partitions of 20,000 of 60,000 topics") {
+		t.Fatalf("loading the topics:\n%s", s)
+	}
+	run(loading, batchMsg{Partial: true, Progress: clusterwatch.Progress{Done: 2, Known: 6}})
 	if s := screen(loading); !strings.Contains(s, "Loading the cluster from Kafka… read the configs of 2 of 6 topics") {
 		t.Fatalf("loading:\n%s", s)
 	}
