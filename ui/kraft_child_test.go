@@ -49,9 +49,9 @@ type kraftResult struct {
 	// the replicas a reading held.
 	LoadPeakRSSKiB int
 	// LoadedRSSKiB is VmHWM when the full model is in.
-	LoadedRSSKiB int
-	SizesCPUMS     float64
-	SizesReplicas  int
+	LoadedRSSKiB  int
+	SizesCPUMS    float64
+	SizesReplicas int
 }
 
 func cpuTime() time.Duration {
