@@ -288,20 +288,49 @@ func (m *Model) setPartition(ts *topicState, np Partition) {
 	keep := np.InAssignment || np.HasState
 	switch {
 	case ok && keep:
-		m.accountDiff(t, t.Partitions[i], &np, ts.hasNode)
+		old := t.Partitions[i]
+		m.accountDiff(t, old, &np, ts.hasNode)
+		if old.born == m.seq+1 {
+			// No snapshot holds it (a partition of this batch, as a
+			// topic's state following its assignment in a first load):
+			// changed in place rather than copied.
+			np.born = old.born
+			*old = np
+			return
+		}
+		np.born = m.seq + 1
 		t.Partitions[i] = &np
 	case ok:
 		m.account(t, t.Partitions[i], -1, ts.hasNode)
 		t.Partitions = slices.Delete(t.Partitions, i, i+1)
 	case keep:
-		m.account(t, &np, 1, ts.hasNode)
+		np.born = m.seq + 1
+		p := m.place(np)
+		m.account(t, p, 1, ts.hasNode)
 		if n := len(t.Partitions); n == 0 || t.Partitions[n-1].ID < np.ID {
-			t.Partitions = append(t.Partitions, &np)
+			t.Partitions = append(t.Partitions, p)
 		} else {
 			at, _ := slices.BinarySearchFunc(t.Partitions, np.ID, func(p *Partition, id int) int { return p.ID - id })
-			t.Partitions = slices.Insert(t.Partitions, at, &np)
+			t.Partitions = slices.Insert(t.Partitions, at, p)
 		}
 	}
+}
+
+// partitionBlock is how many new partitions share one allocation.
+const partitionBlock = 128
+
+// place stores a partition new to the model in the current block of
+// them: a first load of a million partitions makes 8,000 objects, not a
+// million, and the garbage collector visits each object it scans (it was
+// most of what a quiet TUI cost). A block lives while any of its
+// partitions does; a partition changed later is allocated alone, so the
+// blocks never hold more than the partitions first placed in them.
+func (m *Model) place(np Partition) *Partition {
+	if len(m.block) == cap(m.block) {
+		m.block = make([]Partition, 0, partitionBlock)
+	}
+	m.block = append(m.block, np)
+	return &m.block[len(m.block)-1]
 }
 
 func (m *Model) applyState(name string, id int, ev *NodeEvent, del bool) {

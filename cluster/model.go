@@ -27,6 +27,7 @@ type Model struct {
 	wasLoaded bool // a partial snapshot was taken: rebuild the next list
 	defMinISR int
 	seq       uint64
+	block     []Partition // where new partitions are placed (place)
 
 	ctrl      singleNode[ControllerInfo]
 	ctrlEpoch singleNode[int]

@@ -907,3 +907,46 @@ func TestEffectiveMinISR(t *testing.T) {
 	m.Apply(rest, true)
 	check("reset without it", 1, 1, 0)
 }
+
+// TestPartitionsChangedInPlaceOnlyUnseen: a partition the model made
+// since its last snapshot is changed where it is (a first load's state
+// following its assignment), one a snapshot holds is copied: the
+// snapshot keeps what it showed.
+func TestPartitionsChangedInPlaceOnlyUnseen(t *testing.T) {
+	z := newFakeZK()
+	m := NewModel(ModelOptions{})
+	// Assignment and state in one batch: the state lands in the partition
+	// the assignment made.
+	apply(t, m, []NodeEvent{
+		z.create(TopicPath("t"), topicJSON(map[int][]int{0: {1, 2}, 1: {2, 1}})),
+		z.create(PartitionStatePath("t", 0), stateJSON(1, 1, 0, 1, 2)),
+	}, false)
+	s1 := m.Snapshot()
+	p0 := s1.Topic("t").Partition(0)
+	if p0.Leader != 1 || !p0.HasState || !slices.Equal(p0.ISR, []int{1, 2}) {
+		t.Fatalf("partition 0 after assignment and state: %+v", *p0)
+	}
+	// A change after the snapshot: the snapshot's partitions stay as
+	// they were, the next snapshot has the change.
+	apply(t, m, []NodeEvent{
+		z.set(PartitionStatePath("t", 0), stateJSON(1, 2, 1, 2)),
+		z.create(PartitionStatePath("t", 1), stateJSON(1, 2, 0, 2, 1)),
+	}, false)
+	apply(t, m, []NodeEvent{z.set(PartitionStatePath("t", 1), stateJSON(1, 1, 1, 1))}, false)
+	if p := s1.Topic("t").Partition(0); p.Leader != 1 || p.LeaderEpoch != 0 || !slices.Equal(p.ISR, []int{1, 2}) {
+		t.Fatalf("the first snapshot's partition 0 changed: %+v", *p)
+	}
+	if p := s1.Topic("t").Partition(1); p.HasState {
+		t.Fatalf("the first snapshot's partition 1 got a state: %+v", *p)
+	}
+	s2 := m.Snapshot()
+	if p := s2.Topic("t").Partition(0); p.Leader != 2 || p.LeaderEpoch != 1 || !slices.Equal(p.ISR, []int{2}) {
+		t.Fatalf("the second snapshot's partition 0: %+v", *p)
+	}
+	if p := s2.Topic("t").Partition(1); p.Leader != 1 || p.LeaderEpoch != 1 || !slices.Equal(p.ISR, []int{1}) {
+		t.Fatalf("the second snapshot's partition 1: %+v", *p)
+	}
+	if h := s2.Health(); h.Partitions != 2 || h.UnderReplicated != 2 {
+		t.Fatalf("health %+v", h)
+	}
+}

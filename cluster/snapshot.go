@@ -42,6 +42,10 @@ type Partition struct {
 	HasState bool
 
 	more *partitionMore // nil for most partitions
+	// born is the sequence number of the first snapshot that may hold the
+	// partition (Model.setPartition): one the model made since its last
+	// snapshot is its alone, and changed where it is.
+	born uint64
 }
 
 // partitionMore is what only some partitions have. Shared between the
