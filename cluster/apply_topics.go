@@ -251,9 +251,8 @@ func (m *Model) mergeAssignment(name string, ev *NodeEvent, old []*Partition, a 
 			slices.Equal(np.Adding(), prev.Adding()) && slices.Equal(np.Removing(), prev.Removing()) {
 			parts[i] = old[j]
 		} else {
-			p := new(Partition)
-			*p = np
-			parts[i] = p
+			np.born = m.seq + 1
+			parts[i] = m.place(np)
 		}
 		if compare {
 			if np.InAssignment && !prev.InAssignment {
