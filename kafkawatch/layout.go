@@ -49,6 +49,7 @@ type layout struct {
 	setGen uint64
 	fresh  map[string]*topicNode
 	unsure map[string]*topicNode
+	moving map[string]*topicNode // topics with a partition being reassigned
 
 	kraft        *cluster.KRaft
 	lastBrokers  []brokerInfo
@@ -177,7 +178,7 @@ func newLayout(protocol string) *layout {
 		protocol = "PLAINTEXT"
 	}
 	return &layout{protocol: protocol, brokers: map[int32]*node{}, brokerCfg: map[string]*node{},
-		topics: map[string]*topicNode{}, fresh: map[string]*topicNode{}, unsure: map[string]*topicNode{}, logDirs: map[int32][2]int{}, quorum: cluster.Quorum{LeaderID: -1}}
+		topics: map[string]*topicNode{}, fresh: map[string]*topicNode{}, unsure: map[string]*topicNode{}, moving: map[string]*topicNode{}, logDirs: map[int32][2]int{}, quorum: cluster.Quorum{LeaderID: -1}}
 }
 
 // out collects a poll's events.
@@ -480,12 +481,20 @@ func (l *layout) applyTopics(o *out, v *view) []cluster.PartitionELR {
 
 // keepTopics is applyTopics's part for a poll whose Metadata listed the
 // topics and partitions as the one before: every topic stays, and only
-// the reassignments, read apart, may have changed.
+// the reassignments, read apart, may have changed: those of the topics
+// being reassigned, or listed as such now. (The topics' generations are
+// left: the next poll that reads the topics sets those it lists, and
+// finds gone those it does not.)
 func (l *layout) keepTopics(o *out, v *view) {
+	if v.reassign == nil {
+		return
+	}
 	var moving []*topicNode
-	for name, tn := range l.topics {
-		tn.gen = l.gen
-		if v.reassign != nil && (tn.reassigning || v.reassign[name] != nil) {
+	for _, tn := range l.moving {
+		moving = append(moving, tn)
+	}
+	for name := range v.reassign {
+		if tn := l.topics[name]; tn != nil && l.moving[name] == nil {
 			moving = append(moving, tn)
 		}
 	}
@@ -538,6 +547,11 @@ func (l *layout) applyPartitions(o *out, v *view, tn *topicNode, ps []kmsg.Metad
 		tn.unsure = tn.unsure || p.Leader < 0 || len(p.ISR) < len(p.Replicas)
 	}
 	l.noteUnsure(tn)
+	if tn.reassigning {
+		l.moving[tn.name] = tn
+	} else {
+		delete(l.moving, tn.name)
+	}
 	if assignChanged {
 		a := cluster.NewTopicAssignment(make(map[int][]int, len(ps)), topicID(tn.id))
 		for i := range ps {
@@ -580,6 +594,7 @@ func (l *layout) deleteTopic(o *out, tn *topicNode) {
 	delete(l.topics, tn.name)
 	delete(l.fresh, tn.name)
 	delete(l.unsure, tn.name)
+	delete(l.moving, tn.name)
 	l.setGen++
 }
 
