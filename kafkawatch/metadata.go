@@ -59,6 +59,7 @@ type metaResponse struct {
 	// nil), the layout's are current.
 	hash uint64
 	same bool
+	size int // the response's bytes
 }
 
 var errShort = errors.New("metadata response too short")
@@ -70,6 +71,7 @@ var seed = maphash.MakeSeed()
 // every KRaft broker answers); older versions are read by kmsg whole.
 // It runs while the poller waits for it, so it may read the layout.
 func (r *metaResponse) ReadFrom(b []byte) error {
+	r.size = len(b)
 	if r.Version < 9 {
 		if err := r.MetadataResponse.ReadFrom(b); err != nil {
 			return err

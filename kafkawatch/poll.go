@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/memlimit"
 )
 
 // The Kafka requests of a poll, by API key.
@@ -190,6 +191,10 @@ func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions, lay *layou
 		}
 		v.topics, v.hasTopics = resp.topics, true
 		v.sameTopics, v.metaHash = resp.same, resp.hash
+		// Each poll's response is garbage once read: the process's
+		// memory limit keeps room for a few (a million partitions' is
+		// 44 MiB).
+		memlimit.Recurring(int64(resp.size))
 		for _, b := range resp.Brokers {
 			v.brokers = append(v.brokers, brokerInfo{id: b.NodeID, host: b.Host, port: b.Port, rack: b.Rack})
 		}

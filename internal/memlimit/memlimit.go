@@ -30,8 +30,34 @@ const Floor = 150 << 20
 // metadata), which the memory limit counts too.
 const slack = 16 << 20
 
-// Limit is the memory limit for a live heap of live bytes.
-func Limit(floor, live int64) int64 { return max(floor, live+live/4+slack) }
+// Limit is the memory limit for a live heap of live bytes, when no
+// allocation recurs of more than a twenty-fourth of it (see Recurring).
+func Limit(floor, live int64) int64 { return LimitWith(floor, live, 0) }
+
+// recurringRoom is how many of the recurring allocation the headroom
+// holds: the collector runs at most every so many of them.
+const recurringRoom = 6
+
+// LimitWith is the memory limit for a live heap of live bytes when an
+// allocation of about recurring bytes recurs (Recurring): the headroom is
+// a quarter of the live heap or room for recurringRoom of them, whichever
+// is more.
+func LimitWith(floor, live, recurring int64) int64 {
+	return max(floor, live+max(live/4, recurringRoom*recurring)+slack)
+}
+
+// recurring is the size of the allocation that recurs (Recurring).
+var recurring atomic.Int64
+
+// Recurring tells the limit that an allocation of about n bytes recurs:
+// the response of a poll, garbage once read. A million partitions'
+// Metadata is 44 MiB a second: with a quarter of its ~340 MiB live heap as
+// headroom the collector ran every other poll, marking the whole heap
+// each time (three quarters of an idle TUI's CPU); with room for six it
+// runs every sixth. A small cluster's responses are smaller than a
+// quarter of its heap: its limit is unchanged. Safe from any goroutine;
+// it takes effect after the next collection.
+func Recurring(n int64) { recurring.Store(max(n, 0)) }
 
 // Start sets the soft memory limit to floor and, after every garbage
 // collection, to Limit(floor, live heap). It does nothing when GOMEMLIMIT
@@ -91,5 +117,5 @@ func (g *governor) adjust() {
 	if g.sample[0].Value.Kind() != metrics.KindUint64 {
 		return
 	}
-	debug.SetMemoryLimit(Limit(g.floor, int64(g.sample[0].Value.Uint64())))
+	debug.SetMemoryLimit(LimitWith(g.floor, int64(g.sample[0].Value.Uint64()), recurring.Load()))
 }

@@ -81,3 +81,26 @@ func TestLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestRecurringRoom: an allocation that recurs gets room for six of it
+// when that is more than a quarter of the live heap, and changes nothing
+// when it is less.
+func TestRecurringRoom(t *testing.T) {
+	const mib = 1 << 20
+	if got, want := LimitWith(150*mib, 340*mib, 44*mib), int64(340*mib+6*44*mib+slack); got != want {
+		t.Fatalf("340 MiB live, 44 MiB recurring: limit %d MiB, want %d", got/mib, want/mib)
+	}
+	if got, want := LimitWith(150*mib, 112*mib, 4*mib), Limit(150*mib, 112*mib); got != want {
+		t.Fatalf("112 MiB live, 4 MiB recurring: limit %d MiB, want %d (as without)", got/mib, want/mib)
+	}
+	stop := Start(64 * mib)
+	defer stop()
+	defer Recurring(0)
+	keep := make([][]byte, 0, 96)
+	for range 96 {
+		keep = append(keep, make([]byte, mib)) // 96 MiB live
+	}
+	Recurring(40 * mib)
+	waitLimit(t, "with 96 MiB live and 40 MiB recurring", func(l int64) bool { return l >= 96*mib+240*mib })
+	runtime.KeepAlive(keep)
+}
