@@ -66,6 +66,11 @@ type Model struct {
 	applyingDenied  bool // the event being applied is a NoData one: its decode error is no error
 	markersDirty    bool
 	topicSetChanged bool
+	visibleTopics   int // topics whose znode exists (hasNode)
+	// The sum of the Health of the topics a partial snapshot lists, and
+	// how many of their partitions each broker leads (partialTopics).
+	partialHealth TopicHealth
+	partialLed    map[int]int
 
 	batch   uint64        // number of Apply calls
 	pending []*topicState // topics changed since the last Snapshot (unsealed)
@@ -87,7 +92,6 @@ type topicState struct {
 	hasNode      bool   // /brokers/topics/<t> exists
 	pending      bool   // in Model.pending
 	createdBatch uint64 // Model.batch in which the topic znode appeared
-	listed       bool   // in the last partial snapshot's topics
 }
 
 // NewModel returns an empty model.
