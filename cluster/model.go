@@ -66,11 +66,8 @@ type Model struct {
 	applyingDenied  bool // the event being applied is a NoData one: its decode error is no error
 	markersDirty    bool
 	topicSetChanged bool
-	visibleTopics   int // topics whose znode exists (hasNode)
-	// The sum of the Health of the topics a partial snapshot lists, and
-	// how many of their partitions each broker leads (partialTopics).
-	partialHealth TopicHealth
-	partialLed    map[int]int
+	visibleTopics   int         // topics whose znode exists (hasNode)
+	partialHealth   TopicHealth // the sum of the Health of the topics a partial snapshot lists
 
 	batch   uint64        // number of Apply calls
 	pending []*topicState // topics changed since the last Snapshot (unsealed)

@@ -119,13 +119,20 @@ func (m *Model) Snapshot() *Snapshot {
 		}
 	}
 	if s.partial {
-		// The totals of the topics shown, not of those half read (as
-		// the sum of their TopicHealth).
+		// The totals of the topics shown, not of those half read (the
+		// sum of their TopicHealth). Their partitions led by brokers
+		// not live are counted only when there are such leaders (rare
+		// during a first load): not a walk of every partition after
+		// every batch.
 		h := m.partialHealth
 		h.Offline = h.NoLeader
-		for b, n := range m.partialLed {
-			if _, live := m.brokers[b]; !live {
-				h.Offline += n
+		if s.deadLeaders {
+			for _, t := range s.topics {
+				for _, p := range t.Partitions {
+					if _, live := m.brokers[p.Leader]; p.HasLeader() && !live {
+						h.Offline++
+					}
+				}
 			}
 		}
 		s.health = h
@@ -238,16 +245,16 @@ func (m *Model) buildBrokers(s *Snapshot) {
 // m.pending, as every change goes through mutable) and places only those
 // topics in it, by binary search, so that a batch of a first load costs
 // what it changed and a copy of the list, not a walk of the cluster
-// (100,000 topics: tens of milliseconds a batch). It keeps the health
-// counts of the topics listed (partialHealth, partialLed) the same way.
+// (100,000 topics: tens of milliseconds a batch). It keeps the sum of
+// the health of the topics listed (partialHealth) the same way.
 func (m *Model) partialTopics(prev *Snapshot) ([]*Topic, int) {
 	if prev == nil || !prev.partial {
 		var list []*Topic
-		m.partialHealth, m.partialLed = TopicHealth{}, map[int]int{}
+		m.partialHealth = TopicHealth{}
 		for _, ts := range m.topics {
 			if ts.hasNode && ts.t.Health.Uninitialized == 0 {
 				list = append(list, ts.t)
-				m.countPartial(ts.t, 1)
+				m.partialHealth.add(ts.t.Health, 1)
 			}
 		}
 		slices.SortFunc(list, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
@@ -280,12 +287,12 @@ func (m *Model) partialTopics(prev *Snapshot) ([]*Topic, int) {
 		out = append(out, list[i:j]...)
 		i = j
 		if was {
-			m.countPartial(list[i], -1)
+			m.partialHealth.add(list[i].Health, -1)
 			i++
 		}
 		if t != nil {
 			out = append(out, t)
-			m.countPartial(t, 1)
+			m.partialHealth.add(t.Health, 1)
 		}
 	}
 	if out == nil {
@@ -293,16 +300,4 @@ func (m *Model) partialTopics(prev *Snapshot) ([]*Topic, int) {
 	}
 	out = append(out, list[i:]...)
 	return out, m.visibleTopics - len(out)
-}
-
-// countPartial adds (sign +1) or removes (-1) a topic listed by a partial
-// snapshot to or from the health counts of those listed: its own, and its
-// partitions' leaders (those not live are offline).
-func (m *Model) countPartial(t *Topic, sign int) {
-	m.partialHealth.add(t.Health, sign)
-	for _, p := range t.Partitions {
-		if p.HasLeader() {
-			bump(m.partialLed, p.Leader, sign)
-		}
-	}
 }
