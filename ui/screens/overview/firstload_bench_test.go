@@ -71,8 +71,26 @@ func BenchmarkFirstLoadBatch(b *testing.B) {
 			m.SetSnapshot(cm.Snapshot())
 		}
 	})
-	b.Run("change/topics=100000", func(b *testing.B) {
+	for _, open := range []bool{false, true} {
+		change(b, l, start, open)
+	}
+}
+
+// change is BenchmarkFirstLoadBatch's "change": with open, a broker's
+// partition list (the screen enter opens on a card) takes every snapshot
+// too.
+func change(b *testing.B, l firstload.Load, start func() (*cluster.Model, *Model), open bool) {
+	name := "change/topics=100000"
+	if open {
+		name = "change+broker-open/topics=100000"
+	}
+	b.Run(name, func(b *testing.B) {
 		cm, m := start()
+		var br *Broker
+		if open {
+			br = NewBroker(theme.New(true), keys.Default(), 1)
+			br.SetSize(200, 60)
+		}
 		for _, batch := range l.ConfigBatches(0) {
 			cm.Apply(batch, false)
 			m.SetSnapshot(cm.Snapshot())
@@ -80,12 +98,18 @@ func BenchmarkFirstLoadBatch(b *testing.B) {
 		cm.SetLoading(false)
 		cm.SetQuiet(false)
 		m.SetSnapshot(cm.Snapshot())
+		if br != nil {
+			br.SetSnapshot(cm.Snapshot())
+		}
 		i := 0
 		b.ReportAllocs()
 		for b.Loop() {
 			cm.Apply(l.StateChange(i), false)
 			i++
 			m.SetSnapshot(cm.Snapshot())
+			if br != nil {
+				br.SetSnapshot(cm.Snapshot())
+			}
 		}
 	})
 }
