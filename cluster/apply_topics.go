@@ -149,6 +149,9 @@ func (m *Model) applyTopic(name string, ev *NodeEvent, del bool) {
 	// After an unreadable assignment there is nothing to compare with.
 	compare := !created && ts.t.Err == nil
 	t := m.mutable(ts)
+	if !wasVisible {
+		m.visibleTopics++
+	}
 	ts.hasNode = true
 	t.ID, t.Version, t.Err = a.TopicID, a.Version, err
 	t.Czxid, t.Mzxid, t.Ctime, t.Mtime, t.ZkVersion = ev.Stat.Czxid, ev.Stat.Mzxid, ev.Stat.Ctime, ev.Stat.Mtime, ev.Stat.Version
@@ -189,6 +192,7 @@ func (m *Model) deleteTopic(ts *topicState, ev *NodeEvent) {
 	t.ID, t.Version, t.Err = "", 0, nil
 	t.Czxid, t.Mzxid, t.Ctime, t.Mtime, t.ZkVersion = 0, 0, 0, 0, 0
 	ts.hasNode = false
+	m.visibleTopics--
 	m.topicSetChanged = true
 	m.clearErr(ev.Path)
 	m.emit(Change{Kind: ChangeTopicDeleted, Path: ev.Path, Zxid: ev.Stat.Mzxid, Time: ev.Stat.Mtime, Topic: name})

@@ -50,14 +50,11 @@ func (b BrokerBalance) WouldRebalance() bool {
 func LeaderBalance(s *Snapshot) []BrokerBalance { return new(BalanceTracker).Balance(s) }
 
 // BalanceTracker computes LeaderBalance snapshot after snapshot, counting
-// again only the topics that changed: when the set of topics is the same
-// (a snapshot's topics are sorted by name, an unchanged *Topic is the same
-// pointer), it compares the lists pointer by pointer and moves only the
-// changed topics' contributions in and out of running sums; otherwise it
-// sums every topic again. Not safe for concurrent use.
+// again only the topics that changed: it keeps every topic's contribution
+// and moves only the changed (new, gone) topics' in and out of running
+// sums. Not safe for concurrent use.
 type BalanceTracker struct {
-	topics  []*Topic          // the topics of the last snapshot summed
-	contrib [][]BrokerBalance // their contributions (nil: deleting)
+	contrib topicTrack[[]BrokerBalance] // nil: deleting
 	sum     map[int]*BrokerBalance
 }
 
@@ -96,36 +93,10 @@ func topicBalance(t *Topic) []BrokerBalance {
 
 // Balance sums the topics of s (those marked for deletion left out).
 func (bt *BalanceTracker) Balance(s *Snapshot) []BrokerBalance {
-	if !sameTopics(bt.topics, s.topics) {
-		// Summed again, reusing the contributions of the topics that did
-		// not change (both lists are sorted by name: one merge).
-		contrib := make([][]BrokerBalance, len(s.topics))
-		j := 0
-		for i, t := range s.topics {
-			for j < len(bt.topics) && bt.topics[j].Name < t.Name {
-				j++
-			}
-			if j < len(bt.topics) && bt.topics[j] == t {
-				contrib[i] = bt.contrib[j]
-			} else {
-				contrib[i] = contribution(t)
-			}
-		}
+	if bt.sum == nil {
 		bt.sum = map[int]*BrokerBalance{}
-		bt.topics, bt.contrib = slices.Clone(s.topics), contrib
-		for _, c := range contrib {
-			bt.add(c, 1)
-		}
-	} else {
-		for i, t := range s.topics {
-			if bt.topics[i] == t {
-				continue
-			}
-			bt.add(bt.contrib[i], -1)
-			bt.topics[i], bt.contrib[i] = t, contribution(t)
-			bt.add(bt.contrib[i], 1)
-		}
 	}
+	bt.contrib.update(s, contribution, func(c []BrokerBalance) { bt.add(c, -1) }, func(c []BrokerBalance) { bt.add(c, 1) })
 	ids := make([]int, 0, len(bt.sum))
 	for id, b := range bt.sum {
 		if b.Preferred != 0 || b.NotLed != 0 || b.Movable != 0 {
@@ -162,17 +133,4 @@ func (bt *BalanceTracker) add(c []BrokerBalance, sign int) {
 		acc.NotLed += sign * b.NotLed
 		acc.Movable += sign * b.Movable
 	}
-}
-
-// sameTopics reports that two sorted topic lists name the same topics.
-func sameTopics(a, b []*Topic) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] && a[i].Name != b[i].Name {
-			return false
-		}
-	}
-	return true
 }

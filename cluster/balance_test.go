@@ -51,8 +51,8 @@ func TestBalanceTracker(t *testing.T) {
 	if !slices.Equal(got, LeaderBalance(m.Snapshot())) || got[0] != (BrokerBalance{Broker: 1, Preferred: 1, NotLed: 1, Movable: 1}) {
 		t.Fatalf("%+v", got)
 	}
-	if len(bt.topics) != 1 {
-		t.Errorf("tracking %d topics", len(bt.topics))
+	if len(bt.contrib.topics) != 1 {
+		t.Errorf("tracking %d topics", len(bt.contrib.topics))
 	}
 	// A new topic, a deletion marker, a topic gone: summed again, and
 	// still what LeaderBalance says.

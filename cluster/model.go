@@ -67,6 +67,8 @@ type Model struct {
 	applyingDenied  bool // the event being applied is a NoData one: its decode error is no error
 	markersDirty    bool
 	topicSetChanged bool
+	visibleTopics   int         // topics whose znode exists (hasNode)
+	partialHealth   TopicHealth // the sum of the Health of the topics a partial snapshot lists
 
 	batch   uint64        // number of Apply calls
 	pending []*topicState // topics changed since the last Snapshot (unsealed)
@@ -88,7 +90,6 @@ type topicState struct {
 	hasNode      bool   // /brokers/topics/<t> exists
 	pending      bool   // in Model.pending
 	createdBatch uint64 // Model.batch in which the topic znode appeared
-	listed       bool   // in the last partial snapshot's topics
 }
 
 // NewModel returns an empty model.

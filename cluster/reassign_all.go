@@ -94,7 +94,14 @@ func Reassignments(s *Snapshot) []ReassigningPartition {
 		}
 	}
 	var out []ReassigningPartition
-	for _, t := range s.topics {
+	// The health counts are the sum of the topics' (partial snapshots'
+	// too): none reassigning, no topic to read (a walk of every topic
+	// after every batch otherwise).
+	topics := s.topics
+	if s.health.Reassigning == 0 {
+		topics = nil
+	}
+	for _, t := range topics {
 		if t.Health.Reassigning == 0 {
 			continue
 		}

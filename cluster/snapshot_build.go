@@ -119,10 +119,21 @@ func (m *Model) Snapshot() *Snapshot {
 		}
 	}
 	if s.partial {
-		// The totals of the topics shown, not of those half read.
-		var h TopicHealth
-		for _, t := range s.topics {
-			h.add(s.TopicHealth(t), 1)
+		// The totals of the topics shown, not of those half read (the
+		// sum of their TopicHealth). Their partitions led by brokers
+		// not live are counted only when there are such leaders (rare
+		// during a first load): not a walk of every partition after
+		// every batch.
+		h := m.partialHealth
+		h.Offline = h.NoLeader
+		if s.deadLeaders {
+			for _, t := range s.topics {
+				for _, p := range t.Partitions {
+					if _, live := m.brokers[p.Leader]; p.HasLeader() && !live {
+						h.Offline++
+					}
+				}
+			}
 		}
 		s.health = h
 	} else {
@@ -227,51 +238,66 @@ func (m *Model) buildBrokers(s *Snapshot) {
 }
 
 // partialTopics lists, sorted by name, the topics read in full while the
-// first load is under way, and counts those still being read. The list is
-// the previous partial snapshot's (already sorted, pointers brought up to
-// date, topics gone or no longer complete left out) merged with the
-// topics completed since: each snapshot sorts only what is new.
+// first load is under way (their znode and every partition state in), and
+// counts those still being read. Only the first partial snapshot walks
+// every topic; each one after it starts from the previous one's list (by
+// then sorted, and right but for the topics changed since: those of
+// m.pending, as every change goes through mutable) and places only those
+// topics in it, by binary search, so that a batch of a first load costs
+// what it changed and a copy of the list, not a walk of the cluster
+// (100,000 topics: tens of milliseconds a batch). It keeps the sum of
+// the health of the topics listed (partialHealth) the same way.
 func (m *Model) partialTopics(prev *Snapshot) ([]*Topic, int) {
-	var kept []*Topic
-	if prev != nil && prev.partial {
-		kept = make([]*Topic, 0, len(prev.topics))
-		for _, t := range prev.topics {
-			if ts := m.topics[t.Name]; ts != nil && ts.listed && ts.hasNode && ts.t.Health.Uninitialized == 0 {
-				kept = append(kept, ts.t)
+	if prev == nil || !prev.partial {
+		var list []*Topic
+		m.partialHealth = TopicHealth{}
+		for _, ts := range m.topics {
+			if ts.hasNode && ts.t.Health.Uninitialized == 0 {
+				list = append(list, ts.t)
+				m.partialHealth.add(ts.t.Health, 1)
 			}
 		}
-	} else {
-		for _, ts := range m.topics {
-			ts.listed = false
-		}
+		slices.SortFunc(list, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
+		return list, m.visibleTopics - len(list)
 	}
-	var added []*Topic
-	loading := 0
-	for _, ts := range m.topics {
-		show := ts.hasNode && ts.t.Health.Uninitialized == 0
-		if ts.hasNode && !show {
-			loading++
-		}
-		if show && !ts.listed {
-			added = append(added, ts.t)
-		}
-		ts.listed = show
+	// The names changed, once each (a topic dropped and created again
+	// in the same batch is twice in m.pending), sorted.
+	names := make([]string, 0, len(m.pending))
+	for _, ts := range m.pending {
+		names = append(names, ts.t.Name)
 	}
-	byName := func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) }
-	slices.SortFunc(added, byName)
-	if len(kept) == 0 {
-		return added, loading
-	}
-	out := make([]*Topic, 0, len(kept)+len(added))
-	i, j := 0, 0
-	for i < len(kept) || j < len(added) {
-		if j == len(added) || i < len(kept) && kept[i].Name < added[j].Name {
-			out = append(out, kept[i])
+	slices.Sort(names)
+	names = slices.Compact(names)
+	list := prev.topics
+	var out []*Topic
+	i := 0 // list[:i] is in out
+	for _, name := range names {
+		var t *Topic
+		if ts := m.topics[name]; ts != nil && ts.hasNode && ts.t.Health.Uninitialized == 0 {
+			t = ts.t
+		}
+		j, was := slices.BinarySearchFunc(list[i:], name, func(t *Topic, n string) int { return strings.Compare(t.Name, n) })
+		j += i
+		if !was && t == nil {
+			continue
+		}
+		if out == nil {
+			out = make([]*Topic, 0, len(list)+len(names))
+		}
+		out = append(out, list[i:j]...)
+		i = j
+		if was {
+			m.partialHealth.add(list[i].Health, -1)
 			i++
-		} else {
-			out = append(out, added[j])
-			j++
+		}
+		if t != nil {
+			out = append(out, t)
+			m.partialHealth.add(t.Health, 1)
 		}
 	}
-	return out, loading
+	if out == nil {
+		return list, m.visibleTopics - len(list)
+	}
+	out = append(out, list[i:]...)
+	return out, m.visibleTopics - len(out)
 }

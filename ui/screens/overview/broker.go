@@ -2,6 +2,7 @@ package overview
 
 import (
 	"slices"
+	"sort"
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
@@ -29,17 +30,25 @@ type Broker struct {
 	id      int
 	w, h    int
 	snap    *cluster.Snapshot
-	refs    []ref
-	cache   map[*cluster.Topic][]int32 // partition indexes per unchanged topic
 	win     cursor.Window
 	leaders int
+
+	// What the broker holds of each topic of the snapshot, kept from one
+	// snapshot to the next for the topics unchanged (a *Topic never
+	// changes; a change makes a new one): a batch costs its changed
+	// topics and a pass over these slices, not a walk of every partition
+	// of the cluster (a million: tens of milliseconds).
+	topics []*cluster.Topic // the snapshot's (a copy: updated in place)
+	held   [][]int32        // per topic, the indexes of its partitions on the broker
+	led    []int32          // per topic, how many of those it leads
+	start  []int            // held's running sums: topic i's rows are start[i]..start[i+1]-1
 
 	renderRow func(r ref, selected bool) string
 }
 
 // NewBroker returns the partition list of broker id.
 func NewBroker(st theme.Styles, km keys.Map, id int) *Broker {
-	b := &Broker{st: st, list: km.List, sandbox: km.Sandbox, id: id, cache: map[*cluster.Topic][]int32{}}
+	b := &Broker{st: st, list: km.List, sandbox: km.Sandbox, id: id}
 	b.renderRow = b.row
 	return b
 }
@@ -62,34 +71,93 @@ func (b *Broker) SetSnapshot(s *cluster.Snapshot) {
 		return
 	}
 	b.snap = s
-	b.refs = b.refs[:0]
-	b.leaders = 0
-	seen := make(map[*cluster.Topic][]int32, len(b.cache))
-	for ti, t := range s.Topics() {
-		idx, ok := b.cache[t]
-		if !ok {
-			for pi := range t.Partitions {
-				p := t.Partitions[pi]
-				for _, r := range p.Replicas {
-					if r == b.id {
-						idx = append(idx, int32(pi))
-						break
-					}
-				}
+	cur := s.Topics()
+	if sameTopics(b.topics, cur) {
+		moved := false
+		for i, t := range cur {
+			if b.topics[i] == t {
+				continue
 			}
+			idx, led := b.holds(t)
+			moved = moved || len(idx) != len(b.held[i])
+			b.leaders += int(led - b.led[i])
+			b.topics[i], b.held[i], b.led[i] = t, idx, led
 		}
-		if len(idx) > 0 {
-			seen[t] = idx
+		if !moved {
+			return
 		}
-		for _, pi := range idx {
-			b.refs = append(b.refs, ref{int32(ti), pi})
-			if p := t.Partitions[pi]; p.HasLeader() && p.Leader == b.id {
-				b.leaders++
+	} else {
+		// Both lists are sorted by name: one merge, the unchanged
+		// topics' memos kept.
+		held, led := make([][]int32, len(cur)), make([]int32, len(cur))
+		b.leaders = 0
+		j := 0
+		for i, t := range cur {
+			for j < len(b.topics) && b.topics[j].Name < t.Name {
+				j++
+			}
+			if j < len(b.topics) && b.topics[j] == t {
+				held[i], led[i] = b.held[j], b.led[j]
+			} else {
+				held[i], led[i] = b.holds(t)
+			}
+			b.leaders += int(led[i])
+		}
+		b.topics, b.held, b.led = slices.Clone(cur), held, led
+	}
+	b.start = slices.Grow(b.start[:0], len(b.held)+1)
+	n := 0
+	for _, idx := range b.held {
+		b.start = append(b.start, n)
+		n += len(idx)
+	}
+	b.start = append(b.start, n)
+	b.win.SetN(n)
+}
+
+// holds are the indexes of t's partitions on the broker (nil: none), and
+// how many of them it leads.
+func (b *Broker) holds(t *cluster.Topic) ([]int32, int32) {
+	var idx []int32
+	var led int32
+	for pi, p := range t.Partitions {
+		if slices.Contains(p.Replicas, b.id) {
+			idx = append(idx, int32(pi))
+			if p.HasLeader() && p.Leader == b.id {
+				led++
 			}
 		}
 	}
-	b.cache = seen
-	b.win.SetN(len(b.refs))
+	return idx, led
+}
+
+// rows is the number of partitions listed.
+func (b *Broker) rows() int {
+	if len(b.start) == 0 {
+		return 0
+	}
+	return b.start[len(b.start)-1]
+}
+
+// ref is row i (0 <= i < rows()): of the topic whose rows hold it, the
+// last whose rows start at i or before (binary search in the running
+// sums; those of topics holding none are equal to the next's).
+func (b *Broker) ref(i int) ref {
+	ti := sort.Search(len(b.start), func(k int) bool { return b.start[k] > i }) - 1
+	return ref{int32(ti), b.held[ti][i-b.start[ti]]}
+}
+
+// sameTopics reports that two sorted topic lists name the same topics.
+func sameTopics(a, b []*cluster.Topic) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // ShortHelp implements help.KeyMap.
@@ -109,8 +177,8 @@ func (b *Broker) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		switch {
 		case cursor.Move(&b.win, &b.list, msg):
 		case key.Matches(msg, b.list.Open):
-			if b.win.Cursor < len(b.refs) {
-				r := b.refs[b.win.Cursor]
+			if b.win.Cursor < b.rows() {
+				r := b.ref(b.win.Cursor)
 				t := b.snap.Topics()[r.t]
 				return nil, nav.OpenTopic{Topic: t.Name, Partition: t.Partitions[r.p].ID}
 			}
@@ -144,15 +212,15 @@ func (b *Broker) View() string {
 		state = st.Danger.S("OFFLINE")
 	}
 	lines = append(lines, cell.Clip(" "+st.Bold.S("Broker "+strconv.Itoa(b.id))+"  "+state+st.Muted.S("  ·  "+
-		cell.Thousands(len(b.refs))+" partitions · "+cell.Thousands(b.leaders)+" led"), b.w), "")
+		cell.Thousands(b.rows())+" partitions · "+cell.Thousands(b.leaders)+" led"), b.w), "")
 	hdr := " " + cell.Fit("TOPIC", b.topicW()) + " " + cell.FitRight("PART", bPartW) + "  " + cell.Fit("ROLE", bRoleW) +
 		cell.Fit("LEADER", bLeadW) + cell.Fit("REPLICAS", bReplW) + cell.Fit("ISR", bISRW) + "STATE"
 	lines = append(lines, st.Header.S(cell.Fit(hdr, b.w)))
 	from, to := b.win.Visible()
 	for i := from; i < to; i++ {
-		lines = append(lines, b.renderRow(b.refs[i], i == b.win.Cursor))
+		lines = append(lines, b.renderRow(b.ref(i), i == b.win.Cursor))
 	}
-	if len(b.refs) == 0 {
+	if b.rows() == 0 {
 		lines = append(lines, " "+st.Muted.S("This broker holds no replicas."))
 	}
 	return cell.Lines(lines, b.h)

@@ -62,7 +62,7 @@ func (m *Model) buildExtras() {
 	}
 	m.reassign = m.reassignTracker.Observe(s)
 	m.leftThrottles = cluster.ThrottlesLeftOver(s)
-	m.unfinished = unfinished{throttles: cluster.RunningThrottles(s), ledFromLast: cluster.LedFromLast(s)}
+	m.unfinished = unfinished{throttles: cluster.RunningThrottles(s), ledFromLast: m.ledFromLast.Led(s)}
 	m.layoutExtras()
 }
 

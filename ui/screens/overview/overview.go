@@ -57,6 +57,7 @@ type Model struct {
 
 	// Below the cards when there is room (extras.go).
 	balance         cluster.BalanceTracker
+	ledFromLast     cluster.LedFromLastTracker
 	reassignTracker cluster.AllReassignmentsTracker
 	reassign        cluster.ReassignmentProgress
 	leftThrottles   cluster.LeftThrottles
