@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/maphash"
+	"math"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -205,17 +206,23 @@ func (t *metaTopic) partitions() []kmsg.MetadataResponseTopicPartition {
 	return out
 }
 
-// reader reads Kafka's flexible encoding; the first error sticks.
+// reader reads Kafka's flexible encoding; the first error sticks. It
+// reads as kmsg does (32-bit varints of at most five bytes, array
+// lengths that cannot exceed the bytes left), so that a response either
+// reads, both read alike, and a length no response could hold ends the
+// reading at once instead of looping over it.
 type reader struct {
 	b   []byte
 	off int
 	err error
 }
 
+// take is the next n bytes. Past an error it is zeros (at most 16: a
+// length read from garbage must not allocate what it says).
 func (r *reader) take(n int) []byte {
-	if r.err != nil || n < 0 || r.off+n > len(r.b) {
+	if r.err != nil || n < 0 || n > len(r.b)-r.off {
 		r.err = errShort
-		return make([]byte, max(n, 0))
+		return make([]byte, min(max(n, 0), 16))
 	}
 	s := r.b[r.off : r.off+n]
 	r.off += n
@@ -224,31 +231,59 @@ func (r *reader) take(n int) []byte {
 
 func (r *reader) skip(n int) { r.take(n) }
 
+// left is how many bytes are not read yet.
+func (r *reader) left() int { return len(r.b) - r.off }
+
 func (r *reader) int8() int8   { return int8(r.take(1)[0]) }
 func (r *reader) int16() int16 { return int16(binary.BigEndian.Uint16(r.take(2))) }
 func (r *reader) int32() int32 { return int32(binary.BigEndian.Uint32(r.take(4))) }
 
-func (r *reader) uvarint() uint64 {
+// uvarint is an unsigned varint of 32 bits, as Kafka writes lengths
+// (kmsg refuses a longer one, or a fifth byte over 0x0f).
+func (r *reader) uvarint() uint32 {
+	if r.err == nil && r.off < len(r.b) && r.b[r.off] < 0x80 { // one byte: most lengths
+		r.off++
+		return uint32(r.b[r.off-1])
+	}
+	return r.longUvarint()
+}
+
+func (r *reader) longUvarint() uint32 {
 	if r.err != nil {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b[r.off:])
-	if n <= 0 {
+	if n <= 0 || n > 5 || v > math.MaxUint32 {
 		r.err = errShort
 		return 0
 	}
 	r.off += n
-	return v
+	return uint32(v)
 }
 
-// arrayLen is a compact array's length (-1 for null).
-func (r *reader) arrayLen() int { return int(r.uvarint()) - 1 }
+// arrayLen is a compact array's length (negative for null). As kmsg's,
+// it is computed in 32 bits (a length past 2^31 is negative: an empty
+// array), and one longer than the bytes left is an error.
+func (r *reader) arrayLen() int {
+	n := int(int32(r.uvarint()) - 1)
+	if n > r.left() {
+		r.err = errShort
+		return 0
+	}
+	return n
+}
 
 func (r *reader) nullableBytes() []byte {
 	n := int(r.uvarint()) - 1
 	if n < 0 {
 		return nil
 	}
+	return r.take(n)
+}
+
+// bytes is a string that may not be null (kmsg fails a null one).
+func (r *reader) bytes() []byte {
+	n := int(r.uvarint()) - 1
 	return r.take(n)
 }
 
@@ -277,6 +312,10 @@ func (r *reader) int32s() []int32 {
 
 // tags skips tagged fields.
 func (r *reader) tags() {
+	if r.err == nil && r.off < len(r.b) && r.b[r.off] == 0 { // none: most
+		r.off++
+		return
+	}
 	for range r.uvarint() {
 		r.uvarint()
 		r.skip(int(r.uvarint()))

@@ -444,29 +444,24 @@ func (in *inheritance) update(list []cluster.ConfigEntry) []cluster.ConfigEntry 
 }
 
 // askTopicConfigs sends one DescribeConfigs of topics to broker (-1: any)
-// and reads its answer.
+// and reads its answer (see topicConfigsResponse).
 func askTopicConfigs(ctx context.Context, cl *kgo.Client, timeout time.Duration, broker int32, names []string) configPart {
 	part := configPart{topics: len(names)}
-	req := kmsg.NewPtrDescribeConfigsRequest()
-	for _, n := range names {
-		r := kmsg.NewDescribeConfigsRequestResource()
-		r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, n
-		req.Resources = append(req.Resources, r)
-	}
-	ask := func(broker int32) (*kmsg.DescribeConfigsResponse, error) {
+	req := newTopicConfigsRequest(names)
+	ask := func(broker int32) (*topicConfigsResponse, error) {
 		rctx, cancel := ctx, context.CancelFunc(func() {})
 		if timeout > 0 {
 			rctx, cancel = context.WithTimeout(ctx, timeout)
 		}
 		defer cancel()
 		if broker < 0 {
-			return request[*kmsg.DescribeConfigsResponse](rctx, cl, req)
+			return request[*topicConfigsResponse](rctx, cl, req)
 		}
 		resp, err := cl.Broker(int(broker)).Request(rctx, req)
 		if err != nil {
 			return nil, err
 		}
-		r, ok := resp.(*kmsg.DescribeConfigsResponse)
+		r, ok := resp.(*topicConfigsResponse)
 		if !ok {
 			return nil, fmt.Errorf("unexpected response %T", resp)
 		}
@@ -480,12 +475,14 @@ func askTopicConfigs(ctx context.Context, cl *kgo.Client, timeout time.Duration,
 		part.err = err
 		return part
 	}
-	part.read(resp)
+	part.configs, part.inherited = resp.part.configs, resp.part.inherited
 	return part
 }
 
 // read takes a DescribeConfigs answer of topics: each topic's own
-// overrides, or its error, and what they inherit from the brokers.
+// overrides, or its error, and what they inherit from the brokers. It
+// reads what kmsg decoded (an answer of a version before 4);
+// topicConfigsResponse reads a newer one as bytes, to the same result.
 func (part *configPart) read(resp *kmsg.DescribeConfigsResponse) {
 	part.configs = make(map[string]topicConfig, len(resp.Resources))
 	for i := range resp.Resources {
