@@ -288,3 +288,55 @@ func BenchmarkSizesBuild(b *testing.B) {
 	}
 	b.ReportMetric(float64(replicas), "replicas")
 }
+
+// logDirsAnswer is a broker's DescribeLogDirs answer as Kafka 4.4 encodes
+// it (version 4, flexible): one log directory holding topics × parts
+// replicas, sizes and offset lags spread out.
+func logDirsAnswer(topics, parts int) []byte {
+	r := kmsg.NewPtrDescribeLogDirsResponse()
+	r.Version = 4
+	dir := kmsg.NewDescribeLogDirsResponseDir()
+	dir.Dir, dir.TotalBytes, dir.UsableBytes = "/var/lib/kafka/data", 4<<40, 2<<40
+	dir.Topics = make([]kmsg.DescribeLogDirsResponseDirTopic, topics)
+	for t := range dir.Topics {
+		dt := &dir.Topics[t]
+		dt.Topic = fmt.Sprintf("topic-%06d", t)
+		dt.Partitions = make([]kmsg.DescribeLogDirsResponseDirTopicPartition, parts)
+		for p := range dt.Partitions {
+			dt.Partitions[p] = kmsg.DescribeLogDirsResponseDirTopicPartition{Partition: int32(p),
+				Size: int64(1+(t*7919+p*104729)%10_000) << 17, OffsetLag: int64(t % 3)}
+		}
+	}
+	r.Dirs = append(r.Dirs, dir)
+	return r.AppendTo(nil)
+}
+
+// BenchmarkSizesReading decodes and builds one broker's answer of 500,000
+// replicas (100,000 topics × 5 partitions, one log directory, version 4 as
+// a Kafka 4.4 broker answers): what each of a million-partition cluster's
+// six brokers costs a reading. A tenth under -short.
+func BenchmarkSizesReading(b *testing.B) {
+	topics := 100_000
+	if testing.Short() {
+		topics = 10_000
+	}
+	raw := logDirsAnswer(topics, 5)
+	var s *cluster.Sizes
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		bld := cluster.NewSizesBuilder(time.Unix(int64(i), 0))
+		r := kmsg.NewPtrDescribeLogDirsResponse()
+		r.Version = 4
+		if err := r.ReadFrom(raw); err != nil {
+			b.Fatal(err)
+		}
+		addBroker(bld, 1, r)
+		s = bld.Done(nil)
+	}
+	b.StopTimer()
+	if d, ok := s.Broker(1); !ok || d.Replicas != topics*5 {
+		b.Fatalf("broker 1: %+v", d)
+	}
+	b.ReportMetric(float64(len(raw)), "response-bytes")
+}
