@@ -203,6 +203,9 @@ func (t *metaTopic) partitions() []kmsg.MetadataResponseTopicPartition {
 	return out
 }
 
+// zeros are what reader.take gives for a number past the end.
+var zeros [16]byte
+
 // reader reads Kafka's flexible encoding; the first error sticks.
 type reader struct {
 	b   []byte
@@ -211,9 +214,15 @@ type reader struct {
 }
 
 func (r *reader) take(n int) []byte {
-	if r.err != nil || n < 0 || r.off+n > len(r.b) {
+	if r.err != nil || n < 0 || n > len(r.b)-r.off {
+		// Zeros for a number read past the end; nothing for bytes (a
+		// length read from a broken response may be any, even beyond
+		// what could be allocated).
 		r.err = errShort
-		return make([]byte, max(n, 0))
+		if n >= 0 && n <= len(zeros) {
+			return zeros[:n:n]
+		}
+		return nil
 	}
 	s := r.b[r.off : r.off+n]
 	r.off += n
