@@ -576,7 +576,8 @@ func (b *SizesBuilder) place(s *Sizes) {
 	topicStart := slices.Clone(at)
 	s.reps = make([]ReplicaSize, b.n)
 	parts := make([]int32, b.n)
-	for _, c := range recs {
+	b.chunks, b.loose = nil, nil
+	for ci, c := range recs {
 		for i := range c {
 			r := &c[i]
 			k := at[r.topic]
@@ -584,8 +585,8 @@ func (b *SizesBuilder) place(s *Sizes) {
 			s.reps[k] = ReplicaSize{Broker: r.broker, Dir: r.dir, Future: r.future, Bytes: r.bytes, OffsetLag: r.lag}
 			parts[k] = r.partition
 		}
+		recs[ci] = nil // placed: the collector may take it back while the rest are
 	}
-	b.chunks, b.loose = nil, nil
 	s.firstPart = make([]int32, nt+1)
 	s.pids = make([]int32, 0, b.n/2+nt)
 	s.firstRep = make([]int32, 0, b.n/2+nt+1)
