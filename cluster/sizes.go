@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +13,11 @@ import (
 // itself). A size is a log's local bytes: a tiered topic
 // (remote.storage.enable) counts what its brokers hold, not what is in
 // remote storage. Sizes are immutable once built (SizesBuilder.Done).
+//
+// A cluster of a million partitions has three million replicas: they are
+// kept in a few flat arrays, without a pointer or an allocation each, so
+// that a reading costs the collector next to nothing to keep and little
+// to build.
 type Sizes struct {
 	// At is when the sizes were read.
 	At time.Time
@@ -21,7 +27,20 @@ type Sizes struct {
 	// Unreached are the brokers that did not answer, with why.
 	Unreached map[int]string
 	brokers   map[int]*BrokerDisk
-	topics    map[string][]PartitionSize
+	// names are the topics with a reported replica, index their indexes.
+	// Topic i's partitions are firstPart[i] to firstPart[i+1]-1, sorted by
+	// number (pids); partition k's replicas are reps[firstRep[k]:
+	// firstRep[k+1]], sorted by broker, a broker's future replica last.
+	names     []string
+	index     map[string]int32
+	firstPart []int32
+	pids      []int32
+	firstRep  []int32
+	reps      []ReplicaSize
+	// rates and rateKnown are each partition's PartitionSize.Rate and
+	// RateKnown (nil: no rate is known).
+	rates     []float64
+	rateKnown []bool
 	// StaleWhy is set on sizes kept after a newer reading failed: why the
 	// newer one did not come (Stale).
 	StaleWhy string
@@ -159,16 +178,45 @@ func (s *Sizes) BrokerIDs() []int {
 	return ids
 }
 
-// Partition is what the brokers reported of one partition.
+// Partition is what the brokers reported of one partition. Its Replicas
+// are the sizes' own: not to be changed.
 func (s *Sizes) Partition(topic string, partition int) (PartitionSize, bool) {
 	if s == nil {
 		return PartitionSize{}, false
 	}
-	ps := s.topics[topic]
-	if partition < 0 || partition >= len(ps) || ps[partition].Replicas == nil {
+	ti, ok := s.index[topic]
+	if !ok {
 		return PartitionSize{}, false
 	}
-	return ps[partition], true
+	k, ok := s.find(ti, partition)
+	if !ok {
+		return PartitionSize{}, false
+	}
+	return s.partition(k), true
+}
+
+// find is the index of topic ti's partition: at its number in the usual
+// case of partitions numbered from 0 without a gap, else searched.
+func (s *Sizes) find(ti int32, partition int) (int, bool) {
+	if partition < 0 || partition > math.MaxInt32 {
+		return 0, false
+	}
+	a, b := int(s.firstPart[ti]), int(s.firstPart[ti+1])
+	if partition < b-a && int(s.pids[a+partition]) == partition {
+		return a + partition, true
+	}
+	k, ok := slices.BinarySearch(s.pids[a:b], int32(partition))
+	return a + k, ok
+}
+
+// partition is the partition at index k.
+func (s *Sizes) partition(k int) PartitionSize {
+	lo, hi := s.firstRep[k], s.firstRep[k+1]
+	p := PartitionSize{Replicas: s.reps[lo:hi:hi]}
+	if s.rates != nil {
+		p.Rate, p.RateKnown = s.rates[k], s.rateKnown[k]
+	}
+	return p
 }
 
 // PartitionBytes is the partition's size: its largest replica's.
@@ -202,13 +250,21 @@ func (s *Sizes) TopicBytes(topic string) (disk, data int64, ok bool) {
 	if s == nil {
 		return 0, 0, false
 	}
-	for _, p := range s.topics[topic] {
-		for _, r := range p.Replicas {
+	ti, found := s.index[topic]
+	if !found {
+		return 0, 0, false
+	}
+	for k := s.firstPart[ti]; k < s.firstPart[ti+1]; k++ {
+		var largest int64 = -1
+		for _, r := range s.reps[s.firstRep[k]:s.firstRep[k+1]] {
 			disk += r.Bytes
 			ok = true
+			if !r.Future && r.Bytes > largest {
+				largest = r.Bytes
+			}
 		}
-		if n, has := p.Largest(); has {
-			data += n
+		if largest >= 0 {
+			data += largest
 		}
 	}
 	return disk, data, ok
@@ -217,14 +273,18 @@ func (s *Sizes) TopicBytes(topic string) (disk, data int64, ok bool) {
 // TopicRate is the topic's growth in bytes per second (its partitions'
 // known rates).
 func (s *Sizes) TopicRate(topic string) (float64, bool) {
-	if s == nil {
+	if s == nil || s.rates == nil {
+		return 0, false
+	}
+	ti, found := s.index[topic]
+	if !found {
 		return 0, false
 	}
 	var sum float64
 	known := false
-	for _, p := range s.topics[topic] {
-		if p.RateKnown {
-			sum += p.Rate
+	for k := s.firstPart[ti]; k < s.firstPart[ti+1]; k++ {
+		if s.rateKnown[k] {
+			sum += s.rates[k]
 			known = true
 		}
 	}
@@ -236,10 +296,7 @@ func (s *Sizes) Topics() []string {
 	if s == nil {
 		return nil
 	}
-	out := make([]string, 0, len(s.topics))
-	for t := range s.topics {
-		out = append(out, t)
-	}
+	out := slices.Clone(s.names)
 	slices.Sort(out)
 	return out
 }
@@ -276,11 +333,28 @@ func plural(n int) string {
 }
 
 // SizesBuilder builds a Sizes from the brokers' answers.
-type SizesBuilder struct{ s *Sizes }
+type SizesBuilder struct {
+	s *Sizes
+	// chunks are the replicas recorded, each with its topic's index in
+	// s.names; loose are those recorded one by one (Replica).
+	chunks [][]sizeRec
+	loose  []sizeRec
+	n      int
+}
+
+// sizeRec is a replica as recorded: its topic (an index) and partition
+// beside its size.
+type sizeRec struct {
+	bytes, lag       int64
+	topic, partition int32
+	broker           int32
+	dir              int16
+	future           bool
+}
 
 // NewSizesBuilder starts sizes read at at.
 func NewSizesBuilder(at time.Time) *SizesBuilder {
-	return &SizesBuilder{s: &Sizes{At: at, brokers: map[int]*BrokerDisk{}, topics: map[string][]PartitionSize{}}}
+	return &SizesBuilder{s: &Sizes{At: at, brokers: map[int]*BrokerDisk{}, index: map[string]int32{}}}
 }
 
 // Unreached records that broker id did not answer.
@@ -292,31 +366,133 @@ func (b *SizesBuilder) Unreached(id int, why string) {
 }
 
 // Broker records broker id's directories; the replicas follow with
-// Replica, naming a directory by its index in dirs.
+// Replica or Replicas, naming a directory by its index in dirs.
 func (b *SizesBuilder) Broker(id int, dirs []LogDir) {
 	b.s.brokers[id] = &BrokerDisk{ID: id, Dirs: dirs}
+}
+
+// topic is the index of the topic named name (no allocation when known).
+func (b *SizesBuilder) topic(name []byte) int32 {
+	if i, ok := b.s.index[string(name)]; ok {
+		return i
+	}
+	i := int32(len(b.s.names))
+	n := string(name)
+	b.s.names = append(b.s.names, n)
+	b.s.index[n] = i
+	return i
+}
+
+// count adds a replica to its broker's and its directory's totals.
+func (b *SizesBuilder) count(bd *BrokerDisk, r *sizeRec) {
+	if bd == nil {
+		return
+	}
+	bd.Bytes += r.bytes
+	bd.Replicas++
+	if int(r.dir) >= 0 && int(r.dir) < len(bd.Dirs) {
+		bd.Dirs[r.dir].Bytes += r.bytes
+		bd.Dirs[r.dir].Replicas++
+	}
 }
 
 // Replica records a replica of topic's partition on r.Broker, in the
 // directory r.Dir of that broker's.
 func (b *SizesBuilder) Replica(topic string, partition int, r ReplicaSize) {
-	if partition < 0 {
+	if partition < 0 || partition > math.MaxInt32 {
 		return
 	}
-	ps := b.s.topics[topic]
-	if partition >= len(ps) {
-		ps = append(ps, make([]PartitionSize, partition+1-len(ps))...)
-		b.s.topics[topic] = ps
+	rec := sizeRec{bytes: r.Bytes, lag: r.OffsetLag, topic: b.topic([]byte(topic)), partition: int32(partition),
+		broker: r.Broker, dir: r.Dir, future: r.Future}
+	b.count(b.s.brokers[int(r.Broker)], &rec)
+	b.loose = append(b.loose, rec)
+	b.n++
+}
+
+// BrokerReplicas are the replicas of one broker's answer, gathered apart
+// from a SizesBuilder (while the other brokers' answers are read) and
+// added to it whole (SizesBuilder.Replicas): a topic's name is kept once,
+// a replica in a flat array.
+type BrokerReplicas struct {
+	names []byte
+	ends  []int32
+	// chunks hold the replicas, recChunk each but the last: half a
+	// million replicas grow in place of being copied as one array grows.
+	chunks [][]sizeRec
+	n      int
+}
+
+// recChunk is how many replicas a BrokerReplicas' chunk holds (256 KiB).
+const recChunk = 8192
+
+// Topic starts a topic: the replicas that follow are of it. name is
+// copied.
+func (r *BrokerReplicas) Topic(name []byte) {
+	r.names = append(r.names, name...)
+	r.ends = append(r.ends, int32(len(r.names)))
+}
+
+// Replica records a replica of the current topic's partition in the
+// broker's directory dir (a negative partition is ignored, as one of no
+// topic).
+func (r *BrokerReplicas) Replica(partition int32, dir int16, future bool, bytes, offsetLag int64) {
+	if partition < 0 || len(r.ends) == 0 {
+		return
 	}
-	ps[partition].Replicas = append(ps[partition].Replicas, r)
-	if bd := b.s.brokers[int(r.Broker)]; bd != nil {
-		bd.Bytes += r.Bytes
-		bd.Replicas++
-		if int(r.Dir) >= 0 && int(r.Dir) < len(bd.Dirs) {
-			bd.Dirs[r.Dir].Bytes += r.Bytes
-			bd.Dirs[r.Dir].Replicas++
+	if len(r.chunks) == 0 || len(r.chunks[len(r.chunks)-1]) == recChunk {
+		r.chunks = append(r.chunks, make([]sizeRec, 0, recChunk))
+	}
+	c := &r.chunks[len(r.chunks)-1]
+	*c = append(*c, sizeRec{bytes: bytes, lag: offsetLag, topic: int32(len(r.ends) - 1),
+		partition: partition, dir: dir, future: future})
+	r.n++
+}
+
+// Len is how many replicas are recorded.
+func (r *BrokerReplicas) Len() int { return r.n }
+
+// Replicas records broker id's replicas r, which the builder keeps.
+func (b *SizesBuilder) Replicas(id int, r *BrokerReplicas) {
+	if r.n == 0 {
+		return
+	}
+	if len(b.s.index) == 0 {
+		// The first broker's topics are most of the cluster's: the map
+		// is made once at their size rather than grown to it.
+		b.s.index = make(map[string]int32, len(r.ends))
+		b.s.names = make([]string, 0, len(r.ends))
+	}
+	global := make([]int32, len(r.ends))
+	// The names new to the builder are cut from one string (the first
+	// broker's: a hundred thousand names, one object for the collector).
+	var all string
+	from := int32(0)
+	for i, end := range r.ends {
+		name := r.names[from:end]
+		ti, ok := b.s.index[string(name)]
+		if !ok {
+			if all == "" {
+				all = string(r.names)
+			}
+			ti = int32(len(b.s.names))
+			n := all[from:end]
+			b.s.names = append(b.s.names, n)
+			b.s.index[n] = ti
+		}
+		global[i] = ti
+		from = end
+	}
+	bd := b.s.brokers[id]
+	for _, c := range r.chunks {
+		for i := range c {
+			rec := &c[i]
+			rec.topic, rec.broker = global[rec.topic], int32(id)
+			b.count(bd, rec)
 		}
 	}
+	b.chunks = append(b.chunks, r.chunks...)
+	b.n += r.n
+	*r = BrokerReplicas{}
 }
 
 // Done finishes the sizes; prev (nil for none) are the sizes before, from
@@ -335,22 +511,7 @@ func (b *SizesBuilder) Done(prev *Sizes) *Sizes {
 			s.Err = fmt.Sprintf("no broker answered (broker %d: %s)", ids[0], s.Unreached[ids[0]])
 		}
 	}
-	for _, ps := range s.topics {
-		for i := range ps {
-			slices.SortFunc(ps[i].Replicas, func(x, y ReplicaSize) int {
-				if x.Broker != y.Broker {
-					return int(x.Broker - y.Broker)
-				}
-				if x.Future != y.Future {
-					if x.Future {
-						return 1
-					}
-					return -1
-				}
-				return 0
-			})
-		}
-	}
+	b.place(s)
 	if !prev.Known() || !s.Known() {
 		return s
 	}
@@ -359,26 +520,135 @@ func (b *SizesBuilder) Done(prev *Sizes) *Sizes {
 		return s
 	}
 	s.Interval = dt
-	for t, ps := range s.topics {
-		old := prev.topics[t]
-		for i := range ps {
-			if i >= len(old) {
+	s.rates = make([]float64, len(s.pids))
+	s.rateKnown = make([]bool, len(s.pids))
+	for ti, name := range s.names {
+		pi, ok := prev.index[name]
+		if !ok {
+			continue
+		}
+		// Both topics' partitions are sorted by number: walked together.
+		j, jend := int(prev.firstPart[pi]), int(prev.firstPart[pi+1])
+		for k := int(s.firstPart[ti]); k < int(s.firstPart[ti+1]); k++ {
+			for j < jend && prev.pids[j] < s.pids[k] {
+				j++
+			}
+			if j == jend {
 				break
 			}
-			now, ok1 := ps[i].Largest()
-			then, ok2 := old[i].Largest()
+			if prev.pids[j] != s.pids[k] {
+				continue
+			}
+			now, ok1 := s.partition(k).Largest()
+			old := prev.partition(j)
+			then, ok2 := old.Largest()
 			switch {
 			case !ok1 || !ok2:
 			case now >= then:
-				ps[i].Rate, ps[i].RateKnown = float64(now-then)/dt.Seconds(), true
-			case old[i].RateKnown:
+				s.rates[k], s.rateKnown[k] = float64(now-then)/dt.Seconds(), true
+			case old.RateKnown:
 				// Retention dropped a segment: the produce rate is not
 				// what the disk shows; keep the one measured before.
-				ps[i].Rate, ps[i].RateKnown = old[i].Rate, true
+				s.rates[k], s.rateKnown[k] = old.Rate, true
 			}
 		}
 	}
 	return s
+}
+
+// place lays the recorded replicas out in the sizes' arrays: by topic (a
+// counting sort), then by partition, broker and future within a topic.
+func (b *SizesBuilder) place(s *Sizes) {
+	nt := len(s.names)
+	recs := b.chunks
+	if len(b.loose) > 0 {
+		recs = append(recs, b.loose)
+	}
+	at := make([]int32, nt+1)
+	for _, c := range recs {
+		for i := range c {
+			at[c[i].topic+1]++
+		}
+	}
+	for t := range nt {
+		at[t+1] += at[t]
+	}
+	topicStart := slices.Clone(at)
+	s.reps = make([]ReplicaSize, b.n)
+	parts := make([]int32, b.n)
+	b.chunks, b.loose = nil, nil
+	for ci, c := range recs {
+		for i := range c {
+			r := &c[i]
+			k := at[r.topic]
+			at[r.topic]++
+			s.reps[k] = ReplicaSize{Broker: r.broker, Dir: r.dir, Future: r.future, Bytes: r.bytes, OffsetLag: r.lag}
+			parts[k] = r.partition
+		}
+		recs[ci] = nil // placed: the collector may take it back while the rest are
+	}
+	s.firstPart = make([]int32, nt+1)
+	s.pids = make([]int32, 0, b.n/2+nt)
+	s.firstRep = make([]int32, 0, b.n/2+nt+1)
+	for t := range nt {
+		lo, hi := int(topicStart[t]), int(topicStart[t+1])
+		sortReplicas(parts[lo:hi], s.reps[lo:hi])
+		s.firstPart[t] = int32(len(s.pids))
+		for k := lo; k < hi; k++ {
+			if k == lo || parts[k] != parts[k-1] {
+				s.pids = append(s.pids, parts[k])
+				s.firstRep = append(s.firstRep, int32(k))
+			}
+		}
+	}
+	s.firstPart[nt] = int32(len(s.pids))
+	s.firstRep = append(s.firstRep, int32(b.n))
+}
+
+// replicaLess orders a topic's replicas: by partition, then broker, a
+// broker's future replica after its current one.
+func replicaLess(pa int32, a *ReplicaSize, pb int32, b *ReplicaSize) bool {
+	if pa != pb {
+		return pa < pb
+	}
+	if a.Broker != b.Broker {
+		return a.Broker < b.Broker
+	}
+	return !a.Future && b.Future
+}
+
+// sortReplicas sorts a topic's replicas (reps, their partitions parts
+// beside them), keeping the order of those alike: an insertion sort for
+// the usual few dozen, a sort of their indexes for a large topic.
+func sortReplicas(parts []int32, reps []ReplicaSize) {
+	if len(reps) <= 64 {
+		for i := 1; i < len(reps); i++ {
+			p, r := parts[i], reps[i]
+			j := i
+			for ; j > 0 && replicaLess(p, &r, parts[j-1], &reps[j-1]); j-- {
+				parts[j], reps[j] = parts[j-1], reps[j-1]
+			}
+			parts[j], reps[j] = p, r
+		}
+		return
+	}
+	idx := make([]int32, len(reps))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(x, y int32) int {
+		switch {
+		case replicaLess(parts[x], &reps[x], parts[y], &reps[y]):
+			return -1
+		case replicaLess(parts[y], &reps[y], parts[x], &reps[x]):
+			return 1
+		}
+		return 0
+	})
+	ps, rs := slices.Clone(parts), slices.Clone(reps)
+	for i, j := range idx {
+		parts[i], reps[i] = ps[j], rs[j]
+	}
 }
 
 // FormatBytes writes n in binary units: "512 B", "1.5 KiB", "12.3 GiB".

@@ -206,6 +206,9 @@ func (t *metaTopic) partitions() []kmsg.MetadataResponseTopicPartition {
 	return out
 }
 
+// zeros are what reader.take gives for a number past the end.
+var zeros [16]byte
+
 // reader reads Kafka's flexible encoding; the first error sticks. It
 // reads as kmsg does (32-bit varints of at most five bytes, array
 // lengths that cannot exceed the bytes left), so that a response either
@@ -217,12 +220,16 @@ type reader struct {
 	err error
 }
 
-// take is the next n bytes. Past an error it is zeros (at most 16: a
-// length read from garbage must not allocate what it says).
+// take is the next n bytes. Past an error it is zeros for a number (at
+// most 16 bytes) and nothing for bytes: a length read from garbage must
+// not allocate what it says.
 func (r *reader) take(n int) []byte {
 	if r.err != nil || n < 0 || n > len(r.b)-r.off {
 		r.err = errShort
-		return make([]byte, min(max(n, 0), 16))
+		if n >= 0 && n <= len(zeros) {
+			return zeros[:n:n]
+		}
+		return nil
 	}
 	s := r.b[r.off : r.off+n]
 	r.off += n

@@ -293,21 +293,27 @@ func readSizes(ctx context.Context, cl asker, prev *cluster.Sizes, seeds []strin
 		ids = append(ids, b.NodeID)
 	}
 	slices.Sort(ids)
-	resps := make([]*kmsg.DescribeLogDirsResponse, len(ids))
+	resps := make([]*logDirsResponse, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := kmsg.NewPtrDescribeLogDirsRequest() // Topics nil: every partition
-			resp, err := cl.broker(ctx, id, req)
+			// Topics nil: every partition.
+			resp, err := cl.broker(ctx, id, logDirsRequest{kmsg.NewPtrDescribeLogDirsRequest()})
 			if err != nil {
 				errs[i] = err
 				return
 			}
-			r, ok := resp.(*kmsg.DescribeLogDirsResponse)
-			if !ok {
+			var r *logDirsResponse
+			switch t := resp.(type) {
+			case *logDirsResponse:
+				r = t
+			case *kmsg.DescribeLogDirsResponse:
+				r = &logDirsResponse{DescribeLogDirsResponse: *t}
+				r.dirs = logDirsOf(t, &r.reps)
+			default:
 				errs[i] = fmt.Errorf("unexpected response %T", resp)
 				return
 			}
@@ -326,6 +332,7 @@ func readSizes(ctx context.Context, cl asker, prev *cluster.Sizes, seeds []strin
 			continue
 		}
 		addBroker(b, id, resps[i])
+		resps[i] = nil // its replicas are the builder's now
 	}
 	s := b.Done(prev)
 	if !s.Known() && len(s.Unreached) > 0 {
@@ -351,31 +358,9 @@ func readSizes(ctx context.Context, cl asker, prev *cluster.Sizes, seeds []strin
 
 // addBroker records one broker's answer: its directories (with their
 // volumes from version 4, Kafka 3.3), then every replica in them.
-func addBroker(b *cluster.SizesBuilder, id int32, r *kmsg.DescribeLogDirsResponse) {
-	dirs := make([]cluster.LogDir, len(r.Dirs))
-	volumes := r.GetVersion() >= 4
-	for i := range r.Dirs {
-		d := &r.Dirs[i]
-		dirs[i] = cluster.LogDir{Path: d.Dir, Total: -1, Usable: -1}
-		if volumes {
-			dirs[i].Total, dirs[i].Usable = d.TotalBytes, d.UsableBytes
-		}
-		if err := codeError(d.ErrorCode, nil); err != nil {
-			dirs[i].Err = err.Error()
-		}
-	}
-	b.Broker(int(id), dirs)
-	for i := range r.Dirs {
-		d := &r.Dirs[i]
-		for j := range d.Topics {
-			t := &d.Topics[j]
-			for k := range t.Partitions {
-				p := &t.Partitions[k]
-				b.Replica(t.Topic, int(p.Partition), cluster.ReplicaSize{Broker: id, Dir: int16(i), Future: p.IsFuture,
-					Bytes: p.Size, OffsetLag: p.OffsetLag})
-			}
-		}
-	}
+func addBroker(b *cluster.SizesBuilder, id int32, r *logDirsResponse) {
+	b.Broker(int(id), r.dirs)
+	b.Replicas(int(id), &r.reps)
 }
 
 // brokerWhy says in words why a broker gave no sizes.
