@@ -118,7 +118,7 @@ func (r *metaResponse) ReadFrom(b []byte) error {
 	}
 	nt := rd.arrayLen()
 	if nt > 0 {
-		r.topics = make([]metaTopic, 0, min(nt, len(b)/16)) // a topic takes 16 bytes or more
+		r.topics = make([]metaTopic, 0, min(nt, len(b)/8)) // a count read from garbage allocates no more than the bytes allow
 	}
 	for range max(nt, 0) {
 		var t metaTopic
