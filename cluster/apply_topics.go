@@ -323,12 +323,17 @@ func (m *Model) setPartition(ts *topicState, np Partition) {
 const partitionBlock = 128
 
 // place stores a partition new to the model in the current block of
-// them: a first load of a million partitions makes 8,000 objects, not a
+// them (with ModelOptions.PackPartitions; alone otherwise): a first load of a million partitions makes 8,000 objects, not a
 // million, and the garbage collector visits each object it scans (it was
 // most of what a quiet TUI cost). A block lives while any of its
 // partitions does; a partition changed later is allocated alone, so the
 // blocks never hold more than the partitions first placed in them.
 func (m *Model) place(np Partition) *Partition {
+	if !m.pack {
+		p := new(Partition)
+		*p = np
+		return p
+	}
 	if len(m.block) == cap(m.block) {
 		m.block = make([]Partition, 0, partitionBlock)
 	}

@@ -913,8 +913,14 @@ func TestEffectiveMinISR(t *testing.T) {
 // following its assignment), one a snapshot holds is copied: the
 // snapshot keeps what it showed.
 func TestPartitionsChangedInPlaceOnlyUnseen(t *testing.T) {
+	for _, pack := range []bool{false, true} {
+		t.Run(fmt.Sprintf("pack=%v", pack), func(t *testing.T) { inPlaceOnlyUnseen(t, pack) })
+	}
+}
+
+func inPlaceOnlyUnseen(t *testing.T, pack bool) {
 	z := newFakeZK()
-	m := NewModel(ModelOptions{})
+	m := NewModel(ModelOptions{PackPartitions: pack})
 	// Assignment and state in one batch: the state lands in the partition
 	// the assignment made.
 	apply(t, m, []NodeEvent{

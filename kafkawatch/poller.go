@@ -699,7 +699,7 @@ func Load(ctx context.Context, d Dial, model cluster.ModelOptions, logger *log.L
 // Progress) and returns its snapshot; a poll that fails ends it with the
 // error.
 func LoadFrom(ctx context.Context, p *Poller, model cluster.ModelOptions) (*cluster.Snapshot, error) {
-	model.NoChanges = true
+	model.NoChanges, model.PackPartitions = true, true
 	w := clusterwatch.NewWatch(p, model)
 	for {
 		b, _, err := w.Next(ctx)

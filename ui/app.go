@@ -200,7 +200,7 @@ func New(cfg Config) *App {
 		cfg.Location = time.Local
 	}
 	a := &App{cfg: cfg, km: keys.Default(), anims: anim.NewSet(theme.FlashSteps),
-		model: cluster.NewModel(cluster.ModelOptions{}), owners: map[int]Screen{}, handoff: make(chan clusterwatch.Batch, 1)}
+		model: cluster.NewModel(cluster.ModelOptions{PackPartitions: packs(cfg.Source)}), owners: map[int]Screen{}, handoff: make(chan clusterwatch.Batch, 1)}
 	a.sizes = initialSizes(cfg)
 	if cfg.NoColor {
 		a.st = theme.Mono()
@@ -446,4 +446,11 @@ func (a *App) allScreens() []Screen {
 		out = append(out, t)
 	}
 	return out
+}
+
+// packs says whether a source's first load fills the model's blocks of
+// partitions (cluster.ModelOptions.PackPartitions): the Kafka-protocol
+// poller's does.
+func packs(src clusterwatch.Source) bool {
+	return src != nil && src.Backend() == cluster.ViaKafka
 }
