@@ -376,6 +376,12 @@ func TestRealKRaftQuorum(t *testing.T) {
 			s := realQuorumSide(c)
 			checkQuorumHealthy(t, s)
 			if k.version == kafkatest.Kafka44 {
+				// A controller's listener given as a broker's is named
+				// so, as on the sandbox (TestQuorumRefusals).
+				ctrl := strings.Split(c.ControllerBootstrap(), ",")[0]
+				if code, _, errOut := runCLI(t, "quorum", "--bootstrap-server", ctrl); code == 0 || !strings.Contains(errOut, ctrl+" is a KRaft controller's listener") {
+					t.Errorf("quorum --bootstrap-server %s (a controller): exit %d, %s", ctrl, code, errOut)
+				}
 				sb := sandboxQuorumSide(t)
 				checkQuorumHealthy(t, sb)
 				args := func(n kafkatest.KRaftNodes) []string {
@@ -414,4 +420,37 @@ func normalQuorumText(s string) string {
 	lines := strings.Split(quorumSpaces.ReplaceAllString(s, " "), "\n")
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestQuorumRefusals: ktopo quorum refuses what it cannot read, naming
+// the problem: a ZooKeeper-mode cluster, no cluster, a bad flag value, a
+// controller's listener given as a broker's, nothing listening.
+func TestQuorumRefusals(t *testing.T) {
+	t.Setenv(envZookeeper, "")
+	t.Setenv(envBootstrap, "")
+	s := sandboxQuorumSide(t)
+	ctrl := strings.Split(s.nodes.ControllerBootstrap(), ",")[0]
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--zookeeper", "127.0.0.1:2181"}, "a ZooKeeper-mode cluster (--zookeeper 127.0.0.1:2181) has none"},
+		{nil, "no cluster given: --bootstrap-server host:port"},
+		{[]string{"--bootstrap-server", s.nodes.Bootstrap(), "--output", "yaml"}, `invalid --output "yaml": want text or json`},
+		{[]string{"--bootstrap-controller", "a:b:c"}, "--bootstrap-controller: Invalid url in bootstrap.servers: a:b:c"},
+		{[]string{"--bootstrap-server", ctrl}, ctrl + " is a KRaft controller's listener"},
+		{[]string{"--bootstrap-server", "127.0.0.1:1"}, "127.0.0.1:1: connect: connection refused"},
+		{[]string{"--bootstrap-controller", "127.0.0.1:1"}, "DescribeQuorum: 127.0.0.1:1: unable to dial"},
+	} {
+		code, out, errOut := runCLI(t, append([]string{"quorum"}, tc.args...)...)
+		if code == 0 || !strings.Contains(errOut, tc.want) || out != "" {
+			t.Errorf("quorum %s: exit %d, %q%q; want a failure saying %q", strings.Join(tc.args, " "), code, out, errOut, tc.want)
+		}
+	}
+	// A controller's listener given as a broker's beside the
+	// controllers: the quorum is read, the registrations say why not.
+	text := runOK(t, "quorum", "--bootstrap-server", ctrl, "--bootstrap-controller", s.nodes.ControllerBootstrap())
+	if !strings.Contains(text, "Registrations: unknown: "+ctrl+" is a KRaft controller's listener") || !strings.Contains(text, "majority        3 voters") {
+		t.Errorf("quorum with a controller as the broker:\n%s", text)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ktopo/ktopo/cluster"
@@ -66,10 +67,12 @@ func ReadQuorumReport(ctx context.Context, d Dial, controllers []string) (cluste
 		}
 		slices.SortFunc(r.Brokers, func(a, b cluster.KRaftBroker) int { return a.ID - b.ID })
 	}
-	if qerr != nil && berr != nil {
-		if len(d.Bootstrap) == 0 {
-			return r, errors.New(r.QuorumErr)
-		}
+	switch {
+	case qerr != nil && berr != nil && len(d.Bootstrap) == 0:
+		return r, errors.New(r.QuorumErr)
+	case berr != nil && (qerr != nil || len(controllers) == 0) && len(d.Bootstrap) > 0:
+		// The brokers given do not answer as brokers: without the
+		// controllers, a report would rest on whatever answered.
 		return r, berr
 	}
 
@@ -255,7 +258,14 @@ func describeClusterAll(ctx context.Context, d Dial) (*kmsg.DescribeClusterRespo
 		return nil, d.Diagnose(ctx, d.Security.Explain(err))
 	}
 	if err := codeError(resp.ErrorCode, resp.ErrorMessage); err != nil {
-		return nil, fmt.Errorf("DescribeCluster: %w", err)
+		err = fmt.Errorf("DescribeCluster: %w", err)
+		if errors.Is(err, kerr.MismatchedEndpointType) {
+			// A controller's listener given as a broker's: say what
+			// answers there and which flag takes it (an error code
+			// alone is not diagnosed).
+			return nil, d.Diagnose(ctx, errors.New(err.Error()))
+		}
+		return nil, err
 	}
 	return resp, nil
 }
