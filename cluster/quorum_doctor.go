@@ -44,6 +44,33 @@ type QuorumReport struct {
 	Brokers      []KRaftBroker
 	FencedListed bool
 	BrokersErr   string
+	// UpgradeChecks are Kafka's controller's own answers to raising each
+	// feature that every node asked supports above its finalized level
+	// to the highest such level (UpdateFeatures with validateOnly, as
+	// kafka-features upgrade --dry-run asks): the controller checks every
+	// registration, a stale one too, which no API lets ktopo read.
+	UpgradeChecks []UpgradeCheck
+}
+
+// UpgradeCheck is the controller's answer to a feature's upgrade asked
+// with validateOnly.
+type UpgradeCheck struct {
+	Feature string
+	Level   int
+	// Refusal is Kafka's refusal ("" when it would accept the upgrade);
+	// Err why the question got no answer (no access, no leader).
+	Refusal, Err string
+}
+
+// UpgradeCheck returns the controller's answer about a feature (false
+// when it was not asked).
+func (r *QuorumReport) UpgradeCheck(feature string) (UpgradeCheck, bool) {
+	for _, c := range r.UpgradeChecks {
+		if c.Feature == feature {
+			return c, true
+		}
+	}
+	return UpgradeCheck{}, false
 }
 
 // QuorumDetail is the metadata quorum in full, as its leader describes

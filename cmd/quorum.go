@@ -35,7 +35,9 @@ removed broker.
     voter), the highest level all of them support and which nodes hold a feature
     below the highest any supports. Kafka's controller checks every registration
     before it raises a level, a fenced broker's too: a node ktopo could not ask is
-    named, since its range still counts.
+    named, since its range still counts, and where a level could be raised the
+    controller itself is asked, with validateOnly (kafka-features upgrade
+    --dry-run's request, which writes nothing), whether it would accept it.
   - the registrations (DescribeCluster, fenced brokers listed from Kafka 4.0): each
     fenced broker, how long since it last fetched the metadata log (the leader
     keeps an observer five minutes), whether it answers at its endpoint, and

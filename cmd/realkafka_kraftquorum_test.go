@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
@@ -41,6 +42,12 @@ type quorumOut struct {
 		Finalized int        `json:"finalized"`
 		Ceiling   int        `json:"ceiling"`
 		Nodes     []rangeOut `json:"nodes"`
+		Upgrade   *struct {
+			Level    int    `json:"level"`
+			Accepted bool   `json:"accepted"`
+			Refusal  string `json:"refusal"`
+			Error    string `json:"error"`
+		} `json:"upgradeCheck"`
 	} `json:"features"`
 	NotAsked      []string `json:"notAsked"`
 	Registrations []struct {
@@ -163,8 +170,23 @@ func checkQuorumHealthy(t *testing.T, s quorumSide) {
 	}
 
 	// With the controllers: they answer the quorum, and their ranges
-	// are known.
-	qc := readQuorum(t, "--bootstrap-server", bs, "--bootstrap-controller", cs)
+	// are known. A real 4.4 leader refuses kraft.version 1 on a static
+	// quorum until every voter has told it, since the election, that it
+	// supports it ("because not all of the voters support it": the
+	// leader's in-memory voter set, KRaftVersionUpgrade); the sandbox
+	// knows at once. Wait for that, and say how long it took.
+	var qc quorumOut
+	start := time.Now()
+	waitUntilShowing(t, "Kafka's controller accepts kraft.version 1 (every voter has reported its range)", func() bool {
+		qc = readQuorum(t, "--bootstrap-server", bs, "--bootstrap-controller", cs)
+		for _, f := range qc.Features {
+			if f.Name == cluster.FeatureKRaftVersion && f.Upgrade != nil && !f.Upgrade.Accepted {
+				return false
+			}
+		}
+		return true
+	}, func() string { return fmt.Sprintf("%+v", qc.Features) })
+	t.Logf("kraft.version's upgrade accepted %s after the first read", time.Since(start).Round(time.Millisecond))
 	if len(qc.NotAsked) != 0 {
 		t.Errorf("with --bootstrap-controller, not asked: %q", qc.NotAsked)
 	}
@@ -209,6 +231,26 @@ func checkQuorumHealthy(t *testing.T, s quorumSide) {
 	slices.Sort(theirs)
 	if !slices.Equal(ours, theirs) {
 		t.Errorf("quorum members:\n%s\nkafka-metadata-quorum's:\n%s\n(%s)", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), status)
+	}
+	// Kafka's controller's answer to each upgrade ktopo asked about is
+	// kafka-features upgrade --dry-run's.
+	for _, f := range qc.Features {
+		if f.Upgrade == nil {
+			continue
+		}
+		if f.Upgrade.Error != "" {
+			t.Errorf("%s: the upgrade check failed: %s", f.Name, f.Upgrade.Error)
+			continue
+		}
+		feature := fmt.Sprintf("%s=%d", f.Name, f.Upgrade.Level)
+		res, err := s.real.Dist().Command("kafka-features", "--bootstrap-server", bs, "upgrade", "--feature", feature, "--dry-run")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (res.Code == 0) != f.Upgrade.Accepted || !f.Upgrade.Accepted && !strings.Contains(res.Stdout+res.Stderr, strings.TrimSuffix(f.Upgrade.Refusal, " (INVALID_UPDATE_VERSION)")) {
+			t.Errorf("%s: accepted %v, refusal %q; kafka-features upgrade --dry-run: exit %d\n%s%s", feature, f.Upgrade.Accepted, f.Upgrade.Refusal, res.Code, res.Stdout, res.Stderr)
+		}
+		t.Logf("upgrade %s: ktopo %+v; kafka-features --dry-run: exit %d %s%s", feature, *f.Upgrade, res.Code, res.Stdout, res.Stderr)
 	}
 	// Kafka's kafka-features: every feature's range and finalized
 	// level, through a broker and through the controllers.

@@ -142,7 +142,106 @@ func ReadQuorumReport(ctx context.Context, d Dial, controllers []string) (cluste
 			}
 		}
 	}
+	if r.FinalizedErr == "" {
+		r.UpgradeChecks = checkUpgrades(ctx, d, controllers, r.Features())
+	}
 	return r, nil
+}
+
+// checkUpgrades asks Kafka's controller, with validateOnly, whether each
+// feature every node asked supports above its finalized level may be
+// raised to the highest such level: one request a feature (the first
+// refusal of a request fails all its updates). Through the brokers
+// (they forward it to the active controller), else the controllers.
+func checkUpgrades(ctx context.Context, d Dial, controllers []string, fs []cluster.FeatureStatus) []cluster.UpgradeCheck {
+	var out []cluster.UpgradeCheck
+	for _, f := range fs {
+		if f.Upgradable() {
+			out = append(out, cluster.UpgradeCheck{Feature: f.Name, Level: f.Ceiling})
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Go(func() {
+			c := &out[i]
+			var err error
+			if len(d.Bootstrap) > 0 {
+				err = validateUpgrade(ctx, d, c)
+			} else {
+				for _, addr := range controllers {
+					if err = askUpgradeAt(ctx, d, addr, c); !errors.Is(err, kerr.NotController) {
+						break
+					}
+				}
+			}
+			if err != nil {
+				c.Err = err.Error()
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// upgradeRequest is UpdateFeatures raising c's feature to c.Level, with
+// validateOnly.
+func upgradeRequest(c *cluster.UpgradeCheck) *kmsg.UpdateFeaturesRequest {
+	req := kmsg.NewPtrUpdateFeaturesRequest()
+	req.TimeoutMillis, req.ValidateOnly = 30_000, true
+	u := kmsg.NewUpdateFeaturesRequestFeatureUpdate()
+	u.Feature, u.MaxVersionLevel, u.UpgradeType = c.Feature, int16(c.Level), 1 // UPGRADE
+	req.FeatureUpdates = append(req.FeatureUpdates, u)
+	return req
+}
+
+// readUpgrade reads an UpdateFeatures answer into c: Kafka's refusal
+// (INVALID_UPDATE_VERSION and its message) as c.Refusal; other errors
+// (no access, no controller) are returned.
+func readUpgrade(raw kmsg.Response, c *cluster.UpgradeCheck) error {
+	resp, ok := raw.(*kmsg.UpdateFeaturesResponse)
+	if !ok {
+		return fmt.Errorf("unexpected response %T", raw)
+	}
+	err := codeError(resp.ErrorCode, resp.ErrorMessage)
+	for _, res := range resp.Results {
+		if err == nil && res.ErrorCode != 0 {
+			err = codeError(res.ErrorCode, res.ErrorMessage)
+		}
+	}
+	if errors.Is(err, kerr.InvalidUpdateVersion) {
+		c.Refusal = err.Error()
+		return nil
+	}
+	return err
+}
+
+func validateUpgrade(ctx context.Context, d Dial, c *cluster.UpgradeCheck) error {
+	cl, err := NewClient(d)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, d.timeout())
+	defer cancel()
+	raw, err := cl.Request(ctx, upgradeRequest(c))
+	if err != nil {
+		return fmt.Errorf("UpdateFeatures: %w", err)
+	}
+	return readUpgrade(raw, c)
+}
+
+func askUpgradeAt(ctx context.Context, d Dial, addr string, c *cluster.UpgradeCheck) error {
+	_, err := askServer(ctx, d, addr, func(ctx context.Context, send func(context.Context, kmsg.Request) (kmsg.Response, error)) (struct{}, error) {
+		raw, err := send(ctx, upgradeRequest(c))
+		if err != nil {
+			return struct{}{}, fmt.Errorf("UpdateFeatures: %w", err)
+		}
+		return struct{}{}, readUpgrade(raw, c)
+	})
+	return err
 }
 
 // quorumAnswer asks DescribeQuorum of the controllers (the leader

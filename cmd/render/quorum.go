@@ -127,7 +127,11 @@ func writeFeatures(b *strings.Builder, r cluster.QuorumReport) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  FEATURE\tFINALIZED\tSUPPORTED\tUPGRADE")
 	for _, f := range fs {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", f.Name, levelText(f.Name, f.Finalized), SupportedText(f), UpgradeText(f))
+		up := UpgradeText(f)
+		if c, ok := r.UpgradeCheck(f.Name); ok {
+			up += "; " + UpgradeCheckText(c)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", f.Name, levelText(f.Name, f.Finalized), SupportedText(f), up)
 	}
 	_ = tw.Flush()
 	if len(fs) > 0 && len(fs[0].Unknown) > 0 {
@@ -196,6 +200,19 @@ func UpgradeText(f cluster.FeatureStatus) string {
 		s += "; " + lvl(f.Highest) + " is held back by " + strings.Join(f.Holders, ", ") + " (up to " + lvl(f.Ceiling) + ")"
 	}
 	return s
+}
+
+// UpgradeCheckText is Kafka's controller's answer to an upgrade asked
+// with validateOnly.
+func UpgradeCheckText(c cluster.UpgradeCheck) string {
+	lvl := cluster.FeatureLevelText(c.Feature, c.Level)
+	switch {
+	case c.Err != "":
+		return "Kafka's controller not asked about " + lvl + ": " + c.Err
+	case c.Refusal != "":
+		return "Kafka's controller refuses " + lvl + " (asked with validateOnly): " + c.Refusal
+	}
+	return "Kafka's controller accepts " + lvl + " (asked with validateOnly, as kafka-features upgrade --dry-run)"
 }
 
 func writeRegistrations(b *strings.Builder, r cluster.QuorumReport) {
@@ -268,6 +285,16 @@ type featureJSON struct {
 	Highest   int         `json:"highest"`
 	HeldBy    []string    `json:"heldBy,omitempty"`
 	Nodes     []rangeJSON `json:"nodes"`
+	// UpgradeCheck is the controller's answer to raising the feature to
+	// Ceiling with validateOnly (absent when not asked).
+	UpgradeCheck *upgradeCheckJSON `json:"upgradeCheck,omitempty"`
+}
+
+type upgradeCheckJSON struct {
+	Level    int    `json:"level"`
+	Accepted bool   `json:"accepted"`
+	Refusal  string `json:"refusal,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 type rangeJSON struct {
@@ -339,6 +366,9 @@ func WriteQuorumJSON(w io.Writer, r cluster.QuorumReport) error {
 		fj := featureJSON{Name: f.Name, Finalized: f.Finalized, Ceiling: f.Ceiling, Highest: f.Highest, HeldBy: f.Holders, Nodes: []rangeJSON{}}
 		for _, nr := range f.Ranges {
 			fj.Nodes = append(fj.Nodes, rangeJSON{Node: nr.Node, Min: nr.MinVersion, Max: nr.MaxVersion, Known: nr.Known})
+		}
+		if c, ok := r.UpgradeCheck(f.Name); ok {
+			fj.UpgradeCheck = &upgradeCheckJSON{Level: c.Level, Accepted: c.Refusal == "" && c.Err == "", Refusal: c.Refusal, Error: c.Err}
 		}
 		out.Features = append(out.Features, fj)
 	}
