@@ -431,7 +431,7 @@ func (q QuorumDetail) isVoter(id int) bool {
 // FencedText says what a fenced registration is: how long since it last
 // fetched the metadata log, whether it answers, whether it looks stale.
 func (g Registration) FencedText(at time.Time) string {
-	unregister := "kafka-cluster unregister --id " + strconv.Itoa(g.ID)
+	unregister := "ktopo brokers unregister " + strconv.Itoa(g.ID) + ", or kafka-cluster unregister --id " + strconv.Itoa(g.ID)
 	switch {
 	case g.Answered:
 		s := "answers at " + g.endpoint() + ": running (starting, catching up or shutting down)"
@@ -487,4 +487,46 @@ func FeatureLevelText(name string, level int) string {
 		}
 	}
 	return strconv.Itoa(level)
+}
+
+// JudgeUnregister says why broker id's registration should not be
+// removed ("" when it may be): Kafka's controller removes any
+// registration it is asked to (ReplicationControlManager.unregisterBroker),
+// so ktopo refuses a broker that is not registered (in Kafka's words), a
+// voter of the metadata quorum (a combined node: its controller keeps
+// running), an unfenced broker and a fenced one that still answers (a
+// running broker left without a registration leads nothing until it
+// restarts).
+func (r *QuorumReport) JudgeUnregister(id int) string {
+	if r.BrokersErr != "" {
+		return "the registrations could not be read: " + r.BrokersErr
+	}
+	var g *Registration
+	regs := r.Registrations()
+	for i := range regs {
+		if regs[i].ID == id {
+			g = &regs[i]
+		}
+	}
+	switch {
+	case r.Quorum.isVoter(id):
+		return "broker " + strconv.Itoa(id) + " is a voter of the metadata quorum (a combined broker and controller): remove it from the quorum first"
+	case g == nil:
+		return "Broker ID " + strconv.Itoa(id) + " is not currently registered"
+	case !g.Fenced:
+		return "broker " + strconv.Itoa(id) + " is alive (registered and unfenced): unregistering it would leave a running broker without a registration; stop it for good first, and wait until the controller fences it"
+	case g.Answered:
+		return "broker " + strconv.Itoa(id) + " is fenced but answers at " + g.endpoint() + ": it runs (starting, catching up or shutting down); stop it for good first"
+	}
+	return ""
+}
+
+// Registration returns broker id's registration (false: not registered).
+func (r *QuorumReport) Registration(id int) (Registration, bool) {
+	for _, g := range r.Registrations() {
+		if g.ID == id {
+			return g, true
+		}
+	}
+	return Registration{}, false
 }

@@ -93,8 +93,8 @@ func TestRegistrations(t *testing.T) {
 	}
 	want := []string{
 		"",
-		"down: does not answer at k2:9092, last fetched the metadata log 12s ago; if it is gone for good, its registration still counts when a feature level is raised until it is unregistered (kafka-cluster unregister --id 2)",
-		"stale: does not answer at k3:9092 and has not fetched the metadata log for over 5 minutes (not among the quorum's observers); a registration left behind by a broker that is gone still counts when a feature level is raised, until it is unregistered (kafka-cluster unregister --id 3)",
+		"down: does not answer at k2:9092, last fetched the metadata log 12s ago; if it is gone for good, its registration still counts when a feature level is raised until it is unregistered (ktopo brokers unregister 2, or kafka-cluster unregister --id 2)",
+		"stale: does not answer at k3:9092 and has not fetched the metadata log for over 5 minutes (not among the quorum's observers); a registration left behind by a broker that is gone still counts when a feature level is raised, until it is unregistered (ktopo brokers unregister 3, or kafka-cluster unregister --id 3)",
 		"answers at k4:9092: running (starting, catching up or shutting down); last fetched the metadata log 0ms ago",
 	}
 	for i, g := range regs {
@@ -118,5 +118,29 @@ func TestAge(t *testing.T) {
 		if got := Age(d); got != want {
 			t.Errorf("Age(%s) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+func TestJudgeUnregister(t *testing.T) {
+	r := QuorumReport{
+		Brokers: []KRaftBroker{{ID: 1}, {ID: 2, Fenced: true, Host: "k2", Port: 9092}, {ID: 3, Fenced: true}, {ID: 3000}},
+		Quorum:  QuorumDetail{Voters: []QuorumMember{{ID: 3000}}},
+		Nodes:   []NodeFeatures{{ID: 1}, {ID: 2}, {ID: 3, Err: "refused"}, {ID: 3000}},
+	}
+	for id, want := range map[int]string{
+		1:    "broker 1 is alive (registered and unfenced)",
+		2:    "broker 2 is fenced but answers at k2:9092",
+		3:    "",
+		9:    "Broker ID 9 is not currently registered",
+		3000: "broker 3000 is a voter of the metadata quorum",
+	} {
+		got := r.JudgeUnregister(id)
+		if want == "" && got != "" || !strings.HasPrefix(got, want) {
+			t.Errorf("JudgeUnregister(%d) = %q, want %q…", id, got, want)
+		}
+	}
+	r.BrokersErr = "no broker answered"
+	if got := r.JudgeUnregister(3); !strings.Contains(got, "could not be read") {
+		t.Errorf("registrations unknown: %q", got)
 	}
 }
