@@ -373,6 +373,27 @@ func checkQuorumFailures(t *testing.T, s quorumSide) {
 		}
 	}
 	t.Logf("ktopo quorum with broker %d and controller %d killed:\n%s", broker, follower, text)
+
+	// The other follower too: the leader, without a majority, resigns.
+	// The controllers say none leads; a broker holds the request.
+	for _, id := range s.nodes.ControllerIDs() {
+		if id != leader && id != follower {
+			if err := s.nodes.Kill(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var qerr string
+	waitUntilShowing(t, "the quorum without a leader", func() bool {
+		qerr = readQuorum(t, args...).QuorumError
+		return strings.Contains(qerr, "1 of the 3 controllers asked answered and none leads the quorum")
+	}, func() string { return qerr })
+	t.Logf("through the controllers: %s", qerr)
+	q = readQuorum(t, "--bootstrap-server", args[1], "--request-timeout", "2s")
+	if !strings.Contains(q.QuorumError, "a broker holds DescribeQuorum while the quorum has no leader") {
+		t.Errorf("through the brokers: %q", q.QuorumError)
+	}
+	t.Logf("through the brokers: %s", q.QuorumError)
 }
 
 // portOf is the port of node id's listener in the side's bootstrap list

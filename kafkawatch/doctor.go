@@ -142,7 +142,8 @@ func ReadQuorumReport(ctx context.Context, d Dial, controllers []string) (cluste
 			}
 		}
 	}
-	if r.FinalizedErr == "" {
+	if r.FinalizedErr == "" && qerr == nil {
+		// Without a leader the question would only wait.
 		r.UpgradeChecks = checkUpgrades(ctx, d, controllers, r.Features())
 	}
 	return r, nil
@@ -253,6 +254,7 @@ func quorumAnswer(ctx context.Context, d Dial, controllers []string) (*kmsg.Desc
 		askers = d.Bootstrap
 	}
 	qerr := &QuorumError{Controllers: len(controllers) > 0}
+	notLeader := 0
 	for _, addr := range askers {
 		resp, err := askServer(ctx, d, addr, describeQuorumFull)
 		if err == nil {
@@ -262,9 +264,21 @@ func quorumAnswer(ctx context.Context, d Dial, controllers []string) (*kmsg.Desc
 			err = errors.New("it does not answer DescribeQuorum")
 		}
 		qerr.Addrs, qerr.Errs = append(qerr.Addrs, addr), append(qerr.Errs, err)
+		if errors.Is(err, kerr.NotLeaderForPartition) {
+			notLeader++
+		}
 		if ctx.Err() != nil {
 			break
 		}
+		if len(controllers) == 0 && isTimeout(err) && !isDialError(err) {
+			// A broker holds a forwarded DescribeQuorum while the
+			// quorum has no leader (up to 60 s): the next would too.
+			qerr.Hint = "a broker holds DescribeQuorum while the quorum has no leader, up to a minute: the quorum may have lost its majority; --bootstrap-controller asks the controllers themselves"
+			break
+		}
+	}
+	if len(controllers) > 0 && notLeader > 0 {
+		qerr.Hint = fmt.Sprintf("%d of the %d controllers asked answered and none leads the quorum: if these are all the voters, it has no leader, as when a majority of them is down", notLeader, len(askers))
 	}
 	return nil, qerr
 }
