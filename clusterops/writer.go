@@ -188,6 +188,15 @@ type Cordoner interface {
 	Cordon(ctx context.Context, broker int, cordon bool, m Mode) (Writes, error)
 }
 
+// Unregisterer removes a broker's registration (UnregisterBroker,
+// KIP-500's kafka-cluster unregister): a KRaft cluster's writer. Kafka's
+// controller removes any registration it is asked to, a live broker's
+// too; the callers refuse first what should not be removed
+// (cluster.JudgeUnregister).
+type Unregisterer interface {
+	UnregisterBroker(ctx context.Context, broker int, m Mode) (Writes, error)
+}
+
 // VerdictOf is the verdict a preview shows for a write through w: its
 // guard's (Guarded), go ahead for a writer without one, or for none (a
 // session that cannot write) the verdict ZooKeeper's guard would give.

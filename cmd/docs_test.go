@@ -446,12 +446,16 @@ func TestHelpNamesItsModes(t *testing.T) {
 				if !strings.Contains(long, "ZooKeeper mode only") || !strings.Contains(short, "ZooKeeper") {
 					t.Errorf("works in ZooKeeper mode only, and its help does not say so (Long: \"ZooKeeper mode only\", Short: ZooKeeper): %q", short)
 				}
+			case modesKRaft:
+				if !strings.Contains(long, "KRaft clusters only") || !strings.Contains(short, "KRaft") {
+					t.Errorf("works on KRaft clusters only, and its help does not say so (Long: \"KRaft clusters only\", Short: KRaft): %q", short)
+				}
 			case modesNone:
 				if strings.Contains(long, "--zookeeper") || strings.Contains(long, "--bootstrap-server") {
 					t.Error("reads no cluster, and its Long names a cluster's flag")
 				}
 			default:
-				t.Errorf("declares no modes (%s %q): give it Annotations: modes(modesBoth, modesZooKeeper or modesNone)", modesAnnotation, m)
+				t.Errorf("declares no modes (%s %q): give it Annotations: modes(modesBoth, modesZooKeeper, modesKRaft or modesNone)", modesAnnotation, m)
 			}
 		})
 	}

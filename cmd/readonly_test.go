@@ -27,6 +27,10 @@ const (
 	offline
 	// interactive: the TUI, checked in package ui (no create in read-only mode).
 	interactive
+	// kraftOnly: it reads or writes a KRaft cluster only (a ZooKeeper
+	// target is refused); read-only mode is checked by its own tests
+	// (ktopo brokers unregister: TestSandboxBrokersUnregister).
+	kraftOnly
 )
 
 // commandTable lists every command of ktopo. A new command fails
@@ -41,14 +45,16 @@ var commandTable = map[string]struct {
 	// noContext: the command never runs on a --context.
 	noContext bool
 }{
-	"ktopo":                 {kind: interactive},
-	"ktopo version":         {kind: offline},
-	"ktopo plan":            {kind: offline},
-	"ktopo topics describe": {kind: reads},
-	"ktopo topics list":     {kind: reads},
-	"ktopo brokers":         {kind: reads},
-	"ktopo migration":       {kind: reads},
-	"ktopo events":          {kind: follows, args: "--from-start"},
+	"ktopo":                    {kind: interactive},
+	"ktopo version":            {kind: offline},
+	"ktopo plan":               {kind: offline},
+	"ktopo topics describe":    {kind: reads},
+	"ktopo topics list":        {kind: reads},
+	"ktopo brokers":            {kind: reads},
+	"ktopo migration":          {kind: reads},
+	"ktopo quorum":             {kind: kraftOnly},
+	"ktopo brokers unregister": {kind: kraftOnly},
+	"ktopo events":             {kind: follows, args: "--from-start"},
 	"ktopo topics create": {kind: writes, args: "--topic ro --partitions 1 --replication-factor 1",
 		refusal: "create topic ro (--validate-only checks it without writing)"},
 	"ktopo topics delete": {kind: writes, args: "--topic orders",
@@ -121,7 +127,7 @@ func TestReadOnlyRefusesEveryWrite(t *testing.T) {
 			if code, errOut := runUntilOutput(append(cmdArgs, "--zookeeper", addr, "--read-only")); code != 0 {
 				t.Errorf("%s in read-only mode: exit %d %s", name, code, errOut)
 			}
-		case offline, interactive:
+		case offline, interactive, kraftOnly:
 		}
 	}
 	walk(newRootCmd())

@@ -1,6 +1,6 @@
 // Package cmd is ktopo's command line: the cobra commands (the TUI, plan,
 // topics create|alter|delete|describe|list, brokers, configs,
-// leader-election, reassign, events, migration, sandbox, version) and
+// leader-election, reassign, events, migration, quorum, sandbox, version) and
 // their wiring: the composition root, the one package that joins the
 // sources, the writers and the TUI. connect.go resolves --zookeeper,
 // --bootstrap-server and --context once for every command; session.go
@@ -76,12 +76,13 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 }
 
 // The clusters a command works on, its annotation modesAnnotation: both
-// kinds (ZooKeeper mode and KRaft), ZooKeeper mode only, or none (it
+// kinds (ZooKeeper mode and KRaft), ZooKeeper mode only, KRaft only, or none (it
 // reads no cluster). Its help must say so (TestHelpNamesItsModes).
 const (
 	modesAnnotation = "ktopo/modes"
 	modesBoth       = "zookeeper,kraft"
 	modesZooKeeper  = "zookeeper"
+	modesKRaft      = "kraft"
 	modesNone       = "none"
 )
 
@@ -121,7 +122,7 @@ API, sending the previewed placement as a manual assignment.`,
 	}
 	setupTUI(root, cf)
 	root.AddCommand(newVersionCmd(), newPlanCmd(cf), newSandboxCmd(cf), newTopicsCmd(cf), newBrokersCmd(cf), newEventsCmd(cf),
-		newConfigsCmd(cf), newLeaderElectionCmd(cf), newReassignCmd(cf), newMigrationCmd(cf))
+		newConfigsCmd(cf), newLeaderElectionCmd(cf), newReassignCmd(cf), newMigrationCmd(cf), newQuorumCmd(cf))
 	return root
 }
 

@@ -661,6 +661,7 @@ the brokers registered, on --sizes-listener, with --command-config's security).
 		},
 	}
 	c.Flags().StringVar(&output, "output", "text", "output format: text or json")
+	c.AddCommand(newBrokersUnregisterCmd(cf))
 	c.Flags().BoolVar(&sizes, "sizes", false, "add what each broker's log directories hold and their volumes' used and usable bytes, as the broker reports them (DescribeLogDirs; exact bytes with --output json; in ZooKeeper mode through the brokers' registered listener: --sizes-listener, --command-config)")
 	return c
 }

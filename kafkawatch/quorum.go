@@ -79,6 +79,9 @@ type QuorumError struct {
 	Controllers bool
 	Addrs       []string
 	Errs        []error
+	// Hint says what the failures together suggest ("" when nothing):
+	// a quorum without a leader.
+	Hint string
 }
 
 func (e *QuorumError) Error() string {
@@ -91,7 +94,11 @@ func (e *QuorumError) Error() string {
 			says = append(says, addr+": "+e.Errs[i].Error())
 		}
 	}
-	return "DescribeQuorum: " + strings.Join(says, "; ")
+	msg := "DescribeQuorum: " + strings.Join(says, "; ")
+	if e.Hint != "" {
+		msg += " (" + e.Hint + ")"
+	}
+	return msg
 }
 
 // DiagnoseQuorum explains each server's failure in a QuorumError of
@@ -107,7 +114,7 @@ func (d Dial) DiagnoseQuorum(ctx context.Context, err error) error {
 	if qe.Controllers {
 		flag = flagBootstrapController
 	}
-	out := &QuorumError{Controllers: qe.Controllers, Addrs: qe.Addrs, Errs: make([]error, len(qe.Errs))}
+	out := &QuorumError{Controllers: qe.Controllers, Addrs: qe.Addrs, Errs: make([]error, len(qe.Errs)), Hint: qe.Hint}
 	for i, addr := range qe.Addrs {
 		out.Errs[i] = diagnose(ctx, d.Security, flag, []string{addr}, d.timeout(), qe.Errs[i])
 	}

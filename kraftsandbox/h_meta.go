@@ -1,6 +1,7 @@
 package kraftsandbox
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -10,9 +11,17 @@ import (
 )
 
 // apiVersions answers ApiVersions: the node's APIs, the features a 4.4.0
-// node supports and the cluster's finalized levels.
+// node supports and the cluster's finalized levels. From v3 a request
+// whose client software name or version is not of Kafka's pattern (empty
+// among them) gets INVALID_REQUEST alone, on brokers and controllers
+// (ApiVersionsRequest.isValid, KafkaApis and ControllerApis).
 func (c *Cluster) apiVersions(r *request) (kmsg.Response, error) {
-	resp := r.req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	req := r.req.(*kmsg.ApiVersionsRequest)
+	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	if req.Version >= 3 && !(softwareNameVersion.MatchString(req.ClientSoftwareName) && softwareNameVersion.MatchString(req.ClientSoftwareVersion)) {
+		resp.ErrorCode = kerr.InvalidRequest.Code
+		return resp, nil
+	}
 	resp.ApiKeys = c.apiKeys(r.node)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -29,6 +38,10 @@ func (c *Cluster) apiVersions(r *request) (kmsg.Response, error) {
 	resp.FinalizedFeaturesEpoch = c.finalizedFeaturesEpoch(r.node.controller)
 	return resp, nil
 }
+
+// softwareNameVersion is Kafka's SOFTWARE_NAME_VERSION_PATTERN
+// (ApiVersionsRequest), matched whole.
+var softwareNameVersion = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`)
 
 // liveBrokers are the brokers a broker's metadata lists: registered,
 // unfenced. c.mu is held.

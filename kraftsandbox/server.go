@@ -203,8 +203,9 @@ func (c *Cluster) handle(n *node, body []byte) (resp kmsg.Response, corr int32, 
 	if !ok || version < r.min || version > r.max {
 		if key == kmsg.ApiVersions.Int16() {
 			// Kafka answers an ApiVersions it does not know the version
-			// of with version 0 and UNSUPPORTED_VERSION, listing what it
-			// serves, so that the client can pick.
+			// of with version 0 and UNSUPPORTED_VERSION, listing the
+			// versions of ApiVersions it serves, so that the client can
+			// pick (KIP-511).
 			return c.apiVersionsUnsupported(n), corr, nil
 		}
 		return nil, 0, fmt.Errorf("unsupported request: api key %d (%s) version %d", key, kmsg.NameForKey(key), version)
@@ -248,11 +249,17 @@ func decode(req kmsg.Request, b []byte) (err error) {
 }
 
 // apiVersionsUnsupported is the answer to an ApiVersions of a version the
-// node does not serve.
+// node does not serve: UNSUPPORTED_VERSION and ApiVersions' own versions
+// alone (ApiVersionsRequest.getErrorResponse; compared with real 4.4 in
+// TestApiVersionsLikeRealKafka).
 func (c *Cluster) apiVersionsUnsupported(n *node) kmsg.Response {
 	resp := kmsg.NewPtrApiVersionsResponse()
 	resp.ErrorCode = 35 // UNSUPPORTED_VERSION
-	resp.ApiKeys = c.apiKeys(n)
+	for _, k := range c.apiKeys(n) {
+		if k.ApiKey == kmsg.ApiVersions.Int16() {
+			resp.ApiKeys = append(resp.ApiKeys, k)
+		}
+	}
 	return resp
 }
 

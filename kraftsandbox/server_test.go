@@ -51,7 +51,7 @@ func TestWireRefusals(t *testing.T) {
 	addr := c.brokers[0].n.addr()
 
 	// An ApiVersions of a version the broker does not know: version 0,
-	// UNSUPPORTED_VERSION and the APIs it serves.
+	// UNSUPPORTED_VERSION and the versions of ApiVersions it serves.
 	av := kmsg.NewPtrApiVersionsRequest()
 	raw := frame(av, 7)
 	binary.BigEndian.PutUint16(raw[6:], 99) // the header's api version
@@ -68,8 +68,8 @@ func TestWireRefusals(t *testing.T) {
 	if err := resp.ReadFrom(rd.Src); err != nil {
 		t.Fatal(err)
 	}
-	if resp.ErrorCode != 35 || len(resp.ApiKeys) == 0 {
-		t.Errorf("ApiVersions v99: error %d, %d keys; want 35 and the served keys", resp.ErrorCode, len(resp.ApiKeys))
+	if resp.ErrorCode != 35 || len(resp.ApiKeys) != 1 || resp.ApiKeys[0].ApiKey != 18 || resp.ApiKeys[0].MaxVersion != 5 {
+		t.Errorf("ApiVersions v99: error %d, keys %+v; want 35 and ApiVersions' versions alone", resp.ErrorCode, resp.ApiKeys)
 	}
 
 	cases := map[string][]byte{
