@@ -605,8 +605,12 @@ var script = []step{
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--all", "--entity-type", "topics", "--entity-name", "diff-c"}},
 	{name: "broker configs all", tool: "kafka-configs",
 		args: []string{"--bootstrap-server", "{bs}", "--describe", "--all", "--entity-type", "brokers", "--entity-name", "1"}},
+	// One partition: the group's consumer exits after the lines it
+	// was told to read, and whether it committed an offset for a
+	// partition that had none depends on timing (real Kafka did, or did
+	// not, from one run to the next).
 	{name: "create for consumers", tool: "kafka-topics",
-		args:  []string{"--bootstrap-server", "{bs}", "--create", "--topic", "diff-d", "--replica-assignment", "1:2,2:3"},
+		args:  []string{"--bootstrap-server", "{bs}", "--create", "--topic", "diff-d", "--replica-assignment", "1:2"},
 		after: waitTopics("diff-d")},
 	{name: "console consumer", tool: "kafka-console-consumer",
 		args:   []string{"--bootstrap-server", "{bs}", "--topic", "diff-d", "--group", "diff-g", "--from-beginning", "--max-messages", "3", "--timeout-ms", "15000"},
