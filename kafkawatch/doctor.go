@@ -283,6 +283,10 @@ func quorumAnswer(ctx context.Context, d Dial, controllers []string) (*kmsg.Desc
 	return nil, qerr
 }
 
+// errNoMetadataPartition: a DescribeQuorum answer without the metadata
+// log's partition.
+var errNoMetadataPartition = errors.New("no metadata partition in the answer")
+
 // describeQuorumFull asks DescribeQuorum of the metadata partition and
 // returns the whole answer (the partition's and the voters' nodes),
 // refusing one whose partition holds an error.
@@ -304,7 +308,7 @@ func describeQuorumFull(ctx context.Context, send func(context.Context, kmsg.Req
 		return nil, err
 	}
 	if len(resp.Topics) == 0 || len(resp.Topics[0].Partitions) == 0 {
-		return nil, errors.New("no metadata partition in the answer")
+		return nil, errNoMetadataPartition
 	}
 	p := &resp.Topics[0].Partitions[0]
 	if err := codeError(p.ErrorCode, p.ErrorMessage); err != nil {

@@ -2,6 +2,7 @@ package kafkawatch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -293,31 +294,14 @@ func describeQuorum(ctx context.Context, cl *kgo.Client) (*kmsg.DescribeQuorumRe
 // server: a controller's CONTROLLER listener) and returns the metadata
 // partition's answer.
 func askQuorum(ctx context.Context, send func(context.Context, kmsg.Request) (kmsg.Response, error)) (*kmsg.DescribeQuorumResponseTopicPartition, error) {
-	req := kmsg.NewPtrDescribeQuorumRequest()
-	t := kmsg.NewDescribeQuorumRequestTopic()
-	t.Topic = MetadataTopic
-	t.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{kmsg.NewDescribeQuorumRequestTopicPartition()}
-	req.Topics = []kmsg.DescribeQuorumRequestTopic{t}
-	raw, err := send(ctx, req)
+	resp, err := describeQuorumFull(ctx, send)
+	if errors.Is(err, errNoMetadataPartition) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	resp, ok := raw.(*kmsg.DescribeQuorumResponse)
-	if !ok {
-		return nil, fmt.Errorf("unexpected response %T", raw)
-	}
-	if err := codeError(resp.ErrorCode, resp.ErrorMessage); err != nil {
-		return nil, err
-	}
-	// One topic (the metadata log's), one partition.
-	if len(resp.Topics) == 0 || len(resp.Topics[0].Partitions) == 0 {
-		return nil, nil
-	}
-	p := &resp.Topics[0].Partitions[0]
-	if err := codeError(p.ErrorCode, p.ErrorMessage); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return &resp.Topics[0].Partitions[0], nil
 }
 
 // configPart is the answer to one DescribeConfigs of topics.
