@@ -27,23 +27,7 @@ func BenchmarkFirstPoll(b *testing.B) {
 		topics = 1_000
 	}
 	const parts, brokers = 10, 8
-	resp := kmsg.NewPtrMetadataResponse()
-	resp.Version = 12
-	resp.ClusterID = str("cid")
-	for id := int32(1); id <= brokers; id++ {
-		br := kmsg.NewMetadataResponseBroker()
-		br.NodeID, br.Host, br.Port = id, fmt.Sprintf("kafka-%d", id), 9092
-		resp.Brokers = append(resp.Brokers, br)
-	}
-	for i := range topics {
-		mt := kmsg.NewMetadataResponseTopic()
-		mt.Topic, mt.TopicID = str(fmt.Sprintf("topic-%05d", i)), [16]byte{byte(i), byte(i >> 8), 1}
-		for p := range int32(parts) {
-			rs := []int32{1 + (int32(i)+p)%brokers, 1 + (int32(i)+p+1)%brokers, 1 + (int32(i)+p+2)%brokers}
-			mt.Partitions = append(mt.Partitions, mdPart(p, rs[0], 3, rs, rs))
-		}
-		resp.Topics = append(resp.Topics, mt)
-	}
+	resp := benchMetadata(topics, parts, brokers)
 	data := resp.AppendTo(nil)
 	var read, lay, model, encode, decode time.Duration
 	for b.Loop() {
@@ -127,23 +111,7 @@ func BenchmarkQuietPoll(b *testing.B) {
 		topics = n
 	}
 	const parts, brokers = 10, 6
-	resp := kmsg.NewPtrMetadataResponse()
-	resp.Version = 12
-	resp.ClusterID = str("cid")
-	for id := int32(1); id <= brokers; id++ {
-		br := kmsg.NewMetadataResponseBroker()
-		br.NodeID, br.Host, br.Port = id, fmt.Sprintf("kafka-%d", id), 9092
-		resp.Brokers = append(resp.Brokers, br)
-	}
-	for i := range topics {
-		mt := kmsg.NewMetadataResponseTopic()
-		mt.Topic, mt.TopicID = str(fmt.Sprintf("topic-%06d", i)), [16]byte{byte(i), byte(i >> 8), byte(i >> 16), 1}
-		for p := range int32(parts) {
-			rs := []int32{1 + (int32(i)+p)%brokers, 1 + (int32(i)+p+1)%brokers, 1 + (int32(i)+p+2)%brokers}
-			mt.Partitions = append(mt.Partitions, mdPart(p, rs[0], 3, rs, rs))
-		}
-		resp.Topics = append(resp.Topics, mt)
-	}
+	resp := benchMetadata(topics, parts, brokers)
 	data := resp.AppendTo(nil)
 	l := newLayout("PLAINTEXT")
 	poll := func() int {
@@ -165,4 +133,28 @@ func BenchmarkQuietPoll(b *testing.B) {
 			b.Fatalf("a quiet poll made %d events", n)
 		}
 	}
+}
+
+// benchMetadata is a Metadata response (v12) of topics topic-000000… of
+// parts partitions each, replication factor 3 over brokers brokers.
+func benchMetadata(topics, parts, brokers int) *kmsg.MetadataResponse {
+	resp := kmsg.NewPtrMetadataResponse()
+	resp.Version = 12
+	resp.ClusterID = str("cid")
+	for id := int32(1); id <= int32(brokers); id++ {
+		br := kmsg.NewMetadataResponseBroker()
+		br.NodeID, br.Host, br.Port = id, fmt.Sprintf("kafka-%d", id), 9092
+		resp.Brokers = append(resp.Brokers, br)
+	}
+	n := int32(brokers)
+	for i := range topics {
+		mt := kmsg.NewMetadataResponseTopic()
+		mt.Topic, mt.TopicID = str(fmt.Sprintf("topic-%06d", i)), [16]byte{byte(i), byte(i >> 8), byte(i >> 16), 1}
+		for p := range int32(parts) {
+			rs := []int32{1 + (int32(i)+p)%n, 1 + (int32(i)+p+1)%n, 1 + (int32(i)+p+2)%n}
+			mt.Partitions = append(mt.Partitions, mdPart(p, rs[0], 3, rs, rs))
+		}
+		resp.Topics = append(resp.Topics, mt)
+	}
+	return resp
 }
