@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -320,9 +319,9 @@ func BenchmarkScaleRSS(b *testing.B) {
 				fmt.Sscanf(rest, "heap=%g hwm=%g", &heap, &hwm)
 			}
 		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			hwm = max(hwm, float64(ru.Maxrss)/1024)
-		}
+		// The child's own VmHWM, not the kernel's rusage of it: that
+		// holds the parent's high-water mark (ui's childPeakRSSKiB says
+		// why).
 		b.ReportMetric(hwm, "peak-RSS-MiB")
 		b.ReportMetric(heap, "live-heap-MiB")
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -40,7 +39,8 @@ import (
 // highest). KTOPO_KRAFT_CPUPROFILE writes a child's CPU profile of its
 // first load, KTOPO_KRAFT_IDLE_CPUPROFILE of its idle polls,
 // KTOPO_KRAFT_HEAPPROFILE its heap after them,
-// KTOPO_KRAFT_CHILD_LOG its poller's log.
+// KTOPO_KRAFT_CHILD_LOG its poller's log, KTOPO_KRAFT_MEMTRACE its RSS
+// and the runtime's memory figures every 10 ms (memTrace).
 //
 // BenchmarkKRaftSandboxScale measures the same on a KRaft sandbox
 // (no Java; 100,000 topics with KTOPO_KRAFT_BENCH_TOPICS=100000).
@@ -114,9 +114,6 @@ func kraftScale(b *testing.B, bs string, topics int) {
 						b.Fatal(err)
 					}
 				}
-			}
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				r.PeakRSSKiB = max(r.PeakRSSKiB, int(ru.Maxrss))
 			}
 			if r.Topics < topics {
 				b.Fatalf("the model holds %d topics, want at least %d", r.Topics, topics)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -67,6 +68,7 @@ func kraftChild(bootstrap string) int {
 		fmt.Fprintln(os.Stderr, "kraft child:", err)
 		return 1
 	}
+	res.PeakRSSKiB = max(res.PeakRSSKiB, childPeakRSSKiB())
 	out, _ := json.Marshal(res)
 	fmt.Printf("KTOPO-KRAFT %s\n", out)
 	return 0
@@ -81,6 +83,10 @@ func envInt(name string, def int) int {
 
 func kraftLoad(bootstrap string) (kraftResult, error) {
 	defer memlimit.Start(memlimit.Floor)() // the ktopo command's memory policy
+	if path := os.Getenv("KTOPO_KRAFT_MEMTRACE"); path != "" {
+		stop := memTrace(path)
+		defer stop()
+	}
 	var res kraftResult
 	res.BaseRSSKiB = procStatusKiB("VmRSS")
 	stopProfile := func() {}
@@ -409,4 +415,46 @@ func bareKRaft(bootstrap string) (meta, configs time.Duration, err error) {
 	wg.Wait()
 	close(errs)
 	return meta, time.Since(start), <-errs
+}
+
+// memTrace writes to path, every 10 ms until stop, the process's RSS and
+// the runtime's view of its memory (MiB): what peak RSS is made of.
+func memTrace(path string) (stop func()) {
+	f, err := os.Create(path)
+	if err != nil {
+		return func() {}
+	}
+	names := []string{"/memory/classes/total:bytes", "/memory/classes/heap/objects:bytes", "/memory/classes/heap/free:bytes",
+		"/memory/classes/heap/released:bytes", "/gc/heap/live:bytes", "/gc/heap/goal:bytes", "/gc/gomemlimit:bytes", "/gc/cycles/total:gc-cycles"}
+	samples := make([]metrics.Sample, len(names))
+	for i, n := range names {
+		samples[i].Name = n
+	}
+	fmt.Fprintf(f, "ms rss total objects free released live goal limit gcs\n")
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	t0 := time.Now()
+	go func() {
+		defer close(ended)
+		tk := time.NewTicker(10 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+			}
+			metrics.Read(samples)
+			fmt.Fprintf(f, "%d %d", time.Since(t0).Milliseconds(), procStatusKiB("VmRSS")>>10)
+			for i, s := range samples {
+				v := s.Value.Uint64()
+				if i < len(samples)-1 {
+					v >>= 20
+				}
+				fmt.Fprintf(f, " %d", v)
+			}
+			fmt.Fprintln(f)
+		}
+	}()
+	return func() { close(done); <-ended; f.Close() }
 }
