@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // Sizes are the replicas' sizes on disk and the brokers' log directories
@@ -450,6 +451,21 @@ func (r *BrokerReplicas) Replica(partition int32, dir int16, future bool, bytes,
 
 // Len is how many replicas are recorded.
 func (r *BrokerReplicas) Len() int { return r.n }
+
+// Footprint is about how many bytes r keeps live: what a reading holds
+// for each broker until its sizes are built (memlimit.Transient).
+func (r *BrokerReplicas) Footprint() int64 {
+	return int64(cap(r.names)) + 4*int64(cap(r.ends)) + int64(len(r.chunks))*recChunk*int64(unsafe.Sizeof(sizeRec{}))
+}
+
+// BuildFootprint is about how many bytes Done allocates for the sizes
+// of the replicas recorded so far: each replica's ReplicaSize and
+// partition number while they are placed, and per partition its number,
+// its first replica and its rate (about a third as many partitions as
+// replicas, as many at most).
+func (b *SizesBuilder) BuildFootprint() int64 {
+	return int64(b.n) * (int64(unsafe.Sizeof(ReplicaSize{})) + 4 + 4 + 4 + 3)
+}
 
 // Replicas records broker id's replicas r, which the builder keeps.
 func (b *SizesBuilder) Replicas(id int, r *BrokerReplicas) {

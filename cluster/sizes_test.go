@@ -120,3 +120,25 @@ func TestSizesBigTopic(t *testing.T) {
 		}
 	}
 }
+
+// TestSizesFootprint: what a reading holds for the memory limit grows with
+// the replicas recorded (a broker's records, then the sizes to build).
+func TestSizesFootprint(t *testing.T) {
+	var r BrokerReplicas
+	if r.Footprint() != 0 {
+		t.Fatalf("no replica: %d bytes", r.Footprint())
+	}
+	r.Topic([]byte("orders"))
+	for p := range int32(20_000) {
+		r.Replica(p, 0, false, 1<<20, 0)
+	}
+	if n := r.Footprint(); n < 20_000*32 || n > 3*20_000*32 {
+		t.Errorf("20,000 replicas: %d bytes", n)
+	}
+	b := NewSizesBuilder(time.Unix(0, 0))
+	b.Broker(1, []LogDir{{Path: "/data"}})
+	b.Replicas(1, &r)
+	if n := b.BuildFootprint(); n < 20_000*24 {
+		t.Errorf("sizes of 20,000 replicas: %d bytes", n)
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterwatch"
+	"github.com/ktopo/ktopo/internal/memlimit"
 )
 
 // The replicas' sizes come from DescribeLogDirs, which each broker answers
@@ -295,6 +296,12 @@ func readSizes(ctx context.Context, cl asker, prev *cluster.Sizes, seeds []strin
 	slices.Sort(ids)
 	resps := make([]*logDirsResponse, len(ids))
 	errs := make([]error, len(ids))
+	// The brokers' replicas are live only while the reading lasts, and
+	// the sizes built from them replace the last ones: held until then,
+	// they do not raise the memory limit (at a million partitions, about
+	// 100 MB of records, then 100 MB of sizes; peak RSS 840 → 745 MiB).
+	var held memlimit.Transient
+	defer held.Release()
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Add(1)
@@ -322,6 +329,7 @@ func readSizes(ctx context.Context, cl asker, prev *cluster.Sizes, seeds []strin
 				return
 			}
 			resps[i] = r
+			held.Add(r.reps.Footprint())
 		}()
 	}
 	wg.Wait()
@@ -334,6 +342,7 @@ func readSizes(ctx context.Context, cl asker, prev *cluster.Sizes, seeds []strin
 		addBroker(b, id, resps[i])
 		resps[i] = nil // its replicas are the builder's now
 	}
+	held.Add(b.BuildFootprint())
 	s := b.Done(prev)
 	if !s.Known() && len(s.Unreached) > 0 {
 		// Every broker failed: when alike (no access, a timeout), the

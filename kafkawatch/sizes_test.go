@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ktopo/ktopo/cluster"
+	"github.com/ktopo/ktopo/internal/memlimit"
 )
 
 // fakeDirs answers a reading as brokers would: Metadata lists ids, each
@@ -130,6 +131,10 @@ func TestReadSizes(t *testing.T) {
 	}
 	if why := s.Unreached[3]; why != "no answer in time" {
 		t.Errorf("broker 3 unreached: %q", why)
+	}
+	// What the reading held for the memory limit is let go with it.
+	if n := memlimit.Held(); n != 0 {
+		t.Errorf("%d bytes still held after the reading", n)
 	}
 
 	// A second reading gives the growth rates.

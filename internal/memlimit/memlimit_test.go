@@ -104,3 +104,44 @@ func TestRecurringRoom(t *testing.T) {
 	waitLimit(t, "with 96 MiB live and 40 MiB recurring", func(l int64) bool { return l >= 96*mib+240*mib })
 	runtime.KeepAlive(keep)
 }
+
+// TestTransientDoesNotStack: bytes a task holds do not raise the limit
+// (its room is what the lasting heap needs), yet the limit stays an
+// eighth above the whole live heap; with nothing held the limit is
+// LimitWith's.
+func TestTransientDoesNotStack(t *testing.T) {
+	const mib = 1 << 20
+	lasting, task, rec := int64(450*mib), int64(100*mib), int64(44*mib)
+	if got, want := limitHolding(150*mib, lasting+task, rec, task), LimitWith(150*mib, lasting, rec); got != want {
+		t.Errorf("a 100 MiB task on 450 MiB: limit %d MiB, want %d (the lasting heap's)", got/mib, want/mib)
+	}
+	if got, want := limitHolding(150*mib, lasting+task, rec, 0), LimitWith(150*mib, lasting+task, rec); got != want {
+		t.Errorf("nothing held: limit %d MiB, want %d", got/mib, want/mib)
+	}
+	// A task bigger than the headroom: the collector still has an eighth.
+	if got, want := limitHolding(150*mib, lasting+600*mib, rec, 600*mib), (lasting+600*mib)*9/8+slack; got != want {
+		t.Errorf("a 600 MiB task: limit %d MiB, want %d", got/mib, want/mib)
+	}
+	// Held more than is live (the task's bytes already garbage): no less
+	// than the floor, nor than an eighth above the live heap.
+	if got := limitHolding(150*mib, 100*mib, 0, 300*mib); got != 150*mib {
+		t.Errorf("held more than live: limit %d MiB", got/mib)
+	}
+
+	stop := Start(64 * mib)
+	defer stop()
+	keep := make([][]byte, 0, 96)
+	for range 96 {
+		keep = append(keep, make([]byte, mib)) // 96 MiB live
+	}
+	var tr Transient
+	tr.Add(64 * mib)
+	tr.Add(32 * mib)
+	// With all 96 MiB held the lasting heap is none: the limit is the
+	// larger of the floor and an eighth above the live heap.
+	waitLimit(t, "with 96 MiB live, all held", func(l int64) bool { return l <= 96*mib*9/8+slack })
+	tr.Release()
+	tr.Release()
+	waitLimit(t, "with 96 MiB live, released", func(l int64) bool { return l >= 96*mib*5/4+slack })
+	runtime.KeepAlive(keep)
+}
