@@ -158,3 +158,47 @@ func benchMetadata(topics, parts, brokers int) *kmsg.MetadataResponse {
 	}
 	return resp
 }
+
+// BenchmarkChangedPoll is BenchmarkQuietPoll's cluster with one change
+// between polls: every other poll has one topic more (created, then
+// deleted). What the poll that brings a change to the screen costs.
+func BenchmarkChangedPoll(b *testing.B) {
+	topics := 10_000
+	if n, err := strconv.Atoi(os.Getenv("KTOPO_BENCH_QUIET_TOPICS")); err == nil && n > 0 {
+		topics = n
+	}
+	const parts, brokers = 10, 6
+	resp := benchMetadata(topics, parts, brokers)
+	quiet := resp.AppendTo(nil)
+	extra := kmsg.NewMetadataResponseTopic()
+	extra.Topic, extra.TopicID = str("change-1"), [16]byte{0xff, 1}
+	extra.Partitions = append(extra.Partitions, mdPart(0, 1, 1, []int32{1}, []int32{1}))
+	resp.Topics = append(resp.Topics, extra)
+	changed := resp.AppendTo(nil)
+	l := newLayout("PLAINTEXT")
+	poll := func(data []byte) int {
+		r := &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 12}, lay: l}
+		if err := r.ReadFrom(data); err != nil {
+			b.Fatal(err)
+		}
+		v := &view{at: time.Now(), hasTopics: true, clusterID: "cid", topics: r.topics, sameTopics: r.same, metaHash: r.hash,
+			reassign: map[string]map[int32]reassignInfo{}, quorum: quorum(3000, 1)}
+		for _, br := range r.Brokers {
+			v.brokers = append(v.brokers, brokerInfo{id: br.NodeID, host: br.Host, port: br.Port})
+		}
+		events, _, _ := l.apply(v)
+		return len(events)
+	}
+	poll(quiet)
+	i := 0
+	for b.Loop() {
+		data := quiet
+		if i%2 == 0 {
+			data = changed
+		}
+		i++
+		if n := poll(data); n == 0 {
+			b.Fatalf("poll %d brought no event", i)
+		}
+	}
+}
