@@ -7,12 +7,6 @@ import (
 	"github.com/ktopo/ktopo/internal/testkit/firstload"
 )
 
-// benchLoad is the first load of the per-batch benchmarks: 100,000 topics
-// × 10 partitions (1,000,000 partitions, as the KRaft scale benchmark's),
-// configs 2,500 topics to a batch (the poller's first load at that size
-// delivers about 40 such batches, one every 250 ms).
-var benchLoad = firstload.Load{Topics: 100_000, Partitions: 10, Brokers: 6, ConfigBatch: 2_500}
-
 // loadingModel is a model the core batch of l was applied to, still
 // loading, and its first snapshot.
 func loadingModel(l firstload.Load) (*cluster.Model, *cluster.Snapshot) {
@@ -31,8 +25,8 @@ func loadingModel(l firstload.Load) (*cluster.Model, *cluster.Snapshot) {
 // likes); "change" a single partition's state change once loaded. Their
 // cost should follow the batch's size, not the cluster's.
 func BenchmarkFirstLoadBatch(b *testing.B) {
-	l := benchLoad
-	b.Run("partial/topics=100000/batch=2500", func(b *testing.B) {
+	l := firstload.Bench()
+	b.Run(l.Name("partial", true), func(b *testing.B) {
 		m, s := loadingModel(l)
 		var bt cluster.BalanceTracker
 		bt.Balance(s)
@@ -49,7 +43,7 @@ func BenchmarkFirstLoadBatch(b *testing.B) {
 			bt.Balance(m.Snapshot())
 		}
 	})
-	b.Run("change/topics=100000", func(b *testing.B) {
+	b.Run(l.Name("change", false), func(b *testing.B) {
 		m, s := loadingModel(l)
 		var bt cluster.BalanceTracker
 		bt.Balance(s)

@@ -7,7 +7,9 @@
 package firstload
 
 import (
+	"fmt"
 	"strconv"
+	"testing"
 
 	"github.com/ktopo/ktopo/cluster"
 )
@@ -18,6 +20,27 @@ import (
 // to a batch.
 type Load struct {
 	Topics, Partitions, Brokers, ConfigBatch int
+}
+
+// Bench is the benchmarks' first load: 100,000 topics × 10 partitions
+// (1,000,000 partitions, as the KRaft scale benchmark's) on 6 brokers,
+// configs 2,500 topics to a batch (the poller's first load at that size
+// delivers about 40 such batches, one every 250 ms). Under -short (CI runs
+// every benchmark once) a tenth of the topics.
+func Bench() Load {
+	l := Load{Topics: 100_000, Partitions: 10, Brokers: 6, ConfigBatch: 2_500}
+	if testing.Short() {
+		l.Topics = 10_000
+	}
+	return l
+}
+
+// Name is a benchmark's name for l: "what/topics=100000/batch=2500".
+func (l Load) Name(what string, batch bool) string {
+	if batch {
+		return fmt.Sprintf("%s/topics=%d/batch=%d", what, l.Topics, l.ConfigBatch)
+	}
+	return fmt.Sprintf("%s/topics=%d", what, l.Topics)
 }
 
 // Topic names topic t.

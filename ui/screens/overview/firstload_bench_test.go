@@ -14,7 +14,7 @@ import (
 
 // BenchmarkFirstLoadBatch is what a batch of a big cluster's first load
 // and a change after it cost the TUI up to the overview: Apply, Snapshot
-// and SetSnapshot, on 100,000 topics × 10 partitions. "partial" is one
+// and SetSnapshot, on 100,000 topics × 10 partitions (firstload.Bench). "partial" is one
 // Partial batch of 2,500 topics' configs while the load is under way
 // (round after round, so that the benchmark can run as many as it likes);
 // "change" a single partition's state change once loaded. Their cost
@@ -22,7 +22,7 @@ import (
 // first load, batch after batch (the core one, 40 of configs, the one
 // that ends it), Apply and decoding included.
 func BenchmarkFirstLoadBatch(b *testing.B) {
-	l := firstload.Load{Topics: 100_000, Partitions: 10, Brokers: 6, ConfigBatch: 2_500}
+	l := firstload.Bench()
 	start := func() (*cluster.Model, *Model) {
 		cm := cluster.NewModel(cluster.ModelOptions{})
 		cm.SetQuiet(true)
@@ -33,7 +33,7 @@ func BenchmarkFirstLoadBatch(b *testing.B) {
 		m.SetSnapshot(cm.Snapshot())
 		return cm, m
 	}
-	b.Run("load/topics=100000/batch=2500", func(b *testing.B) {
+	b.Run(l.Name("load", true), func(b *testing.B) {
 		core, batches := l.Core(), l.ConfigBatches(0)
 		b.ReportAllocs()
 		for b.Loop() {
@@ -56,7 +56,7 @@ func BenchmarkFirstLoadBatch(b *testing.B) {
 			m.SetSnapshot(cm.Snapshot())
 		}
 	})
-	b.Run("partial/topics=100000/batch=2500", func(b *testing.B) {
+	b.Run(l.Name("partial", true), func(b *testing.B) {
 		cm, m := start()
 		var batches [][]cluster.NodeEvent
 		round := 0
@@ -80,9 +80,9 @@ func BenchmarkFirstLoadBatch(b *testing.B) {
 // partition list (the screen enter opens on a card) takes every snapshot
 // too.
 func change(b *testing.B, l firstload.Load, start func() (*cluster.Model, *Model), open bool) {
-	name := "change/topics=100000"
+	name := l.Name("change", false)
 	if open {
-		name = "change+broker-open/topics=100000"
+		name = l.Name("change+broker-open", false)
 	}
 	b.Run(name, func(b *testing.B) {
 		cm, m := start()
