@@ -23,7 +23,7 @@ func Require(t testing.TB, version string) *Dist {
 		if f := flag.Lookup("test.timeout"); f != nil {
 			if d, ok := f.Value.(flag.Getter).Get().(time.Duration); ok && d > 0 && d < MinTimeout {
 				t.Skipf("skipping real-Kafka test: this package's real-Kafka tests take longer than go test's -timeout %v; "+
-					"run them with go test -timeout 25m (CI does)", d)
+					"run them with go test -timeout 40m (CI does)", d)
 			}
 		}
 	}
