@@ -140,7 +140,7 @@ func (a *App) toggleController(sb SandboxControl, id int) tea.Cmd {
 			if err := sb.Kill(id); err != nil {
 				return sandboxDoneMsg{err: err}
 			}
-			return sandboxDoneMsg{text: "Killed " + name + ": the quorum elects another leader if it led (while a majority of the voters runs), and counts it down after 5 s without a fetch. x again restarts it."}
+			return sandboxDoneMsg{text: "Killed " + name + ": if it led, the voters left elect another (while a majority runs). x again restarts it."}
 		}
 		if err := sb.Restart(id); err != nil {
 			return sandboxDoneMsg{err: err}
