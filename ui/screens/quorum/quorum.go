@@ -296,11 +296,7 @@ func (m *Model) View() string {
 		return ""
 	}
 	lines, curLine := m.lines()
-	if len(lines) <= m.h {
-		m.top = 0
-		return cell.Lines(lines, m.h)
-	}
-	if m.follow && curLine >= 0 {
+	if m.follow && curLine >= 0 && len(lines) > m.h {
 		// The cursor's row in view, with the tables' headings above it
 		// when it is near the top.
 		switch {
@@ -311,12 +307,7 @@ func (m *Model) View() string {
 		}
 	}
 	m.follow = false
-	m.top = min(max(m.top, 0), len(lines)-m.h)
-	out := lines[m.top : m.top+m.h]
-	if m.top+m.h < len(lines) {
-		out = append(out[:m.h-1:m.h-1], m.st.Muted.S(cell.Fit(" ↓ "+cell.Count(len(lines)-m.top-m.h+1, "more line"), m.w)))
-	}
-	return cell.Lines(out, m.h)
+	return cell.Scroll(lines, &m.top, m.h, m.w, m.st.Muted.S)
 }
 
 // labelW is the width of the quorum's labels.
@@ -348,7 +339,7 @@ func (m *Model) lines() ([]string, int) {
 	title += st.Muted.S("  ·  " + r.At.In(m.loc).Format("15:04:05"))
 	out := []string{cell.Clip(title, m.w), ""}
 	row := func(label, value string, ink theme.Ink) {
-		for i, l := range wrap(value, m.w-labelW-3) {
+		for i, l := range cell.Wrap(value, m.w-labelW-3) {
 			lab := ""
 			if i == 0 {
 				lab = label
@@ -538,7 +529,7 @@ func (m *Model) features(out *[]string, r cluster.QuorumReport) {
 			*out = append(*out, cell.Clip(strings.TrimRight(lead, " "), m.w))
 			lead = cell.Spaces(ci)
 		}
-		for i, l := range wrap(sup, m.w-cell.Width(lead)-1) {
+		for i, l := range cell.Wrap(sup, m.w-cell.Width(lead)-1) {
 			if i > 0 {
 				lead = cell.Spaces(ci)
 			}
@@ -552,7 +543,7 @@ func (m *Model) features(out *[]string, r cluster.QuorumReport) {
 		case f.Upgradable():
 			ink = st.Online
 		}
-		for i, l := range wrap(up, m.w-ci-3) {
+		for i, l := range cell.Wrap(up, m.w-ci-3) {
 			arrow := "↳ "
 			if i > 0 {
 				arrow = "  "
@@ -586,7 +577,7 @@ func (m *Model) registrations(out *[]string, r cluster.QuorumReport) {
 		ink = st.Warning
 	}
 	*out = append(*out, "")
-	for i, l := range wrap(r.RegistrationsText(), m.w-16) {
+	for i, l := range cell.Wrap(r.RegistrationsText(), m.w-16) {
 		if i > 0 {
 			head = cell.Spaces(16)
 		}
@@ -599,33 +590,11 @@ func (m *Model) registrations(out *[]string, r cluster.QuorumReport) {
 			gi = st.Danger
 		}
 		lead := "   " + cell.Fit(name, 12) + " "
-		for i, l := range wrap("fenced; "+g.FencedText(r.At), m.w-16-1) {
+		for i, l := range cell.Wrap("fenced; "+g.FencedText(r.At), m.w-16-1) {
 			if i > 0 {
 				lead = cell.Spaces(16)
 			}
 			*out = append(*out, cell.Clip(lead+gi.S(l), m.w))
 		}
 	}
-}
-
-// wrap splits s into lines of at most w columns at spaces (a word wider
-// than w is left whole, to be clipped).
-func wrap(s string, w int) []string {
-	w = max(w, 20)
-	var out []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case cell.Width(line)+1+cell.Width(word) <= w:
-			line += " " + word
-		default:
-			out, line = append(out, line), word
-		}
-	}
-	if line != "" || len(out) == 0 {
-		out = append(out, line)
-	}
-	return out
 }
