@@ -187,21 +187,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		}
 		m.quorum, m.quorumErr = &msg.q, ""
 	case tea.KeyPressMsg:
-		page := max(m.h-1, 1)
-		switch {
-		case key.Matches(msg, m.list.Up):
-			m.top--
-		case key.Matches(msg, m.list.Down):
-			m.top++
-		case key.Matches(msg, m.list.PageUp):
-			m.top -= page
-		case key.Matches(msg, m.list.PageDown):
-			m.top += page
-		case key.Matches(msg, m.list.Top):
-			m.top = 0
-		case key.Matches(msg, m.list.Bottom):
-			m.top = 1 << 30
-		}
+		m.list.Scroll(msg, &m.top, max(m.h-1, 1))
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:

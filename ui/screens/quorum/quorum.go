@@ -258,7 +258,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 // key handles a key: the cursor on the sandbox (else the arrows scroll),
 // the pages, and the sandbox's actions on the member under the cursor.
 func (m *Model) key(msg tea.KeyPressMsg) nav.Request {
-	page := max(m.h-1, 1)
 	cursor := m.sandbox.Kill.Enabled()
 	switch {
 	case key.Matches(msg, m.list.Up) && cursor:
@@ -266,18 +265,7 @@ func (m *Model) key(msg tea.KeyPressMsg) nav.Request {
 	case key.Matches(msg, m.list.Down) && cursor:
 		r, _ := m.Report()
 		m.cur, m.follow = min(m.cur+1, max(len(members(r))-1, 0)), true
-	case key.Matches(msg, m.list.Up):
-		m.top--
-	case key.Matches(msg, m.list.Down):
-		m.top++
-	case key.Matches(msg, m.list.PageUp):
-		m.top -= page
-	case key.Matches(msg, m.list.PageDown):
-		m.top += page
-	case key.Matches(msg, m.list.Top):
-		m.top = 0
-	case key.Matches(msg, m.list.Bottom):
-		m.top = 1 << 30
+	case m.list.Scroll(msg, &m.top, max(m.h-1, 1)):
 	case key.Matches(msg, m.sandbox.Kill):
 		if id, voter, ok := m.Selected(); ok && voter {
 			return nav.ToggleController{Controller: id}
