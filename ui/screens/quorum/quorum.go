@@ -85,6 +85,13 @@ type Model struct {
 	// observers), on the sandbox only; follow: bring it into view.
 	cur    int
 	follow bool
+
+	// lines and curLine are the tab drawn whole (see lines), kept until
+	// something it shows changes (dirty): a frame then only cuts its
+	// window out of them, whatever the number of brokers.
+	cache   []string
+	curLine int
+	dirty   bool
 }
 
 // New returns the tab. now is the clock (nil: time.Now); loc the time
@@ -99,24 +106,26 @@ func New(st theme.Styles, km keys.Map, now func() time.Time, loc *time.Location)
 	kill := km.Sandbox.Kill
 	kill.SetHelp("x", "kill/restart node")
 	km.Sandbox.Kill = kill
-	return &Model{st: st, list: km.List, sandbox: km.Sandbox, now: now, loc: loc, every: tickEvery}
+	return &Model{st: st, list: km.List, sandbox: km.Sandbox, now: now, loc: loc, every: tickEvery, dirty: true}
 }
 
 // SetSource lets the tab read the quorum (nil: it says it cannot).
-func (m *Model) SetSource(src Source) { m.src = src }
+func (m *Model) SetSource(src Source) { m.src, m.dirty = src, true }
 
 // Title implements ui.Screen.
 func (m *Model) Title() string { return "Quorum" }
 
 // SetSize implements ui.Screen.
-func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+func (m *Model) SetSize(w, h int) { m.w, m.h, m.dirty = w, h, true }
 
 // SetStyles implements ui.Screen.
-func (m *Model) SetStyles(st theme.Styles) { m.st = st }
+func (m *Model) SetStyles(st theme.Styles) { m.st, m.dirty = st, true }
 
 // SetSnapshot implements ui.SnapshotSetter.
 func (m *Model) SetSnapshot(s *cluster.Snapshot) {
-	m.kraft, m.loaded = s.KRaft(), true
+	if k := s.KRaft(); k != m.kraft || !m.loaded {
+		m.kraft, m.loaded, m.dirty = k, true, true
+	}
 }
 
 // Report is what the tab shows: the last whole report with the polls'
@@ -225,6 +234,9 @@ func (m *Model) Selected() (id int, voter, ok bool) {
 
 // Update implements ui.Screen.
 func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
+	if _, ok := msg.(tickMsg); !ok {
+		m.dirty = true // a reading, or a key that may move the cursor
+	}
 	switch msg := msg.(type) {
 	case tickMsg:
 		if msg.gen != m.gen || !m.shown {
@@ -283,7 +295,11 @@ func (m *Model) View() string {
 	if m.w <= 0 || m.h <= 0 {
 		return ""
 	}
-	lines, curLine := m.lines()
+	if m.dirty {
+		m.cache, m.curLine = m.lines()
+		m.dirty = false
+	}
+	lines, curLine := m.cache, m.curLine
 	if m.follow && curLine >= 0 && len(lines) > m.h {
 		// The cursor's row in view, with the tables' headings above it
 		// when it is near the top.

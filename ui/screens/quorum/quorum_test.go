@@ -246,20 +246,62 @@ func TestSandboxKeys(t *testing.T) {
 }
 
 // BenchmarkView is the tab's frame at 200×60 with the sandbox's cluster
-// and with 100 observers (a large cluster's brokers).
+// and with 1,000 observers (a large cluster's brokers): a frame between
+// readings (the tab drawn once, cut to the window), and a frame after a
+// reading (drawn again: once a second while shown).
 func BenchmarkView(b *testing.B) {
-	for _, n := range []int{5, 100} {
-		b.Run(fmt.Sprintf("quorum/200x60/observers=%d", n), func(b *testing.B) {
-			r := report()
-			for id := 6; id <= n; id++ {
-				r.Quorum.Observers = append(r.Quorum.Observers, cluster.QuorumMember{ID: id, LogEndOffset: 12_345, LastFetch: t0, LastCaughtUp: t0})
+	for _, n := range []int{5, 1000} {
+		r := report()
+		for id := 6; id <= n; id++ {
+			r.Quorum.Observers = append(r.Quorum.Observers, cluster.QuorumMember{ID: id, LogEndOffset: 12_345, LastFetch: t0, LastCaughtUp: t0})
+		}
+		for _, read := range []bool{false, true} {
+			name := fmt.Sprintf("quorum/200x60/observers=%d", n)
+			if read {
+				name += "/after-reading"
 			}
-			m, _ := newModel(&source{live: r, liveOK: true, report: r}, false, 200, 60)
-			run(m, m.Shown(true))
-			b.ReportAllocs()
-			for b.Loop() {
-				_ = m.View()
-			}
-		})
+			b.Run(name, func(b *testing.B) {
+				m, _ := newModel(&source{live: r, liveOK: true, report: r}, false, 200, 60)
+				run(m, m.Shown(true))
+				b.ReportAllocs()
+				for b.Loop() {
+					if read {
+						m.Update(liveMsg{r: r, ok: true})
+					}
+					_ = m.View()
+				}
+			})
+		}
+	}
+}
+
+// TestViewDrawsOnceBetweenReadings: a frame between readings does not
+// draw the tab again (a thousand brokers' rows once a second, not once a
+// frame); a reading, a key and a new size do.
+func TestViewDrawsOnceBetweenReadings(t *testing.T) {
+	r := report()
+	m, _ := newModel(&source{live: r, liveOK: true, report: r}, false, 120, 20)
+	run(m, m.Shown(true))
+	first := m.View()
+	drawn := m.cache
+	if m.View() != first || &m.cache[0] != &drawn[0] {
+		t.Error("a second frame drew the tab again")
+	}
+	moved := report(3002)
+	moved.At = t0.Add(time.Second)
+	m.Update(liveMsg{r: moved, ok: true})
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "follower, down") {
+		t.Errorf("a reading did not show:\n%s", v)
+	}
+	m.Update(fixture.Key("pgdown"))
+	if v := m.View(); v == first {
+		t.Error("pgdown did not scroll")
+	}
+	m.SetSize(90, 20)
+	m.View()
+	for _, l := range m.cache {
+		if w := ansi.StringWidth(l); w > 90 {
+			t.Fatalf("after a new size of 90 columns, a line of %d: %q", w, ansi.Strip(l))
+		}
 	}
 }
