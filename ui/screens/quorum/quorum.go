@@ -86,7 +86,7 @@ type Model struct {
 	cur    int
 	follow bool
 
-	// lines and curLine are the tab drawn whole (see lines), kept until
+	// cache and curLine are the tab drawn whole (see lines), kept until
 	// something it shows changes (dirty): a frame then only cuts its
 	// window out of them, whatever the number of brokers.
 	cache   []string
@@ -129,11 +129,17 @@ func (m *Model) SetSnapshot(s *cluster.Snapshot) {
 }
 
 // Report is what the tab shows: the last whole report with the polls'
-// quorum when that is newer (ok false: nothing read yet).
+// quorum when that is newer (ok false: nothing read yet). A poll that
+// could not read the quorum replaces its error, not the members the
+// report read: a fenced broker's registration is judged stale only when
+// it is not among them, which an unknown quorum does not say.
 func (m *Model) Report() (cluster.QuorumReport, bool) {
 	r := m.report
 	if m.haveLive && (!m.haveReport || m.live.At.After(r.At)) {
-		r.At, r.Quorum, r.QuorumErr = m.live.At, m.live.Quorum, m.live.QuorumErr
+		r.At, r.QuorumErr = m.live.At, m.live.QuorumErr
+		if m.live.QuorumErr == "" || !m.haveReport {
+			r.Quorum = m.live.Quorum
+		}
 	}
 	return r, m.haveLive || m.haveReport
 }

@@ -205,6 +205,17 @@ func TestLive(t *testing.T) {
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "could not be read again: no broker answered") || !strings.Contains(v, "metadata.version") {
 		t.Errorf("a failed reading keeps the last one and says so:\n%s", v)
 	}
+	// A poll that cannot read the quorum says so; the registrations keep
+	// the members of the last report (broker 6 is not judged by an
+	// unknown quorum's empty observers).
+	src.live = cluster.QuorumReport{At: t0.Add(reportEvery), QuorumErr: "DescribeQuorum: REQUEST_TIMED_OUT"}
+	m.Update(liveMsg{r: src.live, ok: true})
+	if got, _ := m.Report(); got.QuorumErr == "" || len(got.Quorum.Observers) != 5 {
+		t.Errorf("a poll's error: %q, observers %d, want the error and the report's 5", got.QuorumErr, len(got.Quorum.Observers))
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "unknown: DescribeQuorum: REQUEST_TIMED_OUT") || strings.Contains(v, "VOTERS") {
+		t.Errorf("a poll's error shown:\n%s", v)
+	}
 	m.Shown(false)
 	if cmd, _ := m.Update(tickMsg{gen: gen}); cmd != nil {
 		t.Error("a hidden tab's tick chain goes on")
