@@ -33,7 +33,7 @@ func setupTUI(root *cobra.Command, cf *connFlags) {
 	f.BoolVar(&noSizes, "no-sizes", false, "do not read the replicas' sizes and the brokers' disks (DescribeLogDirs to every broker, every 30 s, every 5 s while a reassignment runs)")
 	f.DurationVar(&sf.pace, "pace", tuiPace, "sandbox only: delay before each step of the simulated controller and brokers once the demo topics are online, to watch them (p in the creation wizard changes it)")
 	f.StringVar(&sf.listen, "listen", "127.0.0.1:0", "sandbox only: address to serve the embedded ZooKeeper on, for other clients (port 0 picks a free one); with --sandbox kraft the first broker's, the other brokers and the controllers on the ports after it")
-	f.StringVar(&controllers, "bootstrap-controller", "", "with --zookeeper: the KRaft controllers' CONTROLLER listeners host:port[,…] of a cluster migrating to KRaft (with --command-config's security): the migration radar asks their quorum how far ZooKeeper lags KRaft")
+	f.StringVar(&controllers, "bootstrap-controller", "", "the KRaft controllers' CONTROLLER listeners host:port[,…] (with --command-config's security): with --zookeeper, of a cluster migrating to KRaft, whose quorum the migration radar asks how far ZooKeeper lags KRaft; with --bootstrap-server, the Quorum tab asks every voter its supported feature ranges too")
 	f.StringVar(&sf.kind, "sandbox", "zk", "sandbox only: the kind of cluster the sandbox simulates: zk (ZooKeeper mode: an embedded ZooKeeper, its brokers and controller) or kraft (Kafka 4.4 in KRaft mode: 6 brokers, 3 controllers, over the Kafka protocol on loopback)")
 	f.Uint64Var(&sf.seed, "seed", 0, "sandbox only: draw the cluster id, the demo topics' placements and ids and the creation wizard's start index from this seed, so that every run starts alike (default: random)")
 	root.Args = cobra.NoArgs
@@ -46,7 +46,8 @@ func setupTUI(root *cobra.Command, cf *connFlags) {
 With no command, ktopo opens its terminal UI: on the ZooKeeper-mode cluster
 given with --zookeeper (or $KTOPO_ZOOKEEPER, or --context), or the KRaft cluster
 given with --bootstrap-server (or $KTOPO_BOOTSTRAP_SERVER; polled every
---poll-interval; the ZooKeeper tree and the migration radar are not tabs there),
+--poll-interval; the ZooKeeper tree and the migration radar are not tabs there,
+the metadata quorum is: with --bootstrap-controller its voters are asked too),
 else on a sandbox: an embedded ZooKeeper with 6 simulated brokers in 3 racks and
 demo topics (a ZooKeeper-mode cluster), where you can kill and restart brokers
 and watch leaders move and ISRs shrink. With --sandbox kraft the sandbox is a
@@ -82,8 +83,8 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 	if err != nil {
 		return err
 	}
-	if controllers != "" && (t.connect == "" || t.kraft) {
-		return errors.New("--bootstrap-controller is for a ZooKeeper cluster migrating to KRaft (with --zookeeper or a context): the migration radar asks the KRaft quorum how far ZooKeeper lags; a KRaft cluster's overview shows its quorum")
+	if controllers != "" && t.connect == "" {
+		return errors.New("--bootstrap-controller is for a cluster: a ZooKeeper cluster migrating to KRaft (with --zookeeper or a context), whose KRaft quorum the migration radar asks, or a KRaft cluster (--bootstrap-server), whose voters the Quorum tab asks their feature ranges; the sandbox asks its own")
 	}
 	if t.connect != "" {
 		for _, name := range []string{"listen", "seed", "sandbox"} {
@@ -117,7 +118,7 @@ func runTUI(c *cobra.Command, cf *connFlags, sf sandboxFlags, controllers string
 		cfg.SizesOff = "turned off with --no-sizes"
 	}
 	if t.kraft {
-		return runKRaftTUI(c, cf, cfg, t, logger)
+		return runKRaftTUI(c, cf, cfg, t, controllers, logger)
 	}
 	if t.connect == "" && kraftSandbox {
 		return runKRaftSandboxTUI(c, cf, cfg, sf, logger)
@@ -225,18 +226,22 @@ func modeName(m ui.Mode) string {
 // --poll-interval feeds the same screens. Whether the brokers answer (and
 // accept the credentials) is found out before the screen is taken over,
 // so that such errors are printed as any command's.
-func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, logger *log.Logger) error {
+func runKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, controllers string, logger *log.Logger) error {
 	d, err := cf.dial()
 	if err != nil {
 		return err
 	}
-	return openKRaftTUI(c, cf, cfg, t, d, logger)
+	ctrls, err := kafkawatch.ParseBootstrap(controllers)
+	if err != nil {
+		return fmt.Errorf("--bootstrap-controller: %w", err)
+	}
+	return openKRaftTUI(c, cf, cfg, t, d, ctrls, logger)
 }
 
 // openKRaftTUI is runKRaftTUI on d: a KRaft cluster's, or the KRaft
 // sandbox's (cfg.Mode ModeSandbox: its Sandbox control kept, no plan
 // saved).
-func openKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, d kafkawatch.Dial, logger *log.Logger) error {
+func openKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, d kafkawatch.Dial, controllers []string, logger *log.Logger) error {
 	sandbox := cfg.Mode == ui.ModeSandbox
 	d.Logger = logger
 	fmt.Fprintf(c.ErrOrStderr(), "Connecting to %s…\r", t.connect)
@@ -257,6 +262,9 @@ func openKRaftTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, t target, d ka
 	p := kafkawatch.StartWith(cl, d, kafkawatch.Options{Interval: cf.pollInterval, Progress: true, Logger: logger})
 	defer p.Close()
 	cfg.Source = p
+	// The Quorum tab: the polls' DescribeQuorum live, the rest read
+	// while it is shown, as ktopo quorum reads it.
+	cfg.KRaftQuorum = kafkawatch.QuorumWatch{Poller: p, Dial: d, Controllers: controllers}
 	if !sandbox {
 		cfg.Mode = ui.ModeLive
 	}

@@ -68,7 +68,13 @@ func runKRaftSandboxTUI(c *cobra.Command, cf *connFlags, cfg ui.Config, sf sandb
 	}
 	cfg.Connect, cfg.Mode, cfg.Sandbox = sb.Bootstrap(), ui.ModeSandbox, kraftControl{sb}
 	logger.Printf("KRaft sandbox: --bootstrap-server %s --bootstrap-controller %s", sb.Bootstrap(), sb.ControllerBootstrap())
-	return openKRaftTUI(c, cf, cfg, target{connect: sb.Bootstrap(), kraft: true}, d, logger)
+	// The Quorum tab asks the controllers too, as ktopo quorum
+	// --bootstrap-controller does.
+	ctrls, err := kafkawatch.ParseBootstrap(sb.ControllerBootstrap())
+	if err != nil {
+		return err
+	}
+	return openKRaftTUI(c, cf, cfg, target{connect: sb.Bootstrap(), kraft: true}, d, ctrls, logger)
 }
 
 // kraftControl adapts *kraftsandbox.Cluster to the TUI's sandbox actions.

@@ -57,18 +57,19 @@ func TestSandboxFlagsNeedTheSandbox(t *testing.T) {
 	}
 }
 
-// TestBootstrapControllerNeedsZooKeeper: the TUI's --bootstrap-controller
-// asks the KRaft quorum of a ZooKeeper cluster that migrates; on the
-// sandbox or a KRaft cluster it would mean nothing, and says so.
-func TestBootstrapControllerNeedsZooKeeper(t *testing.T) {
+// TestBootstrapControllerNeedsCluster: the TUI's --bootstrap-controller
+// asks the KRaft quorum of a ZooKeeper cluster that migrates, or a KRaft
+// cluster's voters their feature ranges; on the sandbox it would mean
+// nothing, and says so.
+func TestBootstrapControllerNeedsCluster(t *testing.T) {
 	t.Setenv("KTOPO_ZOOKEEPER", "")
 	t.Setenv("KTOPO_BOOTSTRAP_SERVER", "")
 	for _, args := range [][]string{
 		{"--bootstrap-controller", "127.0.0.1:1"},
-		{"--bootstrap-server", "127.0.0.1:1", "--bootstrap-controller", "127.0.0.1:1"},
+		{"--sandbox", "kraft", "--bootstrap-controller", "127.0.0.1:1"},
 	} {
 		code, _, errOut := runCLI(t, args...)
-		if code != 1 || !strings.Contains(errOut, "--bootstrap-controller is for a ZooKeeper cluster migrating to KRaft") {
+		if code != 1 || !strings.Contains(errOut, "--bootstrap-controller is for a cluster") {
 			t.Errorf("ktopo %s: exit %d, %q", strings.Join(args, " "), code, errOut)
 		}
 	}

@@ -422,3 +422,25 @@ func softwareVersion() string {
 	}
 	return "dev"
 }
+
+// QuorumWatch is what the TUI's quorum tab reads of a KRaft cluster: the
+// poller's live DescribeQuorum answer (LiveQuorum, read every poll at no
+// cost of its own) and, less often, the whole report (ReadQuorumReport
+// with Dial and Controllers: the features with every node's range, the
+// registrations).
+type QuorumWatch struct {
+	Poller *Poller
+	Dial   Dial
+	// Controllers are the controllers' CONTROLLER listeners to ask too
+	// (--bootstrap-controller; nil: only the brokers are asked).
+	Controllers []string
+}
+
+// LiveQuorum is the poller's newest DescribeQuorum answer (see
+// Poller.LiveQuorum).
+func (w QuorumWatch) LiveQuorum() (cluster.QuorumReport, bool) { return w.Poller.LiveQuorum() }
+
+// QuorumReport reads the whole report, as ktopo quorum does.
+func (w QuorumWatch) QuorumReport(ctx context.Context) (cluster.QuorumReport, error) {
+	return ReadQuorumReport(ctx, w.Dial, w.Controllers)
+}

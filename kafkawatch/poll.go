@@ -65,6 +65,9 @@ type view struct {
 
 	quorum    *kmsg.DescribeQuorumResponseTopicPartition
 	quorumErr error
+	// quorumDetail is the whole answer (nil when not asked or failed):
+	// what the TUI's quorum tab shows live (Poller.LiveQuorum).
+	quorumDetail *cluster.QuorumDetail
 
 	// configs: the topics whose configs were read this poll.
 	configs   map[string]topicConfig
@@ -238,7 +241,7 @@ func fetchCore(ctx context.Context, cl *kgo.Client, apis apiVersions, lay *layou
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v.quorum, v.quorumErr = describeQuorum(ctx, cl)
+			v.quorum, v.quorumDetail, v.quorumErr = describeQuorum(ctx, cl)
 		}()
 	}
 	wg.Wait()
@@ -285,9 +288,18 @@ func mergeBrokers(live []brokerInfo, dc *kmsg.DescribeClusterResponse) ([]broker
 }
 
 // describeQuorum reads the metadata quorum (a broker forwards it to the
-// controllers).
-func describeQuorum(ctx context.Context, cl *kgo.Client) (*kmsg.DescribeQuorumResponseTopicPartition, error) {
-	return askQuorum(ctx, cl.Request)
+// controllers): the metadata partition's answer, and the whole answer
+// read (nil, nil when it has no metadata partition).
+func describeQuorum(ctx context.Context, cl *kgo.Client) (*kmsg.DescribeQuorumResponseTopicPartition, *cluster.QuorumDetail, error) {
+	resp, err := describeQuorumFull(ctx, cl.Request)
+	if errors.Is(err, errNoMetadataPartition) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	q := quorumDetail(resp)
+	return &resp.Topics[0].Partitions[0], &q, nil
 }
 
 // askQuorum sends DescribeQuorum through send (a client's routing, or one

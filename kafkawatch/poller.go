@@ -109,6 +109,10 @@ type Poller struct {
 	pollTime  time.Duration
 	parts     int
 	lastErr   error
+	// live is the last poll's DescribeQuorum (LiveQuorum); liveOK says a
+	// poll asked it.
+	live   cluster.QuorumReport
+	liveOK bool
 }
 
 var _ clusterwatch.Source = (*Poller)(nil)
@@ -192,6 +196,39 @@ func (p *Poller) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.lastErr
+}
+
+// LiveQuorum is the newest poll's DescribeQuorum answer in full (the
+// voters' and observers' log end offsets, fetch times, directory ids and
+// endpoints, which the model leaves out: they move with every record) as
+// the quorum part of a report: At, Quorum and QuorumErr. False before a
+// poll has asked (or when the cluster does not serve DescribeQuorum).
+// What the TUI's quorum tab shows live, without a request of its own.
+// Safe from any goroutine.
+func (p *Poller) LiveQuorum() (cluster.QuorumReport, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.live, p.liveOK
+}
+
+// noteLive keeps a poll's DescribeQuorum answer for LiveQuorum (nothing
+// when the poll did not ask).
+func (p *Poller) noteLive(v *view) {
+	if v.quorumDetail == nil && v.quorumErr == nil {
+		return
+	}
+	r := cluster.QuorumReport{At: time.Now()}
+	switch {
+	case v.quorumErr != nil && cluster.IsDenied(v.quorumErr):
+		r.QuorumErr = "DescribeQuorum: " + cluster.NoAccessText
+	case v.quorumErr != nil:
+		r.QuorumErr = "DescribeQuorum: " + v.quorumErr.Error()
+	default:
+		r.Quorum = *v.quorumDetail
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.live, p.liveOK = r, true
 }
 
 // Backend implements clusterwatch.Source.
@@ -362,6 +399,7 @@ func (p *Poller) load(state *clusterwatch.State) error {
 	if err != nil {
 		return err
 	}
+	p.noteLive(v)
 	v.features = features
 	states := []clusterwatch.State{clusterwatch.StateConnected}
 	*state = clusterwatch.StateConnected
@@ -623,6 +661,7 @@ func (p *Poller) poll() (clusterwatch.Batch, error) {
 	if err != nil {
 		return clusterwatch.Batch{}, err
 	}
+	p.noteLive(v)
 	p.polls++
 	events, kraft, elr := p.lay.apply(v)
 	if fresh := p.freshTopics(); len(fresh) > 0 && p.apis.has(keyDescribeConfigs, 0) {

@@ -139,6 +139,17 @@ func testPollerReadsEveryTopicsConfigs(t *testing.T, bootstrap string) {
 		t.Fatalf("the Loaded batch's progress is %+v, want every topic done", last)
 	}
 	s := w.Model.Snapshot()
+	// The polls' DescribeQuorum in full, for the TUI's Quorum tab: the
+	// leader the model names, among the voters, with its endpoint and
+	// log end (DescribeQuorum v2, Kafka 3.9+).
+	live, ok := p.LiveQuorum()
+	if !ok || live.QuorumErr != "" || s.KRaft() == nil || live.Quorum.LeaderID != s.KRaft().Quorum.LeaderID || live.Quorum.HighWatermark <= 0 {
+		t.Fatalf("the live quorum %v %+v, the model's %+v", ok, live, s.KRaft())
+	}
+	leader := slices.IndexFunc(live.Quorum.Voters, func(m cluster.QuorumMember) bool { return m.ID == live.Quorum.LeaderID })
+	if leader < 0 || len(live.Quorum.Voters[leader].Endpoints) == 0 || live.Quorum.Voters[leader].LogEndOffset <= 0 || live.Quorum.Version < 2 {
+		t.Fatalf("the live quorum's voters %+v (DescribeQuorum v%d): want the leader with its endpoint and log end", live.Quorum.Voters, live.Quorum.Version)
+	}
 	for name, cfg := range want {
 		tp := s.Topic(name)
 		if tp == nil {

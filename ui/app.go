@@ -47,6 +47,7 @@ import (
 	"github.com/ktopo/ktopo/ui/screens/migration"
 	"github.com/ktopo/ktopo/ui/screens/operate"
 	"github.com/ktopo/ktopo/ui/screens/overview"
+	"github.com/ktopo/ktopo/ui/screens/quorum"
 	"github.com/ktopo/ktopo/ui/screens/topics"
 	"github.com/ktopo/ktopo/ui/screens/tree"
 	"github.com/ktopo/ktopo/ui/theme"
@@ -114,6 +115,11 @@ type Config struct {
 	// command that verifies it and removes its throttles once done
 	// (operate.PlanSaver); nil: the plan is printed.
 	SavePlan operate.PlanSaver
+	// KRaftQuorum, when set, reads a KRaft cluster's metadata quorum
+	// for the Quorum tab: live from the poller's polls, and the feature
+	// ranges and registrations while the tab is shown
+	// (kafkawatch.QuorumWatch). Nil: the tab says it cannot.
+	KRaftQuorum quorum.Source
 	// Sizes, when set, reads the replicas' sizes and the brokers' disks
 	// (DescribeLogDirs, on a calm interval; a sandbox's simulation): the
 	// overview, the topics and the plans show bytes. Nil: every screen
@@ -144,9 +150,12 @@ type App struct {
 	topics   *topics.Model
 	tree     *tree.Model
 	events   *events.Model
+	quorum   *quorum.Model
 	tabs     []tab
-	active   int
-	stack    []Screen
+	// absent are the tabs this cluster's shell leaves out (see newTabs).
+	absent []tab
+	active int
+	stack  []Screen
 	// history are the views shown before, esc's way back (see switchTab).
 	history []view
 	// tasks are closed screens whose work still runs (see Task).
@@ -306,6 +315,9 @@ func (a *App) Tree() *tree.Model { return a.tree }
 
 // Events returns the events screen.
 func (a *App) Events() *events.Model { return a.events }
+
+// Quorum returns the quorum tab's screen (a tab on a KRaft cluster only).
+func (a *App) Quorum() *quorum.Model { return a.quorum }
 
 // Anims returns the animation set.
 func (a *App) Anims() *anim.Set { return a.anims }

@@ -165,5 +165,8 @@ func (a *App) runCommand(line string) tea.Cmd {
 			return c.run(a, args)
 		}
 	}
+	if s := a.absentTab(name); s != "" {
+		return a.setStatus(s, true)
+	}
 	return a.setStatus("unknown command :"+name+" (try "+strings.Join(a.commandHints(), ", ")+")", true)
 }

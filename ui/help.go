@@ -112,6 +112,9 @@ func (a *App) helpBody() []string {
 	}
 	if a.cfg.Mode == ModeSandbox {
 		legend = append(legend, "Sandbox: on the overview select a broker and press x to kill it; x again restarts it.")
+		if a.kraftSandbox() {
+			legend = append(legend, "KRaft sandbox: on the Quorum tab (6) x kills or restarts the voter or observer under the cursor.")
+		}
 	}
 	lines = append(lines, "", " "+st.Bold.S("Reading the screens"))
 	if cell.Width(legend[0]) <= w-2 {

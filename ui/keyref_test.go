@@ -20,7 +20,7 @@ var keyRefPath = filepath.Join("..", "docs", "keys.md")
 // groupTitles introduce the keymap's groups in the reference, in order.
 var groupTitles = []struct{ field, title, about string }{
 	{"Global", "Everywhere", "On every screen, unless a text field has the keyboard; in a text field only `f1`, `ctrl+c` and the field's own keys act. " +
-		"On a KRaft cluster the ZooKeeper-only tabs are absent and the others keep their numbers (Events is `4` on both)."},
+		"On a KRaft cluster the ZooKeeper-only tabs are absent, on a ZooKeeper cluster the KRaft-only one, and the others keep their numbers (Events is `4` on both)."},
 	{"List", "Lists", "The list screens (topics, topic, broker, events), the tree and the overview's broker cards."},
 	{"Filter", "Filters and sorting", "The topics, topic and events screens. On the topics `s` cycles name, partitions, under-replicated, offline, under min ISR and, once sizes are known, size (biggest first)."},
 	{"Input", "Text fields", "While a filter (`/`) or the `:` line has the keyboard; every other key types."},
@@ -28,7 +28,7 @@ var groupTitles = []struct{ field, title, about string }{
 	{"Wizard", "Topic creation wizard", "Each stage enables its own keys (form, preview, confirmation, progress, summary); the form's fields take every other key."},
 	{"Ops", "Operations", "On the overview's broker cards and rack headings, and in the what-if. The what-if only reads, so it works in read-only mode too; a drain, a topic's reassignment (`R`), added partitions (`a`, both on the topic screen) a preferred election (`p`; in the sandbox `p` is the sandbox's own, at once) and config changes (`e`) write, so read-only mode refuses them."},
 	{"Operation", "Operation wizard", "Draining a broker (`d` on its card), moving a topic's partitions or changing its replication factor (`R` on a topic), adding partitions (`a` on a topic), a preferred leader election (`p`, on a real cluster), a topic's config overrides (`e` on a topic): the preview, the exact znodes, the confirmation, the progress. It also uses the creation wizard's scrolling, popup and pace keys above."},
-	{"Sandbox", "Sandbox", "Only when ktopo runs its own sandbox cluster."},
+	{"Sandbox", "Sandbox", "Only when ktopo runs its own sandbox cluster. On the KRaft sandbox's Quorum tab, `x` kills or restarts the voter or observer under the cursor and `m` moves the quorum's leader."},
 }
 
 // keyReference renders docs/keys.md from the keymap, the tab table and
@@ -66,8 +66,11 @@ func keyReference() string {
 		if g.field == "Global" {
 			for _, t := range a.tabs {
 				name := "tab " + t.label
-				if t.zookeeper {
+				switch {
+				case t.zookeeper:
 					name += " (ZooKeeper only)"
+				case t.kraft:
+					name += " (KRaft only)"
 				}
 				row(t.key, name)
 			}

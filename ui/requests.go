@@ -39,7 +39,7 @@ func (a *App) handle(from Screen, req nav.Request) tea.Cmd {
 		return a.close(from)
 	case nav.ShowStatus:
 		return a.setStatus(r.Text, r.Err)
-	case nav.ToggleBroker, nav.ToggleBrokers, nav.ElectPreferred, nav.MoveController, nav.SetPace:
+	case nav.ToggleBroker, nav.ToggleController, nav.ToggleBrokers, nav.ElectPreferred, nav.MoveController, nav.SetPace:
 		return a.sandboxAction(req)
 	}
 	return nil
@@ -85,6 +85,8 @@ func (a *App) sandboxAction(req nav.Request) tea.Cmd {
 			}
 			return sandboxDoneMsg{text: "Restarted broker " + strconv.Itoa(id) + ": it rejoins the ISRs once caught up."}
 		})
+	case nav.ToggleController:
+		return a.toggleController(sb, r.Controller)
 	case nav.ToggleBrokers:
 		return a.toggleBrokers(sb, r.Brokers)
 	case nav.ElectPreferred:
@@ -124,6 +126,27 @@ func (a *App) kraftSandbox() bool {
 	}
 	_, zk := a.cfg.Source.(tree.Subtrees)
 	return !zk
+}
+
+// toggleController kills a running controller of the KRaft sandbox or
+// restarts a stopped one (the quorum tab's x on a voter).
+func (a *App) toggleController(sb SandboxControl, id int) tea.Cmd {
+	if !a.kraftSandbox() {
+		return a.setStatus("Only the KRaft sandbox has controllers to kill.", true)
+	}
+	name := "controller " + strconv.Itoa(id)
+	return func() tea.Msg {
+		if sb.Running(id) {
+			if err := sb.Kill(id); err != nil {
+				return sandboxDoneMsg{err: err}
+			}
+			return sandboxDoneMsg{text: "Killed " + name + ": if it led, the voters left elect another (while a majority runs). x again restarts it."}
+		}
+		if err := sb.Restart(id); err != nil {
+			return sandboxDoneMsg{err: err}
+		}
+		return sandboxDoneMsg{text: "Restarted " + name + ": it fetches from the quorum's leader again."}
+	}
 }
 
 // toggleBrokers kills the running brokers of ids in one event (a rack

@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"github.com/ktopo/ktopo/ui/keys"
 	"github.com/ktopo/ktopo/ui/screens/migration"
+	"github.com/ktopo/ktopo/ui/screens/quorum"
 )
 
 // tab is one of the shell's top-level screens.
@@ -19,8 +20,9 @@ type tab struct {
 	commands []string
 	about    string
 	// zookeeper: the tab shows what only a ZooKeeper cluster has, so a
-	// KRaft cluster's shell leaves it out.
-	zookeeper bool
+	// KRaft cluster's shell leaves it out; kraft: what only a KRaft
+	// cluster has, left out of a ZooKeeper cluster's shell.
+	zookeeper, kraft bool
 	// num is the tab's number key: its place in the whole table, kept
 	// when a tab before it is left out (Events is 4 on a KRaft cluster
 	// too, whose shell has no tree for 3), so that an operator switching
@@ -45,12 +47,18 @@ type tab struct {
 //
 // A screen that only makes sense for one source is left out for the
 // other: the ZooKeeper tree and the migration radar (which reads
-// ZooKeeper) are not tabs of a KRaft cluster (hidden, not shown empty).
-// The others keep their number keys (see tab.num).
+// ZooKeeper) are not tabs of a KRaft cluster, the metadata quorum not one
+// of a ZooKeeper cluster (hidden, not shown empty: their `:` names say
+// which clusters have them, see absentTab). The others keep
+// their number keys (see tab.num).
 func (a *App) newTabs() []tab {
 	radar := migration.New(a.st, a.km, a.cfg.Now, a.cfg.Location)
 	if a.cfg.Quorum != nil {
 		radar.SetQuorumAsker(a.cfg.Quorum)
+	}
+	a.quorum = quorum.New(a.st, a.km, a.cfg.Now, a.cfg.Location)
+	if a.cfg.KRaftQuorum != nil {
+		a.quorum.SetSource(a.cfg.KRaftQuorum)
 	}
 	tabs := []tab{
 		{screen: a.overview, label: "Overview", keyHelp: "overview", commands: []string{"overview", "o", "brokers"}, about: "brokers by rack"},
@@ -59,14 +67,34 @@ func (a *App) newTabs() []tab {
 		{screen: a.events, label: "Events", keyHelp: "events", commands: []string{"events", "e"}, about: "the change timeline"},
 		{screen: radar, label: "Migration", keyHelp: "migration",
 			commands: []string{"migration", "m", "kraft"}, about: "a ZooKeeper to KRaft migration", zookeeper: true},
+		{screen: a.quorum, label: "Quorum", keyHelp: "quorum", commands: []string{"quorum", "controllers"},
+			about: "the metadata quorum, features and registrations", kraft: true},
 	}
 	for i := range tabs {
 		tabs[i].num = i + 1
 	}
-	if a.cfg.Source != nil && !a.hasTree {
-		tabs = slices.DeleteFunc(tabs, func(t tab) bool { return t.zookeeper })
+	if a.cfg.Source == nil {
+		return tabs
 	}
-	return tabs
+	a.absent = slices.Clone(tabs)
+	left := func(t tab) bool { return t.zookeeper && !a.hasTree || t.kraft && a.hasTree }
+	a.absent = slices.DeleteFunc(a.absent, func(t tab) bool { return !left(t) })
+	return slices.DeleteFunc(tabs, left)
+}
+
+// absentTab says, for the `:` name of a tab this cluster's shell leaves
+// out, which clusters have it ("" when name is no such tab's). Its number
+// key does nothing, as a number with no tab does.
+func (a *App) absentTab(name string) string {
+	for _, t := range a.absent {
+		if slices.Contains(t.commands, name) {
+			if t.kraft {
+				return "The " + t.label + " tab is a KRaft cluster's: this cluster runs in ZooKeeper mode (a migration's KRaft quorum is on the Migration tab)."
+			}
+			return "The " + t.label + " tab is a ZooKeeper cluster's: this cluster runs in KRaft mode (its metadata quorum is on the Quorum tab)."
+		}
+	}
+	return ""
 }
 
 // setTabs installs the tab table: each tab gets its number key (the `:`

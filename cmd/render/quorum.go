@@ -36,7 +36,7 @@ func WriteQuorum(w io.Writer, r cluster.QuorumReport) error {
 		row("leader", fmt.Sprintf("%s (epoch %d)", leader, q.LeaderEpoch))
 		row("high watermark", strconv.FormatInt(q.HighWatermark, 10))
 	}
-	row("kraft.version", KRaftVersionText(r))
+	row("kraft.version", r.KRaftVersionText())
 	if r.QuorumErr == "" {
 		row("majority", r.MajorityText())
 		writeMembers(&b, "Voters", q, q.Voters, at, true)
@@ -46,18 +46,6 @@ func WriteQuorum(w io.Writer, r cluster.QuorumReport) error {
 	writeRegistrations(&b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// KRaftVersionText says whether the quorum is static or dynamic.
-func KRaftVersionText(r cluster.QuorumReport) string {
-	static, known := r.Static()
-	switch {
-	case !known:
-		return "unknown: " + r.FinalizedErr
-	case static:
-		return "0: a static quorum (controller.quorum.voters): its voters change only by restarting every node with a new list"
-	}
-	return "1: a dynamic quorum (KIP-853): voters are added and removed with kafka-metadata-quorum add-controller and remove-controller"
 }
 
 func writeMembers(b *strings.Builder, title string, q cluster.QuorumDetail, ms []cluster.QuorumMember, at time.Time, voters bool) {
@@ -71,30 +59,9 @@ func writeMembers(b *strings.Builder, title string, q cluster.QuorumDetail, ms [
 		head += "\tENDPOINTS"
 	}
 	fmt.Fprintln(tw, head)
-	down := map[int]bool{}
-	for _, d := range q.Down(at) {
-		down[d.ID] = true
-	}
 	for _, m := range ms {
-		dir := "-"
-		if q.Version >= 2 {
-			dir = m.DirectoryID.String()
-		}
-		status := "observer"
-		switch {
-		case voters && m.ID == q.LeaderID:
-			status = "leader"
-		case voters && down[m.ID]:
-			status = "follower, down"
-		case voters:
-			status = "follower"
-		}
-		lag := "unknown"
-		if l := q.Lag(m); l >= 0 {
-			lag = strconv.FormatInt(l, 10)
-		}
-		leo := strconv.FormatInt(m.LogEndOffset, 10)
-		line := fmt.Sprintf("  %d\t%s\t%s\t%s\t%s\t%s\t%s", m.ID, dir, leo, lag, ago(at, m.LastFetch), ago(at, m.LastCaughtUp), status)
+		line := fmt.Sprintf("  %d\t%s\t%d\t%s\t%s\t%s\t%s", m.ID, q.DirectoryText(m), m.LogEndOffset, q.LagText(m),
+			cluster.Ago(at, m.LastFetch), cluster.Ago(at, m.LastCaughtUp), q.MemberStatus(m, voters, at))
 		if voters {
 			eps := strings.Join(m.Endpoints, ",")
 			if eps == "" {
@@ -105,13 +72,6 @@ func writeMembers(b *strings.Builder, title string, q cluster.QuorumDetail, ms [
 		fmt.Fprintln(tw, line)
 	}
 	_ = tw.Flush()
-}
-
-func ago(at, t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	return cluster.Age(at.Sub(t)) + " ago"
 }
 
 func writeFeatures(b *strings.Builder, r cluster.QuorumReport) {
@@ -127,117 +87,17 @@ func writeFeatures(b *strings.Builder, r cluster.QuorumReport) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  FEATURE\tFINALIZED\tSUPPORTED\tUPGRADE")
 	for _, f := range fs {
-		up := UpgradeText(f)
-		if c, ok := r.UpgradeCheck(f.Name); ok {
-			up += "; " + UpgradeCheckText(c)
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", f.Name, levelText(f.Name, f.Finalized), SupportedText(f), up)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", f.Name, cluster.FeatureLevelLabel(f.Name, f.Finalized), f.SupportedText(), r.FeatureUpgradeText(f))
 	}
 	_ = tw.Flush()
-	if len(fs) > 0 && len(fs[0].Unknown) > 0 {
-		fmt.Fprintf(b, "  Ranges unknown, which Kafka's controller checks too before raising a level: %s.\n", strings.Join(fs[0].Unknown, "; "))
+	if u := cluster.UnaskedText(fs); u != "" {
+		b.WriteString("  " + u + "\n")
 	}
-}
-
-func levelText(name string, level int) string {
-	if name == cluster.FeatureMetadataVersion && cluster.MetadataVersionName(level) != "" {
-		return cluster.MetadataVersionName(level) + " (" + strconv.Itoa(level) + ")"
-	}
-	return strconv.Itoa(level)
-}
-
-func rangeText(name string, lo, hi int) string {
-	if name == cluster.FeatureMetadataVersion {
-		return cluster.FeatureLevelText(name, lo) + " to " + cluster.FeatureLevelText(name, hi)
-	}
-	return strconv.Itoa(lo) + "-" + strconv.Itoa(hi)
-}
-
-// SupportedText is every node's range of a feature: one range for all
-// when they agree, else each node's.
-func SupportedText(f cluster.FeatureStatus) string {
-	if len(f.Ranges) == 0 {
-		return "unknown"
-	}
-	same := true
-	for _, nr := range f.Ranges {
-		if nr.MinVersion != f.Ranges[0].MinVersion || nr.MaxVersion != f.Ranges[0].MaxVersion || nr.Known != f.Ranges[0].Known {
-			same = false
-		}
-	}
-	one := func(nr cluster.NodeRange) string {
-		if !nr.Known {
-			return "unknown to it (0 only)"
-		}
-		return rangeText(f.Name, nr.MinVersion, nr.MaxVersion)
-	}
-	if same {
-		return one(f.Ranges[0]) + " on all " + strconv.Itoa(len(f.Ranges)) + " nodes asked"
-	}
-	var parts []string
-	for _, nr := range f.Ranges {
-		parts = append(parts, nr.Node+" "+one(nr))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// UpgradeText says how far a feature may be raised and what holds it.
-func UpgradeText(f cluster.FeatureStatus) string {
-	if f.Ceiling < 0 {
-		return "unknown: no node answered"
-	}
-	lvl := func(l int) string { return cluster.FeatureLevelText(f.Name, l) }
-	var s string
-	switch {
-	case f.Ceiling > f.Finalized:
-		s = "may be raised to " + lvl(f.Ceiling) + " (every node asked supports it)"
-	case f.Ceiling < f.Finalized:
-		s = "finalized above what a node asked supports (" + lvl(f.Ceiling) + ")"
-	default:
-		s = "at the highest level every node asked supports"
-	}
-	if len(f.Holders) > 0 {
-		s += "; " + lvl(f.Highest) + " is held back by " + strings.Join(f.Holders, ", ") + " (up to " + lvl(f.Ceiling) + ")"
-	}
-	return s
-}
-
-// UpgradeCheckText is Kafka's controller's answer to an upgrade asked
-// with validateOnly.
-func UpgradeCheckText(c cluster.UpgradeCheck) string {
-	lvl := cluster.FeatureLevelText(c.Feature, c.Level)
-	switch {
-	case c.Err != "":
-		return "Kafka's controller not asked about " + lvl + ": " + c.Err
-	case c.Refusal != "":
-		return "Kafka's controller refuses " + lvl + " (asked with validateOnly): " + c.Refusal
-	}
-	return "Kafka's controller accepts " + lvl + " (asked with validateOnly, as kafka-features upgrade --dry-run)"
 }
 
 func writeRegistrations(b *strings.Builder, r cluster.QuorumReport) {
-	if r.BrokersErr != "" {
-		fmt.Fprintf(b, "Registrations: unknown: %s\n", r.BrokersErr)
-		return
-	}
-	regs := r.Registrations()
-	var fenced []cluster.Registration
-	for _, g := range regs {
-		if g.Fenced {
-			fenced = append(fenced, g)
-		}
-	}
-	fmt.Fprintf(b, "Registrations: %d brokers registered, ", len(regs))
-	if len(fenced) == 0 {
-		b.WriteString("none fenced")
-	} else {
-		fmt.Fprintf(b, "%d fenced", len(fenced))
-	}
-	if !r.FencedListed {
-		b.WriteString(" (this Kafka lists no fenced broker: before 4.0, a fenced one is not shown)")
-	}
-	b.WriteString("\n")
-	for _, g := range fenced {
+	fmt.Fprintf(b, "Registrations: %s\n", r.RegistrationsText())
+	for _, g := range r.Fenced() {
 		fmt.Fprintf(b, "  broker %d: fenced; %s\n", g.ID, g.FencedText(r.At))
 	}
 }

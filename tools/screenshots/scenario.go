@@ -83,12 +83,17 @@ func scenario() []step {
 const kraftSession = "2s"
 
 // kraftScenario is the walk on the KRaft sandbox (ktopo --sandbox kraft):
-// its overview with the metadata quorum, then a broker killed and fenced.
+// its overview with the metadata quorum, then a broker killed and fenced,
+// then the Quorum tab with its leader killed.
 func kraftScenario() []step {
 	return []step{
 		{title: "the KRaft sandbox's overview", want: []string{"SANDBOX", "quorum leader 3000 (epoch 1)", "broker 6", "partitions 95", "under-replicated 0", "sizes of 6 brokers"},
 			gone: []string{"Tree", "Migration"}},
 		{name: "kraft-sandbox", title: "KRaft sandbox: broker 2 killed (x), fenced once its session timed out",
 			keys: []string{"l", "x"}, want: []string{"FENCED", "fenced 2", "brokers 5/6 live"}},
+		{title: "the Quorum tab", keys: []string{"6"}, want: []string{"Metadata quorum", "VOTERS 3", "3000★", "so 1 may fail."}},
+		{name: "quorum", title: "Quorum: the leader, controller 3000, killed (x): 3001 leads, and the majority's sentence counts 3000 down",
+			keys: []string{"x"}, want: []string{"3001★", "with controller 3000", "none may", "follower, down"},
+			live: true}, // the polls' quorum, taken every second: it never settles
 	}
 }

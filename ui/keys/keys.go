@@ -6,6 +6,7 @@
 package keys
 
 import (
+	"fmt"
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
@@ -279,4 +280,27 @@ func (m *Map) SetSandbox(on bool) {
 	m.Sandbox.Elect.SetEnabled(on)
 	m.Sandbox.MoveController.SetEnabled(on)
 	m.Ops.Elect.SetEnabled(!on)
+}
+
+// Scroll moves a page's first line shown, *top, by the list keys: a
+// line, a page of page lines, the top, the bottom (past the end, for the
+// view to bring back); false when msg is none of them.
+func (l List) Scroll(msg fmt.Stringer, top *int, page int) bool {
+	switch {
+	case key.Matches(msg, l.Up):
+		*top--
+	case key.Matches(msg, l.Down):
+		*top++
+	case key.Matches(msg, l.PageUp):
+		*top -= page
+	case key.Matches(msg, l.PageDown):
+		*top += page
+	case key.Matches(msg, l.Top):
+		*top = 0
+	case key.Matches(msg, l.Bottom):
+		*top = 1 << 30
+	default:
+		return false
+	}
+	return true
 }

@@ -81,6 +81,10 @@ type ShowStatus struct {
 // stopped one.
 type ToggleBroker struct{ Broker int }
 
+// ToggleController asks the KRaft sandbox to kill a running controller
+// (a voter of its metadata quorum) or restart a stopped one.
+type ToggleController struct{ Controller int }
+
 // ToggleBrokers asks the sandbox to kill those of Brokers that run, all
 // at once as when a rack loses power, or, when none runs, to restart them.
 type ToggleBrokers struct{ Brokers []int }
@@ -96,17 +100,18 @@ type MoveController struct{}
 // broker step.
 type SetPace struct{ Pace time.Duration }
 
-func (OpenTopic) request()      {}
-func (OpenBroker) request()     {}
-func (OpenWhatIf) request()     {}
-func (ToggleBrokers) request()  {}
-func (OpenOperation) request()  {}
-func (Close) request()          {}
-func (ShowStatus) request()     {}
-func (ToggleBroker) request()   {}
-func (ElectPreferred) request() {}
-func (MoveController) request() {}
-func (SetPace) request()        {}
+func (OpenTopic) request()        {}
+func (OpenBroker) request()       {}
+func (OpenWhatIf) request()       {}
+func (ToggleBrokers) request()    {}
+func (OpenOperation) request()    {}
+func (Close) request()            {}
+func (ShowStatus) request()       {}
+func (ToggleBroker) request()     {}
+func (ToggleController) request() {}
+func (ElectPreferred) request()   {}
+func (MoveController) request()   {}
+func (SetPace) request()          {}
 
 // TaskState is where a screen's background work stands (ui.Task).
 type TaskState uint8

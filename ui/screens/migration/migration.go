@@ -17,7 +17,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/internal/text"
@@ -188,21 +187,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Cmd, nav.Request) {
 		}
 		m.quorum, m.quorumErr = &msg.q, ""
 	case tea.KeyPressMsg:
-		page := max(m.h-1, 1)
-		switch {
-		case key.Matches(msg, m.list.Up):
-			m.top--
-		case key.Matches(msg, m.list.Down):
-			m.top++
-		case key.Matches(msg, m.list.PageUp):
-			m.top -= page
-		case key.Matches(msg, m.list.PageDown):
-			m.top += page
-		case key.Matches(msg, m.list.Top):
-			m.top = 0
-		case key.Matches(msg, m.list.Bottom):
-			m.top = 1 << 30
-		}
+		m.list.Scroll(msg, &m.top, max(m.h-1, 1))
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:
@@ -234,17 +219,7 @@ func (m *Model) View() string {
 		return ""
 	}
 	m.assess()
-	lines := m.lines()
-	if len(lines) <= m.h {
-		m.top = 0
-		return cell.Lines(lines, m.h)
-	}
-	m.top = min(max(m.top, 0), len(lines)-m.h)
-	out := lines[m.top : m.top+m.h]
-	if m.top+m.h < len(lines) {
-		out = append(out[:m.h-1:m.h-1], m.st.Muted.S(cell.Fit(" ↓ "+cell.Count(len(lines)-m.top-m.h+1, "more line"), m.w)))
-	}
-	return cell.Lines(out, m.h)
+	return cell.Scroll(m.lines(), &m.top, m.h, m.w, m.st.Muted.S)
 }
 
 const labelW = 16
@@ -269,7 +244,7 @@ func (m *Model) lines() []string {
 
 	row := func(label string, value string, ink theme.Ink) {
 		first := true
-		for _, l := range wrap(value, m.w-labelW-2) {
+		for _, l := range cell.Wrap(value, m.w-labelW-2) {
 			lab := ""
 			if first {
 				lab = label
@@ -323,7 +298,7 @@ func (m *Model) lines() []string {
 	}
 	out = append(out, " "+st.Header.S("HAZARDS")+"  "+st.Danger.S(strconv.Itoa(len(s.Hazards))))
 	for _, h := range s.Hazards {
-		for i, l := range wrap(h.Code+": "+h.Text, m.w-4) {
+		for i, l := range cell.Wrap(h.Code+": "+h.Text, m.w-4) {
 			lead := "   "
 			if i == 0 {
 				lead = " " + st.Danger.S("!") + " "
@@ -394,34 +369,4 @@ func age(d time.Duration) string {
 		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
 	}
 	return d.Round(time.Second).String()
-}
-
-// wrap splits s into lines of at most w columns, at spaces only (a flag
-// such as --bootstrap-server stays whole); a word wider than w is cut.
-func wrap(s string, w int) []string {
-	w = max(w, 20)
-	var out []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		for cell.Width(word) > w {
-			if line != "" {
-				out, line = append(out, line), ""
-			}
-			head := ansi.Truncate(word, w, "")
-			out = append(out, head)
-			word = word[len(head):]
-		}
-		switch {
-		case line == "":
-			line = word
-		case cell.Width(line)+1+cell.Width(word) <= w:
-			line += " " + word
-		default:
-			out, line = append(out, line), word
-		}
-	}
-	if line != "" || len(out) == 0 {
-		out = append(out, line)
-	}
-	return out
 }
