@@ -151,16 +151,13 @@ func ReadQuorumReport(ctx context.Context, d Dial, controllers []string) (cluste
 
 // checkUpgrades asks Kafka's controller, with validateOnly, whether each
 // feature every node asked supports above its finalized level may be
-// raised to the highest such level: one request a feature (the first
-// refusal of a request fails all its updates). Through the brokers
-// (they forward it to the active controller), else the controllers.
+// raised to the highest such level, and each feature a node holds back
+// to the highest level any supports (cluster.UpgradeChecksOf): one
+// request a question (the first refusal of a request fails all its
+// updates). Through the brokers (they forward it to the active
+// controller), else the controllers.
 func checkUpgrades(ctx context.Context, d Dial, controllers []string, fs []cluster.FeatureStatus) []cluster.UpgradeCheck {
-	var out []cluster.UpgradeCheck
-	for _, f := range fs {
-		if f.Upgradable() {
-			out = append(out, cluster.UpgradeCheck{Feature: f.Name, Level: f.Ceiling})
-		}
-	}
+	out := cluster.UpgradeChecksOf(fs)
 	if len(out) == 0 {
 		return nil
 	}
