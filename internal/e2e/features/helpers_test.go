@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -74,22 +72,26 @@ func (r ran) String() string {
 // ktopo runs ktopo with args, stdin piped from stdin (not a terminal).
 func (u *user) ktopo(stdin string, args ...string) ran {
 	u.t.Helper()
-	c := exec.Command(os.Args[0], args...)
+	var out, errOut bytes.Buffer
+	code := u.exec(exec.Command(os.Args[0], args...), stdin, &out, &errOut)
+	return ran{args: args, code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// exec runs c as the user, typing stdin, and returns its exit status.
+func (u *user) exec(c *exec.Cmd, stdin string, stdout, stderr io.Writer) int {
+	u.t.Helper()
 	c.Env = u.env
 	c.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errOut
-	r := ran{args: args, stdout: "", stderr: ""}
+	c.Stdout, c.Stderr = stdout, stderr
 	err := c.Run()
-	r.stdout, r.stderr = out.String(), errOut.String()
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
+		return ee.ExitCode()
 	case err != nil:
-		u.t.Fatalf("ktopo %s: %v", strings.Join(args, " "), err)
+		u.t.Fatalf("%s: %v", strings.Join(c.Args, " "), err)
 	}
-	return r
+	return 0
 }
 
 // ok runs ktopo and fails the test unless it exits 0; it returns stdout.
@@ -127,22 +129,9 @@ func (u *user) atTerminal(typed string, args ...string) ran {
 	for _, a := range args {
 		line += " " + shellQuote(a)
 	}
-	c := exec.Command(script, "-qec", line, "/dev/null")
-	c.Env = u.env
-	c.Stdin = strings.NewReader(typed)
 	var out bytes.Buffer
-	c.Stdout, c.Stderr = &out, &out
-	r := ran{args: args}
-	err = c.Run()
-	r.stdout = strings.ReplaceAll(out.String(), "\r\n", "\n")
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		u.t.Fatalf("script ktopo %s: %v", strings.Join(args, " "), err)
-	}
-	return r
+	code := u.exec(exec.Command(script, "-qec", line, "/dev/null"), typed, &out, &out)
+	return ran{args: args, code: code, stdout: strings.ReplaceAll(out.String(), "\r\n", "\n")}
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -226,77 +215,5 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool,
 			t.Fatalf("timed out after %s waiting until %s; last seen:\n%s", timeout, what, show())
 		}
 		time.Sleep(250 * time.Millisecond)
-	}
-}
-
-// cutProxy is a TCP proxy a test can cut: while cut it closes every
-// connection through it and every new one, as a network partition
-// between one node and another would.
-type cutProxy struct {
-	ln net.Listener
-
-	mu     sync.Mutex
-	target string
-	cut    bool
-	conns  []net.Conn
-}
-
-func newCutProxy(t *testing.T) *cutProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{ln: ln}
-	t.Cleanup(func() { ln.Close(); p.setCut(true) })
-	go p.serve()
-	return p
-}
-
-func (p *cutProxy) Addr() string { return p.ln.Addr().String() }
-
-// SetTarget is where the proxy leads.
-func (p *cutProxy) SetTarget(addr string) {
-	p.mu.Lock()
-	p.target = addr
-	p.mu.Unlock()
-}
-
-func (p *cutProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		cut, target := p.cut, p.target
-		p.mu.Unlock()
-		if cut || target == "" {
-			c.Close()
-			continue
-		}
-		s, err := net.Dial("tcp", target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c, s)
-		p.mu.Unlock()
-		go func() { _, _ = io.Copy(s, c); s.Close() }()
-		go func() { _, _ = io.Copy(c, s); c.Close() }()
-	}
-}
-
-// setCut cuts the proxy (closing what goes through it) or heals it.
-func (p *cutProxy) setCut(cut bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cut = cut
-	if cut {
-		for _, c := range p.conns {
-			c.Close()
-		}
-		p.conns = nil
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
+	"github.com/ktopo/ktopo/internal/testkit/zktest"
 )
 
 // The cluster of the scenario: one Kafka 4.4 controller, Kafka 4.4
@@ -43,7 +44,10 @@ func TestMixedVersionUpgrade(t *testing.T) {
 	start := time.Now()
 	kafkatest.Require(t, kafkatest.Kafka39)
 	kafkatest.Require(t, kafkatest.Kafka44)
-	proxy := newCutProxy(t)
+	// Made at broker 2's first properties (its format), once the
+	// controller's port is chosen.
+	var proxy *zktest.Proxy
+	var proxyErr error
 	c, err := kafkatest.StartKRaft(kafkatest.KRaftOptions{
 		Version:        kafkatest.Kafka44,
 		Controllers:    1,
@@ -58,12 +62,19 @@ func TestMixedVersionUpgrade(t *testing.T) {
 			}
 			// One voter: "3000@127.0.0.1:PORT" becomes the proxy's.
 			id, addr, _ := strings.Cut(p["controller.quorum.voters"], "@")
-			proxy.SetTarget(addr)
-			p["controller.quorum.voters"] = id + "@" + proxy.Addr()
+			if proxy == nil && proxyErr == nil {
+				proxy, proxyErr = zktest.NewProxy(addr)
+			}
+			if proxy != nil {
+				p["controller.quorum.voters"] = id + "@" + proxy.Addr()
+			}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
+	if proxy != nil {
+		t.Cleanup(proxy.Close)
+	}
+	if err != nil || proxyErr != nil {
+		t.Fatal(err, proxyErr)
 	}
 	t.Cleanup(c.Stop)
 	kafkatest.Attach(t, c)
@@ -218,10 +229,10 @@ func TestMixedVersionUpgrade(t *testing.T) {
 // ktopo asks a 4.4 broker it lists instead (broker 2's own metadata,
 // cut off, still says it is unfenced). The proxy is healed then, and
 // broker 2 is unfenced again.
-func checkFencedAnswering(t *testing.T, u *user, c *kafkatest.KRaftCluster, proxy *cutProxy, bs, cs string) {
+func checkFencedAnswering(t *testing.T, u *user, c *kafkatest.KRaftCluster, proxy *zktest.Proxy, bs, cs string) {
 	t.Helper()
 	b3 := c.Node(oldBroker).Addr()
-	proxy.setCut(true)
+	proxy.Cut()
 	var q quorumJSON
 	var js string
 	waitFor(t, fmt.Sprintf("broker %d fenced while it runs", partedBroker), time.Minute, func() bool {
@@ -234,7 +245,7 @@ func checkFencedAnswering(t *testing.T, u *user, c *kafkatest.KRaftCluster, prox
 	}
 	u.refused(fmt.Sprintf("Error: refusing to unregister broker %d: broker %d is fenced but answers at %s: it runs (starting, catching up or shutting down); stop it for good first",
 		partedBroker, partedBroker, c.Node(partedBroker).Addr()), "brokers", "unregister", strconv.Itoa(partedBroker), "--bootstrap-server", b3)
-	proxy.setCut(false)
+	proxy.Pass()
 	waitFor(t, fmt.Sprintf("broker %d unfenced again", partedBroker), time.Minute, func() bool {
 		q, js = u.quorum("--bootstrap-server", bs, "--bootstrap-controller", cs)
 		fenced, _, ok := q.registration(partedBroker)
