@@ -178,6 +178,15 @@ func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
 	if dist.Major28() {
 		return nil, fmt.Errorf("kafkatest: Kafka %s has no KRaft mode to test", o.Version)
 	}
+	for id := range o.NodeVersions {
+		if (id < 1 || id > o.Brokers) && (id < FirstControllerID || id >= FirstControllerID+o.Controllers) {
+			return nil, fmt.Errorf("kafkatest: NodeVersions names node %d, which the cluster does not have", id)
+		}
+	}
+	dists, err := nodeDists(dist, o.NodeVersions)
+	if err != nil {
+		return nil, err
+	}
 	c := &KRaftCluster{dist: dist, opts: o, clusterID: o.ClusterID}
 	if c.dir, c.ownsDir, err = makeDir(o.Dir); err != nil {
 		return nil, err
@@ -185,10 +194,6 @@ func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
 	role, prefix := KRaftBroker, "broker"
 	if o.Combined {
 		role, prefix = Combined, "node"
-	}
-	dists, err := nodeDists(dist, o.NodeVersions)
-	if err != nil {
-		return nil, err
 	}
 	for id := 1; id <= o.Brokers; id++ {
 		n := newNode(id, role, fmt.Sprintf("%s-%d", prefix, id), dists(id), c.dir, o.Heap, c.props)
@@ -200,11 +205,6 @@ func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
 	for i := range o.Controllers {
 		id := FirstControllerID + i
 		c.nodes = append(c.nodes, newNode(id, KRaftController, fmt.Sprintf("controller-%d", id), dists(id), c.dir, o.ControllerHeap, c.props))
-	}
-	for id := range o.NodeVersions {
-		if c.Node(id) == nil {
-			return nil, fmt.Errorf("kafkatest: NodeVersions names node %d, which the cluster does not have", id)
-		}
 	}
 	// Every port is chosen before any node starts: the voters' addresses
 	// are in every node's configuration.
