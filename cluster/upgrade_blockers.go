@@ -118,15 +118,11 @@ func BlockerText(bs []Blocker) string {
 		return ""
 	}
 	b := bs[0]
-	var what []string
-	for _, x := range bs {
-		what = append(what, x.Feature+" "+FeatureLevelText(x.Feature, x.Level)+" ("+x.supportText()+")")
-	}
 	who := b.Name()
 	if b.FromRefusal || !b.Controller && b.Registered && b.Registration.Fenced {
 		who += "'s registration"
 	}
-	s := who + " blocks " + text2(what)
+	s := who + " blocks " + BlockedText(bs)
 	switch {
 	case b.Controller:
 		return s + ": upgrade its software"
@@ -143,6 +139,29 @@ func BlockerText(bs []Blocker) string {
 		return s + src + "; the broker is " + fencedWord(b.Registration) + " and does not answer: if it is gone for good, ktopo brokers unregister " + strconv.Itoa(b.ID) + " removes its registration, else upgrade its software"
 	}
 	return s + ": upgrade its software (or, to remove the broker, stop it for good and unregister it: ktopo brokers unregister " + strconv.Itoa(b.ID) + ")"
+}
+
+// BlockedText is what one node's blockers block: "metadata.version
+// 4.4-IV2 (it supports up to 3.9-IV0, as Kafka 3.9 does) and
+// group.version 1 (it does not support it)".
+func BlockedText(bs []Blocker) string {
+	var what []string
+	for _, x := range bs {
+		what = append(what, x.Feature+" "+FeatureLevelText(x.Feature, x.Level)+" ("+x.supportText()+")")
+	}
+	return text2(what)
+}
+
+// BlockersOf are the blockers that are node id's (a broker's when
+// controller is false).
+func BlockersOf(bs []Blocker, id int, controller bool) []Blocker {
+	var out []Blocker
+	for _, b := range bs {
+		if b.ID == id && b.Controller == controller {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func fencedWord(g Registration) string {

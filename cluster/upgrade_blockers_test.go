@@ -84,6 +84,9 @@ func TestBlockers(t *testing.T) {
 	if len(bs) != 2 || !bs[0].FromRefusal || !bs[0].Registration.Fenced || bs[0].Max != 21 {
 		t.Fatalf("blockers %+v", bs)
 	}
+	if len(BlockersOf(bs, 3, false)) != 2 || len(BlockersOf(bs, 3, true)) != 0 || len(BlockersOf(bs, 1, false)) != 0 {
+		t.Errorf("BlockersOf %+v", bs)
+	}
 	want = "broker 3's registration blocks metadata.version 4.4-IV2 (it supports up to 3.9-IV0, as Kafka 3.9 does) and group.version 1 (it does not support it), " +
 		"as Kafka's controller's refusals say; the broker is fenced and does not answer: if it is gone for good, ktopo brokers unregister 3 removes its registration, else upgrade its software"
 	if got := BlockerText(BlockersByNode(bs)[0]); got != want {

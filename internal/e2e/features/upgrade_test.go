@@ -163,12 +163,15 @@ func TestMixedVersionUpgrade(t *testing.T) {
 	preview := u.ok(unregister(oldBroker)...)
 	for _, want := range []string{
 		fmt.Sprintf("Broker %d: fenced; down: does not answer at", oldBroker),
+		fmt.Sprintf("Its registration blocks metadata.version %s (it supports up to %s, as Kafka 3.9 does), ", targetName, startRelease),
+		"Kafka's controller counts it until it is unregistered.\n",
 		fmt.Sprintf("UnregisterBroker brokerId=%d\nNothing sent: --execute sends it.", oldBroker),
 	} {
 		if !strings.Contains(preview, want) {
 			t.Errorf("preview lacks %q:\n%s", want, preview)
 		}
 	}
+	t.Logf("ktopo brokers unregister %d (preview):\n%s", oldBroker, preview)
 	u.context("prod", "    bootstrap-server: "+bs+"\n    production: true\n")
 	prod := []string{"--context", "prod", "brokers", "unregister", strconv.Itoa(oldBroker), "--execute"}
 	u.refused(fmt.Sprintf("refusing to unregister broker %d on production context prod without confirmation: on a terminal ktopo asks for %d to be typed", oldBroker, oldBroker), prod...)
