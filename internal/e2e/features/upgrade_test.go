@@ -21,13 +21,15 @@ import (
 // controller.quorum.voters lead through a proxy the scenario cuts, to
 // fence a broker that still runs.
 const (
-	oldBroker      = 3
-	partedBroker   = 2
-	liveBroker     = 1
-	startRelease   = "3.9-IV0"
-	startLevel     = 21
-	controllerID   = kafkatest.FirstControllerID
-	unknownBroker  = 99
+	oldBroker     = 3
+	partedBroker  = 2
+	liveBroker    = 1
+	startRelease  = "3.9-IV0"
+	startLevel    = 21
+	controllerID  = kafkatest.FirstControllerID
+	unknownBroker = 99
+	// sessionTimeout fences a stopped or cut-off broker sooner than the
+	// rig's 6 s default.
 	sessionTimeout = 4 * time.Second
 )
 
@@ -178,9 +180,6 @@ func TestMixedVersionUpgrade(t *testing.T) {
 	wrong := u.atTerminal("7\n", prod...)
 	if wrong.code == 0 || !strings.Contains(wrong.stdout, fmt.Sprintf(`not confirmed (typed "7", not %d): did not unregister broker %d; nothing was sent`, oldBroker, oldBroker)) {
 		t.Errorf("another id typed: %s", wrong)
-	}
-	if _, _, ok := q.registration(oldBroker); !ok {
-		t.Fatalf("broker %d not registered before its unregistration", oldBroker)
 	}
 	if q, js = u.quorum(both...); !registered(q, oldBroker) {
 		t.Fatalf("broker %d's registration went away although another id was typed\n%s", oldBroker, js)
