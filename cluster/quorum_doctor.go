@@ -46,9 +46,12 @@ type QuorumReport struct {
 	BrokersErr   string
 	// UpgradeChecks are Kafka's controller's own answers to raising each
 	// feature that every node asked supports above its finalized level
-	// to the highest such level (UpdateFeatures with validateOnly, as
-	// kafka-features upgrade --dry-run asks): the controller checks every
-	// registration, a stale one too, which no API lets ktopo read.
+	// to the highest such level, and each feature that a node holds back
+	// to the highest level any node supports (Held; UpdateFeatures with
+	// validateOnly, as kafka-features upgrade --dry-run asks): the
+	// controller checks every registration, a stale one too, whose
+	// ranges no API lets ktopo read, and its refusal names the first
+	// node in the way with its range.
 	UpgradeChecks []UpgradeCheck
 }
 
@@ -57,20 +60,53 @@ type QuorumReport struct {
 type UpgradeCheck struct {
 	Feature string
 	Level   int
+	// Held: the level is above what a node asked supports (the highest
+	// any node supports), asked so that Kafka's refusal names what holds
+	// it.
+	Held bool
 	// Refusal is Kafka's refusal ("" when it would accept the upgrade);
 	// Err why the question got no answer (no access, no leader).
 	Refusal, Err string
 }
 
-// UpgradeCheck returns the controller's answer about a feature (false
-// when it was not asked).
+// UpgradeCheck returns the controller's answer about raising a feature
+// to the highest level every node asked supports (false when it was not
+// asked).
 func (r *QuorumReport) UpgradeCheck(feature string) (UpgradeCheck, bool) {
+	return r.upgradeCheck(feature, false)
+}
+
+// HeldCheck returns the controller's answer about raising a feature to
+// the highest level a node supports, above what another supports (false
+// when it was not asked).
+func (r *QuorumReport) HeldCheck(feature string) (UpgradeCheck, bool) {
+	return r.upgradeCheck(feature, true)
+}
+
+func (r *QuorumReport) upgradeCheck(feature string, held bool) (UpgradeCheck, bool) {
 	for _, c := range r.UpgradeChecks {
-		if c.Feature == feature {
+		if c.Feature == feature && c.Held == held {
 			return c, true
 		}
 	}
 	return UpgradeCheck{}, false
+}
+
+// UpgradeChecksOf are the upgrades whose answers ReadQuorumReport asks
+// Kafka's controller for: each feature every node asked supports above
+// its finalized level, to the highest such level, and each feature a
+// node holds below the highest level another supports, to that level.
+func UpgradeChecksOf(fs []FeatureStatus) []UpgradeCheck {
+	var out []UpgradeCheck
+	for _, f := range fs {
+		if f.Upgradable() {
+			out = append(out, UpgradeCheck{Feature: f.Name, Level: f.Ceiling})
+		}
+		if f.Highest > f.Finalized && f.Highest > f.Ceiling {
+			out = append(out, UpgradeCheck{Feature: f.Name, Level: f.Highest, Held: true})
+		}
+	}
+	return out
 }
 
 // QuorumDetail is the metadata quorum in full, as its leader describes
@@ -278,6 +314,10 @@ type FeatureStatus struct {
 // NodeRange is one node's range of a feature.
 type NodeRange struct {
 	Node string
+	// ID and Controller are the node's (ID -1 when only its address is
+	// known).
+	ID         int
+	Controller bool
 	FeatureRange
 	// Known is false when the node does not know the feature (Kafka
 	// reads it as 0-0).
@@ -330,7 +370,7 @@ func (r *QuorumReport) Features() []FeatureStatus {
 				continue
 			}
 			fr, ok := n.Supports(name)
-			fs.Ranges = append(fs.Ranges, NodeRange{Node: n.Name(), FeatureRange: fr, Known: ok})
+			fs.Ranges = append(fs.Ranges, NodeRange{Node: n.Name(), ID: n.ID, Controller: n.Controller, FeatureRange: fr, Known: ok})
 			if fs.Ceiling < 0 || fr.MaxVersion < fs.Ceiling {
 				fs.Ceiling = fr.MaxVersion
 			}

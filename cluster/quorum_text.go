@@ -152,7 +152,20 @@ func (r *QuorumReport) FeatureUpgradeText(f FeatureStatus) string {
 	if c, ok := r.UpgradeCheck(f.Name); ok {
 		s += "; " + c.Text()
 	}
+	if c, ok := r.HeldCheck(f.Name); ok {
+		s += "; " + c.heldText()
+	}
 	return s
+}
+
+// heldText is Kafka's controller's answer to raising a feature to the
+// highest level a node supports, above what another supports: its
+// refusal is told with the blockers (BlockerText).
+func (c UpgradeCheck) heldText() string {
+	if c.Refusal != "" {
+		return "Kafka's controller refuses " + FeatureLevelText(c.Feature, c.Level) + " (asked with validateOnly; see the blockers below)"
+	}
+	return c.Text()
 }
 
 // UnaskedText says which nodes' ranges Kafka's controller checks too but

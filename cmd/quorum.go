@@ -35,9 +35,13 @@ removed broker.
     voter), the highest level all of them support and which nodes hold a feature
     below the highest any supports. Kafka's controller checks every registration
     before it raises a level, a fenced broker's too: a node ktopo could not ask is
-    named, since its range still counts, and where a level could be raised the
-    controller itself is asked, with validateOnly (kafka-features upgrade
-    --dry-run's request, which writes nothing), whether it would accept it.
+    named, since its range still counts, and where a level could be raised, or a
+    node holds it below the highest level another supports, the controller itself
+    is asked, with validateOnly (kafka-features upgrade --dry-run's request, which
+    writes nothing), whether it would accept it. Then the upgrade blockers, node by
+    node: "broker 3 blocks metadata.version 4.4-IV2 (it supports up to 3.9-IV0, as
+    Kafka 3.9 does)", from the nodes' ranges and from the controller's refusals,
+    which name a fenced broker's registration too, whose ranges no API shows.
   - the registrations (DescribeCluster, fenced brokers listed from Kafka 4.0): each
     fenced broker, how long since it last fetched the metadata log (the leader
     keeps an observer five minutes), whether it answers at its endpoint, and

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ktopo/ktopo/cluster"
 	"github.com/ktopo/ktopo/clusterops"
 	"github.com/ktopo/ktopo/kafkawatch"
 )
@@ -29,8 +30,8 @@ raised (Kafka's controller checks every registration), and only this removes it.
 ktopo quorum names such registrations stale.
 
 Without --execute it previews: what the broker's registration is (fenced, how long
-since it last fetched the metadata log, whether it answers at its endpoint) and the
-exact request. Kafka's controller removes any registration it is asked to, a live
+since it last fetched the metadata log, whether it answers at its endpoint), the
+feature upgrades it blocks (as ktopo quorum names them), and the exact request. Kafka's controller removes any registration it is asked to, a live
 broker's too, so ktopo refuses first, before sending anything: a broker that is not
 registered (in Kafka's words), a voter of the metadata quorum (a combined node), an
 unfenced broker, and a fenced one that still answers at its endpoint (it runs). On a
@@ -81,6 +82,9 @@ broker started again with the same id registers anew.`,
 				if g.ID == id {
 					fmt.Fprintf(out, "Broker %d: fenced; %s\n", id, g.FencedText(r.At))
 				}
+			}
+			if bs := cluster.BlockersOf(r.Blockers(), id, false); len(bs) > 0 {
+				fmt.Fprintf(out, "Its registration blocks %s: Kafka's controller counts it until it is unregistered.\n", cluster.BlockedText(bs))
 			}
 			fmt.Fprintf(out, "Unregistering it removes its registration: the controller takes broker %d out of every ISR and eligible leader replicas and elects new leaders where it led; a broker started again with id %d registers anew.\n", id, id)
 			w, closeW, err := cf.kafkaWriter()

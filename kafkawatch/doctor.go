@@ -151,16 +151,13 @@ func ReadQuorumReport(ctx context.Context, d Dial, controllers []string) (cluste
 
 // checkUpgrades asks Kafka's controller, with validateOnly, whether each
 // feature every node asked supports above its finalized level may be
-// raised to the highest such level: one request a feature (the first
-// refusal of a request fails all its updates). Through the brokers
-// (they forward it to the active controller), else the controllers.
+// raised to the highest such level, and each feature a node holds back
+// to the highest level any supports (cluster.UpgradeChecksOf): one
+// request a question (the first refusal of a request fails all its
+// updates). Through the brokers (they forward it to the active
+// controller), else the controllers.
 func checkUpgrades(ctx context.Context, d Dial, controllers []string, fs []cluster.FeatureStatus) []cluster.UpgradeCheck {
-	var out []cluster.UpgradeCheck
-	for _, f := range fs {
-		if f.Upgradable() {
-			out = append(out, cluster.UpgradeCheck{Feature: f.Name, Level: f.Ceiling})
-		}
-	}
+	out := cluster.UpgradeChecksOf(fs)
 	if len(out) == 0 {
 		return nil
 	}
@@ -384,7 +381,56 @@ func describeClusterAll(ctx context.Context, d Dial) (*kmsg.DescribeClusterRespo
 		}
 		return nil, err
 	}
+	if resp.Version < 2 {
+		if v2 := describeClusterFenced(ctx, d, resp); v2 != nil {
+			return v2, nil
+		}
+	}
 	return resp, nil
+}
+
+// describeClusterFenced asks DescribeCluster of every broker an answer
+// without fenced brokers lists (a broker before Kafka 4.0 answers v1 at
+// most), 16 at a time, and returns the answer with fenced brokers (v2)
+// of the lowest id (nil when none gives one). On a cluster in the middle of an
+// upgrade to 4.x, whichever broker the client asked first, a fenced
+// registration is then listed while an upgraded broker runs: unlisted,
+// it would be taken for no registration at all.
+func describeClusterFenced(ctx context.Context, d Dial, v1 *kmsg.DescribeClusterResponse) *kmsg.DescribeClusterResponse {
+	answers := make([]*kmsg.DescribeClusterResponse, len(v1.Brokers))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 16)
+	for i, b := range v1.Brokers {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			resp, err := askServer(ctx, d, net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))), func(ctx context.Context, send func(context.Context, kmsg.Request) (kmsg.Response, error)) (*kmsg.DescribeClusterResponse, error) {
+				req := kmsg.NewPtrDescribeClusterRequest()
+				req.IncludeFencedBrokers = true
+				raw, err := send(ctx, req)
+				if err != nil {
+					return nil, err
+				}
+				resp, ok := raw.(*kmsg.DescribeClusterResponse)
+				if !ok || resp.Version < 2 || resp.ErrorCode != 0 {
+					return nil, errors.New("no fenced brokers listed")
+				}
+				return resp, nil
+			})
+			if err == nil {
+				answers[i] = resp
+			}
+		})
+	}
+	wg.Wait()
+	var best *kmsg.DescribeClusterResponse
+	bestID := int32(0)
+	for i, a := range answers {
+		if a != nil && (best == nil || v1.Brokers[i].NodeID < bestID) {
+			best, bestID = a, v1.Brokers[i].NodeID
+		}
+	}
+	return best
 }
 
 // apiVersionsAnswer asks one server ApiVersions. Sent to one broker

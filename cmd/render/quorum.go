@@ -93,6 +93,21 @@ func writeFeatures(b *strings.Builder, r cluster.QuorumReport) {
 	if u := cluster.UnaskedText(fs); u != "" {
 		b.WriteString("  " + u + "\n")
 	}
+	writeBlockers(b, r)
+}
+
+// writeBlockers names, node by node, what keeps each feature below the
+// highest level a node supports, or below a level Kafka's controller
+// refused.
+func writeBlockers(b *strings.Builder, r cluster.QuorumReport) {
+	groups := cluster.BlockersByNode(r.Blockers())
+	if len(groups) == 0 {
+		return
+	}
+	b.WriteString("Upgrade blockers (Kafka's controller checks every registration, a fenced broker's too, before it raises a level):\n")
+	for _, g := range groups {
+		b.WriteString("  " + cluster.BlockerText(g) + "\n")
+	}
 }
 
 func writeRegistrations(b *strings.Builder, r cluster.QuorumReport) {
@@ -146,8 +161,30 @@ type featureJSON struct {
 	HeldBy    []string    `json:"heldBy,omitempty"`
 	Nodes     []rangeJSON `json:"nodes"`
 	// UpgradeCheck is the controller's answer to raising the feature to
-	// Ceiling with validateOnly (absent when not asked).
+	// Ceiling with validateOnly (absent when not asked); HeldCheck its
+	// answer about Highest, above what a node supports.
 	UpgradeCheck *upgradeCheckJSON `json:"upgradeCheck,omitempty"`
+	HeldCheck    *upgradeCheckJSON `json:"heldCheck,omitempty"`
+	// Blockers are the nodes that keep the feature below Highest or
+	// below a level the controller refused.
+	Blockers []blockerJSON `json:"blockers,omitempty"`
+}
+
+type blockerJSON struct {
+	Node       string `json:"node"`
+	ID         int    `json:"id"`
+	Controller bool   `json:"controller,omitempty"`
+	// Level is the level it blocks, Max the highest it supports (0,
+	// Known false: it does not know the feature).
+	Level int  `json:"level"`
+	Max   int  `json:"max"`
+	Known bool `json:"known"`
+	// FromRefusal: the range is Kafka's controller's refusal's, not the
+	// node's own answer.
+	FromRefusal bool `json:"fromRefusal"`
+	Registered  bool `json:"registered"`
+	Fenced      bool `json:"fenced"`
+	Answered    bool `json:"answered"`
 }
 
 type upgradeCheckJSON struct {
@@ -175,6 +212,10 @@ type registrationJSON struct {
 	Voter     bool    `json:"voter"`
 	Stale     bool    `json:"stale"`
 	AnswerErr string  `json:"answerError,omitempty"`
+}
+
+func checkJSON(c cluster.UpgradeCheck) *upgradeCheckJSON {
+	return &upgradeCheckJSON{Level: c.Level, Accepted: c.Refusal == "" && c.Err == "", Refusal: c.Refusal, Error: c.Err}
 }
 
 // WriteQuorumJSON prints the report as one JSON object.
@@ -222,13 +263,23 @@ func WriteQuorumJSON(w io.Writer, r cluster.QuorumReport) error {
 		out.KRaftVersion, out.StaticQuorum = &lvl, &static
 	}
 	fs := r.Features()
+	blockers := r.Blockers()
 	for _, f := range fs {
 		fj := featureJSON{Name: f.Name, Finalized: f.Finalized, Ceiling: f.Ceiling, Highest: f.Highest, HeldBy: f.Holders, Nodes: []rangeJSON{}}
 		for _, nr := range f.Ranges {
 			fj.Nodes = append(fj.Nodes, rangeJSON{Node: nr.Node, Min: nr.MinVersion, Max: nr.MaxVersion, Known: nr.Known})
 		}
 		if c, ok := r.UpgradeCheck(f.Name); ok {
-			fj.UpgradeCheck = &upgradeCheckJSON{Level: c.Level, Accepted: c.Refusal == "" && c.Err == "", Refusal: c.Refusal, Error: c.Err}
+			fj.UpgradeCheck = checkJSON(c)
+		}
+		if c, ok := r.HeldCheck(f.Name); ok {
+			fj.HeldCheck = checkJSON(c)
+		}
+		for _, bl := range blockers {
+			if bl.Feature == f.Name {
+				fj.Blockers = append(fj.Blockers, blockerJSON{Node: bl.Name(), ID: bl.ID, Controller: bl.Controller, Level: bl.Level, Max: bl.Max, Known: bl.Known,
+					FromRefusal: bl.FromRefusal, Registered: bl.Registered, Fenced: bl.Registration.Fenced, Answered: bl.Registration.Answered})
+			}
 		}
 		out.Features = append(out.Features, fj)
 	}

@@ -70,6 +70,21 @@ type KRaftOptions struct {
 	// TLS, when set, gives every broker an SSL listener too
 	// (Node.SSLPort; SSLBootstrap).
 	TLS *TLSListener
+	// ReleaseVersion is the metadata.version the cluster is formatted at
+	// (kafka-storage format --release-version, e.g. "3.9-IV0"; default:
+	// the newest Version's tool formats at).
+	ReleaseVersion string
+	// NodeVersions run chosen nodes on another Kafka version's jars (node
+	// id → version, e.g. {4: Kafka39} beside Version Kafka44): a cluster
+	// in the middle of a rolling upgrade. Such a node's storage is
+	// formatted by its own version's kafka-storage and its properties
+	// follow its own version.
+	NodeVersions map[int]string
+	// NodeProps, when set, may change a node's server.properties, after
+	// every other option, each time they are written (at its format and
+	// at every start): what one node alone should get, e.g. a broker
+	// whose controller.quorum.voters lead through a proxy a test cuts.
+	NodeProps func(n *Node, p map[string]string)
 }
 
 // TLSListener is a brokers' SSL listener: Kafka's PEM key and trust
@@ -163,6 +178,15 @@ func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
 	if dist.Major28() {
 		return nil, fmt.Errorf("kafkatest: Kafka %s has no KRaft mode to test", o.Version)
 	}
+	for id := range o.NodeVersions {
+		if (id < 1 || id > o.Brokers) && (id < FirstControllerID || id >= FirstControllerID+o.Controllers) {
+			return nil, fmt.Errorf("kafkatest: NodeVersions names node %d, which the cluster does not have", id)
+		}
+	}
+	dists, err := nodeDists(dist, o.NodeVersions)
+	if err != nil {
+		return nil, err
+	}
 	c := &KRaftCluster{dist: dist, opts: o, clusterID: o.ClusterID}
 	if c.dir, c.ownsDir, err = makeDir(o.Dir); err != nil {
 		return nil, err
@@ -172,7 +196,7 @@ func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
 		role, prefix = Combined, "node"
 	}
 	for id := 1; id <= o.Brokers; id++ {
-		n := newNode(id, role, fmt.Sprintf("%s-%d", prefix, id), dist, c.dir, o.Heap, c.props)
+		n := newNode(id, role, fmt.Sprintf("%s-%d", prefix, id), dists(id), c.dir, o.Heap, c.props)
 		if o.Racks > 0 {
 			n.Rack = rackName(id, o.Racks)
 		}
@@ -180,7 +204,7 @@ func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
 	}
 	for i := range o.Controllers {
 		id := FirstControllerID + i
-		c.nodes = append(c.nodes, newNode(id, KRaftController, fmt.Sprintf("controller-%d", id), dist, c.dir, o.ControllerHeap, c.props))
+		c.nodes = append(c.nodes, newNode(id, KRaftController, fmt.Sprintf("controller-%d", id), dists(id), c.dir, o.ControllerHeap, c.props))
 	}
 	// Every port is chosen before any node starts: the voters' addresses
 	// are in every node's configuration.
@@ -200,6 +224,28 @@ func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
 		}
 	}
 	return c, nil
+}
+
+// nodeDists fetches the versions of NodeVersions: the returned function
+// gives a node id's jars (def for a node not named).
+func nodeDists(def *Dist, versions map[int]string) (func(id int) *Dist, error) {
+	byID := map[int]*Dist{}
+	for id, v := range versions {
+		d, err := FetchKafka(v)
+		if err != nil {
+			return nil, err
+		}
+		if d.Major28() {
+			return nil, fmt.Errorf("kafkatest: Kafka %s has no KRaft mode to run node %d on", v, id)
+		}
+		byID[id] = d
+	}
+	return func(id int) *Dist {
+		if d, ok := byID[id]; ok {
+			return d
+		}
+		return def
+	}, nil
 }
 
 // allocatePorts gives every node the loopback ports its role needs.
@@ -225,12 +271,17 @@ func allocatePorts(nodes []*Node) error {
 
 // start formats and starts every node, controllers first, and waits.
 func (c *KRaftCluster) start() error {
-	var scram []string
+	var extra []string
 	for _, name := range slices.Sorted(maps.Keys(c.opts.SASLUsers)) {
-		scram = append(scram, "--add-scram", fmt.Sprintf("SCRAM-SHA-256=[name=%s,password=%s]", name, c.opts.SASLUsers[name]))
+		extra = append(extra, "--add-scram", fmt.Sprintf("SCRAM-SHA-256=[name=%s,password=%s]", name, c.opts.SASLUsers[name]))
+	}
+	if c.opts.ReleaseVersion != "" {
+		extra = append(extra, "--release-version", c.opts.ReleaseVersion)
 	}
 	for _, n := range c.nodes {
-		if err := format(c.dist, n, c.clusterID, scram...); err != nil {
+		// Each node's own kafka-storage formats it, as where it was
+		// first installed.
+		if err := format(n.dist, n, c.clusterID, extra...); err != nil {
 			return err
 		}
 	}
@@ -245,7 +296,7 @@ func (c *KRaftCluster) start() error {
 
 // format runs kafka-storage format for a node's data directory once (a
 // directory with meta.properties is formatted already), with extra
-// arguments (--add-scram).
+// arguments (--add-scram, --release-version).
 func format(d *Dist, n *Node, clusterID string, extra ...string) error {
 	if _, err := os.Stat(filepath.Join(n.DataDir(), "meta.properties")); err == nil {
 		return nil
@@ -282,7 +333,7 @@ func NewClusterID() string {
 
 // props is a KRaft node's server.properties.
 func (c *KRaftCluster) props(n *Node) map[string]string {
-	p := kraftProps(n, c.dist, c.QuorumVoters(), c.opts.Brokers, c.opts.SessionTimeout, c.opts.Props, c.opts.ControllerProps)
+	p := kraftProps(n, n.dist, c.QuorumVoters(), c.opts.Brokers, c.opts.SessionTimeout, c.opts.Props, c.opts.ControllerProps)
 	if len(c.opts.SASLUsers) > 0 {
 		saslProps(n, p, c.opts.SASLUsers)
 		if c.opts.TLS != nil {
@@ -291,6 +342,9 @@ func (c *KRaftCluster) props(n *Node) map[string]string {
 	}
 	if c.opts.TLS != nil {
 		tlsProps(n, p, c.opts.TLS)
+	}
+	if c.opts.NodeProps != nil {
+		c.opts.NodeProps(n, p)
 	}
 	return p
 }
@@ -410,6 +464,15 @@ func (c *KRaftCluster) Version() string { return c.dist.Version }
 
 // Dist is the cluster's Kafka jars (and tools).
 func (c *KRaftCluster) Dist() *Dist { return c.dist }
+
+// NodeVersion is the Kafka version node id runs (KRaftOptions.NodeVersions,
+// else Version); "" for an unknown id.
+func (c *KRaftCluster) NodeVersion(id int) string {
+	if n := c.Node(id); n != nil {
+		return n.dist.Version
+	}
+	return ""
+}
 
 // ClusterID is the id the nodes were formatted with.
 func (c *KRaftCluster) ClusterID() string { return c.clusterID }

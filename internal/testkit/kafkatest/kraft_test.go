@@ -198,3 +198,26 @@ func createAndDescribe(t *testing.T, c *kafkatest.KRaftCluster, topic string, rf
 		}
 	}
 }
+
+// TestKRaftNodeVersionsRefused: a node version for a node the cluster
+// does not have, or a version without KRaft, is refused before anything
+// starts (the cluster of other versions is internal/e2e/features').
+func TestKRaftNodeVersionsRefused(t *testing.T) {
+	kafkatest.Require(t, kafkatest.Kafka44)
+	for _, tc := range []struct {
+		versions map[int]string
+		want     string
+	}{
+		{map[int]string{4: kafkatest.Kafka39}, "NodeVersions names node 4, which the cluster does not have"},
+		{map[int]string{kafkatest.FirstControllerID + 3: kafkatest.Kafka39}, "NodeVersions names node 3003, which the cluster does not have"},
+		{map[int]string{2: kafkatest.Kafka28}, "Kafka 2.8.2 has no KRaft mode to run node 2 on"},
+	} {
+		c, err := kafkatest.StartKRaft(kafkatest.KRaftOptions{Version: kafkatest.Kafka44, NodeVersions: tc.versions})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			if c != nil {
+				c.Stop()
+			}
+			t.Errorf("NodeVersions %v: %v, want %q", tc.versions, err, tc.want)
+		}
+	}
+}

@@ -566,6 +566,16 @@ func (m *Model) features(out *[]string, r cluster.QuorumReport) {
 			*out = append(*out, st.Muted.S(l))
 		}
 	}
+	// What holds each feature below a level, node by node, as ktopo
+	// quorum says it: the node's own range or the controller's refusal.
+	if groups := cluster.BlockersByNode(r.Blockers()); len(groups) > 0 {
+		*out = append(*out, "", cell.Clip(" "+st.Header.S("UPGRADE BLOCKERS")+"  "+st.Muted.S("Kafka's controller checks every registration, a fenced broker's too"), m.w))
+		for _, g := range groups {
+			for _, l := range wizard.Wrap(cluster.BlockerText(g), m.w, 3) {
+				*out = append(*out, st.Warning.S(l))
+			}
+		}
+	}
 }
 
 // registrations draws the registered brokers that are not alive: fenced
