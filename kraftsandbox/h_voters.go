@@ -62,11 +62,12 @@ type voterChange struct {
 // uuidText is a Kafka Uuid's toString: URL-safe base64 without padding.
 func uuidText(u [16]byte) string { return base64.RawURLEncoding.EncodeToString(u[:]) }
 
-// replicaKeyText is ReplicaKey.toString.
+// replicaKeyText is Kafka 4.4's ReplicaKey.toString (3.9's wrapped the
+// directory id in Optional[…]).
 func replicaKeyText(id int32, dir [16]byte) string {
-	d := "Optional.empty"
+	d := "<undefined>"
 	if dir != ([16]byte{}) {
-		d = "Optional[" + uuidText(dir) + "]"
+		d = uuidText(dir)
 	}
 	return fmt.Sprintf("ReplicaKey(id=%d, directoryId=%s)", id, d)
 }

@@ -1,0 +1,67 @@
+package quorum
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
+)
+
+// ktopoBin is the ktopo binary TestMain builds; configHome an empty
+// XDG_CONFIG_HOME, so that no contexts file of the user's counts.
+var ktopoBin, configHome string
+
+// TestMain builds ktopo once for every scenario and stops the real
+// clusters they started. The real-Kafka scenarios skip without Java (or
+// fail under CI=true: kafkatest.Require); the sandbox's run everywhere.
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "ktopo-quorum-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	ktopoBin, configHome = filepath.Join(dir, "ktopo"), filepath.Join(dir, "config")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", ktopoBin, "github.com/ktopo/ktopo")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building ktopo: %v\n%s", err, out)
+		return 1
+	}
+	code := m.Run()
+	kafkatest.StopAll()
+	return code
+}
+
+// ktopo runs the binary with args and stdin, as a user's shell would,
+// without the user's environment's KTOPO_ variables or contexts.
+func ktopo(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(ktopoBin, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KTOPO_") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "XDG_CONFIG_HOME="+configHome)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errw bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errw
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String(), errw.String()
+	}
+	if err != nil {
+		t.Fatalf("ktopo %s: %v", strings.Join(args, " "), err)
+	}
+	return 0, out.String(), errw.String()
+}
