@@ -55,9 +55,11 @@ func (ch VoterChange) Verb() string {
 }
 
 // Tolerance is how many more voters may fail with the voters that are
-// down now (0 when none may, or the quorum has no majority).
+// down now: 0 when none may, negative when the quorum has no majority
+// (it elects no leader and commits nothing), so that a change that loses
+// the majority counts as lowering it.
 func Tolerance(voters, down int) int {
-	return max(voters-(voters/2+1)-down, 0)
+	return voters - (voters/2 + 1) - down
 }
 
 // majorityLine is "3 voters: a majority is 2, 1 may fail", with the
@@ -70,7 +72,7 @@ func majorityLine(voters, down int) string {
 	if down == 0 {
 		return s + mayFail(Tolerance(voters, 0))
 	}
-	if voters-down < voters/2+1 {
+	if Tolerance(voters, down) < 0 {
 		return s + fmt.Sprintf("%d down: no majority", down)
 	}
 	return s + fmt.Sprintf("%d down, so %s", down, strings.Replace(mayFail(Tolerance(voters, down)), "may fail", "more may fail", 1))

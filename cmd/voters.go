@@ -256,12 +256,15 @@ func runVoterChange(c *cobra.Command, cf *connFlags, vf *voterFlags, add bool, a
 	return followVoterChange(ctx, out, d, controllers, ch, vf.wait)
 }
 
-// text0 is "1 voter", "2 voters", "none".
+// text0 is "1 voter", "2 voters", "none", or "none: no majority" for a
+// negative tolerance.
 func text0(n int) string {
-	switch n {
-	case 0:
+	switch {
+	case n < 0:
+		return "none: no majority"
+	case n == 0:
 		return "none"
-	case 1:
+	case n == 1:
 		return "1 voter"
 	}
 	return strconv.Itoa(n) + " voters"

@@ -26,6 +26,7 @@ type side struct {
 	clusterID   string
 	brokerIDs   []int
 	observers   []int // the observer controllers
+	nodes       kafkatest.KRaftNodes
 	real        *kafkatest.KRaftCluster
 }
 
@@ -39,7 +40,7 @@ func sandboxSide(t *testing.T, cfg kraftsandbox.Config) side {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sb.Close() })
-	s := side{bootstrap: sb.Bootstrap(), controllers: strings.Split(sb.ControllerBootstrap(), ","), clusterID: sb.ClusterID(), brokerIDs: sb.BrokerIDs()}
+	s := side{bootstrap: sb.Bootstrap(), controllers: strings.Split(sb.ControllerBootstrap(), ","), clusterID: sb.ClusterID(), brokerIDs: sb.BrokerIDs(), nodes: sb}
 	for _, c := range sb.Status().Controllers {
 		if !c.Voter {
 			s.observers = append(s.observers, c.ID)
@@ -57,7 +58,7 @@ func realSide(t *testing.T, o kafkatest.KRaftOptions) side {
 	}
 	t.Cleanup(c.Stop)
 	return side{bootstrap: c.Bootstrap(), controllers: strings.Split(c.ControllerBootstrap(), ","), clusterID: c.ClusterID(),
-		brokerIDs: c.BrokerIDs(), observers: c.ObserverControllerIDs(), real: c}
+		brokerIDs: c.BrokerIDs(), observers: c.ObserverControllerIDs(), nodes: c, real: c}
 }
 
 // quorum is DescribeQuorum's answer as the scenarios check it.
@@ -420,6 +421,84 @@ func uuid(u [16]byte) string {
 	return sb.String()
 }
 
+// checkLeaderAndDown: with the observer added (4 voters), ktopo removes
+// the quorum's leader, which resigns once the change commits (the others
+// elect a leader; it keeps running as an observer); then, with a voter
+// killed, the majority counts it down: removing a live voter would leave
+// no majority and is refused, removing the dead one is not; started
+// again, the removed voter fetches as an observer.
+func checkLeaderAndDown(t *testing.T, s side) {
+	t.Helper()
+	waitQuorum(t, s, "the observer controllers fetching", func(q quorum) bool { _, ok := q.observers[s.observers[0]]; return ok })
+	conn := []string{"--bootstrap-server", s.bootstrap, "--bootstrap-controller", s.controllerBootstrap()}
+	cmd := func(verb string, id int, extra ...string) []string {
+		return append(append([]string{"quorum", verb, strconv.Itoa(id)}, conn...), extra...)
+	}
+	runOK(t, "", cmd("add-controller", s.observers[0], "--execute")...)
+	old := describe(t, s).leader
+	out := runOK(t, "", cmd("remove-controller", old, "--execute")...)
+	if !strings.Contains(out, "Majority: 4 voters: a majority is 3, 1 may fail → 3 voters: a majority is 2, 1 may fail.") {
+		t.Errorf("remove-controller of the leader:\n%s", out)
+	}
+	q := waitQuorum(t, s, "a new leader", func(q quorum) bool {
+		_, voter := q.voters[old]
+		return q.leader >= 0 && q.leader != old && !voter
+	})
+	if len(q.voters) != 3 {
+		t.Errorf("voters %v, want 3", q.voterIDs())
+	}
+	waitQuorum(t, s, fmt.Sprintf("the old leader %d fetching as an observer", old), func(q quorum) bool { _, ok := q.observers[old]; return ok })
+	if s.real != nil {
+		if st := replicationStatus(t, s); st[old] != "Observer" {
+			t.Errorf("kafka-metadata-quorum describe --replication: the old leader %d is %q, want Observer: %v", old, st[old], st)
+		}
+	}
+
+	dead, live := -1, -1
+	for _, id := range q.voterIDs() {
+		switch {
+		case id == q.leader:
+		case dead < 0:
+			dead = id
+		default:
+			live = id
+		}
+	}
+	if err := s.nodes.Kill(dead); err != nil {
+		t.Fatal(err)
+	}
+	// The leader has no fetch from it for 5 s: ktopo counts it down.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		code, out, errOut := ktopo(t, "", cmd("remove-controller", live)...)
+		if strings.Contains(errOut, "today it can lose none, after it none: no majority") {
+			if !strings.Contains(out, "3 voters: a majority is 2, 1 down, so none more may fail → 2 voters: a majority is 2, 1 down: no majority") {
+				t.Errorf("remove-controller of a live voter with one down:\n%s", out)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("remove-controller %d with %d killed: exit %d\n%s%s\nwant it refused for losing the majority", live, dead, code, out, errOut)
+		}
+		time.Sleep(time.Second)
+	}
+	out = runOK(t, "", cmd("remove-controller", dead, "--execute")...)
+	if !strings.Contains(out, "Majority: 3 voters: a majority is 2, 1 down, so none more may fail → 2 voters: a majority is 2, none may fail.") {
+		t.Errorf("remove-controller of the dead voter:\n%s", out)
+	}
+	if got := describe(t, s).voterIDs(); len(got) != 2 || slices.Contains(got, dead) {
+		t.Errorf("voters %v, want 2 without %d", got, dead)
+	}
+	if err := s.nodes.Restart(dead); err != nil {
+		t.Fatal(err)
+	}
+	waitQuorum(t, s, fmt.Sprintf("the removed voter %d fetching as an observer", dead), func(q quorum) bool {
+		_, obs := q.observers[dead]
+		_, voter := q.voters[dead]
+		return obs && !voter
+	})
+}
+
 var dynamicSandbox = kraftsandbox.Config{Brokers: 1, Controllers: 3, DynamicQuorum: true, ObserverControllers: 1}
 
 var dynamicReal = kafkatest.KRaftOptions{Version: kafkatest.Kafka44, Brokers: 1, Racks: -1, Dynamic: &kafkatest.DynamicQuorum{ObserverControllers: 1}}
@@ -430,6 +509,7 @@ func TestSandboxVoterChanges(t *testing.T) {
 	s := sandboxSide(t, dynamicSandbox)
 	checkKafkaRefusals(t, s, dynamicRefusals)
 	checkVoterChanges(t, s)
+	checkLeaderAndDown(t, sandboxSide(t, dynamicSandbox))
 }
 
 // TestRealVoterChanges: the same on Kafka 4.4 with a dynamic quorum.
@@ -437,6 +517,8 @@ func TestRealVoterChanges(t *testing.T) {
 	s := realSide(t, dynamicReal)
 	checkKafkaRefusals(t, s, dynamicRefusals)
 	checkVoterChanges(t, s)
+	s.real.Stop()
+	checkLeaderAndDown(t, realSide(t, dynamicReal))
 }
 
 // checkStaticRefusal: on a static quorum (kraft.version 0) ktopo shows
