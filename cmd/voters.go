@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -333,12 +332,5 @@ func confirmOverride(in io.Reader, errOut io.Writer, t target, word, what string
 		return confirmByTyping(in, errOut, t, word, what)
 	}
 	fmt.Fprintf(errOut, "--override: type %s to %s: ", word, what)
-	line, err := bufio.NewReader(in).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	if typed := strings.TrimSpace(line); typed != word {
-		return fmt.Errorf("not confirmed (typed %q, not %s): did not %s; nothing was sent", typed, word, what)
-	}
-	return nil
+	return readConfirmation(in, word, what)
 }

@@ -418,18 +418,11 @@ func (c *Cluster) registerBroker(b *broker, now time.Time) {
 // in a new epoch when a majority of the voters is alive, else leaves the
 // quorum without one. c.mu is held.
 func (c *Cluster) electQuorumLeader() {
-	live, voters := 0, 0
+	live, voters := c.liveVoters()
 	var first *controller
 	for _, ct := range c.controllers {
-		if ct.observer {
-			continue
-		}
-		voters++
-		if ct.alive {
-			live++
-			if first == nil {
-				first = ct
-			}
+		if !ct.observer && ct.alive && first == nil {
+			first = ct
 		}
 	}
 	if live*2 <= voters {

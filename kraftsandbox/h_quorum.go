@@ -100,15 +100,7 @@ func (c *Cluster) quorumTick(now time.Time, _ time.Duration) {
 		return
 	}
 	q.lastLeader = c.leader
-	live, voters := 0, 0
-	for _, ct := range c.controllers {
-		if !ct.observer {
-			voters++
-			if ct.alive {
-				live++
-			}
-		}
-	}
+	live, voters := c.liveVoters()
 	if live*2 <= voters {
 		if q.noMajoritySince.IsZero() {
 			q.noMajoritySince = now

@@ -84,15 +84,18 @@ func (c *Cluster) voterKeysText() string {
 	return "[" + strings.Join(ks, ", ") + "]"
 }
 
-// voterCount is how many voters the quorum has. c.mu is held.
-func (c *Cluster) voterCount() int {
-	n := 0
+// liveVoters counts the quorum's voters and those of them that run.
+// c.mu is held.
+func (c *Cluster) liveVoters() (live, voters int) {
 	for _, ct := range c.controllers {
 		if !ct.observer {
-			n++
+			voters++
+			if ct.alive {
+				live++
+			}
 		}
 	}
-	return n
+	return live, voters
 }
 
 // voterChangeRefusal runs the checks common to AddRaftVoter and
@@ -227,6 +230,12 @@ func (c *Cluster) answersAt(addr string) bool {
 	return false
 }
 
+// lastVoter reports whether the quorum has one voter left. c.mu is held.
+func (c *Cluster) lastVoter() bool {
+	_, voters := c.liveVoters()
+	return voters == 1
+}
+
 // appendVoterChange appends the VotersRecord of a change. c.mu is held.
 func (c *Cluster) appendVoterChange(add bool, id int32, now time.Time) {
 	c.ext.quorum.change = &voterChange{add: add, id: id, offset: c.record(), waitUntil: now.Add(voterChangeTimeout)}
@@ -263,16 +272,7 @@ func (c *Cluster) commitVoterChange(time.Time) {
 	if ch == nil || ch.committed || c.leader < 0 {
 		return
 	}
-	live, voters := 0, 0
-	for _, ct := range c.controllers {
-		if !ct.observer {
-			voters++
-			if ct.alive {
-				live++
-			}
-		}
-	}
-	if live*2 <= voters {
+	if live, voters := c.liveVoters(); live*2 <= voters {
 		return
 	}
 	ch.committed = true
@@ -300,7 +300,7 @@ func (c *Cluster) removeRaftVoter(r *request) (kmsg.Response, error) {
 	})
 	if code == 0 {
 		ct := c.controller(req.VoterID)
-		if ct == nil || ct.observer || ct.dirID != req.VoterDirectoryID || c.voterCount() == 1 {
+		if ct == nil || ct.observer || ct.dirID != req.VoterDirectoryID || c.lastVoter() {
 			// VoterSet.removeVoter: not this (id, directory id), or
 			// the last voter.
 			code, msg = kerr.VoterNotFound.Code, strp(fmt.Sprintf("Cannot remove voter %s from the set of voters %s", replicaKeyText(req.VoterID, req.VoterDirectoryID), c.voterKeysText()))

@@ -57,7 +57,7 @@ func KRaftVersionText(r cluster.QuorumReport) string {
 	case static:
 		return "0: a static quorum (controller.quorum.voters): its voters change only by restarting every node with a new list"
 	}
-	return "1: a dynamic quorum (KIP-853): voters are added and removed with kafka-metadata-quorum add-controller and remove-controller"
+	return "1: a dynamic quorum (KIP-853): voters are added and removed with ktopo quorum add-controller and remove-controller (kafka-metadata-quorum's add-controller and remove-controller)"
 }
 
 func writeMembers(b *strings.Builder, title string, q cluster.QuorumDetail, ms []cluster.QuorumMember, at time.Time, voters bool) {

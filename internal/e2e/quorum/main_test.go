@@ -2,11 +2,11 @@ package quorum
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -32,7 +32,9 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	ktopoBin, configHome = filepath.Join(dir, "ktopo"), filepath.Join(dir, "config")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", ktopoBin, "github.com/ktopo/ktopo")
+	// The go command that runs the tests builds the binary (go test
+	// puts its GOROOT's bin first on the PATH).
+	build := exec.Command("go", "build", "-o", ktopoBin, "github.com/ktopo/ktopo")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building ktopo: %v\n%s", err, out)
 		return 1
@@ -57,7 +59,7 @@ func ktopo(t *testing.T, stdin string, args ...string) (code int, stdout, stderr
 	var out, errw bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errw
 	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		return ee.ExitCode(), out.String(), errw.String()
 	}
 	if err != nil {

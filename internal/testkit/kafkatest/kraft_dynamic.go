@@ -1,8 +1,6 @@
 package kafkatest
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,18 +47,9 @@ func (c *KRaftCluster) addObserverControllers() error {
 	return nil
 }
 
-// newDirectoryID is a random directory id in Kafka's form (a Uuid in
-// URL-safe base64, as kafka-storage random-uuid prints it).
-func newDirectoryID() string {
-	for {
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		id := base64.RawURLEncoding.EncodeToString(b[:])
-		if !strings.HasPrefix(id, "-") {
-			return id
-		}
-	}
-}
+// newDirectoryID is a random directory id in Kafka's form: a Uuid as
+// kafka-storage random-uuid prints it, as a cluster id is.
+func newDirectoryID() string { return NewClusterID() }
 
 // initialVoters are the dynamic quorum's first voters: the controllers
 // that are not observers.
