@@ -32,12 +32,12 @@ func newQuorumAddControllerCmd(cf *connFlags) *cobra.Command {
 		Use:         "add-controller ID",
 		Aliases:     []string{"add-voter"},
 		Annotations: modes(modesKRaft),
-		Short:       "Make an observer controller a voter of a dynamic metadata quorum (AddRaftVoter), previewed first",
-		Long: `add-controller is for a dynamic KRaft quorum (KIP-853, kraft.version 1: controllers
-formatted with --standalone or --initial-controllers, nodes configured with
-controller.quorum.bootstrap.servers): it makes a controller that runs as an observer
-(formatted with --no-initial-controllers, fetching the metadata log) a voter, with
-AddRaftVoter, what kafka-metadata-quorum add-controller sends. Kafka's names are kept:
+		Short:       "Make an observer controller a voter of a KRaft cluster's dynamic metadata quorum (AddRaftVoter), previewed first",
+		Long: `add-controller is for KRaft clusters only, with a dynamic quorum (KIP-853,
+kraft.version 1: controllers formatted with --standalone or --initial-controllers, nodes
+configured with controller.quorum.bootstrap.servers): it makes a controller that runs as
+an observer (formatted with --no-initial-controllers, fetching the metadata log) a voter,
+with AddRaftVoter, what kafka-metadata-quorum add-controller sends. Kafka's names are kept:
 operators know the change as add-controller.
 
 ktopo reads the quorum (DescribeQuorum): the controller must be an observer, with its
@@ -72,9 +72,9 @@ func newQuorumRemoveControllerCmd(cf *connFlags) *cobra.Command {
 		Use:         "remove-controller ID",
 		Aliases:     []string{"remove-voter"},
 		Annotations: modes(modesKRaft),
-		Short:       "Take a voter out of a dynamic metadata quorum (RemoveRaftVoter), previewed first",
-		Long: `remove-controller is for a dynamic KRaft quorum (KIP-853, kraft.version 1): it takes a
-voter out of the metadata quorum with RemoveRaftVoter, what kafka-metadata-quorum
+		Short:       "Take a voter out of a KRaft cluster's dynamic metadata quorum (RemoveRaftVoter), previewed first",
+		Long: `remove-controller is for KRaft clusters only, with a dynamic quorum (KIP-853,
+kraft.version 1): it takes a voter out of the metadata quorum with RemoveRaftVoter, what kafka-metadata-quorum
 remove-controller sends (with the voter's directory id, read from DescribeQuorum). The
 controller keeps running as an observer until it is stopped; a leader that removes
 itself resigns once the change commits, and the other voters elect a leader.
