@@ -140,6 +140,10 @@ func (s Status) String() string {
 		case ct.ID == s.Leader:
 			state = "up, leader"
 		}
+		if !ct.Voter {
+			// A dynamic quorum's observer controller.
+			state += ", observer"
+		}
 		fmt.Fprintf(&b, "controller %d: %s\n", ct.ID, state)
 	}
 	for _, br := range s.Brokers {

@@ -434,9 +434,14 @@ func checkLeaderAndDown(t *testing.T, s side) {
 	cmd := func(verb string, id int, extra ...string) []string {
 		return append(append([]string{"quorum", verb, strconv.Itoa(id)}, conn...), extra...)
 	}
-	runOK(t, "", cmd("add-controller", s.observers[0], "--execute")...)
+	// Through the controllers alone: the registration read from them,
+	// the request sent to each until the leader takes it.
+	out := runOK(t, "", "quorum", "add-controller", strconv.Itoa(s.observers[0]), "--bootstrap-controller", s.controllerBootstrap(), "--execute")
+	if !strings.Contains(out, "The quorum reports it: ") {
+		t.Errorf("add-controller through the controllers:\n%s", out)
+	}
 	old := describe(t, s).leader
-	out := runOK(t, "", cmd("remove-controller", old, "--execute")...)
+	out = runOK(t, "", cmd("remove-controller", old, "--execute")...)
 	if !strings.Contains(out, "Majority: 4 voters: a majority is 3, 1 may fail → 3 voters: a majority is 2, 1 may fail.") {
 		t.Errorf("remove-controller of the leader:\n%s", out)
 	}
