@@ -130,7 +130,8 @@ func (r *QuorumReport) quorumRefusal() string {
 // why ktopo refuses it: id must be an observer of the quorum with a
 // directory id (a controller started with --no-initial-controllers, or a
 // voter removed before), not a voter already, not a broker-only node,
-// with an endpoint on the voters' listener. listeners, when given, are
+// with an endpoint on the voters' listener, and registered as a
+// controller when the registrations were read. listeners, when given, are
 // its endpoints as the operator gave them; else they are the endpoint of
 // its controller registration (controllers, nil when not read) on the
 // voters' listener (its name from DescribeQuorum v2's nodes).
@@ -155,6 +156,9 @@ func (r *QuorumReport) PlanAddVoter(id int, controllers []ControllerNode, listen
 	if _, broker := r.broker(id); broker && !registered {
 		return ch, fmt.Sprintf("node %d is a broker (registered as one, no controller registration): a broker fetches the metadata log as an observer but has no controller listener to vote on", id)
 	}
+	if controllers != nil && !registered {
+		return ch, fmt.Sprintf("node %d has no controller registration (the controllers list %s): it is not a controller, or it has not registered yet", id, controllerIDs(controllers))
+	}
 	name := r.VoterListenerName()
 	if len(listeners) > 0 {
 		if name != "" && !slices.ContainsFunc(listeners, func(l RaftListener) bool { return l.Name == name }) {
@@ -165,9 +169,6 @@ func (r *QuorumReport) PlanAddVoter(id int, controllers []ControllerNode, listen
 	}
 	if controllers == nil {
 		return ch, fmt.Sprintf("controller %d's endpoint is unknown: give --bootstrap-controller (its controller registration names it) or --listener NAME://host:port", id)
-	}
-	if !registered {
-		return ch, fmt.Sprintf("node %d has no controller registration (the controllers list %s): it is not a controller, or it has not registered yet; --listener NAME://host:port gives its endpoint", id, controllerIDs(controllers))
 	}
 	if name == "" {
 		return ch, "the voters' listener name is unknown (DescribeQuorum v2, Kafka 3.9+, names it): give --listener NAME://host:port"

@@ -50,6 +50,7 @@ func TestPlanAddVoter(t *testing.T) {
 		{3003, nil, nil, "controller 3003's endpoint is unknown: give --bootstrap-controller"},
 		{3003, registered[:3], nil, "node 3003 has no controller registration (the controllers list 3000, 3001, 3002)"},
 		{3003, nil, []RaftListener{{"OTHER", "h", 1}}, "the endpoints given have none on the voters' listener CONTROLLER"},
+		{3003, registered[:3], []RaftListener{{"CONTROLLER", "h", 1}}, "node 3003 has no controller registration"},
 	} {
 		if _, why := r.PlanAddVoter(tc.id, tc.controllers, tc.listeners); !strings.Contains(why, tc.want) {
 			t.Errorf("add %d: %q, want %q", tc.id, why, tc.want)

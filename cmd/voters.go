@@ -214,7 +214,7 @@ func runVoterChange(c *cobra.Command, cf *connFlags, vf *voterFlags, add bool, a
 	var why string
 	if add {
 		var nodes []cluster.ControllerNode
-		if len(controllers) > 0 && len(listeners) == 0 {
+		if len(controllers) > 0 {
 			if nodes, err = kafkawatch.ControllerNodes(ctx, d, controllers); err != nil {
 				return fmt.Errorf("refusing to %s: the controller registrations could not be read: %w", what, err)
 			}

@@ -8,18 +8,24 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ktopo/ktopo/internal/testkit/kafkatest"
 )
 
-// ktopoBin is the ktopo binary TestMain builds; configHome an empty
-// XDG_CONFIG_HOME, so that no contexts file of the user's counts.
-var ktopoBin, configHome string
+// ktopoBin is the ktopo binary, built by the first scenario that runs it
+// (a benchmark-only run of the package builds nothing); configHome an
+// empty XDG_CONFIG_HOME, so that no contexts file of the user's counts.
+var (
+	ktopoBin, configHome string
+	buildOnce            sync.Once
+	buildErr             error
+)
 
-// TestMain builds ktopo once for every scenario and stops the real
-// clusters they started. The real-Kafka scenarios skip without Java (or
-// fail under CI=true: kafkatest.Require); the sandbox's run everywhere.
+// TestMain makes the binary's directory and stops the real clusters the
+// scenarios started. The real-Kafka scenarios skip without Java (or fail
+// under CI=true: kafkatest.Require); the sandbox's run everywhere.
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
 }
@@ -32,22 +38,31 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	ktopoBin, configHome = filepath.Join(dir, "ktopo"), filepath.Join(dir, "config")
-	// The go command that runs the tests builds the binary (go test
-	// puts its GOROOT's bin first on the PATH).
-	build := exec.Command("go", "build", "-o", ktopoBin, "github.com/ktopo/ktopo")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building ktopo: %v\n%s", err, out)
-		return 1
-	}
 	code := m.Run()
 	kafkatest.StopAll()
 	return code
+}
+
+// buildKtopo builds the binary once. The go command that runs the tests
+// builds it: go test puts its GOROOT's bin first on the PATH.
+func buildKtopo(t *testing.T) {
+	t.Helper()
+	buildOnce.Do(func() {
+		out, err := exec.Command("go", "build", "-o", ktopoBin, "github.com/ktopo/ktopo").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("building ktopo: %w\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
 }
 
 // ktopo runs the binary with args and stdin, as a user's shell would,
 // without the user's environment's KTOPO_ variables or contexts.
 func ktopo(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	buildKtopo(t)
 	cmd := exec.Command(ktopoBin, args...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "KTOPO_") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
