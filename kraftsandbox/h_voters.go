@@ -47,6 +47,9 @@ import (
 // REQUEST_TIMED_OUT (LeaderState's add and remove handler timers).
 var voterChangeTimeout = 2 * time.Second
 
+// requestTimedOut is Errors.REQUEST_TIMED_OUT.message().
+const requestTimedOut = "The request timed out."
+
 // voterChange is a VotersRecord the leader appended: which change, at
 // which offset, whether it committed, and until when its request waits.
 type voterChange struct {
@@ -242,8 +245,9 @@ func (c *Cluster) appendVoterChange(add bool, id int32, now time.Time) {
 }
 
 // awaitVoterChange waits, without c.mu, until the voter change just
-// appended commits, or its timer expires (REQUEST_TIMED_OUT, no
-// message: LeaderState.maybeExpirePendingOperation).
+// appended commits, or its timer expires (REQUEST_TIMED_OUT:
+// LeaderState.maybeExpirePendingOperation gives no message, and
+// RaftUtil's response then carries Errors.message(), seen on 4.4).
 func (c *Cluster) awaitVoterChange() (int16, *string) {
 	for {
 		c.mu.Lock()
@@ -254,11 +258,11 @@ func (c *Cluster) awaitVoterChange() (int16, *string) {
 		case done:
 			return 0, nil
 		case expired:
-			return kerr.RequestTimedOut.Code, nil
+			return kerr.RequestTimedOut.Code, strp(requestTimedOut)
 		}
 		select {
 		case <-c.ctx.Done():
-			return kerr.RequestTimedOut.Code, nil
+			return kerr.RequestTimedOut.Code, strp(requestTimedOut)
 		case <-time.After(c.cfg.Tick):
 		}
 	}

@@ -49,8 +49,8 @@ func TestVoterChangeStuck(t *testing.T) {
 		t.Errorf("a second change: %v %v", kerr.ErrorForCode(r.ErrorCode), r.ErrorMessage)
 	}
 	wg.Wait()
-	if first.ErrorCode != kerr.RequestTimedOut.Code || first.ErrorMessage != nil {
-		t.Errorf("the stuck change: %v %v, want REQUEST_TIMED_OUT without a message", kerr.ErrorForCode(first.ErrorCode), first.ErrorMessage)
+	if first.ErrorCode != kerr.RequestTimedOut.Code || first.ErrorMessage == nil || *first.ErrorMessage != "The request timed out." {
+		t.Errorf("the stuck change: %v %v, want REQUEST_TIMED_OUT", kerr.ErrorForCode(first.ErrorCode), first.ErrorMessage)
 	}
 	// Its timer expired, the record is still uncommitted.
 	if r := nodeRequest[*kmsg.AddRaftVoterResponse](t, c.addrOf(3000), add); r.ErrorCode != kerr.RequestTimedOut.Code && r.ErrorCode != kerr.NotLeaderForPartition.Code {

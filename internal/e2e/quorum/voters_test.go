@@ -522,6 +522,85 @@ func checkLeaderAndDown(t *testing.T, s side) {
 	})
 }
 
+// voterAnswer sends a voter change to addr and returns Kafka's code and
+// message.
+func voterAnswer(t *testing.T, addr string, req kmsg.Request) (int16, string) {
+	t.Helper()
+	var code int16
+	var msg *string
+	switch r := send(t, addr, req).(type) {
+	case *kmsg.AddRaftVoterResponse:
+		code, msg = r.ErrorCode, r.ErrorMessage
+	case *kmsg.RemoveRaftVoterResponse:
+		code, msg = r.ErrorCode, r.ErrorMessage
+	}
+	if msg == nil {
+		return code, "<null>"
+	}
+	return code, *msg
+}
+
+// checkStuckChange: a removal whose new voter set has no majority alive
+// (one follower killed, the other live one removed, as ktopo refuses
+// without --override) does not commit: the leader answers it
+// REQUEST_TIMED_OUT when its timer expires (2 s), and a second change
+// meanwhile "waiting for leader to handle previous voter change
+// request"; once the killed voter is back the change commits.
+func checkStuckChange(t *testing.T, s side) {
+	t.Helper()
+	q := waitQuorum(t, s, "the observer controllers fetching", func(q quorum) bool { _, ok := q.observers[s.observers[0]]; return ok })
+	var followers []int
+	for _, id := range q.voterIDs() {
+		if id != q.leader {
+			followers = append(followers, id)
+		}
+	}
+	dead, removed := followers[0], followers[1]
+	if err := s.nodes.Kill(dead); err != nil {
+		t.Fatal(err)
+	}
+	broker := strings.Split(s.bootstrap, ",")[0]
+	type answer struct {
+		code int16
+		msg  string
+	}
+	first := make(chan answer, 1)
+	start := time.Now()
+	go func() {
+		code, msg := voterAnswer(t, broker, removeReq(removed, q.voters[removed]))
+		first <- answer{code, msg}
+	}()
+	// The leader holds the first for controller.quorum.request.timeout.ms
+	// (2 s): the second arrives meanwhile, sent to the leader itself (a
+	// broker forwards one request at a time: it would hold the second
+	// until the first is answered).
+	time.Sleep(500 * time.Millisecond)
+	obs := s.observers[0]
+	code, msg := voterAnswer(t, q.endpoints[q.leader], addReq(obs, q.observers[obs], controllerListener(s.controllers[len(s.controllers)-1])))
+	t.Logf("the second change answered after %s: %q", time.Since(start), msg)
+	if code != kerr.RequestTimedOut.Code || msg != "Request timed out waiting for leader to handle previous voter change request" {
+		t.Errorf("a second change while one is under way: %v %q", kerr.ErrorForCode(code), msg)
+	}
+	a := <-first
+	t.Logf("the change without a majority answered after %s", time.Since(start))
+	// RaftUtil gives an error without a message Errors.message().
+	if a.code != kerr.RequestTimedOut.Code || a.msg != "The request timed out." {
+		t.Errorf("the change without a majority: %v %q, want REQUEST_TIMED_OUT", kerr.ErrorForCode(a.code), a.msg)
+	}
+	if err := s.nodes.Restart(dead); err != nil {
+		t.Fatal(err)
+	}
+	waitQuorum(t, s, fmt.Sprintf("the removal of %d committed under a leader", removed), func(q quorum) bool {
+		_, voter := q.voters[removed]
+		return q.leader >= 0 && !voter && len(q.voters) == 2
+	})
+	if s.real != nil {
+		if st := replicationStatus(t, s); st[removed] == "Leader" || st[removed] == "Follower" {
+			t.Errorf("kafka-metadata-quorum describe --replication: %d still a voter: %v", removed, st)
+		}
+	}
+}
+
 var dynamicSandbox = kraftsandbox.Config{Brokers: 1, Controllers: 3, DynamicQuorum: true, ObserverControllers: 1}
 
 var dynamicReal = kafkatest.KRaftOptions{Version: kafkatest.Kafka44, Brokers: 1, Racks: -1, Dynamic: &kafkatest.DynamicQuorum{ObserverControllers: 1}}
@@ -533,6 +612,7 @@ func TestSandboxVoterChanges(t *testing.T) {
 	checkKafkaRefusals(t, s, dynamicRefusals)
 	checkVoterChanges(t, s)
 	checkLeaderAndDown(t, sandboxSide(t, dynamicSandbox))
+	checkStuckChange(t, sandboxSide(t, dynamicSandbox))
 }
 
 // TestRealVoterChanges: the same on Kafka 4.4 with a dynamic quorum.
@@ -541,7 +621,10 @@ func TestRealVoterChanges(t *testing.T) {
 	checkKafkaRefusals(t, s, dynamicRefusals)
 	checkVoterChanges(t, s)
 	s.real.Stop()
-	checkLeaderAndDown(t, realSide(t, dynamicReal))
+	s2 := realSide(t, dynamicReal)
+	checkLeaderAndDown(t, s2)
+	s2.real.Stop()
+	checkStuckChange(t, realSide(t, dynamicReal))
 }
 
 // checkStaticRefusal: on a static quorum (kraft.version 0) ktopo shows
