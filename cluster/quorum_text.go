@@ -19,7 +19,7 @@ func (r *QuorumReport) KRaftVersionText() string {
 	case static:
 		return "0: a static quorum (controller.quorum.voters): its voters change only by restarting every node with a new list"
 	}
-	return "1: a dynamic quorum (KIP-853): voters are added and removed with kafka-metadata-quorum add-controller and remove-controller"
+	return "1: a dynamic quorum (KIP-853): voters are added and removed with ktopo quorum add-controller and remove-controller (kafka-metadata-quorum's add-controller and remove-controller)"
 }
 
 // MemberStatus is a member's role as the quorum's tables name it

@@ -197,6 +197,17 @@ type Unregisterer interface {
 	UnregisterBroker(ctx context.Context, broker int, m Mode) (Writes, error)
 }
 
+// VoterChanger changes a dynamic metadata quorum's voters (KIP-853:
+// AddRaftVoter, RemoveRaftVoter, what kafka-metadata-quorum
+// add-controller and remove-controller send): a KRaft cluster's writer.
+// Kafka's leader makes any change it can, one that leaves the quorum
+// less able to lose a voter too; the callers refuse first what should
+// not be changed (cluster.QuorumReport.PlanAddVoter, PlanRemoveVoter,
+// VoterChangeEffect).
+type VoterChanger interface {
+	ChangeVoters(ctx context.Context, ch cluster.VoterChange, m Mode) (Writes, error)
+}
+
 // VerdictOf is the verdict a preview shows for a write through w: its
 // guard's (Guarded), go ahead for a writer without one, or for none (a
 // session that cannot write) the verdict ZooKeeper's guard would give.

@@ -102,6 +102,7 @@ brokers the registrations. --command-config secures both. A ZooKeeper-mode clust
 			return render.WriteQuorum(c.OutOrStdout(), r)
 		},
 	}
+	c.AddCommand(newQuorumAddControllerCmd(cf), newQuorumRemoveControllerCmd(cf))
 	c.Flags().StringVar(&output, "output", "text", "output format: text or json")
 	c.Flags().StringVar(&controller, "bootstrap-controller", "", "the KRaft controllers' CONTROLLER listeners host:port[,…]: DescribeQuorum is asked of them (the leader answers), and every voter's supported feature ranges (with --command-config's security)")
 	return c

@@ -30,6 +30,9 @@ func newSandboxCmd(cf *connFlags) *cobra.Command {
 		imbalance   time.Duration
 		kraft       bool
 		controllers int
+		// dynamicQuorum and observerControllers are --kraft's quorum.
+		dynamicQuorum       bool
+		observerControllers int
 	)
 	cmd := &cobra.Command{
 		Use:         "sandbox",
@@ -118,7 +121,8 @@ and the controllers on the ports after them (default: free ports).
 			external := cf.zookeeper
 			if kraft {
 				return runKRaftSandbox(c, cf, kraftSandboxFlags{brokers: brokers, racks: racks, controllers: controllers, pace: pace,
-					demoTopics: demoTopics, seed: seed, imbalance: imbalance, listen: listen})
+					demoTopics: demoTopics, seed: seed, imbalance: imbalance, listen: listen,
+					dynamicQuorum: dynamicQuorum, observerControllers: observerControllers})
 			}
 			switch {
 			case cf.contextName != "":
@@ -138,6 +142,8 @@ and the controllers on the ports after them (default: free ports).
 				return errors.New("the sandbox does not support TLS to ZooKeeper (--zk-tls-*)")
 			case c.Flags().Changed("controllers"):
 				return errors.New("--controllers is for the KRaft sandbox (--kraft): the ZooKeeper-mode sandbox's controller is one of its brokers")
+			case dynamicQuorum || observerControllers != 0:
+				return errors.New("--dynamic-quorum and --observer-controllers are for the KRaft sandbox (--kraft): a ZooKeeper-mode cluster has no metadata quorum")
 			case !empty && brokers < 1:
 				return fmt.Errorf("--brokers must be at least 1, not %d", brokers)
 			case imbalance < 0:
@@ -208,6 +214,8 @@ and the controllers on the ports after them (default: free ports).
 	f.StringVar(&dataDir, "data-dir", "", "keep the embedded ZooKeeper's tree in this directory across runs (default: in memory only)")
 	f.BoolVar(&kraft, "kraft", false, "run a simulated Kafka 4.4 cluster in KRaft mode (brokers and controllers on loopback, over the Kafka protocol) instead of a ZooKeeper-mode one")
 	f.IntVar(&controllers, "controllers", 3, "with --kraft: number of KRaft controllers (ids 3000…), the metadata quorum's voters")
+	f.BoolVar(&dynamicQuorum, "dynamic-quorum", false, "with --kraft: a dynamic metadata quorum (KIP-853, kraft.version 1, as kafka-storage format --initial-controllers makes it), whose voters ktopo quorum add-controller and remove-controller change")
+	f.IntVar(&observerControllers, "observer-controllers", 0, "with --kraft --dynamic-quorum: controllers started besides the voters (ids after theirs) as observers, as --no-initial-controllers formats them")
 	f.IntVar(&brokers, "brokers", 6, "number of simulated brokers (ids 1..N)")
 	f.IntVar(&racks, "racks", 3, "racks the brokers are spread over round-robin (0: no rack information)")
 	f.BoolVar(&demoTopics, "demo-topics", false, "create a few demo topics (orders, payments, clicks, audit-log, __consumer_offsets)")

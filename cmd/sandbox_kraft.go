@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ktopo/ktopo/internal/text"
 	"github.com/ktopo/ktopo/kraftsandbox"
 )
 
@@ -23,6 +24,8 @@ type kraftSandboxFlags struct {
 	imbalance                   time.Duration
 	listen                      string // --listen, when given
 	pace                        time.Duration
+	dynamicQuorum               bool
+	observerControllers         int
 }
 
 // zkSandboxOnly are the sandbox's flags that only the ZooKeeper-mode
@@ -58,6 +61,10 @@ func runKRaftSandbox(c *cobra.Command, cf *connFlags, kf kraftSandboxFlags) erro
 		return fmt.Errorf("--racks must not be negative, not %d", kf.racks)
 	case kf.pace < 0:
 		return fmt.Errorf("--pace must not be negative, not %s", kf.pace)
+	case kf.observerControllers < 0:
+		return fmt.Errorf("--observer-controllers must not be negative, not %d", kf.observerControllers)
+	case kf.observerControllers > 0 && !kf.dynamicQuorum:
+		return errors.New("--observer-controllers needs --dynamic-quorum: a static quorum's controllers are all voters")
 	case kf.imbalance < 0:
 		return fmt.Errorf("--leader-imbalance-check-interval must not be negative, not %s", kf.imbalance)
 	}
@@ -67,6 +74,7 @@ func runKRaftSandbox(c *cobra.Command, cf *connFlags, kf kraftSandboxFlags) erro
 	out := &lockedWriter{w: c.OutOrStdout()}
 	cfg := kraftsandbox.Config{Brokers: kf.brokers, Racks: kf.racks, Controllers: kf.controllers, DemoTopics: kf.demoTopics,
 		LeaderImbalanceCheckInterval: kf.imbalance, NoAutoLeaderRebalance: kf.imbalance == 0,
+		DynamicQuorum: kf.dynamicQuorum, ObserverControllers: kf.observerControllers,
 		Logger: slog.New(slog.NewTextHandler(openLog(), &slog.HandlerOptions{Level: slog.LevelInfo}))}
 	if changed("listen") {
 		if cfg.Host, cfg.Port, err = kraftListen(kf.listen); err != nil {
@@ -86,8 +94,15 @@ func runKRaftSandbox(c *cobra.Command, cf *connFlags, kf kraftSandboxFlags) erro
 	sb.SetPace(kf.pace)
 	fmt.Fprintf(out, "--bootstrap-server %s\n", sb.Bootstrap())
 	fmt.Fprintf(out, "--bootstrap-controller %s\n", sb.ControllerBootstrap())
-	fmt.Fprintf(out, "sandbox: KRaft cluster %s: %d brokers (%s), %d controllers; type \"help\" for commands\n",
-		sb.ClusterID(), kf.brokers, rackText(kf.racks), kf.controllers)
+	quorum := ""
+	if kf.dynamicQuorum {
+		quorum = " (a dynamic quorum)"
+		if kf.observerControllers > 0 {
+			quorum = fmt.Sprintf(" (a dynamic quorum) and %d observer %s", kf.observerControllers, text.Plural(kf.observerControllers, "controller", "controllers"))
+		}
+	}
+	fmt.Fprintf(out, "sandbox: KRaft cluster %s: %d brokers (%s), %d controllers%s; type \"help\" for commands\n",
+		sb.ClusterID(), kf.brokers, rackText(kf.racks), kf.controllers, quorum)
 	go func() {
 		if err := kraftsandbox.Control(sb, c.InOrStdin(), out); err != nil {
 			fmt.Fprintf(out, "error: reading commands: %v\n", err)

@@ -144,6 +144,11 @@ func confirmByTyping(in io.Reader, errOut io.Writer, t target, word, what string
 		return fmt.Errorf("refusing to %s on production context %s without confirmation: on a terminal ktopo asks for %s to be typed", what, t.context, word)
 	}
 	fmt.Fprintf(errOut, "Context %s is production: type %s to %s: ", t.context, word, what)
+	return readConfirmation(in, word, what)
+}
+
+// readConfirmation reads one line and refuses unless it is word.
+func readConfirmation(in io.Reader, word, what string) error {
 	line, err := bufio.NewReader(in).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err

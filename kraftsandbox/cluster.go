@@ -45,6 +45,16 @@ type Config struct {
 	NoAutoLeaderRebalance        bool
 	// Logger gets the controller's and brokers' log lines (default: none).
 	Logger *slog.Logger
+	// DynamicQuorum formats the controllers as a dynamic quorum
+	// (kafka-storage format --initial-controllers, KIP-853):
+	// kraft.version 1, every voter with its directory id, and its
+	// voters changed by AddRaftVoter and RemoveRaftVoter.
+	DynamicQuorum bool
+	// ObserverControllers are controllers started besides the voters,
+	// ids after theirs, formatted with --no-initial-controllers: they
+	// fetch the metadata log as observers until added as voters (with
+	// DynamicQuorum only).
+	ObserverControllers int
 }
 
 func (cfg *Config) defaults() error {
@@ -53,6 +63,9 @@ func (cfg *Config) defaults() error {
 	}
 	if cfg.Controllers <= 0 {
 		return fmt.Errorf("the sandbox needs at least 1 controller, not %d", cfg.Controllers)
+	}
+	if cfg.ObserverControllers < 0 || (cfg.ObserverControllers > 0 && !cfg.DynamicQuorum) {
+		return fmt.Errorf("observer controllers need a dynamic quorum (a static quorum's controllers are all voters), not %d", cfg.ObserverControllers)
 	}
 	if cfg.Racks < 0 {
 		return fmt.Errorf("racks must not be negative, not %d", cfg.Racks)
@@ -145,10 +158,15 @@ func Start(cfg Config) (*Cluster, error) {
 	c.uuidInto(&cid)
 	c.clusterID = base64.RawURLEncoding.EncodeToString(cid[:])
 	c.features = defaultFeatures()
+	if cfg.DynamicQuorum {
+		// kafka-storage format --initial-controllers writes
+		// kraft.version 1 (KRaftVersion.LATEST_PRODUCTION).
+		c.features["kraft.version"] = 1
+	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	now := time.Now()
-	for i := range cfg.Controllers {
-		ct := &controller{id: int32(FirstControllerID + i), alive: true}
+	for i := range cfg.Controllers + cfg.ObserverControllers {
+		ct := &controller{id: int32(FirstControllerID + i), alive: true, observer: i >= cfg.Controllers}
 		ct.n = &node{id: ct.id, controller: true, host: cfg.Host}
 		c.uuidInto(&ct.dirID)
 		ct.lastFetch, ct.lastCaughtUp = now, now
@@ -400,19 +418,16 @@ func (c *Cluster) registerBroker(b *broker, now time.Time) {
 // in a new epoch when a majority of the voters is alive, else leaves the
 // quorum without one. c.mu is held.
 func (c *Cluster) electQuorumLeader() {
-	live := 0
+	live, voters := c.liveVoters()
 	var first *controller
 	for _, ct := range c.controllers {
-		if ct.alive {
-			live++
-			if first == nil {
-				first = ct
-			}
+		if !ct.observer && ct.alive && first == nil {
+			first = ct
 		}
 	}
-	if live*2 <= len(c.controllers) {
+	if live*2 <= voters {
 		if c.leader >= 0 {
-			c.logf("metadata quorum has no leader: %d of %d voters alive", live, len(c.controllers))
+			c.logf("metadata quorum has no leader: %d of %d voters alive", live, voters)
 		}
 		c.leader = -1
 		return

@@ -32,7 +32,7 @@ func (c *Cluster) MoveQuorumLeader() (int, error) {
 	i := slices.IndexFunc(c.controllers, func(ct *controller) bool { return ct.id == c.leader })
 	for k := 1; k < len(c.controllers); k++ {
 		ct := c.controllers[(i+k)%len(c.controllers)]
-		if !ct.alive {
+		if !ct.alive || ct.observer {
 			continue
 		}
 		old := c.leader
@@ -64,10 +64,12 @@ type Status struct {
 	Topics        []TopicStatus
 }
 
-// ControllerStatus is one controller: whether its process runs.
+// ControllerStatus is one controller: whether its process runs, whether
+// it is a voter of the metadata quorum (else an observer).
 type ControllerStatus struct {
 	ID      int
 	Running bool
+	Voter   bool
 }
 
 // BrokerStatus is one broker: its rack ("" for none), whether its process
@@ -92,7 +94,7 @@ func (c *Cluster) Status() Status {
 	defer c.mu.Unlock()
 	st := Status{ClusterID: c.clusterID, Leader: int(c.leader), Epoch: int(c.leaderEpoch), Offset: c.offset}
 	for _, ct := range c.controllers {
-		st.Controllers = append(st.Controllers, ControllerStatus{ID: int(ct.id), Running: ct.alive})
+		st.Controllers = append(st.Controllers, ControllerStatus{ID: int(ct.id), Running: ct.alive, Voter: !ct.observer})
 	}
 	for _, b := range c.brokers {
 		bs := BrokerStatus{ID: int(b.id), Running: b.alive, Fenced: b.fenced || !b.registered}
@@ -137,6 +139,10 @@ func (s Status) String() string {
 			state = "down"
 		case ct.ID == s.Leader:
 			state = "up, leader"
+		}
+		if !ct.Voter {
+			// A dynamic quorum's observer controller.
+			state += ", observer"
 		}
 		fmt.Fprintf(&b, "controller %d: %s\n", ct.ID, state)
 	}

@@ -118,12 +118,9 @@ func init() {
 // would have written it. c.mu is held.
 func (c *Cluster) staticBrokerConfigs(b *broker) map[string]string {
 	id := strconv.Itoa(int(b.id))
-	var dirs, voters []string
+	var dirs []string
 	for _, d := range b.dirs {
 		dirs = append(dirs, d.path)
-	}
-	for _, ct := range c.controllers {
-		voters = append(voters, fmt.Sprintf("%d@%s", ct.id, ct.n.addr()))
 	}
 	listener := "PLAINTEXT://" + b.n.addr()
 	m := map[string]string{
@@ -131,9 +128,10 @@ func (c *Cluster) staticBrokerConfigs(b *broker) map[string]string {
 		"listeners": listener, "advertised.listeners": listener,
 		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"controller.listener.names":      "CONTROLLER", "inter.broker.listener.name": "PLAINTEXT",
-		"controller.quorum.voters": strings.Join(voters, ","),
-		"log.dirs":                 strings.Join(dirs, ","),
+		"log.dirs": strings.Join(dirs, ","),
 	}
+	k, v := c.quorumConfig()
+	m[k] = v
 	if b.rack != nil {
 		m["broker.rack"] = *b.rack
 	}
@@ -172,19 +170,37 @@ func (c *Cluster) brokerConf(b *broker) *nodeConf {
 
 // controllerConf is a controller's nodeConf. c.mu is held.
 func (c *Cluster) controllerConf(ct *controller) *nodeConf {
-	var voters []string
-	for _, o := range c.controllers {
-		voters = append(voters, fmt.Sprintf("%d@%s", o.id, o.n.addr()))
-	}
 	id := strconv.Itoa(int(ct.id))
-	return &nodeConf{id, map[string]string{
+	m := map[string]string{
 		"node.id": id, "broker.id": id, "process.roles": "controller",
 		"listeners":                      "CONTROLLER://" + ct.n.addr(),
 		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"controller.listener.names":      "CONTROLLER",
-		"controller.quorum.voters":       strings.Join(voters, ","),
 		"log.dirs":                       fmt.Sprintf("/var/lib/kafka/controller-%d", ct.id),
-	}}
+	}
+	k, v := c.quorumConfig()
+	m[k] = v
+	return &nodeConf{id, m}
+}
+
+// quorumConfig is how every node's server.properties names the quorum:
+// a static quorum's voters (controller.quorum.voters), or a dynamic
+// one's controllers to bootstrap from (controller.quorum.bootstrap.servers,
+// every controller the sandbox started: the voters are in the log).
+// c.mu is held.
+func (c *Cluster) quorumConfig() (string, string) {
+	var out []string
+	for _, ct := range c.controllers {
+		if c.cfg.DynamicQuorum {
+			out = append(out, ct.n.addr())
+		} else {
+			out = append(out, fmt.Sprintf("%d@%s", ct.id, ct.n.addr()))
+		}
+	}
+	if c.cfg.DynamicQuorum {
+		return "controller.quorum.bootstrap.servers", strings.Join(out, ",")
+	}
+	return "controller.quorum.voters", strings.Join(out, ",")
 }
 
 // brokerSynonyms are the values of a broker config on node nc (nil:

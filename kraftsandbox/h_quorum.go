@@ -69,6 +69,8 @@ type quorumState struct {
 	// lastNoOp is when the leader last appended a NoOpRecord;
 	// noMajoritySince when it stopped hearing from a majority.
 	lastNoOp, noMajoritySince time.Time
+	// change is the last voter change (h_voters.go), nil before any.
+	change *voterChange
 }
 
 type replicaFetch struct {
@@ -98,17 +100,12 @@ func (c *Cluster) quorumTick(now time.Time, _ time.Duration) {
 		return
 	}
 	q.lastLeader = c.leader
-	live := 0
-	for _, ct := range c.controllers {
-		if ct.alive {
-			live++
-		}
-	}
-	if live*2 <= len(c.controllers) {
+	live, voters := c.liveVoters()
+	if live*2 <= voters {
 		if q.noMajoritySince.IsZero() {
 			q.noMajoritySince = now
 		} else if now.Sub(q.noMajoritySince) >= checkQuorumTimeout {
-			c.logf("controller %d resigns the metadata quorum's leadership in epoch %d: %d of %d voters alive", c.leader, c.leaderEpoch, live, len(c.controllers))
+			c.logf("controller %d resigns the metadata quorum's leadership in epoch %d: %d of %d voters alive", c.leader, c.leaderEpoch, live, voters)
 			c.leader = -1
 			q.noMajoritySince = time.Time{}
 			return
@@ -121,6 +118,7 @@ func (c *Cluster) quorumTick(now time.Time, _ time.Duration) {
 		q.lastNoOp = now
 	}
 	c.liveFetch(now, false)
+	c.commitVoterChange(now)
 }
 
 // liveFetch records a fetch from the leader by every live voter and
@@ -264,16 +262,26 @@ func (c *Cluster) describeQuorum(r *request) (kmsg.Response, error) {
 		return s
 	}
 	dynamic := c.features["kraft.version"] >= 1
+	observing := func(id int32) bool {
+		f := q.fetched[id]
+		return f != nil && f.epoch == c.leaderEpoch && now.Sub(f.lastFetch) < observerSessionTimeout
+	}
 	for _, ct := range c.controllers {
 		var dir [16]byte
 		if dynamic {
 			dir = ct.dirID
 		}
-		p.CurrentVoters = append(p.CurrentVoters, state(ct.id, dir))
+		switch {
+		case !ct.observer:
+			p.CurrentVoters = append(p.CurrentVoters, state(ct.id, dir))
+		case observing(ct.id):
+			// An observer controller fetches with its directory
+			// id, as a broker does.
+			p.Observers = append(p.Observers, state(ct.id, ct.dirID))
+		}
 	}
 	for _, b := range c.brokers {
-		f := q.fetched[b.id]
-		if f == nil || f.epoch != c.leaderEpoch || now.Sub(f.lastFetch) >= observerSessionTimeout {
+		if !observing(b.id) {
 			continue
 		}
 		var dir [16]byte
@@ -285,6 +293,10 @@ func (c *Cluster) describeQuorum(r *request) (kmsg.Response, error) {
 	t.Partitions = append(t.Partitions, p)
 	resp.Topics = append(resp.Topics, t)
 	for _, ct := range c.controllers {
+		if ct.observer {
+			// Nodes are the voters' endpoints only.
+			continue
+		}
 		n := kmsg.NewDescribeQuorumResponseNode()
 		n.NodeID = ct.id
 		l := kmsg.NewDescribeQuorumResponseNodeListener()
@@ -305,46 +317,6 @@ func kafkaErrorMessage(e *kerr.Error) string {
 		return "This server does not host this topic-partition."
 	}
 	return e.Description
-}
-
-// raftVoterChange is the common part of AddRaftVoter and RemoveRaftVoter:
-// a follower controller answers NOT_LEADER_OR_FOLLOWER; a static quorum
-// (kraft.version 0) refuses with Kafka's message. It returns the error
-// code and message (0: the change is allowed).
-func (c *Cluster) raftVoterChange(r *request, clusterID *string, verb string) (int16, *string) {
-	if !r.node.controller && !c.awaitQuorumLeader() {
-		return kerr.RequestTimedOut.Code, nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.leader < 0 || (r.node.controller && r.node.id != c.leader) {
-		return kerr.NotLeaderForPartition.Code, strp("")
-	}
-	if clusterID != nil && *clusterID != c.clusterID {
-		return kerr.InconsistentClusterID.Code, strp("")
-	}
-	if c.features["kraft.version"] < 1 {
-		return kerr.UnsupportedVersion.Code, strp("Cluster doesn't support " + verb + " voter because the kraft.version feature is 0")
-	}
-	// A dynamic quorum's membership changes are not simulated: say so
-	// rather than answer as if the voter set had changed.
-	return kerr.UnsupportedVersion.Code, strp("The sandbox does not simulate " + verb + " voters to a dynamic quorum (kraft.version 1)")
-}
-
-// addRaftVoter answers AddRaftVoter (KIP-853).
-func (c *Cluster) addRaftVoter(r *request) (kmsg.Response, error) {
-	req := r.req.(*kmsg.AddRaftVoterRequest)
-	resp := req.ResponseKind().(*kmsg.AddRaftVoterResponse)
-	resp.ErrorCode, resp.ErrorMessage = c.raftVoterChange(r, req.ClusterID, "adding")
-	return resp, nil
-}
-
-// removeRaftVoter answers RemoveRaftVoter (KIP-853).
-func (c *Cluster) removeRaftVoter(r *request) (kmsg.Response, error) {
-	req := r.req.(*kmsg.RemoveRaftVoterRequest)
-	resp := req.ResponseKind().(*kmsg.RemoveRaftVoterResponse)
-	resp.ErrorCode, resp.ErrorMessage = c.raftVoterChange(r, req.ClusterID, "removing")
-	return resp, nil
 }
 
 // unregisterBroker answers UnregisterBroker (KIP-500's

@@ -50,6 +50,12 @@ type controller struct {
 	id    int32
 	dirID [16]byte
 	alive bool
+	// observer: the controller is not a voter of the metadata quorum
+	// (a dynamic quorum's controller started with
+	// --no-initial-controllers, or a voter removed with
+	// RemoveRaftVoter): it fetches the log as the brokers do, until
+	// AddRaftVoter makes it a voter.
+	observer bool
 	// leo is how far its copy of the metadata log reaches; lastFetch and
 	// lastCaughtUp are when it last fetched and was last caught up.
 	leo                     int64

@@ -53,6 +53,9 @@ type KRaftOptions struct {
 	Props map[string]string
 	// ControllerProps are extra server.properties of the controllers.
 	ControllerProps map[string]string
+	// Dynamic makes the quorum dynamic (KIP-853) and starts observer
+	// controllers (kraft_dynamic.go); nil: a static quorum.
+	Dynamic *DynamicQuorum
 	// Dir holds each node's data, properties and logs; empty makes a
 	// temporary directory that Stop removes.
 	Dir string
@@ -112,6 +115,10 @@ type KRaftCluster struct {
 	ownsDir   bool
 	clusterID string
 	nodes     []*Node // brokers (or combined nodes) by id, then controllers by id
+	// observers are a dynamic quorum's observer controllers and dirIDs
+	// its initial voters' directory ids (kraft_dynamic.go).
+	observers map[int]bool
+	dirIDs    map[int]string
 }
 
 // StartKRaft fetches the Kafka version if needed, formats every node's
@@ -206,6 +213,9 @@ func newKRaft(o KRaftOptions) (*KRaftCluster, error) {
 		id := FirstControllerID + i
 		c.nodes = append(c.nodes, newNode(id, KRaftController, fmt.Sprintf("controller-%d", id), dists(id), c.dir, o.ControllerHeap, c.props))
 	}
+	if err := c.addObserverControllers(); err != nil {
+		return nil, err
+	}
 	// Every port is chosen before any node starts: the voters' addresses
 	// are in every node's configuration.
 	if err := allocatePorts(c.nodes); err != nil {
@@ -281,7 +291,7 @@ func (c *KRaftCluster) start() error {
 	for _, n := range c.nodes {
 		// Each node's own kafka-storage formats it, as where it was
 		// first installed.
-		if err := format(n.dist, n, c.clusterID, extra...); err != nil {
+		if err := format(n.dist, n, c.clusterID, append(slices.Clone(extra), c.quorumFormatArgs(n)...)...); err != nil {
 			return err
 		}
 	}
@@ -343,6 +353,7 @@ func (c *KRaftCluster) props(n *Node) map[string]string {
 	if c.opts.TLS != nil {
 		tlsProps(n, p, c.opts.TLS)
 	}
+	c.dynamicQuorumProps(p)
 	if c.opts.NodeProps != nil {
 		c.opts.NodeProps(n, p)
 	}
@@ -637,6 +648,11 @@ func kraftReadyWith(nodes []*Node, want []int) (bool, string, error) {
 				continue
 			}
 			r, ok := q.Voter(v.ID)
+			if !ok {
+				// A dynamic quorum's observer controller fetches as
+				// an observer.
+				r, ok = q.Observer(v.ID)
+			}
 			if !ok || r.LastFetch.Before(v.StartedAt()) {
 				return false, fmt.Sprintf("controller %d has not fetched from leader %d since it started", v.ID, q.LeaderID), nil
 			}
