@@ -29,7 +29,8 @@ const (
 	interactive
 	// kraftOnly: it reads or writes a KRaft cluster only (a ZooKeeper
 	// target is refused); read-only mode is checked by its own tests
-	// (ktopo brokers unregister: TestSandboxBrokersUnregister).
+	// (ktopo brokers unregister: TestSandboxBrokersUnregister; quorum
+	// add-controller and remove-controller: internal/e2e/quorum).
 	kraftOnly
 )
 
@@ -45,16 +46,18 @@ var commandTable = map[string]struct {
 	// noContext: the command never runs on a --context.
 	noContext bool
 }{
-	"ktopo":                    {kind: interactive},
-	"ktopo version":            {kind: offline},
-	"ktopo plan":               {kind: offline},
-	"ktopo topics describe":    {kind: reads},
-	"ktopo topics list":        {kind: reads},
-	"ktopo brokers":            {kind: reads},
-	"ktopo migration":          {kind: reads},
-	"ktopo quorum":             {kind: kraftOnly},
-	"ktopo brokers unregister": {kind: kraftOnly},
-	"ktopo events":             {kind: follows, args: "--from-start"},
+	"ktopo":                          {kind: interactive},
+	"ktopo version":                  {kind: offline},
+	"ktopo plan":                     {kind: offline},
+	"ktopo topics describe":          {kind: reads},
+	"ktopo topics list":              {kind: reads},
+	"ktopo brokers":                  {kind: reads},
+	"ktopo migration":                {kind: reads},
+	"ktopo quorum":                   {kind: kraftOnly},
+	"ktopo brokers unregister":       {kind: kraftOnly},
+	"ktopo quorum add-controller":    {kind: kraftOnly},
+	"ktopo quorum remove-controller": {kind: kraftOnly},
+	"ktopo events":                   {kind: follows, args: "--from-start"},
 	"ktopo topics create": {kind: writes, args: "--topic ro --partitions 1 --replication-factor 1",
 		refusal: "create topic ro (--validate-only checks it without writing)"},
 	"ktopo topics delete": {kind: writes, args: "--topic orders",

@@ -337,10 +337,24 @@ func (k *kraftUI) drain(t *testing.T, throttled, cordonedBefore bool) {
 		// (the leaders went elsewhere while it restarted). A preferred
 		// election of every partition gives it back those it prefers.
 		tm.keys("esc")
-		runOK(t, "leader-election", "--bootstrap-server", k.r.bs, "--election-type", "preferred", "--all-topic-partitions")
-		waitUntil(t, "broker "+m[1]+" leading a partition", func() bool {
+		// Asked again every few seconds: a broker back from a restart is
+		// not preferred until it has caught up into the ISR.
+		var asked time.Time
+		waitUntilShowing(t, "broker "+m[1]+" leading a partition", func() bool {
+			if time.Since(asked) > 5*time.Second {
+				runOK(t, "leader-election", "--bootstrap-server", k.r.bs, "--election-type", "preferred", "--all-topic-partitions")
+				asked = time.Now()
+			}
 			br, ok := k.r.read(t).Broker(b)
 			return ok && br.Leaders > 0
+		}, func() string {
+			var b strings.Builder
+			for _, tp := range k.r.read(t).Topics() {
+				for _, p := range tp.Partitions {
+					fmt.Fprintf(&b, "%s-%d replicas %v leader %d ISR %v\n", tp.Name, p.ID, p.Replicas, p.Leader, p.ISR)
+				}
+			}
+			return b.String()
 		})
 		if !k.reelected {
 			k.reelected = true

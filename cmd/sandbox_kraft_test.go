@@ -112,7 +112,7 @@ func TestKRaftSandboxFlagConflicts(t *testing.T) {
 		{[]string{"--sandbox", "kraft", "--bootstrap-server", "127.0.0.1:1"}, "--sandbox is for the sandbox"},
 		{[]string{"--sandbox", "zk", "--zookeeper", "127.0.0.1:1"}, "--sandbox is for the sandbox"},
 		{[]string{"--sandbox", "raft"}, `--sandbox "raft": the sandbox is zk (ZooKeeper mode) or kraft`},
-		{[]string{"--sandbox", "kraft", "--bootstrap-controller", "127.0.0.1:1"}, "--bootstrap-controller is for a ZooKeeper cluster"},
+		{[]string{"--sandbox", "kraft", "--bootstrap-controller", "127.0.0.1:1"}, "--bootstrap-controller is for a cluster: "},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(tc.args, strings.NewReader(""), &stdout, &stderr)

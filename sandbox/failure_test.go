@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -176,9 +177,12 @@ func TestControllerFailover(t *testing.T) {
 		id, epoch := e.controller()
 		return id > 1 && epoch == 2, e.get(cluster.ControllerPath).String()
 	})
-	if id, _ := e.controller(); e.c.ActiveController() != id {
-		t.Errorf("ActiveController %d, /controller %d", e.c.ActiveController(), id)
-	}
+	// The winner writes /controller, then takes up the role: its
+	// ActiveController follows a moment later.
+	waitFor(t, "ActiveController to name the new controller", func() (bool, string) {
+		id, _ := e.controller()
+		return e.c.ActiveController() == id, fmt.Sprintf("ActiveController %d, /controller %d", e.c.ActiveController(), id)
+	})
 	if n := e.get(cluster.ControllerEpochPath); string(n.data) != "2" || n.version != 2 {
 		t.Errorf("/controller_epoch = %q v%d, want \"2\" v2", n.data, n.version)
 	}
@@ -210,9 +214,12 @@ func TestMoveController(t *testing.T) {
 		id, epoch := e.controller()
 		return id > 1 && epoch == 2, e.get(cluster.ControllerPath).String()
 	})
-	if id, _ := e.controller(); e.c.ActiveController() != id {
-		t.Errorf("ActiveController %d, /controller %d", e.c.ActiveController(), id)
-	}
+	// The winner writes /controller, then takes up the role: its
+	// ActiveController follows a moment later.
+	waitFor(t, "ActiveController to name the new controller", func() (bool, string) {
+		id, _ := e.controller()
+		return e.c.ActiveController() == id, fmt.Sprintf("ActiveController %d, /controller %d", e.c.ActiveController(), id)
+	})
 	if n := e.get(cluster.ControllerEpochPath); string(n.data) != "2" || n.version != 2 {
 		t.Errorf("/controller_epoch = %q v%d", n.data, n.version)
 	}

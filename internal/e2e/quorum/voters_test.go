@@ -344,6 +344,8 @@ func checkVoterChanges(t *testing.T, s side) {
 	refused(t, fmt.Sprintf("node %d is not a voter of the metadata quorum", observer), cmd("remove-controller", observer)...)
 	refused(t, "the endpoints given have none on the voters' listener CONTROLLER", cmd("add-controller", observer, "--listener", "OTHER://127.0.0.1:1")...)
 	refused(t, `--listener "x": want NAME://host:port`, cmd("add-controller", observer, "--listener", "x")...)
+	refused(t, fmt.Sprintf("read-only mode: refusing to add controller %d to the metadata quorum's voters", observer), cmd("add-controller", observer, "--execute", "--read-only")...)
+	refused(t, fmt.Sprintf("read-only mode: refusing to remove controller %d from the metadata quorum's voters", follower), cmd("remove-controller", follower, "--execute", "--read-only")...)
 
 	// Add the observer: 3 voters → 4.
 	preview := runOK(t, "", cmd("add-controller", observer)...)
