@@ -65,8 +65,21 @@ type Cluster struct {
 }
 
 // Start fetches the Kafka version if needed, starts the brokers and waits
-// until every broker is registered and a controller is elected.
+// until every broker is registered and a controller is elected. A start
+// that lost a port chosen free to another server is made again on other
+// ports (as StartKRaft does), up to three times.
 func Start(o Options) (*Cluster, error) {
+	for attempt := 1; ; attempt++ {
+		// A failed start is stopped, its directory removed when it was
+		// its own (no Dir given).
+		c, err := startCluster(o)
+		if err == nil || !portTaken(err) || o.Dir != "" || attempt == 3 {
+			return c, err
+		}
+	}
+}
+
+func startCluster(o Options) (*Cluster, error) {
 	c, err := newCluster(o)
 	if err != nil {
 		return nil, err

@@ -125,16 +125,32 @@ type KRaftCluster struct {
 // storage (kafka-storage format, in the dist's tool JVM), starts the nodes
 // and waits until the quorum has a leader and every broker is registered
 // and unfenced (WaitReady).
+//
+// A port is chosen free, then bound by the node's JVM seconds later:
+// meanwhile a server another test package starts may take it. A cluster
+// that fails so ("Address already in use") in a directory of its own is
+// made again on other ports, up to three times.
 func StartKRaft(o KRaftOptions) (*KRaftCluster, error) {
-	c, err := newKRaft(o)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.start(); err != nil {
+	for attempt := 1; ; attempt++ {
+		c, err := newKRaft(o)
+		if err != nil {
+			return nil, err
+		}
+		err = c.start()
+		if err == nil {
+			return c, nil
+		}
 		c.Stop()
-		return nil, err
+		if !portTaken(err) || !c.ownsDir || attempt == 3 {
+			return nil, err
+		}
 	}
-	return c, nil
+}
+
+// portTaken reports a start that failed because a port chosen free was
+// taken before the node bound it.
+func portTaken(err error) bool {
+	return strings.Contains(err.Error(), "Address already in use")
 }
 
 // Nodes are the numbers of controller-only nodes and of brokers (or
