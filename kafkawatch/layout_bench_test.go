@@ -106,30 +106,14 @@ func jsonBothWays(b *testing.B, events []cluster.NodeEvent) (encode, decode time
 // layout and applied, nothing having changed. What every poll of an idle
 // cluster costs besides the network.
 func BenchmarkQuietPoll(b *testing.B) {
-	topics := 10_000
-	if n, err := strconv.Atoi(os.Getenv("KTOPO_BENCH_QUIET_TOPICS")); err == nil && n > 0 {
-		topics = n
-	}
+	topics := benchPollTopics()
 	const parts, brokers = 10, 6
 	resp := benchMetadata(topics, parts, brokers)
 	data := resp.AppendTo(nil)
-	l := newLayout("PLAINTEXT")
-	poll := func() int {
-		r := &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 12}, lay: l}
-		if err := r.ReadFrom(data); err != nil {
-			b.Fatal(err)
-		}
-		v := &view{at: time.Now(), hasTopics: true, clusterID: "cid", topics: r.topics, sameTopics: r.same, metaHash: r.hash,
-			reassign: map[string]map[int32]reassignInfo{}, quorum: quorum(3000, 1)}
-		for _, br := range r.Brokers {
-			v.brokers = append(v.brokers, brokerInfo{id: br.NodeID, host: br.Host, port: br.Port})
-		}
-		events, _, _ := l.apply(v)
-		return len(events)
-	}
-	poll()
+	poll := benchPoller(b, newLayout("PLAINTEXT"))
+	poll(data)
 	for b.Loop() {
-		if n := poll(); n != 0 {
+		if n := poll(data); n != 0 {
 			b.Fatalf("a quiet poll made %d events", n)
 		}
 	}
@@ -163,10 +147,7 @@ func benchMetadata(topics, parts, brokers int) *kmsg.MetadataResponse {
 // between polls: every other poll has one topic more (created, then
 // deleted). What the poll that brings a change to the screen costs.
 func BenchmarkChangedPoll(b *testing.B) {
-	topics := 10_000
-	if n, err := strconv.Atoi(os.Getenv("KTOPO_BENCH_QUIET_TOPICS")); err == nil && n > 0 {
-		topics = n
-	}
+	topics := benchPollTopics()
 	const parts, brokers = 10, 6
 	resp := benchMetadata(topics, parts, brokers)
 	quiet := resp.AppendTo(nil)
@@ -175,20 +156,7 @@ func BenchmarkChangedPoll(b *testing.B) {
 	extra.Partitions = append(extra.Partitions, mdPart(0, 1, 1, []int32{1}, []int32{1}))
 	resp.Topics = append(resp.Topics, extra)
 	changed := resp.AppendTo(nil)
-	l := newLayout("PLAINTEXT")
-	poll := func(data []byte) int {
-		r := &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 12}, lay: l}
-		if err := r.ReadFrom(data); err != nil {
-			b.Fatal(err)
-		}
-		v := &view{at: time.Now(), hasTopics: true, clusterID: "cid", topics: r.topics, sameTopics: r.same, metaHash: r.hash,
-			reassign: map[string]map[int32]reassignInfo{}, quorum: quorum(3000, 1)}
-		for _, br := range r.Brokers {
-			v.brokers = append(v.brokers, brokerInfo{id: br.NodeID, host: br.Host, port: br.Port})
-		}
-		events, _, _ := l.apply(v)
-		return len(events)
-	}
+	poll := benchPoller(b, newLayout("PLAINTEXT"))
 	poll(quiet)
 	i := 0
 	for b.Loop() {
@@ -200,5 +168,33 @@ func BenchmarkChangedPoll(b *testing.B) {
 		if n := poll(data); n == 0 {
 			b.Fatalf("poll %d brought no event", i)
 		}
+	}
+}
+
+// benchPollTopics is the poll benchmarks' number of topics: 10,000, or
+// KTOPO_BENCH_QUIET_TOPICS.
+func benchPollTopics() int {
+	if n, err := strconv.Atoi(os.Getenv("KTOPO_BENCH_QUIET_TOPICS")); err == nil && n > 0 {
+		return n
+	}
+	return 10_000
+}
+
+// benchPoller returns a poll of the layout l as the poller makes one: a
+// Metadata response (v12) read against l, then applied; it returns how
+// many events the poll made.
+func benchPoller(b *testing.B, l *layout) func(data []byte) int {
+	return func(data []byte) int {
+		r := &metaResponse{MetadataResponse: kmsg.MetadataResponse{Version: 12}, lay: l}
+		if err := r.ReadFrom(data); err != nil {
+			b.Fatal(err)
+		}
+		v := &view{at: time.Now(), hasTopics: true, clusterID: "cid", topics: r.topics, sameTopics: r.same, metaHash: r.hash,
+			reassign: map[string]map[int32]reassignInfo{}, quorum: quorum(3000, 1)}
+		for _, br := range r.Brokers {
+			v.brokers = append(v.brokers, brokerInfo{id: br.NodeID, host: br.Host, port: br.Port})
+		}
+		events, _, _ := l.apply(v)
+		return len(events)
 	}
 }
